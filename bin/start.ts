@@ -1,0 +1,34 @@
+/**
+ * Starts a broker with the services named in SERVICES (comma-separated,
+ * default: all). `--repl` opens the operator REPL once started.
+ */
+import { ServiceBroker, type ServiceSchema } from "moleculer";
+import config from "../moleculer.config";
+
+export const ALL_SERVICES = ["gateway", "programs", "attribution", "sales", "commissions", "status", "notifications"] as const;
+
+export function serviceNames(list = process.env.SERVICES): string[] {
+  const names = list ? list.split(",").map((s) => s.trim()).filter(Boolean) : [...ALL_SERVICES];
+  const unknown = names.filter((n) => !(ALL_SERVICES as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}. Known: ${ALL_SERVICES.join(", ")}.`);
+  return names;
+}
+
+export function loadService(name: string): ServiceSchema {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(`../services/${name}.service`).default;
+}
+
+async function main(): Promise<void> {
+  const broker = new ServiceBroker(config);
+  for (const name of serviceNames()) broker.createService(loadService(name));
+  await broker.start();
+  if (process.argv.includes("--repl")) await broker.repl();
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,8 @@
+/** Jest runs the TypeScript sources directly; type checking is `npm run typecheck`. */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  transform: { "^.+\\.ts$": ["ts-jest", { isolatedModules: true, diagnostics: false }] },
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

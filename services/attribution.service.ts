@@ -1,0 +1,144 @@
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
+import { toDto } from "../shared/dto";
+import { InvalidRequestError, NotFoundError } from "../shared/errors";
+import type { CallerMeta } from "../shared/meta";
+import { randomToken } from "../shared/secrets";
+import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { parseInput } from "../shared/validation";
+import { createAttributionRepository, type AttributionRepository } from "./attribution/repository";
+import * as S from "./attribution/schemas";
+
+type Methods = {
+  findPartnerBy(programId: number, method: AttributionMethod, value: string): Promise<Omit<Attribution, "method"> | null>;
+};
+
+export interface Attribution {
+  partnerId: number;
+  clickId: string | null;
+  leadId: number | null;
+  method: AttributionMethod;
+}
+
+/** Owns clicks, leads (customers) and the attribution of sales to partners. */
+const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<AttributionRepository>> = {
+  name: "attribution",
+  mixins: [storageMixin(createAttributionRepository)],
+
+  actions: {
+    /** A referral click from the browser; the returned click id goes into the `svc_click_id` cookie. */
+    trackClick: {
+      async handler(ctx: Context<unknown, CallerMeta>) {
+        const input = parseInput(S.TrackClickRequest, ctx.params);
+        const enrollment = await ctx.call<{ partnerId: number } | null, unknown>("programs.findReferral", {
+          programId: input.program_id,
+          referralCode: input.referral_code,
+        });
+        if (!enrollment) throw new NotFoundError(`No approved partner with referral code '${input.referral_code}' in program ${input.program_id}.`);
+        const click = await this.repo.createClick({
+          clickId: `clk_${randomToken(16)}`,
+          programId: input.program_id,
+          partnerId: enrollment.partnerId,
+          referralCode: input.referral_code,
+          isTest: input.test,
+          landingUrl: input.url ?? null,
+          referrer: input.referrer ?? null,
+          userAgent: ctx.meta.userAgent ?? null,
+          timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
+        });
+        return { success: true, click_id: click.clickId, id: click.id, test: click.isTest };
+      },
+    },
+
+    /**
+     * A signup. With an API key the program comes from the key; from the
+     * browser (no secret) it needs `program_id` and a click id of that program.
+     */
+    trackLead: {
+      async handler(ctx: Context<unknown, CallerMeta>) {
+        const input = parseInput(S.TrackLeadRequest, ctx.params);
+        const fromBrowser = ctx.meta.programId === undefined;
+        const programId = ctx.meta.programId ?? input.program_id;
+        if (programId === undefined) throw new InvalidRequestError("Invalid 'program_id': required when no API key is sent.");
+        if (!fromBrowser && input.program_id !== undefined && input.program_id !== programId) {
+          throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
+        }
+        const click = input.click_id ? await this.repo.findClick(programId, input.click_id) : null;
+        if (fromBrowser && !click) {
+          throw new NotFoundError("Unknown 'click_id' for this program: a browser signup must carry the click id from the svc_click_id cookie.");
+        }
+        const { lead, created } = await this.repo.recordLead({
+          programId,
+          customerKey: input.customer_key,
+          email: input.email ?? null,
+          clickId: click?.clickId ?? null,
+          partnerId: click?.partnerId ?? null,
+          isTest: input.test || (click?.isTest ?? false),
+          timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
+        });
+        return {
+          success: true,
+          lead_id: lead.id,
+          customer_key: lead.customerKey,
+          created,
+          attributed: lead.partnerId !== null,
+          partner_id: lead.partnerId,
+          test: lead.isTest,
+        };
+      },
+    },
+
+    /** Finds the partner of a sale by the spec's order (6.1); null when nothing matches. */
+    resolve: {
+      async handler(ctx: Context): Promise<Attribution | null> {
+        const input = parseInput(S.ResolveInput, ctx.params);
+        for (const step of attributionSteps(input)) {
+          const found = await this.findPartnerBy(input.programId, step.method, step.value);
+          if (!found) continue;
+          if (input.processorCustomerId) {
+            await this.repo.linkProcessorCustomer({
+              programId: input.programId,
+              processorCustomerId: input.processorCustomerId,
+              partnerId: found.partnerId,
+              clickId: found.clickId,
+            });
+          }
+          return { ...found, method: step.method };
+        }
+        return null;
+      },
+    },
+
+    testEventStats: {
+      async handler(ctx: Context) {
+        const { programId, kind, limit } = parseInput(S.TestEventStatsInput, ctx.params);
+        return toDto(await this.repo.testEventStats(programId, kind, limit));
+      },
+    },
+  },
+
+  methods: {
+    async findPartnerBy(programId: number, method: AttributionMethod, value: string) {
+      switch (method) {
+        case "click": {
+          const click = await this.repo.findClick(programId, value);
+          return click && { partnerId: click.partnerId, clickId: click.clickId, leadId: null };
+        }
+        case "email": {
+          const lead = await this.repo.findAttributedLeadByEmail(programId, value);
+          return lead && { partnerId: lead.partnerId!, clickId: lead.clickId, leadId: lead.id };
+        }
+        case "processor_customer": {
+          const link = await this.repo.findProcessorCustomer(programId, value);
+          return link && { partnerId: link.partnerId, clickId: link.clickId, leadId: null };
+        }
+        case "customer_key": {
+          const lead = await this.repo.findLeadByCustomerKey(programId, value);
+          return lead?.partnerId ? { partnerId: lead.partnerId, clickId: lead.clickId, leadId: lead.id } : null;
+        }
+      }
+    },
+  },
+};
+
+export default AttributionService;

@@ -1,0 +1,146 @@
+import { migrate, type SqlDatabase } from "../../shared/storage/sql";
+import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
+
+const MIGRATIONS = [
+  `CREATE TABLE clicks (
+     id SERIAL PRIMARY KEY,
+     click_id TEXT NOT NULL UNIQUE,
+     program_id INTEGER NOT NULL,
+     partner_id INTEGER NOT NULL,
+     referral_code TEXT NOT NULL,
+     is_test BOOLEAN NOT NULL DEFAULT false,
+     landing_url TEXT,
+     referrer TEXT,
+     user_agent TEXT,
+     timestamp TIMESTAMPTZ NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now());
+   CREATE INDEX clicks_test ON clicks (program_id, id DESC) WHERE is_test;
+   CREATE TABLE leads (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL,
+     customer_key TEXT NOT NULL,
+     email TEXT,
+     click_id TEXT,
+     partner_id INTEGER,
+     is_test BOOLEAN NOT NULL DEFAULT false,
+     timestamp TIMESTAMPTZ NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     UNIQUE (program_id, customer_key));
+   CREATE INDEX leads_email ON leads (program_id, email, id DESC) WHERE partner_id IS NOT NULL;
+   CREATE INDEX leads_test ON leads (program_id, id DESC) WHERE is_test;
+   CREATE TABLE processor_customers (
+     program_id INTEGER NOT NULL,
+     processor_customer_id TEXT NOT NULL,
+     partner_id INTEGER NOT NULL,
+     click_id TEXT,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     PRIMARY KEY (program_id, processor_customer_id));`,
+];
+
+const toClick = (r: any): Click => ({
+  id: r.id,
+  clickId: r.click_id,
+  programId: r.program_id,
+  partnerId: r.partner_id,
+  referralCode: r.referral_code,
+  isTest: r.is_test,
+  landingUrl: r.landing_url,
+  referrer: r.referrer,
+  userAgent: r.user_agent,
+  timestamp: r.timestamp,
+  createdAt: r.created_at,
+});
+
+const toLead = (r: any): Lead => ({
+  id: r.id,
+  programId: r.program_id,
+  customerKey: r.customer_key,
+  email: r.email,
+  clickId: r.click_id,
+  partnerId: r.partner_id,
+  isTest: r.is_test,
+  timestamp: r.timestamp,
+  createdAt: r.created_at,
+});
+
+export class SqlAttributionRepository implements AttributionRepository {
+  private constructor(private readonly db: SqlDatabase) {}
+
+  static async create(db: SqlDatabase): Promise<SqlAttributionRepository> {
+    await migrate(db, "attribution", MIGRATIONS);
+    return new SqlAttributionRepository(db);
+  }
+
+  async createClick(c: NewClick): Promise<Click> {
+    const [row] = await this.db.query(
+      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+      [c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp],
+    );
+    return toClick(row);
+  }
+
+  async findClick(programId: number, clickId: string): Promise<Click | null> {
+    const [row] = await this.db.query("SELECT * FROM clicks WHERE click_id = $1 AND program_id = $2", [clickId, programId]);
+    return row ? toClick(row) : null;
+  }
+
+  async recordLead(l: NewLead): Promise<{ lead: Lead; created: boolean }> {
+    // xmax = 0 tells a fresh insert from an update of an existing row.
+    const [row] = await this.db.query(
+      `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (program_id, customer_key) DO UPDATE SET
+         email = COALESCE(leads.email, EXCLUDED.email),
+         click_id = CASE WHEN leads.partner_id IS NULL THEN EXCLUDED.click_id ELSE leads.click_id END,
+         partner_id = COALESCE(leads.partner_id, EXCLUDED.partner_id)
+       RETURNING *, (xmax = 0) AS inserted`,
+      [l.programId, l.customerKey, l.email, l.clickId, l.partnerId, l.isTest, l.timestamp],
+    );
+    return { lead: toLead(row), created: row.inserted };
+  }
+
+  async findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null> {
+    const [row] = await this.db.query("SELECT * FROM leads WHERE program_id = $1 AND customer_key = $2", [programId, customerKey]);
+    return row ? toLead(row) : null;
+  }
+
+  async findAttributedLeadByEmail(programId: number, email: string): Promise<Lead | null> {
+    const [row] = await this.db.query(
+      "SELECT * FROM leads WHERE program_id = $1 AND email = $2 AND partner_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+      [programId, email],
+    );
+    return row ? toLead(row) : null;
+  }
+
+  async findProcessorCustomer(programId: number, processorCustomerId: string): Promise<ProcessorCustomerLink | null> {
+    const [row] = await this.db.query(
+      "SELECT * FROM processor_customers WHERE program_id = $1 AND processor_customer_id = $2",
+      [programId, processorCustomerId],
+    );
+    return row
+      ? { programId: row.program_id, processorCustomerId: row.processor_customer_id, partnerId: row.partner_id, clickId: row.click_id }
+      : null;
+  }
+
+  async linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void> {
+    await this.db.query(
+      `INSERT INTO processor_customers (program_id, processor_customer_id, partner_id, click_id)
+       VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [link.programId, link.processorCustomerId, link.partnerId, link.clickId],
+    );
+  }
+
+  async testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats> {
+    const table = kind === "click" ? "clicks" : "leads";
+    const rows = await this.db.query<{ id: number; timestamp: Date; created_at: Date }>(
+      `SELECT id, timestamp, created_at FROM ${table} WHERE program_id = $1 AND is_test ORDER BY id DESC LIMIT $2`,
+      [programId, limit],
+    );
+    const [latest] = rows;
+    return {
+      count: rows.length,
+      latest: latest ? { id: latest.id, timestamp: latest.timestamp, createdAt: latest.created_at } : null,
+    };
+  }
+}

@@ -1,0 +1,74 @@
+import type { Database } from "../../shared/storage/database";
+
+export interface Click {
+  id: number;
+  /** Opaque public id the browser keeps in the `svc_click_id` cookie. */
+  clickId: string;
+  programId: number;
+  partnerId: number;
+  referralCode: string;
+  isTest: boolean;
+  landingUrl: string | null;
+  referrer: string | null;
+  userAgent: string | null;
+  /** When the click happened (client's clock if sent); `createdAt` is when we stored it. */
+  timestamp: Date;
+  createdAt: Date;
+}
+
+export type NewClick = Omit<Click, "id" | "createdAt">;
+
+export interface Lead {
+  id: number;
+  programId: number;
+  customerKey: string;
+  email: string | null;
+  clickId: string | null;
+  partnerId: number | null;
+  isTest: boolean;
+  timestamp: Date;
+  createdAt: Date;
+}
+
+export type NewLead = Omit<Lead, "id" | "createdAt">;
+
+export interface ProcessorCustomerLink {
+  programId: number;
+  processorCustomerId: string;
+  partnerId: number;
+  clickId: string | null;
+}
+
+export interface TestEventStats {
+  /** Number of test events found, at most the limit asked for. */
+  count: number;
+  latest: { id: number; timestamp: Date; createdAt: Date } | null;
+}
+
+/** Storage contract of the attribution service: clicks, leads and processor-customer links. */
+export interface AttributionRepository {
+  createClick(click: NewClick): Promise<Click>;
+  findClick(programId: number, clickId: string): Promise<Click | null>;
+  /**
+   * Records a signup. First touch wins: an existing lead for the customer key
+   * keeps its partner, and only gains one (with its click) when it had none.
+   */
+  recordLead(lead: NewLead): Promise<{ lead: Lead; created: boolean }>;
+  findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null>;
+  /** The most recent attributed lead with this (normalised) email. */
+  findAttributedLeadByEmail(programId: number, email: string): Promise<Lead | null>;
+  findProcessorCustomer(programId: number, processorCustomerId: string): Promise<ProcessorCustomerLink | null>;
+  /** Keeps the first link for a processor customer. */
+  linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
+  /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
+  testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
+}
+
+export async function createAttributionRepository(db: Database): Promise<AttributionRepository> {
+  if (db.kind === "sql") {
+    const { SqlAttributionRepository } = await import("./repository.sql");
+    return SqlAttributionRepository.create(db.sql);
+  }
+  const { MongoAttributionRepository } = await import("./repository.mongo");
+  return MongoAttributionRepository.create(db.mongo);
+}

@@ -1,0 +1,188 @@
+import os from "node:os";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { approvableAt, calculateCommissionCents } from "../shared/domain/commission-rules";
+import { toMajorUnits } from "../shared/domain/money";
+import { toDto } from "../shared/dto";
+import { NotFoundError } from "../shared/errors";
+import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { parseInput } from "../shared/validation";
+import * as ledger from "./commissions/ledger";
+import { OutboxRelay } from "./commissions/outbox-relay";
+import { createCommissionsRepository, type BalanceKey, type CommissionsRepository } from "./commissions/repository";
+import * as S from "./commissions/schemas";
+import type { Program } from "./programs/repository";
+
+export interface CreatedCommission {
+  commissionId: number;
+  status: string;
+  amountCents: number;
+  currency: string;
+  created: boolean;
+}
+
+/** The refund endpoint's response (spec 2.2). */
+export type RefundResponse =
+  | { success: true; status: "reversed" | "refunded"; deductionAmount: number; commission_id: number }
+  | { success: true; status: "skipped"; reason: string; commission_id: number }
+  | { success: true; status: "no_commission"; message: string };
+
+type Methods = { balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> };
+type Vars = StorageVars<CommissionsRepository> & { relay: OutboxRelay; approvalTimer?: NodeJS.Timeout };
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** Owns commissions, refunds, partner balances, withdrawals and the commissions outbox. */
+const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
+  name: "commissions",
+  mixins: [storageMixin(createCommissionsRepository)],
+
+  actions: {
+    /** Creates the sale's commission at the program's current rule, frozen on the record. Idempotent per sale. */
+    createForSale: {
+      async handler(ctx: Context): Promise<CreatedCommission> {
+        const input = parseInput(S.CreateForSaleInput, ctx.params);
+        const program = await ctx.call<Program, unknown>("programs.get", { programId: input.programId });
+        const rule = program.commissionRule;
+        const now = new Date();
+        const { commission, created } = await this.repo.transaction((tx) =>
+          ledger.createCommission(
+            tx,
+            {
+              programId: input.programId,
+              partnerId: input.partnerId,
+              saleId: input.saleId,
+              transactionId: input.transactionId,
+              currency: input.currency,
+              saleAmountCents: input.saleAmountCents,
+              ruleType: rule.type,
+              ruleValue: rule.type === "percentage" ? rule.basisPoints : rule.amountCents,
+              amountCents: calculateCommissionCents(rule, input.saleAmountCents),
+              approvableAt: approvableAt(now, program.holdDays),
+            },
+            now,
+          ),
+        );
+        if (created) this.relay.nudge();
+        return { commissionId: commission.id, status: commission.status, amountCents: commission.amountCents, currency: commission.currency, created };
+      },
+    },
+
+    /** Spec 3.1: one refund or chargeback against the sale's commission, in one transaction. */
+    reverseForSale: {
+      async handler(ctx: Context): Promise<RefundResponse> {
+        const input = parseInput(S.ReverseForSaleInput, ctx.params);
+        const outcome = await this.repo.transaction((tx) => ledger.reverseCommission(tx, input, new Date()));
+        switch (outcome.kind) {
+          case "no_commission":
+            return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
+          case "skipped":
+            return { success: true, status: "skipped", reason: outcome.reason, commission_id: outcome.commissionId };
+          case "applied":
+            this.relay.nudge();
+            return {
+              success: true,
+              status: outcome.commission.status as "reversed" | "refunded",
+              deductionAmount: toMajorUnits(outcome.deductionCents, outcome.commission.currency),
+              commission_id: outcome.commission.id,
+            };
+        }
+      },
+    },
+
+    /** Credits every commission whose hold has passed (also run periodically). */
+    approveDue: {
+      async handler(ctx: Context) {
+        const { programId } = parseInput(S.ApproveDueInput, ctx.params);
+        const approved: number[] = [];
+        for (;;) {
+          const now = new Date();
+          const ids = await this.repo.listDueCommissionIds(now, 200, programId);
+          for (const id of ids) {
+            const c = await this.repo.transaction((tx) => ledger.approveCommission(tx, id, now));
+            if (c) approved.push(c.id);
+          }
+          if (ids.length < 200) break;
+        }
+        return { approved: approved.length, commissionIds: approved };
+      },
+    },
+
+    createWithdrawal: {
+      async handler(ctx: Context) {
+        const input = parseInput(S.CreateWithdrawalInput, ctx.params);
+        const key = await this.balanceKey(ctx, input);
+        return toDto(await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date())));
+      },
+    },
+
+    payWithdrawal: {
+      async handler(ctx: Context) {
+        const { withdrawalId } = parseInput(S.WithdrawalIdInput, ctx.params);
+        return toDto(await this.repo.transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, new Date())));
+      },
+    },
+
+    /** A partner's balance in a program, with its withdrawals. */
+    balance: {
+      async handler(ctx: Context) {
+        const key = await this.balanceKey(ctx, parseInput(S.BalanceKeyInput, ctx.params));
+        const balance = (await this.repo.getBalance(key)) ?? { ...key, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
+        return toDto({ ...balance, withdrawals: await this.repo.listWithdrawals(key) });
+      },
+    },
+
+    /** A commission with its refunds and outbox events (operators, REPL). */
+    get: {
+      async handler(ctx: Context) {
+        const { commissionId } = parseInput(S.CommissionIdInput, ctx.params);
+        const commission = await this.repo.getCommission(commissionId);
+        if (!commission) throw new NotFoundError(`No commission with id ${commissionId}.`);
+        const [refunds, events] = [await this.repo.listRefunds(commissionId), await this.repo.listOutbox({ commissionId, limit: 100 })];
+        return toDto({ ...commission, refunds, outbox: events });
+      },
+    },
+
+    outboxBacklog: {
+      async handler() {
+        return { pending: await this.repo.outboxBacklog() };
+      },
+    },
+  },
+
+  methods: {
+    /** Balances are per partner, program and currency; the currency defaults to the program's. */
+    async balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> {
+      const currency = input.currency ?? (await ctx.call<Program, unknown>("programs.get", { programId: input.programId })).currency;
+      return { partnerId: input.partnerId, programId: input.programId, currency };
+    },
+  },
+
+  started() {
+    this.relay = new OutboxRelay(
+      this.repo,
+      (event) =>
+        this.broker.call("notifications.commissionEvent", { eventId: event.id, type: event.type, payload: event.payload }, { timeout: 5000 }),
+      {
+        relayId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}`,
+        intervalMs: env("OUTBOX_INTERVAL_MS", 1000),
+        leaseMs: env("OUTBOX_LEASE_MS", 30_000),
+        batchSize: 50,
+        maxBackoffMs: env("OUTBOX_MAX_BACKOFF_MS", 300_000),
+        logger: this.logger,
+      },
+    );
+    this.relay.start();
+    const approvalIntervalMs = env("APPROVAL_INTERVAL_MS", 3_600_000);
+    this.approvalTimer = setInterval(() => {
+      this.broker.call("commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
+    }, approvalIntervalMs);
+    this.approvalTimer.unref();
+  },
+
+  async stopped() {
+    clearInterval(this.approvalTimer);
+    await this.relay?.stop();
+  },
+};
+
+export default CommissionsService;

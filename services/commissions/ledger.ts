@@ -1,0 +1,201 @@
+/**
+ * The commissions ledger: every money-moving operation, written once against
+ * the transaction contract so both storage adapters share the same rules.
+ * Each function runs inside one `CommissionsRepository.transaction` and has no
+ * effect outside it (the transaction may be retried).
+ *
+ * Lock order, the same everywhere so transactions never deadlock: the
+ * partner's balance row first, then the commission, then withdrawals.
+ */
+import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
+import { reduceOpenWithdrawals } from "../../shared/domain/withdrawals";
+import { toMajorUnits } from "../../shared/domain/money";
+import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
+import type { BalanceKey, Commission, CommissionsTx, NewCommission, Withdrawal } from "./repository";
+
+export const balanceKeyOf = (c: Pick<Commission, "partnerId" | "programId" | "currency">): BalanceKey => ({
+  partnerId: c.partnerId,
+  programId: c.programId,
+  currency: c.currency,
+});
+
+/** The facts every commission event carries to consumers (notifications, webhooks). */
+function commissionEvent(c: Commission, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    commissionId: c.id,
+    programId: c.programId,
+    partnerId: c.partnerId,
+    saleId: c.saleId,
+    transactionId: c.transactionId,
+    status: c.status,
+    currency: c.currency,
+    amountCents: c.amountCents,
+    netCents: c.amountCents - c.deductedCents,
+    reason: c.reason,
+    creditedAt: c.creditedAt?.toISOString() ?? null,
+    paidOutAt: c.paidOutAt?.toISOString() ?? null,
+    ...extra,
+  };
+}
+
+/** Idempotent on the sale: a second call returns the existing commission. */
+export async function createCommission(tx: CommissionsTx, input: NewCommission, now: Date): Promise<{ commission: Commission; created: boolean }> {
+  const existing = await tx.findCommissionBySale(input.saleId);
+  if (existing) return { commission: existing, created: false };
+  const commission = await tx.insertCommission(input, now);
+  if (!commission) {
+    // Lost a race with a concurrent creation for the same sale.
+    const winner = await tx.findCommissionBySale(input.saleId);
+    return { commission: winner!, created: false };
+  }
+  await tx.enqueue("commission.created", commissionEvent(commission), now);
+  return { commission, created: true };
+}
+
+export interface ReversalRequest {
+  saleId: number;
+  amountCents?: number;
+  refundId?: string;
+  reasonCode: RefundReasonCode;
+  reason: string;
+}
+
+export type ReversalOutcome =
+  | { kind: "no_commission" }
+  | { kind: "skipped"; commissionId: number; reason: string }
+  | { kind: "applied"; commission: Commission; deductionCents: number; balanceDeductionCents: number };
+
+/**
+ * Applies one refund or chargeback to the sale's commission (spec 3.1): the
+ * status change, the refund entry, the balance deduction when credited, the
+ * withdrawal reduction and the outbox event, all in the caller's transaction.
+ */
+export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest, now: Date): Promise<ReversalOutcome> {
+  const found = await tx.findCommissionBySale(req.saleId);
+  if (!found) return { kind: "no_commission" };
+  const key = balanceKeyOf(found);
+  const balance = await tx.getBalanceForUpdate(key);
+  const commission = (await tx.getCommissionForUpdate(found.id))!;
+
+  const previousRefunds = await tx.listRefunds(commission.id);
+  const plan = planRefund(
+    {
+      commissionCents: commission.amountCents,
+      saleAmountCents: commission.saleAmountCents,
+      refundedCents: commission.refundedCents,
+      status: commission.status,
+      previousRefunds,
+    },
+    { amountCents: req.amountCents, refundId: req.refundId },
+  );
+  if (plan.kind === "skip") return { kind: "skipped", commissionId: commission.id, reason: plan.reason };
+
+  // Only a credited commission has money in the balance to take back.
+  const balanceDeductionCents = commission.creditedAt ? plan.deductionCents : 0;
+  await tx.insertRefund(
+    {
+      commissionId: commission.id,
+      refundId: plan.refundId,
+      requestedCents: plan.requestedCents,
+      appliedCents: plan.appliedCents,
+      deductionCents: plan.deductionCents,
+      balanceDeductionCents,
+      reasonCode: req.reasonCode,
+      reason: req.reason,
+    },
+    now,
+  );
+  const updated: Commission = {
+    ...commission,
+    status: plan.nextStatus,
+    refundedCents: plan.refundedAfterCents,
+    deductedCents: commission.deductedCents + plan.deductionCents,
+    reason: req.reason,
+    updatedAt: now,
+  };
+  await tx.updateCommission(
+    commission.id,
+    { status: updated.status, refundedCents: updated.refundedCents, deductedCents: updated.deductedCents, reason: updated.reason },
+    now,
+  );
+
+  if (balanceDeductionCents > 0) {
+    const balanceAfter = balance.balanceCents - balanceDeductionCents; // may go negative (spec 3.1)
+    await tx.changeBalance(key, { balanceCents: -balanceDeductionCents, deductedCents: balanceDeductionCents });
+    await fitOpenWithdrawals(tx, key, balanceAfter, now);
+  }
+
+  await tx.enqueue(
+    `commission.${plan.nextStatus}`,
+    commissionEvent(updated, {
+      deductionCents: plan.deductionCents,
+      deductionAmount: toMajorUnits(plan.deductionCents, updated.currency),
+      balanceDeductionCents,
+      refundedCents: updated.refundedCents,
+      saleAmountCents: updated.saleAmountCents,
+      reasonCode: req.reasonCode,
+      refundId: plan.refundId,
+      wasPaidOut: updated.paidOutAt !== null,
+    }),
+    now,
+  );
+  return { kind: "applied", commission: updated, deductionCents: plan.deductionCents, balanceDeductionCents };
+}
+
+/** Open withdrawals never exceed the balance: reduce the newest, cancel those reduced to zero. */
+async function fitOpenWithdrawals(tx: CommissionsTx, key: BalanceKey, balanceCents: number, now: Date): Promise<void> {
+  const open = await tx.listOpenWithdrawalsForUpdate(key);
+  for (const change of reduceOpenWithdrawals(open, balanceCents)) {
+    if (change.cancelled) {
+      await tx.updateWithdrawal(change.id, { amountCents: 0, status: "cancelled", cancelledAt: now });
+      await tx.detachFromWithdrawal(change.id);
+    } else {
+      await tx.updateWithdrawal(change.id, { amountCents: change.amountCents });
+    }
+  }
+}
+
+/** Credits a commission whose hold has passed: its net amount joins the partner's balance. */
+export async function approveCommission(tx: CommissionsTx, commissionId: number, now: Date): Promise<Commission | null> {
+  const found = await tx.getCommission(commissionId);
+  if (!found) return null;
+  const key = balanceKeyOf(found);
+  await tx.getBalanceForUpdate(key);
+  const c = (await tx.getCommissionForUpdate(commissionId))!;
+  if (c.creditedAt || c.status === "reversed" || c.approvableAt > now) return null;
+  const netCents = c.amountCents - c.deductedCents;
+  const status = c.status === "pending" ? "approved" : c.status;
+  await tx.updateCommission(c.id, { status, creditedAt: now }, now);
+  await tx.changeBalance(key, { balanceCents: netCents, creditedCents: netCents });
+  return { ...c, status, creditedAt: now, updatedAt: now };
+}
+
+/**
+ * Opens a withdrawal of `requestedCents` (default: everything available) and
+ * attaches the payable commissions, which become paid when it is paid.
+ */
+export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, requestedCents: number | undefined, now: Date): Promise<Withdrawal> {
+  const balance = await tx.getBalanceForUpdate(key);
+  const open = await tx.listOpenWithdrawalsForUpdate(key);
+  const availableCents = balance.balanceCents - open.reduce((sum, w) => sum + w.amountCents, 0);
+  if (availableCents <= 0) throw new ConflictError(`Nothing available to withdraw: balance ${balance.balanceCents}, open withdrawals take the rest.`);
+  if (requestedCents !== undefined && requestedCents > availableCents) {
+    throw new InvalidRequestError(`Invalid 'amountCents': ${requestedCents} exceeds the available ${availableCents}.`);
+  }
+  const amountCents = requestedCents ?? availableCents;
+  const withdrawal = await tx.insertWithdrawal({ ...key, requestedCents: amountCents, amountCents }, now);
+  await tx.attachToWithdrawal(withdrawal.id, await tx.listPayableCommissionIds(key));
+  return withdrawal;
+}
+
+export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now: Date): Promise<Withdrawal> {
+  const found = await tx.getWithdrawal(withdrawalId);
+  if (!found) throw new NotFoundError(`No withdrawal with id ${withdrawalId}.`);
+  await tx.getBalanceForUpdate(found);
+  const w = (await tx.getWithdrawalForUpdate(withdrawalId))!;
+  if (w.status !== "open") throw new ConflictError(`Withdrawal ${withdrawalId} is ${w.status}; only open withdrawals can be paid.`);
+  await tx.changeBalance(w, { balanceCents: -w.amountCents, paidCents: w.amountCents });
+  await tx.updateWithdrawal(w.id, { status: "paid", paidAt: now });
+  await tx.markCommissionsPaid(await tx.listWithdrawalCommissionIds(w.id), now);
+  return { ...w, status: "paid", paidAt: now };
+}

@@ -1,0 +1,438 @@
+import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
+import type {
+  Balance,
+  BalanceKey,
+  Commission,
+  CommissionsRepository,
+  CommissionsTx,
+  NewCommission,
+  NewRefundEntry,
+  OutboxEvent,
+  RefundEntry,
+  Withdrawal,
+} from "./repository";
+
+const MIGRATIONS = [
+  `CREATE TABLE commissions (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL,
+     partner_id INTEGER NOT NULL,
+     sale_id INTEGER NOT NULL UNIQUE,
+     transaction_id TEXT NOT NULL,
+     currency TEXT NOT NULL,
+     sale_amount_cents BIGINT NOT NULL CHECK (sale_amount_cents > 0),
+     rule_type TEXT NOT NULL,
+     rule_value BIGINT NOT NULL,
+     amount_cents BIGINT NOT NULL CHECK (amount_cents >= 0),
+     refunded_cents BIGINT NOT NULL DEFAULT 0 CHECK (refunded_cents >= 0 AND refunded_cents <= sale_amount_cents),
+     deducted_cents BIGINT NOT NULL DEFAULT 0 CHECK (deducted_cents >= 0 AND deducted_cents <= amount_cents),
+     status TEXT NOT NULL DEFAULT 'pending',
+     reason TEXT,
+     approvable_at TIMESTAMPTZ NOT NULL,
+     credited_at TIMESTAMPTZ,
+     paid_out_at TIMESTAMPTZ,
+     created_at TIMESTAMPTZ NOT NULL,
+     updated_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX commissions_due ON commissions (approvable_at, id) WHERE credited_at IS NULL AND status <> 'reversed';
+   CREATE INDEX commissions_partner ON commissions (partner_id, program_id, currency);
+   CREATE TABLE commission_refunds (
+     id SERIAL PRIMARY KEY,
+     commission_id INTEGER NOT NULL REFERENCES commissions(id),
+     refund_id TEXT,
+     requested_cents BIGINT NOT NULL,
+     applied_cents BIGINT NOT NULL,
+     deduction_cents BIGINT NOT NULL,
+     balance_deduction_cents BIGINT NOT NULL,
+     reason_code TEXT NOT NULL,
+     reason TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL);
+   CREATE UNIQUE INDEX commission_refunds_refund_id ON commission_refunds (commission_id, refund_id) WHERE refund_id IS NOT NULL;
+   CREATE INDEX commission_refunds_commission ON commission_refunds (commission_id);
+   CREATE TABLE partner_balances (
+     partner_id INTEGER NOT NULL,
+     program_id INTEGER NOT NULL,
+     currency TEXT NOT NULL,
+     balance_cents BIGINT NOT NULL DEFAULT 0,
+     credited_cents BIGINT NOT NULL DEFAULT 0,
+     deducted_cents BIGINT NOT NULL DEFAULT 0,
+     paid_cents BIGINT NOT NULL DEFAULT 0,
+     PRIMARY KEY (partner_id, program_id, currency));
+   CREATE TABLE withdrawals (
+     id SERIAL PRIMARY KEY,
+     partner_id INTEGER NOT NULL,
+     program_id INTEGER NOT NULL,
+     currency TEXT NOT NULL,
+     requested_cents BIGINT NOT NULL,
+     amount_cents BIGINT NOT NULL CHECK (amount_cents >= 0),
+     status TEXT NOT NULL DEFAULT 'open',
+     created_at TIMESTAMPTZ NOT NULL,
+     paid_at TIMESTAMPTZ,
+     cancelled_at TIMESTAMPTZ);
+   CREATE INDEX withdrawals_open ON withdrawals (partner_id, program_id, currency) WHERE status = 'open';
+   -- No foreign key to commissions: its KEY SHARE lock would conflict with the commission row locks.
+   CREATE TABLE withdrawal_commissions (
+     withdrawal_id INTEGER NOT NULL,
+     commission_id INTEGER NOT NULL,
+     PRIMARY KEY (withdrawal_id, commission_id));
+   CREATE INDEX withdrawal_commissions_commission ON withdrawal_commissions (commission_id);
+   CREATE TABLE outbox (
+     id SERIAL PRIMARY KEY,
+     type TEXT NOT NULL,
+     payload JSONB NOT NULL,
+     commission_id INTEGER,
+     created_at TIMESTAMPTZ NOT NULL,
+     available_at TIMESTAMPTZ NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     claimed_by TEXT,
+     claimed_until TIMESTAMPTZ,
+     dispatched_at TIMESTAMPTZ,
+     last_error TEXT);
+   CREATE INDEX outbox_pending ON outbox (available_at, id) WHERE dispatched_at IS NULL;
+   CREATE INDEX outbox_commission ON outbox (commission_id);`,
+];
+
+const toCommission = (r: any): Commission => ({
+  id: r.id,
+  programId: r.program_id,
+  partnerId: r.partner_id,
+  saleId: r.sale_id,
+  transactionId: r.transaction_id,
+  currency: r.currency,
+  saleAmountCents: r.sale_amount_cents,
+  ruleType: r.rule_type,
+  ruleValue: r.rule_value,
+  amountCents: r.amount_cents,
+  refundedCents: r.refunded_cents,
+  deductedCents: r.deducted_cents,
+  status: r.status,
+  reason: r.reason,
+  approvableAt: r.approvable_at,
+  creditedAt: r.credited_at,
+  paidOutAt: r.paid_out_at,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toRefund = (r: any): RefundEntry => ({
+  id: r.id,
+  commissionId: r.commission_id,
+  refundId: r.refund_id,
+  requestedCents: r.requested_cents,
+  appliedCents: r.applied_cents,
+  deductionCents: r.deduction_cents,
+  balanceDeductionCents: r.balance_deduction_cents,
+  reasonCode: r.reason_code,
+  reason: r.reason,
+  createdAt: r.created_at,
+});
+
+const toBalance = (r: any): Balance => ({
+  partnerId: r.partner_id,
+  programId: r.program_id,
+  currency: r.currency,
+  balanceCents: r.balance_cents,
+  creditedCents: r.credited_cents,
+  deductedCents: r.deducted_cents,
+  paidCents: r.paid_cents,
+});
+
+const toWithdrawal = (r: any): Withdrawal => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  programId: r.program_id,
+  currency: r.currency,
+  requestedCents: r.requested_cents,
+  amountCents: r.amount_cents,
+  status: r.status,
+  createdAt: r.created_at,
+  paidAt: r.paid_at,
+  cancelledAt: r.cancelled_at,
+});
+
+const toOutbox = (r: any): OutboxEvent => ({
+  id: r.id,
+  type: r.type,
+  payload: r.payload,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  dispatchedAt: r.dispatched_at,
+  lastError: r.last_error,
+});
+
+const COLUMNS: Record<string, string> = {
+  status: "status",
+  refundedCents: "refunded_cents",
+  deductedCents: "deducted_cents",
+  reason: "reason",
+  creditedAt: "credited_at",
+  paidOutAt: "paid_out_at",
+  amountCents: "amount_cents",
+  paidAt: "paid_at",
+  cancelledAt: "cancelled_at",
+  balanceCents: "balance_cents",
+  creditedCents: "credited_cents",
+  paidCents: "paid_cents",
+};
+
+/** Builds "col = $n, ..." for a patch object; keys are mapped through COLUMNS. */
+function setClause(patch: Record<string, unknown>, firstIndex: number): { sql: string; values: unknown[] } {
+  const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
+  return {
+    sql: entries.map(([k], i) => `${COLUMNS[k]} = $${firstIndex + i}`).join(", "),
+    values: entries.map(([, v]) => v),
+  };
+}
+
+const keyParams = (k: BalanceKey) => [k.partnerId, k.programId, k.currency];
+
+class SqlCommissionsTx implements CommissionsTx {
+  constructor(private readonly q: SqlExecutor) {}
+
+  async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
+    const [row] = await this.q.query(
+      `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value,
+         amount_cents, approvable_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+       ON CONFLICT (sale_id) DO NOTHING RETURNING *`,
+      [c.programId, c.partnerId, c.saleId, c.transactionId, c.currency, c.saleAmountCents, c.ruleType, c.ruleValue, c.amountCents, c.approvableAt, now],
+    );
+    return row ? toCommission(row) : null;
+  }
+
+  async findCommissionBySale(saleId: number): Promise<Commission | null> {
+    const [row] = await this.q.query("SELECT * FROM commissions WHERE sale_id = $1", [saleId]);
+    return row ? toCommission(row) : null;
+  }
+
+  async getCommission(id: number): Promise<Commission | null> {
+    const [row] = await this.q.query("SELECT * FROM commissions WHERE id = $1", [id]);
+    return row ? toCommission(row) : null;
+  }
+
+  async getCommissionForUpdate(id: number): Promise<Commission | null> {
+    const [row] = await this.q.query("SELECT * FROM commissions WHERE id = $1 FOR UPDATE", [id]);
+    return row ? toCommission(row) : null;
+  }
+
+  async updateCommission(id: number, patch: Partial<Commission>, now: Date): Promise<void> {
+    const set = setClause(patch, 3);
+    await this.q.query(`UPDATE commissions SET updated_at = $2, ${set.sql} WHERE id = $1`, [id, now, ...set.values]);
+  }
+
+  async listRefunds(commissionId: number): Promise<RefundEntry[]> {
+    return (await this.q.query("SELECT * FROM commission_refunds WHERE commission_id = $1 ORDER BY id", [commissionId])).map(toRefund);
+  }
+
+  async insertRefund(e: NewRefundEntry, now: Date): Promise<RefundEntry> {
+    const [row] = await this.q.query(
+      `INSERT INTO commission_refunds (commission_id, refund_id, requested_cents, applied_cents, deduction_cents,
+         balance_deduction_cents, reason_code, reason, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+      [e.commissionId, e.refundId, e.requestedCents, e.appliedCents, e.deductionCents, e.balanceDeductionCents, e.reasonCode, e.reason, now],
+    );
+    return toRefund(row);
+  }
+
+  async getBalanceForUpdate(key: BalanceKey): Promise<Balance> {
+    await this.q.query(
+      "INSERT INTO partner_balances (partner_id, program_id, currency) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+      keyParams(key),
+    );
+    const [row] = await this.q.query(
+      "SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3 FOR UPDATE",
+      keyParams(key),
+    );
+    return toBalance(row);
+  }
+
+  async changeBalance(key: BalanceKey, delta: Partial<Balance>): Promise<void> {
+    const entries = Object.entries(delta).filter(([, v]) => v);
+    if (!entries.length) return;
+    const sets = entries.map(([k], i) => `${COLUMNS[k]} = ${COLUMNS[k]} + $${4 + i}`).join(", ");
+    await this.q.query(
+      `UPDATE partner_balances SET ${sets} WHERE partner_id = $1 AND program_id = $2 AND currency = $3`,
+      [...keyParams(key), ...entries.map(([, v]) => v)],
+    );
+  }
+
+  async listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
+    const rows = await this.q.query(
+      "SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 AND status = 'open' ORDER BY id FOR UPDATE",
+      keyParams(key),
+    );
+    return rows.map(toWithdrawal);
+  }
+
+  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number }, now: Date): Promise<Withdrawal> {
+    const [row] = await this.q.query(
+      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [...keyParams(w), w.requestedCents, w.amountCents, now],
+    );
+    return toWithdrawal(row);
+  }
+
+  async getWithdrawal(id: number): Promise<Withdrawal | null> {
+    const [row] = await this.q.query("SELECT * FROM withdrawals WHERE id = $1", [id]);
+    return row ? toWithdrawal(row) : null;
+  }
+
+  async getWithdrawalForUpdate(id: number): Promise<Withdrawal | null> {
+    const [row] = await this.q.query("SELECT * FROM withdrawals WHERE id = $1 FOR UPDATE", [id]);
+    return row ? toWithdrawal(row) : null;
+  }
+
+  async updateWithdrawal(id: number, patch: Partial<Withdrawal>): Promise<void> {
+    const set = setClause(patch, 2);
+    await this.q.query(`UPDATE withdrawals SET ${set.sql} WHERE id = $1`, [id, ...set.values]);
+  }
+
+  async listPayableCommissionIds(key: BalanceKey): Promise<number[]> {
+    const rows = await this.q.query<{ id: number }>(
+      `SELECT c.id FROM commissions c
+       WHERE c.partner_id = $1 AND c.program_id = $2 AND c.currency = $3
+         AND c.credited_at IS NOT NULL AND c.paid_out_at IS NULL AND c.status <> 'reversed'
+         AND NOT EXISTS (SELECT 1 FROM withdrawal_commissions wc JOIN withdrawals w ON w.id = wc.withdrawal_id
+                         WHERE wc.commission_id = c.id AND w.status IN ('open', 'paid'))
+       ORDER BY c.id`,
+      keyParams(key),
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async attachToWithdrawal(withdrawalId: number, commissionIds: number[]): Promise<void> {
+    if (!commissionIds.length) return;
+    await this.q.query(
+      "INSERT INTO withdrawal_commissions (withdrawal_id, commission_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING",
+      [withdrawalId, commissionIds],
+    );
+  }
+
+  async detachFromWithdrawal(withdrawalId: number): Promise<void> {
+    await this.q.query("DELETE FROM withdrawal_commissions WHERE withdrawal_id = $1", [withdrawalId]);
+  }
+
+  async listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]> {
+    const rows = await this.q.query<{ commission_id: number }>(
+      "SELECT commission_id FROM withdrawal_commissions WHERE withdrawal_id = $1 ORDER BY commission_id",
+      [withdrawalId],
+    );
+    return rows.map((r) => r.commission_id);
+  }
+
+  async markCommissionsPaid(ids: number[], at: Date): Promise<void> {
+    if (!ids.length) return;
+    await this.q.query(
+      `UPDATE commissions SET paid_out_at = $2, updated_at = $2, status = CASE WHEN status = 'approved' THEN 'paid' ELSE status END
+       WHERE id = ANY($1::int[]) AND paid_out_at IS NULL`,
+      [ids, at],
+    );
+  }
+
+  async enqueue(type: string, payload: Record<string, unknown>, now: Date): Promise<number> {
+    const [row] = await this.q.query<{ id: number }>(
+      "INSERT INTO outbox (type, payload, commission_id, created_at, available_at) VALUES ($1, $2, $3, $4, $4) RETURNING id",
+      [type, JSON.stringify(payload), payload.commissionId ?? null, now],
+    );
+    return row.id;
+  }
+}
+
+// deadlock_detected and serialization_failure: the whole transaction can be retried.
+const RETRYABLE = new Set(["40P01", "40001"]);
+
+export class SqlCommissionsRepository implements CommissionsRepository {
+  private constructor(private readonly db: SqlDatabase) {}
+
+  static async create(db: SqlDatabase): Promise<SqlCommissionsRepository> {
+    await migrate(db, "commissions", MIGRATIONS);
+    return new SqlCommissionsRepository(db);
+  }
+
+  async transaction<T>(fn: (tx: CommissionsTx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction((q) => fn(new SqlCommissionsTx(q)));
+      } catch (err) {
+        if (attempt >= 5 || !RETRYABLE.has((err as { code?: string }).code ?? "")) throw err;
+      }
+    }
+  }
+
+  private get tx(): SqlCommissionsTx {
+    return new SqlCommissionsTx(this.db);
+  }
+
+  getCommission(id: number) {
+    return this.tx.getCommission(id);
+  }
+
+  findCommissionBySale(saleId: number) {
+    return this.tx.findCommissionBySale(saleId);
+  }
+
+  listRefunds(commissionId: number) {
+    return this.tx.listRefunds(commissionId);
+  }
+
+  async listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]> {
+    const rows = await this.db.query<{ id: number }>(
+      `SELECT id FROM commissions WHERE credited_at IS NULL AND status <> 'reversed' AND approvable_at <= $1
+         AND ($3::int IS NULL OR program_id = $3) ORDER BY approvable_at, id LIMIT $2`,
+      [now, limit, programId ?? null],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async getBalance(key: BalanceKey): Promise<Balance | null> {
+    const [row] = await this.db.query(
+      "SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3",
+      keyParams(key),
+    );
+    return row ? toBalance(row) : null;
+  }
+
+  async listWithdrawals(key: BalanceKey): Promise<Withdrawal[]> {
+    const rows = await this.db.query(
+      "SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 ORDER BY id",
+      keyParams(key),
+    );
+    return rows.map(toWithdrawal);
+  }
+
+  async claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
+    const rows = await this.db.query(
+      `UPDATE outbox SET claimed_by = $1, claimed_until = $2, attempts = attempts + 1
+       WHERE id IN (SELECT id FROM outbox
+                    WHERE dispatched_at IS NULL AND available_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3)
+                    ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [relayId, new Date(now.getTime() + leaseMs), now, limit],
+    );
+    return rows.map(toOutbox).sort((a, b) => a.id - b.id);
+  }
+
+  async markDispatched(id: number, relayId: string, now: Date): Promise<void> {
+    await this.db.query("UPDATE outbox SET dispatched_at = $3, claimed_until = NULL WHERE id = $1 AND claimed_by = $2", [id, relayId, now]);
+  }
+
+  async deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
+    await this.db.query(
+      "UPDATE outbox SET available_at = $3, claimed_until = NULL, last_error = $4 WHERE id = $1 AND claimed_by = $2 AND dispatched_at IS NULL",
+      [id, relayId, retryAt, error.slice(0, 1000)],
+    );
+  }
+
+  async outboxBacklog(): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE dispatched_at IS NULL");
+    return row.n;
+  }
+
+  async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {
+    const rows = await this.db.query(
+      "SELECT * FROM outbox WHERE ($1::int IS NULL OR commission_id = $1) ORDER BY id DESC LIMIT $2",
+      [filter.commissionId ?? null, filter.limit],
+    );
+    return rows.map(toOutbox);
+  }
+}

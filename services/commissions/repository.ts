@@ -1,0 +1,156 @@
+import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
+import type { Database } from "../../shared/storage/database";
+
+export interface Commission {
+  id: number;
+  programId: number;
+  partnerId: number;
+  saleId: number;
+  transactionId: string;
+  currency: string;
+  saleAmountCents: number;
+  /** The program's rule frozen at creation: "percentage" (basis points) or "flat" (minor units). */
+  ruleType: "percentage" | "flat";
+  ruleValue: number;
+  /** The commission as earned, before any refund. */
+  amountCents: number;
+  /** Cumulative refunded part of the sale (capped at the sale amount). */
+  refundedCents: number;
+  /** Cumulative commission taken back by refunds: round(amount * refunded / saleAmount). */
+  deductedCents: number;
+  status: CommissionStatus;
+  /** Reason recorded by the latest refund or chargeback. */
+  reason: string | null;
+  approvableAt: Date;
+  /** Set when the commission's net amount was added to the partner's balance. */
+  creditedAt: Date | null;
+  /** Set when the withdrawal containing it was paid. */
+  paidOutAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewCommission = Omit<Commission, "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "creditedAt" | "paidOutAt" | "createdAt" | "updatedAt">;
+
+export interface RefundEntry {
+  id: number;
+  commissionId: number;
+  /** Caller's refund id; null when none was sent or the call refunded the rest. */
+  refundId: string | null;
+  requestedCents: number;
+  appliedCents: number;
+  deductionCents: number;
+  /** The part of the deduction taken from the partner's balance (0 when not yet credited). */
+  balanceDeductionCents: number;
+  reasonCode: RefundReasonCode;
+  reason: string;
+  createdAt: Date;
+}
+
+export type NewRefundEntry = Omit<RefundEntry, "id" | "createdAt">;
+
+export interface BalanceKey {
+  partnerId: number;
+  programId: number;
+  currency: string;
+}
+
+export interface Balance extends BalanceKey {
+  balanceCents: number;
+  creditedCents: number;
+  deductedCents: number;
+  paidCents: number;
+}
+
+export type WithdrawalStatus = "open" | "paid" | "cancelled";
+
+export interface Withdrawal extends BalanceKey {
+  id: number;
+  requestedCents: number;
+  amountCents: number;
+  status: WithdrawalStatus;
+  createdAt: Date;
+  paidAt: Date | null;
+  cancelledAt: Date | null;
+}
+
+export interface OutboxEvent {
+  id: number;
+  type: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  createdAt: Date;
+  dispatchedAt: Date | null;
+  lastError: string | null;
+}
+
+/**
+ * The operations one commissions transaction may perform. Every method runs
+ * inside the same database transaction; "ForUpdate" reads lock what they read
+ * (row locks on PostgreSQL; on MongoDB, the transaction's write conflicts).
+ */
+export interface CommissionsTx {
+  insertCommission(c: NewCommission, now: Date): Promise<Commission | null>;
+  findCommissionBySale(saleId: number): Promise<Commission | null>;
+  getCommission(id: number): Promise<Commission | null>;
+  getCommissionForUpdate(id: number): Promise<Commission | null>;
+  updateCommission(
+    id: number,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt">>,
+    now: Date,
+  ): Promise<void>;
+  listRefunds(commissionId: number): Promise<RefundEntry[]>;
+  insertRefund(entry: NewRefundEntry, now: Date): Promise<RefundEntry>;
+  /** Locks the partner's balance row, creating it at zero when missing. */
+  getBalanceForUpdate(key: BalanceKey): Promise<Balance>;
+  /** Adds the deltas to the balance row. */
+  changeBalance(key: BalanceKey, delta: Partial<Pick<Balance, "balanceCents" | "creditedCents" | "deductedCents" | "paidCents">>): Promise<void>;
+  listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]>;
+  insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number }, now: Date): Promise<Withdrawal>;
+  getWithdrawal(id: number): Promise<Withdrawal | null>;
+  getWithdrawalForUpdate(id: number): Promise<Withdrawal | null>;
+  updateWithdrawal(id: number, patch: Partial<Pick<Withdrawal, "amountCents" | "status" | "paidAt" | "cancelledAt">>): Promise<void>;
+  /** Credited, not paid out, not reversed commissions of the partner that no open or paid withdrawal holds. */
+  listPayableCommissionIds(key: BalanceKey): Promise<number[]>;
+  attachToWithdrawal(withdrawalId: number, commissionIds: number[]): Promise<void>;
+  /** Frees the commissions of a cancelled withdrawal for a later one. */
+  detachFromWithdrawal(withdrawalId: number): Promise<void>;
+  listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]>;
+  /** Sets `paidOutAt` and moves `approved` ones to `paid`. */
+  markCommissionsPaid(ids: number[], at: Date): Promise<void>;
+  /** Writes an event to the outbox; the relay dispatches it after commit. */
+  enqueue(type: string, payload: Record<string, unknown>, now: Date): Promise<number>;
+}
+
+/** Storage contract of the commissions service. */
+export interface CommissionsRepository {
+  /**
+   * Runs `fn` in one transaction. `fn` may run more than once (retried on
+   * deadlocks, serialization failures and MongoDB transient errors), so it must
+   * have no effect outside `tx`.
+   */
+  transaction<T>(fn: (tx: CommissionsTx) => Promise<T>): Promise<T>;
+  getCommission(id: number): Promise<Commission | null>;
+  findCommissionBySale(saleId: number): Promise<Commission | null>;
+  listRefunds(commissionId: number): Promise<RefundEntry[]>;
+  /** Ids of uncredited, unreversed commissions whose hold has passed (oldest first). */
+  listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]>;
+  getBalance(key: BalanceKey): Promise<Balance | null>;
+  listWithdrawals(key: BalanceKey): Promise<Withdrawal[]>;
+  /** Claims up to `limit` undispatched events whose lease expired, for `leaseMs`, for one relay. */
+  claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]>;
+  markDispatched(id: number, relayId: string, now: Date): Promise<void>;
+  /** Releases a claim after a failed dispatch; the event is retried at `retryAt`. */
+  deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void>;
+  outboxBacklog(): Promise<number>;
+  listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]>;
+}
+
+export async function createCommissionsRepository(db: Database): Promise<CommissionsRepository> {
+  if (db.kind === "sql") {
+    const { SqlCommissionsRepository } = await import("./repository.sql");
+    return SqlCommissionsRepository.create(db.sql);
+  }
+  const { MongoCommissionsRepository } = await import("./repository.mongo");
+  return MongoCommissionsRepository.create(db.mongo);
+}

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { Id } from "../programs/schemas";
+
+const Cents = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
+
+export const CreateForSaleInput = z.object({
+  saleId: Id,
+  programId: Id,
+  partnerId: Id,
+  transactionId: z.string().min(1).max(255),
+  saleAmountCents: Cents.positive(),
+  currency: Currency,
+});
+
+export const ReverseForSaleInput = z.object({
+  saleId: Id,
+  amountCents: Cents.optional(),
+  refundId: z.string().max(255).optional(),
+  reasonCode: z.enum(["refund", "chargeback"]),
+  reason: z.string().min(1).max(1000),
+});
+
+export const ApproveDueInput = z.object({ programId: Id.optional() });
+
+export const BalanceKeyInput = z.object({ partnerId: Id, programId: Id, currency: Currency.optional() });
+
+export const CreateWithdrawalInput = BalanceKeyInput.extend({ amountCents: Cents.positive().optional() });
+
+export const WithdrawalIdInput = z.object({ withdrawalId: Id });
+export const CommissionIdInput = z.object({ commissionId: Id });

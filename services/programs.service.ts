@@ -1,0 +1,121 @@
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { toDto } from "../shared/dto";
+import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
+import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { parseInput } from "../shared/validation";
+import { createProgramsRepository, type Program, type ProgramsRepository } from "./programs/repository";
+import * as S from "./programs/schemas";
+
+type Methods = { requireProgram(id: number): Promise<Program> };
+
+/** Owns programs, their API keys, partners and partner enrollments. */
+const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<ProgramsRepository>> = {
+  name: "programs",
+  mixins: [storageMixin(createProgramsRepository)],
+
+  actions: {
+    create: {
+      async handler(ctx: Context) {
+        const input = parseInput(S.CreateProgramInput, ctx.params);
+        return toDto(await this.repo.createProgram(input));
+      },
+    },
+
+    get: {
+      async handler(ctx: Context) {
+        const { programId } = parseInput(S.ProgramIdInput, ctx.params);
+        return toDto(await this.requireProgram(programId));
+      },
+    },
+
+    /** The secret is returned once, here; only its hash is stored. */
+    createApiKey: {
+      async handler(ctx: Context) {
+        const { programId } = parseInput(S.ProgramIdInput, ctx.params);
+        await this.requireProgram(programId);
+        const { key, prefix, secretHash } = generateApiKey();
+        const stored = await this.repo.createApiKey({ programId, prefix, secretHash });
+        return { id: stored.id, programId, apiKey: key, createdAt: stored.createdAt.toISOString() };
+      },
+    },
+
+    retireApiKey: {
+      async handler(ctx: Context) {
+        const { keyId } = parseInput(S.KeyIdInput, ctx.params);
+        const key = await this.repo.retireApiKey(keyId, new Date());
+        if (!key) throw new NotFoundError(`No API key with id ${keyId}.`);
+        return { id: key.id, programId: key.programId, retiredAt: key.retiredAt!.toISOString() };
+      },
+    },
+
+    /** Resolves a Bearer key to its program; unknown and retired keys are refused. */
+    authenticateKey: {
+      async handler(ctx: Context) {
+        const { key } = parseInput(S.AuthenticateKeyInput, ctx.params);
+        const parsed = parseApiKey(key);
+        if (!parsed) throw new UnauthorizedError();
+        const stored = await this.repo.findApiKeyByPrefix(parsed.prefix);
+        if (!stored || !hashesEqual(stored.secretHash, hashSecret(parsed.secret))) throw new UnauthorizedError();
+        if (stored.retiredAt) throw new ApiKeyRetiredError();
+        return { programId: stored.programId, keyId: stored.id };
+      },
+    },
+
+    /** Creates a partner with an approved enrollment in the program and a referral code. */
+    createPartner: {
+      async handler(ctx: Context) {
+        const input = parseInput(S.CreatePartnerInput, ctx.params);
+        await this.requireProgram(input.programId);
+        const referralCode = input.referralCode ?? randomToken(6);
+        if (await this.repo.findEnrollmentByReferralCode(input.programId, referralCode)) {
+          throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
+        }
+        const partner = await this.repo.createPartner({ name: input.name, email: input.email ?? null });
+        const enrollment = await this.repo.createEnrollment({
+          partnerId: partner.id,
+          programId: input.programId,
+          referralCode,
+          status: "approved",
+        });
+        if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
+        return toDto({ partner, enrollment });
+      },
+    },
+
+    /** The approved partner behind a referral code, or null. */
+    findReferral: {
+      async handler(ctx: Context) {
+        const { programId, referralCode } = parseInput(S.FindReferralInput, ctx.params);
+        const enrollment = await this.repo.findEnrollmentByReferralCode(programId, referralCode);
+        return enrollment && enrollment.status === "approved" ? toDto(enrollment) : null;
+      },
+    },
+
+    getEnrollment: {
+      async handler(ctx: Context) {
+        const { programId, partnerId } = parseInput(S.EnrollmentInput, ctx.params);
+        const enrollment = await this.repo.findEnrollment(programId, partnerId);
+        if (!enrollment) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+        return toDto(enrollment);
+      },
+    },
+
+    hasApprovedPartners: {
+      async handler(ctx: Context) {
+        const { programId } = parseInput(S.ProgramIdInput, ctx.params);
+        return this.repo.hasApprovedEnrollment(programId);
+      },
+    },
+  },
+
+  methods: {
+    async requireProgram(id: number): Promise<Program> {
+      const program = await this.repo.getProgram(id);
+      if (!program) throw new NotFoundError(`No program with id ${id}.`);
+      return program;
+    },
+  },
+};
+
+export default ProgramsService;

@@ -1,0 +1,177 @@
+import type { CommissionRule } from "../../shared/domain/commission-rules";
+import { isUniqueViolation } from "../../shared/storage/errors";
+import { migrate, type SqlDatabase } from "../../shared/storage/sql";
+import type { ApiKey, Enrollment, NewProgram, Partner, Program, ProgramsRepository } from "./repository";
+
+const MIGRATIONS = [
+  `CREATE TABLE programs (
+     id SERIAL PRIMARY KEY,
+     name TEXT NOT NULL,
+     currency TEXT NOT NULL,
+     commission_type TEXT NOT NULL CHECK (commission_type IN ('percentage', 'flat')),
+     commission_value BIGINT NOT NULL CHECK (commission_value >= 0),
+     hold_days INTEGER NOT NULL DEFAULT 30,
+     payment_tracking_mode TEXT NOT NULL DEFAULT 'processor_connect',
+     allowed_origins TEXT[] NOT NULL DEFAULT '{}',
+     processor_connection_status TEXT NOT NULL DEFAULT 'not_connected',
+     processor_account_id TEXT UNIQUE,
+     processor_charges_enabled BOOLEAN NOT NULL DEFAULT false,
+     processor_payouts_enabled BOOLEAN NOT NULL DEFAULT false,
+     processor_details_submitted BOOLEAN NOT NULL DEFAULT false,
+     processor_connected_at TIMESTAMPTZ,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now());
+   CREATE TABLE api_keys (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL REFERENCES programs(id),
+     prefix TEXT NOT NULL UNIQUE,
+     secret_hash TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     retired_at TIMESTAMPTZ);
+   CREATE TABLE partners (
+     id SERIAL PRIMARY KEY,
+     name TEXT NOT NULL,
+     email TEXT,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now());
+   CREATE TABLE enrollments (
+     id SERIAL PRIMARY KEY,
+     partner_id INTEGER NOT NULL REFERENCES partners(id),
+     program_id INTEGER NOT NULL REFERENCES programs(id),
+     status TEXT NOT NULL,
+     referral_code TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     UNIQUE (program_id, referral_code),
+     UNIQUE (program_id, partner_id));
+   CREATE INDEX enrollments_approved ON enrollments (program_id) WHERE status = 'approved';`,
+];
+
+const toProgram = (r: any): Program => ({
+  id: r.id,
+  name: r.name,
+  currency: r.currency,
+  commissionRule: (r.commission_type === "percentage"
+    ? { type: "percentage", basisPoints: r.commission_value }
+    : { type: "flat", amountCents: r.commission_value }) as CommissionRule,
+  holdDays: r.hold_days,
+  paymentTrackingMode: r.payment_tracking_mode,
+  allowedOrigins: r.allowed_origins ?? [],
+  processor: {
+    connectionStatus: r.processor_connection_status,
+    accountId: r.processor_account_id,
+    chargesEnabled: r.processor_charges_enabled,
+    payoutsEnabled: r.processor_payouts_enabled,
+    detailsSubmitted: r.processor_details_submitted,
+    connectedAt: r.processor_connected_at,
+  },
+  createdAt: r.created_at,
+});
+
+const toApiKey = (r: any): ApiKey => ({
+  id: r.id,
+  programId: r.program_id,
+  prefix: r.prefix,
+  secretHash: r.secret_hash,
+  createdAt: r.created_at,
+  retiredAt: r.retired_at,
+});
+
+const toPartner = (r: any): Partner => ({ id: r.id, name: r.name, email: r.email, createdAt: r.created_at });
+
+const toEnrollment = (r: any): Enrollment => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  programId: r.program_id,
+  status: r.status,
+  referralCode: r.referral_code,
+  createdAt: r.created_at,
+});
+
+export class SqlProgramsRepository implements ProgramsRepository {
+  private constructor(private readonly db: SqlDatabase) {}
+
+  static async create(db: SqlDatabase): Promise<SqlProgramsRepository> {
+    await migrate(db, "programs", MIGRATIONS);
+    return new SqlProgramsRepository(db);
+  }
+
+  async createProgram(p: NewProgram): Promise<Program> {
+    const value = p.commissionRule.type === "percentage" ? p.commissionRule.basisPoints : p.commissionRule.amountCents;
+    const [row] = await this.db.query(
+      `INSERT INTO programs (name, currency, commission_type, commission_value, hold_days, payment_tracking_mode, allowed_origins)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins],
+    );
+    return toProgram(row);
+  }
+
+  async getProgram(id: number): Promise<Program | null> {
+    const [row] = await this.db.query("SELECT * FROM programs WHERE id = $1", [id]);
+    return row ? toProgram(row) : null;
+  }
+
+  async createApiKey(k: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey> {
+    const [row] = await this.db.query(
+      "INSERT INTO api_keys (program_id, prefix, secret_hash) VALUES ($1, $2, $3) RETURNING *",
+      [k.programId, k.prefix, k.secretHash],
+    );
+    return toApiKey(row);
+  }
+
+  async findApiKeyByPrefix(prefix: string): Promise<ApiKey | null> {
+    const [row] = await this.db.query("SELECT * FROM api_keys WHERE prefix = $1", [prefix]);
+    return row ? toApiKey(row) : null;
+  }
+
+  async retireApiKey(id: number, at: Date): Promise<ApiKey | null> {
+    const [row] = await this.db.query(
+      "UPDATE api_keys SET retired_at = COALESCE(retired_at, $2) WHERE id = $1 RETURNING *",
+      [id, at],
+    );
+    return row ? toApiKey(row) : null;
+  }
+
+  async createPartner(p: { name: string; email: string | null }): Promise<Partner> {
+    const [row] = await this.db.query("INSERT INTO partners (name, email) VALUES ($1, $2) RETURNING *", [p.name, p.email]);
+    return toPartner(row);
+  }
+
+  async getPartner(id: number): Promise<Partner | null> {
+    const [row] = await this.db.query("SELECT * FROM partners WHERE id = $1", [id]);
+    return row ? toPartner(row) : null;
+  }
+
+  async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: string }): Promise<Enrollment | null> {
+    try {
+      const [row] = await this.db.query(
+        "INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *",
+        [e.partnerId, e.programId, e.referralCode, e.status],
+      );
+      return toEnrollment(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) return null;
+      throw err;
+    }
+  }
+
+  async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {
+    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND referral_code = $2", [
+      programId,
+      referralCode,
+    ]);
+    return row ? toEnrollment(row) : null;
+  }
+
+  async findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null> {
+    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2", [
+      programId,
+      partnerId,
+    ]);
+    return row ? toEnrollment(row) : null;
+  }
+
+  async hasApprovedEnrollment(programId: number): Promise<boolean> {
+    const rows = await this.db.query("SELECT 1 FROM enrollments WHERE program_id = $1 AND status = 'approved' LIMIT 1", [
+      programId,
+    ]);
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,82 @@
+import type { CommissionRule } from "../../shared/domain/commission-rules";
+import type { Database } from "../../shared/storage/database";
+
+export type PaymentTrackingMode = "processor_connect" | "s2s";
+
+export interface ProcessorConnection {
+  connectionStatus: string;
+  accountId: string | null;
+  chargesEnabled: boolean;
+  payoutsEnabled: boolean;
+  detailsSubmitted: boolean;
+  connectedAt: Date | null;
+}
+
+export interface Program {
+  id: number;
+  name: string;
+  currency: string;
+  commissionRule: CommissionRule;
+  holdDays: number;
+  paymentTrackingMode: PaymentTrackingMode;
+  /** Browser origins allowed to call the public tracking endpoints (empty: any). */
+  allowedOrigins: string[];
+  processor: ProcessorConnection;
+  createdAt: Date;
+}
+
+export type NewProgram = Omit<Program, "id" | "createdAt" | "processor">;
+
+export interface ApiKey {
+  id: number;
+  programId: number;
+  /** Public part of the key, used to find it; the secret is stored only as a hash. */
+  prefix: string;
+  secretHash: string;
+  createdAt: Date;
+  retiredAt: Date | null;
+}
+
+export interface Partner {
+  id: number;
+  name: string;
+  email: string | null;
+  createdAt: Date;
+}
+
+export type EnrollmentStatus = "approved" | "pending" | "declined";
+
+export interface Enrollment {
+  id: number;
+  partnerId: number;
+  programId: number;
+  status: EnrollmentStatus;
+  referralCode: string;
+  createdAt: Date;
+}
+
+/** Storage contract of the programs service: programs, API keys, partners and enrollments. */
+export interface ProgramsRepository {
+  createProgram(input: NewProgram): Promise<Program>;
+  getProgram(id: number): Promise<Program | null>;
+  createApiKey(input: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey>;
+  findApiKeyByPrefix(prefix: string): Promise<ApiKey | null>;
+  /** Sets `retiredAt` once; retiring again keeps the first date. */
+  retireApiKey(id: number, at: Date): Promise<ApiKey | null>;
+  createPartner(input: { name: string; email: string | null }): Promise<Partner>;
+  getPartner(id: number): Promise<Partner | null>;
+  /** Returns null when the referral code (or the partner) is already enrolled in the program. */
+  createEnrollment(input: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null>;
+  findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
+  findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;
+  hasApprovedEnrollment(programId: number): Promise<boolean>;
+}
+
+export async function createProgramsRepository(db: Database): Promise<ProgramsRepository> {
+  if (db.kind === "sql") {
+    const { SqlProgramsRepository } = await import("./repository.sql");
+    return SqlProgramsRepository.create(db.sql);
+  }
+  const { MongoProgramsRepository } = await import("./repository.mongo");
+  return MongoProgramsRepository.create(db.mongo);
+}

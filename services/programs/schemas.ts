@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+export const Id = z.coerce.number().int().positive().max(2_147_483_647);
+const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
+
+export const CommissionRuleInput = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("percentage"), basisPoints: z.number().int().min(0).max(10_000) }),
+  z.object({ type: z.literal("flat"), amountCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
+]);
+
+export const CreateProgramInput = z.object({
+  name: z.string().trim().min(1).max(200),
+  currency: Currency.default("usd"),
+  commissionRule: CommissionRuleInput,
+  holdDays: z.number().int().min(0).max(365).default(30),
+  paymentTrackingMode: z.enum(["processor_connect", "s2s"]).default("processor_connect"),
+  allowedOrigins: z.array(z.string().url().max(300)).max(50).default([]),
+});
+
+export const ProgramIdInput = z.object({ programId: Id });
+export const KeyIdInput = z.object({ keyId: Id });
+export const AuthenticateKeyInput = z.object({ key: z.string().max(200) });
+
+export const ReferralCode = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
+
+export const CreatePartnerInput = z.object({
+  programId: Id,
+  name: z.string().trim().min(1).max(200),
+  email: z.string().trim().toLowerCase().email().max(320).optional(),
+  referralCode: ReferralCode.optional(),
+});
+
+export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
+export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });

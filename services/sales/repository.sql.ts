@@ -1,0 +1,92 @@
+import { migrate, type SqlDatabase } from "../../shared/storage/sql";
+import type { NewSale, Sale, SalesRepository } from "./repository";
+
+const MIGRATIONS = [
+  `CREATE TABLE sales (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL,
+     transaction_id TEXT NOT NULL,
+     amount_cents BIGINT NOT NULL CHECK (amount_cents > 0),
+     currency TEXT NOT NULL,
+     customer_key TEXT,
+     email TEXT,
+     processor_customer_id TEXT,
+     partner_id INTEGER,
+     click_id TEXT,
+     attribution_method TEXT,
+     is_test BOOLEAN NOT NULL DEFAULT false,
+     is_recurring BOOLEAN NOT NULL DEFAULT false,
+     sale_type TEXT,
+     subscription_id TEXT,
+     commission_state TEXT NOT NULL,
+     commission_id INTEGER,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     UNIQUE (program_id, transaction_id));
+   CREATE INDEX sales_awaiting_commission ON sales (created_at) WHERE commission_state = 'pending';`,
+];
+
+const toSale = (r: any): Sale => ({
+  id: r.id,
+  programId: r.program_id,
+  transactionId: r.transaction_id,
+  amountCents: r.amount_cents,
+  currency: r.currency,
+  customerKey: r.customer_key,
+  email: r.email,
+  processorCustomerId: r.processor_customer_id,
+  partnerId: r.partner_id,
+  clickId: r.click_id,
+  attributionMethod: r.attribution_method,
+  isTest: r.is_test,
+  isRecurring: r.is_recurring,
+  saleType: r.sale_type,
+  subscriptionId: r.subscription_id,
+  commissionState: r.commission_state,
+  commissionId: r.commission_id,
+  createdAt: r.created_at,
+});
+
+export class SqlSalesRepository implements SalesRepository {
+  private constructor(private readonly db: SqlDatabase) {}
+
+  static async create(db: SqlDatabase): Promise<SqlSalesRepository> {
+    await migrate(db, "sales", MIGRATIONS);
+    return new SqlSalesRepository(db);
+  }
+
+  async insertSale(s: NewSale): Promise<Sale | null> {
+    const [row] = await this.db.query(
+      `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
+         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
+      [
+        s.programId, s.transactionId, s.amountCents, s.currency, s.customerKey, s.email, s.processorCustomerId, s.partnerId,
+        s.clickId, s.attributionMethod, s.isTest, s.isRecurring, s.saleType, s.subscriptionId, s.commissionState,
+      ],
+    );
+    return row ? toSale(row) : null;
+  }
+
+  async findSale(programId: number, transactionId: string): Promise<Sale | null> {
+    const [row] = await this.db.query("SELECT * FROM sales WHERE program_id = $1 AND transaction_id = $2", [programId, transactionId]);
+    return row ? toSale(row) : null;
+  }
+
+  async getSale(id: number): Promise<Sale | null> {
+    const [row] = await this.db.query("SELECT * FROM sales WHERE id = $1", [id]);
+    return row ? toSale(row) : null;
+  }
+
+  async markCommissionCreated(saleId: number, commissionId: number): Promise<void> {
+    await this.db.query("UPDATE sales SET commission_state = 'created', commission_id = $2 WHERE id = $1", [saleId, commissionId]);
+  }
+
+  async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
+    const rows = await this.db.query(
+      "SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2",
+      [before, limit],
+    );
+    return rows.map(toSale);
+  }
+}

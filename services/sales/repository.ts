@@ -1,0 +1,52 @@
+import type { AttributionMethod } from "../../shared/domain/attribution";
+import type { Database } from "../../shared/storage/database";
+
+/**
+ * `none`: no commission is due (test or unattributed sale); `pending`: one is
+ * due but not yet confirmed by the commissions service; `created`: it exists.
+ */
+export type SaleCommissionState = "none" | "pending" | "created";
+
+export interface Sale {
+  id: number;
+  programId: number;
+  /** Caller's id of the sale, unique per program (the processor's id for processor sales). */
+  transactionId: string;
+  amountCents: number;
+  currency: string;
+  customerKey: string | null;
+  email: string | null;
+  processorCustomerId: string | null;
+  partnerId: number | null;
+  clickId: string | null;
+  attributionMethod: AttributionMethod | null;
+  isTest: boolean;
+  isRecurring: boolean;
+  saleType: string | null;
+  subscriptionId: string | null;
+  commissionState: SaleCommissionState;
+  commissionId: number | null;
+  createdAt: Date;
+}
+
+export type NewSale = Omit<Sale, "id" | "commissionId" | "createdAt">;
+
+/** Storage contract of the sales service. */
+export interface SalesRepository {
+  /** Returns null when the program already has a sale with this transaction id. */
+  insertSale(sale: NewSale): Promise<Sale | null>;
+  findSale(programId: number, transactionId: string): Promise<Sale | null>;
+  getSale(id: number): Promise<Sale | null>;
+  markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
+  /** Sales whose commission is still `pending` and older than `before` (oldest first). */
+  listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
+}
+
+export async function createSalesRepository(db: Database): Promise<SalesRepository> {
+  if (db.kind === "sql") {
+    const { SqlSalesRepository } = await import("./repository.sql");
+    return SqlSalesRepository.create(db.sql);
+  }
+  const { MongoSalesRepository } = await import("./repository.mongo");
+  return MongoSalesRepository.create(db.mongo);
+}

@@ -1,0 +1,29 @@
+import fs from "node:fs";
+import path from "node:path";
+import { randomToken } from "./secrets";
+
+export function dataDir(): string {
+  return path.resolve(process.env.DATA_DIR ?? "data");
+}
+
+export const adminTokenFile = () => path.join(dataDir(), "admin-token");
+
+/**
+ * The operator token for /api/admin: ADMIN_TOKEN when set; otherwise read from
+ * the data folder, or generated there on first start (`generated` tells the
+ * caller to print it once).
+ */
+export function loadAdminToken(): { token: string; generated: boolean } {
+  if (process.env.ADMIN_TOKEN) return { token: process.env.ADMIN_TOKEN, generated: false };
+  const file = adminTokenFile();
+  if (fs.existsSync(file)) return { token: fs.readFileSync(file, "utf8").trim(), generated: false };
+  const token = `adm_${randomToken(32)}`;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: "wx" });
+    return { token, generated: true };
+  } catch {
+    // Another process created it first.
+    return { token: fs.readFileSync(file, "utf8").trim(), generated: false };
+  }
+}

@@ -1,0 +1,141 @@
+import { Errors } from "moleculer";
+
+/**
+ * The one error vocabulary of the system. Every error a caller can see has a
+ * stable `code`; the gateway maps it once to an HTTP status and envelope.
+ *
+ * Errors travel between nodes as Moleculer errors: the stable code rides in
+ * `type` (which Moleculer serialises and restores on every transporter), so a
+ * remote caller can map the error without knowing our classes.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, envelope: "platform" },
+  unauthorized: { status: 401, envelope: "platform" },
+  forbidden: { status: 403, envelope: "platform" },
+  not_found: { status: 404, envelope: "platform" },
+  conflict: { status: 409, envelope: "platform" },
+  already_recorded: { status: 409, envelope: "platform" },
+  payload_too_large: { status: 413, envelope: "platform" },
+  unsupported_media_type: { status: 415, envelope: "platform" },
+  internal_error: { status: 500, envelope: "platform" },
+  service_unavailable: { status: 503, envelope: "platform" },
+  // The spec gives retired keys and rate limiting the "typed" envelope.
+  api_key_retired: { status: 401, envelope: "typed", type: "authentication_error" },
+  rate_limit_exceeded: { status: 429, envelope: "typed", type: "rate_limit_error" },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
+}
+
+export class AppError extends Errors.MoleculerError {
+  readonly errorCode: ErrorCode;
+
+  constructor(errorCode: ErrorCode, message: string, data?: Record<string, unknown>) {
+    super(message, ERROR_CODES[errorCode].status, errorCode, data);
+    this.errorCode = errorCode;
+    // A client error must not be retried by the broker's retry policy.
+    this.retryable = errorCode === "service_unavailable";
+  }
+}
+
+export class InvalidRequestError extends AppError {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super("invalid_request", message, data);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = "Missing or invalid API key. Send 'Authorization: Bearer <API_KEY>'.") {
+    super("unauthorized", message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super("forbidden", message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message: string) {
+    super("not_found", message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super("conflict", message, data);
+  }
+}
+
+export class AlreadyRecordedError extends AppError {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super("already_recorded", message, data);
+  }
+}
+
+export class ApiKeyRetiredError extends AppError {
+  constructor() {
+    super("api_key_retired", "This API key has been retired. Create a new key for the program and use it instead.");
+  }
+}
+
+export class RateLimitError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super("rate_limit_exceeded", `Too many requests for this API key. Retry after ${retryAfterSeconds} s.`, {
+      retryAfterSeconds,
+    });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string) {
+    super("service_unavailable", message);
+  }
+}
+
+/** What a caller sees of any error: the stable code, the status and a safe message. */
+export interface PublicError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  envelope: "platform" | "typed";
+  type?: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Reduces any thrown value to its public form. Unknown errors become
+ * `internal_error` with a generic message so no internals leak.
+ */
+export function toPublicError(err: unknown): PublicError {
+  const e = err as { type?: unknown; message?: unknown; data?: unknown } | null;
+  if (e && isErrorCode(e.type)) {
+    const spec = ERROR_CODES[e.type];
+    return {
+      status: spec.status,
+      code: e.type,
+      message: typeof e.message === "string" ? e.message : e.type,
+      envelope: spec.envelope,
+      type: "type" in spec ? spec.type : undefined,
+      data: e.data && typeof e.data === "object" ? (e.data as Record<string, unknown>) : undefined,
+    };
+  }
+  return {
+    status: 500,
+    code: "internal_error",
+    message: "An internal error occurred. Retry later; if it persists, contact support.",
+    envelope: "platform",
+  };
+}
+
+/** The two HTTP envelopes of the spec (section 7). */
+export function toEnvelope(pub: PublicError): Record<string, unknown> {
+  if (pub.envelope === "typed") {
+    return { error: { type: pub.type, code: pub.code, message: pub.message } };
+  }
+  return { success: false, error: { code: pub.code, message: pub.message } };
+}

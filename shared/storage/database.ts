@@ -1,0 +1,73 @@
+import path from "node:path";
+import type { Connection } from "mongoose";
+import { PgliteDatabase, PostgresDatabase, type SqlDatabase } from "./sql";
+
+/** What a service gets to build its repository on: a SQL database or a MongoDB connection. */
+export type Database = { kind: "sql"; sql: SqlDatabase } | { kind: "mongo"; mongo: Connection };
+
+export const DEFAULT_DATABASE_URL = "pglite://./data/pglite";
+
+export function databaseUrl(): string {
+  return process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+}
+
+/** `pglite://memory`, `pglite://<dir>`, `postgres://...`, `mongodb://...` (see docs/architecture.md). */
+export function describeDatabaseUrl(url: string): { adapter: "pglite" | "postgres" | "mongo"; location: string } {
+  if (url.startsWith("pglite://")) {
+    const rest = url.slice("pglite://".length);
+    return { adapter: "pglite", location: rest === "memory" || rest === "" ? "memory" : path.resolve(rest) };
+  }
+  if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return { adapter: "postgres", location: url };
+  if (url.startsWith("mongodb://") || url.startsWith("mongodb+srv://")) return { adapter: "mongo", location: url };
+  throw new Error(`DATABASE_URL '${url}' is not supported: use pglite://memory, pglite://<dir>, postgres://... or mongodb://...`);
+}
+
+async function open(url: string): Promise<Database> {
+  const { adapter, location } = describeDatabaseUrl(url);
+  if (adapter === "pglite") return { kind: "sql", sql: await PgliteDatabase.open(location === "memory" ? undefined : location) };
+  if (adapter === "postgres") {
+    const sql = new PostgresDatabase(url);
+    await sql.query("SELECT 1");
+    return { kind: "sql", sql };
+  }
+  const mongoose = await import("mongoose");
+  const mongo = await mongoose.createConnection(url, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  return { kind: "mongo", mongo };
+}
+
+async function close(db: Database): Promise<void> {
+  if (db.kind === "sql") await db.sql.close();
+  else await db.mongo.close();
+}
+
+/**
+ * Services of one process share one handle per URL (PGlite in particular is a
+ * single in-process database). Reference counted: the last release closes it.
+ */
+const handles = new Map<string, { db: Promise<Database>; users: number }>();
+
+export function acquireDatabase(url = databaseUrl()): Promise<Database> {
+  let entry = handles.get(url);
+  if (!entry) {
+    entry = { db: open(url), users: 0 };
+    handles.set(url, entry);
+    entry.db.catch(() => handles.delete(url));
+  }
+  entry.users += 1;
+  return entry.db;
+}
+
+export async function releaseDatabase(url = databaseUrl()): Promise<void> {
+  const entry = handles.get(url);
+  if (!entry) return;
+  entry.users -= 1;
+  if (entry.users > 0) return;
+  handles.delete(url);
+  await close(await entry.db);
+}
+
+/** Cheap liveness probe used by the services' health actions. */
+export async function pingDatabase(db: Database): Promise<void> {
+  if (db.kind === "sql") await db.sql.query("SELECT 1");
+  else await db.mongo.db!.admin().ping();
+}
