@@ -8,7 +8,7 @@ const config: BrokerOptions = {
   namespace: process.env.NAMESPACE ?? "affiliate",
   nodeID: process.env.NODE_ID || undefined,
   // e.g. nats://127.0.0.1:4222; unset keeps all calls in-process.
-  transporter: process.env.TRANSPORTER || null,
+  transporter: (process.env.TRANSPORTER as BrokerOptions["transporter"]) || null,
   logger: {
     type: "Console",
     options: { formatter: process.env.LOG_FORMAT === "json" ? "json" : "short", colors: !process.env.CI && process.stdout.isTTY },

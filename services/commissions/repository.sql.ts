@@ -324,7 +324,7 @@ class SqlCommissionsTx implements CommissionsTx {
     if (!ids.length) return;
     await this.q.query(
       `UPDATE commissions SET paid_out_at = $2, updated_at = $2, status = CASE WHEN status = 'approved' THEN 'paid' ELSE status END
-       WHERE id = ANY($1::int[]) AND paid_out_at IS NULL`,
+       WHERE id = ANY($1::int[]) AND paid_out_at IS NULL AND status <> 'reversed'`,
       [ids, at],
     );
   }

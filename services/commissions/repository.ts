@@ -116,7 +116,7 @@ export interface CommissionsTx {
   /** Frees the commissions of a cancelled withdrawal for a later one. */
   detachFromWithdrawal(withdrawalId: number): Promise<void>;
   listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]>;
-  /** Sets `paidOutAt` and moves `approved` ones to `paid`. */
+  /** Sets `paidOutAt` on those not reversed meanwhile, and moves `approved` ones to `paid`. */
   markCommissionsPaid(ids: number[], at: Date): Promise<void>;
   /** Writes an event to the outbox; the relay dispatches it after commit. */
   enqueue(type: string, payload: Record<string, unknown>, now: Date): Promise<number>;

@@ -1,0 +1,147 @@
+/**
+ * Operator CLI over the admin HTTP API. Prints JSON on stdout; errors go to
+ * stderr with a non-zero exit code.
+ *
+ *   npm run cli -- bootstrap
+ *   npm run cli -- create-program --name Acme --percent 20 --hold-days 30
+ *
+ * ADMIN_URL (default http://localhost:3000) and ADMIN_TOKEN (default: the
+ * token file in the data folder) say where and how to connect.
+ */
+import fs from "node:fs";
+import { parseArgs } from "node:util";
+import { adminTokenFile } from "../shared/admin-token";
+
+type Flags = Record<string, string | boolean | undefined>;
+
+const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unknown> }> = {
+  bootstrap: {
+    usage: "bootstrap [--name <program name>]",
+    async run(f) {
+      const program = await admin("POST", "/programs", {
+        name: str(f.name) ?? "My first program",
+        commissionRule: { type: "percentage", basisPoints: 2000 },
+        holdDays: 30,
+        paymentTrackingMode: "s2s",
+      });
+      const key = await admin("POST", `/programs/${program.id}/api-keys`);
+      const { partner, enrollment } = await admin("POST", `/programs/${program.id}/partners`, { name: "First Partner", email: "partner@example.com" });
+      return { programId: program.id, apiKey: key.apiKey, partnerId: partner.id, referralCode: enrollment.referralCode };
+    },
+  },
+  "create-program": {
+    usage: "create-program --name <name> [--currency usd] (--percent <0-100> | --flat-cents <n>) [--hold-days 30] [--payment-tracking-mode processor_connect|s2s] [--allowed-origin <url>]",
+    run: (f) =>
+      admin("POST", "/programs", {
+        name: str(f.name),
+        currency: str(f.currency),
+        commissionRule:
+          f["flat-cents"] !== undefined
+            ? { type: "flat", amountCents: int(f["flat-cents"], "flat-cents") }
+            : { type: "percentage", basisPoints: percentToBasisPoints(str(f.percent) ?? "20") },
+        holdDays: f["hold-days"] === undefined ? undefined : int(f["hold-days"], "hold-days"),
+        paymentTrackingMode: str(f["payment-tracking-mode"]),
+        allowedOrigins: f["allowed-origin"] ? [str(f["allowed-origin"])] : undefined,
+      }),
+  },
+  "get-program": { usage: "get-program --program <id>", run: (f) => admin("GET", `/programs/${need(f, "program")}`) },
+  "create-api-key": { usage: "create-api-key --program <id>", run: (f) => admin("POST", `/programs/${need(f, "program")}/api-keys`) },
+  "retire-api-key": { usage: "retire-api-key --key-id <id>", run: (f) => admin("POST", `/api-keys/${need(f, "key-id")}/retire`) },
+  "create-partner": {
+    usage: "create-partner --program <id> --name <name> [--email <email>] [--referral-code <code>]",
+    run: (f) =>
+      admin("POST", `/programs/${need(f, "program")}/partners`, { name: str(f.name), email: str(f.email), referralCode: str(f["referral-code"]) }),
+  },
+  "approve-due": {
+    usage: "approve-due [--program <id>]",
+    run: (f) => admin("POST", "/commissions/approve-due", { programId: f.program === undefined ? undefined : int(f.program, "program") }),
+  },
+  "create-withdrawal": {
+    usage: "create-withdrawal --program <id> --partner <id> [--amount-cents <n>]",
+    run: (f) =>
+      admin("POST", `/programs/${need(f, "program")}/partners/${need(f, "partner")}/withdrawals`, {
+        amountCents: f["amount-cents"] === undefined ? undefined : int(f["amount-cents"], "amount-cents"),
+      }),
+  },
+  "pay-withdrawal": { usage: "pay-withdrawal --withdrawal <id>", run: (f) => admin("POST", `/withdrawals/${need(f, "withdrawal")}/pay`) },
+  balance: { usage: "balance --program <id> --partner <id>", run: (f) => admin("GET", `/programs/${need(f, "program")}/partners/${need(f, "partner")}/balance`) },
+  commission: { usage: "commission --id <id>", run: (f) => admin("GET", `/commissions/${need(f, "id")}`) },
+  sale: {
+    usage: "sale --program <id> --transaction-id <id>",
+    run: (f) => admin("GET", `/programs/${need(f, "program")}/sales/${encodeURIComponent(need(f, "transaction-id"))}`),
+  },
+  outbox: { usage: "outbox", run: () => admin("GET", "/outbox") },
+  notifications: {
+    usage: "notifications [--program <id>] [--partner <id>]",
+    run: (f) => admin("GET", `/notifications?${new URLSearchParams(Object.entries({ programId: f.program, partnerId: f.partner }).filter(([, v]) => v) as [string, string][])}`),
+  },
+};
+
+class CliError extends Error {}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+function int(v: unknown, name: string): number {
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) throw new CliError(`--${name} must be an integer.`);
+  return n;
+}
+
+function need(f: Flags, name: string): string {
+  const v = str(f[name]);
+  if (!v) throw new CliError(`--${name} is required.`);
+  return v;
+}
+
+/** "12.5" -> 1250 basis points, without floating-point surprises. */
+export function percentToBasisPoints(percent: string): number {
+  const m = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(percent.trim());
+  if (!m) throw new CliError("--percent must be a number with at most two decimals, e.g. 20 or 12.5.");
+  const bps = Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
+  if (bps > 10_000) throw new CliError("--percent must be at most 100.");
+  return bps;
+}
+
+function adminToken(): string {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = adminTokenFile();
+  if (!fs.existsSync(file)) throw new CliError(`No ADMIN_TOKEN set and no token file at ${file}. Start the system once (npm start) or set ADMIN_TOKEN.`);
+  return fs.readFileSync(file, "utf8").trim();
+}
+
+async function admin(method: string, path: string, body?: Record<string, unknown>): Promise<any> {
+  const base = (process.env.ADMIN_URL ?? "http://localhost:3000").replace(/\/$/, "");
+  const res = await fetch(`${base}/api/admin${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${adminToken()}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  }).catch((err) => {
+    throw new CliError(`Cannot reach ${base}: ${err.cause?.code ?? err.message}. Is the system running (npm start)?`);
+  });
+  const json: any = await res.json().catch(() => null);
+  if (!res.ok) throw new CliError(`${method} ${path} -> ${res.status}: ${JSON.stringify(json?.error ?? json)}`);
+  return json;
+}
+
+function help(): string {
+  return ["Usage: npm run cli -- <command> [flags]", "", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const spec = command ? COMMANDS[command] : undefined;
+  if (!spec) {
+    console.error(help());
+    return command && command !== "help" ? 2 : 0;
+  }
+  const { values } = parseArgs({ args: rest, strict: false });
+  try {
+    console.log(JSON.stringify(await spec.run(values as Flags), null, 2));
+    return 0;
+  } catch (err) {
+    console.error(err instanceof CliError ? err.message : err);
+    return 1;
+  }
+}
+
+if (require.main === module) main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -1,0 +1,98 @@
+import type { AddressInfo } from "node:net";
+import { ServiceBroker, type ServiceSchema } from "moleculer";
+import { loadService, ALL_SERVICES } from "../../bin/start";
+import { pglite, postgres, type TestBackend } from "./databases";
+
+export const ADMIN_TOKEN = "test-operator-token";
+
+export interface HttpResult {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export interface Bootstrap {
+  programId: number;
+  apiKey: string;
+  partnerId: number;
+  referralCode: string;
+}
+
+export interface TestSystem {
+  broker: ServiceBroker;
+  baseUrl: string;
+  databaseUrl: string;
+  http(method: string, path: string, opts?: { body?: unknown; key?: string; headers?: Record<string, string>; raw?: string }): Promise<HttpResult>;
+  admin(method: string, path: string, body?: unknown): Promise<any>;
+  /** A program (20 %, 30 hold days), an API key and an approved partner. */
+  bootstrap(program?: Record<string, unknown>): Promise<Bootstrap>;
+  stop(): Promise<void>;
+}
+
+/** The backend HTTP tests run on: PostgreSQL when TEST_BACKEND=postgres, else PGlite. */
+export function defaultBackend(): TestBackend {
+  if (process.env.TEST_BACKEND === "postgres") {
+    if (!postgres) throw new Error("TEST_BACKEND=postgres needs TEST_POSTGRES_URL");
+    return postgres;
+  }
+  return pglite;
+}
+
+/**
+ * Starts the whole system (or `services`) in this process on the in-process
+ * transporter, with the gateway on an ephemeral port and a fresh database.
+ */
+export async function startSystem(opts: { services?: readonly string[]; backend?: TestBackend; env?: Record<string, string> } = {}): Promise<TestSystem> {
+  const database = await (opts.backend ?? defaultBackend()).create();
+  const saved = { ...process.env };
+  Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200" }, opts.env);
+  const broker = new ServiceBroker({ logger: false, transporter: null, retryPolicy: { enabled: false } });
+  for (const name of opts.services ?? ALL_SERVICES) {
+    const schema = loadService(name);
+    broker.createService(name === "gateway" ? ({ ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } as ServiceSchema) : schema);
+  }
+  await broker.start();
+  process.env = saved;
+
+  const gateway = broker.getLocalService("gateway") as unknown as { server: { address(): AddressInfo } } | undefined;
+  const baseUrl = gateway ? `http://127.0.0.1:${gateway.server.address().port}` : "";
+
+  const http: TestSystem["http"] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key) headers.Authorization = `Bearer ${o.key}`;
+    if (o.body !== undefined || o.raw !== undefined) headers["Content-Type"] ??= "application/json";
+    const res = await fetch(baseUrl + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body, headers: res.headers };
+  };
+
+  const admin: TestSystem["admin"] = async (method, path, body) => {
+    const res = await http(method, `/api/admin${path}`, { body, key: ADMIN_TOKEN });
+    if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  return {
+    broker,
+    baseUrl,
+    databaseUrl: database.url,
+    http,
+    admin,
+    async bootstrap(program = {}) {
+      const p = await admin("POST", "/programs", { name: "Test program", commissionRule: { type: "percentage", basisPoints: 2000 }, holdDays: 30, ...program });
+      const key = await admin("POST", `/programs/${p.id}/api-keys`);
+      const { partner, enrollment } = await admin("POST", `/programs/${p.id}/partners`, { name: "Partner One" });
+      return { programId: p.id, apiKey: key.apiKey, partnerId: partner.id, referralCode: enrollment.referralCode };
+    },
+    async stop() {
+      await broker.stop();
+      await database.drop();
+    },
+  };
+}
