@@ -1,15 +1,17 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
 import { toDto } from "../shared/dto";
-import { InvalidRequestError, NotFoundError } from "../shared/errors";
+import { ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { createAttributionRepository, type AttributionRepository } from "./attribution/repository";
 import * as S from "./attribution/schemas";
+import type { Program } from "./programs/repository";
 
 type Methods = {
+  assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number): Promise<void>;
   findPartnerBy(programId: number, method: AttributionMethod, value: string): Promise<Omit<Attribution, "method"> | null>;
 };
 
@@ -30,6 +32,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
     trackClick: {
       async handler(ctx: Context<unknown, CallerMeta>) {
         const input = parseInput(S.TrackClickRequest, ctx.params);
+        await this.assertOriginAllowed(ctx, input.program_id);
         const enrollment = await ctx.call<{ partnerId: number } | null, unknown>("programs.findReferral", {
           programId: input.program_id,
           referralCode: input.referral_code,
@@ -63,6 +66,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
         if (!fromBrowser && input.program_id !== undefined && input.program_id !== programId) {
           throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
         }
+        await this.assertOriginAllowed(ctx, programId);
         const click = input.click_id ? await this.repo.findClick(programId, input.click_id) : null;
         if (fromBrowser && !click) {
           throw new NotFoundError("Unknown 'click_id' for this program: a browser signup must carry the click id from the svc_click_id cookie.");
@@ -118,6 +122,15 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
   },
 
   methods: {
+    /** Browser calls (no API key) must come from one of the program's allowed origins, when it lists any. */
+    async assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number) {
+      if (ctx.meta.programId !== undefined) return;
+      const program = await ctx.call<Program, unknown>("programs.get", { programId });
+      if (program.allowedOrigins.length && !program.allowedOrigins.includes(ctx.meta.origin ?? "")) {
+        throw new ForbiddenError(`Origin '${ctx.meta.origin ?? "(none)"}' is not allowed for program ${programId}. Add it to the program's allowed origins.`);
+      }
+    },
+
     async findPartnerBy(programId: number, method: AttributionMethod, value: string) {
       switch (method) {
         case "click": {

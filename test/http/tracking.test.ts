@@ -28,6 +28,21 @@ describe("click", () => {
   });
 });
 
+test("a program with allowed origins refuses browser calls from other origins", async () => {
+  const shop = await sys.bootstrap({ allowedOrigins: ["https://shop.example"] });
+  const body = { program_id: shop.programId, referral_code: shop.referralCode };
+  const evil = await sys.http("POST", "/api/v1/track/click", { body, headers: { Origin: "https://evil.example" } });
+  expect(evil.status).toBe(403);
+  expect(evil.body.error.code).toBe("forbidden");
+  const ok = await sys.http("POST", "/api/v1/track/click", { body, headers: { Origin: "https://shop.example" } });
+  expect(ok.status).toBe(200);
+  const lead = await sys.http("POST", "/api/v1/track/lead", {
+    body: { program_id: shop.programId, customer_key: uniqueId("u"), click_id: ok.body.click_id },
+    headers: { Origin: "https://evil.example" },
+  });
+  expect(lead.status).toBe(403);
+});
+
 describe("lead", () => {
   test("server-side lead with a click is attributed; first touch wins", async () => {
     const c = await click({});
