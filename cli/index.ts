@@ -8,6 +8,7 @@
  * ADMIN_URL (default http://localhost:3000) and ADMIN_TOKEN (default: the
  * token file in the data folder) say where and how to connect.
  */
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { adminTokenFile } from "../shared/admin-token";
@@ -16,9 +17,15 @@ type Flags = Record<string, string | boolean | undefined>;
 
 const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unknown> }> = {
   bootstrap: {
-    usage: "bootstrap [--name <program name>]",
+    usage: "bootstrap [--name <program name>] [--email <dashboard user email>]",
     async run(f) {
+      const workspace = await admin("POST", "/workspaces", { name: "My workspace" });
+      const email = str(f.email) ?? `owner-${randomBytes(3).toString("hex")}@example.com`;
+      const password = randomBytes(12).toString("base64url");
+      const user = await admin("POST", "/users", { email, name: "Workspace owner", password });
+      await admin("POST", `/workspaces/${workspace.id}/members`, { userId: user.id, role: "owner" });
       const program = await admin("POST", "/programs", {
+        workspaceId: workspace.id,
         name: str(f.name) ?? "My first program",
         commissionRule: { type: "percentage", basisPoints: 2000 },
         holdDays: 30,
@@ -26,13 +33,41 @@ const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unkno
       });
       const key = await admin("POST", `/programs/${program.id}/api-keys`);
       const { partner, enrollment } = await admin("POST", `/programs/${program.id}/partners`, { name: "First Partner", email: "partner@example.com" });
-      return { programId: program.id, apiKey: key.apiKey, partnerId: partner.id, referralCode: enrollment.referralCode };
+      return {
+        programId: program.id,
+        apiKey: key.apiKey,
+        partnerId: partner.id,
+        referralCode: enrollment.referralCode,
+        dashboard: { url: `${adminUrl()}/dashboard?program=${program.id}`, email, password, workspaceId: workspace.id },
+      };
     },
   },
+  "create-workspace": { usage: "create-workspace --name <name>", run: (f) => admin("POST", "/workspaces", { name: str(f.name) }) },
+  "create-user": {
+    usage: "create-user --email <email> --name <name> --password <at least 12 characters>",
+    run: (f) => admin("POST", "/users", { email: str(f.email), name: str(f.name), password: str(f.password) }),
+  },
+  "grant-role": {
+    usage: "grant-role --workspace <id> --user <id> --role owner|admin|developer|viewer|billing",
+    run: (f) => admin("POST", `/workspaces/${need(f, "workspace")}/members`, { userId: int(f.user, "user"), role: str(f.role) }),
+  },
+  "set-processor": {
+    usage: "set-processor --program <id> [--status connected] [--account-id acct_...] [--charges-enabled] [--payouts-enabled] [--details-submitted] [--connected-at <ISO date>]",
+    run: (f) =>
+      admin("PUT", `/programs/${need(f, "program")}/processor`, {
+        connectionStatus: str(f.status),
+        accountId: str(f["account-id"]),
+        chargesEnabled: f["charges-enabled"] === undefined ? undefined : f["charges-enabled"] !== "false",
+        payoutsEnabled: f["payouts-enabled"] === undefined ? undefined : f["payouts-enabled"] !== "false",
+        detailsSubmitted: f["details-submitted"] === undefined ? undefined : f["details-submitted"] !== "false",
+        connectedAt: str(f["connected-at"]) ?? (str(f.status) === "connected" ? new Date().toISOString() : undefined),
+      }),
+  },
   "create-program": {
-    usage: "create-program --name <name> [--currency usd] (--percent <0-100> | --flat-cents <n>) [--hold-days 30] [--payment-tracking-mode processor_connect|s2s] [--allowed-origin <url>]",
+    usage: "create-program --name <name> [--workspace <id>] [--currency usd] (--percent <0-100> | --flat-cents <n>) [--hold-days 30] [--payment-tracking-mode processor_connect|s2s] [--allowed-origin <url>]",
     run: (f) =>
       admin("POST", "/programs", {
+        workspaceId: f.workspace === undefined ? undefined : int(f.workspace, "workspace"),
         name: str(f.name),
         currency: str(f.currency),
         commissionRule:
@@ -95,7 +130,7 @@ function need(f: Flags, name: string): string {
 
 /** "12.5" -> 1250 basis points, without floating-point surprises. */
 export function percentToBasisPoints(percent: string): number {
-  const m = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(percent.trim());
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(percent.trim());
   if (!m) throw new CliError("--percent must be a number with at most two decimals, e.g. 20 or 12.5.");
   const bps = Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
   if (bps > 10_000) throw new CliError("--percent must be at most 100.");
@@ -109,8 +144,10 @@ function adminToken(): string {
   return fs.readFileSync(file, "utf8").trim();
 }
 
+const adminUrl = () => (process.env.ADMIN_URL ?? "http://localhost:3000").replace(/\/$/, "");
+
 async function admin(method: string, path: string, body?: Record<string, unknown>): Promise<any> {
-  const base = (process.env.ADMIN_URL ?? "http://localhost:3000").replace(/\/$/, "");
+  const base = adminUrl();
   const res = await fetch(`${base}/api/admin${path}`, {
     method,
     headers: { Authorization: `Bearer ${adminToken()}`, ...(body ? { "Content-Type": "application/json" } : {}) },

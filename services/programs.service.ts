@@ -18,6 +18,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     create: {
       async handler(ctx: Context) {
         const input = parseInput(S.CreateProgramInput, ctx.params);
+        if (input.workspaceId !== null) await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
         return toDto(await this.repo.createProgram(input));
       },
     },
@@ -26,6 +27,15 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       async handler(ctx: Context) {
         const { programId } = parseInput(S.ProgramIdInput, ctx.params);
         return toDto(await this.requireProgram(programId));
+      },
+    },
+
+    /** Set by operators now, and by the processor's account webhooks. A connected account belongs to one program. */
+    updateProcessorConnection: {
+      async handler(ctx: Context) {
+        const { programId, ...patch } = parseInput(S.UpdateProcessorConnectionInput, ctx.params);
+        await this.requireProgram(programId);
+        return toDto(await this.repo.updateProcessorConnection(programId, patch));
       },
     },
 

@@ -92,7 +92,7 @@ export class SqlAttributionRepository implements AttributionRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (program_id, customer_key) DO UPDATE SET
          email = COALESCE(leads.email, EXCLUDED.email),
-         click_id = CASE WHEN leads.partner_id IS NULL THEN EXCLUDED.click_id ELSE leads.click_id END,
+         click_id = CASE WHEN leads.partner_id IS NULL AND EXCLUDED.partner_id IS NOT NULL THEN EXCLUDED.click_id ELSE leads.click_id END,
          partner_id = COALESCE(leads.partner_id, EXCLUDED.partner_id)
        RETURNING *, (xmax = 0) AS inserted`,
       [l.programId, l.customerKey, l.email, l.clickId, l.partnerId, l.isTest, l.timestamp],

@@ -11,7 +11,7 @@ import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
 import { reduceOpenWithdrawals } from "../../shared/domain/withdrawals";
 import { toMajorUnits } from "../../shared/domain/money";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
-import type { BalanceKey, Commission, CommissionsTx, NewCommission, Withdrawal } from "./repository";
+import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, Withdrawal } from "./repository";
 
 export const balanceKeyOf = (c: Pick<Commission, "partnerId" | "programId" | "currency">): BalanceKey => ({
   partnerId: c.partnerId,
@@ -48,7 +48,7 @@ export async function createCommission(tx: CommissionsTx, input: NewCommission, 
     const winner = await tx.findCommissionBySale(input.saleId);
     return { commission: winner!, created: false };
   }
-  await tx.enqueue("commission.created", commissionEvent(commission), now);
+  await tx.enqueue("commission.created", commission.id, commissionEvent(commission), now);
   return { commission, created: true };
 }
 
@@ -127,6 +127,7 @@ export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest,
 
   await tx.enqueue(
     `commission.${plan.nextStatus}`,
+    commission.id,
     commissionEvent(updated, {
       deductionCents: plan.deductionCents,
       deductionAmount: toMajorUnits(plan.deductionCents, updated.currency),
@@ -172,7 +173,9 @@ export async function approveCommission(tx: CommissionsTx, commissionId: number,
 
 /**
  * Opens a withdrawal of `requestedCents` (default: everything available) and
- * attaches the payable commissions, which become paid when it is paid.
+ * attaches the payable commissions it covers, which become paid when it is
+ * paid: oldest first, each one whose net amount still fits in what the
+ * withdrawal has left; a withdrawal of everything available takes all.
  */
 export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, requestedCents: number | undefined, now: Date): Promise<Withdrawal> {
   const balance = await tx.getBalanceForUpdate(key);
@@ -184,17 +187,30 @@ export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, reque
   }
   const amountCents = requestedCents ?? availableCents;
   const withdrawal = await tx.insertWithdrawal({ ...key, requestedCents: amountCents, amountCents }, now);
-  await tx.attachToWithdrawal(withdrawal.id, await tx.listPayableCommissionIds(key));
+  const payable = await tx.listPayableCommissions(key);
+  await tx.attachToWithdrawal(withdrawal.id, amountCents === availableCents ? payable.map((c) => c.id) : commissionsCovered(payable, amountCents));
   return withdrawal;
+}
+
+function commissionsCovered(payable: readonly PayableCommission[], amountCents: number): number[] {
+  const covered: number[] = [];
+  let total = 0;
+  for (const c of payable) {
+    if (total + c.netCents > amountCents) continue;
+    total += c.netCents;
+    covered.push(c.id);
+  }
+  return covered;
 }
 
 export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now: Date): Promise<Withdrawal> {
   const found = await tx.getWithdrawal(withdrawalId);
   if (!found) throw new NotFoundError(`No withdrawal with id ${withdrawalId}.`);
-  await tx.getBalanceForUpdate(found);
+  const key = balanceKeyOf(found);
+  await tx.getBalanceForUpdate(key);
   const w = (await tx.getWithdrawalForUpdate(withdrawalId))!;
   if (w.status !== "open") throw new ConflictError(`Withdrawal ${withdrawalId} is ${w.status}; only open withdrawals can be paid.`);
-  await tx.changeBalance(w, { balanceCents: -w.amountCents, paidCents: w.amountCents });
+  await tx.changeBalance(key, { balanceCents: -w.amountCents, paidCents: w.amountCents });
   await tx.updateWithdrawal(w.id, { status: "paid", paidAt: now });
   await tx.markCommissionsPaid(await tx.listWithdrawalCommissionIds(w.id), now);
   return { ...w, status: "paid", paidAt: now };

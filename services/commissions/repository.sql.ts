@@ -8,6 +8,7 @@ import type {
   NewCommission,
   NewRefundEntry,
   OutboxEvent,
+  PayableCommission,
   RefundEntry,
   Withdrawal,
 } from "./repository";
@@ -169,6 +170,7 @@ const COLUMNS: Record<string, string> = {
   amountCents: "amount_cents",
   paidAt: "paid_at",
   cancelledAt: "cancelled_at",
+  updatedAt: "updated_at",
   balanceCents: "balance_cents",
   creditedCents: "credited_cents",
   paidCents: "paid_cents",
@@ -215,8 +217,8 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async updateCommission(id: number, patch: Partial<Commission>, now: Date): Promise<void> {
-    const set = setClause(patch, 3);
-    await this.q.query(`UPDATE commissions SET updated_at = $2, ${set.sql} WHERE id = $1`, [id, now, ...set.values]);
+    const set = setClause({ ...patch, updatedAt: now }, 2);
+    await this.q.query(`UPDATE commissions SET ${set.sql} WHERE id = $1`, [id, ...set.values]);
   }
 
   async listRefunds(commissionId: number): Promise<RefundEntry[]> {
@@ -284,12 +286,13 @@ class SqlCommissionsTx implements CommissionsTx {
 
   async updateWithdrawal(id: number, patch: Partial<Withdrawal>): Promise<void> {
     const set = setClause(patch, 2);
+    if (!set.values.length) return;
     await this.q.query(`UPDATE withdrawals SET ${set.sql} WHERE id = $1`, [id, ...set.values]);
   }
 
-  async listPayableCommissionIds(key: BalanceKey): Promise<number[]> {
-    const rows = await this.q.query<{ id: number }>(
-      `SELECT c.id FROM commissions c
+  async listPayableCommissions(key: BalanceKey): Promise<PayableCommission[]> {
+    const rows = await this.q.query<{ id: number; net_cents: number }>(
+      `SELECT c.id, c.amount_cents - c.deducted_cents AS net_cents FROM commissions c
        WHERE c.partner_id = $1 AND c.program_id = $2 AND c.currency = $3
          AND c.credited_at IS NOT NULL AND c.paid_out_at IS NULL AND c.status <> 'reversed'
          AND NOT EXISTS (SELECT 1 FROM withdrawal_commissions wc JOIN withdrawals w ON w.id = wc.withdrawal_id
@@ -297,7 +300,7 @@ class SqlCommissionsTx implements CommissionsTx {
        ORDER BY c.id`,
       keyParams(key),
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, netCents: r.net_cents }));
   }
 
   async attachToWithdrawal(withdrawalId: number, commissionIds: number[]): Promise<void> {
@@ -329,10 +332,10 @@ class SqlCommissionsTx implements CommissionsTx {
     );
   }
 
-  async enqueue(type: string, payload: Record<string, unknown>, now: Date): Promise<number> {
+  async enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number> {
     const [row] = await this.q.query<{ id: number }>(
       "INSERT INTO outbox (type, payload, commission_id, created_at, available_at) VALUES ($1, $2, $3, $4, $4) RETURNING id",
-      [type, JSON.stringify(payload), payload.commissionId ?? null, now],
+      [type, JSON.stringify(payload), commissionId, now],
     );
     return row.id;
   }

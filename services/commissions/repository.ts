@@ -62,6 +62,12 @@ export interface Balance extends BalanceKey {
   paidCents: number;
 }
 
+export interface PayableCommission {
+  id: number;
+  /** What the commission is worth now: its amount minus what refunds took back. */
+  netCents: number;
+}
+
 export type WithdrawalStatus = "open" | "paid" | "cancelled";
 
 export interface Withdrawal extends BalanceKey {
@@ -110,16 +116,16 @@ export interface CommissionsTx {
   getWithdrawal(id: number): Promise<Withdrawal | null>;
   getWithdrawalForUpdate(id: number): Promise<Withdrawal | null>;
   updateWithdrawal(id: number, patch: Partial<Pick<Withdrawal, "amountCents" | "status" | "paidAt" | "cancelledAt">>): Promise<void>;
-  /** Credited, not paid out, not reversed commissions of the partner that no open or paid withdrawal holds. */
-  listPayableCommissionIds(key: BalanceKey): Promise<number[]>;
+  /** Credited, not paid out, not reversed commissions of the partner that no open or paid withdrawal holds, oldest first. */
+  listPayableCommissions(key: BalanceKey): Promise<PayableCommission[]>;
   attachToWithdrawal(withdrawalId: number, commissionIds: number[]): Promise<void>;
   /** Frees the commissions of a cancelled withdrawal for a later one. */
   detachFromWithdrawal(withdrawalId: number): Promise<void>;
   listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]>;
   /** Sets `paidOutAt` on those not reversed meanwhile, and moves `approved` ones to `paid`. */
   markCommissionsPaid(ids: number[], at: Date): Promise<void>;
-  /** Writes an event to the outbox; the relay dispatches it after commit. */
-  enqueue(type: string, payload: Record<string, unknown>, now: Date): Promise<number>;
+  /** Writes an event about a commission to the outbox; the relay dispatches it after commit. */
+  enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number>;
 }
 
 /** Storage contract of the commissions service. */

@@ -1,7 +1,7 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { ApiKey, Enrollment, NewProgram, Partner, Program, ProgramsRepository } from "./repository";
+import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE programs (
@@ -42,10 +42,22 @@ const MIGRATIONS = [
      UNIQUE (program_id, referral_code),
      UNIQUE (program_id, partner_id));
    CREATE INDEX enrollments_approved ON enrollments (program_id) WHERE status = 'approved';`,
+  `ALTER TABLE programs ADD COLUMN workspace_id INTEGER;
+   CREATE INDEX programs_workspace ON programs (workspace_id);`,
 ];
+
+const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
+  connectionStatus: "processor_connection_status",
+  accountId: "processor_account_id",
+  chargesEnabled: "processor_charges_enabled",
+  payoutsEnabled: "processor_payouts_enabled",
+  detailsSubmitted: "processor_details_submitted",
+  connectedAt: "processor_connected_at",
+};
 
 const toProgram = (r: any): Program => ({
   id: r.id,
+  workspaceId: r.workspace_id,
   name: r.name,
   currency: r.currency,
   commissionRule: (r.commission_type === "percentage"
@@ -96,15 +108,23 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async createProgram(p: NewProgram): Promise<Program> {
     const value = p.commissionRule.type === "percentage" ? p.commissionRule.basisPoints : p.commissionRule.amountCents;
     const [row] = await this.db.query(
-      `INSERT INTO programs (name, currency, commission_type, commission_value, hold_days, payment_tracking_mode, allowed_origins)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins],
+      `INSERT INTO programs (name, currency, commission_type, commission_value, hold_days, payment_tracking_mode, allowed_origins, workspace_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins, p.workspaceId],
     );
     return toProgram(row);
   }
 
   async getProgram(id: number): Promise<Program | null> {
     const [row] = await this.db.query("SELECT * FROM programs WHERE id = $1", [id]);
+    return row ? toProgram(row) : null;
+  }
+
+  async updateProcessorConnection(id: number, patch: Partial<ProcessorConnection>): Promise<Program | null> {
+    const entries = Object.entries(patch).filter(([, v]) => v !== undefined) as [keyof ProcessorConnection, unknown][];
+    if (!entries.length) return this.getProgram(id);
+    const sets = entries.map(([k], i) => `${PROCESSOR_COLUMNS[k]} = $${i + 2}`).join(", ");
+    const [row] = await this.db.query(`UPDATE programs SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
     return row ? toProgram(row) : null;
   }
 

@@ -14,6 +14,8 @@ export interface ProcessorConnection {
 
 export interface Program {
   id: number;
+  /** The dashboard workspace that owns the program (null for programs created before workspaces). */
+  workspaceId: number | null;
   name: string;
   currency: string;
   commissionRule: CommissionRule;
@@ -59,6 +61,8 @@ export interface Enrollment {
 export interface ProgramsRepository {
   createProgram(input: NewProgram): Promise<Program>;
   getProgram(id: number): Promise<Program | null>;
+  /** Changes the processor connection fields given; null when the program does not exist. */
+  updateProcessorConnection(id: number, patch: Partial<ProcessorConnection>): Promise<Program | null>;
   createApiKey(input: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey>;
   findApiKeyByPrefix(prefix: string): Promise<ApiKey | null>;
   /** Sets `retiredAt` once; retiring again keeps the first date. */

@@ -9,6 +9,7 @@ export const CommissionRuleInput = z.discriminatedUnion("type", [
 ]);
 
 export const CreateProgramInput = z.object({
+  workspaceId: Id.nullish().transform((v) => v ?? null),
   name: z.string().trim().min(1).max(200),
   currency: Currency.default("usd"),
   commissionRule: CommissionRuleInput,
@@ -32,3 +33,17 @@ export const CreatePartnerInput = z.object({
 
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });
+
+export const UpdateProcessorConnectionInput = z.object({
+  programId: Id,
+  connectionStatus: z.string().trim().min(1).max(64).optional(),
+  accountId: z.string().trim().min(1).max(255).nullable().optional(),
+  chargesEnabled: z.boolean().optional(),
+  payoutsEnabled: z.boolean().optional(),
+  detailsSubmitted: z.boolean().optional(),
+  connectedAt: z.iso
+    .datetime({ offset: true })
+    .nullable()
+    .optional()
+    .transform((v) => (typeof v === "string" ? new Date(v) : v)),
+});

@@ -19,7 +19,9 @@ export function mulDivRound(a: number, b: number, c: number): number {
   const divisor = BigInt(c);
   const quotient = product / divisor;
   const remainder = product % divisor;
-  return Number(remainder * 2n >= divisor ? quotient + 1n : quotient);
+  const rounded = remainder * 2n >= divisor ? quotient + 1n : quotient;
+  if (rounded > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError("result exceeds the safe integer range");
+  return Number(rounded);
 }
 
 /** Percentage rates are stored in basis points: 2000 = 20.00 %. */

@@ -64,7 +64,7 @@ export function planRefund(state: CommissionRefundState, request: RefundRequest)
   const appliedCents = after - before;
   if (appliedCents <= 0) return { kind: "skip", reason: "The sale is already fully refunded." };
 
-  const deductionCents = S === 0 ? C : mulDivRound(C, after, S) - mulDivRound(C, before, S);
+  const deductionCents = mulDivRound(C, after, S) - mulDivRound(C, before, S);
   return {
     kind: "apply",
     appliedCents,

@@ -11,10 +11,14 @@ export function databaseUrl(): string {
   return process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 }
 
-/** `pglite://memory`, `pglite://<dir>`, `postgres://...`, `mongodb://...` (see docs/architecture.md). */
+/**
+ * `pglite://memory`, `pglite://<dir>`, `postgres://...`, `mongodb://...` (see
+ * docs/architecture.md). A fragment names separate in-memory databases in one
+ * process: `pglite://memory#a` and `pglite://memory#b` (tests use this).
+ */
 export function describeDatabaseUrl(url: string): { adapter: "pglite" | "postgres" | "mongo"; location: string } {
   if (url.startsWith("pglite://")) {
-    const rest = url.slice("pglite://".length);
+    const rest = url.slice("pglite://".length).split("#")[0];
     return { adapter: "pglite", location: rest === "memory" || rest === "" ? "memory" : path.resolve(rest) };
   }
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return { adapter: "postgres", location: url };

@@ -14,7 +14,8 @@ export interface TestBackend {
 
 export const pglite: TestBackend = {
   name: "pglite",
-  create: async () => ({ url: "pglite://memory", drop: async () => undefined }),
+  // Each system gets its own in-memory database, even in one process.
+  create: async () => ({ url: `pglite://memory#${randomBytes(6).toString("hex")}`, drop: async () => undefined }),
 };
 
 function withDatabase(serverUrl: string, database: string): string {

@@ -1,0 +1,245 @@
+import { Schema, type Connection, type Model } from "mongoose";
+import {
+  isDuplicateKeyError,
+  modelOn,
+  nextId,
+  prepareCollections,
+  requiredStringsMayBeEmpty,
+  schemaOptions,
+} from "../../shared/storage/mongo";
+import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
+
+interface ClickDoc {
+  _id: number;
+  clickId: string;
+  programId: number;
+  partnerId: number;
+  referralCode: string;
+  isTest: boolean;
+  landingUrl: string | null;
+  referrer: string | null;
+  userAgent: string | null;
+  timestamp: Date;
+  createdAt: Date;
+}
+
+interface LeadDoc {
+  _id: number;
+  programId: number;
+  customerKey: string;
+  email: string | null;
+  clickId: string | null;
+  partnerId: number | null;
+  isTest: boolean;
+  timestamp: Date;
+  createdAt: Date;
+}
+
+interface ProcessorCustomerDoc {
+  programId: number;
+  processorCustomerId: string;
+  partnerId: number;
+  clickId: string | null;
+  createdAt: Date;
+}
+
+const clickSchema = requiredStringsMayBeEmpty(
+  new Schema<ClickDoc>(
+    {
+      _id: { type: Number, required: true },
+      clickId: { type: String, required: true },
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      referralCode: { type: String, required: true },
+      isTest: { type: Boolean, required: true, default: false },
+      landingUrl: { type: String, default: null },
+      referrer: { type: String, default: null },
+      userAgent: { type: String, default: null },
+      timestamp: { type: Date, required: true },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("clicks"),
+  ),
+);
+clickSchema.index({ clickId: 1 }, { unique: true });
+clickSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
+
+const leadSchema = requiredStringsMayBeEmpty(
+  new Schema<LeadDoc>(
+    {
+      _id: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      customerKey: { type: String, required: true },
+      email: { type: String, default: null },
+      clickId: { type: String, default: null },
+      partnerId: { type: Number, default: null },
+      isTest: { type: Boolean, required: true, default: false },
+      timestamp: { type: Date, required: true },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("leads"),
+  ),
+);
+leadSchema.index({ programId: 1, customerKey: 1 }, { unique: true });
+// "partner_id IS NOT NULL": a partial filter cannot say `$ne: null`, and queries must repeat this filter to use the index.
+const ATTRIBUTED = { partnerId: { $type: "number" } };
+leadSchema.index({ programId: 1, email: 1, _id: -1 }, { partialFilterExpression: ATTRIBUTED });
+leadSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
+
+const processorCustomerSchema = requiredStringsMayBeEmpty(
+  new Schema<ProcessorCustomerDoc>(
+    {
+      programId: { type: Number, required: true },
+      processorCustomerId: { type: String, required: true },
+      partnerId: { type: Number, required: true },
+      clickId: { type: String, default: null },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("processor_customers"),
+  ),
+);
+processorCustomerSchema.index({ programId: 1, processorCustomerId: 1 }, { unique: true });
+
+const toClick = (d: ClickDoc): Click => ({
+  id: d._id,
+  clickId: d.clickId,
+  programId: d.programId,
+  partnerId: d.partnerId,
+  referralCode: d.referralCode,
+  isTest: d.isTest,
+  landingUrl: d.landingUrl ?? null,
+  referrer: d.referrer ?? null,
+  userAgent: d.userAgent ?? null,
+  timestamp: d.timestamp,
+  createdAt: d.createdAt,
+});
+
+const toLead = (d: LeadDoc): Lead => ({
+  id: d._id,
+  programId: d.programId,
+  customerKey: d.customerKey,
+  email: d.email ?? null,
+  clickId: d.clickId ?? null,
+  partnerId: d.partnerId ?? null,
+  isTest: d.isTest,
+  timestamp: d.timestamp,
+  createdAt: d.createdAt,
+});
+
+export class MongoAttributionRepository implements AttributionRepository {
+  private constructor(
+    private readonly connection: Connection,
+    private readonly clicks: Model<ClickDoc>,
+    private readonly leads: Model<LeadDoc>,
+    private readonly processorCustomers: Model<ProcessorCustomerDoc>,
+  ) {}
+
+  static async create(connection: Connection): Promise<MongoAttributionRepository> {
+    const clicks = modelOn(connection, "Click", clickSchema);
+    const leads = modelOn(connection, "Lead", leadSchema);
+    const processorCustomers = modelOn(connection, "ProcessorCustomer", processorCustomerSchema);
+    await prepareCollections([clicks, leads, processorCustomers]);
+    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers);
+  }
+
+  async createClick(c: NewClick): Promise<Click> {
+    const doc = await this.clicks.insertOne({
+      _id: await nextId(this.connection, "clicks"),
+      clickId: c.clickId,
+      programId: c.programId,
+      partnerId: c.partnerId,
+      referralCode: c.referralCode,
+      isTest: c.isTest,
+      landingUrl: c.landingUrl,
+      referrer: c.referrer,
+      userAgent: c.userAgent,
+      timestamp: c.timestamp,
+      createdAt: new Date(),
+    });
+    return toClick(doc.toObject());
+  }
+
+  async findClick(programId: number, clickId: string): Promise<Click | null> {
+    const doc = await this.clicks.findOne({ clickId, programId }).lean();
+    return doc ? toClick(doc) : null;
+  }
+
+  async recordLead(l: NewLead): Promise<{ lead: Lead; created: boolean }> {
+    const key = { programId: l.programId, customerKey: l.customerKey };
+    if (!(await this.leads.exists(key))) {
+      const created = await this.insertLead(l);
+      if (created) return { lead: created, created: true };
+    }
+    // First touch: only fill what the lead lacks. Each update re-checks its
+    // null in the filter, so concurrent signups cannot replace a partner.
+    if (l.email !== null) await this.leads.updateOne({ ...key, email: null }, { $set: { email: l.email } });
+    if (l.partnerId !== null) await this.leads.updateOne({ ...key, partnerId: null }, { $set: { partnerId: l.partnerId, clickId: l.clickId } });
+    const lead = await this.leads.findOne(key).lean();
+    return { lead: toLead(lead!), created: false };
+  }
+
+  /** Null when a concurrent call created the lead first. */
+  private async insertLead(l: NewLead): Promise<Lead | null> {
+    try {
+      const doc = await this.leads.insertOne({
+        _id: await nextId(this.connection, "leads"),
+        programId: l.programId,
+        customerKey: l.customerKey,
+        email: l.email,
+        clickId: l.clickId,
+        partnerId: l.partnerId,
+        isTest: l.isTest,
+        timestamp: l.timestamp,
+        createdAt: new Date(),
+      });
+      return toLead(doc.toObject());
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return null;
+      throw err;
+    }
+  }
+
+  async findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null> {
+    const doc = await this.leads.findOne({ programId, customerKey }).lean();
+    return doc ? toLead(doc) : null;
+  }
+
+  async findAttributedLeadByEmail(programId: number, email: string): Promise<Lead | null> {
+    const doc = await this.leads.findOne({ programId, email }).where(ATTRIBUTED).sort({ _id: -1 }).lean();
+    return doc ? toLead(doc) : null;
+  }
+
+  async findProcessorCustomer(programId: number, processorCustomerId: string): Promise<ProcessorCustomerLink | null> {
+    const doc = await this.processorCustomers.findOne({ programId, processorCustomerId }).lean();
+    return doc
+      ? { programId: doc.programId, processorCustomerId: doc.processorCustomerId, partnerId: doc.partnerId, clickId: doc.clickId ?? null }
+      : null;
+  }
+
+  async linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void> {
+    try {
+      await this.processorCustomers.updateOne(
+        { programId: link.programId, processorCustomerId: link.processorCustomerId },
+        { $setOnInsert: { partnerId: link.partnerId, clickId: link.clickId, createdAt: new Date() } },
+        { upsert: true },
+      );
+    } catch (err) {
+      // Two first links racing: the other one was kept, as ON CONFLICT DO NOTHING keeps it.
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+
+  async testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats> {
+    // MongoDB reads limit(0) as "no limit": that would be the full count this method must never do.
+    if (limit < 1) return { count: 0, latest: null };
+    const filter = { programId, isTest: true };
+    const projection = { _id: 1, timestamp: 1, createdAt: 1 };
+    const query = kind === "click" ? this.clicks.find(filter, projection) : this.leads.find(filter, projection);
+    const docs: Array<Pick<ClickDoc, "_id" | "timestamp" | "createdAt">> = await query.sort({ _id: -1 }).limit(limit).lean();
+    const [latest] = docs;
+    return {
+      count: docs.length,
+      latest: latest ? { id: latest._id, timestamp: latest.timestamp, createdAt: latest.createdAt } : null,
+    };
+  }
+}

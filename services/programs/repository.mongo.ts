@@ -1,0 +1,297 @@
+import { Schema, type Connection, type Model } from "mongoose";
+import type { CommissionRule } from "../../shared/domain/commission-rules";
+import {
+  isDuplicateKeyError,
+  modelOn,
+  nextId,
+  prepareCollections,
+  requiredStringsMayBeEmpty,
+  schemaOptions,
+} from "../../shared/storage/mongo";
+import type {
+  ApiKey,
+  Enrollment,
+  EnrollmentStatus,
+  NewProgram,
+  PaymentTrackingMode,
+  Partner,
+  ProcessorConnection,
+  Program,
+  ProgramsRepository,
+} from "./repository";
+
+interface ProgramDoc {
+  _id: number;
+  workspaceId: number | null;
+  name: string;
+  currency: string;
+  commissionType: CommissionRule["type"];
+  commissionValue: number;
+  holdDays: number;
+  paymentTrackingMode: PaymentTrackingMode;
+  allowedOrigins: string[];
+  processor: ProcessorConnection;
+  createdAt: Date;
+}
+
+interface ApiKeyDoc {
+  _id: number;
+  programId: number;
+  prefix: string;
+  secretHash: string;
+  createdAt: Date;
+  retiredAt: Date | null;
+}
+
+interface PartnerDoc {
+  _id: number;
+  name: string;
+  email: string | null;
+  createdAt: Date;
+}
+
+interface EnrollmentDoc {
+  _id: number;
+  partnerId: number;
+  programId: number;
+  status: EnrollmentStatus;
+  referralCode: string;
+  createdAt: Date;
+}
+
+const programSchema = requiredStringsMayBeEmpty(
+  new Schema<ProgramDoc>(
+    {
+      _id: { type: Number, required: true },
+      workspaceId: { type: Number, default: null },
+      name: { type: String, required: true },
+      currency: { type: String, required: true },
+      commissionType: { type: String, required: true, enum: ["percentage", "flat"] },
+      commissionValue: { type: Number, required: true, min: 0 },
+      holdDays: { type: Number, required: true, default: 30 },
+      paymentTrackingMode: { type: String, required: true, default: "processor_connect" },
+      allowedOrigins: { type: [String], required: true, default: [] },
+      processor: {
+        connectionStatus: { type: String, required: true, default: "not_connected" },
+        accountId: { type: String, default: null },
+        chargesEnabled: { type: Boolean, required: true, default: false },
+        payoutsEnabled: { type: Boolean, required: true, default: false },
+        detailsSubmitted: { type: Boolean, required: true, default: false },
+        connectedAt: { type: Date, default: null },
+      },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("programs"),
+  ),
+);
+// UNIQUE on a nullable column: only accounts actually set must be unique.
+programSchema.index({ workspaceId: 1 });
+programSchema.index({ "processor.accountId": 1 }, { unique: true, partialFilterExpression: { "processor.accountId": { $type: "string" } } });
+
+const apiKeySchema = requiredStringsMayBeEmpty(
+  new Schema<ApiKeyDoc>(
+    {
+      _id: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      prefix: { type: String, required: true },
+      secretHash: { type: String, required: true },
+      createdAt: { type: Date, required: true },
+      retiredAt: { type: Date, default: null },
+    },
+    schemaOptions("api_keys"),
+  ),
+);
+apiKeySchema.index({ prefix: 1 }, { unique: true });
+
+const partnerSchema = requiredStringsMayBeEmpty(
+  new Schema<PartnerDoc>(
+    {
+      _id: { type: Number, required: true },
+      name: { type: String, required: true },
+      email: { type: String, default: null },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("partners"),
+  ),
+);
+
+const enrollmentSchema = requiredStringsMayBeEmpty(
+  new Schema<EnrollmentDoc>(
+    {
+      _id: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      status: { type: String, required: true },
+      referralCode: { type: String, required: true },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("enrollments"),
+  ),
+);
+enrollmentSchema.index({ programId: 1, referralCode: 1 }, { unique: true });
+enrollmentSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
+enrollmentSchema.index({ programId: 1 }, { partialFilterExpression: { status: "approved" } });
+
+const toProgram = (d: ProgramDoc): Program => ({
+  id: d._id,
+  workspaceId: d.workspaceId ?? null,
+  name: d.name,
+  currency: d.currency,
+  commissionRule:
+    d.commissionType === "percentage"
+      ? { type: "percentage", basisPoints: d.commissionValue }
+      : { type: "flat", amountCents: d.commissionValue },
+  holdDays: d.holdDays,
+  paymentTrackingMode: d.paymentTrackingMode,
+  allowedOrigins: d.allowedOrigins ?? [],
+  processor: {
+    connectionStatus: d.processor.connectionStatus,
+    accountId: d.processor.accountId ?? null,
+    chargesEnabled: d.processor.chargesEnabled,
+    payoutsEnabled: d.processor.payoutsEnabled,
+    detailsSubmitted: d.processor.detailsSubmitted,
+    connectedAt: d.processor.connectedAt ?? null,
+  },
+  createdAt: d.createdAt,
+});
+
+const toApiKey = (d: ApiKeyDoc): ApiKey => ({
+  id: d._id,
+  programId: d.programId,
+  prefix: d.prefix,
+  secretHash: d.secretHash,
+  createdAt: d.createdAt,
+  retiredAt: d.retiredAt ?? null,
+});
+
+const toPartner = (d: PartnerDoc): Partner => ({ id: d._id, name: d.name, email: d.email ?? null, createdAt: d.createdAt });
+
+const toEnrollment = (d: EnrollmentDoc): Enrollment => ({
+  id: d._id,
+  partnerId: d.partnerId,
+  programId: d.programId,
+  status: d.status,
+  referralCode: d.referralCode,
+  createdAt: d.createdAt,
+});
+
+export class MongoProgramsRepository implements ProgramsRepository {
+  private constructor(
+    private readonly connection: Connection,
+    private readonly programs: Model<ProgramDoc>,
+    private readonly apiKeys: Model<ApiKeyDoc>,
+    private readonly partners: Model<PartnerDoc>,
+    private readonly enrollments: Model<EnrollmentDoc>,
+  ) {}
+
+  static async create(connection: Connection): Promise<MongoProgramsRepository> {
+    const programs = modelOn(connection, "Program", programSchema);
+    const apiKeys = modelOn(connection, "ApiKey", apiKeySchema);
+    const partners = modelOn(connection, "Partner", partnerSchema);
+    const enrollments = modelOn(connection, "Enrollment", enrollmentSchema);
+    await prepareCollections([programs, apiKeys, partners, enrollments]);
+    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments);
+  }
+
+  async createProgram(p: NewProgram): Promise<Program> {
+    const doc = await this.programs.insertOne({
+      _id: await nextId(this.connection, "programs"),
+      workspaceId: p.workspaceId,
+      name: p.name,
+      currency: p.currency,
+      commissionType: p.commissionRule.type,
+      commissionValue: p.commissionRule.type === "percentage" ? p.commissionRule.basisPoints : p.commissionRule.amountCents,
+      holdDays: p.holdDays,
+      paymentTrackingMode: p.paymentTrackingMode,
+      allowedOrigins: p.allowedOrigins,
+      createdAt: new Date(),
+    });
+    return toProgram(doc.toObject());
+  }
+
+  async getProgram(id: number): Promise<Program | null> {
+    const doc = await this.programs.findById(id).lean();
+    return doc ? toProgram(doc) : null;
+  }
+
+  async updateProcessorConnection(id: number, patch: Partial<ProcessorConnection>): Promise<Program | null> {
+    const set = Object.fromEntries(
+      Object.entries(patch)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [`processor.${k}`, v]),
+    );
+    if (!Object.keys(set).length) return this.getProgram(id);
+    const doc = await this.programs.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" }).lean();
+    return doc ? toProgram(doc) : null;
+  }
+
+  async createApiKey(k: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey> {
+    const doc = await this.apiKeys.insertOne({
+      _id: await nextId(this.connection, "api_keys"),
+      programId: k.programId,
+      prefix: k.prefix,
+      secretHash: k.secretHash,
+      createdAt: new Date(),
+      retiredAt: null,
+    });
+    return toApiKey(doc.toObject());
+  }
+
+  async findApiKeyByPrefix(prefix: string): Promise<ApiKey | null> {
+    const doc = await this.apiKeys.findOne({ prefix }).lean();
+    return doc ? toApiKey(doc) : null;
+  }
+
+  async retireApiKey(id: number, at: Date): Promise<ApiKey | null> {
+    // The null filter keeps the first date when two retirements race.
+    const retired = await this.apiKeys.findOneAndUpdate({ _id: id, retiredAt: null }, { $set: { retiredAt: at } }, { returnDocument: "after" }).lean();
+    const doc = retired ?? (await this.apiKeys.findById(id).lean());
+    return doc ? toApiKey(doc) : null;
+  }
+
+  async createPartner(p: { name: string; email: string | null }): Promise<Partner> {
+    const doc = await this.partners.insertOne({
+      _id: await nextId(this.connection, "partners"),
+      name: p.name,
+      email: p.email,
+      createdAt: new Date(),
+    });
+    return toPartner(doc.toObject());
+  }
+
+  async getPartner(id: number): Promise<Partner | null> {
+    const doc = await this.partners.findById(id).lean();
+    return doc ? toPartner(doc) : null;
+  }
+
+  async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null> {
+    try {
+      const doc = await this.enrollments.insertOne({
+        _id: await nextId(this.connection, "enrollments"),
+        partnerId: e.partnerId,
+        programId: e.programId,
+        status: e.status,
+        referralCode: e.referralCode,
+        createdAt: new Date(),
+      });
+      return toEnrollment(doc.toObject());
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return null;
+      throw err;
+    }
+  }
+
+  async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {
+    const doc = await this.enrollments.findOne({ programId, referralCode }).lean();
+    return doc ? toEnrollment(doc) : null;
+  }
+
+  async findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null> {
+    const doc = await this.enrollments.findOne({ programId, partnerId }).lean();
+    return doc ? toEnrollment(doc) : null;
+  }
+
+  async hasApprovedEnrollment(programId: number): Promise<boolean> {
+    return (await this.enrollments.exists({ programId, status: "approved" })) !== null;
+  }
+}

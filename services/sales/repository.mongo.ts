@@ -1,0 +1,145 @@
+import { Schema, type Connection, type Model } from "mongoose";
+import type { AttributionMethod } from "../../shared/domain/attribution";
+import {
+  isDuplicateKeyError,
+  modelOn,
+  nextId,
+  prepareCollections,
+  requiredStringsMayBeEmpty,
+  schemaOptions,
+} from "../../shared/storage/mongo";
+import type { NewSale, Sale, SaleCommissionState, SalesRepository } from "./repository";
+
+interface SaleDoc {
+  _id: number;
+  programId: number;
+  transactionId: string;
+  amountCents: number;
+  currency: string;
+  customerKey: string | null;
+  email: string | null;
+  processorCustomerId: string | null;
+  partnerId: number | null;
+  clickId: string | null;
+  attributionMethod: AttributionMethod | null;
+  isTest: boolean;
+  isRecurring: boolean;
+  saleType: string | null;
+  subscriptionId: string | null;
+  commissionState: SaleCommissionState;
+  commissionId: number | null;
+  createdAt: Date;
+}
+
+const saleSchema = requiredStringsMayBeEmpty(
+  new Schema<SaleDoc>(
+    {
+      _id: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      transactionId: { type: String, required: true },
+      // CHECK (amount_cents > 0); amounts are integers.
+      amountCents: { type: Number, required: true, min: 1 },
+      currency: { type: String, required: true },
+      customerKey: { type: String, default: null },
+      email: { type: String, default: null },
+      processorCustomerId: { type: String, default: null },
+      partnerId: { type: Number, default: null },
+      clickId: { type: String, default: null },
+      attributionMethod: { type: String, default: null },
+      isTest: { type: Boolean, required: true, default: false },
+      isRecurring: { type: Boolean, required: true, default: false },
+      saleType: { type: String, default: null },
+      subscriptionId: { type: String, default: null },
+      commissionState: { type: String, required: true },
+      commissionId: { type: Number, default: null },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("sales"),
+  ),
+);
+saleSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
+saleSchema.index({ createdAt: 1 }, { partialFilterExpression: { commissionState: "pending" } });
+
+const toSale = (d: SaleDoc): Sale => ({
+  id: d._id,
+  programId: d.programId,
+  transactionId: d.transactionId,
+  amountCents: d.amountCents,
+  currency: d.currency,
+  customerKey: d.customerKey ?? null,
+  email: d.email ?? null,
+  processorCustomerId: d.processorCustomerId ?? null,
+  partnerId: d.partnerId ?? null,
+  clickId: d.clickId ?? null,
+  attributionMethod: d.attributionMethod ?? null,
+  isTest: d.isTest,
+  isRecurring: d.isRecurring,
+  saleType: d.saleType ?? null,
+  subscriptionId: d.subscriptionId ?? null,
+  commissionState: d.commissionState,
+  commissionId: d.commissionId ?? null,
+  createdAt: d.createdAt,
+});
+
+export class MongoSalesRepository implements SalesRepository {
+  private constructor(
+    private readonly connection: Connection,
+    private readonly sales: Model<SaleDoc>,
+  ) {}
+
+  static async create(connection: Connection): Promise<MongoSalesRepository> {
+    const sales = modelOn(connection, "Sale", saleSchema);
+    await prepareCollections([sales]);
+    return new MongoSalesRepository(connection, sales);
+  }
+
+  async insertSale(s: NewSale): Promise<Sale | null> {
+    try {
+      const doc = await this.sales.insertOne({
+        _id: await nextId(this.connection, "sales"),
+        programId: s.programId,
+        transactionId: s.transactionId,
+        amountCents: s.amountCents,
+        currency: s.currency,
+        customerKey: s.customerKey,
+        email: s.email,
+        processorCustomerId: s.processorCustomerId,
+        partnerId: s.partnerId,
+        clickId: s.clickId,
+        attributionMethod: s.attributionMethod,
+        isTest: s.isTest,
+        isRecurring: s.isRecurring,
+        saleType: s.saleType,
+        subscriptionId: s.subscriptionId,
+        commissionState: s.commissionState,
+        commissionId: null,
+        createdAt: new Date(),
+      });
+      return toSale(doc.toObject());
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return null;
+      throw err;
+    }
+  }
+
+  async findSale(programId: number, transactionId: string): Promise<Sale | null> {
+    const doc = await this.sales.findOne({ programId, transactionId }).lean();
+    return doc ? toSale(doc) : null;
+  }
+
+  async getSale(id: number): Promise<Sale | null> {
+    const doc = await this.sales.findById(id).lean();
+    return doc ? toSale(doc) : null;
+  }
+
+  async markCommissionCreated(saleId: number, commissionId: number): Promise<void> {
+    await this.sales.updateOne({ _id: saleId }, { $set: { commissionState: "created", commissionId } });
+  }
+
+  async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
+    // MongoDB reads limit(0) as "no limit".
+    if (limit < 1) return [];
+    const docs = await this.sales.find({ commissionState: "pending", createdAt: { $lt: before } }).sort({ createdAt: 1 }).limit(limit).lean();
+    return docs.map(toSale);
+  }
+}

@@ -1,0 +1,224 @@
+import { createAttributionRepository, type AttributionRepository, type NewClick, type NewLead } from "../../services/attribution/repository";
+import { at, backends, counter, SECOND, useRepository } from "./harness";
+
+const nextProgram = counter(100);
+const unique = counter();
+
+const click = (programId: number, over: Partial<NewClick> = {}): NewClick => ({
+  clickId: `clk_${unique()}_${programId}`,
+  programId,
+  partnerId: 7,
+  referralCode: "ref-7",
+  isTest: false,
+  landingUrl: "https://shop.example/landing?x=1",
+  referrer: "https://blog.example/post",
+  userAgent: "Mozilla/5.0 (test)",
+  timestamp: at(0),
+  ...over,
+});
+
+const lead = (programId: number, over: Partial<NewLead> = {}): NewLead => ({
+  programId,
+  customerKey: `cust_${unique()}`,
+  email: "buyer@example.com",
+  clickId: null,
+  partnerId: null,
+  isTest: false,
+  timestamp: at(0),
+  ...over,
+});
+
+describe.each(backends)("attribution repository contract on %s", (_name, backend) => {
+  const repo = useRepository<AttributionRepository>(backend, createAttributionRepository);
+
+  describe("clicks", () => {
+    it("round-trips every field of a click", async () => {
+      const programId = nextProgram();
+      const input = click(programId, { isTest: true, timestamp: at(5 * SECOND) });
+      const created = await repo().createClick(input);
+
+      expect(Number.isInteger(created.id)).toBe(true);
+      expect(created).toEqual({ ...input, id: created.id, createdAt: expect.any(Date) });
+      expect(await repo().findClick(programId, input.clickId)).toEqual(created);
+    });
+
+    it("round-trips a click without the optional fields", async () => {
+      const programId = nextProgram();
+      const input = click(programId, { landingUrl: null, referrer: null, userAgent: null });
+      const created = await repo().createClick(input);
+      expect(await repo().findClick(programId, input.clickId)).toEqual({ ...input, id: created.id, createdAt: expect.any(Date) });
+    });
+
+    it("does not show one program's click to another program", async () => {
+      const programId = nextProgram();
+      const other = nextProgram();
+      const created = await repo().createClick(click(programId));
+
+      expect(await repo().findClick(other, created.clickId)).toBeNull();
+      expect(await repo().findClick(programId, `${created.clickId}_unknown`)).toBeNull();
+    });
+  });
+
+  describe("leads", () => {
+    it("creates a lead on the first signup of a customer", async () => {
+      const programId = nextProgram();
+      const input = lead(programId, { partnerId: 7, clickId: "clk_a", isTest: true, timestamp: at(SECOND) });
+      const { lead: created, created: isNew } = await repo().recordLead(input);
+
+      expect(isNew).toBe(true);
+      expect(Number.isInteger(created.id)).toBe(true);
+      expect(created).toEqual({ ...input, id: created.id, createdAt: expect.any(Date) });
+      expect(await repo().findLeadByCustomerKey(programId, input.customerKey)).toEqual(created);
+    });
+
+    it("keeps the first partner, click and email when the customer signs up again (first touch)", async () => {
+      const programId = nextProgram();
+      const first = lead(programId, { partnerId: 7, clickId: "clk_first", email: "first@example.com" });
+      const { lead: original } = await repo().recordLead(first);
+
+      const again = await repo().recordLead({ ...first, partnerId: 8, clickId: "clk_second", email: "second@example.com", timestamp: at(SECOND) });
+      expect(again.created).toBe(false);
+      expect(again.lead.id).toBe(original.id);
+      expect(again.lead.partnerId).toBe(7);
+      expect(again.lead.clickId).toBe("clk_first");
+      expect(again.lead.email).toBe("first@example.com");
+      expect(await repo().findLeadByCustomerKey(programId, first.customerKey)).toEqual(again.lead);
+    });
+
+    it("attributes an unattributed lead to the first partner that brings it back", async () => {
+      const programId = nextProgram();
+      const unattributed = lead(programId, { email: "kept@example.com" });
+      const { lead: original } = await repo().recordLead(unattributed);
+      expect(original.partnerId).toBeNull();
+      expect(original.clickId).toBeNull();
+
+      const attributed = await repo().recordLead({ ...unattributed, partnerId: 9, clickId: "clk_late", email: "other@example.com" });
+      expect(attributed.created).toBe(false);
+      expect(attributed.lead.id).toBe(original.id);
+      expect(attributed.lead.partnerId).toBe(9);
+      expect(attributed.lead.clickId).toBe("clk_late");
+      expect(attributed.lead.email).toBe("kept@example.com");
+
+      const later = await repo().recordLead({ ...unattributed, partnerId: 10, clickId: "clk_later" });
+      expect(later.lead.partnerId).toBe(9);
+      expect(later.lead.clickId).toBe("clk_late");
+    });
+
+    it("fills in the email of a lead that had none", async () => {
+      const programId = nextProgram();
+      const anonymous = lead(programId, { email: null, partnerId: 7 });
+      await repo().recordLead(anonymous);
+      const again = await repo().recordLead({ ...anonymous, email: "late@example.com" });
+      expect(again.lead.email).toBe("late@example.com");
+      expect(again.lead.partnerId).toBe(7);
+    });
+
+    it("scopes leads by program", async () => {
+      const programId = nextProgram();
+      const other = nextProgram();
+      const input = lead(programId, { partnerId: 7 });
+      await repo().recordLead(input);
+
+      expect(await repo().findLeadByCustomerKey(other, input.customerKey)).toBeNull();
+      const inOther = await repo().recordLead({ ...input, programId: other, partnerId: 8 });
+      expect(inOther.created).toBe(true);
+      expect(inOther.lead.partnerId).toBe(8);
+      expect((await repo().findLeadByCustomerKey(programId, input.customerKey))?.partnerId).toBe(7);
+    });
+
+    it("creates exactly one lead when the same customer signs up concurrently", async () => {
+      const programId = nextProgram();
+      const customerKey = `cust_race_${unique()}`;
+      const results = await Promise.all(
+        [1, 2, 3, 4, 5, 6, 7, 8].map((partnerId) => repo().recordLead(lead(programId, { customerKey, partnerId, clickId: `clk_${partnerId}` }))),
+      );
+
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      const stored = await repo().findLeadByCustomerKey(programId, customerKey);
+      expect(new Set(results.map((r) => r.lead.id))).toEqual(new Set([stored!.id]));
+      // Whoever won, partner and click come from the same signup and nobody replaced them.
+      expect(stored!.clickId).toBe(`clk_${stored!.partnerId}`);
+      for (const r of results) expect(r.lead.partnerId).toBe(stored!.partnerId);
+    });
+
+    it("finds the most recent attributed lead by email", async () => {
+      const programId = nextProgram();
+      const email = `shared_${unique()}@example.com`;
+      await repo().recordLead(lead(programId, { email, partnerId: 1, clickId: "clk_1" }));
+      const newestAttributed = (await repo().recordLead(lead(programId, { email, partnerId: 2, clickId: "clk_2" }))).lead;
+      await repo().recordLead(lead(programId, { email, partnerId: null })); // newer, but unattributed
+
+      expect(await repo().findAttributedLeadByEmail(programId, email)).toEqual(newestAttributed);
+      expect(await repo().findAttributedLeadByEmail(nextProgram(), email)).toBeNull();
+      expect(await repo().findAttributedLeadByEmail(programId, `nobody_${unique()}@example.com`)).toBeNull();
+    });
+
+    it("finds no lead by email when the only leads with it are unattributed", async () => {
+      const programId = nextProgram();
+      const email = `lonely_${unique()}@example.com`;
+      await repo().recordLead(lead(programId, { email }));
+      expect(await repo().findAttributedLeadByEmail(programId, email)).toBeNull();
+    });
+  });
+
+  describe("processor customers", () => {
+    it("keeps the first link of a processor customer", async () => {
+      const programId = nextProgram();
+      await repo().linkProcessorCustomer({ programId, processorCustomerId: "cus_1", partnerId: 7, clickId: "clk_1" });
+      await repo().linkProcessorCustomer({ programId, processorCustomerId: "cus_1", partnerId: 8, clickId: "clk_2" });
+
+      expect(await repo().findProcessorCustomer(programId, "cus_1")).toEqual({ programId, processorCustomerId: "cus_1", partnerId: 7, clickId: "clk_1" });
+    });
+
+    it("round-trips a link without a click and scopes links by program", async () => {
+      const programId = nextProgram();
+      const other = nextProgram();
+      await repo().linkProcessorCustomer({ programId, processorCustomerId: "cus_2", partnerId: 7, clickId: null });
+
+      expect(await repo().findProcessorCustomer(programId, "cus_2")).toEqual({ programId, processorCustomerId: "cus_2", partnerId: 7, clickId: null });
+      expect(await repo().findProcessorCustomer(other, "cus_2")).toBeNull();
+      expect(await repo().findProcessorCustomer(programId, "cus_unknown")).toBeNull();
+    });
+  });
+
+  describe("test event stats", () => {
+    it("counts test clicks up to the limit and reports the latest", async () => {
+      const programId = nextProgram();
+      const stored = [];
+      for (let i = 0; i < 5; i++) stored.push(await repo().createClick(click(programId, { isTest: true, timestamp: at(i * SECOND) })));
+      await repo().createClick(click(programId, { isTest: false, timestamp: at(10 * SECOND) }));
+      await repo().createClick(click(nextProgram(), { isTest: true, timestamp: at(11 * SECOND) }));
+      const latest = stored[stored.length - 1];
+
+      const capped = await repo().testEventStats(programId, "click", 3);
+      expect(capped).toEqual({ count: 3, latest: { id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt } });
+
+      const all = await repo().testEventStats(programId, "click", 10);
+      expect(all.count).toBe(5);
+      expect(all.latest).toEqual({ id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt });
+
+      expect(await repo().testEventStats(programId, "lead", 10)).toEqual({ count: 0, latest: null });
+    });
+
+    it("counts test leads up to the limit and reports the latest", async () => {
+      const programId = nextProgram();
+      const stored = [];
+      for (let i = 0; i < 4; i++) stored.push((await repo().recordLead(lead(programId, { isTest: true, timestamp: at(i * SECOND) }))).lead);
+      await repo().recordLead(lead(programId, { isTest: false, timestamp: at(10 * SECOND) }));
+      const latest = stored[stored.length - 1];
+
+      expect(await repo().testEventStats(programId, "lead", 2)).toEqual({
+        count: 2,
+        latest: { id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt },
+      });
+      expect((await repo().testEventStats(programId, "lead", 100)).count).toBe(4);
+      expect(await repo().testEventStats(programId, "click", 100)).toEqual({ count: 0, latest: null });
+    });
+
+    it("reports nothing for a program without test events", async () => {
+      const programId = nextProgram();
+      await repo().createClick(click(programId, { isTest: false }));
+      expect(await repo().testEventStats(programId, "click", 10)).toEqual({ count: 0, latest: null });
+    });
+  });
+});

@@ -1,0 +1,652 @@
+/**
+ * The commissions storage contract, exercised through the ledger: the money
+ * rules are written once against `CommissionsTx`, so every adapter must give
+ * them the same results, also under concurrency.
+ */
+import * as ledger from "../../services/commissions/ledger";
+import {
+  createCommissionsRepository,
+  type BalanceKey,
+  type Commission,
+  type CommissionsRepository,
+  type NewCommission,
+  type OutboxEvent,
+} from "../../services/commissions/repository";
+import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
+import { at, backends, counter, DAY, SECOND, useRepository } from "./harness";
+
+const nextSale = counter(1);
+const nextPartner = counter(1000);
+const nextProgram = counter(100);
+
+const HOLD = 30 * DAY;
+
+/** A commission of 20 % (2000) on a sale of 10000, for a partner of its own so balances do not mix. */
+function newCommission(over: Partial<NewCommission> = {}): NewCommission {
+  const saleId = nextSale();
+  return {
+    programId: 1,
+    partnerId: nextPartner(),
+    saleId,
+    transactionId: `txn_${saleId}`,
+    currency: "usd",
+    saleAmountCents: 10_000,
+    ruleType: "percentage",
+    ruleValue: 2000,
+    amountCents: 2000,
+    approvableAt: at(HOLD),
+    ...over,
+  };
+}
+
+const keyOf = (c: Pick<Commission, "partnerId" | "programId" | "currency">): BalanceKey => ledger.balanceKeyOf(c);
+
+describe.each(backends)("commissions repository contract on %s", (_name, backend) => {
+  describe("ledger", () => {
+    const repo = useRepository<CommissionsRepository>(backend, createCommissionsRepository);
+
+    /** Creates (at T0) and returns the commission. */
+    async function create(over: Partial<NewCommission> = {}): Promise<Commission> {
+      const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, newCommission(over), at(0)));
+      return commission;
+    }
+
+    const reverse = (req: ledger.ReversalRequest, now = at(SECOND)) => repo().transaction((tx) => ledger.reverseCommission(tx, req, now));
+    const refund = (saleId: number, amountCents?: number, refundId?: string, now = at(SECOND)) =>
+      reverse({ saleId, amountCents, refundId, reasonCode: "refund", reason: "customer refund" }, now);
+    const approve = (id: number, now: Date) => repo().transaction((tx) => ledger.approveCommission(tx, id, now));
+    const withdraw = (key: BalanceKey, amountCents: number | undefined, now: Date) =>
+      repo().transaction((tx) => ledger.createWithdrawal(tx, key, amountCents, now));
+    const pay = (withdrawalId: number, now: Date) => repo().transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, now));
+    const balanceOf = async (key: BalanceKey) => {
+      const b = await repo().getBalance(key);
+      return b ?? { ...key, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
+    };
+    const events = async (commissionId: number): Promise<OutboxEvent[]> =>
+      (await repo().listOutbox({ commissionId, limit: 100 })).sort((a, b) => a.id - b.id);
+
+    describe("createCommission", () => {
+      it("stores the commission with its frozen rule and zero refunds", async () => {
+        const input = newCommission({ ruleType: "flat", ruleValue: 1500, amountCents: 1500, currency: "eur" });
+        const { commission, created } = await repo().transaction((tx) => ledger.createCommission(tx, input, at(0)));
+
+        expect(created).toBe(true);
+        expect(Number.isInteger(commission.id)).toBe(true);
+        expect(commission).toEqual({
+          ...input,
+          id: commission.id,
+          refundedCents: 0,
+          deductedCents: 0,
+          status: "pending",
+          reason: null,
+          creditedAt: null,
+          paidOutAt: null,
+          createdAt: at(0),
+          updatedAt: at(0),
+        });
+        expect(await repo().getCommission(commission.id)).toEqual(commission);
+        expect(await repo().findCommissionBySale(input.saleId)).toEqual(commission);
+        expect(await repo().listRefunds(commission.id)).toEqual([]);
+      });
+
+      it("is idempotent per sale and enqueues one commission.created event", async () => {
+        const input = newCommission();
+        const first = await repo().transaction((tx) => ledger.createCommission(tx, input, at(0)));
+        const second = await repo().transaction((tx) => ledger.createCommission(tx, { ...input, amountCents: 999 }, at(SECOND)));
+
+        expect(first.created).toBe(true);
+        expect(second.created).toBe(false);
+        expect(second.commission).toEqual(first.commission);
+
+        const outbox = await events(first.commission.id);
+        expect(outbox).toHaveLength(1);
+        expect(outbox[0]).toEqual({
+          id: expect.any(Number),
+          type: "commission.created",
+          payload: expect.objectContaining({
+            commissionId: first.commission.id,
+            saleId: input.saleId,
+            partnerId: input.partnerId,
+            programId: input.programId,
+            status: "pending",
+            amountCents: 2000,
+            netCents: 2000,
+            currency: "usd",
+          }),
+          attempts: 0,
+          createdAt: at(0),
+          dispatchedAt: null,
+          lastError: null,
+        });
+      });
+
+      it("creates one commission when the same sale is created concurrently", async () => {
+        const input = newCommission();
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () => repo().transaction((tx) => ledger.createCommission(tx, input, at(0)))),
+        );
+
+        expect(results.filter((r) => r.created)).toHaveLength(1);
+        expect(new Set(results.map((r) => r.commission.id)).size).toBe(1);
+        expect(await events(results[0].commission.id)).toHaveLength(1);
+      });
+    });
+
+    describe("reverseCommission", () => {
+      it("applies the spec example: 3000 then 2000 deduct 600 then 400; refunding the rest reverses it", async () => {
+        const c = await create();
+
+        const r1 = await refund(c.saleId, 3000, "re_1", at(1 * SECOND));
+        expect(r1).toMatchObject({ kind: "applied", deductionCents: 600, balanceDeductionCents: 0 });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "refunded", refundedCents: 3000, deductedCents: 600, reason: "customer refund" });
+
+        const r2 = await refund(c.saleId, 2000, "re_2", at(2 * SECOND));
+        expect(r2).toMatchObject({ kind: "applied", deductionCents: 400 });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "refunded", refundedCents: 5000, deductedCents: 1000 });
+
+        const rest = await reverse({ saleId: c.saleId, refundId: "ignored_for_rest", reasonCode: "chargeback", reason: "fraud" }, at(3 * SECOND));
+        expect(rest).toMatchObject({ kind: "applied", deductionCents: 1000 });
+        const reversed = await repo().getCommission(c.id);
+        expect(reversed).toMatchObject({
+          status: "reversed",
+          refundedCents: 10_000,
+          deductedCents: 2000,
+          amountCents: 2000,
+          reason: "fraud",
+          updatedAt: at(3 * SECOND),
+        });
+
+        const entries = await repo().listRefunds(c.id);
+        expect(entries.map(({ id: _id, createdAt: _at, ...e }) => e)).toEqual([
+          { commissionId: c.id, refundId: "re_1", requestedCents: 3000, appliedCents: 3000, deductionCents: 600, balanceDeductionCents: 0, reasonCode: "refund", reason: "customer refund" },
+          { commissionId: c.id, refundId: "re_2", requestedCents: 2000, appliedCents: 2000, deductionCents: 400, balanceDeductionCents: 0, reasonCode: "refund", reason: "customer refund" },
+          { commissionId: c.id, refundId: null, requestedCents: 0, appliedCents: 5000, deductionCents: 1000, balanceDeductionCents: 0, reasonCode: "chargeback", reason: "fraud" },
+        ]);
+        expect(entries.map((e) => e.createdAt)).toEqual([at(1 * SECOND), at(2 * SECOND), at(3 * SECOND)]);
+        expect(entries.reduce((sum, e) => sum + e.deductionCents, 0)).toBe(2000);
+
+        // Not credited: nothing to take from the balance.
+        expect((await balanceOf(keyOf(c))).balanceCents).toBe(0);
+
+        const outbox = await events(c.id);
+        expect(outbox.map((e) => e.type)).toEqual(["commission.created", "commission.refunded", "commission.refunded", "commission.reversed"]);
+        expect(outbox[3].payload).toMatchObject({
+          status: "reversed",
+          deductionCents: 1000,
+          deductionAmount: 10,
+          balanceDeductionCents: 0,
+          refundedCents: 10_000,
+          saleAmountCents: 10_000,
+          netCents: 0,
+          reasonCode: "chargeback",
+          refundId: null,
+          wasPaidOut: false,
+        });
+      });
+
+      it("caps a refund at the sale amount", async () => {
+        const c = await create();
+        expect(await refund(c.saleId, 15_000, "re_big")).toMatchObject({ kind: "applied", deductionCents: 2000 });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "reversed", refundedCents: 10_000, deductedCents: 2000 });
+        expect((await repo().listRefunds(c.id))[0]).toMatchObject({ requestedCents: 15_000, appliedCents: 10_000 });
+      });
+
+      it("skips a refund id it has already applied", async () => {
+        const c = await create();
+        await refund(c.saleId, 3000, "re_once");
+        const again = await refund(c.saleId, 3000, "re_once");
+
+        expect(again).toEqual({ kind: "skipped", commissionId: c.id, reason: expect.any(String) });
+        expect(await repo().listRefunds(c.id)).toHaveLength(1);
+        expect(await repo().getCommission(c.id)).toMatchObject({ refundedCents: 3000, deductedCents: 600 });
+        expect(await events(c.id)).toHaveLength(2);
+      });
+
+      it("treats the same amount without a refund id as a retry", async () => {
+        const c = await create();
+        expect((await refund(c.saleId, 2500)).kind).toBe("applied");
+        expect((await refund(c.saleId, 2500)).kind).toBe("skipped");
+        expect((await refund(c.saleId, 1000)).kind).toBe("applied");
+
+        expect(await repo().getCommission(c.id)).toMatchObject({ refundedCents: 3500, deductedCents: 700, status: "refunded" });
+        expect(await repo().listRefunds(c.id)).toHaveLength(2);
+      });
+
+      it("skips any refund on a reversed commission", async () => {
+        const c = await create();
+        await refund(c.saleId);
+        const before = await repo().getCommission(c.id);
+        expect(before?.status).toBe("reversed");
+
+        expect((await refund(c.saleId, 100, "re_late")).kind).toBe("skipped");
+        expect((await refund(c.saleId)).kind).toBe("skipped");
+        expect(await repo().getCommission(c.id)).toEqual(before);
+        expect(await repo().listRefunds(c.id)).toHaveLength(1);
+      });
+
+      it("reports a sale without a commission", async () => {
+        expect(await refund(nextSale(), 100, "re_none")).toEqual({ kind: "no_commission" });
+      });
+    });
+
+    describe("approveCommission", () => {
+      it("credits the net amount once, and only after the hold", async () => {
+        const programId = nextProgram();
+        const c = await create({ programId });
+        const key = keyOf(c);
+
+        expect(await repo().listDueCommissionIds(at(HOLD - SECOND), 100, programId)).toEqual([]);
+        expect(await approve(c.id, at(HOLD - SECOND))).toBeNull();
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "pending", creditedAt: null });
+        expect((await balanceOf(key)).balanceCents).toBe(0);
+
+        expect(await repo().listDueCommissionIds(at(HOLD), 100, programId)).toEqual([c.id]);
+        const approved = await approve(c.id, at(HOLD));
+        expect(approved).toMatchObject({ id: c.id, status: "approved", creditedAt: at(HOLD) });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "approved", creditedAt: at(HOLD), updatedAt: at(HOLD) });
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 2000, creditedCents: 2000, deductedCents: 0, paidCents: 0 });
+
+        expect(await approve(c.id, at(HOLD + DAY))).toBeNull();
+        expect((await balanceOf(key)).balanceCents).toBe(2000);
+        expect(await repo().listDueCommissionIds(at(HOLD + DAY), 100, programId)).toEqual([]);
+      });
+
+      it("credits only what is left after refunds, and never a reversed commission", async () => {
+        const programId = nextProgram();
+        const partial = await create({ programId });
+        const gone = await create({ programId });
+        await refund(partial.saleId, 3000, "re_p");
+        await refund(gone.saleId);
+
+        expect(await repo().listDueCommissionIds(at(HOLD), 100, programId)).toEqual([partial.id]);
+        expect(await approve(gone.id, at(HOLD))).toBeNull();
+        expect(await approve(partial.id, at(HOLD))).toMatchObject({ status: "refunded", creditedAt: at(HOLD) });
+
+        expect((await balanceOf(keyOf(partial))).balanceCents).toBe(1400);
+        expect((await balanceOf(keyOf(gone))).balanceCents).toBe(0);
+        expect(await repo().getCommission(gone.id)).toMatchObject({ creditedAt: null, status: "reversed" });
+      });
+
+      it("lists due commissions oldest first, up to the limit, for one program", async () => {
+        const programId = nextProgram();
+        const late = await create({ programId, approvableAt: at(HOLD + 2 * DAY) });
+        const early = await create({ programId, approvableAt: at(HOLD) });
+        const middle = await create({ programId, approvableAt: at(HOLD + DAY) });
+        await create({ programId: nextProgram(), approvableAt: at(0) });
+
+        expect(await repo().listDueCommissionIds(at(HOLD + 3 * DAY), 100, programId)).toEqual([early.id, middle.id, late.id]);
+        expect(await repo().listDueCommissionIds(at(HOLD + 3 * DAY), 2, programId)).toEqual([early.id, middle.id]);
+        expect(await repo().listDueCommissionIds(at(HOLD + DAY), 100, programId)).toEqual([early.id, middle.id]);
+        expect(await repo().listDueCommissionIds(at(HOLD + 3 * DAY), 1000)).toEqual(expect.arrayContaining([early.id, middle.id, late.id]));
+      });
+    });
+
+    describe("refunds of credited commissions", () => {
+      it("deducts from the balance and reduces open withdrawals newest first, cancelling one reduced to zero", async () => {
+        const partnerId = nextPartner();
+        const c1 = await create({ partnerId }); // 2000 on 10000
+        const c2 = await create({ partnerId, saleAmountCents: 5000, amountCents: 1000 });
+        await approve(c1.id, at(HOLD));
+        await approve(c2.id, at(HOLD));
+        const key = keyOf(c1);
+        expect((await balanceOf(key)).balanceCents).toBe(3000);
+
+        const older = await withdraw(key, 1000, at(HOLD + 1 * SECOND));
+        const newer = await withdraw(key, 1500, at(HOLD + 2 * SECOND));
+        expect(older).toMatchObject({ ...key, requestedCents: 1000, amountCents: 1000, status: "open", paidAt: null, cancelledAt: null });
+        expect(newer).toMatchObject({ requestedCents: 1500, amountCents: 1500, status: "open" });
+        await expect(withdraw(key, 501, at(HOLD + 3 * SECOND))).rejects.toBeInstanceOf(InvalidRequestError);
+
+        // 3000 of 10000 refunded: deduct 600; balance 2400; open withdrawals 2500 -> the newer loses 100.
+        expect(await refund(c1.saleId, 3000, "re_1", at(HOLD + 4 * SECOND))).toMatchObject({
+          kind: "applied",
+          deductionCents: 600,
+          balanceDeductionCents: 600,
+        });
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 2400, creditedCents: 3000, deductedCents: 600, paidCents: 0 });
+        expect(await repo().listWithdrawals(key)).toEqual([
+          { ...older, amountCents: 1000 },
+          { ...newer, amountCents: 1400 },
+        ]);
+
+        // The rest of c1: deduct 1400; balance 1000 -> the newer is cut to zero and cancelled, the older is untouched.
+        await refund(c1.saleId, undefined, undefined, at(HOLD + 5 * SECOND));
+        expect((await balanceOf(key)).balanceCents).toBe(1000);
+        expect(await repo().listWithdrawals(key)).toEqual([
+          { ...older, amountCents: 1000 },
+          { ...newer, amountCents: 0, status: "cancelled", cancelledAt: at(HOLD + 5 * SECOND) },
+        ]);
+        expect((await repo().listRefunds(c1.id)).map((e) => e.balanceDeductionCents)).toEqual([600, 1400]);
+
+        // Half of c2: deduct 500; balance 500 -> the older is reduced to 500.
+        await refund(c2.saleId, 2500, "re_2", at(HOLD + 6 * SECOND));
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 500, creditedCents: 3000, deductedCents: 2500, paidCents: 0 });
+        expect((await repo().listWithdrawals(key)).map((w) => [w.amountCents, w.status])).toEqual([
+          [500, "open"],
+          [0, "cancelled"],
+        ]);
+
+        // Paying what is left settles the balance; c2 (still refunded, not reversed) is paid out with it.
+        await pay(older.id, at(HOLD + 7 * SECOND));
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 0, creditedCents: 3000, deductedCents: 2500, paidCents: 500 });
+        expect(await repo().getCommission(c2.id)).toMatchObject({ status: "refunded", paidOutAt: at(HOLD + 7 * SECOND) });
+        expect(await repo().getCommission(c1.id)).toMatchObject({ status: "reversed", paidOutAt: null });
+      });
+
+      it("frees the commissions of a cancelled withdrawal for the next one", async () => {
+        const partnerId = nextPartner();
+        const c0 = await create({ partnerId });
+        await approve(c0.id, at(HOLD));
+        const key = keyOf(c0);
+        await pay((await withdraw(key, undefined, at(HOLD + 1 * SECOND))).id, at(HOLD + 2 * SECOND)); // c0 paid out
+
+        const c1 = await create({ partnerId });
+        await approve(c1.id, at(HOLD + 3 * SECOND));
+        const held = await withdraw(key, undefined, at(HOLD + 4 * SECOND)); // holds c1
+        expect(held.amountCents).toBe(2000);
+
+        // Refunding the paid-out c0 takes the balance to 0: the open withdrawal is cancelled.
+        await refund(c0.saleId, undefined, undefined, at(HOLD + 5 * SECOND));
+        expect(await balanceOf(key)).toMatchObject({ balanceCents: 0, paidCents: 2000, deductedCents: 2000 });
+        expect(await repo().listWithdrawals(key)).toEqual([
+          expect.objectContaining({ status: "paid", amountCents: 2000 }),
+          { ...held, amountCents: 0, status: "cancelled", cancelledAt: at(HOLD + 5 * SECOND) },
+        ]);
+        await expect(pay(held.id, at(HOLD + 6 * SECOND))).rejects.toBeInstanceOf(ConflictError);
+
+        // c1 is free again: the next withdrawal takes it along with the new c2.
+        const c2 = await create({ partnerId });
+        await approve(c2.id, at(HOLD + 7 * SECOND));
+        const next = await withdraw(key, undefined, at(HOLD + 8 * SECOND));
+        expect(next.amountCents).toBe(2000);
+        await pay(next.id, at(HOLD + 9 * SECOND));
+        for (const c of [c1, c2]) expect(await repo().getCommission(c.id)).toMatchObject({ status: "paid", paidOutAt: at(HOLD + 9 * SECOND) });
+        expect(await repo().getCommission(c0.id)).toMatchObject({ status: "reversed", paidOutAt: at(HOLD + 2 * SECOND) });
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 0, creditedCents: 6000, deductedCents: 2000, paidCents: 4000 });
+      });
+
+      it("still deducts after payout, may take the balance negative, and says the commission was paid out", async () => {
+        const c = await create();
+        const key = keyOf(c);
+        await approve(c.id, at(HOLD));
+        const w = await withdraw(key, undefined, at(HOLD + SECOND));
+        await pay(w.id, at(HOLD + 2 * SECOND));
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "paid", paidOutAt: at(HOLD + 2 * SECOND) });
+
+        const outcome = await refund(c.saleId, undefined, undefined, at(HOLD + 3 * SECOND));
+        expect(outcome).toMatchObject({ kind: "applied", deductionCents: 2000, balanceDeductionCents: 2000 });
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: -2000, creditedCents: 2000, deductedCents: 2000, paidCents: 2000 });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "reversed", paidOutAt: at(HOLD + 2 * SECOND), deductedCents: 2000 });
+
+        const last = (await events(c.id)).at(-1)!;
+        expect(last.type).toBe("commission.reversed");
+        expect(last.payload).toMatchObject({
+          commissionId: c.id,
+          status: "reversed",
+          wasPaidOut: true,
+          deductionCents: 2000,
+          balanceDeductionCents: 2000,
+          paidOutAt: at(HOLD + 2 * SECOND).toISOString(),
+        });
+      });
+    });
+
+    describe("withdrawals", () => {
+      it("pays a withdrawal: its commissions become paid and the balance drops by its amount", async () => {
+        const partnerId = nextPartner();
+        const c1 = await create({ partnerId });
+        const c2 = await create({ partnerId, amountCents: 500, ruleType: "flat", ruleValue: 500 });
+        await approve(c1.id, at(HOLD));
+        await approve(c2.id, at(HOLD));
+        const key = keyOf(c1);
+
+        const w = await withdraw(key, undefined, at(HOLD + SECOND));
+        expect(w).toEqual({
+          ...key,
+          id: expect.any(Number),
+          requestedCents: 2500,
+          amountCents: 2500,
+          status: "open",
+          createdAt: at(HOLD + SECOND),
+          paidAt: null,
+          cancelledAt: null,
+        });
+        expect(Number.isInteger(w.id)).toBe(true);
+        expect(await repo().getCommission(c1.id)).toMatchObject({ status: "approved", paidOutAt: null });
+
+        const paid = await pay(w.id, at(HOLD + 2 * SECOND));
+        expect(paid).toMatchObject({ id: w.id, status: "paid", paidAt: at(HOLD + 2 * SECOND) });
+        expect(await repo().listWithdrawals(key)).toEqual([{ ...w, status: "paid", paidAt: at(HOLD + 2 * SECOND) }]);
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 0, creditedCents: 2500, deductedCents: 0, paidCents: 2500 });
+        for (const c of [c1, c2]) {
+          expect(await repo().getCommission(c.id)).toMatchObject({ status: "paid", paidOutAt: at(HOLD + 2 * SECOND) });
+        }
+
+        await expect(pay(w.id, at(HOLD + 3 * SECOND))).rejects.toBeInstanceOf(ConflictError);
+        expect((await balanceOf(key)).paidCents).toBe(2500);
+        await expect(withdraw(key, undefined, at(HOLD + 4 * SECOND))).rejects.toBeInstanceOf(ConflictError);
+      });
+
+      it("pays only the commissions the withdrawal holds", async () => {
+        const partnerId = nextPartner();
+        const c1 = await create({ partnerId });
+        await approve(c1.id, at(HOLD));
+        const key = keyOf(c1);
+        const first = await withdraw(key, undefined, at(HOLD + SECOND)); // holds c1
+
+        const c2 = await create({ partnerId });
+        await approve(c2.id, at(HOLD + 2 * SECOND));
+        const second = await withdraw(key, undefined, at(HOLD + 3 * SECOND)); // holds c2 only
+        expect(second.amountCents).toBe(2000);
+
+        await pay(second.id, at(HOLD + 4 * SECOND));
+        expect(await repo().getCommission(c2.id)).toMatchObject({ status: "paid", paidOutAt: at(HOLD + 4 * SECOND) });
+        expect(await repo().getCommission(c1.id)).toMatchObject({ status: "approved", paidOutAt: null });
+        expect((await balanceOf(key)).balanceCents).toBe(2000);
+
+        await pay(first.id, at(HOLD + 5 * SECOND));
+        expect(await repo().getCommission(c1.id)).toMatchObject({ status: "paid", paidOutAt: at(HOLD + 5 * SECOND) });
+        expect(await balanceOf(key)).toMatchObject({ balanceCents: 0, paidCents: 4000 });
+      });
+
+      it("refuses an unknown withdrawal", async () => {
+        await expect(pay(987_654, at(0))).rejects.toBeInstanceOf(NotFoundError);
+      });
+    });
+
+    describe("transactions", () => {
+      it("keep nothing of a transaction whose function throws", async () => {
+        const outboxSize = async () => (await repo().listOutbox({ limit: 100_000 })).length;
+        const input = newCommission();
+        const eventsBefore = await outboxSize();
+
+        await expect(
+          repo().transaction(async (tx) => {
+            await ledger.createCommission(tx, input, at(0));
+            throw new Error("boom");
+          }),
+        ).rejects.toThrow("boom");
+        expect(await repo().findCommissionBySale(input.saleId)).toBeNull();
+        expect(await outboxSize()).toBe(eventsBefore);
+
+        const { commission, created } = await repo().transaction((tx) => ledger.createCommission(tx, input, at(0)));
+        expect(created).toBe(true);
+        await approve(commission.id, at(HOLD));
+        const credited = await repo().getCommission(commission.id);
+        const balance = await balanceOf(keyOf(commission));
+        const eventsAfterCreate = await outboxSize();
+
+        await expect(
+          repo().transaction(async (tx) => {
+            const outcome = await ledger.reverseCommission(tx, { saleId: input.saleId, amountCents: 3000, refundId: "re_rb", reasonCode: "refund", reason: "r" }, at(HOLD + SECOND));
+            expect(outcome.kind).toBe("applied");
+            throw new Error("after the refund");
+          }),
+        ).rejects.toThrow("after the refund");
+        expect(await repo().getCommission(commission.id)).toEqual(credited);
+        expect(await repo().listRefunds(commission.id)).toEqual([]);
+        expect(await balanceOf(keyOf(commission))).toEqual(balance);
+        expect(await outboxSize()).toBe(eventsAfterCreate);
+
+        // The same refund id is still free to apply.
+        expect((await refund(input.saleId, 3000, "re_rb", at(HOLD + 2 * SECOND))).kind).toBe("applied");
+      });
+    });
+
+    describe("concurrency", () => {
+      it("applies one refund id exactly once among 20 concurrent attempts", async () => {
+        const c = await create();
+        await approve(c.id, at(HOLD));
+
+        const outcomes = await Promise.all(Array.from({ length: 20 }, () => refund(c.saleId, 1000, "re_same", at(HOLD + SECOND))));
+
+        expect(outcomes.filter((o) => o.kind === "applied")).toHaveLength(1);
+        expect(outcomes.filter((o) => o.kind === "skipped")).toHaveLength(19);
+        expect(await repo().listRefunds(c.id)).toHaveLength(1);
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "refunded", refundedCents: 1000, deductedCents: 200 });
+        expect(await balanceOf(keyOf(c))).toMatchObject({ balanceCents: 1800, deductedCents: 200 });
+        expect((await events(c.id)).filter((e) => e.type === "commission.refunded")).toHaveLength(1);
+      });
+
+      it("applies 20 concurrent distinct refunds of 1000 on a 10000 sale exactly up to the sale amount", async () => {
+        const c = await create();
+        await approve(c.id, at(HOLD));
+
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => refund(c.saleId, 1000, `re_${i}`, at(HOLD + SECOND))),
+        );
+
+        expect(outcomes.filter((o) => o.kind === "applied")).toHaveLength(10);
+        expect(outcomes.filter((o) => o.kind === "skipped")).toHaveLength(10);
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "reversed", refundedCents: 10_000, deductedCents: 2000 });
+
+        const entries = await repo().listRefunds(c.id);
+        expect(entries).toHaveLength(10);
+        expect(entries.reduce((sum, e) => sum + e.appliedCents, 0)).toBe(10_000);
+        expect(entries.reduce((sum, e) => sum + e.deductionCents, 0)).toBe(2000);
+        expect(new Set(entries.map((e) => e.refundId)).size).toBe(10);
+        expect(await balanceOf(keyOf(c))).toMatchObject({ balanceCents: 0, creditedCents: 2000, deductedCents: 2000 });
+
+        const types = (await events(c.id)).map((e) => e.type);
+        expect(types.filter((t) => t === "commission.refunded")).toHaveLength(9);
+        expect(types.filter((t) => t === "commission.reversed")).toHaveLength(1);
+      });
+
+      it("credits a commission once among concurrent approvals", async () => {
+        const partnerId = nextPartner();
+        await approve((await create({ partnerId })).id, at(HOLD)); // the balance row exists already
+        const c = await create({ partnerId });
+        const results = await Promise.all(Array.from({ length: 10 }, () => approve(c.id, at(HOLD))));
+        expect(results.filter((r) => r !== null)).toHaveLength(1);
+        expect(await balanceOf(keyOf(c))).toMatchObject({ balanceCents: 4000, creditedCents: 4000 });
+      });
+    });
+  });
+
+  // A database of its own: the outbox is shared by every commission.
+  describe("outbox", () => {
+    const repo = useRepository<CommissionsRepository>(backend, createCommissionsRepository);
+    const LEASE = 30 * SECOND;
+
+    async function enqueueCommissions(n: number): Promise<number[]> {
+      const ids: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, newCommission(), at(0)));
+        ids.push(commission.id);
+      }
+      return ids;
+    }
+
+    const ids = (events: OutboxEvent[]) => events.map((e) => e.id);
+
+    it("leases claimed events to one relay until the lease expires", async () => {
+      await enqueueCommissions(3);
+      expect(await repo().outboxBacklog()).toBe(3);
+
+      const claimedByA = await repo().claimOutbox("relay-a", LEASE, 10, at(SECOND));
+      expect(claimedByA).toHaveLength(3);
+      expect(ids(claimedByA)).toEqual([...ids(claimedByA)].sort((x, y) => x - y));
+      expect(claimedByA.every((e) => e.type === "commission.created" && e.attempts === 1 && e.dispatchedAt === null)).toBe(true);
+
+      expect(await repo().claimOutbox("relay-b", LEASE, 10, at(SECOND + LEASE - 1))).toEqual([]);
+      expect(await repo().claimOutbox("relay-a", LEASE, 10, at(2 * SECOND))).toEqual([]);
+
+      const claimedByB = await repo().claimOutbox("relay-b", LEASE, 10, at(2 * SECOND + LEASE));
+      expect(ids(claimedByB)).toEqual(ids(claimedByA));
+      expect(claimedByB.every((e) => e.attempts === 2)).toBe(true);
+
+      // Only the current claimant can mark an event dispatched.
+      const [first, second, third] = ids(claimedByB);
+      await repo().markDispatched(first, "relay-a", at(3 * SECOND + LEASE));
+      expect(await repo().outboxBacklog()).toBe(3);
+      await repo().markDispatched(first, "relay-b", at(3 * SECOND + LEASE));
+      expect(await repo().outboxBacklog()).toBe(2);
+      const dispatched = (await repo().listOutbox({ limit: 100 })).find((e) => e.id === first)!;
+      expect(dispatched.dispatchedAt).toEqual(at(3 * SECOND + LEASE));
+
+      // A dispatched event is never claimed again; the others are, once the lease is over.
+      const later = await repo().claimOutbox("relay-c", LEASE, 10, at(10 * SECOND + 3 * LEASE));
+      expect(ids(later)).toEqual([second, third]);
+      for (const id of [second, third]) await repo().markDispatched(id, "relay-c", at(11 * SECOND + 3 * LEASE));
+      expect(await repo().outboxBacklog()).toBe(0);
+      expect(await repo().claimOutbox("relay-d", LEASE, 10, at(100 * DAY))).toEqual([]);
+    });
+
+    it("defers a failed event until its retry time, keeping the error", async () => {
+      const t = 200 * DAY; // after everything the previous test left leased
+      await enqueueCommissions(2);
+      const [a, b] = await repo().claimOutbox("relay-a", LEASE, 10, at(t));
+      expect(await repo().outboxBacklog()).toBe(2);
+
+      // Only the claimant can defer.
+      await repo().deferOutbox(a.id, "relay-x", at(t + 99 * DAY), "not mine");
+      await repo().deferOutbox(a.id, "relay-a", at(t + 10 * SECOND), "broker down");
+      await repo().markDispatched(b.id, "relay-a", at(t + SECOND));
+      expect(await repo().outboxBacklog()).toBe(1);
+
+      expect(await repo().claimOutbox("relay-b", LEASE, 10, at(t + 10 * SECOND - 1))).toEqual([]);
+      const retried = await repo().claimOutbox("relay-b", LEASE, 10, at(t + 10 * SECOND));
+      expect(retried).toHaveLength(1);
+      expect(retried[0]).toMatchObject({ id: a.id, attempts: 2, lastError: "broker down", dispatchedAt: null });
+
+      // A relay that lost its claim cannot defer the event any more.
+      await repo().deferOutbox(a.id, "relay-a", at(t + 99 * DAY), "too late");
+      expect((await repo().listOutbox({ limit: 100 })).find((e) => e.id === a.id)?.lastError).toBe("broker down");
+      await repo().markDispatched(a.id, "relay-b", at(t + 11 * SECOND));
+      expect(await repo().outboxBacklog()).toBe(0);
+    });
+
+    it("claims up to the limit, lowest ids first, and never the same event for two concurrent relays", async () => {
+      const t = 400 * DAY;
+      await enqueueCommissions(12);
+      const all = await repo().listOutbox({ limit: 100 });
+      const pending = all.filter((e) => e.dispatchedAt === null).map((e) => e.id).sort((x, y) => x - y);
+      expect(pending).toHaveLength(12);
+
+      const firstTwo = await repo().claimOutbox("relay-a", LEASE, 2, at(t));
+      expect(ids(firstTwo)).toEqual(pending.slice(0, 2));
+
+      const [x, y] = await Promise.all([
+        repo().claimOutbox("relay-x", LEASE, 10, at(t + SECOND)),
+        repo().claimOutbox("relay-y", LEASE, 10, at(t + SECOND)),
+      ]);
+      const both = [...ids(x), ...ids(y)];
+      expect(new Set(both).size).toBe(both.length);
+      expect(both.sort((p, q) => p - q)).toEqual(pending.slice(2));
+    });
+
+    it("lists a commission's events and caps the list at the limit", async () => {
+      const [commissionId] = await enqueueCommissions(1);
+      const sale = (await repo().getCommission(commissionId))!.saleId;
+      await repo().transaction((tx) =>
+        ledger.reverseCommission(tx, { saleId: sale, amountCents: 1000, refundId: "re_o", reasonCode: "refund", reason: "r" }, at(SECOND)),
+      );
+
+      const listed = await repo().listOutbox({ commissionId, limit: 10 });
+      expect(listed.map((e) => e.type).sort()).toEqual(["commission.created", "commission.refunded"]);
+      expect(listed.every((e) => e.payload.commissionId === commissionId)).toBe(true);
+      expect(await repo().listOutbox({ commissionId, limit: 1 })).toHaveLength(1);
+      expect(await repo().listOutbox({ limit: 3 })).toHaveLength(3);
+    });
+  });
+});

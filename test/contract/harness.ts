@@ -1,0 +1,51 @@
+/**
+ * Shared plumbing of the storage contract suites: every suite runs once per
+ * reachable backend, each `describe` block on a fresh, empty database opened
+ * the way the services open theirs (acquireDatabase + createXRepository).
+ */
+import { acquireDatabase, releaseDatabase, type Database } from "../../shared/storage/database";
+import { reachableBackends, type TestBackend } from "../support/databases";
+
+/** `describe.each` rows: [backend name, backend]. */
+export const backends: Array<[TestBackend["name"], TestBackend]> = reachableBackends().map((b) => [b.name, b]);
+
+/**
+ * Opens a fresh database of `backend` for the enclosing describe block and
+ * builds the repository on it; the returned getter gives the repository to
+ * the tests. Closes and drops the database after the block.
+ */
+export function useRepository<R>(backend: TestBackend, create: (db: Database) => Promise<R>): () => R {
+  let repo: R | undefined;
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  let acquired = false;
+
+  beforeAll(async () => {
+    database = await backend.create();
+    const db = await acquireDatabase(database.url);
+    acquired = true;
+    repo = await create(db);
+  });
+
+  afterAll(async () => {
+    if (!database) return;
+    if (acquired) await releaseDatabase(database.url);
+    await database.drop();
+  });
+
+  return () => {
+    if (repo === undefined) throw new Error(`The ${backend.name} repository is not open (did beforeAll fail?).`);
+    return repo;
+  };
+}
+
+/** Distinct small integers for ids the tests make up (program, partner, sale ids...). */
+export function counter(start = 1): () => number {
+  let next = start;
+  return () => next++;
+}
+
+/** A fixed instant plus an offset, so no test depends on the wall clock. */
+export const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
+export const at = (offsetMs = 0): Date => new Date(T0 + offsetMs);
+export const SECOND = 1000;
+export const DAY = 86_400_000;
