@@ -68,7 +68,6 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           this.logger.warn(`Commission for sale ${sale.id} not created yet; will retry.`, err);
           return null;
         });
-        ctx.meta.$statusCode = 201;
         return {
           success: true,
           sale_id: sale.id,

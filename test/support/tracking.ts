@@ -27,7 +27,7 @@ export async function attributedSale(
       ...(opts.testMode ? { additional_data: { test_mode: true } } : {}),
     },
   });
-  expect(sale.status).toBe(201);
+  expect(sale.status).toBe(200);
   return { transactionId, body: sale.body };
 }
 
