@@ -1,28 +1,67 @@
+import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { loadAdminToken } from "../shared/admin-token";
-import { RateLimitError, toEnvelope, toPublicError, UnauthorizedError, type PublicError } from "../shared/errors";
+import type { Permission } from "../shared/domain/permissions";
+import { ForbiddenError, RateLimitError, toEnvelope, toPublicError, UnauthorizedError, type PublicError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { RateLimiter } from "../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../shared/secrets";
+import { parseInput } from "../shared/validation";
+import type { SessionUser } from "./accounts.service";
+import { ProgramIdInput } from "./programs/schemas";
 
-type Req = IncomingMessage & { $ctx?: Context; $route?: unknown };
+type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
+type Route = { opts: { permission?: Permission } };
+
+/** What the gateway puts in ctx.meta on dashboard (session) routes. */
+interface SessionMeta extends CallerMeta {
+  user?: SessionUser | null;
+  sessionToken?: string;
+  secureTransport?: boolean;
+  $responseHeaders?: Record<string, string>;
+  $responseType?: string;
+}
+
+export const SESSION_COOKIE = "svc_session";
 type Res = ServerResponse;
 
 type Methods = {
   authenticateApiKey(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): Promise<null>;
   authenticateOptionalApiKey(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): Promise<null>;
   authenticateOperator(ctx: Context, route: unknown, req: Req): Promise<null>;
+  authenticateSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<SessionUser>;
+  verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
   sendPublicError(req: Req, res: Res, err: unknown): void;
 };
 type Vars = { adminTokenHash: string; rateLimiter: RateLimiter };
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
-const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications"];
+const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts"];
 
 const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: true }, urlencoded: false };
+
+const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "gateway", "dashboard.html"), "utf8");
+
+function cookieValue(req: Req, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return decodeURIComponent(v.join("="));
+  }
+  return undefined;
+}
+
+/** HttpOnly so scripts cannot read it, SameSite=Lax against cross-site posts, Secure behind HTTPS. */
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return [`${SESSION_COOKIE}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`, ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+const isSecure = (req: Req) =>
+  (req.socket as { encrypted?: boolean }).encrypted === true ||
+  (process.env.TRUST_PROXY === "true" && req.headers["x-forwarded-proto"] === "https");
 
 /**
  * The only HTTP entry point. Authenticates callers, hands the body to the
@@ -66,6 +105,38 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         aliases: { "POST sale": "sales.track", "POST refund": "sales.refund" },
       },
       {
+        // Dashboard sign-in; the session lives in an HttpOnly cookie.
+        name: "auth",
+        path: "/api/auth",
+        mappingPolicy: "restrict",
+        bodyParsers: JSON_BODY,
+        authentication: "authenticateSession",
+        aliases: { "POST login": "gateway.login", "POST logout": "gateway.logout", "GET me": "accounts.me" },
+      },
+      {
+        // The verify-program-access policy: a signed-in member of the program's workspace with the permission.
+        name: "tracking-status",
+        path: "/api/tracking",
+        mappingPolicy: "restrict",
+        bodyParsers: false,
+        authentication: "authenticateSession",
+        authorization: "verifyProgramAccess",
+        permission: "tracking:read",
+        aliases: { "GET status/:programId": "status.forProgram" },
+      },
+      {
+        name: "dashboard",
+        path: "/dashboard",
+        mappingPolicy: "restrict",
+        bodyParsers: false,
+        aliases: {
+          "GET /"(_req: Req, res: Res) {
+            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY" });
+            res.end(DASHBOARD_HTML);
+          },
+        },
+      },
+      {
         name: "admin",
         path: "/api/admin",
         mappingPolicy: "restrict",
@@ -85,6 +156,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           "POST withdrawals/:withdrawalId/pay": "commissions.payWithdrawal",
           "GET outbox": "commissions.outboxBacklog",
           "GET notifications": "notifications.list",
+          "POST workspaces": "accounts.createWorkspace",
+          "POST users": "accounts.createUser",
+          "POST workspaces/:workspaceId/members": "accounts.grantRole",
+          "PUT programs/:programId/processor": "programs.updateProcessorConnection",
         },
       },
     ],
@@ -94,6 +169,23 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   },
 
   actions: {
+    /** Signs in and sets the session cookie; the token never appears in the body. */
+    login: {
+      async handler(ctx: Context<unknown, SessionMeta>) {
+        const { user, session } = await ctx.call<{ user: unknown; session: { token: string; maxAgeSeconds: number } }, unknown>("accounts.login", ctx.params);
+        ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie(session.token, session.maxAgeSeconds, ctx.meta.secureTransport === true) };
+        return { success: true, user };
+      },
+    },
+
+    logout: {
+      async handler(ctx: Context<unknown, SessionMeta>) {
+        if (ctx.meta.sessionToken) await ctx.call("accounts.logout", { token: ctx.meta.sessionToken });
+        ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", 0, ctx.meta.secureTransport === true) };
+        return { success: true };
+      },
+    },
+
     /** Readiness: every storage service answers (so its database does) and the transporter is connected. */
     health: {
       async handler(ctx: Context) {
@@ -145,6 +237,39 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         throw new UnauthorizedError("Missing or invalid operator token. Send 'Authorization: Bearer <ADMIN_TOKEN>'.");
       }
       return null;
+    },
+
+    /**
+     * Dashboard routes accept only a session cookie: a Bearer key, even a
+     * valid one, is refused. Login and logout pass without a session.
+     */
+    async authenticateSession(ctx: Context<unknown, SessionMeta>, _route: unknown, req: Req) {
+      ctx.meta.secureTransport = isSecure(req);
+      const token = cookieValue(req, SESSION_COOKIE);
+      const action = (req as { $alias?: { action?: string } }).$alias?.action;
+      if (action === "gateway.login") return null as unknown as SessionUser;
+      if (action === "gateway.logout") {
+        ctx.meta.sessionToken = token;
+        return null as unknown as SessionUser;
+      }
+      if (req.headers.authorization !== undefined) {
+        throw new UnauthorizedError("This endpoint takes a signed-in dashboard session, not an API key. Sign in at /dashboard.");
+      }
+      if (!token) throw new UnauthorizedError("Sign in to the dashboard first.");
+      return ctx.call<SessionUser, unknown>("accounts.authenticateSession", { token });
+    },
+
+    async verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req) {
+      const user = ctx.meta.user;
+      if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
+      const { programId } = parseInput(ProgramIdInput, req.$params);
+      const program = await ctx.call<{ workspaceId: number | null }, unknown>("programs.get", { programId });
+      const permission = route.opts.permission ?? "tracking:read";
+      const access = program.workspaceId
+        ? await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
+        : { member: false, allowed: false };
+      if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
+      if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
     },
 
     describeCaller(ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req) {

@@ -1,12 +1,52 @@
-import type { ServiceSchema } from "moleculer";
+import type { Context, ServiceSchema } from "moleculer";
+import { z } from "zod";
+import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "../shared/domain/tracking-status";
+import type { Jsonified } from "../shared/dto";
+import { parseInput } from "../shared/validation";
+import type { Program } from "./programs/repository";
+import { Id } from "./programs/schemas";
+
+const ForProgramInput = z.object({ programId: Id });
 
 /**
- * Integration status for dashboard users (spec 2.4, 3.2). It owns no data: it
- * assembles the answer from attribution and programs. The endpoint and its
- * dashboard-session policy come with the status issue.
+ * Integration status for dashboard users (spec 2.4, 3.2). Owns no data: it
+ * asks the owners in parallel and lets `buildTrackingStatus` decide.
  */
 const StatusService: ServiceSchema = {
   name: "status",
+
+  actions: {
+    forProgram: {
+      async handler(ctx: Context) {
+        const { programId } = parseInput(ForProgramInput, ctx.params);
+        const stats = (kind: "click" | "lead") =>
+          ctx.call<TestEventFacts, unknown>("attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
+        const [program, clicks, leads, hasPartners] = await Promise.all([
+          ctx.call<Jsonified<Program>, unknown>("programs.get", { programId }),
+          stats("click"),
+          stats("lead"),
+          ctx.call<boolean, unknown>("programs.hasApprovedPartners", { programId }),
+        ]);
+        const p = program.processor;
+        return buildTrackingStatus({
+          programId: String(programId),
+          clicks,
+          leads,
+          payments: {
+            paymentTrackingMode: program.paymentTrackingMode,
+            connectionStatus: p.connectionStatus,
+            accountId: p.accountId,
+            chargesEnabled: p.chargesEnabled,
+            payoutsEnabled: p.payoutsEnabled,
+            detailsSubmitted: p.detailsSubmitted,
+            connectedAt: p.connectedAt,
+          },
+          hasPartners,
+          now: new Date(),
+        });
+      },
+    },
+  },
 };
 
 export default StatusService;

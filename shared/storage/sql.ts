@@ -106,3 +106,10 @@ export async function migrate(db: SqlDatabase, owner: string, migrations: readon
     }
   });
 }
+
+/** Maps a row's snake_case columns to the camelCase fields of the domain type. */
+export function camelRow<T>(row: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) out[key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = value;
+  return out as T;
+}

@@ -40,19 +40,19 @@ test("credited refunds deduct from the balance, reduce the newest open withdrawa
   expect(await balance()).toMatchObject({ balanceCents: 5000, creditedCents: 5000, deductedCents: 0 });
   expect((await sys.admin("POST", "/commissions/approve-due", {})).approved).toBe(0);
 
-  const older = await withdraw(3000);
-  const newer = await withdraw(2000);
+  const older = await withdraw(4000); // holds s1 and s2 (2000 each)
+  const newer = await withdraw(1000); // holds the early one (net 1000)
   await expect(withdraw(1)).rejects.toThrow(/409/);
 
-  // Half of s1: deduct 1000 -> balance 4000, open 5000 -> the newer one shrinks to 1000.
-  const half = await refund(sys, boot.apiKey, { transaction_id: s1.transactionId, refund_amount_cents: 5000, refund_id: "h" });
-  expect(half.body).toMatchObject({ status: "refunded", deductionAmount: 10 });
+  // A quarter of s1: deduct 500 -> balance 4500, open 5000 -> the newer shrinks to 500.
+  const quarter = await refund(sys, boot.apiKey, { transaction_id: s1.transactionId, refund_amount_cents: 2500, refund_id: "q" });
+  expect(quarter.body).toMatchObject({ status: "refunded", deductionAmount: 5 });
   let b = await balance();
-  expect(b.balanceCents).toBe(4000);
-  expect(b.withdrawals.find((w: any) => w.id === newer.id)).toMatchObject({ status: "open", amountCents: 1000 });
-  expect(b.withdrawals.find((w: any) => w.id === older.id)).toMatchObject({ status: "open", amountCents: 3000 });
+  expect(b.balanceCents).toBe(4500);
+  expect(b.withdrawals.find((w: any) => w.id === newer.id)).toMatchObject({ status: "open", amountCents: 500 });
+  expect(b.withdrawals.find((w: any) => w.id === older.id)).toMatchObject({ status: "open", amountCents: 4000 });
 
-  // The rest of s1: deduct 1000 -> balance 3000: the newer is cancelled, the older fits.
+  // The rest of s1: deduct 1500 -> balance 3000: the newer is cancelled, the older cut to 3000.
   await refund(sys, boot.apiKey, { transaction_id: s1.transactionId });
   b = await balance();
   expect(b.balanceCents).toBe(3000);

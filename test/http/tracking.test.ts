@@ -65,11 +65,11 @@ describe("lead", () => {
 });
 
 describe("sale", () => {
-  test("attribution by click id, 201, and a duplicate transaction_id is a 409", async () => {
+  test("attribution by click id, 200, and a duplicate transaction_id is a 409", async () => {
     const c = await click({});
     const body = { transaction_id: uniqueId("tx"), amount_cents: 12_345, click_id: c.body.click_id };
     const res = await sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, body });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ attribution_method: "click", partner_id: boot.partnerId, currency: "usd", commission_status: "pending" });
     const commission = await sys.admin("GET", `/commissions/${res.body.commission_id}`);
     // 20 % of 12345 = 2469, rule frozen on the commission.
@@ -130,7 +130,7 @@ test("health reports every storage service and the transporter", async () => {
   expect(res.body).toEqual({
     status: "ok",
     transporter: "in-process",
-    services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok" },
+    services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok", accounts: "ok" },
   });
 });
 

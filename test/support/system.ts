@@ -26,6 +26,10 @@ export interface TestSystem {
   admin(method: string, path: string, body?: unknown): Promise<any>;
   /** A program (20 %, 30 hold days), an API key and an approved partner. */
   bootstrap(program?: Record<string, unknown>): Promise<Bootstrap>;
+  /** A workspace with a user of the given role; returns ids and the password. */
+  dashboardUser(role: string, workspaceId?: number): Promise<{ workspaceId: number; userId: number; email: string; password: string }>;
+  /** Signs in and returns the session cookie ("svc_session=..."). */
+  login(email: string, password: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -78,6 +82,7 @@ export async function startSystem(opts: { services?: readonly string[]; backend?
     return res.body;
   };
 
+  let users = 0;
   return {
     broker,
     baseUrl,
@@ -89,6 +94,19 @@ export async function startSystem(opts: { services?: readonly string[]; backend?
       const key = await admin("POST", `/programs/${p.id}/api-keys`);
       const { partner, enrollment } = await admin("POST", `/programs/${p.id}/partners`, { name: "Partner One" });
       return { programId: p.id, apiKey: key.apiKey, partnerId: partner.id, referralCode: enrollment.referralCode };
+    },
+    async dashboardUser(role, workspaceId) {
+      const workspace = workspaceId ?? (await admin("POST", "/workspaces", { name: `Workspace ${++users}` })).id;
+      const email = `user${++users}-${process.pid}@example.com`;
+      const password = "correct horse battery staple";
+      const user = await admin("POST", "/users", { email, name: `User ${users}`, password });
+      await admin("POST", `/workspaces/${workspace}/members`, { userId: user.id, role });
+      return { workspaceId: workspace, userId: user.id, email, password };
+    },
+    async login(email, password) {
+      const res = await http("POST", "/api/auth/login", { body: { email, password } });
+      if (res.status !== 200) throw new Error(`login -> ${res.status} ${JSON.stringify(res.body)}`);
+      return res.headers.get("set-cookie")!.split(";")[0];
     },
     async stop() {
       await broker.stop();

@@ -1,0 +1,153 @@
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { roleAllows, type Permission, type Role } from "../shared/domain/permissions";
+import { toDto } from "../shared/dto";
+import { ConflictError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
+import { hashPassword, verifyPassword } from "../shared/passwords";
+import { hashSecret, randomToken } from "../shared/secrets";
+import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { parseInput } from "../shared/validation";
+import { createAccountsRepository, type AccountsRepository, type User } from "./accounts/repository";
+import * as S from "./accounts/schemas";
+
+/** The signed-in dashboard user, as the gateway puts it in `ctx.meta.user`. */
+export interface SessionUser {
+  id: number;
+  email: string;
+  name: string;
+  sessionId: number;
+}
+
+const seconds = (name: string, fallback: number) => Number(process.env[name] ?? fallback) * 1000;
+const LOGIN_FAILURE_LIMIT = 5;
+const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
+// Verifying against a dummy hash keeps an unknown email as slow as a wrong password.
+let dummyHash: Promise<string> | undefined;
+const dummyPasswordHash = () => (dummyHash ??= hashPassword(randomToken(16)));
+
+const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name });
+
+/** Owns workspaces, dashboard users, their roles and sessions. */
+type Vars = StorageVars<AccountsRepository> & { sessionMaxAgeMs: number; sessionIdleMs: number };
+
+const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
+  name: "accounts",
+  mixins: [storageMixin(createAccountsRepository)],
+
+  created() {
+    this.sessionMaxAgeMs = seconds("SESSION_MAX_AGE_SECONDS", 7 * 86_400);
+    this.sessionIdleMs = seconds("SESSION_IDLE_TIMEOUT_SECONDS", 86_400);
+  },
+
+  actions: {
+    createWorkspace: {
+      async handler(ctx: Context) {
+        const { name } = parseInput(S.CreateWorkspaceInput, ctx.params);
+        return toDto(await this.repo.createWorkspace(name));
+      },
+    },
+
+    getWorkspace: {
+      async handler(ctx: Context) {
+        const { workspaceId } = parseInput(S.WorkspaceIdInput, ctx.params);
+        const workspace = await this.repo.getWorkspace(workspaceId);
+        if (!workspace) throw new NotFoundError(`No workspace with id ${workspaceId}.`);
+        return toDto(workspace);
+      },
+    },
+
+    createUser: {
+      async handler(ctx: Context) {
+        const input = parseInput(S.CreateUserInput, ctx.params);
+        const user = await this.repo.createUser({ email: input.email, name: input.name, passwordHash: await hashPassword(input.password) });
+        if (!user) throw new ConflictError(`A user with email '${input.email}' already exists.`);
+        return toDto(publicUser(user));
+      },
+    },
+
+    grantRole: {
+      async handler(ctx: Context) {
+        const input = parseInput(S.GrantRoleInput, ctx.params);
+        if (!(await this.repo.getWorkspace(input.workspaceId))) throw new NotFoundError(`No workspace with id ${input.workspaceId}.`);
+        if (!(await this.repo.getUser(input.userId))) throw new NotFoundError(`No user with id ${input.userId}.`);
+        return toDto(await this.repo.setMembership({ ...input, role: input.role as Role }));
+      },
+    },
+
+    /**
+     * Email and password to a new session. Returns the session token once
+     * (the gateway puts it in an HttpOnly cookie). Five failures for an email
+     * within 15 minutes lock further attempts until the window passes.
+     */
+    login: {
+      async handler(ctx: Context) {
+        const { email, password } = parseInput(S.LoginRequest, ctx.params);
+        const throttleKey = `email:${email}`;
+        const now = new Date();
+        const failures = await this.repo.countLoginFailures(throttleKey, new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS));
+        if (failures >= LOGIN_FAILURE_LIMIT) throw new RateLimitError(LOGIN_FAILURE_WINDOW_MS / 1000);
+
+        const user = await this.repo.findUserByEmail(email);
+        const valid = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+        if (!user || !valid) {
+          await this.repo.recordLoginFailure(throttleKey, now);
+          throw new UnauthorizedError("Wrong email or password.");
+        }
+        await this.repo.clearLoginFailures(throttleKey);
+        const token = randomToken(32);
+        const maxAgeMs = this.sessionMaxAgeMs;
+        const session = await this.repo.createSession({ userId: user.id, tokenHash: hashSecret(token), expiresAt: new Date(now.getTime() + maxAgeMs), now });
+        return { user: publicUser(user), session: { token, expiresAt: session.expiresAt.toISOString(), maxAgeSeconds: maxAgeMs / 1000 } };
+      },
+    },
+
+    logout: {
+      async handler(ctx: Context) {
+        const { token } = parseInput(S.SessionTokenInput, ctx.params);
+        await this.repo.deleteSession(hashSecret(token));
+        return { success: true };
+      },
+    },
+
+    /** Resolves a session cookie's token to its user; expired and idle sessions are refused (and removed). */
+    authenticateSession: {
+      visibility: "public",
+      async handler(ctx: Context): Promise<SessionUser> {
+        const { token } = parseInput(S.SessionTokenInput, ctx.params);
+        const tokenHash = hashSecret(token);
+        const session = await this.repo.findSession(tokenHash);
+        const now = new Date();
+        if (!session) throw new UnauthorizedError("Sign in to the dashboard first.");
+        if (session.expiresAt <= now || now.getTime() - session.lastSeenAt.getTime() > this.sessionIdleMs) {
+          await this.repo.deleteSession(tokenHash);
+          throw new UnauthorizedError("Your session has expired. Sign in again.");
+        }
+        // Writing on every request would make each read a write; a minute of slack is enough for the idle timeout.
+        if (now.getTime() - session.lastSeenAt.getTime() > 60_000) await this.repo.touchSession(session.id, now);
+        const user = await this.repo.getUser(session.userId);
+        if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
+        return { ...publicUser(user), sessionId: session.id };
+      },
+    },
+
+    me: {
+      async handler(ctx: Context<unknown, { user?: SessionUser }>) {
+        const user = ctx.meta.user;
+        if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
+        const memberships = await this.repo.listMemberships(user.id);
+        return { user: { id: user.id, email: user.email, name: user.name }, workspaces: memberships.map((m) => ({ workspaceId: m.workspaceId, role: m.role })) };
+      },
+    },
+
+    /** Whether the user's role in the workspace grants the permission. */
+    checkPermission: {
+      visibility: "public",
+      async handler(ctx: Context) {
+        const { userId, workspaceId, permission } = parseInput(S.CheckPermissionInput, ctx.params);
+        const membership = await this.repo.findMembership(workspaceId, userId);
+        return { member: membership !== null, role: membership?.role ?? null, allowed: membership ? roleAllows(membership.role, permission as Permission) : false };
+      },
+    },
+  },
+};
+
+export default AccountsService;

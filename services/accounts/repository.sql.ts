@@ -1,0 +1,121 @@
+import { isUniqueViolation } from "../../shared/storage/errors";
+import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
+import type { AccountsRepository, Membership, Session, User, Workspace } from "./repository";
+
+const MIGRATIONS = [
+  `CREATE TABLE workspaces (
+     id SERIAL PRIMARY KEY,
+     name TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now());
+   CREATE TABLE users (
+     id SERIAL PRIMARY KEY,
+     email TEXT NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     password_hash TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now());
+   CREATE TABLE memberships (
+     workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+     user_id INTEGER NOT NULL REFERENCES users(id),
+     role TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     PRIMARY KEY (workspace_id, user_id));
+   CREATE TABLE sessions (
+     id SERIAL PRIMARY KEY,
+     user_id INTEGER NOT NULL REFERENCES users(id),
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at TIMESTAMPTZ NOT NULL,
+     last_seen_at TIMESTAMPTZ NOT NULL,
+     expires_at TIMESTAMPTZ NOT NULL);
+   CREATE TABLE login_failures (
+     id SERIAL PRIMARY KEY,
+     key TEXT NOT NULL,
+     at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX login_failures_key ON login_failures (key, at);`,
+];
+
+export class SqlAccountsRepository implements AccountsRepository {
+  private constructor(private readonly db: SqlDatabase) {}
+
+  static async create(db: SqlDatabase): Promise<SqlAccountsRepository> {
+    await migrate(db, "accounts", MIGRATIONS);
+    return new SqlAccountsRepository(db);
+  }
+
+  private async one<T>(sql: string, params: unknown[]): Promise<T | null> {
+    const [row] = await this.db.query(sql, params);
+    return row ? camelRow<T>(row) : null;
+  }
+
+  async createWorkspace(name: string): Promise<Workspace> {
+    return (await this.one<Workspace>("INSERT INTO workspaces (name) VALUES ($1) RETURNING *", [name]))!;
+  }
+
+  getWorkspace(id: number): Promise<Workspace | null> {
+    return this.one("SELECT * FROM workspaces WHERE id = $1", [id]);
+  }
+
+  async createUser(u: { email: string; name: string; passwordHash: string }): Promise<User | null> {
+    try {
+      return await this.one<User>("INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING *", [u.email, u.name, u.passwordHash]);
+    } catch (err) {
+      if (isUniqueViolation(err)) return null;
+      throw err;
+    }
+  }
+
+  findUserByEmail(email: string): Promise<User | null> {
+    return this.one("SELECT * FROM users WHERE email = $1", [email]);
+  }
+
+  getUser(id: number): Promise<User | null> {
+    return this.one("SELECT * FROM users WHERE id = $1", [id]);
+  }
+
+  async setMembership(m: { workspaceId: number; userId: number; role: string }): Promise<Membership> {
+    return (await this.one<Membership>(
+      `INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
+       ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role RETURNING *`,
+      [m.workspaceId, m.userId, m.role],
+    ))!;
+  }
+
+  findMembership(workspaceId: number, userId: number): Promise<Membership | null> {
+    return this.one("SELECT * FROM memberships WHERE workspace_id = $1 AND user_id = $2", [workspaceId, userId]);
+  }
+
+  async listMemberships(userId: number): Promise<Membership[]> {
+    return (await this.db.query("SELECT * FROM memberships WHERE user_id = $1 ORDER BY workspace_id", [userId])).map((r) => camelRow<Membership>(r));
+  }
+
+  async createSession(s: { userId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<Session> {
+    return (await this.one<Session>(
+      "INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4) RETURNING *",
+      [s.userId, s.tokenHash, s.now, s.expiresAt],
+    ))!;
+  }
+
+  findSession(tokenHash: string): Promise<Session | null> {
+    return this.one("SELECT * FROM sessions WHERE token_hash = $1", [tokenHash]);
+  }
+
+  async touchSession(id: number, now: Date): Promise<void> {
+    await this.db.query("UPDATE sessions SET last_seen_at = $2 WHERE id = $1", [id, now]);
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.db.query("DELETE FROM sessions WHERE token_hash = $1", [tokenHash]);
+  }
+
+  async recordLoginFailure(key: string, at: Date): Promise<void> {
+    await this.db.query("INSERT INTO login_failures (key, at) VALUES ($1, $2)", [key, at]);
+  }
+
+  async countLoginFailures(key: string, since: Date): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM login_failures WHERE key = $1 AND at >= $2", [key, since]);
+    return row.n;
+  }
+
+  async clearLoginFailures(key: string): Promise<void> {
+    await this.db.query("DELETE FROM login_failures WHERE key = $1", [key]);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Role } from "../../shared/domain/permissions";
+import type { Database } from "../../shared/storage/database";
+
+export interface Workspace {
+  id: number;
+  name: string;
+  createdAt: Date;
+}
+
+export interface User {
+  id: number;
+  email: string;
+  name: string;
+  passwordHash: string;
+  createdAt: Date;
+}
+
+export interface Membership {
+  workspaceId: number;
+  userId: number;
+  role: Role;
+  createdAt: Date;
+}
+
+export interface Session {
+  id: number;
+  userId: number;
+  /** SHA-256 of the cookie's random token; the token itself is never stored. */
+  tokenHash: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+/** Storage contract of the accounts service: workspaces, dashboard users, memberships, sessions, login failures. */
+export interface AccountsRepository {
+  createWorkspace(name: string): Promise<Workspace>;
+  getWorkspace(id: number): Promise<Workspace | null>;
+  /** Returns null when the email is taken. */
+  createUser(u: { email: string; name: string; passwordHash: string }): Promise<User | null>;
+  findUserByEmail(email: string): Promise<User | null>;
+  getUser(id: number): Promise<User | null>;
+  /** Creates or changes the user's role in the workspace. */
+  setMembership(m: { workspaceId: number; userId: number; role: Role }): Promise<Membership>;
+  findMembership(workspaceId: number, userId: number): Promise<Membership | null>;
+  listMemberships(userId: number): Promise<Membership[]>;
+  createSession(s: { userId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<Session>;
+  findSession(tokenHash: string): Promise<Session | null>;
+  touchSession(id: number, now: Date): Promise<void>;
+  deleteSession(tokenHash: string): Promise<void>;
+  recordLoginFailure(key: string, at: Date): Promise<void>;
+  countLoginFailures(key: string, since: Date): Promise<number>;
+  clearLoginFailures(key: string): Promise<void>;
+}
+
+export async function createAccountsRepository(db: Database): Promise<AccountsRepository> {
+  if (db.kind === "sql") {
+    const { SqlAccountsRepository } = await import("./repository.sql");
+    return SqlAccountsRepository.create(db.sql);
+  }
+  const { MongoAccountsRepository } = await import("./repository.mongo");
+  return MongoAccountsRepository.create(db.mongo);
+}
