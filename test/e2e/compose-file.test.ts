@@ -1,0 +1,165 @@
+/**
+ * Structure of the container deployment (docker-compose.yml, its PostgreSQL
+ * override and the Dockerfile), checked by parsing: no Docker engine needed.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import YAML from "yaml";
+import { ALL_SERVICES, serviceNames } from "../../bin/start";
+
+const ROOT = path.resolve(__dirname, "../..");
+const SERVICES = ["gateway", "programs", "attribution", "sales", "commissions", "status", "notifications"] as const;
+/** Services that own data: on the bus and the database. Every service bin/start.ts knows but gateway and status. */
+const STORAGE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "status");
+const INFRASTRUCTURE = ["mongo", "nats", "postgres"];
+
+type ComposeService = {
+  image?: string;
+  build?: unknown;
+  command?: string | string[];
+  environment?: Record<string, unknown> | string[];
+  ports?: unknown[];
+  container_name?: string;
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  profiles?: string[];
+  deploy?: { replicas?: number };
+};
+type ComposeFile = { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
+
+/** Parses like Docker Compose: YAML merge keys, and its `!override` / `!reset` tags. */
+function loadCompose(file: string): ComposeFile {
+  const doc = YAML.parseDocument(fs.readFileSync(path.join(ROOT, file), "utf8"), {
+    merge: true,
+    customTags: [
+      { tag: "!override", collection: "map", resolve: (v: unknown) => v },
+      { tag: "!override", collection: "seq", resolve: (v: unknown) => v },
+      { tag: "!reset", collection: "map", resolve: (v: unknown) => v },
+      { tag: "!reset", collection: "seq", resolve: (v: unknown) => v },
+    ] as never,
+  });
+  expect(doc.errors.map((e) => e.message)).toEqual([]);
+  expect(doc.warnings.map((w) => w.message)).toEqual([]);
+  return doc.toJS() as ComposeFile;
+}
+
+function env(service: ComposeService): Record<string, string> {
+  const e = service.environment ?? {};
+  if (Array.isArray(e)) {
+    return Object.fromEntries(e.map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+  }
+  return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, v === null || v === undefined ? "" : String(v)]));
+}
+
+function dependsOn(service: ComposeService): Record<string, string | undefined> {
+  const d = service.depends_on ?? {};
+  if (Array.isArray(d)) return Object.fromEntries(d.map((name) => [name, undefined]));
+  return Object.fromEntries(Object.entries(d).map(([name, spec]) => [name, spec?.condition]));
+}
+
+function healthcheckText(service: ComposeService): string {
+  const test = service.healthcheck?.test;
+  return Array.isArray(test) ? test.join(" ") : (test ?? "");
+}
+
+const compose = loadCompose("docker-compose.yml");
+const appServices = Object.entries(compose.services).filter(([name]) => !INFRASTRUCTURE.includes(name));
+
+describe("docker-compose.yml", () => {
+  it("has exactly one container per service, with the matching SERVICES value", () => {
+    for (const name of SERVICES) {
+      expect(compose.services[name]).toBeDefined();
+      expect(env(compose.services[name]).SERVICES).toBe(name);
+    }
+    // Every service bin/start.ts knows is deployed once, and every SERVICES value is one it accepts.
+    const deployed = appServices.flatMap(([, s]) => serviceNames(env(s).SERVICES));
+    expect([...deployed].sort()).toEqual([...ALL_SERVICES].sort());
+  });
+
+  it("builds every service container from the one image, on NATS and the MongoDB replica set", () => {
+    const images = new Set(appServices.map(([, s]) => s.image));
+    expect(images.size).toBe(1);
+    for (const [name, service] of appServices) {
+      expect({ name, build: service.build }).toEqual({ name, build: "." });
+      expect({ name, command: service.command }).toEqual({ name, command: undefined });
+      const e = env(service);
+      expect({ name, TRANSPORTER: e.TRANSPORTER }).toEqual({ name, TRANSPORTER: "nats://nats:4222" });
+      expect({ name, DATABASE_URL: e.DATABASE_URL }).toEqual({ name, DATABASE_URL: "mongodb://mongo:27017/affiliate?replicaSet=rs0" });
+    }
+  });
+
+  it("runs NATS and a self-initiating one-node MongoDB replica set, both with healthchecks", () => {
+    const { nats, mongo } = compose.services;
+    expect(nats?.image).toMatch(/^nats:2(\b|[.-])/);
+    expect(healthcheckText(nats)).toMatch(/8222/);
+    expect(mongo?.image).toMatch(/^mongo:7/);
+    const command = Array.isArray(mongo.command) ? mongo.command.join(" ") : mongo.command;
+    expect(command).toMatch(/--replSet rs0/);
+    expect(healthcheckText(mongo)).toMatch(/rs\.initiate\(/);
+    expect(healthcheckText(mongo)).toMatch(/host: 'mongo:27017'/);
+    for (const infra of [nats, mongo]) expect(infra.healthcheck?.disable).not.toBe(true);
+  });
+
+  it("starts services only after their dependencies are healthy", () => {
+    for (const name of STORAGE_SERVICES) {
+      expect({ name, depends: dependsOn(compose.services[name]) }).toEqual({ name, depends: { nats: "service_healthy", mongo: "service_healthy" } });
+    }
+    expect(dependsOn(compose.services.gateway)).toMatchObject({ nats: "service_healthy" });
+    expect(dependsOn(compose.services.status)).toMatchObject({ nats: "service_healthy" });
+  });
+
+  it("publishes a port only for the gateway, which has an HTTP healthcheck on /api/health", () => {
+    const publishing = Object.entries(compose.services)
+      .filter(([, s]) => (s.ports ?? []).length > 0)
+      .map(([name]) => name);
+    expect(publishing).toEqual(["gateway"]);
+    const ports = compose.services.gateway.ports!.map(String);
+    expect(ports.some((p) => /:3000$/.test(p))).toBe(true);
+    expect(env(compose.services.gateway).PORT).toBe("3000");
+    expect(healthcheckText(compose.services.gateway)).toMatch(/\/api\/health/);
+  });
+
+  it("lets every service but the gateway scale: no container_name, no fixed replicas", () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (INFRASTRUCTURE.includes(name)) continue;
+      expect({ name, container_name: service.container_name }).toEqual({ name, container_name: undefined });
+      expect({ name, replicas: service.deploy?.replicas }).toEqual({ name, replicas: undefined });
+    }
+  });
+});
+
+describe("docker-compose.postgres.yml", () => {
+  const override = loadCompose("docker-compose.postgres.yml");
+
+  it("swaps MongoDB for PostgreSQL 16", () => {
+    const pg = override.services.postgres;
+    expect(pg?.image).toMatch(/^postgres:16/);
+    expect(healthcheckText(pg)).toMatch(/pg_isready/);
+    expect(override.services.mongo?.profiles?.length).toBeGreaterThan(0);
+    for (const name of STORAGE_SERVICES) {
+      const service = override.services[name];
+      expect({ name, url: env(service).DATABASE_URL }).toEqual({ name, url: expect.stringMatching(/^postgres:\/\/[^@]+@postgres:5432\//) });
+      expect({ name, depends: dependsOn(service) }).toEqual({ name, depends: { nats: "service_healthy", postgres: "service_healthy" } });
+    }
+    for (const name of Object.keys(override.services)) {
+      if (!INFRASTRUCTURE.includes(name)) expect(Object.keys(compose.services)).toContain(name);
+    }
+  });
+});
+
+describe("Dockerfile", () => {
+  const dockerfile = fs.readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+
+  it("runs bin/start.ts with tsx on Node 22, with tsx among the installed dependencies", () => {
+    expect(dockerfile).toMatch(/^FROM node:22-slim\b/m);
+    expect(dockerfile).toMatch(/^CMD \["npx", ?"tsx", ?"bin\/start\.ts"\]/m);
+    expect(dockerfile).toMatch(/npm ci\b/);
+    if (/--omit=dev/.test(dockerfile)) expect(pkg.dependencies?.tsx).toBeDefined();
+  });
+
+  it("keeps node_modules and local data out of the build context", () => {
+    const ignored = fs.readFileSync(path.join(ROOT, ".dockerignore"), "utf8").split("\n").map((l) => l.trim());
+    expect(ignored).toEqual(expect.arrayContaining(["node_modules", "data"]));
+  });
+});

@@ -1,0 +1,356 @@
+/**
+ * Split deployment over a real NATS server: the gateway in one OS process, the
+ * storage services in another, both started with `tsx bin/start.ts` exactly as
+ * in production, talking only through NATS, on a fresh PostgreSQL database.
+ * The money path from click to full refund goes over real HTTP.
+ *
+ * Needs NATS_URL and TEST_POSTGRES_URL (`.ci/run` starts both servers);
+ * without them the whole file is skipped with a loud warning.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { ALL_SERVICES } from "../../bin/start";
+import { postgres } from "../support/databases";
+
+const ROOT = path.resolve(__dirname, "../..");
+const NATS_URL = process.env.NATS_URL;
+const ADMIN_TOKEN = `e2e-admin-${randomBytes(8).toString("hex")}`;
+const STARTUP_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 10_000;
+/** Process B: every service but the gateway (programs, attribution, sales, commissions, status, notifications, ...). */
+const BACKEND_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway");
+
+const skipReason = !NATS_URL
+  ? "NATS_URL is not set"
+  : !postgres
+    ? "TEST_POSTGRES_URL is not set"
+    : null;
+if (skipReason) {
+  console.warn(
+    `NATS SPLIT-DEPLOYMENT E2E SKIPPED: ${skipReason} (.ci/run sets NATS_URL and TEST_POSTGRES_URL); the gateway and services were NOT tested as separate processes over NATS in this run.`,
+  );
+}
+const describeSplit = skipReason ? describe.skip : describe;
+
+/** One `tsx bin/start.ts` child with its captured output. */
+interface Node {
+  name: string;
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startNode(name: string, env: Record<string, string>): Node {
+  const bin = path.join(ROOT, "node_modules", ".bin");
+  // The children run on the same Node as the rest of the project (node_modules/.bin/node when installed).
+  // As in production: none of jest's own settings (NODE_OPTIONS from `npm test`, JEST_*) reach the children.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("JEST_")));
+  const child = spawn(path.join(bin, "tsx"), ["bin/start.ts"], {
+    cwd: ROOT,
+    env: { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    // Own process group: tsx runs the program in a child node process, and the whole group is signalled.
+    detached: true,
+  });
+  const node: Node = { name, child, output: [], exited: undefined as never, exit: null };
+  const capture = (stream: string) => (chunk: Buffer) => {
+    for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) node.output.push(`[${name} ${stream}] ${line}`);
+    if (node.output.length > 2000) node.output.splice(0, node.output.length - 2000);
+  };
+  child.stdout!.on("data", capture("out"));
+  child.stderr!.on("data", capture("err"));
+  node.exited = new Promise((resolve) => {
+    child.on("exit", (code, signal) => {
+      node.exit = { code, signal };
+      resolve(node.exit);
+    });
+    child.on("error", (err) => {
+      node.output.push(`[${name}] spawn failed: ${err.message}`);
+      node.exit = { code: -1, signal: null };
+      resolve(node.exit);
+    });
+  });
+  return node;
+}
+
+function signalGroup(node: Node, signal: NodeJS.Signals): void {
+  if (node.exit || node.child.pid === undefined) return;
+  try {
+    process.kill(-node.child.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+async function stopNode(node: Node): Promise<void> {
+  if (node.exit) return;
+  signalGroup(node, "SIGTERM");
+  const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS).unref());
+  if ((await Promise.race([node.exited, timer])) === "timeout") {
+    node.output.push(`[${node.name}] did not stop within ${STOP_TIMEOUT_MS} ms of SIGTERM; sending SIGKILL`);
+    signalGroup(node, "SIGKILL");
+    await Promise.race([node.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
+  }
+}
+
+interface Res {
+  status: number;
+  body: any;
+}
+
+describeSplit("split deployment: gateway and services in separate processes over NATS", () => {
+  const nodes: Node[] = [];
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  let baseUrl = "";
+  let dataDir = "";
+  let failed = false;
+
+  const logs = () => nodes.map((n) => `----- ${n.name} (pid ${n.child.pid}, exit ${JSON.stringify(n.exit)}) -----\n${n.output.join("\n")}`).join("\n");
+
+  /** Runs a test body; on failure prints the children's output once, then rethrows. */
+  const withLogs = (fn: () => Promise<void>) => async () => {
+    try {
+      await fn();
+    } catch (err) {
+      if (!failed) console.error(`Output of the split-deployment processes:\n${logs()}`);
+      failed = true;
+      throw err;
+    }
+  };
+
+  async function http(method: string, urlPath: string, opts: { body?: unknown; key?: string } = {}): Promise<Res> {
+    const headers: Record<string, string> = {};
+    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+    if (opts.body !== undefined) headers["Content-Type"] = "application/json";
+    const res = await fetch(baseUrl + urlPath, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = await res.text();
+    let body: any = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* keep the text */
+    }
+    return { status: res.status, body };
+  }
+
+  const admin = async (method: string, urlPath: string, body?: unknown) => {
+    const res = await http(method, `/api/admin${urlPath}`, { body, key: ADMIN_TOKEN });
+    if (res.status >= 300) throw new Error(`${method} /api/admin${urlPath} -> ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  beforeAll(
+    withLogs(async () => {
+      database = await postgres!.create();
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "nats-split-"));
+      const port = await freePort();
+      baseUrl = `http://127.0.0.1:${port}`;
+      const runId = randomBytes(4).toString("hex");
+      const common = {
+        TRANSPORTER: NATS_URL!,
+        NAMESPACE: `e2e-split-${runId}`,
+        ADMIN_TOKEN,
+        DATABASE_URL: database.url,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: "info",
+        OUTBOX_INTERVAL_MS: "200",
+      };
+      nodes.push(
+        startNode("services", {
+          ...common,
+          SERVICES: BACKEND_SERVICES.join(","),
+          NODE_ID: `e2e-services-${runId}`,
+        }),
+        startNode("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `e2e-gateway-${runId}` }),
+      );
+
+      // Ready when the gateway reports every storage service reachable over NATS.
+      const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+      let last = "no answer yet";
+      for (;;) {
+        const dead = nodes.find((n) => n.exit);
+        if (dead) throw new Error(`Process '${dead.name}' exited during startup (${JSON.stringify(dead.exit)}).`);
+        try {
+          const res = await http("GET", "/api/health");
+          if (res.status === 200) break;
+          last = `${res.status} ${JSON.stringify(res.body)}`;
+        } catch (err) {
+          last = (err as Error).message;
+        }
+        if (Date.now() > deadline) throw new Error(`GET /api/health did not return 200 within ${STARTUP_TIMEOUT_MS} ms; last: ${last}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }),
+    STARTUP_TIMEOUT_MS + 30_000,
+  );
+
+  afterAll(async () => {
+    await Promise.all(nodes.map(stopNode));
+    const unclean = nodes.filter((n) => n.exit && n.exit.code !== 0 && n.exit.signal === null);
+    if (unclean.length && !failed) console.error(`A split-deployment process exited uncleanly:\n${logs()}`);
+    if (database) await database.drop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 2 * STOP_TIMEOUT_MS + 15_000);
+
+  const state: { programId: number; apiKey: string; partnerId: number; referralCode: string; clickId: string; commissionId: number } = {
+    programId: 0,
+    apiKey: "",
+    partnerId: 0,
+    referralCode: "",
+    clickId: "",
+    commissionId: 0,
+  };
+
+  it(
+    "reports every storage service healthy through the NATS transporter",
+    withLogs(async () => {
+      const res = await http("GET", "/api/health");
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        status: "ok",
+        transporter: "connected",
+        services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok" },
+      });
+      for (const [name, state] of Object.entries(res.body.services)) expect({ name, state }).toEqual({ name, state: "ok" });
+    }),
+  );
+
+  it(
+    "creates a program, an API key and a partner through /api/admin",
+    withLogs(async () => {
+      expect((await http("POST", "/api/admin/programs", { body: { name: "x" }, key: "wrong-token" })).status).toBe(401);
+
+      const program = await admin("POST", "/programs", { name: "Split program", commissionRule: { type: "percentage", basisPoints: 2000 }, holdDays: 30 });
+      expect(program).toMatchObject({ name: "Split program", currency: "usd", commissionRule: { type: "percentage", basisPoints: 2000 }, holdDays: 30 });
+      expect(typeof program.id).toBe("number");
+      const key = await admin("POST", `/programs/${program.id}/api-keys`);
+      expect(key).toMatchObject({ programId: program.id });
+      expect(typeof key.apiKey).toBe("string");
+      const { partner, enrollment } = await admin("POST", `/programs/${program.id}/partners`, { name: "Partner One" });
+      expect(enrollment).toMatchObject({ partnerId: partner.id, programId: program.id, status: "approved" });
+      expect(await admin("GET", `/programs/${program.id}`)).toMatchObject({ id: program.id, name: "Split program" });
+      Object.assign(state, { programId: program.id, apiKey: key.apiKey, partnerId: partner.id, referralCode: enrollment.referralCode });
+    }),
+  );
+
+  it(
+    "tracks a click and a lead",
+    withLogs(async () => {
+      const click = await http("POST", "/api/v1/track/click", { body: { program_id: state.programId, referral_code: state.referralCode } });
+      expect(click.status).toBe(200);
+      expect(click.body).toMatchObject({ success: true, test: false });
+      expect(click.body.click_id).toMatch(/^clk_/);
+      state.clickId = click.body.click_id;
+
+      const lead = await http("POST", "/api/v1/track/lead", {
+        key: state.apiKey,
+        body: { customer_key: "cust_split_1", email: "buyer@example.com", click_id: state.clickId },
+      });
+      expect(lead.status).toBe(200);
+      expect(lead.body).toMatchObject({ success: true, customer_key: "cust_split_1", created: true, attributed: true, partner_id: state.partnerId });
+    }),
+  );
+
+  it(
+    "tracks a sale of 10000 cents with a commission, and refuses a repeat and a bad key with the right envelopes",
+    withLogs(async () => {
+      const sale = await http("POST", "/api/v1/track/sale", {
+        key: state.apiKey,
+        body: { transaction_id: "tx_split_1", amount_cents: 10000, currency: "usd", customer_key: "cust_split_1" },
+      });
+      expect(sale.status).toBe(200);
+      expect(sale.body).toMatchObject({
+        success: true,
+        transaction_id: "tx_split_1",
+        amount_cents: 10000,
+        currency: "usd",
+        attributed: true,
+        partner_id: state.partnerId,
+        attribution_method: "customer_key",
+        commission_status: "pending",
+      });
+      expect(typeof sale.body.commission_id).toBe("number");
+      state.commissionId = sale.body.commission_id;
+
+      // Errors thrown in the services process keep their code across NATS.
+      const again = await http("POST", "/api/v1/track/sale", {
+        key: state.apiKey,
+        body: { transaction_id: "tx_split_1", amount_cents: 10000, customer_key: "cust_split_1" },
+      });
+      expect(again.status).toBe(409);
+      expect(again.body).toMatchObject({ success: false, error: { code: "already_recorded" } });
+      const badKey = await http("POST", "/api/v1/track/sale", { key: "svc_sk_nope_nope", body: { transaction_id: "x", amount_cents: 1 } });
+      expect(badKey.status).toBe(401);
+      expect(badKey.body).toMatchObject({ success: false, error: { code: "unauthorized" } });
+      const invalid = await http("POST", "/api/v1/track/sale", { key: state.apiKey, body: { transaction_id: "tx_bad", amount_cents: -5 } });
+      expect(invalid.status).toBe(400);
+      expect(invalid.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+
+      const commission = await admin("GET", `/commissions/${state.commissionId}`);
+      expect(commission).toMatchObject({ id: state.commissionId, amountCents: 2000, status: "pending", partnerId: state.partnerId });
+    }),
+  );
+
+  it(
+    "applies a partial refund once, skips its retry, and reverses the rest",
+    withLogs(async () => {
+      const refund = (body: Record<string, unknown>) => http("POST", "/api/v1/track/refund", { key: state.apiKey, body: { transaction_id: "tx_split_1", ...body } });
+
+      const partial = await refund({ refund_amount_cents: 3000, refund_id: "re_split_1" });
+      expect(partial.status).toBe(200);
+      expect(partial.body).toEqual({ success: true, status: "refunded", deductionAmount: 6, commission_id: state.commissionId });
+
+      const retry = await refund({ refund_amount_cents: 3000, refund_id: "re_split_1" });
+      expect(retry.status).toBe(200);
+      expect(retry.body).toMatchObject({ success: true, status: "skipped", commission_id: state.commissionId });
+
+      const rest = await refund({});
+      expect(rest.status).toBe(200);
+      expect(rest.body).toEqual({ success: true, status: "reversed", deductionAmount: 14, commission_id: state.commissionId });
+
+      const commission = await admin("GET", `/commissions/${state.commissionId}`);
+      expect(commission).toMatchObject({ id: state.commissionId, status: "reversed" });
+      expect(commission.refunds).toHaveLength(2);
+    }),
+  );
+
+  it(
+    "delivers the reversal notices from the commissions outbox",
+    withLogs(async () => {
+      const deadline = Date.now() + 20_000;
+      let notices: any[] = [];
+      while (Date.now() < deadline) {
+        notices = await admin("GET", `/notifications?programId=${state.programId}&kind=partner_notice`);
+        if (notices.length >= 2) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(notices.map((n) => [n.status, n.deductionCents]).sort()).toEqual([
+        ["refunded", 600],
+        ["reversed", 1400],
+      ]);
+    }),
+    30_000,
+  );
+});
