@@ -10,7 +10,6 @@
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import { parseArgs } from "node:util";
 import { adminTokenFile } from "../shared/admin-token";
 
 type Flags = Record<string, string | boolean | undefined>;
@@ -106,15 +105,56 @@ const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unkno
     run: (f) => admin("GET", `/programs/${need(f, "program")}/sales/${encodeURIComponent(need(f, "transaction-id"))}`),
   },
   outbox: { usage: "outbox", run: () => admin("GET", "/outbox") },
+  reconcile: {
+    usage: "reconcile                                    # checks the ledger invariants; exit code 3 when any is violated",
+    async run() {
+      const report = await admin("GET", "/reconcile");
+      if (report.ok) return report;
+      console.log(JSON.stringify(report, null, 2));
+      const rules = [...new Set((report.violations as Array<{ rule: string }>).map((v) => v.rule))].join(", ");
+      throw new CliError(`${report.violations.length + report.violationsNotShown} ledger invariant violation(s): ${rules}.`, 3);
+    },
+  },
   notifications: {
-    usage: "notifications [--program <id>] [--partner <id>]",
-    run: (f) => admin("GET", `/notifications?${new URLSearchParams(Object.entries({ programId: f.program, partnerId: f.partner }).filter(([, v]) => v) as [string, string][])}`),
+    usage: "notifications [--program <id>] [--partner <id>] [--workspace <id>] [--kind partner_notice|advertiser_warning] [--unread]",
+    run: (f) =>
+      admin("GET", `/notifications?${query({ programId: f.program, partnerId: f.partner, workspaceId: f.workspace, kind: f.kind, unread: f.unread === undefined ? undefined : String(f.unread !== "false") })}`),
+  },
+  "create-webhook": {
+    usage: "create-webhook --workspace <id> --url <https://...> [--events commission.created,commission.refunded,commission.reversed] [--description <text>]   # the secret is shown once",
+    run: (f) =>
+      admin("POST", `/workspaces/${need(f, "workspace")}/webhook-endpoints`, {
+        url: str(f.url),
+        eventTypes: str(f.events)?.split(",").map((e) => e.trim()).filter(Boolean),
+        description: str(f.description),
+      }),
+  },
+  webhooks: { usage: "webhooks --workspace <id>", run: (f) => admin("GET", `/workspaces/${need(f, "workspace")}/webhook-endpoints`) },
+  "disable-webhook": {
+    usage: "disable-webhook --endpoint <id> [--reason <text>]",
+    run: (f) => admin("POST", `/webhook-endpoints/${need(f, "endpoint")}/disable`, { reason: str(f.reason) }),
+  },
+  "enable-webhook": { usage: "enable-webhook --endpoint <id>", run: (f) => admin("POST", `/webhook-endpoints/${need(f, "endpoint")}/enable`) },
+  "webhook-deliveries": {
+    usage: "webhook-deliveries --endpoint <id> [--status pending|succeeded|failed] [--limit 50]",
+    run: (f) => admin("GET", `/webhook-endpoints/${need(f, "endpoint")}/deliveries?${query({ status: f.status, limit: f.limit })}`),
   },
 };
 
-class CliError extends Error {}
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+/** A query string of the flags that were given. */
+const query = (params: Record<string, unknown>) =>
+  new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""));
 
 function int(v: unknown, name: string): number {
   const n = Number(v);
@@ -126,6 +166,32 @@ function need(f: Flags, name: string): string {
   const v = str(f[name]);
   if (!v) throw new CliError(`--${name} is required.`);
   return v;
+}
+
+/**
+ * `--name value`, `--name=value`, or a bare `--flag` (true). util.parseArgs
+ * without declared options reads `--name value` as a boolean and a stray
+ * positional, so the flags are read here.
+ */
+export function parseFlags(args: readonly string[]): Flags {
+  const flags: Flags = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("--") || arg.length === 2) throw new CliError(`Unexpected argument '${arg}'. Flags look like --name value.`);
+    const eq = arg.indexOf("=");
+    if (eq > 2) {
+      flags[arg.slice(2, eq)] = arg.slice(eq + 1);
+      continue;
+    }
+    const next = args[i + 1];
+    if (next !== undefined && !next.startsWith("--")) {
+      flags[arg.slice(2)] = next;
+      i++;
+    } else {
+      flags[arg.slice(2)] = true;
+    }
+  }
+  return flags;
 }
 
 /** "12.5" -> 1250 basis points, without floating-point surprises. */
@@ -171,13 +237,12 @@ async function main(argv: string[]): Promise<number> {
     console.error(help());
     return command && command !== "help" ? 2 : 0;
   }
-  const { values } = parseArgs({ args: rest, strict: false });
   try {
-    console.log(JSON.stringify(await spec.run(values as Flags), null, 2));
+    console.log(JSON.stringify(await spec.run(parseFlags(rest)), null, 2));
     return 0;
   } catch (err) {
     console.error(err instanceof CliError ? err.message : err);
-    return 1;
+    return err instanceof CliError ? err.exitCode : 1;
   }
 }
 

@@ -1,72 +1,230 @@
+import os from "node:os";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { z } from "zod";
+import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
+import { NotFoundError } from "../shared/errors";
+import { randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
-import { createNotificationsRepository, type NotificationsRepository } from "./notifications/repository";
-import { Id } from "./programs/schemas";
+import { generateWebhookSecret } from "../shared/webhook-signature";
+import {
+  createNotificationsRepository,
+  WEBHOOK_EVENT_TYPES,
+  type Notification,
+  type NotificationsRepository,
+  type UnreadCounts,
+  type WebhookEventType,
+} from "./notifications/repository";
+import * as S from "./notifications/schemas";
+import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
+import type { Program } from "./programs/repository";
 
-const CommissionEventInput = z.object({
-  eventId: Id,
-  type: z.string(),
-  payload: z.looseObject({
-    commissionId: Id,
-    programId: Id,
-    partnerId: Id,
-    transactionId: z.string(),
-    status: z.string(),
-    currency: z.string(),
-    reason: z.string().nullable(),
-    deductionCents: z.number().int().optional(),
-    wasPaidOut: z.boolean().optional(),
-  }),
-});
+type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger">;
 
-const ListInput = z.object({
-  programId: Id.optional(),
-  partnerId: Id.optional(),
-  kind: z.enum(["partner_notice", "advertiser_warning"]).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-});
+type Methods = { workspaceOf(ctx: Context, programId: number): Promise<number | null> };
+type Vars = StorageVars<NotificationsRepository> & {
+  webhookConfig: WebhookConfig;
+  worker?: WebhookWorker;
+  workspaceCache: Map<number, { workspaceId: number | null; until: number }>;
+};
+
+/** A program's workspace does not change, but a short cache keeps an operator's fix visible. */
+const WORKSPACE_CACHE_MS = 5 * 60_000;
+const WORKSPACE_CACHE_MAX = 10_000;
+
+const positive = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+};
+
+/** The notification as callers see it: `deductionAmount` is `deductionCents` in major units of the currency. */
+const notificationDto = (n: Notification) => toDto({ ...n, deductionAmount: toMajorUnits(n.deductionCents, n.currency) });
+const withTotal = (counts: UnreadCounts) => ({ ...counts, total: counts.partner_notice + counts.advertiser_warning });
+const isWebhookEventType = (type: string): type is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
 
 /**
- * Turns commission reversals into a partner notice and, when the partner was
- * already paid, a manual-review warning for the advertiser (spec 3.1, 6.3).
- * Delivery from the commissions outbox is at least once; storing on
- * (event id, kind) makes it exactly once in effect.
+ * Turns commission events from the commissions outbox into a partner notice
+ * and, when the partner was already paid, a manual-review warning for the
+ * advertiser's workspace (spec 3.1, 6.3), and into signed outbound webhook
+ * deliveries for the workspace's endpoints. Delivery from the outbox is at
+ * least once; storing on (event id, kind) and (event id, endpoint) makes it
+ * exactly once in effect.
  */
-const NotificationsService: ServiceSchema<ServiceSettingSchema, {}, StorageVars<NotificationsRepository>> = {
+const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "notifications",
   mixins: [storageMixin(createNotificationsRepository)],
 
+  created() {
+    // Read once here: the configuration must not change under a running worker.
+    const timeoutMs = positive("WEBHOOK_TIMEOUT_MS", 10_000);
+    this.webhookConfig = {
+      intervalMs: positive("WEBHOOK_INTERVAL_MS", 1000),
+      // A lease shorter than a request would let another worker send the same delivery while this one waits.
+      leaseMs: Math.max(positive("WEBHOOK_LEASE_MS", 60_000), timeoutMs + 5000),
+      batchSize: 20,
+      timeoutMs,
+      maxAttempts: positive("WEBHOOK_MAX_ATTEMPTS", 16),
+      maxBackoffMs: positive("WEBHOOK_MAX_BACKOFF_MS", 3_600_000),
+      disableAfterFailures: positive("WEBHOOK_DISABLE_AFTER_FAILURES", 5),
+    };
+    this.workspaceCache = new Map();
+  },
+
   actions: {
+    /** Called by the commissions outbox relay; throwing makes the relay retry the event later. */
     commissionEvent: {
       visibility: "public",
       async handler(ctx: Context) {
-        const { eventId, type, payload } = parseInput(CommissionEventInput, ctx.params);
-        if (type !== "commission.refunded" && type !== "commission.reversed") return { handled: false };
-        const facts = {
-          eventId,
-          programId: payload.programId,
-          partnerId: payload.partnerId,
-          commissionId: payload.commissionId,
-          transactionId: payload.transactionId,
-          status: payload.status,
-          deductionCents: payload.deductionCents ?? 0,
-          currency: payload.currency,
-          reason: payload.reason,
-        };
-        await this.repo.insertOnce({ ...facts, kind: "partner_notice" });
-        if (payload.wasPaidOut) await this.repo.insertOnce({ ...facts, kind: "advertiser_warning" });
-        return { handled: true };
+        // Other event types (the commissions outbox may grow) are acknowledged unread, whatever their payload.
+        if (!isWebhookEventType(parseInput(S.EventTypeInput, ctx.params).type)) return { handled: false };
+        const { eventId, type, occurredAt, payload } = parseInput(S.CommissionEventInput, ctx.params);
+        if (!isWebhookEventType(type)) return { handled: false };
+        const workspaceId = await this.workspaceOf(ctx, payload.programId);
+
+        let notices = 0;
+        if (type === "commission.refunded" || type === "commission.reversed") {
+          const facts = {
+            eventId,
+            workspaceId,
+            programId: payload.programId,
+            partnerId: payload.partnerId,
+            commissionId: payload.commissionId,
+            transactionId: payload.transactionId,
+            status: payload.status,
+            deductionCents: payload.deductionCents ?? 0,
+            currency: payload.currency,
+            reason: payload.reason,
+            partnerPaid: payload.wasPaidOut === true,
+          };
+          if (await this.repo.insertOnce({ ...facts, kind: "partner_notice" })) notices++;
+          if (facts.partnerPaid && (await this.repo.insertOnce({ ...facts, kind: "advertiser_warning" }))) notices++;
+        }
+
+        let deliveries = 0;
+        if (workspaceId !== null) {
+          const now = new Date();
+          // Frozen here: every attempt sends (and signs) the same bytes.
+          const body = JSON.stringify({ id: eventId, type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data: payload });
+          for (const endpoint of await this.repo.listSubscribedEndpoints(workspaceId, type)) {
+            if (await this.repo.enqueueDelivery({ endpointId: endpoint.id, eventId, eventType: type, body }, now)) deliveries++;
+          }
+          if (deliveries > 0) this.worker?.nudge();
+        }
+        return { handled: true, notices, deliveries };
       },
     },
 
+    /** Operators (admin API, CLI, REPL): notifications by workspace, program, partner, kind. */
     list: {
       async handler(ctx: Context) {
-        return toDto(await this.repo.list(parseInput(ListInput, ctx.params)));
+        return (await this.repo.list(parseInput(S.ListInput, ctx.params))).map(notificationDto);
       },
     },
+
+    /** Dashboard: the workspace's notices and warnings with unread counts. The gateway checked membership. */
+    listForWorkspace: {
+      async handler(ctx: Context) {
+        const { workspaceId, kind, unread, before, limit } = parseInput(S.WorkspaceListInput, ctx.params);
+        const [list, counts] = [await this.repo.list({ workspaceId, kind, unread, beforeId: before, limit }), await this.repo.unreadCounts(workspaceId)];
+        return {
+          data: list.map(notificationDto),
+          unread: withTotal(counts),
+          // Pass as `before` for the next page; null when this page is the last.
+          nextBefore: list.length === limit ? list[list.length - 1].id : null,
+        };
+      },
+    },
+
+    markRead: {
+      async handler(ctx: Context) {
+        const { workspaceId, notificationId } = parseInput(S.MarkReadInput, ctx.params);
+        const n = await this.repo.markRead(workspaceId, notificationId, new Date());
+        if (!n) throw new NotFoundError(`No notification with id ${notificationId} in workspace ${workspaceId}.`);
+        return { data: notificationDto(n), unread: withTotal(await this.repo.unreadCounts(workspaceId)) };
+      },
+    },
+
+    markAllRead: {
+      async handler(ctx: Context) {
+        const { workspaceId, kind } = parseInput(S.MarkAllReadInput, ctx.params);
+        const updated = await this.repo.markAllRead(workspaceId, kind, new Date());
+        return { updated, unread: withTotal(await this.repo.unreadCounts(workspaceId)) };
+      },
+    },
+
+    /** Registers an endpoint. The signing secret is in this response only. */
+    createWebhookEndpoint: {
+      async handler(ctx: Context) {
+        const input = parseInput(S.CreateEndpointInput, ctx.params);
+        await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
+        const secret = generateWebhookSecret();
+        const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
+        return toDto({ ...endpoint, secret });
+      },
+    },
+
+    listWebhookEndpoints: {
+      async handler(ctx: Context) {
+        const { workspaceId } = parseInput(S.WorkspaceIdInput, ctx.params);
+        return toDto(await this.repo.listEndpoints(workspaceId));
+      },
+    },
+
+    /** Stops new deliveries to the endpoint; pending ones wait until it is enabled again. */
+    disableWebhookEndpoint: {
+      async handler(ctx: Context) {
+        const { endpointId, reason } = parseInput(S.DisableEndpointInput, ctx.params);
+        const endpoint = await this.repo.setEndpointEnabled(endpointId, false, reason ?? "disabled by an operator", new Date());
+        if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
+        return toDto(endpoint);
+      },
+    },
+
+    /** Enables the endpoint again (its failure count starts over); pending deliveries resume. */
+    enableWebhookEndpoint: {
+      async handler(ctx: Context) {
+        const { endpointId } = parseInput(S.EndpointIdInput, ctx.params);
+        const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
+        if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
+        this.worker?.nudge();
+        return toDto(endpoint);
+      },
+    },
+
+    /** The endpoint's deliveries, newest first, each with every attempt's status code or error. */
+    listWebhookDeliveries: {
+      async handler(ctx: Context) {
+        const filter = parseInput(S.ListDeliveriesInput, ctx.params);
+        if (!(await this.repo.getEndpoint(filter.endpointId))) throw new NotFoundError(`No webhook endpoint with id ${filter.endpointId}.`);
+        return toDto(await this.repo.listDeliveries(filter));
+      },
+    },
+  },
+
+  methods: {
+    /** The program's workspace, from its owner (programs), cached briefly. */
+    async workspaceOf(ctx: Context, programId: number): Promise<number | null> {
+      const cached = this.workspaceCache.get(programId);
+      if (cached && cached.until > Date.now()) return cached.workspaceId;
+      const program = await ctx.call<Program, unknown>("programs.get", { programId });
+      if (this.workspaceCache.size >= WORKSPACE_CACHE_MAX) this.workspaceCache.clear();
+      this.workspaceCache.set(programId, { workspaceId: program.workspaceId ?? null, until: Date.now() + WORKSPACE_CACHE_MS });
+      return program.workspaceId ?? null;
+    },
+  },
+
+  started() {
+    this.worker = new WebhookWorker(this.repo, {
+      ...this.webhookConfig,
+      // Unique per service instance, even with several in one process.
+      workerId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}:${randomToken(4)}`,
+      logger: this.logger,
+    });
+    this.worker.start();
+  },
+
+  async stopped() {
+    await this.worker?.stop();
   },
 };
 

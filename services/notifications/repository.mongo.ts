@@ -1,50 +1,190 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { isDuplicateKeyError, nextId } from "../../shared/storage/mongo";
-import type { NewNotification, Notification, NotificationKind, NotificationsRepository } from "./repository";
+import { isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions } from "../../shared/storage/mongo";
+import type {
+  ClaimedDelivery,
+  DeliveryNext,
+  DeliveryStatus,
+  NewNotification,
+  NewWebhookDelivery,
+  NewWebhookEndpoint,
+  Notification,
+  NotificationFilter,
+  NotificationKind,
+  NotificationsRepository,
+  UnreadCounts,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventType,
+} from "./repository";
 
 type NotificationDoc = Omit<Notification, "id"> & { _id: number };
+type EndpointDoc = Omit<WebhookEndpoint, "id"> & { _id: number; secret: string };
+type DeliveryDoc = Omit<WebhookDelivery, "id"> & {
+  _id: number;
+  claimedBy: string | null;
+  claimedUntil: Date | null;
+  attemptLog: WebhookAttempt[];
+};
 
-const schema = new Schema<NotificationDoc>(
-  {
-    _id: Number,
-    eventId: { type: Number, required: true },
-    kind: { type: String, required: true },
-    programId: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    commissionId: { type: Number, required: true },
-    transactionId: { type: String, required: true },
-    status: { type: String, required: true },
-    deductionCents: { type: Number, required: true },
-    currency: { type: String, required: true },
-    reason: { type: String, default: null },
-    createdAt: { type: Date, required: true },
-    readAt: { type: Date, default: null },
-  },
-  { collection: "notifications", versionKey: false },
+// The collection name and indexes predate `schemaOptions`; autoIndex stays off and `prepareCollections` builds them.
+const notificationSchema = requiredStringsMayBeEmpty(
+  new Schema<NotificationDoc>(
+    {
+      _id: { type: Number, required: true },
+      eventId: { type: Number, required: true },
+      kind: { type: String, required: true },
+      // Notifications stored before workspaces were recorded have none.
+      workspaceId: { type: Number, default: null },
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      commissionId: { type: Number, required: true },
+      transactionId: { type: String, required: true },
+      status: { type: String, required: true },
+      deductionCents: { type: Number, required: true },
+      currency: { type: String, required: true },
+      reason: { type: String, default: null },
+      partnerPaid: { type: Boolean, default: false },
+      createdAt: { type: Date, required: true },
+      readAt: { type: Date, default: null },
+    },
+    schemaOptions("notifications"),
+  ),
 );
 // The unique pair makes a redelivered event a no-op.
-schema.index({ eventId: 1, kind: 1 }, { unique: true });
-schema.index({ partnerId: 1, _id: -1 });
-schema.index({ programId: 1, kind: 1, _id: -1 });
+notificationSchema.index({ eventId: 1, kind: 1 }, { unique: true });
+notificationSchema.index({ partnerId: 1, _id: -1 });
+notificationSchema.index({ programId: 1, kind: 1, _id: -1 });
+notificationSchema.index({ workspaceId: 1, _id: -1 });
+notificationSchema.index({ workspaceId: 1, readAt: 1, kind: 1 });
 
-const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({ id: _id, ...rest });
+const endpointSchema = requiredStringsMayBeEmpty(
+  new Schema<EndpointDoc>(
+    {
+      _id: { type: Number, required: true },
+      workspaceId: { type: Number, required: true },
+      url: { type: String, required: true },
+      description: { type: String, default: null },
+      eventTypes: { type: [String], required: true },
+      secret: { type: String, required: true },
+      enabled: { type: Boolean, required: true },
+      consecutiveFailures: { type: Number, required: true },
+      disabledAt: { type: Date, default: null },
+      disabledReason: { type: String, default: null },
+      createdAt: { type: Date, required: true },
+      updatedAt: { type: Date, required: true },
+    },
+    schemaOptions("webhook_endpoints"),
+  ),
+);
+endpointSchema.index({ workspaceId: 1, _id: 1 });
+endpointSchema.index({ enabled: 1 });
+
+const attemptSchema = new Schema<WebhookAttempt>(
+  {
+    attempt: { type: Number, required: true },
+    at: { type: Date, required: true },
+    statusCode: { type: Number, default: null },
+    error: { type: String, default: null },
+    durationMs: { type: Number, required: true },
+  },
+  { _id: false },
+);
+
+const deliverySchema = requiredStringsMayBeEmpty(
+  new Schema<DeliveryDoc>(
+    {
+      _id: { type: Number, required: true },
+      endpointId: { type: Number, required: true },
+      eventId: { type: Number, required: true },
+      eventType: { type: String, required: true },
+      body: { type: String, required: true },
+      status: { type: String, required: true },
+      attempts: { type: Number, required: true },
+      nextAttemptAt: { type: Date, required: true },
+      claimedBy: { type: String, default: null },
+      claimedUntil: { type: Date, default: null },
+      lastStatusCode: { type: Number, default: null },
+      lastError: { type: String, default: null },
+      deliveredAt: { type: Date, default: null },
+      createdAt: { type: Date, required: true },
+      attemptLog: { type: [attemptSchema], default: [] },
+    },
+    schemaOptions("webhook_deliveries"),
+  ),
+);
+deliverySchema.index({ eventId: 1, endpointId: 1 }, { unique: true });
+deliverySchema.index({ status: 1, nextAttemptAt: 1, _id: 1 });
+deliverySchema.index({ endpointId: 1, _id: -1 });
+
+const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({
+  id: _id,
+  ...rest,
+  workspaceId: rest.workspaceId ?? null,
+  partnerPaid: rest.partnerPaid ?? false,
+  reason: rest.reason ?? null,
+  readAt: rest.readAt ?? null,
+});
+
+const toEndpoint = (d: EndpointDoc): WebhookEndpoint => ({
+  id: d._id,
+  workspaceId: d.workspaceId,
+  url: d.url,
+  description: d.description ?? null,
+  eventTypes: [...d.eventTypes] as WebhookEventType[],
+  enabled: d.enabled,
+  consecutiveFailures: d.consecutiveFailures,
+  disabledAt: d.disabledAt ?? null,
+  disabledReason: d.disabledReason ?? null,
+  createdAt: d.createdAt,
+  updatedAt: d.updatedAt,
+});
+
+const toDelivery = (d: DeliveryDoc): WebhookDelivery => ({
+  id: d._id,
+  endpointId: d.endpointId,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  body: d.body,
+  status: d.status,
+  attempts: d.attempts,
+  nextAttemptAt: d.nextAttemptAt,
+  lastStatusCode: d.lastStatusCode ?? null,
+  lastError: d.lastError ?? null,
+  deliveredAt: d.deliveredAt ?? null,
+  createdAt: d.createdAt,
+});
+
+const toAttempt = (a: WebhookAttempt): WebhookAttempt => ({
+  attempt: a.attempt,
+  at: a.at,
+  statusCode: a.statusCode ?? null,
+  error: a.error ?? null,
+  durationMs: a.durationMs,
+});
 
 export class MongoNotificationsRepository implements NotificationsRepository {
   private constructor(
     private readonly connection: Connection,
-    private readonly model: Model<NotificationDoc>,
+    private readonly notifications: Model<NotificationDoc>,
+    private readonly endpoints: Model<EndpointDoc>,
+    private readonly deliveries: Model<DeliveryDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoNotificationsRepository> {
-    const model = (connection.models.Notification as Model<NotificationDoc>) ?? connection.model<NotificationDoc>("Notification", schema);
-    await model.createIndexes();
-    return new MongoNotificationsRepository(connection, model);
+    const models = [
+      modelOn(connection, "Notification", notificationSchema),
+      modelOn(connection, "WebhookEndpoint", endpointSchema),
+      modelOn(connection, "WebhookDelivery", deliverySchema),
+    ] as const;
+    await prepareCollections(models);
+    return new MongoNotificationsRepository(connection, ...models);
   }
 
   async insertOnce(n: NewNotification): Promise<boolean> {
-    if (await this.model.exists({ eventId: n.eventId, kind: n.kind })) return false;
+    if (await this.notifications.exists({ eventId: n.eventId, kind: n.kind })) return false;
     try {
-      await this.model.create({ _id: await nextId(this.connection, "notifications"), ...n, createdAt: new Date(), readAt: null });
+      await this.notifications.create({ _id: await nextId(this.connection, "notifications"), ...n, createdAt: new Date(), readAt: null });
       return true;
     } catch (err) {
       if (isDuplicateKeyError(err)) return false;
@@ -52,12 +192,180 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     }
   }
 
-  async list(f: { programId?: number; partnerId?: number; kind?: NotificationKind; limit: number }): Promise<Notification[]> {
+  async list(f: NotificationFilter): Promise<Notification[]> {
+    // MongoDB reads limit(0) as "no limit".
+    if (f.limit < 1) return [];
     const filter: Record<string, unknown> = {};
+    if (f.workspaceId !== undefined) filter.workspaceId = f.workspaceId;
     if (f.programId !== undefined) filter.programId = f.programId;
     if (f.partnerId !== undefined) filter.partnerId = f.partnerId;
     if (f.kind !== undefined) filter.kind = f.kind;
-    const docs = await this.model.find(filter).sort({ _id: -1 }).limit(f.limit).lean<NotificationDoc[]>();
+    // `null` also matches a missing field, like SQL's NULL for rows older than the column.
+    if (f.unread !== undefined) filter.readAt = f.unread ? null : { $ne: null };
+    if (f.beforeId !== undefined) filter._id = { $lt: f.beforeId };
+    const docs = await this.notifications.find(filter).sort({ _id: -1 }).limit(f.limit).lean<NotificationDoc[]>();
     return docs.map(toNotification);
+  }
+
+  async unreadCounts(workspaceId: number): Promise<UnreadCounts> {
+    const rows = await this.notifications.aggregate<{ _id: NotificationKind; n: number }>([
+      { $match: { workspaceId, readAt: null } },
+      { $group: { _id: "$kind", n: { $sum: 1 } } },
+    ]);
+    const counts: UnreadCounts = { partner_notice: 0, advertiser_warning: 0 };
+    for (const r of rows) counts[r._id] = r.n;
+    return counts;
+  }
+
+  async markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null> {
+    // Only an unread one gets the time, so a second call keeps the first read time.
+    await this.notifications.updateOne({ _id: id, workspaceId, readAt: null }, { $set: { readAt: now } });
+    const doc = await this.notifications.findOne({ _id: id, workspaceId }).lean<NotificationDoc>();
+    return doc ? toNotification(doc) : null;
+  }
+
+  async markAllRead(workspaceId: number, kind: NotificationKind | undefined, now: Date): Promise<number> {
+    const filter: Record<string, unknown> = { workspaceId, readAt: null };
+    if (kind !== undefined) filter.kind = kind;
+    const result = await this.notifications.updateMany(filter, { $set: { readAt: now } });
+    return result.modifiedCount;
+  }
+
+  async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {
+    const doc: EndpointDoc = {
+      _id: await nextId(this.connection, "webhook_endpoints"),
+      ...e,
+      enabled: true,
+      consecutiveFailures: 0,
+      disabledAt: null,
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.endpoints.create(doc);
+    return toEndpoint(doc);
+  }
+
+  async getEndpoint(id: number): Promise<WebhookEndpoint | null> {
+    const doc = await this.endpoints.findById(id).lean<EndpointDoc>();
+    return doc ? toEndpoint(doc) : null;
+  }
+
+  async listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]> {
+    const docs = await this.endpoints.find({ workspaceId }).sort({ _id: 1 }).lean<EndpointDoc[]>();
+    return docs.map(toEndpoint);
+  }
+
+  async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]> {
+    const docs = await this.endpoints.find({ workspaceId, enabled: true, eventTypes: eventType }).sort({ _id: 1 }).lean<EndpointDoc[]>();
+    return docs.map(toEndpoint);
+  }
+
+  async setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null> {
+    if (enabled) {
+      await this.endpoints.updateOne(
+        { _id: id },
+        { $set: { enabled: true, consecutiveFailures: 0, disabledAt: null, disabledReason: null, updatedAt: now } },
+      );
+    } else {
+      // Disabling twice keeps the first time and reason.
+      await this.endpoints.updateOne({ _id: id, enabled: true }, { $set: { enabled: false, disabledAt: now, disabledReason: reason, updatedAt: now } });
+    }
+    return this.getEndpoint(id);
+  }
+
+  async recordEndpointOutcome(id: number, ok: boolean, disableAfter: number, now: Date): Promise<{ disabled: boolean }> {
+    if (ok) {
+      await this.endpoints.updateOne({ _id: id, consecutiveFailures: { $ne: 0 } }, { $set: { consecutiveFailures: 0 } });
+      return { disabled: false };
+    }
+    const after = await this.endpoints
+      .findOneAndUpdate({ _id: id }, { $inc: { consecutiveFailures: 1 } }, { returnDocument: "after" })
+      .lean<EndpointDoc>();
+    if (!after || !after.enabled || after.consecutiveFailures < disableAfter) return { disabled: false };
+    // Conditional on still being enabled: of concurrent failures, one disables it and reports so.
+    const changed = await this.endpoints.updateOne(
+      { _id: id, enabled: true },
+      { $set: { enabled: false, disabledAt: now, disabledReason: `${after.consecutiveFailures} consecutive failed deliveries`, updatedAt: now } },
+    );
+    return { disabled: changed.modifiedCount === 1 };
+  }
+
+  async enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean> {
+    if (await this.deliveries.exists({ eventId: d.eventId, endpointId: d.endpointId })) return false;
+    try {
+      await this.deliveries.create({
+        _id: await nextId(this.connection, "webhook_deliveries"),
+        ...d,
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: now,
+        claimedBy: null,
+        claimedUntil: null,
+        lastStatusCode: null,
+        lastError: null,
+        deliveredAt: null,
+        createdAt: now,
+        attemptLog: [],
+      });
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  }
+
+  async claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]> {
+    // Deliveries do not carry the endpoint's state: claim among the enabled endpoints' ones.
+    const enabled = await this.endpoints.find({ enabled: true }, { _id: 1, url: 1, secret: 1 }).lean<Array<Pick<EndpointDoc, "_id" | "url" | "secret">>>();
+    if (enabled.length === 0 || limit < 1) return [];
+    const byId = new Map(enabled.map((e) => [e._id, e]));
+    const claimedUntil = new Date(now.getTime() + leaseMs);
+    const claimed: ClaimedDelivery[] = [];
+    // One atomic claim per delivery: workers running this concurrently never get the same one.
+    while (claimed.length < limit) {
+      const doc = await this.deliveries
+        .findOneAndUpdate(
+          {
+            status: "pending",
+            endpointId: { $in: [...byId.keys()] },
+            nextAttemptAt: { $lte: now },
+            $or: [{ claimedUntil: null }, { claimedUntil: { $lt: now } }],
+          },
+          { $set: { claimedBy: workerId, claimedUntil }, $inc: { attempts: 1 } },
+          { sort: { nextAttemptAt: 1, _id: 1 }, returnDocument: "after", projection: { attemptLog: 0 } },
+        )
+        .lean<DeliveryDoc>();
+      if (!doc) break;
+      const endpoint = byId.get(doc.endpointId)!;
+      claimed.push({ ...toDelivery(doc), url: endpoint.url, secret: endpoint.secret });
+    }
+    return claimed.sort((a, b) => a.id - b.id);
+  }
+
+  async recordAttempt(deliveryId: number, workerId: string, a: WebhookAttempt, next: DeliveryNext): Promise<void> {
+    const attempt = { ...a, error: a.error?.slice(0, 1000) ?? null };
+    const set: Record<string, unknown> = { status: next.status, claimedUntil: null, lastStatusCode: a.statusCode, lastError: attempt.error };
+    if (next.status === "pending") set.nextAttemptAt = next.retryAt;
+    if (next.status === "succeeded") set.deliveredAt = a.at;
+    const moved = await this.deliveries.updateOne(
+      { _id: deliveryId, claimedBy: workerId, status: "pending", "attemptLog.attempt": { $ne: a.attempt } },
+      { $set: set, $push: { attemptLog: attempt } },
+    );
+    // The attempt happened whoever holds the claim now, so it is always logged.
+    if (moved.matchedCount === 0) {
+      await this.deliveries.updateOne({ _id: deliveryId, "attemptLog.attempt": { $ne: a.attempt } }, { $push: { attemptLog: attempt } });
+    }
+  }
+
+  async listDeliveries(f: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>> {
+    if (f.limit < 1) return [];
+    const filter: Record<string, unknown> = { endpointId: f.endpointId };
+    if (f.status !== undefined) filter.status = f.status;
+    const docs = await this.deliveries.find(filter).sort({ _id: -1 }).limit(f.limit).lean<DeliveryDoc[]>();
+    return docs.map((d) => ({
+      ...toDelivery(d),
+      attemptLog: [...(d.attemptLog ?? [])].map(toAttempt).sort((x, y) => x.attempt - y.attempt),
+    }));
   }
 }

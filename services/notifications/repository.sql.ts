@@ -1,5 +1,21 @@
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { NewNotification, Notification, NotificationKind, NotificationsRepository } from "./repository";
+import type {
+  ClaimedDelivery,
+  DeliveryNext,
+  DeliveryStatus,
+  NewNotification,
+  NewWebhookDelivery,
+  NewWebhookEndpoint,
+  Notification,
+  NotificationFilter,
+  NotificationKind,
+  NotificationsRepository,
+  UnreadCounts,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEventType,
+} from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE notifications (
@@ -19,12 +35,58 @@ const MIGRATIONS = [
      UNIQUE (event_id, kind));
    CREATE INDEX notifications_partner ON notifications (partner_id, id DESC);
    CREATE INDEX notifications_program ON notifications (program_id, kind, id DESC);`,
+  // Workspace inbox (read state, unread counts) and outbound webhooks.
+  `ALTER TABLE notifications ADD COLUMN workspace_id INTEGER;
+   ALTER TABLE notifications ADD COLUMN partner_paid BOOLEAN NOT NULL DEFAULT false;
+   CREATE INDEX notifications_workspace ON notifications (workspace_id, id DESC);
+   CREATE INDEX notifications_workspace_unread ON notifications (workspace_id, kind) WHERE read_at IS NULL;
+   CREATE TABLE webhook_endpoints (
+     id SERIAL PRIMARY KEY,
+     workspace_id INTEGER NOT NULL,
+     url TEXT NOT NULL,
+     description TEXT,
+     event_types TEXT[] NOT NULL,
+     secret TEXT NOT NULL,
+     enabled BOOLEAN NOT NULL DEFAULT true,
+     consecutive_failures INTEGER NOT NULL DEFAULT 0,
+     disabled_at TIMESTAMPTZ,
+     disabled_reason TEXT,
+     created_at TIMESTAMPTZ NOT NULL,
+     updated_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX webhook_endpoints_workspace ON webhook_endpoints (workspace_id, id);
+   CREATE TABLE webhook_deliveries (
+     id SERIAL PRIMARY KEY,
+     endpoint_id INTEGER NOT NULL REFERENCES webhook_endpoints (id),
+     event_id INTEGER NOT NULL,
+     event_type TEXT NOT NULL,
+     body TEXT NOT NULL,
+     status TEXT NOT NULL DEFAULT 'pending',
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at TIMESTAMPTZ NOT NULL,
+     claimed_by TEXT,
+     claimed_until TIMESTAMPTZ,
+     last_status_code INTEGER,
+     last_error TEXT,
+     delivered_at TIMESTAMPTZ,
+     created_at TIMESTAMPTZ NOT NULL,
+     UNIQUE (event_id, endpoint_id));
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending';
+   CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id DESC);
+   CREATE TABLE webhook_attempts (
+     delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries (id),
+     attempt INTEGER NOT NULL,
+     attempted_at TIMESTAMPTZ NOT NULL,
+     status_code INTEGER,
+     error TEXT,
+     duration_ms INTEGER NOT NULL,
+     PRIMARY KEY (delivery_id, attempt));`,
 ];
 
 const toNotification = (r: any): Notification => ({
   id: r.id,
   eventId: r.event_id,
   kind: r.kind,
+  workspaceId: r.workspace_id,
   programId: r.program_id,
   partnerId: r.partner_id,
   commissionId: r.commission_id,
@@ -33,8 +95,46 @@ const toNotification = (r: any): Notification => ({
   deductionCents: r.deduction_cents,
   currency: r.currency,
   reason: r.reason,
+  partnerPaid: r.partner_paid,
   createdAt: r.created_at,
   readAt: r.read_at,
+});
+
+const toEndpoint = (r: any): WebhookEndpoint => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  url: r.url,
+  description: r.description,
+  eventTypes: r.event_types,
+  enabled: r.enabled,
+  consecutiveFailures: r.consecutive_failures,
+  disabledAt: r.disabled_at,
+  disabledReason: r.disabled_reason,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toDelivery = (r: any): WebhookDelivery => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  body: r.body,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  deliveredAt: r.delivered_at,
+  createdAt: r.created_at,
+});
+
+const toAttempt = (r: any): WebhookAttempt => ({
+  attempt: r.attempt,
+  at: r.attempted_at,
+  statusCode: r.status_code,
+  error: r.error,
+  durationMs: r.duration_ms,
 });
 
 export class SqlNotificationsRepository implements NotificationsRepository {
@@ -47,20 +147,168 @@ export class SqlNotificationsRepository implements NotificationsRepository {
 
   async insertOnce(n: NewNotification): Promise<boolean> {
     const rows = await this.db.query(
-      `INSERT INTO notifications (event_id, kind, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (event_id, kind) DO NOTHING RETURNING id`,
-      [n.eventId, n.kind, n.programId, n.partnerId, n.commissionId, n.transactionId, n.status, n.deductionCents, n.currency, n.reason],
+      `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason, partner_paid)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (event_id, kind) DO NOTHING RETURNING id`,
+      [n.eventId, n.kind, n.workspaceId, n.programId, n.partnerId, n.commissionId, n.transactionId, n.status, n.deductionCents, n.currency, n.reason, n.partnerPaid],
     );
     return rows.length > 0;
   }
 
-  async list(f: { programId?: number; partnerId?: number; kind?: NotificationKind; limit: number }): Promise<Notification[]> {
+  async list(f: NotificationFilter): Promise<Notification[]> {
     const rows = await this.db.query(
       `SELECT * FROM notifications
-       WHERE ($1::int IS NULL OR program_id = $1) AND ($2::int IS NULL OR partner_id = $2) AND ($3::text IS NULL OR kind = $3)
-       ORDER BY id DESC LIMIT $4`,
-      [f.programId ?? null, f.partnerId ?? null, f.kind ?? null, f.limit],
+       WHERE ($1::int IS NULL OR workspace_id = $1) AND ($2::int IS NULL OR program_id = $2) AND ($3::int IS NULL OR partner_id = $3)
+         AND ($4::text IS NULL OR kind = $4) AND ($5::boolean IS NULL OR (read_at IS NULL) = $5) AND ($6::int IS NULL OR id < $6)
+       ORDER BY id DESC LIMIT $7`,
+      [f.workspaceId ?? null, f.programId ?? null, f.partnerId ?? null, f.kind ?? null, f.unread ?? null, f.beforeId ?? null, f.limit],
     );
     return rows.map(toNotification);
+  }
+
+  async unreadCounts(workspaceId: number): Promise<UnreadCounts> {
+    const rows = await this.db.query<{ kind: NotificationKind; n: number }>(
+      "SELECT kind, count(*)::int AS n FROM notifications WHERE workspace_id = $1 AND read_at IS NULL GROUP BY kind",
+      [workspaceId],
+    );
+    const counts: UnreadCounts = { partner_notice: 0, advertiser_warning: 0 };
+    for (const r of rows) counts[r.kind] = r.n;
+    return counts;
+  }
+
+  async markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null> {
+    const [row] = await this.db.query(
+      "UPDATE notifications SET read_at = COALESCE(read_at, $3) WHERE id = $1 AND workspace_id = $2 RETURNING *",
+      [id, workspaceId, now],
+    );
+    return row ? toNotification(row) : null;
+  }
+
+  async markAllRead(workspaceId: number, kind: NotificationKind | undefined, now: Date): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      `WITH changed AS (
+         UPDATE notifications SET read_at = $2 WHERE workspace_id = $1 AND read_at IS NULL AND ($3::text IS NULL OR kind = $3) RETURNING 1)
+       SELECT count(*)::int AS n FROM changed`,
+      [workspaceId, now, kind ?? null],
+    );
+    return row.n;
+  }
+
+  async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {
+    const [row] = await this.db.query(
+      `INSERT INTO webhook_endpoints (workspace_id, url, description, event_types, secret, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
+      [e.workspaceId, e.url, e.description, e.eventTypes, e.secret, now],
+    );
+    return toEndpoint(row);
+  }
+
+  async getEndpoint(id: number): Promise<WebhookEndpoint | null> {
+    const [row] = await this.db.query("SELECT * FROM webhook_endpoints WHERE id = $1", [id]);
+    return row ? toEndpoint(row) : null;
+  }
+
+  async listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]> {
+    const rows = await this.db.query("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY id", [workspaceId]);
+    return rows.map(toEndpoint);
+  }
+
+  async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]> {
+    const rows = await this.db.query(
+      "SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND $2 = ANY (event_types) ORDER BY id",
+      [workspaceId, eventType],
+    );
+    return rows.map(toEndpoint);
+  }
+
+  async setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null> {
+    const [row] = await this.db.query(
+      enabled
+        ? `UPDATE webhook_endpoints SET enabled = true, consecutive_failures = 0, disabled_at = NULL, disabled_reason = NULL, updated_at = $2
+           WHERE id = $1 RETURNING *`
+        : // Disabling twice keeps the first time and reason.
+          `UPDATE webhook_endpoints SET enabled = false, disabled_at = COALESCE(disabled_at, $2), disabled_reason = COALESCE(disabled_reason, $3), updated_at = $2
+           WHERE id = $1 RETURNING *`,
+      enabled ? [id, now] : [id, now, reason],
+    );
+    return row ? toEndpoint(row) : null;
+  }
+
+  async recordEndpointOutcome(id: number, ok: boolean, disableAfter: number, now: Date): Promise<{ disabled: boolean }> {
+    if (ok) {
+      await this.db.query("UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0", [id]);
+      return { disabled: false };
+    }
+    // Row-locked, so concurrent failures count exactly and only one of them reports the disabling.
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ enabled: boolean; consecutive_failures: number }>(
+        "SELECT enabled, consecutive_failures FROM webhook_endpoints WHERE id = $1 FOR UPDATE",
+        [id],
+      );
+      if (!row) return { disabled: false };
+      const failures = row.consecutive_failures + 1;
+      const disable = row.enabled && failures >= disableAfter;
+      await tx.query(
+        disable
+          ? `UPDATE webhook_endpoints SET consecutive_failures = $2, enabled = false, disabled_at = $3, disabled_reason = $4, updated_at = $3 WHERE id = $1`
+          : "UPDATE webhook_endpoints SET consecutive_failures = $2 WHERE id = $1",
+        disable ? [id, failures, now, `${failures} consecutive failed deliveries`] : [id, failures],
+      );
+      return { disabled: disable };
+    });
+  }
+
+  async enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`,
+      [d.endpointId, d.eventId, d.eventType, d.body, now],
+    );
+    return rows.length > 0;
+  }
+
+  async claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]> {
+    const rows = await this.db.query(
+      `UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = $2, attempts = d.attempts + 1
+       FROM webhook_endpoints e
+       WHERE e.id = d.endpoint_id AND d.id IN (
+         SELECT w.id FROM webhook_deliveries w JOIN webhook_endpoints x ON x.id = w.endpoint_id
+         WHERE w.status = 'pending' AND x.enabled AND w.next_attempt_at <= $3 AND (w.claimed_until IS NULL OR w.claimed_until < $3)
+         ORDER BY w.next_attempt_at, w.id LIMIT $4 FOR UPDATE OF w SKIP LOCKED)
+       RETURNING d.*, e.url AS endpoint_url, e.secret AS endpoint_secret`,
+      [workerId, new Date(now.getTime() + leaseMs), now, limit],
+    );
+    return rows.map((r) => ({ ...toDelivery(r), url: r.endpoint_url, secret: r.endpoint_secret })).sort((a, b) => a.id - b.id);
+  }
+
+  async recordAttempt(deliveryId: number, workerId: string, a: WebhookAttempt, next: DeliveryNext): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      // The attempt happened whoever holds the claim now, so it is always logged.
+      await tx.query(
+        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [deliveryId, a.attempt, a.at, a.statusCode, a.error?.slice(0, 1000) ?? null, a.durationMs],
+      );
+      await tx.query(
+        `UPDATE webhook_deliveries SET status = $3, claimed_until = NULL, last_status_code = $4, last_error = $5,
+           next_attempt_at = COALESCE($6, next_attempt_at), delivered_at = CASE WHEN $3 = 'succeeded' THEN $7 ELSE delivered_at END
+         WHERE id = $1 AND claimed_by = $2 AND status = 'pending'`,
+        [deliveryId, workerId, next.status, a.statusCode, a.error?.slice(0, 1000) ?? null, next.status === "pending" ? next.retryAt : null, a.at],
+      );
+    });
+  }
+
+  async listDeliveries(f: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>> {
+    const rows = await this.db.query(
+      "SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id DESC LIMIT $3",
+      [f.endpointId, f.status ?? null, f.limit],
+    );
+    const deliveries = rows.map(toDelivery);
+    if (deliveries.length === 0) return [];
+    const attempts = await this.db.query("SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::int[]) ORDER BY delivery_id, attempt", [
+      deliveries.map((d) => d.id),
+    ]);
+    const byDelivery = new Map<number, WebhookAttempt[]>();
+    for (const r of attempts) byDelivery.set(r.delivery_id, [...(byDelivery.get(r.delivery_id) ?? []), toAttempt(r)]);
+    return deliveries.map((d) => ({ ...d, attemptLog: byDelivery.get(d.id) ?? [] }));
   }
 }

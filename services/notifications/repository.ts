@@ -2,30 +2,150 @@ import type { Database } from "../../shared/storage/database";
 
 /** `partner_notice`: in-app notice to the partner; `advertiser_warning`: manual-review warning to the program's owner. */
 export type NotificationKind = "partner_notice" | "advertiser_warning";
+export const NOTIFICATION_KINDS: readonly NotificationKind[] = ["partner_notice", "advertiser_warning"];
 
 export interface Notification {
   id: number;
   /** The outbox event this notification came from; with `kind`, unique, which makes delivery idempotent. */
   eventId: number;
   kind: NotificationKind;
+  /** The workspace owning the program when the event arrived; null for a program outside any workspace. */
+  workspaceId: number | null;
   programId: number;
   partnerId: number;
   commissionId: number;
   transactionId: string;
+  /** The commission's status after the refund: `refunded` or `reversed`. */
   status: string;
+  /** What this refund took off the commission, in minor units of `currency`. */
   deductionCents: number;
   currency: string;
   reason: string | null;
+  /** The commission had already been paid out to the partner (what makes an advertiser warning). */
+  partnerPaid: boolean;
   createdAt: Date;
+  /** Read state is the workspace's (one inbox per workspace), not per user. */
   readAt: Date | null;
 }
 
 export type NewNotification = Omit<Notification, "id" | "createdAt" | "readAt">;
 
+export interface NotificationFilter {
+  workspaceId?: number;
+  programId?: number;
+  partnerId?: number;
+  kind?: NotificationKind;
+  /** true: unread only; false: read only. */
+  unread?: boolean;
+  /** Keyset paging: only ids below this one (newest first). */
+  beforeId?: number;
+  limit: number;
+}
+
+export type UnreadCounts = Record<NotificationKind, number>;
+
+export const WEBHOOK_EVENT_TYPES = ["commission.created", "commission.refunded", "commission.reversed"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** A merchant's webhook endpoint. The signing secret is not part of the read model: it is shown once, at creation. */
+export interface WebhookEndpoint {
+  id: number;
+  workspaceId: number;
+  url: string;
+  description: string | null;
+  eventTypes: WebhookEventType[];
+  enabled: boolean;
+  /** Deliveries given up in a row since the last successful one; reaching the limit disables the endpoint. */
+  consecutiveFailures: number;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewWebhookEndpoint {
+  workspaceId: number;
+  url: string;
+  description: string | null;
+  eventTypes: WebhookEventType[];
+  secret: string;
+}
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed";
+
+export interface WebhookAttempt {
+  /** 1 for the first attempt. */
+  attempt: number;
+  at: Date;
+  /** The HTTP status answered, null when there was no answer (timeout, refused connection...). */
+  statusCode: number | null;
+  /** Why the attempt failed; null when it succeeded. */
+  error: string | null;
+  durationMs: number;
+}
+
+/** One event for one endpoint; unique on (event id, endpoint). */
+export interface WebhookDelivery {
+  id: number;
+  endpointId: number;
+  eventId: number;
+  eventType: WebhookEventType;
+  /** The exact body sent (and signed) on every attempt. */
+  body: string;
+  status: DeliveryStatus;
+  /** Attempts started (a claim counts one). */
+  attempts: number;
+  nextAttemptAt: Date;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+export type NewWebhookDelivery = Pick<WebhookDelivery, "endpointId" | "eventId" | "eventType" | "body">;
+
+/** A claimed delivery with what the worker needs to send it. */
+export interface ClaimedDelivery extends WebhookDelivery {
+  url: string;
+  secret: string;
+}
+
+/** What happens to a delivery after an attempt. */
+export type DeliveryNext = { status: "succeeded" } | { status: "failed" } | { status: "pending"; retryAt: Date };
+
 export interface NotificationsRepository {
   /** Inserts unless a notification of this kind already exists for the event; returns whether it was inserted. */
   insertOnce(n: NewNotification): Promise<boolean>;
-  list(filter: { programId?: number; partnerId?: number; kind?: NotificationKind; limit: number }): Promise<Notification[]>;
+  /** Newest first. */
+  list(filter: NotificationFilter): Promise<Notification[]>;
+  unreadCounts(workspaceId: number): Promise<UnreadCounts>;
+  /** Marks one of the workspace's notifications read (keeping an earlier read time); null when it is not the workspace's. */
+  markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null>;
+  /** Marks every unread notification of the workspace (of `kind`, when given) read; returns how many changed. */
+  markAllRead(workspaceId: number, kind: NotificationKind | undefined, now: Date): Promise<number>;
+
+  createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
+  getEndpoint(id: number): Promise<WebhookEndpoint | null>;
+  listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]>;
+  /** Enabled endpoints of the workspace subscribed to the event type. */
+  listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]>;
+  /** Enables (clearing the failure count) or disables an endpoint; null when it does not exist. */
+  setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null>;
+  /**
+   * Counts a delivery's final outcome against its endpoint: a success resets
+   * the failure count; a delivery given up increments it and disables the
+   * endpoint when it reaches `disableAfter`. Returns whether this call disabled it.
+   */
+  recordEndpointOutcome(id: number, ok: boolean, disableAfter: number, now: Date): Promise<{ disabled: boolean }>;
+
+  /** Creates the delivery unless one exists for (event, endpoint); returns whether it was created. Due at once. */
+  enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean>;
+  /** Claims up to `limit` due, pending deliveries of enabled endpoints whose lease expired, for `leaseMs`; counts an attempt on each. */
+  claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]>;
+  /** Logs the attempt and moves the delivery on; the move is ignored unless `workerId` still holds the claim. */
+  recordAttempt(deliveryId: number, workerId: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<void>;
+  /** Newest first, each with its attempts (oldest first). */
+  listDeliveries(filter: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>>;
 }
 
 export async function createNotificationsRepository(db: Database): Promise<NotificationsRepository> {

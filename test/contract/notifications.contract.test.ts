@@ -1,17 +1,20 @@
 import {
   createNotificationsRepository,
   type NewNotification,
+  type NewWebhookEndpoint,
   type Notification,
   type NotificationsRepository,
 } from "../../services/notifications/repository";
-import { backends, counter, useRepository } from "./harness";
+import { SECOND, at, backends, counter, useRepository } from "./harness";
 
 const nextEvent = counter(1);
 const nextProgram = counter(100);
+const nextWorkspace = counter(500);
 
 const notification = (over: Partial<NewNotification> = {}): NewNotification => ({
   eventId: nextEvent(),
   kind: "partner_notice",
+  workspaceId: 1,
   programId: 1,
   partnerId: 7,
   commissionId: 11,
@@ -20,6 +23,16 @@ const notification = (over: Partial<NewNotification> = {}): NewNotification => (
   deductionCents: 600,
   currency: "usd",
   reason: "customer refund",
+  partnerPaid: false,
+  ...over,
+});
+
+const endpoint = (over: Partial<NewWebhookEndpoint> = {}): NewWebhookEndpoint => ({
+  workspaceId: nextWorkspace(),
+  url: "https://merchant.example/hooks",
+  description: null,
+  eventTypes: ["commission.created", "commission.refunded", "commission.reversed"],
+  secret: "whsec_test",
   ...over,
 });
 
@@ -34,7 +47,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
 
     expect(await repo().insertOnce(input)).toBe(true);
     expect(await repo().insertOnce({ ...input, deductionCents: 999, reason: "changed" })).toBe(false);
-    expect(await repo().insertOnce({ ...input, kind: "advertiser_warning" })).toBe(true);
+    expect(await repo().insertOnce({ ...input, kind: "advertiser_warning", partnerPaid: true })).toBe(true);
     expect(await repo().insertOnce({ ...input, kind: "advertiser_warning" })).toBe(false);
 
     const stored = await repo().list({ programId, limit: 10 });
@@ -42,11 +55,12 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
     const notice = stored.find((n) => n.kind === "partner_notice")!;
     expect(Number.isInteger(notice.id)).toBe(true);
     expect(notice).toEqual({ ...input, id: notice.id, createdAt: expect.any(Date), readAt: null });
+    expect(stored.find((n) => n.kind === "advertiser_warning")).toMatchObject({ partnerPaid: true });
   });
 
-  it("round-trips a notification without a reason", async () => {
+  it("round-trips a notification without a reason or workspace", async () => {
     const programId = nextProgram();
-    const input = notification({ programId, reason: null, status: "reversed", deductionCents: 0, currency: "jpy" });
+    const input = notification({ programId, workspaceId: null, reason: null, status: "reversed", deductionCents: 0, currency: "jpy", partnerPaid: true });
     await repo().insertOnce(input);
     expect(await repo().list({ programId, limit: 10 })).toEqual([{ ...input, id: expect.any(Number), createdAt: expect.any(Date), readAt: null }]);
   });
@@ -81,5 +95,236 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
     const partnerOne = await repo().list({ partnerId: 1, limit: 1000 });
     expect(partnerOne.every((n) => n.partnerId === 1)).toBe(true);
     expect(eventIds(partnerOne)).toEqual(expect.arrayContaining([a.eventId, c.eventId, d.eventId]));
+  });
+
+  it("lists a workspace's notifications newest first, pages back with beforeId, filters unread", async () => {
+    const workspaceId = nextWorkspace();
+    const stored: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const n = notification({ workspaceId, programId: nextProgram(), kind: i % 2 ? "advertiser_warning" : "partner_notice" });
+      await repo().insertOnce(n);
+      stored.push(n.eventId);
+    }
+    await repo().insertOnce(notification({ workspaceId: nextWorkspace() }));
+
+    const all = await repo().list({ workspaceId, limit: 10 });
+    expect(all.map((n) => n.eventId)).toEqual([...stored].reverse());
+    expect(all.map((n) => n.id)).toEqual([...all.map((n) => n.id)].sort((x, y) => y - x));
+    const firstPage = await repo().list({ workspaceId, limit: 2 });
+    const secondPage = await repo().list({ workspaceId, beforeId: firstPage[1].id, limit: 2 });
+    const lastPage = await repo().list({ workspaceId, beforeId: secondPage[1].id, limit: 2 });
+    expect([...firstPage, ...secondPage, ...lastPage].map((n) => n.id)).toEqual(all.map((n) => n.id));
+
+    await repo().markRead(workspaceId, all[0].id, at());
+    expect((await repo().list({ workspaceId, unread: true, limit: 10 })).map((n) => n.id)).toEqual(all.slice(1).map((n) => n.id));
+    expect((await repo().list({ workspaceId, unread: false, limit: 10 })).map((n) => n.id)).toEqual([all[0].id]);
+  });
+
+  it("counts unread per kind; marks one read (keeping the first time) and all read, only in the workspace", async () => {
+    const workspaceId = nextWorkspace();
+    const otherWorkspace = nextWorkspace();
+    const notices = [notification({ workspaceId }), notification({ workspaceId }), notification({ workspaceId, kind: "advertiser_warning" })];
+    for (const n of notices) await repo().insertOnce(n);
+    await repo().insertOnce(notification({ workspaceId: otherWorkspace }));
+    expect(await repo().unreadCounts(workspaceId)).toEqual({ partner_notice: 2, advertiser_warning: 1 });
+    expect(await repo().unreadCounts(nextWorkspace())).toEqual({ partner_notice: 0, advertiser_warning: 0 });
+
+    const [newest] = await repo().list({ workspaceId, kind: "partner_notice", limit: 1 });
+    expect(await repo().markRead(otherWorkspace, newest.id, at())).toBeNull();
+    expect(await repo().markRead(workspaceId, 2_000_000_000, at())).toBeNull();
+    expect(await repo().markRead(workspaceId, newest.id, at())).toEqual({ ...newest, readAt: at() });
+    expect((await repo().markRead(workspaceId, newest.id, at(5 * SECOND)))!.readAt).toEqual(at());
+    expect(await repo().unreadCounts(workspaceId)).toEqual({ partner_notice: 1, advertiser_warning: 1 });
+
+    expect(await repo().markAllRead(workspaceId, "advertiser_warning", at(SECOND))).toBe(1);
+    expect(await repo().unreadCounts(workspaceId)).toEqual({ partner_notice: 1, advertiser_warning: 0 });
+    expect(await repo().markAllRead(workspaceId, undefined, at(2 * SECOND))).toBe(1);
+    expect(await repo().markAllRead(workspaceId, undefined, at(3 * SECOND))).toBe(0);
+    expect(await repo().unreadCounts(workspaceId)).toEqual({ partner_notice: 0, advertiser_warning: 0 });
+    expect((await repo().list({ workspaceId, limit: 10 })).map((n) => n.readAt)).toEqual([at(SECOND), at(), at(2 * SECOND)]);
+    expect(await repo().unreadCounts(otherWorkspace)).toEqual({ partner_notice: 1, advertiser_warning: 0 });
+  });
+
+  describe("webhook endpoints", () => {
+    it("creates, reads and lists endpoints per workspace; the read model has no secret", async () => {
+      const input = endpoint({ description: "Orders system", eventTypes: ["commission.reversed"] });
+      const created = await repo().createEndpoint(input, at());
+      expect(created).toEqual({
+        id: expect.any(Number),
+        workspaceId: input.workspaceId,
+        url: input.url,
+        description: "Orders system",
+        eventTypes: ["commission.reversed"],
+        enabled: true,
+        consecutiveFailures: 0,
+        disabledAt: null,
+        disabledReason: null,
+        createdAt: at(),
+        updatedAt: at(),
+      });
+      expect(await repo().getEndpoint(created.id)).toEqual(created);
+      expect(await repo().getEndpoint(2_000_000_000)).toBeNull();
+      const second = await repo().createEndpoint({ ...endpoint(), workspaceId: input.workspaceId }, at(SECOND));
+      await repo().createEndpoint(endpoint(), at());
+      expect((await repo().listEndpoints(input.workspaceId)).map((e) => e.id)).toEqual([created.id, second.id]);
+    });
+
+    it("lists the enabled endpoints subscribed to an event type", async () => {
+      const workspaceId = nextWorkspace();
+      const all = await repo().createEndpoint(endpoint({ workspaceId }), at());
+      const reversedOnly = await repo().createEndpoint(endpoint({ workspaceId, eventTypes: ["commission.reversed"] }), at());
+      const disabled = await repo().createEndpoint(endpoint({ workspaceId }), at());
+      await repo().setEndpointEnabled(disabled.id, false, "test", at());
+      await repo().createEndpoint(endpoint(), at());
+      expect((await repo().listSubscribedEndpoints(workspaceId, "commission.created")).map((e) => e.id)).toEqual([all.id]);
+      expect((await repo().listSubscribedEndpoints(workspaceId, "commission.reversed")).map((e) => e.id)).toEqual([all.id, reversedOnly.id]);
+    });
+
+    it("disables (keeping the first reason) and enables (clearing failures)", async () => {
+      const e = await repo().createEndpoint(endpoint(), at());
+      expect(await repo().recordEndpointOutcome(e.id, false, 10, at())).toEqual({ disabled: false });
+      const off = await repo().setEndpointEnabled(e.id, false, "maintenance", at(SECOND));
+      expect(off).toMatchObject({ enabled: false, disabledAt: at(SECOND), disabledReason: "maintenance", consecutiveFailures: 1 });
+      expect(await repo().setEndpointEnabled(e.id, false, "again", at(2 * SECOND))).toMatchObject({ disabledAt: at(SECOND), disabledReason: "maintenance" });
+      const on = await repo().setEndpointEnabled(e.id, true, null, at(3 * SECOND));
+      expect(on).toMatchObject({ enabled: true, disabledAt: null, disabledReason: null, consecutiveFailures: 0, updatedAt: at(3 * SECOND) });
+      expect(await repo().setEndpointEnabled(2_000_000_000, true, null, at())).toBeNull();
+    });
+
+    it("counts consecutive failed deliveries, resets on success, disables at the limit once", async () => {
+      const e = await repo().createEndpoint(endpoint(), at());
+      await repo().recordEndpointOutcome(e.id, false, 3, at());
+      await repo().recordEndpointOutcome(e.id, false, 3, at());
+      await repo().recordEndpointOutcome(e.id, true, 3, at());
+      expect((await repo().getEndpoint(e.id))!.consecutiveFailures).toBe(0);
+
+      const results = await Promise.all(Array.from({ length: 5 }, () => repo().recordEndpointOutcome(e.id, false, 3, at(SECOND))));
+      expect(results.filter((r) => r.disabled)).toHaveLength(1);
+      expect(await repo().getEndpoint(e.id)).toMatchObject({
+        enabled: false,
+        consecutiveFailures: 5,
+        disabledAt: at(SECOND),
+        disabledReason: expect.stringContaining("consecutive failed deliveries"),
+      });
+    });
+  });
+
+  describe("webhook deliveries", () => {
+    const newEndpoint = async (over: Partial<NewWebhookEndpoint> = {}) => repo().createEndpoint(endpoint(over), at());
+    const delivery = (endpointId: number, eventId = nextEvent()) => ({
+      endpointId,
+      eventId,
+      eventType: "commission.created" as const,
+      body: JSON.stringify({ id: eventId, type: "commission.created", data: { amountCents: 2000 } }),
+    });
+    /** Claims everything due and keeps this test's deliveries (other tests' leftovers share the database). */
+    const claimFor = async (endpointIds: number[], worker: string, now: Date, leaseMs = 30 * SECOND) =>
+      (await repo().claimDeliveries(worker, leaseMs, 1000, now)).filter((d) => endpointIds.includes(d.endpointId));
+
+    it("enqueues once per (event, endpoint), also concurrently", async () => {
+      const e = await newEndpoint();
+      const other = await newEndpoint();
+      const d = delivery(e.id);
+      expect(await repo().enqueueDelivery(d, at())).toBe(true);
+      expect(await repo().enqueueDelivery({ ...d, body: "{}" }, at())).toBe(false);
+      expect(await repo().enqueueDelivery({ ...d, endpointId: other.id }, at())).toBe(true);
+      const d2 = delivery(e.id);
+      const results = await Promise.all(Array.from({ length: 8 }, () => repo().enqueueDelivery(d2, at())));
+      expect(results.filter(Boolean)).toHaveLength(1);
+
+      const listed = await repo().listDeliveries({ endpointId: e.id, limit: 10 });
+      expect(listed.map((x) => x.eventId)).toEqual([d2.eventId, d.eventId]);
+      expect(listed[1]).toEqual({
+        id: expect.any(Number),
+        endpointId: e.id,
+        eventId: d.eventId,
+        eventType: "commission.created",
+        body: d.body,
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: at(),
+        lastStatusCode: null,
+        lastError: null,
+        deliveredAt: null,
+        createdAt: at(),
+        attemptLog: [],
+      });
+    });
+
+    it("claims due deliveries of enabled endpoints with a lease, counting an attempt, with the endpoint's url and secret", async () => {
+      const e = await newEndpoint({ url: "https://a.example/hook", secret: "whsec_a" });
+      const off = await newEndpoint();
+      const d = delivery(e.id);
+      await repo().enqueueDelivery(d, at());
+      await repo().enqueueDelivery(delivery(off.id), at());
+      await repo().setEndpointEnabled(off.id, false, "test", at());
+
+      const [claimed, ...rest] = await claimFor([e.id, off.id], "w1", at(SECOND));
+      expect(rest).toEqual([]);
+      expect(claimed).toMatchObject({ eventId: d.eventId, attempts: 1, url: "https://a.example/hook", secret: "whsec_a", body: d.body });
+      // Held by w1 until the lease ends.
+      expect(await claimFor([e.id], "w2", at(2 * SECOND))).toEqual([]);
+      const reclaimed = await claimFor([e.id], "w2", at(32 * SECOND));
+      expect(reclaimed.map((x) => [x.id, x.attempts])).toEqual([[claimed.id, 2]]);
+    });
+
+    it("gives each of several concurrent workers different deliveries", async () => {
+      const e = await newEndpoint();
+      for (let i = 0; i < 12; i++) await repo().enqueueDelivery(delivery(e.id), at());
+      const claims = await Promise.all(
+        Array.from({ length: 4 }, async (_, w) => (await repo().claimDeliveries(`w${w}`, 30 * SECOND, 3, at(SECOND))).filter((d) => d.endpointId === e.id)),
+      );
+      const more = await claimFor([e.id], "w9", at(SECOND));
+      const ids = [...claims.flat(), ...more].map((d) => d.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toHaveLength(12);
+    });
+
+    it("records attempts: a retry waits for its time, success and failure end the delivery, a lost claim only logs", async () => {
+      const e = await newEndpoint();
+      const d = delivery(e.id);
+      await repo().enqueueDelivery(d, at());
+
+      const [first] = await claimFor([e.id], "w1", at(SECOND));
+      await repo().recordAttempt(first.id, "w1", { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", durationMs: 12 }, { status: "pending", retryAt: at(10 * SECOND) });
+      expect(await claimFor([e.id], "w1", at(9 * SECOND))).toEqual([]);
+
+      const [second] = await claimFor([e.id], "w2", at(10 * SECOND));
+      expect(second.attempts).toBe(2);
+      // w1's lease is gone: a late record from it logs its attempt but does not move the delivery.
+      await repo().recordAttempt(first.id, "w1", { attempt: 9, at: at(10 * SECOND), statusCode: 200, error: null, durationMs: 1 }, { status: "succeeded" });
+      await repo().recordAttempt(second.id, "w2", { attempt: 2, at: at(11 * SECOND), statusCode: 204, error: null, durationMs: 30 }, { status: "succeeded" });
+
+      const [listed] = await repo().listDeliveries({ endpointId: e.id, limit: 10 });
+      expect(listed).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 204, lastError: null, deliveredAt: at(11 * SECOND) });
+      expect(listed.attemptLog).toEqual([
+        { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", durationMs: 12 },
+        { attempt: 2, at: at(11 * SECOND), statusCode: 204, error: null, durationMs: 30 },
+        { attempt: 9, at: at(10 * SECOND), statusCode: 200, error: null, durationMs: 1 },
+      ]);
+      expect(await claimFor([e.id], "w3", at(100 * SECOND))).toEqual([]);
+
+      const failing = delivery(e.id);
+      await repo().enqueueDelivery(failing, at());
+      const [f] = await claimFor([e.id], "w1", at(SECOND));
+      await repo().recordAttempt(f.id, "w1", { attempt: 1, at: at(SECOND), statusCode: null, error: "ECONNREFUSED", durationMs: 3 }, { status: "failed" });
+      expect(await claimFor([e.id], "w1", at(100 * SECOND))).toEqual([]);
+      const failed = await repo().listDeliveries({ endpointId: e.id, status: "failed", limit: 10 });
+      expect(failed).toEqual([
+        expect.objectContaining({ eventId: failing.eventId, status: "failed", lastStatusCode: null, lastError: "ECONNREFUSED", deliveredAt: null }),
+      ]);
+      expect((await repo().listDeliveries({ endpointId: e.id, status: "succeeded", limit: 10 })).map((x) => x.eventId)).toEqual([d.eventId]);
+      expect(await repo().listDeliveries({ endpointId: e.id, status: "pending", limit: 10 })).toEqual([]);
+    });
+
+    it("keeps pending deliveries of a disabled endpoint until it is enabled again", async () => {
+      const e = await newEndpoint();
+      const d = delivery(e.id);
+      await repo().enqueueDelivery(d, at());
+      await repo().setEndpointEnabled(e.id, false, "test", at());
+      expect(await claimFor([e.id], "w1", at(SECOND))).toEqual([]);
+      await repo().setEndpointEnabled(e.id, true, null, at());
+      expect((await claimFor([e.id], "w1", at(SECOND))).map((x) => x.eventId)).toEqual([d.eventId]);
+    });
   });
 });

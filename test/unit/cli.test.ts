@@ -1,4 +1,4 @@
-import { percentToBasisPoints } from "../../cli/index";
+import { parseFlags, percentToBasisPoints } from "../../cli/index";
 
 describe("percentToBasisPoints", () => {
   it.each([
@@ -21,5 +21,22 @@ describe("percentToBasisPoints", () => {
 
   it.each(["", "abc", "-5", "12.345", "1e2", "12.", ".5", "20%", "1,5"])("refuses %j: not a number with at most two decimals", (percent) => {
     expect(() => percentToBasisPoints(percent)).toThrow("at most two decimals");
+  });
+});
+
+describe("parseFlags", () => {
+  it("reads --name value, --name=value and bare flags", () => {
+    expect(parseFlags(["--program", "1", "--amount-cents=-5", "--charges-enabled", "--url", "https://x.test/a?b=c", "--unread"])).toEqual({
+      program: "1",
+      "amount-cents": "-5",
+      "charges-enabled": true,
+      url: "https://x.test/a?b=c",
+      unread: true,
+    });
+    expect(parseFlags(["--amount-cents", "-5"])).toEqual({ "amount-cents": "-5" });
+  });
+
+  it.each([["stray"], ["--program", "1", "2"], ["--"]])("refuses %j", (...args) => {
+    expect(() => parseFlags(args)).toThrow("Unexpected argument");
   });
 });

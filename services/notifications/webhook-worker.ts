@@ -1,0 +1,148 @@
+import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "../../shared/webhook-signature";
+import type { ClaimedDelivery, DeliveryNext, NotificationsRepository } from "./repository";
+
+export interface WebhookWorkerOptions {
+  workerId: string;
+  /** How often to look for due deliveries when not nudged. */
+  intervalMs: number;
+  /** How long a claim lasts; must exceed `timeoutMs` (a batch is sent in parallel). */
+  leaseMs: number;
+  batchSize: number;
+  /** Per request: no answer within this counts as a failed attempt. */
+  timeoutMs: number;
+  /** Attempts per delivery before it is given up (`failed`). */
+  maxAttempts: number;
+  /** Backoff ceiling between attempts of one delivery. */
+  maxBackoffMs: number;
+  /** Deliveries given up in a row that disable their endpoint. */
+  disableAfterFailures: number;
+  logger: { warn(...args: unknown[]): void; info(...args: unknown[]): void };
+}
+
+/** Backoff after the n-th failed attempt: 1 s, 2 s, 4 s ... up to the ceiling. */
+export function webhookBackoffMs(attempts: number, maxBackoffMs: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, attempts - 1), maxBackoffMs);
+}
+
+/**
+ * Sends webhook deliveries, at least once, the way the commissions outbox
+ * relay sends events: claim due deliveries with a lease (so several instances
+ * never send the same one at the same time), POST each signed, then record the
+ * attempt. Failures are retried with exponential backoff until `maxAttempts`;
+ * receivers deduplicate on `Svc-Event-Id`.
+ */
+export class WebhookWorker {
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private nudged = false;
+
+  constructor(
+    private readonly repo: NotificationsRepository,
+    private readonly opts: WebhookWorkerOptions,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops after the batch in flight; unsent deliveries stay pending for the next start. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** Called after deliveries were enqueued, so they go out without waiting for the interval. */
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      this.nudged = false;
+      let claimed = 0;
+      try {
+        claimed = await this.deliverBatch();
+      } catch (err) {
+        this.opts.logger.warn("Webhook worker could not claim deliveries; retrying.", err);
+      }
+      if (claimed < this.opts.batchSize && !this.nudged && this.running) await this.sleep(this.opts.intervalMs);
+    }
+  }
+
+  private async deliverBatch(): Promise<number> {
+    const due = await this.repo.claimDeliveries(this.opts.workerId, this.opts.leaseMs, this.opts.batchSize, new Date());
+    // In parallel: one slow endpoint costs the batch one timeout, not one per delivery.
+    await Promise.all(
+      due.map((d) =>
+        this.deliver(d).catch((err) => {
+          // Not recorded: the claim lapses after the lease and the delivery is tried again.
+          this.opts.logger.warn(`Webhook delivery ${d.id} could not be recorded.`, err);
+        }),
+      ),
+    );
+    return due.length;
+  }
+
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    const at = new Date();
+    const { statusCode, error } = await this.post(d);
+    const durationMs = Date.now() - at.getTime();
+    const ok = error === null;
+    const next: DeliveryNext = ok
+      ? { status: "succeeded" }
+      : d.attempts >= this.opts.maxAttempts
+        ? { status: "failed" }
+        : { status: "pending", retryAt: new Date(Date.now() + webhookBackoffMs(d.attempts, this.opts.maxBackoffMs)) };
+    await this.repo.recordAttempt(d.id, this.opts.workerId, { attempt: d.attempts, at, statusCode, error, durationMs }, next);
+    if (next.status === "pending") return;
+    // Only final outcomes count against the endpoint: a retry that later succeeds is not a failure.
+    if (next.status === "failed") this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} given up after ${d.attempts} attempts.`);
+    const { disabled } = await this.repo.recordEndpointOutcome(d.endpointId, ok, this.opts.disableAfterFailures, new Date());
+    if (disabled) this.opts.logger.warn(`Webhook endpoint ${d.endpointId} disabled after ${this.opts.disableAfterFailures} consecutive failed deliveries.`);
+  }
+
+  /** One signed POST. Only a 2xx answer is a success; redirects are not followed (the endpoint URL is the contract). */
+  private async post(d: ClaimedDelivery): Promise<{ statusCode: number | null; error: string | null }> {
+    try {
+      const res = await fetch(d.url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": "affiliate-tracking-webhooks/1",
+          [SIGNATURE_HEADER]: signWebhook(d.secret, d.body),
+          [EVENT_ID_HEADER]: String(d.eventId),
+          [EVENT_TYPE_HEADER]: d.eventType,
+        },
+        body: d.body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+      // The answer's body is not used; discarding it frees the connection.
+      await res.body?.cancel().catch(() => undefined);
+      return { statusCode: res.status, error: res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}` };
+    } catch (err) {
+      const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+      if (e?.name === "TimeoutError") return { statusCode: null, error: `no answer within ${this.opts.timeoutMs} ms` };
+      return { statusCode: null, error: e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err) };
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
+  }
+}

@@ -1,0 +1,60 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+/**
+ * Outbound webhook signatures. Every delivery carries
+ *
+ *   Svc-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
+ *
+ * The timestamp is inside the signed text, so a captured request cannot be
+ * replayed with a fresh timestamp; receivers refuse timestamps outside a
+ * window (5 minutes by default). Each attempt is signed anew, so a retry an
+ * hour later still passes the window. This file has no dependency beyond
+ * node:crypto: merchants may copy it as it is.
+ */
+export const SIGNATURE_HEADER = "Svc-Signature";
+export const EVENT_ID_HEADER = "Svc-Event-Id";
+export const EVENT_TYPE_HEADER = "Svc-Event-Type";
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** A new endpoint secret: `whsec_` and 256 random bits. The whole string is the HMAC key. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64url")}`;
+}
+
+function hmacHex(secret: string, timestamp: number, body: string | Buffer): string {
+  return createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex");
+}
+
+/** The `Svc-Signature` header value for `body` sent at `timestampSeconds`. */
+export function signWebhook(secret: string, body: string | Buffer, timestampSeconds = Math.floor(Date.now() / 1000)): string {
+  return `t=${timestampSeconds},v1=${hmacHex(secret, timestampSeconds, body)}`;
+}
+
+export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: "malformed_header" | "timestamp_out_of_window" | "signature_mismatch" };
+
+/**
+ * Checks a delivery: `body` must be the raw bytes received (parse the JSON
+ * only after this passes; re-serialising changes the bytes). Several `v1`
+ * values are accepted so a sender may sign with two secrets during a rotation.
+ * Comparison is constant time.
+ */
+export function verifyWebhookSignature(opts: {
+  secret: string;
+  body: string | Buffer;
+  header: string | null | undefined;
+  toleranceSeconds?: number;
+  nowSeconds?: number;
+}): SignatureCheck {
+  const parts = (opts.header ?? "").split(",").map((p) => p.trim().split("="));
+  const t = parts.find(([k]) => k === "t")?.[1];
+  const signatures = parts.filter(([k, v]) => k === "v1" && /^[0-9a-f]{64}$/.test(v ?? "")).map(([, v]) => Buffer.from(v, "hex"));
+  if (!t || !/^\d{1,12}$/.test(t) || signatures.length === 0) return { ok: false, reason: "malformed_header" };
+  const timestamp = Number(t);
+  const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - timestamp) > (opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) return { ok: false, reason: "timestamp_out_of_window" };
+  const expected = Buffer.from(hmacHex(opts.secret, timestamp, opts.body), "hex");
+  // Every candidate is compared (no early exit), each in constant time.
+  let match = false;
+  for (const candidate of signatures) match = timingSafeEqual(candidate, expected) || match;
+  return match ? { ok: true, timestamp } : { ok: false, reason: "signature_mismatch" };
+}
