@@ -5,7 +5,7 @@
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import config from "../moleculer.config";
 
-export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "status", "notifications"] as const;
+export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "processor", "status", "notifications"] as const;
 
 export function serviceNames(list = process.env.SERVICES): string[] {
   const names = list ? list.split(",").map((s) => s.trim()).filter(Boolean) : [...ALL_SERVICES];

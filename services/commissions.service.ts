@@ -89,6 +89,23 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** A won dispute: the chargeback's reversal is undone by an opposite entry. */
+    restoreForSale: {
+      visibility: "public",
+      async handler(ctx: Context) {
+        const input = parseInput(S.RestoreForSaleInput, ctx.params);
+        const outcome = await this.repo.transaction((tx) => ledger.restoreReversal(tx, input, new Date()));
+        if (outcome.kind !== "restored") return outcome;
+        this.relay.nudge();
+        return {
+          kind: "restored",
+          commissionId: outcome.commission.id,
+          status: outcome.commission.status,
+          restoredAmount: toMajorUnits(outcome.restoredCents, outcome.commission.currency),
+        };
+      },
+    },
+
     /** Credits every commission whose hold has passed (also run periodically). */
     approveDue: {
       async handler(ctx: Context) {
@@ -161,7 +178,11 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.relay = new OutboxRelay(
       this.repo,
       (event) =>
-        this.broker.call("notifications.commissionEvent", { eventId: event.id, type: event.type, payload: event.payload }, { timeout: 5000 }),
+        this.broker.call(
+          "notifications.commissionEvent",
+          { eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload: event.payload },
+          { timeout: 5000 },
+        ),
       {
         relayId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}`,
         intervalMs: env("OUTBOX_INTERVAL_MS", 1000),

@@ -11,6 +11,7 @@ import { RateLimiter } from "../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../shared/secrets";
 import { parseInput } from "../shared/validation";
 import type { SessionUser } from "./accounts.service";
+import { WorkspaceIdInput } from "./accounts/schemas";
 import { ProgramIdInput } from "./programs/schemas";
 
 type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
@@ -21,6 +22,7 @@ interface SessionMeta extends CallerMeta {
   user?: SessionUser | null;
   sessionToken?: string;
   secureTransport?: boolean;
+  processorSignature?: string;
   $responseHeaders?: Record<string, string>;
   $responseType?: string;
 }
@@ -34,17 +36,19 @@ type Methods = {
   authenticateOperator(ctx: Context, route: unknown, req: Req): Promise<null>;
   authenticateSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<SessionUser>;
   verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
+  verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
   sendPublicError(req: Req, res: Res, err: unknown): void;
 };
 type Vars = { adminTokenHash: string; rateLimiter: RateLimiter };
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
-const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts"];
+const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"];
 
 const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: true }, urlencoded: false };
 
 const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "gateway", "dashboard.html"), "utf8");
+const BROWSER_SNIPPET = fs.readFileSync(path.join(__dirname, "..", "sdk", "browser", "svc.js"), "utf8");
 
 function cookieValue(req: Req, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? "").split(";")) {
@@ -105,6 +109,19 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         aliases: { "POST sale": "sales.track", "POST refund": "sales.refund" },
       },
       {
+        // Stripe (Connect) webhooks: the signature is over the exact bytes, so the body stays raw.
+        name: "processor-webhooks",
+        path: "/api/v1/webhooks",
+        mappingPolicy: "restrict",
+        bodyParsers: { json: false, urlencoded: false, raw: { type: () => true, limit: "1mb" } },
+        mergeParams: false,
+        onBeforeCall(ctx: Context<unknown, SessionMeta>, _route: unknown, req: Req) {
+          const signature = req.headers["stripe-signature"];
+          ctx.meta.processorSignature = typeof signature === "string" ? signature : undefined;
+        },
+        aliases: { "POST processor": "gateway.processorWebhook" },
+      },
+      {
         // Dashboard sign-in; the session lives in an HttpOnly cookie.
         name: "auth",
         path: "/api/auth",
@@ -125,6 +142,21 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         aliases: { "GET status/:programId": "status.forProgram" },
       },
       {
+        // The workspace's inbox: partner notices and advertiser warnings. Same session rules as the status endpoint.
+        name: "workspace-notifications",
+        path: "/api/workspaces",
+        mappingPolicy: "restrict",
+        bodyParsers: JSON_BODY,
+        authentication: "authenticateSession",
+        authorization: "verifyWorkspaceAccess",
+        permission: "programs:read",
+        aliases: {
+          "GET :workspaceId/notifications": "notifications.listForWorkspace",
+          "POST :workspaceId/notifications/read-all": "notifications.markAllRead",
+          "POST :workspaceId/notifications/:notificationId/read": "notifications.markRead",
+        },
+      },
+      {
         name: "dashboard",
         path: "/dashboard",
         mappingPolicy: "restrict",
@@ -133,6 +165,19 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           "GET /"(_req: Req, res: Res) {
             res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY" });
             res.end(DASHBOARD_HTML);
+          },
+        },
+      },
+      {
+        // The browser snippet, served from the tracking origin so merchants need no build step.
+        name: "sdk",
+        path: "/sdk",
+        mappingPolicy: "restrict",
+        bodyParsers: false,
+        aliases: {
+          "GET svc.js"(_req: Req, res: Res) {
+            res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
+            res.end(BROWSER_SNIPPET);
           },
         },
       },
@@ -156,6 +201,11 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           "POST withdrawals/:withdrawalId/pay": "commissions.payWithdrawal",
           "GET outbox": "commissions.outboxBacklog",
           "GET notifications": "notifications.list",
+          "POST workspaces/:workspaceId/webhook-endpoints": "notifications.createWebhookEndpoint",
+          "GET workspaces/:workspaceId/webhook-endpoints": "notifications.listWebhookEndpoints",
+          "POST webhook-endpoints/:endpointId/disable": "notifications.disableWebhookEndpoint",
+          "POST webhook-endpoints/:endpointId/enable": "notifications.enableWebhookEndpoint",
+          "GET webhook-endpoints/:endpointId/deliveries": "notifications.listWebhookDeliveries",
           "POST workspaces": "accounts.createWorkspace",
           "POST users": "accounts.createUser",
           "POST workspaces/:workspaceId/members": "accounts.grantRole",
@@ -183,6 +233,15 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         if (ctx.meta.sessionToken) await ctx.call("accounts.logout", { token: ctx.meta.sessionToken });
         ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", 0, ctx.meta.secureTransport === true) };
         return { success: true };
+      },
+    },
+
+    /** Hands the raw webhook body (as text) and its signature to the processor service. */
+    processorWebhook: {
+      async handler(ctx: Context<{ body?: Buffer }, SessionMeta>) {
+        const body = ctx.params.body;
+        const payload = Buffer.isBuffer(body) ? body.toString("utf8") : "";
+        return ctx.call("processor.handleWebhook", { payload, signature: ctx.meta.processorSignature });
       },
     },
 
@@ -270,6 +329,18 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         : { member: false, allowed: false };
       if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
       if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
+    },
+
+    /** Like verifyProgramAccess, for routes naming the workspace: 400 bad id, 404 unknown workspace, 403 not a member or not allowed. */
+    async verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req) {
+      const user = ctx.meta.user;
+      if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
+      const { workspaceId } = parseInput(WorkspaceIdInput, req.$params);
+      await ctx.call("accounts.getWorkspace", { workspaceId });
+      const permission = route.opts.permission ?? "programs:read";
+      const access = await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId, permission });
+      if (!access.member) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}.`);
+      if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);
     },
 
     describeCaller(ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req) {

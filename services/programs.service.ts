@@ -30,12 +30,25 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       },
     },
 
-    /** Set by operators now, and by the processor's account webhooks. A connected account belongs to one program. */
+    /** Set by operators, and by the processor's account webhooks. A connected account belongs to one program. */
     updateProcessorConnection: {
       async handler(ctx: Context) {
         const { programId, ...patch } = parseInput(S.UpdateProcessorConnectionInput, ctx.params);
         await this.requireProgram(programId);
+        if (patch.accountId) {
+          const owner = await this.repo.findProgramByProcessorAccount(patch.accountId);
+          if (owner && owner.id !== programId) throw new ConflictError(`Processor account '${patch.accountId}' is already connected to program ${owner.id}.`);
+        }
         return toDto(await this.repo.updateProcessorConnection(programId, patch));
+      },
+    },
+
+    /** The program a processor connected account belongs to, or null. */
+    findByProcessorAccount: {
+      async handler(ctx: Context) {
+        const { accountId } = parseInput(S.ProcessorAccountInput, ctx.params);
+        const program = await this.repo.findProgramByProcessorAccount(accountId);
+        return program ? toDto(program) : null;
       },
     },
 

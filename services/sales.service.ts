@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { renewalEarnsCommission } from "../shared/domain/commission-rules";
 import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
 import { AlreadyRecordedError, NotFoundError, UnauthorizedError } from "../shared/errors";
@@ -13,7 +14,36 @@ import * as S from "./sales/schemas";
 /** Anything that can call an action: a context, or the broker for background jobs. */
 type Caller = Pick<Context, "call">;
 
+/** Everything a sale is recorded from, whoever reported it. */
+interface SaleInput {
+  programId: number;
+  transactionId: string;
+  amountCents: number;
+  currency: string;
+  customerKey: string | null;
+  email: string | null;
+  /** What attribution may use, in the spec's order; the processor's renewals pass only the subscription's metadata. */
+  attributionHints: { clickId?: string | null; email?: string | null; customerKey?: string | null; processorCustomerId?: string | null };
+  isTest: boolean;
+  isRecurring: boolean;
+  saleType: string | null;
+  subscriptionId: string | null;
+  processorCustomerId: string | null;
+  occurredAt: Date;
+}
+
+interface ReversalRequest {
+  amountCents?: number;
+  refundId?: string;
+  reasonCode: "refund" | "chargeback";
+  reason: string;
+}
+
 type Methods = {
+  recordSale(ctx: Context, input: SaleInput): Promise<{ sale: Sale; commission: CreatedCommission | null }>;
+  renewalEarns(ctx: Context, input: SaleInput): Promise<boolean>;
+  reverseSale(ctx: Context, sale: Sale, request: ReversalRequest): Promise<RefundResponse>;
+  requireSale(programId: number, transactionId: string): Promise<Sale>;
   programOf(ctx: Context<unknown, CallerMeta>): number;
   ensureCommission(caller: Caller, sale: Sale): Promise<CreatedCommission | null>;
   retryPendingCommissions(): Promise<void>;
@@ -28,45 +58,24 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   mixins: [storageMixin(createSalesRepository)],
 
   actions: {
-    /** Records a sale; an attributed, non-test sale gets a commission. A repeated transaction id is a 409. */
+    /** `POST /api/v1/track/sale`: an attributed, non-test sale gets a commission. A repeated transaction id is a 409. */
     track: {
       async handler(ctx: Context<unknown, CallerMeta>) {
-        const programId = this.programOf(ctx);
         const input = parseInput(S.TrackSaleRequest, ctx.params);
-        const duplicate = () =>
-          new AlreadyRecordedError(`A sale with transaction_id '${input.transaction_id}' is already recorded for this program.`);
-        if (await this.repo.findSale(programId, input.transaction_id)) throw duplicate();
-
-        const isTest = input.additional_data?.test_mode === true;
-        const attribution = await ctx.call<Attribution | null, unknown>("attribution.resolve", {
-          programId,
-          clickId: input.click_id,
-          email: input.email,
-          customerKey: input.customer_key,
-        });
-        const sale = await this.repo.insertSale({
-          programId,
+        const { sale, commission } = await this.recordSale(ctx, {
+          programId: this.programOf(ctx),
           transactionId: input.transaction_id,
           amountCents: input.amount_cents,
           currency: input.currency,
           customerKey: input.customer_key ?? null,
           email: input.email ?? null,
-          processorCustomerId: null,
-          partnerId: attribution?.partnerId ?? null,
-          clickId: attribution?.clickId ?? null,
-          attributionMethod: attribution?.method ?? null,
-          isTest,
+          attributionHints: { clickId: input.click_id, email: input.email, customerKey: input.customer_key },
+          isTest: input.additional_data?.test_mode === true,
           isRecurring: input.is_recurring,
           saleType: input.sale_type ?? null,
           subscriptionId: input.subscription_id ?? null,
-          commissionState: attribution && !isTest ? "pending" : "none",
-        });
-        if (!sale) throw duplicate();
-
-        // If this fails the sale stays `pending` and the retry job (or the first refund) creates it.
-        const commission = await this.ensureCommission(ctx, sale).catch((err) => {
-          this.logger.warn(`Commission for sale ${sale.id} not created yet; will retry.`, err);
-          return null;
+          processorCustomerId: null,
+          occurredAt: new Date(),
         });
         return {
           success: true,
@@ -84,19 +93,29 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** A sale reported by the processor's webhooks; attribution hints are chosen by the caller (spec 6.1). */
+    recordProcessorSale: {
+      visibility: "public",
+      async handler(ctx: Context) {
+        const input = parseInput(S.ProcessorSaleInput, ctx.params);
+        const { sale, commission } = await this.recordSale(ctx, {
+          ...input,
+          customerKey: input.attributionHints.customerKey ?? null,
+          email: input.attributionHints.email ?? null,
+          isTest: false,
+          saleType: input.isRecurring ? "subscription" : null,
+        });
+        return { sale: toDto(sale), commissionId: commission?.commissionId ?? null };
+      },
+    },
+
     /** Spec 4.1: finds the sale in the caller's program and reverses its commission. */
     refund: {
       async handler(ctx: Context<unknown, CallerMeta>): Promise<RefundResponse> {
         const programId = this.programOf(ctx);
         const input = parseInput(S.RefundRequest, ctx.params);
-        const sale = await this.repo.findSale(programId, input.transaction_id);
-        if (!sale) throw new NotFoundError(`No sale with transaction_id '${input.transaction_id}' in this program.`);
-        if (sale.commissionState === "pending") await this.ensureCommission(ctx, sale);
-        if (sale.commissionState === "none") {
-          return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
-        }
-        return ctx.call<RefundResponse, unknown>("commissions.reverseForSale", {
-          saleId: sale.id,
+        const sale = await this.requireSale(programId, input.transaction_id);
+        return this.reverseSale(ctx, sale, {
           amountCents: input.refund_amount_cents ?? undefined,
           refundId: input.refund_id ?? undefined,
           reasonCode: input.reason ?? "refund",
@@ -105,17 +124,102 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** The processor's refund or chargeback of a sale: the same reversal as the refund endpoint. */
+    refundTransaction: {
+      visibility: "public",
+      async handler(ctx: Context): Promise<RefundResponse> {
+        const { programId, transactionId, amountCents, ...request } = parseInput(S.TransactionRefundInput, ctx.params);
+        const sale = await this.requireSale(programId, transactionId);
+        return this.reverseSale(ctx, sale, { ...request, amountCents: amountCents ?? undefined });
+      },
+    },
+
+    /** A dispute closed as won: restores what its chargeback reversed. */
+    restoreTransaction: {
+      visibility: "public",
+      async handler(ctx: Context) {
+        const { programId, transactionId, refundId, reason } = parseInput(S.TransactionRestoreInput, ctx.params);
+        const sale = await this.requireSale(programId, transactionId);
+        if (sale.commissionState === "none") return { kind: "no_commission" };
+        return ctx.call("commissions.restoreForSale", { saleId: sale.id, refundId, reason });
+      },
+    },
+
     get: {
       async handler(ctx: Context) {
         const { programId, transactionId } = parseInput(S.GetSaleInput, ctx.params);
-        const sale = await this.repo.findSale(programId, transactionId);
-        if (!sale) throw new NotFoundError(`No sale with transaction_id '${transactionId}' in program ${programId}.`);
-        return toDto(sale);
+        return toDto(await this.requireSale(programId, transactionId));
       },
     },
   },
 
   methods: {
+    /**
+     * The one way a sale is recorded, for both the API and the processor:
+     * duplicate check, attribution, insert, commission.
+     */
+    async recordSale(ctx: Context, input: SaleInput) {
+      const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
+      if (await this.repo.findSale(input.programId, input.transactionId)) throw duplicate();
+
+      const attribution = await ctx.call<Attribution | null, unknown>("attribution.resolve", {
+        programId: input.programId,
+        ...input.attributionHints,
+        processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
+      });
+      const earns = attribution !== null && !input.isTest && (await this.renewalEarns(ctx, input));
+      const sale = await this.repo.insertSale({
+        programId: input.programId,
+        transactionId: input.transactionId,
+        amountCents: input.amountCents,
+        currency: input.currency,
+        customerKey: input.customerKey,
+        email: input.email,
+        processorCustomerId: input.processorCustomerId,
+        partnerId: attribution?.partnerId ?? null,
+        clickId: attribution?.clickId ?? null,
+        attributionMethod: attribution?.method ?? null,
+        isTest: input.isTest,
+        isRecurring: input.isRecurring,
+        saleType: input.saleType,
+        subscriptionId: input.subscriptionId,
+        occurredAt: input.occurredAt,
+        commissionState: earns ? "pending" : "none",
+      });
+      if (!sale) throw duplicate();
+
+      // If this fails the sale stays `pending` and the retry job (or the first refund) creates it.
+      const commission = await this.ensureCommission(ctx, sale).catch((err) => {
+        this.logger.warn(`Commission for sale ${sale.id} not created yet; will retry.`, err);
+        return null;
+      });
+      return { sale, commission };
+    },
+
+    /** Renewals earn for the program's recurring duration, counted from the subscription's first payment. */
+    async renewalEarns(ctx: Context, input: SaleInput): Promise<boolean> {
+      if (!input.isRecurring || !input.subscriptionId) return true;
+      const program = await ctx.call<{ recurringCommissionMonths: number | null }, unknown>("programs.get", { programId: input.programId });
+      if (program.recurringCommissionMonths === null) return true;
+      const first = await this.repo.findFirstSaleOfSubscription(input.programId, input.subscriptionId);
+      return !first || renewalEarnsCommission(first.occurredAt, input.occurredAt, program.recurringCommissionMonths);
+    },
+
+    async reverseSale(ctx: Context, sale: Sale, request: ReversalRequest): Promise<RefundResponse> {
+      if (sale.commissionState === "pending") await this.ensureCommission(ctx, sale);
+      if (sale.commissionState === "none") {
+        return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
+      }
+      return ctx.call<RefundResponse, unknown>("commissions.reverseForSale", { saleId: sale.id, ...request });
+    },
+
+    /** Only the program's own sales are visible: another program's transaction id is not found. */
+    async requireSale(programId: number, transactionId: string): Promise<Sale> {
+      const sale = await this.repo.findSale(programId, transactionId);
+      if (!sale) throw new NotFoundError(`No sale with transaction_id '${transactionId}' in this program.`);
+      return sale;
+    },
+
     programOf(ctx: Context<unknown, CallerMeta>): number {
       if (ctx.meta.programId === undefined) throw new UnauthorizedError();
       return ctx.meta.programId;

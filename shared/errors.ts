@@ -10,6 +10,7 @@ import { Errors } from "moleculer";
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, envelope: "platform" },
+  invalid_signature: { status: 400, envelope: "platform" },
   unauthorized: { status: 401, envelope: "platform" },
   forbidden: { status: 403, envelope: "platform" },
   not_found: { status: 404, envelope: "platform" },

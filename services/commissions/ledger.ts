@@ -9,7 +9,7 @@
  */
 import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
 import { reduceOpenWithdrawals } from "../../shared/domain/withdrawals";
-import { toMajorUnits } from "../../shared/domain/money";
+import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
 import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, Withdrawal } from "./repository";
 
@@ -141,6 +141,57 @@ export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest,
     now,
   );
   return { kind: "applied", commission: updated, deductionCents: plan.deductionCents, balanceDeductionCents };
+}
+
+export type RestoreOutcome =
+  | { kind: "no_commission" }
+  | { kind: "skipped"; commissionId: number; reason: string }
+  | { kind: "restored"; commission: Commission; restoredCents: number };
+
+/**
+ * Undoes one applied reversal (a chargeback whose dispute was won) with a new,
+ * opposite refund entry; the original entry is never edited. The deduction
+ * given back keeps the ledger's invariant: deducted = round(C x refunded / S).
+ */
+export async function restoreReversal(tx: CommissionsTx, req: { saleId: number; refundId: string; reason: string }, now: Date): Promise<RestoreOutcome> {
+  const found = await tx.findCommissionBySale(req.saleId);
+  if (!found) return { kind: "no_commission" };
+  const key = balanceKeyOf(found);
+  await tx.getBalanceForUpdate(key);
+  const c = (await tx.getCommissionForUpdate(found.id))!;
+  const entries = await tx.listRefunds(c.id);
+  const original = entries.find((e) => e.refundId === req.refundId);
+  const restoreId = `${req.refundId}:restored`;
+  if (!original) return { kind: "skipped", commissionId: c.id, reason: `No reversal '${req.refundId}' was applied to this sale.` };
+  if (entries.some((e) => e.refundId === restoreId)) return { kind: "skipped", commissionId: c.id, reason: `Reversal '${req.refundId}' was already restored.` };
+
+  const refundedAfter = c.refundedCents - original.appliedCents;
+  const restoredCents = mulDivRound(c.amountCents, c.refundedCents, c.saleAmountCents) - mulDivRound(c.amountCents, refundedAfter, c.saleAmountCents);
+  // Money goes back to the balance only if the commission is credited now.
+  const balanceCents = c.creditedAt ? restoredCents : 0;
+  await tx.insertRefund(
+    {
+      commissionId: c.id,
+      refundId: restoreId,
+      requestedCents: -original.appliedCents,
+      appliedCents: -original.appliedCents,
+      deductionCents: -restoredCents,
+      balanceDeductionCents: -balanceCents,
+      reasonCode: original.reasonCode,
+      reason: req.reason,
+    },
+    now,
+  );
+  const status = refundedAfter > 0 ? "refunded" : c.paidOutAt ? "paid" : c.creditedAt ? "approved" : "pending";
+  const updated: Commission = { ...c, status, refundedCents: refundedAfter, deductedCents: c.deductedCents - restoredCents, reason: req.reason, updatedAt: now };
+  await tx.updateCommission(c.id, { status, refundedCents: updated.refundedCents, deductedCents: updated.deductedCents, reason: req.reason }, now);
+  if (balanceCents > 0) {
+    // Give back what was taken from the balance; what was never taken is a new credit.
+    const takenBack = Math.min(balanceCents, original.balanceDeductionCents);
+    await tx.changeBalance(key, { balanceCents, deductedCents: -takenBack, creditedCents: balanceCents - takenBack });
+  }
+  await tx.enqueue("commission.restored", c.id, commissionEvent(updated, { restoredCents, balanceCreditCents: balanceCents, refundId: restoreId }), now);
+  return { kind: "restored", commission: updated, restoredCents };
 }
 
 /** Open withdrawals never exceed the balance: reduce the newest, cancel those reduced to zero. */

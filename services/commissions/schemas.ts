@@ -21,6 +21,8 @@ export const ReverseForSaleInput = z.object({
   reason: z.string().min(1).max(1000),
 });
 
+export const RestoreForSaleInput = z.object({ saleId: Id, refundId: z.string().min(1).max(255), reason: z.string().min(1).max(1000) });
+
 export const ApproveDueInput = z.object({ programId: Id.optional() });
 
 export const BalanceKeyInput = z.object({ partnerId: Id, programId: Id, currency: Currency.optional() });

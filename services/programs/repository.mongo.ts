@@ -28,6 +28,8 @@ interface ProgramDoc {
   commissionType: CommissionRule["type"];
   commissionValue: number;
   holdDays: number;
+  recurringCommissionMonths: number | null;
+  testMode: boolean;
   paymentTrackingMode: PaymentTrackingMode;
   allowedOrigins: string[];
   processor: ProcessorConnection;
@@ -69,6 +71,8 @@ const programSchema = requiredStringsMayBeEmpty(
       commissionType: { type: String, required: true, enum: ["percentage", "flat"] },
       commissionValue: { type: Number, required: true, min: 0 },
       holdDays: { type: Number, required: true, default: 30 },
+      recurringCommissionMonths: { type: Number, default: null },
+      testMode: { type: Boolean, required: true, default: false },
       paymentTrackingMode: { type: String, required: true, default: "processor_connect" },
       allowedOrigins: { type: [String], required: true, default: [] },
       processor: {
@@ -142,6 +146,8 @@ const toProgram = (d: ProgramDoc): Program => ({
       ? { type: "percentage", basisPoints: d.commissionValue }
       : { type: "flat", amountCents: d.commissionValue },
   holdDays: d.holdDays,
+  recurringCommissionMonths: d.recurringCommissionMonths ?? null,
+  testMode: d.testMode ?? false,
   paymentTrackingMode: d.paymentTrackingMode,
   allowedOrigins: d.allowedOrigins ?? [],
   processor: {
@@ -202,6 +208,8 @@ export class MongoProgramsRepository implements ProgramsRepository {
       commissionType: p.commissionRule.type,
       commissionValue: p.commissionRule.type === "percentage" ? p.commissionRule.basisPoints : p.commissionRule.amountCents,
       holdDays: p.holdDays,
+      recurringCommissionMonths: p.recurringCommissionMonths,
+      testMode: p.testMode,
       paymentTrackingMode: p.paymentTrackingMode,
       allowedOrigins: p.allowedOrigins,
       createdAt: new Date(),
@@ -211,6 +219,11 @@ export class MongoProgramsRepository implements ProgramsRepository {
 
   async getProgram(id: number): Promise<Program | null> {
     const doc = await this.programs.findById(id).lean();
+    return doc ? toProgram(doc) : null;
+  }
+
+  async findProgramByProcessorAccount(accountId: string): Promise<Program | null> {
+    const doc = await this.programs.findOne({ "processor.accountId": accountId }).lean();
     return doc ? toProgram(doc) : null;
   }
 

@@ -44,6 +44,8 @@ const MIGRATIONS = [
    CREATE INDEX enrollments_approved ON enrollments (program_id) WHERE status = 'approved';`,
   `ALTER TABLE programs ADD COLUMN workspace_id INTEGER;
    CREATE INDEX programs_workspace ON programs (workspace_id);`,
+  `ALTER TABLE programs ADD COLUMN recurring_commission_months INTEGER;
+   ALTER TABLE programs ADD COLUMN test_mode BOOLEAN NOT NULL DEFAULT false;`,
 ];
 
 const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
@@ -64,6 +66,8 @@ const toProgram = (r: any): Program => ({
     ? { type: "percentage", basisPoints: r.commission_value }
     : { type: "flat", amountCents: r.commission_value }) as CommissionRule,
   holdDays: r.hold_days,
+  recurringCommissionMonths: r.recurring_commission_months,
+  testMode: r.test_mode,
   paymentTrackingMode: r.payment_tracking_mode,
   allowedOrigins: r.allowed_origins ?? [],
   processor: {
@@ -108,15 +112,21 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async createProgram(p: NewProgram): Promise<Program> {
     const value = p.commissionRule.type === "percentage" ? p.commissionRule.basisPoints : p.commissionRule.amountCents;
     const [row] = await this.db.query(
-      `INSERT INTO programs (name, currency, commission_type, commission_value, hold_days, payment_tracking_mode, allowed_origins, workspace_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins, p.workspaceId],
+      `INSERT INTO programs (name, currency, commission_type, commission_value, hold_days, payment_tracking_mode, allowed_origins, workspace_id,
+         recurring_commission_months, test_mode)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins, p.workspaceId, p.recurringCommissionMonths, p.testMode],
     );
     return toProgram(row);
   }
 
   async getProgram(id: number): Promise<Program | null> {
     const [row] = await this.db.query("SELECT * FROM programs WHERE id = $1", [id]);
+    return row ? toProgram(row) : null;
+  }
+
+  async findProgramByProcessorAccount(accountId: string): Promise<Program | null> {
+    const [row] = await this.db.query("SELECT * FROM programs WHERE processor_account_id = $1", [accountId]);
     return row ? toProgram(row) : null;
   }
 

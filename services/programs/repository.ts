@@ -20,6 +20,10 @@ export interface Program {
   currency: string;
   commissionRule: CommissionRule;
   holdDays: number;
+  /** How long a subscription keeps earning: null for its lifetime, 0 for the first payment only, N months otherwise. */
+  recurringCommissionMonths: number | null;
+  /** A test-mode program also takes the processor's test-mode (livemode: false) events. */
+  testMode: boolean;
   paymentTrackingMode: PaymentTrackingMode;
   /** Browser origins allowed to call the public tracking endpoints (empty: any). */
   allowedOrigins: string[];
@@ -61,6 +65,8 @@ export interface Enrollment {
 export interface ProgramsRepository {
   createProgram(input: NewProgram): Promise<Program>;
   getProgram(id: number): Promise<Program | null>;
+  /** The program a processor connected account belongs to. */
+  findProgramByProcessorAccount(accountId: string): Promise<Program | null>;
   /** Changes the processor connection fields given; null when the program does not exist. */
   updateProcessorConnection(id: number, patch: Partial<ProcessorConnection>): Promise<Program | null>;
   createApiKey(input: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey>;

@@ -14,6 +14,8 @@ export const CreateProgramInput = z.object({
   currency: Currency.default("usd"),
   commissionRule: CommissionRuleInput,
   holdDays: z.number().int().min(0).max(365).default(30),
+  recurringCommissionMonths: z.number().int().min(0).max(1200).nullable().default(null),
+  testMode: z.boolean().default(false),
   paymentTrackingMode: z.enum(["processor_connect", "s2s"]).default("processor_connect"),
   allowedOrigins: z.array(z.string().url().max(300)).max(50).default([]),
 });
@@ -47,3 +49,5 @@ export const UpdateProcessorConnectionInput = z.object({
     .optional()
     .transform((v) => (typeof v === "string" ? new Date(v) : v)),
 });
+
+export const ProcessorAccountInput = z.object({ accountId: z.string().trim().min(1).max(255) });

@@ -28,6 +28,7 @@ interface SaleDoc {
   subscriptionId: string | null;
   commissionState: SaleCommissionState;
   commissionId: number | null;
+  occurredAt: Date;
   createdAt: Date;
 }
 
@@ -52,6 +53,7 @@ const saleSchema = requiredStringsMayBeEmpty(
       subscriptionId: { type: String, default: null },
       commissionState: { type: String, required: true },
       commissionId: { type: Number, default: null },
+      occurredAt: { type: Date, required: true },
       createdAt: { type: Date, required: true },
     },
     schemaOptions("sales"),
@@ -59,6 +61,7 @@ const saleSchema = requiredStringsMayBeEmpty(
 );
 saleSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 saleSchema.index({ createdAt: 1 }, { partialFilterExpression: { commissionState: "pending" } });
+saleSchema.index({ programId: 1, subscriptionId: 1, occurredAt: 1 }, { partialFilterExpression: { subscriptionId: { $type: "string" } } });
 
 const toSale = (d: SaleDoc): Sale => ({
   id: d._id,
@@ -78,6 +81,7 @@ const toSale = (d: SaleDoc): Sale => ({
   subscriptionId: d.subscriptionId ?? null,
   commissionState: d.commissionState,
   commissionId: d.commissionId ?? null,
+  occurredAt: d.occurredAt ?? d.createdAt,
   createdAt: d.createdAt,
 });
 
@@ -111,6 +115,7 @@ export class MongoSalesRepository implements SalesRepository {
         isRecurring: s.isRecurring,
         saleType: s.saleType,
         subscriptionId: s.subscriptionId,
+        occurredAt: s.occurredAt,
         commissionState: s.commissionState,
         commissionId: null,
         createdAt: new Date(),
@@ -129,6 +134,11 @@ export class MongoSalesRepository implements SalesRepository {
 
   async getSale(id: number): Promise<Sale | null> {
     const doc = await this.sales.findById(id).lean();
+    return doc ? toSale(doc) : null;
+  }
+
+  async findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null> {
+    const doc = await this.sales.findOne({ programId, subscriptionId }).sort({ occurredAt: 1, _id: 1 }).lean();
     return doc ? toSale(doc) : null;
   }
 

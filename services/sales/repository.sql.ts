@@ -23,6 +23,10 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
      UNIQUE (program_id, transaction_id));
    CREATE INDEX sales_awaiting_commission ON sales (created_at) WHERE commission_state = 'pending';`,
+  `ALTER TABLE sales ADD COLUMN occurred_at TIMESTAMPTZ;
+   UPDATE sales SET occurred_at = created_at WHERE occurred_at IS NULL;
+   ALTER TABLE sales ALTER COLUMN occurred_at SET NOT NULL;
+   CREATE INDEX sales_subscription ON sales (program_id, subscription_id, occurred_at) WHERE subscription_id IS NOT NULL;`,
 ];
 
 const toSale = (r: any): Sale => ({
@@ -41,6 +45,7 @@ const toSale = (r: any): Sale => ({
   isRecurring: r.is_recurring,
   saleType: r.sale_type,
   subscriptionId: r.subscription_id,
+  occurredAt: r.occurred_at,
   commissionState: r.commission_state,
   commissionId: r.commission_id,
   createdAt: r.created_at,
@@ -57,12 +62,13 @@ export class SqlSalesRepository implements SalesRepository {
   async insertSale(s: NewSale): Promise<Sale | null> {
     const [row] = await this.db.query(
       `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
-         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
       [
         s.programId, s.transactionId, s.amountCents, s.currency, s.customerKey, s.email, s.processorCustomerId, s.partnerId,
         s.clickId, s.attributionMethod, s.isTest, s.isRecurring, s.saleType, s.subscriptionId, s.commissionState,
+        s.occurredAt,
       ],
     );
     return row ? toSale(row) : null;
@@ -75,6 +81,14 @@ export class SqlSalesRepository implements SalesRepository {
 
   async getSale(id: number): Promise<Sale | null> {
     const [row] = await this.db.query("SELECT * FROM sales WHERE id = $1", [id]);
+    return row ? toSale(row) : null;
+  }
+
+  async findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null> {
+    const [row] = await this.db.query(
+      "SELECT * FROM sales WHERE program_id = $1 AND subscription_id = $2 ORDER BY occurred_at, id LIMIT 1",
+      [programId, subscriptionId],
+    );
     return row ? toSale(row) : null;
   }
 

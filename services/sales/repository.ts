@@ -26,6 +26,8 @@ export interface Sale {
   subscriptionId: string | null;
   commissionState: SaleCommissionState;
   commissionId: number | null;
+  /** When the payment happened (the processor's event time, or when tracked). */
+  occurredAt: Date;
   createdAt: Date;
 }
 
@@ -37,6 +39,8 @@ export interface SalesRepository {
   insertSale(sale: NewSale): Promise<Sale | null>;
   findSale(programId: number, transactionId: string): Promise<Sale | null>;
   getSale(id: number): Promise<Sale | null>;
+  /** The earliest sale of a subscription in the program (its first payment). */
+  findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null>;
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;

@@ -29,3 +29,35 @@ export const RefundRequest = z.object({
 });
 
 export const GetSaleInput = z.object({ programId: Id, transactionId: TransactionId });
+
+const ProcessorId = z.string().trim().min(1).max(255);
+
+/** A sale from the processor's webhooks (internal: called by the processor service). */
+export const ProcessorSaleInput = z.object({
+  programId: Id,
+  transactionId: TransactionId,
+  amountCents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  currency: z.string().trim().toLowerCase().regex(/^[a-z]{3}$/),
+  attributionHints: z.object({
+    clickId: ClickId.nullish(),
+    email: Email.nullish(),
+    customerKey: CustomerKey.nullish(),
+    processorCustomerId: ProcessorId.nullish(),
+  }),
+  isRecurring: z.boolean(),
+  subscriptionId: ProcessorId.nullable(),
+  processorCustomerId: ProcessorId.nullable(),
+  occurredAt: z.coerce.date(),
+});
+
+export const TransactionRefundInput = z.object({
+  programId: Id,
+  transactionId: TransactionId,
+  /** Null refunds what is left. */
+  amountCents: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
+  refundId: ProcessorId,
+  reasonCode: z.enum(["refund", "chargeback"]),
+  reason: z.string().min(1).max(1000),
+});
+
+export const TransactionRestoreInput = z.object({ programId: Id, transactionId: TransactionId, refundId: ProcessorId, reason: z.string().min(1).max(1000) });

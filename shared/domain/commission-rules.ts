@@ -15,3 +15,15 @@ const DAY_MS = 86_400_000;
 export function approvableAt(createdAt: Date, holdDays: number): Date {
   return new Date(createdAt.getTime() + holdDays * DAY_MS);
 }
+
+/**
+ * Whether a renewal still earns commission: `months` null means for the
+ * subscription's lifetime, 0 the first payment only, N for N calendar months
+ * after the first payment (a renewal exactly N months later no longer earns).
+ */
+export function renewalEarnsCommission(firstPaymentAt: Date, renewalAt: Date, months: number | null): boolean {
+  if (months === null) return true;
+  const end = new Date(firstPaymentAt);
+  end.setUTCMonth(end.getUTCMonth() + months);
+  return renewalAt < end;
+}

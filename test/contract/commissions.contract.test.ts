@@ -391,6 +391,42 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       });
     });
 
+    describe("restoreReversal (a won dispute)", () => {
+      const restore = (saleId: number, refundId: string, now = at(3 * SECOND)) =>
+        repo().transaction((tx) => ledger.restoreReversal(tx, { saleId, refundId, reason: "dispute won" }, now));
+
+      it("undoes a chargeback on an uncredited commission with an opposite entry, once", async () => {
+        const c = await create();
+        await reverse({ saleId: c.saleId, amountCents: 10_000, refundId: "dp_1", reasonCode: "chargeback", reason: "chargeback" });
+        const restored = await restore(c.saleId, "dp_1");
+        expect(restored).toMatchObject({ kind: "restored", restoredCents: 2000, commission: { status: "pending", refundedCents: 0, deductedCents: 0 } });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "pending", refundedCents: 0, deductedCents: 0, reason: "dispute won" });
+        expect((await repo().listRefunds(c.id)).map((e) => [e.refundId, e.appliedCents, e.deductionCents, e.balanceDeductionCents])).toEqual([
+          ["dp_1", 10_000, 2000, 0],
+          ["dp_1:restored", -10_000, -2000, 0],
+        ]);
+        expect(await restore(c.saleId, "dp_1")).toMatchObject({ kind: "skipped" });
+        expect(await restore(c.saleId, "dp_unknown")).toMatchObject({ kind: "skipped" });
+        expect((await events(c.id)).map((e) => e.type)).toEqual(["commission.created", "commission.reversed", "commission.restored"]);
+      });
+
+      it("gives a credited commission's deduction back to the balance, keeping the other refunds", async () => {
+        const c = await create();
+        await approve(c.id, at(HOLD));
+        const key = keyOf(c);
+        await refund(c.saleId, 3000, "re_1", at(HOLD + SECOND));
+        await reverse({ saleId: c.saleId, amountCents: 7000, refundId: "dp_2", reasonCode: "chargeback", reason: "chargeback" }, at(HOLD + 2 * SECOND));
+        expect(await balanceOf(key)).toMatchObject({ balanceCents: 0, deductedCents: 2000 });
+        await restore(c.saleId, "dp_2", at(HOLD + 3 * SECOND));
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "refunded", refundedCents: 3000, deductedCents: 600 });
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 1400, creditedCents: 2000, deductedCents: 600, paidCents: 0 });
+      });
+
+      it("a sale without commission: no_commission", async () => {
+        expect(await restore(987_654, "dp_x")).toEqual({ kind: "no_commission" });
+      });
+    });
+
     describe("withdrawals", () => {
       it("pays a withdrawal: its commissions become paid and the balance drops by its amount", async () => {
         const partnerId = nextPartner();

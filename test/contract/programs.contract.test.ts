@@ -9,6 +9,8 @@ const percentageProgram = (): NewProgram => ({
   currency: "eur",
   commissionRule: { type: "percentage", basisPoints: 1250 },
   holdDays: 14,
+  recurringCommissionMonths: 12,
+  testMode: true,
   paymentTrackingMode: "s2s",
   allowedOrigins: ["https://shop.example", "https://www.shop.example"],
 });
@@ -19,6 +21,8 @@ const flatProgram = (): NewProgram => ({
   currency: "jpy",
   commissionRule: { type: "flat", amountCents: 500 },
   holdDays: 0,
+  recurringCommissionMonths: null,
+  testMode: false,
   paymentTrackingMode: "processor_connect",
   allowedOrigins: [],
 });
@@ -83,6 +87,8 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
         connectedAt: at(0),
       });
       expect(await repo().getProgram(program.id)).toEqual(enabled);
+      expect(await repo().findProgramByProcessorAccount(accountId)).toEqual(enabled);
+      expect(await repo().findProgramByProcessorAccount("acct_nobody")).toBeNull();
 
       const disconnected = await repo().updateProcessorConnection(program.id, { connectionStatus: "disconnected", accountId: null, chargesEnabled: false });
       expect(disconnected?.processor).toMatchObject({ connectionStatus: "disconnected", accountId: null, chargesEnabled: false, payoutsEnabled: true });

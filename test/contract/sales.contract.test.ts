@@ -19,6 +19,7 @@ const sale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
   isRecurring: true,
   saleType: "subscription",
   subscriptionId: "sub_1",
+  occurredAt: new Date("2030-01-01T00:00:00.000Z"),
   commissionState: "pending",
   ...over,
 });
@@ -104,6 +105,16 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
       expect(await repo().findSale(nextProgram(), created!.transactionId)).toBeNull();
       expect(await repo().findSale(programId, "txn_unknown")).toBeNull();
       expect(await repo().getSale(987_654)).toBeNull();
+    });
+
+    it("finds a subscription's first payment by when it occurred", async () => {
+      const programId = nextProgram();
+      const at = (day: number) => new Date(Date.UTC(2030, 0, day));
+      await repo().insertSale(sale(programId, { subscriptionId: "sub_x", occurredAt: at(20) }));
+      const first = await repo().insertSale(sale(programId, { subscriptionId: "sub_x", occurredAt: at(5) }));
+      await repo().insertSale(sale(programId, { subscriptionId: "sub_y", occurredAt: at(1) }));
+      expect(await repo().findFirstSaleOfSubscription(programId, "sub_x")).toEqual(first);
+      expect(await repo().findFirstSaleOfSubscription(programId, "sub_none")).toBeNull();
     });
 
     it("marks the commission created on the sale", async () => {

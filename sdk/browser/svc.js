@@ -1,0 +1,68 @@
+/*
+ * Browser snippet: captures the referral click and keeps its id in the
+ * first-party cookie `svc_click_id`; `svc.signup(userId)` records the lead.
+ *
+ *   <script src="https://track.example.com/sdk/svc.js" data-program-id="1" defer></script>
+ *   ... after your signup succeeds:  svc.signup(user.id, user.email)
+ *
+ * Options (data-*): program-id (required), api (default: the script's origin),
+ * param (the referral query parameter, default "ref"), cookie-days (default 90).
+ * Pass the same user id to your server's trackSale as customerExternalId.
+ */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var data = (script && script.dataset) || {};
+  var api = (data.api || (script ? new URL(script.src).origin : location.origin)).replace(/\/$/, "");
+  var programId = Number(data.programId);
+  var param = data.param || "ref";
+  var days = Number(data.cookieDays || 90);
+  var COOKIE = "svc_click_id";
+
+  function readCookie(name) {
+    var match = document.cookie.match(new RegExp("(?:^|; )" + name + "=([^;]*)"));
+    return match ? decodeURIComponent(match[1]) : null;
+  }
+
+  function writeCookie(name, value) {
+    document.cookie = name + "=" + encodeURIComponent(value) + "; Max-Age=" + days * 86400 + "; Path=/; SameSite=Lax" + (location.protocol === "https:" ? "; Secure" : "");
+  }
+
+  function post(path, body) {
+    return fetch(api + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), keepalive: true, credentials: "omit" }).then(function (res) {
+      return res.json().then(function (json) {
+        if (!res.ok) throw new Error((json && json.error && json.error.message) || "HTTP " + res.status);
+        return json;
+      });
+    });
+  }
+
+  // A new referral link replaces an older click (last click wins in the browser; the server keeps first touch per customer).
+  function captureClick() {
+    var code = new URLSearchParams(location.search).get(param);
+    if (!code || !programId) return Promise.resolve(readCookie(COOKIE));
+    return post("/api/v1/track/click", { program_id: programId, referral_code: code, url: location.href, referrer: document.referrer || undefined })
+      .then(function (res) {
+        writeCookie(COOKIE, res.click_id);
+        return res.click_id;
+      })
+      .catch(function () {
+        return readCookie(COOKIE);
+      });
+  }
+
+  var ready = captureClick();
+  window.svc = {
+    ready: ready,
+    clickId: function () {
+      return readCookie(COOKIE);
+    },
+    /** Records the signup of `userId` (the id your server will send as customerExternalId). */
+    signup: function (userId, email) {
+      return ready.then(function (clickId) {
+        if (!clickId) return { attributed: false, reason: "no referral click" };
+        return post("/api/v1/track/lead", { program_id: programId, customer_key: String(userId), email: email || undefined, click_id: clickId });
+      });
+    },
+  };
+})();

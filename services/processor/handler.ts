@@ -1,0 +1,31 @@
+import type { Context } from "moleculer";
+import type Stripe from "stripe";
+import type { Jsonified } from "../../shared/dto";
+import type { Program } from "../programs/repository";
+import type { ProcessorRepository } from "./repository";
+
+/** What every event handler gets: the verified event, its program, and the way to act. */
+export interface HandlerContext {
+  ctx: Context;
+  repo: ProcessorRepository;
+  program: Jsonified<Program>;
+  event: Stripe.Event;
+}
+
+export interface HandlerResult {
+  status: "processed" | "ignored";
+  outcome: Record<string, unknown>;
+}
+
+export type EventHandler = (h: HandlerContext) => Promise<HandlerResult>;
+
+export const processed = (outcome: Record<string, unknown> = {}): HandlerResult => ({ status: "processed", outcome });
+export const ignored = (reason: string): HandlerResult => ({ status: "ignored", outcome: { reason } });
+
+/** Thrown when an event cannot be processed yet (for example a refund before its sale): the processor retries it. */
+export class RetryLaterError extends Error {}
+
+export const idOf = (v: string | { id: string } | null | undefined): string | null => (typeof v === "string" ? v : (v?.id ?? null));
+
+/** Amounts at the processor are integers in minor units; event times are Unix seconds. */
+export const eventTime = (event: Stripe.Event) => new Date(event.created * 1000);

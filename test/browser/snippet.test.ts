@@ -1,0 +1,51 @@
+/**
+ * The browser snippet on a merchant page (another origin): a referral link sets
+ * the first-party svc_click_id cookie, and svc.signup(userId) records the lead.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser } from "playwright-core";
+import { startSystem, type TestSystem } from "../support/system";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const maybe = fs.existsSync(CHROMIUM) ? describe : describe.skip;
+
+maybe("browser snippet", () => {
+  let sys: TestSystem;
+  let browser: Browser;
+  let shop: http.Server;
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    shop?.close();
+    await sys?.stop();
+  });
+
+  test("referral link -> cookie -> signup attributed to the partner", async () => {
+    const p = await sys.bootstrap();
+    shop = http.createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<!doctype html><title>Shop</title><script src="${sys.baseUrl}/sdk/svc.js" data-program-id="${p.programId}"></script>`);
+    });
+    await new Promise<void>((r) => shop.listen(0, "127.0.0.1", r));
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${(shop.address() as AddressInfo).port}/landing?ref=${p.referralCode}`);
+
+    const clickId = await page.evaluate(() => (globalThis as any).svc.ready);
+    expect(clickId).toMatch(/^clk_/);
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === "svc_click_id")).toMatchObject({ value: clickId, sameSite: "Lax" });
+
+    const lead = await page.evaluate(() => (globalThis as any).svc.signup("browser-user-1", "Browser@Example.com"));
+    expect(lead).toMatchObject({ success: true, attributed: true, partner_id: p.partnerId, customer_key: "browser-user-1" });
+
+    // The merchant's server then tracks the sale with the same user id.
+    const sale = await sys.http("POST", "/api/v1/track/sale", { key: p.apiKey, body: { transaction_id: "order-1", amount_cents: 5000, customer_key: "browser-user-1" } });
+    expect(sale.body).toMatchObject({ attributed: true, partner_id: p.partnerId });
+  });
+});

@@ -1,0 +1,110 @@
+/** The server SDK against the real API, and handleInvoicePaid on each branch of spec 6.2. */
+import { AffiliateApiError, AffiliateClient, handleInvoicePaid } from "../../sdk/src";
+import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
+import { uniqueId } from "../support/tracking";
+
+let sys: TestSystem;
+let boot: Bootstrap;
+let client: AffiliateClient;
+let customer: string;
+
+beforeAll(async () => {
+  sys = await startSystem();
+  boot = await sys.bootstrap();
+  client = new AffiliateClient({ apiKey: boot.apiKey, baseUrl: sys.baseUrl });
+  const c = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } });
+  customer = uniqueId("user");
+  const lead = await client.trackLead({ customerExternalId: customer, clickId: c.body.click_id, email: "sdk@example.com" });
+  expect(lead).toMatchObject({ attributed: true, partnerId: boot.partnerId });
+});
+afterAll(() => sys.stop());
+
+const sale = (transactionId: string) => sys.admin("GET", `/programs/${boot.programId}/sales/${transactionId}`);
+
+describe("trackSale", () => {
+  test("records an attributed sale with the spec 2.6 fields", async () => {
+    const invoiceId = uniqueId("in");
+    const result = await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "eur", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1" });
+    expect(result).toEqual({ status: "recorded", saleId: expect.any(Number), attributed: true, partnerId: boot.partnerId, commissionId: expect.any(Number) });
+    expect(await sale(invoiceId)).toMatchObject({ amountCents: 4900, currency: "eur", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1", customerKey: customer });
+  });
+
+  test("a repeated invoiceId is a typed already_recorded result, not an error", async () => {
+    const invoiceId = uniqueId("in");
+    await client.trackSale({ customerExternalId: customer, amount: 100, invoiceId });
+    expect(await client.trackSale({ customerExternalId: customer, amount: 100, invoiceId })).toEqual({ status: "already_recorded", invoiceId });
+  });
+
+  test.each([0, -5, 1.5, Number.NaN])("amount %p is refused before any request", async (amount) => {
+    await expect(client.trackSale({ customerExternalId: customer, amount, invoiceId: uniqueId("in") })).rejects.toMatchObject({ code: "invalid_request" });
+  });
+
+  test("API errors surface as AffiliateApiError with the stable code", async () => {
+    const bad = new AffiliateClient({ apiKey: "svc_sk_wrong", baseUrl: sys.baseUrl });
+    const err = await bad.trackSale({ customerExternalId: customer, amount: 100, invoiceId: uniqueId("in") }).catch((e) => e);
+    expect(err).toBeInstanceOf(AffiliateApiError);
+    expect(err).toMatchObject({ status: 401, code: "unauthorized" });
+  });
+});
+
+test("trackRefund uses the refund endpoint", async () => {
+  const invoiceId = uniqueId("in");
+  await client.trackSale({ customerExternalId: customer, amount: 10_000, invoiceId });
+  expect(await client.trackRefund({ invoiceId, amount: 3000, refundId: "r1" })).toMatchObject({ status: "refunded", deductionAmount: 6 });
+  expect(await client.trackRefund({ invoiceId, amount: 3000, refundId: "r1" })).toMatchObject({ status: "skipped" });
+  expect(await client.trackRefund({ invoiceId })).toMatchObject({ status: "reversed", deductionAmount: 14 });
+});
+
+describe("handleInvoicePaid (spec 6.2)", () => {
+  const paid = (invoice: Record<string, unknown>) => ({ type: "invoice.paid", data: { object: { id: uniqueId("in"), billing_reason: "subscription_cycle", amount_paid: 2500, currency: "usd", ...invoice } as any } });
+
+  test("only invoice.paid events", async () => {
+    expect(await handleInvoicePaid({ type: "invoice.payment_succeeded", data: { object: { id: "in_1" } } }, client)).toMatchObject({ handled: false });
+  });
+
+  test.each(["subscription_create", "manual", "subscription_update", null])("billing_reason %p is skipped", async (reason) => {
+    const result = await handleInvoicePaid(paid({ billing_reason: reason, parent: { subscription_details: { metadata: { svc_customer_key: customer } } } }), client);
+    expect(result).toMatchObject({ handled: false, reason: expect.stringContaining("billing_reason") });
+  });
+
+  test.each([undefined, null, 0, -100])("amount_paid %p is skipped", async (amount) => {
+    const result = await handleInvoicePaid(paid({ amount_paid: amount, parent: { subscription_details: { metadata: { svc_customer_key: customer } } } }), client);
+    expect(result).toMatchObject({ handled: false, reason: expect.stringContaining("amount_paid") });
+  });
+
+  test("reads parent.subscription_details first", async () => {
+    const event = paid({
+      parent: { subscription_details: { subscription: "sub_new", metadata: { svc_customer_key: customer } } },
+      subscription_details: { metadata: { svc_customer_key: "someone-else" } },
+      subscription: "sub_old",
+    });
+    const result = await handleInvoicePaid(event, client);
+    expect(result).toMatchObject({ handled: true, result: { status: "recorded", attributed: true } });
+    expect(await sale(event.data.object.id)).toMatchObject({ amountCents: 2500, customerKey: customer, isRecurring: true, saleType: "subscription", subscriptionId: "sub_new" });
+  });
+
+  test("falls back to subscription_details and a subscription id (older API versions)", async () => {
+    const event = paid({ subscription_details: { metadata: { svc_customer_key: customer } }, subscription: "sub_string" });
+    expect(await handleInvoicePaid(event, client)).toMatchObject({ handled: true });
+    expect(await sale(event.data.object.id)).toMatchObject({ subscriptionId: "sub_string", customerKey: customer });
+  });
+
+  test("falls back to an expanded subscription object", async () => {
+    const event = paid({ subscription: { id: "sub_object", metadata: { svc_customer_key: customer } } });
+    expect(await handleInvoicePaid(event, client)).toMatchObject({ handled: true });
+    expect(await sale(event.data.object.id)).toMatchObject({ subscriptionId: "sub_object" });
+  });
+
+  test("no svc_customer_key in the subscription metadata: skipped", async () => {
+    expect(await handleInvoicePaid(paid({ parent: { subscription_details: { subscription: "sub_x", metadata: {} } } }), client)).toMatchObject({
+      handled: false,
+      reason: expect.stringContaining("svc_customer_key"),
+    });
+  });
+
+  test("the same invoice twice is recorded once", async () => {
+    const event = paid({ parent: { subscription_details: { subscription: "sub_twice", metadata: { svc_customer_key: customer } } } });
+    await handleInvoicePaid(event, client);
+    expect(await handleInvoicePaid(event, client)).toMatchObject({ handled: true, result: { status: "already_recorded" } });
+  });
+});
