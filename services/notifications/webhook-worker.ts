@@ -1,3 +1,4 @@
+import { exponentialBackoffMs, PollingLoop } from "../../shared/polling-loop";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "../../shared/webhook-signature";
 import type { ClaimedDelivery, DeliveryNext, NotificationsRepository } from "./repository";
 
@@ -19,11 +20,6 @@ export interface WebhookWorkerOptions {
   logger: { warn(...args: unknown[]): void; info(...args: unknown[]): void };
 }
 
-/** Backoff after the n-th failed attempt: 1 s, 2 s, 4 s ... up to the ceiling. */
-export function webhookBackoffMs(attempts: number, maxBackoffMs: number): number {
-  return Math.min(1000 * 2 ** Math.max(0, attempts - 1), maxBackoffMs);
-}
-
 /**
  * Sends webhook deliveries, at least once, the way the commissions outbox
  * relay sends events: claim due deliveries with a lease (so several instances
@@ -32,46 +28,31 @@ export function webhookBackoffMs(attempts: number, maxBackoffMs: number): number
  * receivers deduplicate on `Svc-Event-Id`.
  */
 export class WebhookWorker {
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private nudged = false;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly repo: NotificationsRepository,
     private readonly opts: WebhookWorkerOptions,
-  ) {}
+  ) {
+    this.loop = new PollingLoop(() => this.deliverBatch(), {
+      intervalMs: opts.intervalMs,
+      batchSize: opts.batchSize,
+      onError: (err) => opts.logger.warn("Webhook worker could not claim deliveries; retrying.", err),
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Stops after the batch in flight; unsent deliveries stay pending for the next start. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Called after deliveries were enqueued, so they go out without waiting for the interval. */
   nudge(): void {
-    this.nudged = true;
-    this.wake?.();
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      this.nudged = false;
-      let claimed = 0;
-      try {
-        claimed = await this.deliverBatch();
-      } catch (err) {
-        this.opts.logger.warn("Webhook worker could not claim deliveries; retrying.", err);
-      }
-      if (claimed < this.opts.batchSize && !this.nudged && this.running) await this.sleep(this.opts.intervalMs);
-    }
+    this.loop.nudge();
   }
 
   private async deliverBatch(): Promise<number> {
@@ -97,7 +78,7 @@ export class WebhookWorker {
       ? { status: "succeeded" }
       : d.attempts >= this.opts.maxAttempts
         ? { status: "failed" }
-        : { status: "pending", retryAt: new Date(Date.now() + webhookBackoffMs(d.attempts, this.opts.maxBackoffMs)) };
+        : { status: "pending", retryAt: new Date(Date.now() + exponentialBackoffMs(d.attempts, this.opts.maxBackoffMs)) };
     await this.repo.recordAttempt(d.id, this.opts.workerId, { attempt: d.attempts, at, statusCode, error, durationMs }, next);
     if (next.status === "pending") return;
     // Only final outcomes count against the endpoint: a retry that later succeeds is not a failure.
@@ -130,19 +111,5 @@ export class WebhookWorker {
       if (e?.name === "TimeoutError") return { statusCode: null, error: `no answer within ${this.opts.timeoutMs} ms` };
       return { statusCode: null, error: e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err) };
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = null;
-        done();
-      };
-    });
   }
 }
