@@ -1,0 +1,12 @@
+import { PGlite } from "@electric-sql/pglite";
+const rss = () => Math.round(process.memoryUsage().rss / 1048576);
+const dir = process.argv[2] === "mem" ? undefined : process.argv[2];
+const opts = {};
+if (process.argv[3]) opts.startParams = undefined;
+const db = await PGlite.create(dir, JSON.parse(process.argv[3] || "{}"));
+console.log("created", rss());
+global.gc?.(); await new Promise(r => setTimeout(r, 500)); global.gc?.();
+console.log("after gc", rss(), "ext", process.memoryUsage().external >> 20, "ab", process.memoryUsage().arrayBuffers >> 20);
+console.log((await db.query("SHOW shared_buffers")).rows[0]);
+await db.close();
+process.exit(0);

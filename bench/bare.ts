@@ -1,0 +1,431 @@
+/**
+ * The bare floor: a plain node:http server doing, for each benchmarked
+ * request, the same database work as the real path (the same repository
+ * methods, hence the same SQL, in the same order, with the same transaction
+ * boundaries, the same ledger functions inside the commissions transaction,
+ * the same outbox relay delivering the events to notifications, and the same
+ * caches with the same TTLs: API keys, programs, the notifications' program
+ * workspaces), and nothing else: no Moleculer (no broker, no bus, no context,
+ * no serialization), no moleculer-web, no zod validation, no rate limiter, no
+ * logging. Bodies are JSON.parse'd and trusted.
+ *
+ * What each route mirrors (see docs/performance.md):
+ * - POST /api/v1/track/refund: gateway key lookup -> sales.refund -> commissions.reverseForSale
+ * - POST /api/v1/track/sale:   gateway key lookup -> sales.track (attribution.resolve, insert, commissions.createForSale)
+ * - GET  /api/tracking/status/:programId: accounts.authenticateSession -> verifyProgramAccess -> status.forProgram
+ * - POST /api/v1/track/click:  attribution.trackClick (origin check, referral, insert)
+ * - POST /bare/seed: creates a program, key, partners, clicks, leads and a dashboard session (setup only)
+ *
+ * Environment: DATABASE_URL (pglite://<dir> or postgres://...), PORT.
+ */
+import http from "node:http";
+import { createAccountsRepository } from "../services/accounts/repository";
+import { createAttributionRepository } from "../services/attribution/repository";
+import * as ledger from "../services/commissions/ledger";
+import { OutboxRelay } from "../services/commissions/outbox-relay";
+import { createCommissionsRepository } from "../services/commissions/repository";
+import { createNotificationsRepository, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
+import { createProgramsRepository, type Program } from "../services/programs/repository";
+import { createSalesRepository, type Sale } from "../services/sales/repository";
+import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
+import { approvableAt, calculateCommissionCents } from "../shared/domain/commission-rules";
+import { toMajorUnits } from "../shared/domain/money";
+import { roleAllows } from "../shared/domain/permissions";
+import { recordedReason } from "../shared/domain/refunds";
+import { buildTrackingStatus, TEST_EVENT_CAP } from "../shared/domain/tracking-status";
+import { ApiKeyCache } from "../shared/api-key-cache";
+import { toDto } from "../shared/dto";
+import { hashPassword } from "../shared/passwords";
+import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
+import { acquireDatabase, releaseDatabase } from "../shared/storage/database";
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function main(): Promise<void> {
+  const url = process.env.DATABASE_URL!;
+  const db = await acquireDatabase(url);
+  // The same factories the services use: they run the real migrations, so the schema is the real one.
+  const programs = await createProgramsRepository(db);
+  const accounts = await createAccountsRepository(db);
+  const attribution = await createAttributionRepository(db);
+  const sales = await createSalesRepository(db);
+  const commissions = await createCommissionsRepository(db);
+  const notifications = await createNotificationsRepository(db);
+
+  // The commissions outbox relay with the same options, delivering to the notifications repository directly:
+  // what notifications.commissionEvent does (workspace of the program, cached 5 minutes there too; the notices;
+  // the webhook deliveries of the workspace's endpoints), minus the bus and the validation.
+  const workspaces = new Map<number, { workspaceId: number | null; until: number }>();
+  const workspaceOf = async (programId: number) => {
+    const cached = workspaces.get(programId);
+    if (cached && cached.until > Date.now()) return cached.workspaceId;
+    const program = await programs.getProgram(programId);
+    workspaces.set(programId, { workspaceId: program?.workspaceId ?? null, until: Date.now() + 5 * 60_000 });
+    return program?.workspaceId ?? null;
+  };
+  const relay = new OutboxRelay(
+    commissions,
+    async (event) => {
+      const type = event.type as WebhookEventType;
+      if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) return;
+      const p = event.payload as Record<string, any>;
+      const workspaceId = await workspaceOf(p.programId);
+      if (type === "commission.refunded" || type === "commission.reversed") {
+        const facts = {
+          eventId: event.id,
+          workspaceId,
+          programId: p.programId,
+          partnerId: p.partnerId,
+          commissionId: p.commissionId,
+          transactionId: p.transactionId,
+          status: p.status,
+          deductionCents: p.deductionCents ?? 0,
+          currency: p.currency,
+          reason: p.reason,
+          partnerPaid: p.wasPaidOut === true,
+        };
+        await notifications.insertOnce({ ...facts, kind: "partner_notice" });
+        if (facts.partnerPaid) await notifications.insertOnce({ ...facts, kind: "advertiser_warning" });
+      }
+      if (workspaceId !== null) {
+        const now = new Date();
+        const body = JSON.stringify({ id: event.id, type, createdAt: event.createdAt.toISOString(), workspaceId, data: p });
+        for (const endpoint of await notifications.listSubscribedEndpoints(workspaceId, type)) {
+          await notifications.enqueueDelivery({ endpointId: endpoint.id, eventId: event.id, eventType: type, body }, now);
+        }
+      }
+    },
+    {
+      relayId: `bare:${process.pid}`,
+      intervalMs: Number(process.env.OUTBOX_INTERVAL_MS ?? 1000),
+      leaseMs: 30_000,
+      batchSize: 50,
+      maxBackoffMs: 300_000,
+      logger: console,
+    },
+  );
+  relay.start();
+
+  /** shared/program-cache.ts: the services read programs through a per-process cache with this TTL. */
+  const programTtlMs = Number(process.env.PROGRAM_CACHE_TTL_MS ?? 5000);
+  const programCache = new Map<number, { program: Program | null; until: number }>();
+  async function cachedProgram(programId: number): Promise<Program | null> {
+    const hit = programCache.get(programId);
+    if (hit && hit.until > Date.now()) return hit.program;
+    const program = await programs.getProgram(programId);
+    if (program && programTtlMs > 0) programCache.set(programId, { program, until: Date.now() + programTtlMs });
+    return program;
+  }
+
+  /** The gateway's key cache (same TTL), then programs.authenticateKey on a miss. */
+  const keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
+  async function authenticate(req: http.IncomingMessage): Promise<number> {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+    const cached = m ? keyCache.get(m[1]) : undefined;
+    if (cached) return cached.programId;
+    const parsed = m ? parseApiKey(m[1]) : null;
+    if (!parsed) throw new HttpError(401, "unauthorized");
+    const stored = await programs.findApiKeyByPrefix(parsed.prefix);
+    if (!stored || !hashesEqual(stored.secretHash, hashSecret(parsed.secret))) throw new HttpError(401, "unauthorized");
+    if (stored.retiredAt) throw new HttpError(401, "api_key_retired");
+    keyCache.set(m![1], { programId: stored.programId, keyId: stored.id });
+    return stored.programId;
+  }
+
+  /** sales.ensureCommission -> commissions.createForSale */
+  async function ensureCommission(sale: Sale) {
+    if (sale.commissionState === "none" || sale.partnerId === null) return null;
+    const program = await cachedProgram(sale.programId);
+    if (!program) throw new HttpError(404, "no program");
+    const rule = program.commissionRule;
+    const now = new Date();
+    const { commission, created } = await commissions.transaction((tx) =>
+      ledger.createCommission(
+        tx,
+        {
+          programId: sale.programId,
+          partnerId: sale.partnerId!,
+          saleId: sale.id,
+          transactionId: sale.transactionId,
+          currency: sale.currency,
+          saleAmountCents: sale.amountCents,
+          ruleType: rule.type,
+          ruleValue: rule.type === "percentage" ? rule.basisPoints : rule.amountCents,
+          amountCents: calculateCommissionCents(rule, sale.amountCents),
+          approvableAt: approvableAt(now, program.holdDays),
+        },
+        now,
+      ),
+    );
+    if (created) relay.nudge();
+    if (sale.commissionState !== "created") await sales.markCommissionCreated(sale.id, commission.id);
+    sale.commissionState = "created";
+    sale.commissionId = commission.id;
+    return { commissionId: commission.id, status: commission.status };
+  }
+
+  /** attribution.resolve (findPartnerBy for each present hint, in the spec's order) */
+  async function resolve(programId: number, hints: { clickId?: string; email?: string; customerKey?: string }) {
+    for (const step of attributionSteps(hints)) {
+      let found: { partnerId: number; clickId: string | null } | null = null;
+      const method: AttributionMethod = step.method;
+      if (method === "click") found = await attribution.findClick(programId, step.value);
+      else if (method === "email") {
+        const lead = await attribution.findAttributedLeadByEmail(programId, step.value);
+        found = lead && { partnerId: lead.partnerId!, clickId: lead.clickId };
+      } else if (method === "processor_customer") found = await attribution.findProcessorCustomer(programId, step.value);
+      else {
+        const lead = await attribution.findLeadByCustomerKey(programId, step.value);
+        found = lead?.partnerId ? { partnerId: lead.partnerId, clickId: lead.clickId } : null;
+      }
+      if (found) return { partnerId: found.partnerId, clickId: found.clickId, method };
+    }
+    return null;
+  }
+
+  async function trackSale(req: http.IncomingMessage, body: any) {
+    const programId = await authenticate(req);
+    const duplicate = () => new HttpError(409, "already_recorded");
+    if (await sales.findSale(programId, body.transaction_id)) throw duplicate();
+    const isTest = body.additional_data?.test_mode === true;
+    const attributed = await resolve(programId, { clickId: body.click_id, email: body.email, customerKey: body.customer_key });
+    // Not a renewal (is_recurring false): renewalEarns does no database work.
+    const sale = await sales.insertSale({
+      programId,
+      transactionId: body.transaction_id,
+      amountCents: body.amount_cents,
+      currency: body.currency ?? "usd",
+      customerKey: body.customer_key ?? null,
+      email: body.email ?? null,
+      processorCustomerId: null,
+      partnerId: attributed?.partnerId ?? null,
+      clickId: attributed?.clickId ?? null,
+      attributionMethod: attributed?.method ?? null,
+      isTest,
+      isRecurring: body.is_recurring ?? false,
+      saleType: body.sale_type ?? null,
+      subscriptionId: body.subscription_id ?? null,
+      occurredAt: new Date(),
+      commissionState: attributed && !isTest ? "pending" : "none",
+    });
+    if (!sale) throw duplicate();
+    const commission = await ensureCommission(sale);
+    return {
+      success: true,
+      sale_id: sale.id,
+      transaction_id: sale.transactionId,
+      amount_cents: sale.amountCents,
+      currency: sale.currency,
+      test: sale.isTest,
+      attributed: sale.partnerId !== null,
+      partner_id: sale.partnerId,
+      attribution_method: sale.attributionMethod,
+      commission_id: commission?.commissionId ?? null,
+      commission_status: commission?.status ?? (sale.commissionState === "pending" ? "processing" : null),
+    };
+  }
+
+  async function refund(req: http.IncomingMessage, body: any) {
+    const programId = await authenticate(req);
+    const sale = await sales.findSale(programId, body.transaction_id);
+    if (!sale) throw new HttpError(404, "not_found");
+    if (sale.commissionState === "pending") await ensureCommission(sale);
+    if (sale.commissionState === "none") return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
+    const reasonCode = body.reason ?? "refund";
+    const outcome = await commissions.transaction((tx) =>
+      ledger.reverseCommission(
+        tx,
+        {
+          saleId: sale.id,
+          amountCents: body.refund_amount_cents ?? undefined,
+          refundId: body.refund_id ?? undefined,
+          reasonCode,
+          reason: recordedReason(body.refund_reason ?? undefined, body.reason ?? undefined),
+        },
+        new Date(),
+      ),
+    );
+    switch (outcome.kind) {
+      case "no_commission":
+        return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
+      case "skipped":
+        return { success: true, status: "skipped", reason: outcome.reason, commission_id: outcome.commissionId };
+      case "applied":
+        relay.nudge();
+        return {
+          success: true,
+          status: outcome.commission.status,
+          deductionAmount: toMajorUnits(outcome.deductionCents, outcome.commission.currency),
+          commission_id: outcome.commission.id,
+        };
+    }
+  }
+
+  /** accounts.authenticateSession + the gateway's verifyProgramAccess + status.forProgram */
+  async function status(req: http.IncomingMessage, programId: number) {
+    const token = /(?:^|;\s*)svc_session=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
+    if (!token) throw new HttpError(401, "unauthorized");
+    const tokenHash = hashSecret(decodeURIComponent(token));
+    const session = await accounts.findSession(tokenHash);
+    const now = new Date();
+    if (!session || session.expiresAt <= now) throw new HttpError(401, "unauthorized");
+    if (now.getTime() - session.lastSeenAt.getTime() > 60_000) await accounts.touchSession(session.id, now);
+    const user = await accounts.getUser(session.userId);
+    if (!user) throw new HttpError(401, "unauthorized");
+
+    const owner = await cachedProgram(programId);
+    if (!owner) throw new HttpError(404, "not_found");
+    const membership = owner.workspaceId ? await accounts.findMembership(owner.workspaceId, user.id) : null;
+    if (!membership || !roleAllows(membership.role, "tracking:read")) throw new HttpError(403, "forbidden");
+
+    const [program, clicks, leads, hasPartners] = await Promise.all([
+      cachedProgram(programId),
+      attribution.testEventStats(programId, "click", TEST_EVENT_CAP),
+      attribution.testEventStats(programId, "lead", TEST_EVENT_CAP),
+      programs.hasApprovedEnrollment(programId),
+    ]);
+    const p = toDto(program!.processor);
+    return buildTrackingStatus({
+      programId: String(programId),
+      clicks: toDto(clicks),
+      leads: toDto(leads),
+      payments: {
+        paymentTrackingMode: program!.paymentTrackingMode,
+        connectionStatus: p.connectionStatus,
+        accountId: p.accountId,
+        chargesEnabled: p.chargesEnabled,
+        payoutsEnabled: p.payoutsEnabled,
+        detailsSubmitted: p.detailsSubmitted,
+        connectedAt: p.connectedAt,
+      },
+      hasPartners,
+      now,
+    });
+  }
+
+  /** attribution.trackClick (no API key: the program's allowed origins are checked) */
+  async function click(req: http.IncomingMessage, body: any) {
+    const program = await cachedProgram(body.program_id);
+    if (!program) throw new HttpError(404, "not_found");
+    const origin = req.headers.origin ?? "";
+    if (program.allowedOrigins.length && !program.allowedOrigins.includes(origin)) throw new HttpError(403, "forbidden");
+    const enrollment = await programs.findEnrollmentByReferralCode(body.program_id, body.referral_code);
+    if (!enrollment || enrollment.status !== "approved") throw new HttpError(404, "not_found");
+    const created = await attribution.createClick({
+      clickId: `clk_${randomToken(16)}`,
+      programId: body.program_id,
+      partnerId: enrollment.partnerId,
+      referralCode: body.referral_code,
+      isTest: body.test ?? false,
+      landingUrl: body.url ?? null,
+      referrer: body.referrer ?? null,
+      userAgent: typeof req.headers["user-agent"] === "string" ? req.headers["user-agent"].slice(0, 512) : null,
+      timestamp: body.timestamp ? new Date(body.timestamp) : new Date(),
+    });
+    return { success: true, click_id: created.clickId, id: created.id, test: created.isTest };
+  }
+
+  /** Setup only: the same rows the benchmark creates through the real admin and tracking API. */
+  async function seed(body: { partners: number }) {
+    const workspace = await accounts.createWorkspace("Bench workspace");
+    const program = await programs.createProgram({
+      workspaceId: workspace.id,
+      name: "Bench program",
+      currency: "usd",
+      commissionRule: { type: "percentage", basisPoints: 2000 },
+      holdDays: 30,
+      recurringCommissionMonths: null,
+      testMode: false,
+      paymentTrackingMode: "s2s",
+      allowedOrigins: [],
+    });
+    const key = generateApiKey();
+    await programs.createApiKey({ programId: program.id, prefix: key.prefix, secretHash: key.secretHash });
+    const referralCodes: string[] = [];
+    const customerKeys: string[] = [];
+    for (let i = 0; i < body.partners; i++) {
+      const partner = await programs.createPartner({ name: `Partner ${i}`, email: null });
+      const referralCode = `ref${i}_${randomToken(4)}`;
+      await programs.createEnrollment({ partnerId: partner.id, programId: program.id, referralCode, status: "approved" });
+      const c = await attribution.createClick({
+        clickId: `clk_${randomToken(16)}`,
+        programId: program.id,
+        partnerId: partner.id,
+        referralCode,
+        isTest: i === 0,
+        landingUrl: null,
+        referrer: null,
+        userAgent: null,
+        timestamp: new Date(),
+      });
+      const customerKey = `cust_${i}`;
+      await attribution.recordLead({ programId: program.id, customerKey, email: null, clickId: c.clickId, partnerId: partner.id, isTest: i === 0, timestamp: new Date() });
+      referralCodes.push(referralCode);
+      customerKeys.push(customerKey);
+    }
+    const user = await accounts.createUser({ email: `bench-${randomToken(6)}@example.com`, name: "Bench", passwordHash: await hashPassword(randomToken(16)) });
+    await accounts.setMembership({ workspaceId: workspace.id, userId: user!.id, role: "owner" });
+    const token = randomToken(32);
+    const now = new Date();
+    await accounts.createSession({ userId: user!.id, tokenHash: hashSecret(token), expiresAt: new Date(now.getTime() + 7 * 86_400_000), now });
+    return { programId: program.id, apiKey: key.key, referralCodes, customerKeys, cookie: `svc_session=${encodeURIComponent(token)}` };
+  }
+
+  const readBody = (req: http.IncomingMessage) =>
+    new Promise<any>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        try {
+          resolve(chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {});
+        } catch (err) {
+          reject(new HttpError(400, "invalid_request"));
+        }
+      });
+      req.on("error", reject);
+    });
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      const path = (req.url ?? "/").split("?")[0];
+      let result: unknown;
+      if (req.method === "POST" && path === "/api/v1/track/refund") result = await refund(req, await readBody(req));
+      else if (req.method === "POST" && path === "/api/v1/track/sale") result = await trackSale(req, await readBody(req));
+      else if (req.method === "POST" && path === "/api/v1/track/click") result = await click(req, await readBody(req));
+      else if (req.method === "GET" && path.startsWith("/api/tracking/status/")) result = await status(req, Number(path.slice("/api/tracking/status/".length)));
+      else if (req.method === "GET" && path === "/api/health") result = { status: "ok" };
+      else if (req.method === "POST" && path === "/bare/seed") result = await seed(await readBody(req));
+      else throw new HttpError(404, "no such endpoint");
+      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify(result));
+    } catch (err) {
+      const status = err instanceof HttpError ? err.status : 500;
+      if (status >= 500) console.error(err);
+      res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify({ success: false, error: { code: err instanceof HttpError ? err.message : "internal_error", message: String((err as Error).message) } }));
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(process.env.PORT), "127.0.0.1");
+
+  const stop = async () => {
+    server.close();
+    await relay.stop();
+    await releaseDatabase(url);
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

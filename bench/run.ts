@@ -1,0 +1,694 @@
+/**
+ * `npm run bench`: drives the real HTTP API with load and compares every
+ * figure with a bare floor doing the same database work (bench/bare.ts).
+ * Method and one run's results: docs/performance.md.
+ *
+ * Phases (BENCH_ONLY=embedded,split,growth,bus picks some):
+ *  1. embedded: all services in one process on PGlite (the default), floor on PGlite;
+ *  2. split: gateway, sales, commissions, status and the other services in five
+ *     processes over nats-server on PostgreSQL, floor on the same PostgreSQL;
+ *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL);
+ *  4. bus: a Moleculer request over nats-server against raw NATS request-reply.
+ * Each of refund, sale, status and click runs at a fixed offered rate and at
+ * saturation, service then floor, back to back.
+ *
+ * Knobs: BENCH_DURATION (s per point, 8), BENCH_RATE (fixed rate, 200),
+ * BENCH_CONNECTIONS (saturation, 16), BENCH_PARTNERS (50), BENCH_SALES (seeded
+ * sales, 500), BENCH_GROWTH_ROWS (1000000), BENCH_GROWTH_RATE (100),
+ * BENCH_PATHS (refund,sale,status,click), BENCH_CPU_PROF=1 (write .cpuprofile
+ * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
+ * (services' LOG_LEVEL, default: theirs).
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "pg";
+import { connect, StringCodec } from "nats";
+import { ServiceBroker, type BrokerOptions } from "moleculer";
+import { ALL_SERVICES } from "../bin/start";
+import config from "../moleculer.config";
+import { runLoad, type LoadResult, type RequestSpec } from "./lib/load";
+import { childPids, cpuMs, freePort, killAllChildrenSync, machineCpuMs, lastOutput, LOG_DIR, outputIncludes, ROOT, sampleRss, sleep, startNode, stopChild, waitHttpOk, type Child } from "./lib/proc";
+import { ensureServerBinaries, startServers, type Servers } from "./lib/servers";
+
+const env = process.env;
+const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+const list = (name: string, fallback: string[]) => (env[name] ? env[name]!.split(",").map((s) => s.trim()).filter(Boolean) : fallback);
+
+const CFG = {
+  duration: num("BENCH_DURATION", 8),
+  warmup: num("BENCH_WARMUP", 2),
+  rate: num("BENCH_RATE", 200),
+  connections: num("BENCH_CONNECTIONS", 16),
+  partners: num("BENCH_PARTNERS", 50),
+  sales: num("BENCH_SALES", 500),
+  growthRows: num("BENCH_GROWTH_ROWS", 1_000_000),
+  growthRate: num("BENCH_GROWTH_RATE", 100),
+  phases: list("BENCH_ONLY", ["embedded", "split", "growth", "bus"]),
+  paths: list("BENCH_PATHS", ["refund", "sale", "status", "click"]) as PathName[],
+  cpuProf: env.BENCH_CPU_PROF === "1",
+  logLevel: env.BENCH_LOG_LEVEL,
+};
+
+/** The split deployment's fifth process: every service but the four measured apart. */
+const CORE_SERVICES = ALL_SERVICES.filter((s) => !["gateway", "sales", "commissions", "status"].includes(s));
+const RESULTS = path.join(ROOT, "bench", "results");
+const PROFILES = path.join(RESULTS, "profiles");
+const ADMIN_TOKEN = `bench-${randomBytes(8).toString("hex")}`;
+const RUN_ID = randomBytes(3).toString("hex");
+const started = Date.now();
+const log = (s: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${s}`);
+
+type PathName = "refund" | "sale" | "status" | "click";
+
+interface Creds {
+  programId: number;
+  apiKey: string;
+  referralCodes: string[];
+  customerKeys: string[];
+  cookie: string;
+  transactionIds: string[];
+}
+
+interface Target {
+  label: string;
+  baseUrl: string;
+  procs: Child[];
+  creds?: Creds;
+}
+
+interface Point {
+  deployment: string;
+  path: PathName;
+  load: "fixed" | "saturation";
+  offered: string;
+  service: Measured;
+  floor: Measured;
+}
+
+const nodeArgs = (name: string) => (CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []);
+const serviceEnv = (extra: Record<string, string>) => ({
+  ADMIN_TOKEN,
+  // The per-key limit (1200/min by default) would cap every point; the limiter itself still runs.
+  RATE_LIMIT_PER_MINUTE: "1000000000",
+  ...(CFG.logLevel ? { LOG_LEVEL: CFG.logLevel } : {}),
+  ...extra,
+});
+
+// ---------------------------------------------------------------------------
+// HTTP helpers for seeding
+
+async function http(baseUrl: string, method: string, urlPath: string, opts: { body?: unknown; key?: string; cookie?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+  if (opts.cookie) headers.Cookie = opts.cookie;
+  if (opts.body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(baseUrl + urlPath, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+async function ok(baseUrl: string, method: string, urlPath: string, opts: { body?: unknown; key?: string; cookie?: string } = {}) {
+  const res = await http(baseUrl, method, urlPath, opts);
+  if (res.status >= 300) throw new Error(`${method} ${urlPath} -> ${res.status} ${JSON.stringify(res.body)}`);
+  return res;
+}
+
+/** Runs `fn(i)` for i < n with `concurrency` in flight. */
+async function pool(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
+}
+
+/** Program, key, partners (each with a click and a lead), a signed-in owner: all through the public and admin API. */
+async function seedService(baseUrl: string): Promise<Omit<Creds, "transactionIds">> {
+  const admin = (method: string, p: string, body?: unknown) => ok(baseUrl, method, `/api/admin${p}`, { body, key: ADMIN_TOKEN }).then((r) => r.body);
+  const workspace = await admin("POST", "/workspaces", { name: "Bench workspace" });
+  const program = await admin("POST", "/programs", {
+    name: "Bench program",
+    workspaceId: workspace.id,
+    commissionRule: { type: "percentage", basisPoints: 2000 },
+    holdDays: 30,
+    paymentTrackingMode: "s2s",
+  });
+  const { apiKey } = await admin("POST", `/programs/${program.id}/api-keys`);
+  const referralCodes: string[] = [];
+  const customerKeys: string[] = [];
+  await pool(CFG.partners, 4, async (i) => {
+    const { enrollment } = await admin("POST", `/programs/${program.id}/partners`, { name: `Partner ${i}`, referralCode: `ref${i}` });
+    const click = await ok(baseUrl, "POST", "/api/v1/track/click", { body: { program_id: program.id, referral_code: enrollment.referralCode, test: i === 0 } });
+    await ok(baseUrl, "POST", "/api/v1/track/lead", { key: apiKey, body: { customer_key: `cust_${i}`, click_id: click.body.click_id, test: i === 0 } });
+    referralCodes[i] = enrollment.referralCode;
+    customerKeys[i] = `cust_${i}`;
+  });
+  const password = randomBytes(12).toString("base64url");
+  const user = await admin("POST", "/users", { email: `bench-${RUN_ID}-${randomBytes(3).toString("hex")}@example.com`, name: "Bench", password });
+  await admin("POST", `/workspaces/${workspace.id}/members`, { userId: user.id, role: "owner" });
+  const login = await ok(baseUrl, "POST", "/api/auth/login", { body: { email: user.email, password } });
+  const cookie = login.headers.get("set-cookie")!.split(";")[0];
+  return { programId: program.id, apiKey, referralCodes, customerKeys, cookie };
+}
+
+/** The floor seeds the same rows directly (bench/bare.ts /bare/seed). */
+async function seedFloor(baseUrl: string): Promise<Omit<Creds, "transactionIds">> {
+  return (await ok(baseUrl, "POST", "/bare/seed", { body: { partners: CFG.partners } })).body;
+}
+
+/** Attributed sales through the sale endpoint (each gets a commission), for the refunds to work on. */
+async function seedSales(baseUrl: string, c: Omit<Creds, "transactionIds">, count: number, tag: string): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, i) => `seed-${tag}-${i}`);
+  await pool(count, 8, async (i) => {
+    await ok(baseUrl, "POST", "/api/v1/track/sale", {
+      key: c.apiKey,
+      body: { transaction_id: ids[i], amount_cents: 10_000, customer_key: c.customerKeys[i % c.customerKeys.length] },
+    });
+  });
+  return ids;
+}
+
+// ---------------------------------------------------------------------------
+// The four paths
+
+function spec(p: PathName, c: Creds, tag: string): RequestSpec {
+  switch (p) {
+    case "refund":
+      // A partial refund with a fresh refund id, round-robin over the seeded sales (10 cents of 10000: never exhausted).
+      return {
+        method: "POST",
+        path: "/api/v1/track/refund",
+        headers: { authorization: `Bearer ${c.apiKey}` },
+        body: (n) => ({ transaction_id: c.transactionIds[n % c.transactionIds.length], refund_amount_cents: 10, refund_id: `re-${tag}-${n}` }),
+        verify: (b) => b.includes('"status":"refunded"'),
+      };
+    case "sale":
+      return {
+        method: "POST",
+        path: "/api/v1/track/sale",
+        headers: { authorization: `Bearer ${c.apiKey}` },
+        body: (n) => ({ transaction_id: `sale-${tag}-${n}`, amount_cents: 10_000, customer_key: c.customerKeys[n % c.customerKeys.length] }),
+        verify: (b) => b.includes('"commission_status":"pending"'),
+      };
+    case "status":
+      return { method: "GET", path: `/api/tracking/status/${c.programId}`, headers: { cookie: c.cookie }, verify: (b) => b.includes('"stepStatuses"') };
+    case "click":
+      return {
+        method: "POST",
+        path: "/api/v1/track/click",
+        body: (n) => ({ program_id: c.programId, referral_code: c.referralCodes[n % c.referralCodes.length] }),
+        verify: (b) => b.includes('"click_id"'),
+      };
+  }
+}
+
+let tagSeq = 0;
+let servers: Servers | null = null;
+
+/** CPU used so far by the target's Node processes, and by PostgreSQL and nats-server when running. */
+function cpuSnapshot(t: Target) {
+  const backends = servers ? childPids(servers.pgPid) : [];
+  return {
+    node: t.procs.reduce((sum, c) => sum + cpuMs(c.pid), 0),
+    db: servers ? cpuMs(servers.pgPid, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0) : 0,
+    nats: servers ? cpuMs(servers.natsPid) : 0,
+    machine: machineCpuMs(),
+    self: process.cpuUsage(),
+  };
+}
+
+export interface Measured extends LoadResult {
+  rss: Record<string, number>;
+  /** CPU ms per successful request: the target's Node processes, PostgreSQL backends, nats-server. */
+  cpu: { node: number; db: number; nats: number };
+  /** Share of the machine's CPU used by processes that are not part of the measurement (other work on the machine). */
+  foreignCpuPct: number;
+  /** Share of the machine's CPU the hypervisor gave to other guests (steal). */
+  stealPct: number;
+}
+
+async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "warmup", rate?: number): Promise<Measured> {
+  const tag = `${RUN_ID}${(tagSeq++).toString(36)}`;
+  const stopRss = sampleRss(t.procs.map((c) => ({ name: c.name, pid: c.pid })));
+  const before = cpuSnapshot(t);
+  const result = await runLoad(spec(p, t.creds!, tag), {
+    url: t.baseUrl,
+    durationSec: load === "warmup" ? CFG.warmup : CFG.duration,
+    connections: load === "warmup" ? 4 : CFG.connections,
+    rate: load === "fixed" ? (rate ?? CFG.rate) : undefined,
+  });
+  const after = cpuSnapshot(t);
+  const rss = stopRss();
+  const dead = t.procs.find((c) => c.exit);
+  if (dead) throw new Error(`'${dead.name}' exited during the ${p} ${load} point:\n${lastOutput(dead)}`);
+  if (result.errors && load !== "warmup") log(`  ! ${t.label} ${p} ${load}: ${result.errors} errors, first: ${result.firstError}`);
+  const per = (x: number) => Math.round((x / Math.max(1, result.ok)) * 1000) / 1000;
+  const self = (after.self.user + after.self.system - before.self.user - before.self.system) / 1000;
+  const ours = after.node - before.node + (after.db - before.db) + (after.nats - before.nats) + self;
+  const machineBusy = after.machine.busy - before.machine.busy;
+  const machineTotal = after.machine.total - before.machine.total;
+  const foreignCpuPct = machineTotal > 0 ? Math.max(0, Math.round((100 * (machineBusy - ours)) / machineTotal)) : 0;
+  const stealPct = machineTotal > 0 ? Math.round((100 * (after.machine.steal - before.machine.steal)) / machineTotal) : 0;
+  if ((foreignCpuPct > 10 || stealPct > 10) && load !== "warmup") {
+    log(`  ! during this point other processes used ${foreignCpuPct}% and the hypervisor took ${stealPct}% (steal) of the machine's CPU: latencies and rates are disturbed (CPU per request much less so)`);
+  }
+  return {
+    ...result,
+    rss,
+    cpu: { node: per(after.node - before.node), db: per(after.db - before.db), nats: per(after.nats - before.nats) },
+    foreignCpuPct,
+    stealPct,
+  };
+}
+
+async function runPaths(deployment: string, service: Target, floor: Target, points: Point[]): Promise<void> {
+  for (const p of CFG.paths) {
+    log(`${deployment}: ${p} (warm-up, fixed ${CFG.rate}/s, saturation ${CFG.connections} connections; service then floor)`);
+    await measure(service, p, "warmup");
+    await measure(floor, p, "warmup");
+    // Saturation first: the fixed rate must be one the floor sustains easily (else both only queue).
+    const sat = { service: await measure(service, p, "saturation"), floor: await measure(floor, p, "saturation") };
+    const rate = sat.floor.rps >= 1.25 * CFG.rate ? CFG.rate : Math.max(5, Math.floor(sat.floor.rps / 2 / 5) * 5);
+    const fixed = { service: await measure(service, p, "fixed", rate), floor: await measure(floor, p, "fixed", rate) };
+    for (const [load, r] of [["fixed", fixed], ["saturation", sat]] as const) {
+      const offered = load === "fixed" ? `${rate}/s${rate !== CFG.rate ? "*" : ""}` : `${CFG.connections} conn`;
+      points.push({ deployment, path: p, load, offered, service: r.service, floor: r.floor });
+      log(`  ${p} ${load} ${offered}: service ${r.service.rps.toFixed(0)}/s p50 ${r.service.p50} p99 ${r.service.p99} ms | floor ${r.floor.rps.toFixed(0)}/s p50 ${r.floor.p50} p99 ${r.floor.p99} ms`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Deployments
+
+async function startBare(name: string, databaseUrl: string): Promise<Target> {
+  const port = await freePort();
+  const bare = startNode(name, "bench/bare.ts", { env: { DATABASE_URL: databaseUrl, PORT: String(port) }, nodeArgs: nodeArgs(name) });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitHttpOk(`${baseUrl}/api/health`, [bare]);
+  return { label: "floor", baseUrl, procs: [bare] };
+}
+
+async function startServices(nodes: Array<{ name: string; env: Record<string, string> }>, gatewayPort: number): Promise<Target> {
+  const procs = nodes.map((n) => startNode(n.name, "bin/start.ts", { env: serviceEnv(n.env), nodeArgs: nodeArgs(n.name) }));
+  const baseUrl = `http://127.0.0.1:${gatewayPort}`;
+  await waitHttpOk(`${baseUrl}/api/health`, procs);
+  return { label: "service", baseUrl, procs };
+}
+
+async function seedBoth(deployment: string, service: Target, floor: Target): Promise<void> {
+  log(`${deployment}: seeding ${CFG.partners} partners and ${CFG.sales} sales through the API (service), the same rows on the floor`);
+  const s = await seedService(service.baseUrl);
+  const f = await seedFloor(floor.baseUrl);
+  // The status route waits for the status service (a separate process in the split deployment).
+  for (let i = 0; ; i++) {
+    const res = await http(service.baseUrl, "GET", `/api/tracking/status/${s.programId}`, { cookie: s.cookie });
+    if (res.status === 200) break;
+    if (i > 100) throw new Error(`status not ready: ${res.status} ${JSON.stringify(res.body)}`);
+    await sleep(200);
+  }
+  service.creds = { ...s, transactionIds: await seedSales(service.baseUrl, s, CFG.sales, `svc${RUN_ID}`) };
+  floor.creds = { ...f, transactionIds: await seedSales(floor.baseUrl, f, CFG.sales, `bare${RUN_ID}`) };
+}
+
+let firstStartRss: Record<string, number> = {};
+
+async function embeddedPhase(points: Point[], tmp: string): Promise<void> {
+  const port = await freePort();
+  const all = [{ name: "all-in-one", env: { DATABASE_URL: `pglite://${tmp}/embedded-pglite`, DATA_DIR: `${tmp}/embedded-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-embedded-${RUN_ID}` } }];
+  // The very first start creates the PGlite data directory (initdb inside the process), which leaves the process
+  // ~200 MB larger for its lifetime; a server is measured as it runs after any restart, and the first start is reported apart.
+  log("embedded: first start of the all-in-one process and the floor (creates the PGlite data directories)");
+  const [first, firstFloor] = await Promise.all([startServices(all, port), startBare("floor", `pglite://${tmp}/bare-pglite`)]);
+  await sleep(1000);
+  firstStartRss = sampleRss([...first.procs, ...firstFloor.procs])();
+  await Promise.all([...first.procs, ...firstFloor.procs].map((c) => stopChild(c)));
+  log(`  RSS right after the first start: ${rssText(firstStartRss)} MB; restarting on the existing data`);
+  const [service, floor] = await Promise.all([startServices(all, port), startBare("floor", `pglite://${tmp}/bare-pglite`)]);
+  try {
+    await seedBoth("embedded", service, floor);
+    await runPaths("embedded", service, floor, points);
+  } finally {
+    await Promise.all([...service.procs, ...floor.procs].map((c) => stopChild(c)));
+  }
+}
+
+async function splitPhase(points: Point[], servers: Servers, tmp: string): Promise<void> {
+  const databaseUrl = await servers.createDatabase("bench_split");
+  const bareUrl = await servers.createDatabase("bench_bare");
+  const port = await freePort();
+  const common = { TRANSPORTER: servers.natsUrl, NAMESPACE: `bench-${RUN_ID}`, DATABASE_URL: databaseUrl, DATA_DIR: `${tmp}/split-data` };
+  log(`split: starting gateway, sales, commissions, status and core (${CORE_SERVICES.join(", ")}) as 5 processes over NATS on PostgreSQL`);
+  const service = await startServices(
+    [
+      { name: "gateway", env: { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-gateway-${RUN_ID}` } },
+      { name: "sales", env: { ...common, SERVICES: "sales", NODE_ID: `bench-sales-${RUN_ID}` } },
+      { name: "commissions", env: { ...common, SERVICES: "commissions", NODE_ID: `bench-commissions-${RUN_ID}` } },
+      { name: "status", env: { ...common, SERVICES: "status", NODE_ID: `bench-status-${RUN_ID}` } },
+      { name: "core", env: { ...common, SERVICES: CORE_SERVICES.join(","), NODE_ID: `bench-core-${RUN_ID}` } },
+    ],
+    port,
+  );
+  const floor = await startBare("floor", bareUrl);
+  try {
+    await seedBoth("split", service, floor);
+    await runPaths("split", service, floor, points);
+  } finally {
+    await Promise.all([...service.procs, ...floor.procs].map((c) => stopChild(c)));
+  }
+}
+
+/** Optional (BENCH_ONLY=onepg): all services in one process on PostgreSQL, to tell the bus hops from the rest. */
+async function onePgPhase(points: Point[], servers: Servers, tmp: string): Promise<void> {
+  const databaseUrl = await servers.createDatabase("bench_onepg");
+  const bareUrl = await servers.createDatabase("bench_onepg_bare");
+  const port = await freePort();
+  log("onepg: all services in one process on PostgreSQL (no transporter), floor on the same PostgreSQL");
+  const [service, floor] = await Promise.all([
+    startServices([{ name: "all-in-one-pg", env: { DATABASE_URL: databaseUrl, DATA_DIR: `${tmp}/onepg-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-onepg-${RUN_ID}` } }], port),
+    startBare("floor", bareUrl),
+  ]);
+  try {
+    await seedBoth("onepg", service, floor);
+    await runPaths("onepg", service, floor, points);
+  } finally {
+    await Promise.all([...service.procs, ...floor.procs].map((c) => stopChild(c)));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Growth: refund latency with 1k and with 1M sales already in the database
+
+interface Growth {
+  backend: string;
+  rate: number;
+  small: { sales: number } & Measured;
+  large: { sales: number; seedSeconds: number } & Measured;
+}
+
+/** Bulk rows through the real schema: sales, their commissions and their (delivered) outbox events. */
+async function bulkSeed(databaseUrl: string, programId: number, rows: number): Promise<number> {
+  const c = new Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const t0 = Date.now();
+    const partners = (await c.query<{ partner_id: number }>("SELECT partner_id FROM enrollments WHERE program_id = $1 ORDER BY partner_id", [programId])).rows.map((r) => r.partner_id);
+    const [{ n }] = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM sales")).rows;
+    const toAdd = Math.max(0, rows - n);
+    const columns = new Set((await c.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'sales'")).rows.map((r) => r.column_name));
+    const occurred = columns.has("occurred_at") ? [", occurred_at", ", now()"] : ["", ""];
+    await c.query("BEGIN");
+    await c.query(
+      `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, partner_id, attribution_method, is_test, is_recurring,
+         commission_state, created_at${occurred[0]})
+       SELECT $1, 'bulk-' || g, 10000, 'usd', 'cust_' || (g % $3), ($4::int[])[1 + g % $3], 'customer_key', false, false, 'created', now()${occurred[1]}
+       FROM generate_series(1, $2) AS g`,
+      [programId, toAdd, partners.length, partners],
+    );
+    await c.query(
+      `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
+         approvable_at, created_at, updated_at)
+       SELECT s.program_id, s.partner_id, s.id, s.transaction_id, 'usd', 10000, 'percentage', 2000, 2000, now() + interval '30 days', now(), now()
+       FROM sales s WHERE s.transaction_id LIKE 'bulk-%'`,
+    );
+    await c.query("UPDATE sales s SET commission_id = c.id FROM commissions c WHERE c.sale_id = s.id AND s.transaction_id LIKE 'bulk-%'");
+    await c.query(
+      `INSERT INTO outbox (type, payload, commission_id, created_at, available_at, attempts, dispatched_at)
+       SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, now(), now(), 1, now()
+       FROM commissions c WHERE c.transaction_id LIKE 'bulk-%'`,
+    );
+    await c.query("COMMIT");
+    await c.query("VACUUM ANALYZE sales");
+    await c.query("VACUUM ANALYZE commissions");
+    await c.query("VACUUM ANALYZE outbox");
+    return (Date.now() - t0) / 1000;
+  } finally {
+    await c.end();
+  }
+}
+
+async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
+  const databaseUrl = await servers.createDatabase("bench_growth");
+  const port = await freePort();
+  log("growth: all services in one process on PostgreSQL; refund latency with ~1k sales, then with 1M");
+  const service = await startServices(
+    [{ name: "all-in-one-pg", env: { DATABASE_URL: databaseUrl, DATA_DIR: `${tmp}/growth-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-growth-${RUN_ID}` } }],
+    port,
+  );
+  try {
+    const c = await seedService(service.baseUrl);
+    const count = async () => {
+      const pg = new Client({ connectionString: databaseUrl });
+      await pg.connect();
+      const [{ n }] = (await pg.query<{ n: number }>("SELECT count(*)::int AS n FROM sales")).rows;
+      await pg.end();
+      return n;
+    };
+    const fresh = async (tag: string) => ({ ...c, transactionIds: await seedSales(service.baseUrl, c, 1000, tag) });
+    service.creds = await fresh(`g1${RUN_ID}`);
+    await measure(service, "refund", "warmup");
+    const smallSales = await count();
+    const small = await measure(service, "refund", "fixed", CFG.growthRate);
+    log(`  with ${smallSales} sales: refund p50 ${small.p50} p99 ${small.p99} ms at ${CFG.growthRate}/s`);
+    log(`  seeding ${CFG.growthRows} sales (+ commissions, outbox) with generate_series...`);
+    const seedSeconds = await bulkSeed(databaseUrl, c.programId, CFG.growthRows);
+    log(`  seeded in ${seedSeconds.toFixed(1)} s`);
+    service.creds = await fresh(`g2${RUN_ID}`);
+    await measure(service, "refund", "warmup");
+    const largeSales = await count();
+    const large = await measure(service, "refund", "fixed", CFG.growthRate);
+    log(`  with ${largeSales} sales: refund p50 ${large.p50} p99 ${large.p99} ms at ${CFG.growthRate}/s`);
+    return { backend: "PostgreSQL, all services in one process", rate: CFG.growthRate, small: { sales: smallSales, ...small }, large: { sales: largeSales, seedSeconds, ...large } };
+  } finally {
+    await Promise.all(service.procs.map((p) => stopChild(p)));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Bus: Moleculer request over nats-server vs raw NATS request-reply
+
+interface BusResult {
+  kind: string;
+  sequential: { n: number; p50: number; p90: number; p99: number };
+  concurrent: { inflight: number; rps: number };
+}
+
+async function busPhase(servers: Servers): Promise<BusResult[]> {
+  const namespace = `benchbus-${RUN_ID}`;
+  log("bus: Moleculer request vs raw NATS request-reply, over the local nats-server, responder in another process");
+  const responder = startNode("bus-responder", "bench/bus-responder.ts", { env: { NATS_URL: servers.natsUrl, NAMESPACE: namespace } });
+  const broker = new ServiceBroker({ ...config, namespace, nodeID: `bench-caller-${RUN_ID}`, transporter: servers.natsUrl as BrokerOptions["transporter"], logger: false });
+  const nc = await connect({ servers: servers.natsUrl });
+  try {
+    await broker.start();
+    for (let i = 0; !outputIncludes(responder, "READY"); i++) {
+      if (responder.exit || i > 300) throw new Error(`bus responder did not start:\n${lastOutput(responder)}`);
+      await sleep(100);
+    }
+    await broker.waitForServices(["bench"], 30_000);
+    const sc = StringCodec();
+    const payload = { saleId: 123456, amountCents: 10, refundId: "re-0123456789", reasonCode: "refund", reason: "customer asked" };
+    const calls: Record<string, () => Promise<unknown>> = {
+      "raw NATS request-reply": async () => JSON.parse(sc.decode((await nc.request(`${namespace}.raw.echo`, sc.encode(JSON.stringify(payload)), { timeout: 5000 })).data)),
+      "Moleculer call (NATS transporter)": () => broker.call("bench.echo", payload),
+    };
+    const results: BusResult[] = [];
+    for (const [kind, call] of Object.entries(calls)) {
+      for (let i = 0; i < 500; i++) await call(); // warm-up
+      const n = 3000;
+      const lat: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t0 = process.hrtime.bigint();
+        await call();
+        lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+      lat.sort((a, b) => a - b);
+      const pct = (p: number) => Math.round(lat[Math.ceil((p / 100) * lat.length) - 1] * 1000) / 1000;
+      const inflight = 64;
+      const until = Date.now() + Math.max(2, CFG.duration / 2) * 1000;
+      let done = 0;
+      const t0 = Date.now();
+      await Promise.all(
+        Array.from({ length: inflight }, async () => {
+          while (Date.now() < until) {
+            await call();
+            done++;
+          }
+        }),
+      );
+      const rps = Math.round(done / ((Date.now() - t0) / 1000));
+      results.push({ kind, sequential: { n, p50: pct(50), p90: pct(90), p99: pct(99) }, concurrent: { inflight, rps } });
+      log(`  ${kind}: one at a time p50 ${pct(50)} ms p99 ${pct(99)} ms; ${inflight} in flight ${rps}/s`);
+    }
+    return results;
+  } finally {
+    await nc.drain().catch(() => undefined);
+    await broker.stop().catch(() => undefined);
+    await stopChild(responder);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Report
+
+const f1 = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : "-");
+const pctOf = (a: number, b: number) => (b > 0 ? `${Math.round((100 * a) / b)}%` : "-");
+const times = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : "-");
+const cpuText = (m: Measured) => `${f1(m.cpu.node)}+${f1(m.cpu.db)}${m.cpu.nats >= 0.005 ? `+${f1(m.cpu.nats)}` : ""}`;
+const cpuTotal = (m: Measured) => m.cpu.node + m.cpu.db + m.cpu.nats;
+const disturbance = (p: Point) => `${p.service.foreignCpuPct}+${p.service.stealPct} / ${p.floor.foreignCpuPct}+${p.floor.stealPct}`;
+const rssText = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(", ");
+
+function table(head: string[], rows: string[][]): string {
+  return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>): string {
+  const out: string[] = [];
+  out.push(`Fixed-rate rows marked * ran at half the floor's saturation throughput, because the floor cannot sustain ${CFG.rate}/s on that path.`);
+  out.push("CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.");
+  out.push(`Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node}, ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`);
+  const deployments: Record<string, string> = {
+    embedded: "Embedded default: all services in one process, PGlite (floor: bare node:http on its own PGlite)",
+    split: `Split: gateway, sales, commissions, status, core (${CORE_SERVICES.join(", ")}) in 5 processes over nats-server, PostgreSQL (floor: bare node:http on the same PostgreSQL server)`,
+  };
+  deployments.onepg = "One process on PostgreSQL (optional phase): all services in one process, no transporter (floor: bare node:http on the same PostgreSQL server)";
+  for (const [d, title] of Object.entries(deployments)) {
+    const rows = points.filter((p) => p.deployment === d);
+    if (!rows.length) continue;
+    out.push(`\n### ${title}\n`);
+    out.push(
+      table(
+        ["path", "load", "req/s service", "req/s floor", "service/floor", "p50 ms svc / floor", "p90 ms svc / floor", "p99 ms svc / floor", "p99 vs floor", "errors svc / floor", "CPU ms/req svc / floor", "floor/service CPU", "other+steal CPU % svc / floor", "peak RSS MB service", "floor"],
+        rows.map((p) => [
+          p.path,
+          `${p.load} ${p.offered}`,
+          p.service.rps.toFixed(0),
+          p.floor.rps.toFixed(0),
+          pctOf(p.service.rps, p.floor.rps),
+          `${f1(p.service.p50)} / ${f1(p.floor.p50)}`,
+          `${f1(p.service.p90)} / ${f1(p.floor.p90)}`,
+          `${f1(p.service.p99)} / ${f1(p.floor.p99)}`,
+          times(p.service.p99, p.floor.p99),
+          `${p.service.errors} / ${p.floor.errors}`,
+          `${cpuText(p.service)} / ${cpuText(p.floor)}`,
+          pctOf(cpuTotal(p.floor), cpuTotal(p.service)),
+          disturbance(p),
+          rssText(p.service.rss),
+          rssText(p.floor.rss),
+        ]),
+      ),
+    );
+  }
+  if (Object.keys(firstStartRss).length) {
+    out.push(`\nEmbedded, RSS right after the very first start (PGlite runs initdb inside the process): ${rssText(firstStartRss)} MB.`);
+  }
+  if (growth) {
+    out.push(`\n### Growth: refund latency at ${growth.rate}/s with ~1k and with ${CFG.growthRows} sales (${growth.backend})\n`);
+    out.push(
+      table(
+        ["sales in database", "req/s", "p50 ms", "p90 ms", "p99 ms", "errors"],
+        [
+          [String(growth.small.sales), growth.small.rps.toFixed(0), f1(growth.small.p50), f1(growth.small.p90), f1(growth.small.p99), String(growth.small.errors)],
+          [String(growth.large.sales), growth.large.rps.toFixed(0), f1(growth.large.p50), f1(growth.large.p90), f1(growth.large.p99), String(growth.large.errors)],
+          ["ratio", "", times(growth.large.p50, growth.small.p50), times(growth.large.p90, growth.small.p90), times(growth.large.p99, growth.small.p99), ""],
+        ],
+      ),
+    );
+    out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales, commissions and outbox rows: ${growth.large.seedSeconds.toFixed(1)} s)`);
+  }
+  if (bus?.length) {
+    out.push("\n### Bus alone: one request-reply over the local nats-server (responder in another process, ~120-byte JSON)\n");
+    const raw = bus[0];
+    out.push(
+      table(
+        ["", "p50 ms", "p90 ms", "p99 ms", "req/s, 64 in flight", "vs raw NATS (p50 / throughput)"],
+        bus.map((b) => [
+          b.kind,
+          f1(b.sequential.p50),
+          f1(b.sequential.p90),
+          f1(b.sequential.p99),
+          String(b.concurrent.rps),
+          b === raw ? "-" : `${times(b.sequential.p50, raw.sequential.p50)} / ${pctOf(b.concurrent.rps, raw.concurrent.rps)}`,
+        ]),
+      ),
+    );
+  }
+  return out.join("\n");
+}
+
+// ---------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  fs.mkdirSync(RESULTS, { recursive: true });
+  if (CFG.cpuProf) fs.mkdirSync(PROFILES, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bench-"));
+  const cleanup = () => {
+    killAllChildrenSync();
+  };
+  process.on("exit", cleanup);
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    process.on(sig, () => {
+      killAllChildrenSync();
+      void (servers?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+    });
+  }
+  const points: Point[] = [];
+  let growth: Growth | null = null;
+  let bus: BusResult[] | null = null;
+  const meta = {
+    date: new Date().toISOString(),
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? "?",
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    config: CFG,
+  };
+  log(`config: ${JSON.stringify(CFG)}`);
+  try {
+    const needServers = CFG.phases.some((p) => p !== "embedded");
+    if (needServers) {
+      const bins = ensureServerBinaries(log);
+      servers = await startServers(bins, log);
+    }
+    if (CFG.phases.includes("embedded")) await embeddedPhase(points, tmp);
+    if (CFG.phases.includes("split")) await splitPhase(points, servers!, tmp);
+    if (CFG.phases.includes("onepg")) await onePgPhase(points, servers!, tmp);
+    if (CFG.phases.includes("growth")) growth = await growthPhase(servers!, tmp);
+    if (CFG.phases.includes("bus")) bus = await busPhase(servers!);
+  } finally {
+    await servers?.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  const text = report(points, growth, bus, meta);
+  const stamp = meta.date.replace(/[:.]/g, "-");
+  fs.writeFileSync(path.join(RESULTS, `${stamp}.json`), JSON.stringify({ meta, points, growth, bus }, null, 2));
+  fs.writeFileSync(path.join(RESULTS, `${stamp}.md`), `${text}\n`);
+  console.log(`\n${text}\n`);
+  fs.rmSync(LOG_DIR, { recursive: true, force: true });
+  log(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; results in bench/results/${stamp}.{json,md}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    console.error(`The processes' output is kept in ${LOG_DIR}`);
+    killAllChildrenSync();
+    process.exit(1);
+  },
+);
