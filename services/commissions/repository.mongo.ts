@@ -1,4 +1,5 @@
 import { Schema, type ClientSession, type Connection, type Model } from "mongoose";
+import type { LedgerSnapshot } from "../../shared/domain/ledger-invariants";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import {
   isDuplicateKeyError,
@@ -695,5 +696,29 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       .limit(filter.limit)
       .lean();
     return docs.map(toOutbox);
+  }
+
+  ledgerSnapshot(): Promise<LedgerSnapshot> {
+    // A snapshot transaction: every read sees the same committed state. Reads run one at a time (one session).
+    return withTransaction(this.store.connection, async (session) => {
+      const commissions = (await this.store.commissions.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toCommission);
+      const refunds = (await this.store.refunds.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toRefund);
+      const balances = (await this.store.balances.find({}, null, { session }).sort({ partnerId: 1, programId: 1, currency: 1 }).lean()).map(toBalance);
+      const links = await this.store.withdrawalCommissions.find({}, null, { session }).sort({ commissionId: 1 }).lean();
+      const held = new Map<number, number[]>();
+      for (const l of links) {
+        const list = held.get(l.withdrawalId);
+        if (list) list.push(l.commissionId);
+        else held.set(l.withdrawalId, [l.commissionId]);
+      }
+      const withdrawals = (await this.store.withdrawals.find({}, null, { session }).sort({ _id: 1 }).lean()).map((d) => ({
+        ...toWithdrawal(d),
+        commissionIds: held.get(d._id) ?? [],
+      }));
+      const outbox = (
+        await this.store.outbox.find({}, { _id: 1, type: 1, commissionId: 1, dispatchedAt: 1 }, { session }).sort({ _id: 1 }).lean()
+      ).map((d) => ({ id: d._id, type: d.type, commissionId: d.commissionId ?? null, dispatchedAt: d.dispatchedAt ?? null }));
+      return { commissions, refunds, balances, withdrawals, outbox };
+    });
   }
 }

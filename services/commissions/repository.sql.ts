@@ -1,3 +1,4 @@
+import type { LedgerSnapshot } from "../../shared/domain/ledger-invariants";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import type {
   Balance,
@@ -437,5 +438,28 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       [filter.commissionId ?? null, filter.limit],
     );
     return rows.map(toOutbox);
+  }
+
+  ledgerSnapshot(): Promise<LedgerSnapshot> {
+    return this.db.transaction(async (q) => {
+      // One snapshot for every read: a refund committing meanwhile is either wholly in it or not at all.
+      await q.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+      const commissions = (await q.query("SELECT * FROM commissions ORDER BY id")).map(toCommission);
+      const refunds = (await q.query("SELECT * FROM commission_refunds ORDER BY id")).map(toRefund);
+      const balances = (await q.query("SELECT * FROM partner_balances ORDER BY partner_id, program_id, currency")).map(toBalance);
+      const withdrawals = (
+        await q.query(
+          `SELECT w.*, COALESCE(array_agg(wc.commission_id ORDER BY wc.commission_id) FILTER (WHERE wc.commission_id IS NOT NULL), '{}') AS commission_ids
+           FROM withdrawals w LEFT JOIN withdrawal_commissions wc ON wc.withdrawal_id = w.id GROUP BY w.id ORDER BY w.id`,
+        )
+      ).map((r) => ({ ...toWithdrawal(r), commissionIds: (r.commission_ids as number[]).map(Number) }));
+      const outbox = (await q.query("SELECT id, type, commission_id, dispatched_at FROM outbox ORDER BY id")).map((r) => ({
+        id: r.id as number,
+        type: r.type as string,
+        commissionId: r.commission_id as number | null,
+        dispatchedAt: r.dispatched_at as Date | null,
+      }));
+      return { commissions, refunds, balances, withdrawals, outbox };
+    });
   }
 }

@@ -1,3 +1,4 @@
+import type { LedgerSnapshot } from "../../shared/domain/ledger-invariants";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import type { Database } from "../../shared/storage/database";
 
@@ -150,6 +151,13 @@ export interface CommissionsRepository {
   deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void>;
   outboxBacklog(): Promise<number>;
   listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]>;
+  /**
+   * Every commission, refund entry, balance, withdrawal (with the commissions
+   * it holds) and outbox event, read in one consistent snapshot (a read-only
+   * REPEATABLE READ transaction; a snapshot transaction on MongoDB), for the
+   * ledger invariants (`reconcile`). Loads it all in memory.
+   */
+  ledgerSnapshot(): Promise<LedgerSnapshot>;
 }
 
 export async function createCommissionsRepository(db: Database): Promise<CommissionsRepository> {
