@@ -26,5 +26,6 @@ USER node
 ENV DATA_DIR=/app/data \
     PORT=3000
 
-EXPOSE 3000
+# 3000: the gateway's HTTP API; 3001: /live and /ready (HEALTH_PORT); 3030: Prometheus /metrics (METRICS=true).
+EXPOSE 3000 3001 3030
 CMD ["npx", "tsx", "bin/start.ts"]

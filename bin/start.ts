@@ -1,9 +1,13 @@
 /**
  * Starts a broker with the services named in SERVICES (comma-separated,
- * default: all). `--repl` opens the operator REPL once started.
+ * default: all). `--repl` opens the operator REPL once started (commands in
+ * bin/repl-commands.ts); HEALTH_PORT adds /live and /ready for orchestrators
+ * (bin/health-server.ts).
  */
 import { ServiceBroker, type ServiceSchema } from "moleculer";
 import config from "../moleculer.config";
+import { startHealthServer } from "./health-server";
+import { replOptions } from "./repl-commands";
 
 export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "processor", "status", "notifications"] as const;
 
@@ -20,8 +24,9 @@ export function loadService(name: string): ServiceSchema {
 }
 
 async function main(): Promise<void> {
-  const broker = new ServiceBroker(config);
+  const broker = new ServiceBroker({ ...config, replOptions: replOptions() });
   for (const name of serviceNames()) broker.createService(loadService(name));
+  if (process.env.HEALTH_PORT) await startHealthServer(broker, Number(process.env.HEALTH_PORT), process.env.HEALTH_HOST || "0.0.0.0");
   await broker.start();
   if (process.argv.includes("--repl")) await broker.repl();
 }

@@ -4,6 +4,7 @@ import { toDto } from "../shared/dto";
 import { ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
+import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { createAttributionRepository, type AttributionRepository } from "./attribution/repository";
@@ -25,7 +26,7 @@ export interface Attribution {
 /** Owns clicks, leads (customers) and the attribution of sales to partners. */
 const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<AttributionRepository>> = {
   name: "attribution",
-  mixins: [storageMixin(createAttributionRepository)],
+  mixins: [storageMixin(createAttributionRepository), programCacheMixin],
 
   actions: {
     /** A referral click from the browser; the returned click id goes into the `svc_click_id` cookie. */
@@ -125,7 +126,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
     /** Browser calls (no API key) must come from one of the program's allowed origins, when it lists any. */
     async assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number) {
       if (ctx.meta.programId !== undefined) return;
-      const program = await ctx.call<Program, unknown>("programs.get", { programId });
+      const program = await getProgram<Program>(ctx, programId);
       if (program.allowedOrigins.length && !program.allowedOrigins.includes(ctx.meta.origin ?? "")) {
         throw new ForbiddenError(`Origin '${ctx.meta.origin ?? "(none)"}' is not allowed for program ${programId}. Add it to the program's allowed origins.`);
       }

@@ -1,9 +1,12 @@
 import os from "node:os";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { approvableAt, calculateCommissionCents } from "../shared/domain/commission-rules";
+import { checkLedgerInvariants } from "../shared/domain/ledger-invariants";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
+import { APP_METRICS, registerMetric } from "../shared/observability";
+import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import * as ledger from "./commissions/ledger";
@@ -27,21 +30,21 @@ export type RefundResponse =
   | { success: true; status: "no_commission"; message: string };
 
 type Methods = { balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> };
-type Vars = StorageVars<CommissionsRepository> & { relay: OutboxRelay; approvalTimer?: NodeJS.Timeout };
+type Vars = StorageVars<CommissionsRepository> & { relay: OutboxRelay; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 /** Owns commissions, refunds, partner balances, withdrawals and the commissions outbox. */
 const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "commissions",
-  mixins: [storageMixin(createCommissionsRepository)],
+  mixins: [storageMixin(createCommissionsRepository), programCacheMixin],
 
   actions: {
     /** Creates the sale's commission at the program's current rule, frozen on the record. Idempotent per sale. */
     createForSale: {
       async handler(ctx: Context): Promise<CreatedCommission> {
         const input = parseInput(S.CreateForSaleInput, ctx.params);
-        const program = await ctx.call<Program, unknown>("programs.get", { programId: input.programId });
+        const program = await getProgram<Program>(ctx, input.programId);
         const rule = program.commissionRule;
         const now = new Date();
         const { commission, created } = await this.repo.transaction((tx) =>
@@ -164,6 +167,15 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return { pending: await this.repo.outboxBacklog() };
       },
     },
+
+    /** Checks the ledger invariants over one consistent snapshot (operators: `cli reconcile`, `GET /api/admin/reconcile`). */
+    reconcile: {
+      async handler() {
+        const started = Date.now();
+        const report = checkLedgerInvariants(await this.repo.ledgerSnapshot());
+        return { ...report, checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+      },
+    },
   },
 
   methods: {
@@ -198,10 +210,24 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       this.broker.call("commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
     }, approvalIntervalMs);
     this.approvalTimer.unref();
+
+    // METRICS=true: the outbox backlog as a gauge (the whole table, so every instance reports the same number).
+    if (this.broker.isMetricsEnabled()) {
+      registerMetric(this.broker, { name: APP_METRICS.outboxBacklog, type: "gauge", description: "Commission events not yet delivered to notifications" });
+      const sample = () =>
+        this.repo.outboxBacklog().then(
+          (pending) => this.broker.metrics.set(APP_METRICS.outboxBacklog, pending),
+          (err) => this.logger.warn("Could not measure the outbox backlog.", err),
+        );
+      void sample();
+      this.backlogTimer = setInterval(sample, env("OUTBOX_METRICS_INTERVAL_MS", 15_000));
+      this.backlogTimer.unref();
+    }
   },
 
   async stopped() {
     clearInterval(this.approvalTimer);
+    clearInterval(this.backlogTimer);
     await this.relay?.stop();
   },
 };

@@ -5,13 +5,18 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { loadAdminToken } from "../shared/admin-token";
 import type { Permission } from "../shared/domain/permissions";
-import { ForbiddenError, RateLimitError, toEnvelope, toPublicError, UnauthorizedError, type PublicError } from "../shared/errors";
+import { AppError, ForbiddenError, RateLimitError, toEnvelope, toPublicError, UnauthorizedError, type PublicError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
+import { ApiKeyCache } from "../shared/api-key-cache";
+import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { RateLimiter } from "../shared/rate-limiter";
+import { transporterState } from "../shared/transporter-status";
+import { requestIdOf } from "../shared/observability";
 import { hashesEqual, hashSecret } from "../shared/secrets";
 import { parseInput } from "../shared/validation";
 import type { SessionUser } from "./accounts.service";
 import { WorkspaceIdInput } from "./accounts/schemas";
+import { openApiJson } from "./gateway/openapi";
 import { ProgramIdInput } from "./programs/schemas";
 
 type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
@@ -40,7 +45,7 @@ type Methods = {
   describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
   sendPublicError(req: Req, res: Res, err: unknown): void;
 };
-type Vars = { adminTokenHash: string; rateLimiter: RateLimiter };
+type Vars = { adminTokenHash: string; rateLimiter: RateLimiter; keyCache: ApiKeyCache };
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
 const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"];
@@ -48,14 +53,35 @@ const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "no
 const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: true }, urlencoded: false };
 
 const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "gateway", "dashboard.html"), "utf8");
+const API_DOCS_HTML = fs.readFileSync(path.join(__dirname, "gateway", "api-docs.html"), "utf8");
 const BROWSER_SNIPPET = fs.readFileSync(path.join(__dirname, "..", "sdk", "browser", "svc.js"), "utf8");
 
 function cookieValue(req: Req, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? "").split(";")) {
     const [k, ...v] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(v.join("="));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      // Malformed percent-encoding: not a token we issued (refused as unknown), not a 500.
+      return v.join("=");
+    }
   }
   return undefined;
+}
+
+/**
+ * Routes that parse JSON take JSON only: a body under another content type
+ * would reach the action as an empty object and fail on a missing field, so
+ * it is a 415 instead. Bodiless requests, and routes without a JSON parser
+ * (the processor webhook takes raw bytes), pass.
+ */
+function requireJsonBody(req: Req, _res: Res, next: (err?: unknown) => void): void {
+  const route = (req as { $route?: { opts?: { bodyParsers?: { json?: unknown } | false } } }).$route;
+  const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+  const type = String(req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (!route?.opts?.bodyParsers || !route.opts.bodyParsers.json || !hasBody || type === "application/json") return next();
+  next(new AppError("unsupported_media_type", "Send the body as JSON, with 'Content-Type: application/json'."));
 }
 
 /** HttpOnly so scripts cannot read it, SameSite=Lax against cross-site posts, Secure behind HTTPS. */
@@ -73,21 +99,54 @@ const isSecure = (req: Req) =>
  */
 const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknown>, Methods, Vars> = {
   name: "gateway",
-  mixins: [ApiGateway as unknown as Partial<ServiceSchema>],
+  mixins: [ApiGateway as unknown as Partial<ServiceSchema>, programCacheMixin],
 
   settings: {
     port: Number(process.env.PORT ?? 3000),
     ip: process.env.HOST ?? "0.0.0.0",
     log4XXResponses: false,
+    // The request id: the caller's X-Request-Id when sane, else a new UUID. Moleculer carries it through every
+    // call (ctx.requestID), moleculer-web returns it in X-Request-Id, and every log line of the request shows it.
+    rootCallOptions(options: Record<string, unknown>, req: Req) {
+      options.requestID = requestIdOf(req);
+    },
+    // moleculer-web writes three lines per request at info by default, a large share of the gateway's CPU under
+    // load (docs/performance.md): at debug unless HTTP_LOG_LEVEL says otherwise (e.g. info).
+    logRequest: process.env.HTTP_LOG_LEVEL || "debug",
+    logResponse: process.env.HTTP_LOG_LEVEL || "debug",
     logRequestParams: null,
     logResponseData: null,
+    use: [requireJsonBody],
     routes: [
       {
         name: "health",
         path: "/api",
         mappingPolicy: "restrict",
         bodyParsers: false,
-        aliases: { "GET health": "gateway.health" },
+        // Readiness (dependencies checked) and liveness (this process only), for orchestrators.
+        aliases: { "GET health": "gateway.health", "GET health/live": "gateway.live" },
+      },
+      {
+        // The API reference: OpenAPI 3.1 generated from the request schemas (services/gateway/openapi.ts), and a page.
+        name: "reference",
+        path: "/api",
+        mappingPolicy: "restrict",
+        bodyParsers: false,
+        aliases: {
+          "GET openapi.json"(_req: Req, res: Res) {
+            res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
+            res.end(openApiJson());
+          },
+          "GET docs"(_req: Req, res: Res) {
+            res.writeHead(200, {
+              "Content-Type": "text/html; charset=utf-8",
+              "Cache-Control": "no-store",
+              "X-Frame-Options": "DENY",
+              "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+            });
+            res.end(API_DOCS_HTML);
+          },
+        },
       },
       {
         // Called from browsers (the snippet): no secret needed, so CORS is open; origins are checked per program.
@@ -200,6 +259,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           "POST programs/:programId/partners/:partnerId/withdrawals": "commissions.createWithdrawal",
           "POST withdrawals/:withdrawalId/pay": "commissions.payWithdrawal",
           "GET outbox": "commissions.outboxBacklog",
+          "GET reconcile": "commissions.reconcile",
           "GET notifications": "notifications.list",
           "POST workspaces/:workspaceId/webhook-endpoints": "notifications.createWebhookEndpoint",
           "GET workspaces/:workspaceId/webhook-endpoints": "notifications.listWebhookEndpoints",
@@ -245,11 +305,21 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       },
     },
 
-    /** Readiness: every storage service answers (so its database does) and the transporter is connected. */
+    /** Liveness: this process and its broker answer; no dependency is checked. */
+    live: {
+      handler() {
+        return { status: "ok", nodeID: this.broker.nodeID, uptimeSeconds: Math.round(process.uptime()) };
+      },
+    },
+
+    /** Readiness: every storage service answers (so its database does) and the transporter is connected; 503 while stopping. */
     health: {
       async handler(ctx: Context) {
-        const transit = this.broker.transit;
-        const transporter = transit ? (transit.connected ? "connected" : "disconnected") : "in-process";
+        if ((this.broker as { stopping?: boolean }).stopping) {
+          (ctx.meta as CallerMeta).$statusCode = 503;
+          return { status: "stopping", transporter: this.broker.transit ? "connected" : "in-process", services: {} };
+        }
+        const transporter = await transporterState(this.broker);
         const checks = await Promise.all(
           STORAGE_SERVICES.map(async (name) => {
             try {
@@ -273,7 +343,13 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       const header = req.headers.authorization;
       const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
       if (!match) throw new UnauthorizedError();
-      const { programId, keyId } = await ctx.call<{ programId: number; keyId: number }, unknown>("programs.authenticateKey", { key: match[1] });
+      // A key authenticated within API_KEY_CACHE_TTL_MS is not looked up again (dropped at once when retired).
+      let known = this.keyCache.get(match[1]);
+      if (!known) {
+        known = await ctx.call<{ programId: number; keyId: number }, unknown>("programs.authenticateKey", { key: match[1] });
+        this.keyCache.set(match[1], known);
+      }
+      const { programId, keyId } = known;
       const retryAfter = this.rateLimiter.hit(String(keyId));
       if (retryAfter > 0) throw new RateLimitError(retryAfter);
       ctx.meta.programId = programId;
@@ -322,7 +398,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       const user = ctx.meta.user;
       if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
       const { programId } = parseInput(ProgramIdInput, req.$params);
-      const program = await ctx.call<{ workspaceId: number | null }, unknown>("programs.get", { programId });
+      const program = await getProgram<{ workspaceId: number | null }>(ctx, programId);
       const permission = route.opts.permission ?? "tracking:read";
       const access = program.workspaceId
         ? await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
@@ -368,6 +444,14 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     this.adminTokenHash = hashSecret(token);
     if (generated) this.logger.info(`Operator token generated (shown once; stored in the data folder): ${token}`);
     this.rateLimiter = new RateLimiter(Number(process.env.RATE_LIMIT_PER_MINUTE ?? 1200), 60_000);
+    this.keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
+  },
+
+  events: {
+    /** Broadcast by programs.retireApiKey: every gateway forgets the key before (or as soon as) the retirement is answered. */
+    "programs.apiKeyRetired"(ctx: Context<{ keyId: number }>) {
+      this.keyCache.forgetKey(ctx.params.keyId);
+    },
   },
 };
 
@@ -379,6 +463,8 @@ function toGatewayError(err: unknown): PublicError {
     "entity.too.large": ["payload_too_large", 413, "The request body is too large."],
     "charset.unsupported": ["unsupported_media_type", 415, "Send the body as UTF-8 JSON."],
     "encoding.unsupported": ["unsupported_media_type", 415, "Send the body as UTF-8 JSON."],
+    "request.size.invalid": ["invalid_request", 400, "The request body does not match its Content-Length."],
+    UNABLE_DECODE_PARAM: ["invalid_request", 400, "The request path is not valid (malformed percent-encoding)."],
     NOT_FOUND: ["not_found", 404, "No such endpoint. See the README for the API."],
     SERVICE_NOT_FOUND: ["service_unavailable", 503, "The service handling this request is not available. Retry later."],
     SERVICE_NOT_AVAILABLE: ["service_unavailable", 503, "The service handling this request is not available. Retry later."],

@@ -58,6 +58,10 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
         let event: Stripe.Event;
         try {
           event = Stripe.webhooks.constructEvent(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);
+          // The library refuses only old timestamps; one further ahead than the tolerance is refused too, so a
+          // captured delivery can never be replayed for longer than the tolerance.
+          const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature ?? "")?.[1]);
+          if (t > Date.now() / 1000 + this.toleranceSeconds) throw new Error("Timestamp is in the future, outside the tolerance zone");
         } catch (err) {
           throw new AppError("invalid_signature", `The Stripe-Signature header does not verify: ${(err as Error).message.split(".")[0]}.`);
         }

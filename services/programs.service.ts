@@ -39,7 +39,10 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
           const owner = await this.repo.findProgramByProcessorAccount(patch.accountId);
           if (owner && owner.id !== programId) throw new ConflictError(`Processor account '${patch.accountId}' is already connected to program ${owner.id}.`);
         }
-        return toDto(await this.repo.updateProcessorConnection(programId, patch));
+        const updated = toDto(await this.repo.updateProcessorConnection(programId, patch));
+        // Other services cache programs (shared/program-cache.ts): awaited, so this process's copies are gone before we answer.
+        await ctx.broadcast("programs.changed", { programId });
+        return updated;
       },
     },
 
@@ -68,6 +71,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
         const { keyId } = parseInput(S.KeyIdInput, ctx.params);
         const key = await this.repo.retireApiKey(keyId, new Date());
         if (!key) throw new NotFoundError(`No API key with id ${keyId}.`);
+        // Gateways cache authenticated keys: awaited, so this process's gateway has forgotten it before we answer.
+        await ctx.broadcast("programs.apiKeyRetired", { keyId: key.id, programId: key.programId });
         return { id: key.id, programId: key.programId, retiredAt: key.retiredAt!.toISOString() };
       },
     },

@@ -4,6 +4,7 @@ import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
 import { AlreadyRecordedError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
+import { APP_METRICS, registerMetric } from "../shared/observability";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import type { Attribution } from "./attribution.service";
@@ -207,10 +208,15 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     async reverseSale(ctx: Context, sale: Sale, request: ReversalRequest): Promise<RefundResponse> {
       if (sale.commissionState === "pending") await this.ensureCommission(ctx, sale);
-      if (sale.commissionState === "none") {
-        return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
-      }
-      return ctx.call<RefundResponse, unknown>("commissions.reverseForSale", { saleId: sale.id, ...request });
+      const result: RefundResponse =
+        sale.commissionState === "none"
+          ? { success: true, status: "no_commission", message: "This sale has no commission to reverse." }
+          : await ctx.call<RefundResponse, unknown>("commissions.reverseForSale", { saleId: sale.id, ...request });
+      // Every refund's outcome, API or processor: a counter (METRICS=true) and one log line carrying the request id.
+      if (this.broker.isMetricsEnabled()) this.broker.metrics.increment(APP_METRICS.refunds, { outcome: result.status, reason: request.reasonCode });
+      const applied = result.status === "refunded" || result.status === "reversed" ? `, deduction ${result.deductionAmount} ${sale.currency}` : "";
+      this.logger.info(`${request.reasonCode} of sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}): ${result.status}${applied}.`);
+      return result;
     },
 
     /** Only the program's own sales are visible: another program's transaction id is not found. */
@@ -253,6 +259,13 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   started() {
+    registerMetric(this.broker, {
+      name: APP_METRICS.refunds,
+      type: "counter",
+      labelNames: ["outcome", "reason"],
+      description: "Refunds and chargebacks by outcome (reversed, refunded, skipped, no_commission) and reason",
+      rate: true,
+    });
     this.retryTimer = setInterval(() => void this.retryPendingCommissions().catch(() => undefined), RETRY_INTERVAL_MS);
     this.retryTimer.unref();
   },

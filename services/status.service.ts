@@ -2,6 +2,7 @@ import type { Context, ServiceSchema } from "moleculer";
 import { z } from "zod";
 import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "../shared/domain/tracking-status";
 import type { Jsonified } from "../shared/dto";
+import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { parseInput } from "../shared/validation";
 import type { Program } from "./programs/repository";
 import { Id } from "./programs/schemas";
@@ -14,6 +15,7 @@ const ForProgramInput = z.object({ programId: Id });
  */
 const StatusService: ServiceSchema = {
   name: "status",
+  mixins: [programCacheMixin],
 
   actions: {
     forProgram: {
@@ -22,7 +24,7 @@ const StatusService: ServiceSchema = {
         const stats = (kind: "click" | "lead") =>
           ctx.call<TestEventFacts, unknown>("attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
         const [program, clicks, leads, hasPartners] = await Promise.all([
-          ctx.call<Jsonified<Program>, unknown>("programs.get", { programId }),
+          getProgram<Jsonified<Program>>(ctx, programId),
           stats("click"),
           stats("lead"),
           ctx.call<boolean, unknown>("programs.hasApprovedPartners", { programId }),

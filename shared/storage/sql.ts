@@ -64,7 +64,10 @@ export class PgliteDatabase implements SqlDatabase {
 
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
     const { PGlite } = await import("@electric-sql/pglite");
-    return new PgliteDatabase(await PGlite.create(dataDir));
+    // PostgreSQL's default 128MB of shared buffers live in PGlite's WebAssembly memory, i.e. in this process's
+    // RSS; the embedded databases are small and the OS caches the files anyway (docs/performance.md).
+    const sharedBuffers = process.env.PGLITE_SHARED_BUFFERS || "32MB";
+    return new PgliteDatabase(await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`] }));
   }
 
   async query<T>(text: string, params?: unknown[]): Promise<T[]> {

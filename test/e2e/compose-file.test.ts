@@ -11,7 +11,7 @@ const ROOT = path.resolve(__dirname, "../..");
 const SERVICES = ["gateway", "programs", "attribution", "sales", "commissions", "status", "notifications"] as const;
 /** Services that own data: on the bus and the database. Every service bin/start.ts knows but gateway and status. */
 const STORAGE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "status");
-const INFRASTRUCTURE = ["mongo", "nats", "postgres"];
+const INFRASTRUCTURE = ["mongo", "nats", "postgres", "prometheus"];
 
 type ComposeService = {
   image?: string;
@@ -108,15 +108,46 @@ describe("docker-compose.yml", () => {
     expect(dependsOn(compose.services.status)).toMatchObject({ nats: "service_healthy" });
   });
 
-  it("publishes a port only for the gateway, which has an HTTP healthcheck on /api/health", () => {
+  it("publishes a port only for the gateway (and the opt-in Prometheus), which has an HTTP healthcheck on /api/health", () => {
     const publishing = Object.entries(compose.services)
-      .filter(([, s]) => (s.ports ?? []).length > 0)
+      .filter(([, s]) => (s.ports ?? []).length > 0 && !s.profiles?.length)
       .map(([name]) => name);
     expect(publishing).toEqual(["gateway"]);
     const ports = compose.services.gateway.ports!.map(String);
     expect(ports.some((p) => /:3000$/.test(p))).toBe(true);
     expect(env(compose.services.gateway).PORT).toBe("3000");
     expect(healthcheckText(compose.services.gateway)).toMatch(/\/api\/health/);
+  });
+
+  it("gives every service container a readiness healthcheck: /api/health for the gateway, HEALTH_PORT /ready for the others", () => {
+    for (const [name, service] of appServices) {
+      const e = env(service);
+      expect({ name, HEALTH_PORT: e.HEALTH_PORT }).toEqual({ name, HEALTH_PORT: "3001" });
+      expect({ name, disabled: service.healthcheck?.disable }).toEqual({ name, disabled: undefined });
+      const check = healthcheckText(service);
+      if (name === "gateway") expect(check).toMatch(/http:\/\/127\.0\.0\.1:3000\/api\/health\b/);
+      else expect({ name, check }).toEqual({ name, check: expect.stringMatching(/http:\/\/127\.0\.0\.1:3001\/ready/) });
+    }
+  });
+
+  it("turns on JSON logs and Prometheus metrics on :3030 in every service container, and scrapes them all with the metrics profile", () => {
+    for (const [name, service] of appServices) {
+      const e = env(service);
+      expect({ name, METRICS: e.METRICS, METRICS_PORT: e.METRICS_PORT, LOG_FORMAT: e.LOG_FORMAT }).toEqual({
+        name,
+        METRICS: expect.stringMatching(/^(true|\$\{METRICS:-true\})$/),
+        METRICS_PORT: "3030",
+        LOG_FORMAT: expect.stringMatching(/^(json|\$\{LOG_FORMAT:-json\})$/),
+      });
+    }
+    const prometheus = compose.services.prometheus;
+    expect(prometheus?.profiles).toEqual(["metrics"]);
+    const mount = (prometheus as { volumes?: string[] }).volumes?.find((v) => v.endsWith(":/etc/prometheus/prometheus.yml:ro"));
+    expect(mount).toBeDefined();
+    const config = YAML.parse(fs.readFileSync(path.join(ROOT, mount!.split(":")[0]), "utf8"));
+    const targets = config.scrape_configs.flatMap((job: { dns_sd_configs?: Array<{ names: string[]; port: number }> }) => job.dns_sd_configs ?? []);
+    expect(targets.every((t: { port: number }) => t.port === 3030)).toBe(true);
+    expect(targets.flatMap((t: { names: string[] }) => t.names).sort()).toEqual(appServices.map(([name]) => name).sort());
   });
 
   it("lets every service but the gateway scale: no container_name, no fixed replicas", () => {

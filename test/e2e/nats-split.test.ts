@@ -353,4 +353,18 @@ describeSplit("split deployment: gateway and services in separate processes over
     }),
     30_000,
   );
+
+  it(
+    "refuses a key at once after its retirement, though the gateway process had it cached",
+    withLogs(async () => {
+      const keys = await admin("POST", `/programs/${state.programId}/api-keys`);
+      const sale = await http("POST", "/api/v1/track/sale", { key: keys.apiKey, body: { transaction_id: "tx_split_cache", amount_cents: 5000, customer_key: "cust_split_1" } });
+      expect(sale.status).toBe(200);
+      await admin("POST", `/api-keys/${keys.id}/retire`);
+      // The retirement's broadcast reaches the gateway process over NATS before the retirement's reply does.
+      const refused = await http("POST", "/api/v1/track/refund", { key: keys.apiKey, body: { transaction_id: "tx_split_cache", refund_amount_cents: 100 } });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ error: { code: "api_key_retired" } });
+    }),
+  );
 });

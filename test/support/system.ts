@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { ServiceBroker, type ServiceSchema } from "moleculer";
+import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer";
 import { loadService, ALL_SERVICES } from "../../bin/start";
 import { pglite, postgres, type TestBackend } from "./databases";
 
@@ -46,11 +46,13 @@ export function defaultBackend(): TestBackend {
  * Starts the whole system (or `services`) in this process on the in-process
  * transporter, with the gateway on an ephemeral port and a fresh database.
  */
-export async function startSystem(opts: { services?: readonly string[]; backend?: TestBackend; env?: Record<string, string> } = {}): Promise<TestSystem> {
+export async function startSystem(
+  opts: { services?: readonly string[]; backend?: TestBackend; env?: Record<string, string>; broker?: BrokerOptions } = {},
+): Promise<TestSystem> {
   const database = await (opts.backend ?? defaultBackend()).create();
   const saved = { ...process.env };
   Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200" }, opts.env);
-  const broker = new ServiceBroker({ logger: false, transporter: null, retryPolicy: { enabled: false } });
+  const broker = new ServiceBroker({ logger: false, transporter: null, retryPolicy: { enabled: false }, ...opts.broker });
   for (const name of opts.services ?? ALL_SERVICES) {
     const schema = loadService(name);
     broker.createService(name === "gateway" ? ({ ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } as ServiceSchema) : schema);

@@ -1,0 +1,158 @@
+/**
+ * Operator commands for the Moleculer REPL (moleculer-repl), used by both
+ * `npm start -- --repl` (the embedded system) and `npm run repl` (an extra
+ * node joining a running NATS mesh). Each command is a thin printer over a
+ * lookup function below, which is what the tests exercise.
+ *
+ *   affiliate $ sale 1 order-1001          # a sale by program and transaction id
+ *   affiliate $ commission 7               # a commission with its refunds and outbox events
+ *   affiliate $ balance 1 3 [--currency usd]   # a partner's balance and withdrawals
+ *   affiliate $ outbox                     # events not yet delivered to notifications
+ *   affiliate $ reconcile                  # ledger invariants (when commissions has the action)
+ *
+ * The built-in commands stay available: `call`, `dcall`, `nodes`, `services`,
+ * `actions`, `metrics`, `info`, ...
+ */
+import type { ReplOptions, ServiceBroker } from "moleculer";
+
+/** How long a command waits for the service it needs to be discovered (a REPL that just joined the mesh). */
+const DISCOVERY_TIMEOUT_MS = Number(process.env.REPL_DISCOVERY_TIMEOUT_MS ?? 5000);
+
+export class ReplCommandError extends Error {}
+
+async function need(broker: ServiceBroker, service: string): Promise<void> {
+  try {
+    await broker.waitForServices([service], DISCOVERY_TIMEOUT_MS, 100);
+  } catch {
+    throw new ReplCommandError(
+      `The '${service}' service is not reachable from this node (${broker.nodeID}) after ${DISCOVERY_TIMEOUT_MS} ms. ` +
+        "Check TRANSPORTER and NAMESPACE, and `nodes` / `services` for what this node sees.",
+    );
+  }
+}
+
+function positiveInt(value: unknown, name: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new ReplCommandError(`<${name}> must be a positive integer, not '${value ?? ""}'.`);
+  return n;
+}
+
+function text(value: unknown, name: string): string {
+  if (value === undefined || value === null || String(value).trim() === "") throw new ReplCommandError(`<${name}> is required.`);
+  return String(value);
+}
+
+/** The lookups behind the commands: plain functions over a broker. */
+export const replLookups = {
+  /** A sale by its program and transaction id (`sales.get`). */
+  async sale(broker: ServiceBroker, programId: unknown, transactionId: unknown): Promise<unknown> {
+    const input = { programId: positiveInt(programId, "programId"), transactionId: text(transactionId, "transactionId") };
+    await need(broker, "sales");
+    return broker.call("sales.get", input);
+  },
+
+  /** A commission with its refund entries and outbox events (`commissions.get`). */
+  async commission(broker: ServiceBroker, commissionId: unknown): Promise<unknown> {
+    const input = { commissionId: positiveInt(commissionId, "commissionId") };
+    await need(broker, "commissions");
+    return broker.call("commissions.get", input);
+  },
+
+  /** A partner's balance in a program (default: the program's currency), with its withdrawals (`commissions.balance`). */
+  async balance(broker: ServiceBroker, programId: unknown, partnerId: unknown, currency?: unknown): Promise<unknown> {
+    const input = {
+      programId: positiveInt(programId, "programId"),
+      partnerId: positiveInt(partnerId, "partnerId"),
+      ...(currency === undefined || currency === true ? {} : { currency: String(currency) }),
+    };
+    await need(broker, "commissions");
+    return broker.call("commissions.balance", input);
+  },
+
+  /** Outbox events not yet acknowledged by notifications, and the commissions instances whose relays deliver them. */
+  async outbox(broker: ServiceBroker): Promise<{ pending: number; relays: string[] }> {
+    await need(broker, "commissions");
+    const { pending } = await broker.call<{ pending: number }, Record<string, never>>("commissions.outboxBacklog", {});
+    return { pending, relays: nodesOf(broker, "commissions") };
+  },
+
+  /**
+   * Checks the ledger invariants with `commissions.reconcile` when the
+   * commissions service in this mesh has that action; says so otherwise.
+   */
+  async reconcile(broker: ServiceBroker): Promise<{ available: true; report: unknown } | { available: false; message: string }> {
+    await need(broker, "commissions");
+    const actions = (broker.registry as unknown as { actions: { isAvailable(name: string): boolean } }).actions;
+    if (!actions.isAvailable("commissions.reconcile")) {
+      return {
+        available: false,
+        message: "The commissions service reachable from here has no 'reconcile' action (it is older than the ledger reconciliation). Upgrade it, then run `reconcile` again.",
+      };
+    }
+    return { available: true, report: await broker.call("commissions.reconcile", {}) };
+  },
+};
+
+/** Node ids running a service, as this node's registry sees them. */
+function nodesOf(broker: ServiceBroker, service: string): string[] {
+  const list = broker.registry.getServiceList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string; nodeID: string }>;
+  return [...new Set(list.filter((s) => s.name === service).map((s) => s.nodeID))].sort();
+}
+
+type Print = (line: string) => void;
+
+/** Prints a command's result as indented JSON, or its error as one `>> ERROR` line with the stable code. */
+export async function runReplCommand(run: () => Promise<unknown>, print: Print = (l) => console.log(l)): Promise<void> {
+  try {
+    print(JSON.stringify(await run(), null, 2));
+  } catch (err) {
+    const e = err as { type?: string; code?: number; message?: string };
+    const code = err instanceof ReplCommandError ? "usage" : (e?.type ?? e?.code ?? "error");
+    print(`>> ERROR (${code}): ${e?.message ?? String(err)}`);
+  }
+}
+
+type Args = Record<string, unknown> & { options?: Record<string, unknown> };
+
+/** The custom commands, in moleculer-repl's format. */
+export function replCommands(print?: Print): NonNullable<ReplOptions["customCommands"]> {
+  const command = (def: { command: string; description: string; options?: Array<{ option: string; description: string }>; run: (broker: ServiceBroker, args: Args) => Promise<unknown> }) => ({
+    command: def.command,
+    description: def.description,
+    options: def.options,
+    action: (broker: ServiceBroker, args: unknown) => runReplCommand(() => def.run(broker, args as Args), print),
+  });
+  return [
+    command({
+      command: "sale <programId> <transactionId>",
+      description: "A sale by program id and transaction id (e.g. `sale 1 order-1001`)",
+      run: (broker, a) => replLookups.sale(broker, a.programId, a.transactionId),
+    }),
+    command({
+      command: "commission <commissionId>",
+      description: "A commission with its refunds and outbox events (e.g. `commission 7`)",
+      run: (broker, a) => replLookups.commission(broker, a.commissionId),
+    }),
+    command({
+      command: "balance <programId> <partnerId>",
+      description: "A partner's balance and withdrawals in a program (e.g. `balance 1 3 --currency usd`)",
+      options: [{ option: "-c, --currency <currency>", description: "Balance currency (default: the program's)" }],
+      run: (broker, a) => replLookups.balance(broker, a.programId, a.partnerId, a.options?.currency),
+    }),
+    command({
+      command: "outbox",
+      description: "Commission events waiting to be delivered to notifications, and the relays delivering them",
+      run: (broker) => replLookups.outbox(broker),
+    }),
+    command({
+      command: "reconcile",
+      description: "Checks the ledger invariants (commissions.reconcile), when the commissions service has it",
+      run: (broker) => replLookups.reconcile(broker),
+    }),
+  ] as unknown as NonNullable<ReplOptions["customCommands"]>;
+}
+
+/** REPL options for a broker: our prompt and commands. */
+export function replOptions(print?: Print): ReplOptions {
+  return { delimiter: "affiliate $", customCommands: replCommands(print) };
+}

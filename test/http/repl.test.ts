@@ -1,0 +1,152 @@
+/**
+ * The operator REPL's custom commands (bin/repl-commands.ts): their lookups
+ * through a broker running the real services, the `reconcile` fallback when
+ * the commissions service has no such action, and the real moleculer-repl
+ * driven through `npm start -- --repl` (tsx bin/start.ts --repl) on stdin.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ServiceBroker } from "moleculer";
+import { replCommands, replLookups, runReplCommand } from "../../bin/repl-commands";
+import { freePort, outputOf, printedJson, replCommand, startNode, stopNode, type ChildNode } from "../support/processes";
+import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
+import { attributedSale } from "../support/tracking";
+
+describe("REPL commands over a broker", () => {
+  let sys: TestSystem;
+  let boot: Bootstrap;
+  let commissionId: number;
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    boot = await sys.bootstrap();
+    const { body } = await attributedSale(sys, boot, { transactionId: "repl-order-1" });
+    commissionId = body.commission_id;
+    const refund = await sys.http("POST", "/api/v1/track/refund", { key: boot.apiKey, body: { transaction_id: "repl-order-1", refund_amount_cents: 3000, refund_id: "re_repl" } });
+    expect(refund.body.status).toBe("refunded");
+  });
+  afterAll(() => sys?.stop());
+
+  it("sale: a sale by program and transaction id", async () => {
+    const sale = (await replLookups.sale(sys.broker, String(boot.programId), "repl-order-1")) as Record<string, unknown>;
+    expect(sale).toMatchObject({ programId: boot.programId, transactionId: "repl-order-1", amountCents: 10000, partnerId: boot.partnerId, commissionId });
+  });
+
+  it("commission: a commission with its refunds and outbox entries", async () => {
+    const c = (await replLookups.commission(sys.broker, String(commissionId))) as { id: number; status: string; refunds: unknown[]; outbox: Array<{ type: string }> };
+    expect(c).toMatchObject({ id: commissionId, status: "refunded" });
+    expect(c.refunds).toHaveLength(1);
+    expect(c.outbox.map((e) => e.type).sort()).toEqual(["commission.created", "commission.refunded"]);
+  });
+
+  it("balance: a partner's balance and withdrawals", async () => {
+    const b = await replLookups.balance(sys.broker, boot.programId, boot.partnerId);
+    expect(b).toMatchObject({ programId: boot.programId, partnerId: boot.partnerId, currency: "usd", balanceCents: 0, withdrawals: [] });
+    expect(await replLookups.balance(sys.broker, boot.programId, boot.partnerId, "eur")).toMatchObject({ currency: "eur", balanceCents: 0 });
+  });
+
+  it("outbox: the backlog and the relays delivering it", async () => {
+    const o = await replLookups.outbox(sys.broker);
+    expect(o).toEqual({ pending: expect.any(Number), relays: [sys.broker.nodeID] });
+  });
+
+  it("reconcile: runs commissions.reconcile when the service has it", async () => {
+    const r = await replLookups.reconcile(sys.broker);
+    expect(r).toMatchObject({ available: true, report: { ok: true } });
+  });
+
+  it("prints JSON, a usage error, or the stable error code", async () => {
+    const printed: string[] = [];
+    const print = (l: string) => printed.push(l);
+    await runReplCommand(() => replLookups.sale(sys.broker, boot.programId, "repl-order-1"), print);
+    expect(JSON.parse(printed[0])).toMatchObject({ transactionId: "repl-order-1" });
+    await runReplCommand(() => replLookups.sale(sys.broker, boot.programId, "no-such-order"), print);
+    expect(printed[1]).toBe(">> ERROR (not_found): No sale with transaction_id 'no-such-order' in this program.");
+    await runReplCommand(() => replLookups.commission(sys.broker, "seven"), print);
+    expect(printed[2]).toBe(">> ERROR (usage): <commissionId> must be a positive integer, not 'seven'.");
+  });
+
+  it("declares each command in moleculer-repl's format", () => {
+    const commands = replCommands().map((c) => c.command);
+    expect(commands).toEqual(["sale <programId> <transactionId>", "commission <commissionId>", "balance <programId> <partnerId>", "outbox", "reconcile"]);
+  });
+});
+
+describe("REPL reconcile against a commissions service without the action", () => {
+  let broker: ServiceBroker;
+
+  beforeAll(async () => {
+    broker = new ServiceBroker({ logger: false, transporter: null });
+    broker.createService({ name: "commissions", actions: { outboxBacklog: () => ({ pending: 3 }) } });
+    await broker.start();
+  });
+  afterAll(() => broker?.stop());
+
+  it("says so instead of failing", async () => {
+    const r = await replLookups.reconcile(broker);
+    expect(r).toEqual({ available: false, message: expect.stringMatching(/has no 'reconcile' action/) });
+    expect(await replLookups.outbox(broker)).toEqual({ pending: 3, relays: [broker.nodeID] });
+  });
+});
+
+describe("the real REPL: npm start -- --repl", () => {
+  let node: ChildNode | undefined;
+  let dataDir = "";
+  let failed = false;
+
+  afterAll(async () => {
+    if (node) await stopNode(node);
+    if (failed && node) console.error(outputOf([node]));
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 20_000);
+
+  it("runs the custom commands on the embedded system, and exits cleanly at end of input", async () => {
+    try {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "repl-"));
+      const port = await freePort();
+      node = startNode(
+        "repl",
+        { DATABASE_URL: "pglite://memory", PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN, DATA_DIR: dataDir, LOG_LEVEL: "warn" },
+        { args: ["--repl"], stdin: true },
+      );
+      await node.waitFor(/affiliate \$/, 60_000);
+
+      // Data through the HTTP API of the same process.
+      const base = `http://127.0.0.1:${port}`;
+      const call = async (method: string, p: string, body?: unknown, key: string | null = ADMIN_TOKEN) => {
+        const headers: Record<string, string> = { "Content-Type": "application/json" };
+        if (key) headers.Authorization = `Bearer ${key}`;
+        const res = await fetch(base + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        const json = (await res.json()) as any;
+        if (res.status !== 200) throw new Error(`${method} ${p} -> ${res.status} ${JSON.stringify(json)}`);
+        return json;
+      };
+      const program = await call("POST", "/api/admin/programs", { name: "REPL", commissionRule: { type: "percentage", basisPoints: 2000 } });
+      const key = (await call("POST", `/api/admin/programs/${program.id}/api-keys`)).apiKey;
+      const { partner, enrollment } = await call("POST", `/api/admin/programs/${program.id}/partners`, { name: "P" });
+      const click = await call("POST", "/api/v1/track/click", { program_id: program.id, referral_code: enrollment.referralCode }, null);
+      await call("POST", "/api/v1/track/lead", { customer_key: "repl-c", click_id: click.click_id }, key);
+      const sale = await call("POST", "/api/v1/track/sale", { transaction_id: "order-1001", amount_cents: 10000, customer_key: "repl-c" }, key);
+      expect(sale.commission_status).toBe("pending");
+
+      expect(printedJson(await replCommand(node, `sale ${program.id} order-1001`))).toMatchObject({ transactionId: "order-1001", commissionId: sale.commission_id });
+      const commission = printedJson(await replCommand(node, `commission ${sale.commission_id}`));
+      expect(commission).toMatchObject({ id: sale.commission_id, amountCents: 2000, refunds: [] });
+      expect(commission.outbox.map((e: { type: string }) => e.type)).toEqual(["commission.created"]);
+      expect(printedJson(await replCommand(node, `balance ${program.id} ${partner.id} --currency usd`))).toMatchObject({ partnerId: partner.id, currency: "usd", balanceCents: 0 });
+      expect(printedJson(await replCommand(node, "outbox"))).toEqual({ pending: expect.any(Number), relays: [expect.any(String)] });
+      expect(printedJson(await replCommand(node, "reconcile"))).toMatchObject({ available: true, report: { ok: true } });
+      expect(await replCommand(node, `sale ${program.id} nope`)).toMatch(/>> ERROR \(not_found\): No sale with transaction_id 'nope'/);
+      // The built-in commands are still there.
+      expect(await replCommand(node, "services")).toMatch(/commissions/);
+
+      node.child.stdin!.end();
+      const exit = await Promise.race([node.exited, new Promise((r) => setTimeout(() => r("timeout"), 15_000).unref())]);
+      expect(exit).toEqual({ code: 0, signal: null });
+    } catch (err) {
+      failed = true;
+      throw err;
+    }
+  }, 120_000);
+});

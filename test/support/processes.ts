@@ -1,0 +1,155 @@
+/**
+ * Child processes started exactly as in production (`tsx bin/<script>.ts`),
+ * with their output captured for failure reports, in their own process
+ * group so the whole group (tsx and the node it runs) can be signalled.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "../..");
+
+export interface ChildNode {
+  name: string;
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null;
+  /** Resolves with the first output line matching, or rejects on timeout or exit. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<string>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `tsx <script> ...args` from the project root with `env` on top of this process's (minus jest's settings). */
+export function startNode(name: string, env: Record<string, string>, opts: { script?: string; args?: string[]; stdin?: boolean } = {}): ChildNode {
+  const bin = path.join(ROOT, "node_modules", ".bin");
+  // As in production: none of jest's own settings (NODE_OPTIONS from `npm test`, JEST_*) reach the children.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("JEST_")));
+  const child = spawn(path.join(bin, "tsx"), [opts.script ?? "bin/start.ts", ...(opts.args ?? [])], {
+    cwd: ROOT,
+    env: { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env },
+    stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const node: ChildNode = {
+    name,
+    child,
+    output: [],
+    exited: undefined as never,
+    exit: null,
+    waitFor(pattern, timeoutMs) {
+      const seen = node.output.find((l) => pattern.test(l));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: no output matching ${pattern} within ${timeoutMs} ms`)), timeoutMs);
+        const waiter = {
+          pattern,
+          resolve: (line: string) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        };
+        waiters.push(waiter);
+        void node.exited.then((exit) => {
+          clearTimeout(timer);
+          if (waiters.includes(waiter)) reject(new Error(`${name} exited (${JSON.stringify(exit)}) before printing ${pattern}`));
+        });
+      });
+    },
+  };
+  const capture = (stream: string) => (chunk: Buffer) => {
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (!line.trim()) continue;
+      const entry = `[${name} ${stream}] ${line}`;
+      node.output.push(entry);
+      for (const w of [...waiters]) {
+        if (w.pattern.test(entry)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(entry);
+        }
+      }
+    }
+    if (node.output.length > 4000) node.output.splice(0, node.output.length - 4000);
+  };
+  child.stdout!.on("data", capture("out"));
+  child.stderr!.on("data", capture("err"));
+  node.exited = new Promise((resolve) => {
+    child.on("exit", (code, signal) => {
+      node.exit = { code, signal };
+      resolve(node.exit);
+    });
+    child.on("error", (err) => {
+      node.output.push(`[${name}] spawn failed: ${err.message}`);
+      node.exit = { code: -1, signal: null };
+      resolve(node.exit);
+    });
+  });
+  return node;
+}
+
+function signalGroup(node: ChildNode, signal: NodeJS.Signals): void {
+  if (node.exit || node.child.pid === undefined) return;
+  try {
+    process.kill(-node.child.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** SIGTERM to the group, SIGKILL after `timeoutMs`. */
+export async function stopNode(node: ChildNode, timeoutMs = 10_000): Promise<void> {
+  if (node.exit) return;
+  signalGroup(node, "SIGTERM");
+  const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), timeoutMs).unref());
+  if ((await Promise.race([node.exited, timer])) === "timeout") {
+    node.output.push(`[${node.name}] did not stop within ${timeoutMs} ms of SIGTERM; sending SIGKILL`);
+    signalGroup(node, "SIGKILL");
+    await Promise.race([node.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
+  }
+}
+
+export const outputOf = (nodes: ChildNode[]) =>
+  nodes.map((n) => `----- ${n.name} (pid ${n.child.pid}, exit ${JSON.stringify(n.exit)}) -----\n${n.output.join("\n")}`).join("\n");
+
+/** Drives a REPL child: sends one line and resolves with what it printed up to the next prompt. */
+export async function replCommand(node: ChildNode, line: string, prompt = "affiliate $", timeoutMs = 20_000): Promise<string> {
+  const stdout = node.child.stdout!;
+  let text = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stdout.off("data", onData);
+      reject(new Error(`REPL '${line}': no prompt within ${timeoutMs} ms; got:\n${text}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const at = text.lastIndexOf(prompt);
+      if (at >= 0 && text.slice(at + prompt.length).trim() === "") {
+        clearTimeout(timer);
+        stdout.off("data", onData);
+        resolve(text.slice(0, at));
+      }
+    };
+    stdout.on("data", onData);
+    node.child.stdin!.write(`${line}\n`);
+  });
+}
+
+/** The JSON object a REPL command printed (from the first line that starts one). */
+export function printedJson(output: string): any {
+  const lines = output.split("\n");
+  const start = lines.findIndex((l) => /^[[{]/.test(l));
+  if (start < 0) throw new Error(`No JSON in REPL output:\n${output}`);
+  return JSON.parse(lines.slice(start).join("\n").trim());
+}
