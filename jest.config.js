@@ -3,6 +3,6 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
-  testTimeout: 60000,
+  testTimeout: 120000,
   maxWorkers: 2,
 };

@@ -23,7 +23,8 @@ export const TrackSaleRequest = z.object({
 export const RefundRequest = z.object({
   transaction_id: TransactionId,
   refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)").nullish(),
-  refund_id: z.string().trim().max(255).nullish(),
+  // ":restored" marks the ledger's own entries for won disputes.
+  refund_id: z.string().trim().max(255).refine((v) => !v.endsWith(":restored"), "must not end with ':restored' (reserved)").nullish(),
   refund_reason: z.string().max(1000).nullish(),
   reason: z.enum(["refund", "chargeback"]).nullish(),
 });

@@ -157,6 +157,7 @@ describe("errors", () => {
     [{ transaction_id: "t", refund_amount_cents: 10.5 }, "refund_amount_cents"],
     [{ transaction_id: "t", refund_amount_cents: -1 }, "refund_amount_cents"],
     [{ transaction_id: "t", refund_amount_cents: 2 ** 60 }, "refund_amount_cents"],
+    [{ transaction_id: "t", refund_amount_cents: 5, refund_id: "dp_1:restored" }, "refund_id"],
   ])("400 invalid_request for %j names %s", async (body, field) => {
     const res = await refund(sys, boot.apiKey, body);
     expect(res.status).toBe(400);
