@@ -1,1 +1,0 @@
-setInterval(() => { const m = process.memoryUsage(); console.error(`MEM rss ${m.rss>>20} heapTotal ${m.heapTotal>>20} heapUsed ${m.heapUsed>>20} external ${m.external>>20} ab ${m.arrayBuffers>>20}`); }, 3000).unref();

@@ -1,2 +1,0 @@
-import { createRequire } from "node:module";
-setTimeout(() => { const req = createRequire(import.meta.url); const pk = new Set(Object.keys(req.cache).map(k => { const i = k.lastIndexOf("node_modules/"); if (i < 0) return null; const r = k.slice(i + 13).split("/"); return r[0].startsWith("@") ? r[0] + "/" + r[1] : r[0]; }).filter(Boolean)); console.error("MODS", [...pk].join(" ")); }, 12000).unref();
