@@ -7,20 +7,17 @@
  * Needs NATS_URL and TEST_POSTGRES_URL (`.ci/run` starts both servers);
  * without them the whole file is skipped with a loud warning.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { ALL_SERVICES } from "../../bin/start";
 import { postgres } from "../support/databases";
+import { freePort, outputOf, startNode, stopNode, type ChildNode } from "../support/processes";
 
-const ROOT = path.resolve(__dirname, "../..");
 const NATS_URL = process.env.NATS_URL;
 const ADMIN_TOKEN = `e2e-admin-${randomBytes(8).toString("hex")}`;
 const STARTUP_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
 /** Process B: every service but the gateway (programs, attribution, sales, commissions, status, notifications, ...). */
 const BACKEND_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway");
 
@@ -36,93 +33,19 @@ if (skipReason) {
 }
 const describeSplit = skipReason ? describe.skip : describe;
 
-/** One `tsx bin/start.ts` child with its captured output. */
-interface Node {
-  name: string;
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  exit: { code: number | null; signal: NodeJS.Signals | null } | null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function startNode(name: string, env: Record<string, string>): Node {
-  const bin = path.join(ROOT, "node_modules", ".bin");
-  // The children run on the same Node as the rest of the project (node_modules/.bin/node when installed).
-  // As in production: none of jest's own settings (NODE_OPTIONS from `npm test`, JEST_*) reach the children.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("JEST_")));
-  const child = spawn(path.join(bin, "tsx"), ["bin/start.ts"], {
-    cwd: ROOT,
-    env: { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    // Own process group: tsx runs the program in a child node process, and the whole group is signalled.
-    detached: true,
-  });
-  const node: Node = { name, child, output: [], exited: undefined as never, exit: null };
-  const capture = (stream: string) => (chunk: Buffer) => {
-    for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) node.output.push(`[${name} ${stream}] ${line}`);
-    if (node.output.length > 2000) node.output.splice(0, node.output.length - 2000);
-  };
-  child.stdout!.on("data", capture("out"));
-  child.stderr!.on("data", capture("err"));
-  node.exited = new Promise((resolve) => {
-    child.on("exit", (code, signal) => {
-      node.exit = { code, signal };
-      resolve(node.exit);
-    });
-    child.on("error", (err) => {
-      node.output.push(`[${name}] spawn failed: ${err.message}`);
-      node.exit = { code: -1, signal: null };
-      resolve(node.exit);
-    });
-  });
-  return node;
-}
-
-function signalGroup(node: Node, signal: NodeJS.Signals): void {
-  if (node.exit || node.child.pid === undefined) return;
-  try {
-    process.kill(-node.child.pid, signal);
-  } catch {
-    /* already gone */
-  }
-}
-
-async function stopNode(node: Node): Promise<void> {
-  if (node.exit) return;
-  signalGroup(node, "SIGTERM");
-  const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), STOP_TIMEOUT_MS).unref());
-  if ((await Promise.race([node.exited, timer])) === "timeout") {
-    node.output.push(`[${node.name}] did not stop within ${STOP_TIMEOUT_MS} ms of SIGTERM; sending SIGKILL`);
-    signalGroup(node, "SIGKILL");
-    await Promise.race([node.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
-  }
-}
-
 interface Res {
   status: number;
   body: any;
 }
 
 describeSplit("split deployment: gateway and services in separate processes over NATS", () => {
-  const nodes: Node[] = [];
+  const nodes: ChildNode[] = [];
   let database: { url: string; drop(): Promise<void> } | undefined;
   let baseUrl = "";
   let dataDir = "";
   let failed = false;
 
-  const logs = () => nodes.map((n) => `----- ${n.name} (pid ${n.child.pid}, exit ${JSON.stringify(n.exit)}) -----\n${n.output.join("\n")}`).join("\n");
+  const logs = () => outputOf(nodes);
 
   /** Runs a test body; on failure prints the children's output once, then rethrows. */
   const withLogs = (fn: () => Promise<void>) => async () => {
@@ -212,7 +135,7 @@ describeSplit("split deployment: gateway and services in separate processes over
     if (unclean.length && !failed) console.error(`A split-deployment process exited uncleanly:\n${logs()}`);
     if (database) await database.drop();
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 2 * STOP_TIMEOUT_MS + 15_000);
+  }, 35_000);
 
   const state: { programId: number; apiKey: string; partnerId: number; referralCode: string; clickId: string; commissionId: number } = {
     programId: 0,
