@@ -2,42 +2,80 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import Stripe from "stripe";
 import { z } from "zod";
 import type { Jsonified } from "../shared/dto";
-import { AppError, ConflictError, ServiceUnavailableError } from "../shared/errors";
+import { AppError, ConflictError, InvalidRequestError, ServiceUnavailableError } from "../shared/errors";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
-import { RetryLaterError, type EventHandler } from "./processor/handler";
+import { RetryLaterError, type EventHandler, type HandlerResult } from "./processor/handler";
 import { handleAccountDeauthorized, handleAccountUpdated } from "./processor/handlers/account";
-import { handleCheckoutSessionCompleted } from "./processor/handlers/checkout-session-completed";
-import { handleDisputeClosed, handleDisputeCreated } from "./processor/handlers/disputes";
-import { handleInvoicePaymentSucceeded } from "./processor/handlers/invoice-payment-succeeded";
+import { handleCheckoutSessionPaid, handleCheckoutSessionPaymentFailed } from "./processor/handlers/checkout-session";
+import { handleDispute } from "./processor/handlers/disputes";
+import { handleInvoicePaid } from "./processor/handlers/invoice-paid";
+import { handleChargeSucceeded, handleInvoicePaymentPaid, handlePaymentIntentSucceeded } from "./processor/handlers/payment-links";
 import { handleChargeRefunded, handleRefundObject } from "./processor/handlers/refunds";
 import { createProcessorRepository, type ProcessorRepository } from "./processor/repository";
+import * as S from "./processor/schemas";
 import type { Program } from "./programs/repository";
 
-/** The event types we act on; every other type is acknowledged and ignored. */
+/** The event types we act on (docs/processor-webhooks.md); every other type is acknowledged and ignored. */
 export const HANDLERS: Record<string, EventHandler> = {
-  "checkout.session.completed": handleCheckoutSessionCompleted,
-  "invoice.payment_succeeded": handleInvoicePaymentSucceeded,
+  "checkout.session.completed": handleCheckoutSessionPaid,
+  "checkout.session.async_payment_succeeded": handleCheckoutSessionPaid,
+  "checkout.session.async_payment_failed": handleCheckoutSessionPaymentFailed,
+  "invoice.payment_succeeded": handleInvoicePaid,
+  "invoice.paid": handleInvoicePaid,
+  "invoice_payment.paid": handleInvoicePaymentPaid,
+  "charge.succeeded": handleChargeSucceeded,
+  "payment_intent.succeeded": handlePaymentIntentSucceeded,
   "charge.refunded": handleChargeRefunded,
   "refund.created": handleRefundObject,
   "refund.updated": handleRefundObject,
-  "charge.dispute.created": handleDisputeCreated,
-  "charge.dispute.closed": handleDisputeClosed,
+  "refund.failed": handleRefundObject,
+  "charge.refund.updated": handleRefundObject,
+  "charge.dispute.created": handleDispute,
+  "charge.dispute.updated": handleDispute,
+  "charge.dispute.funds_withdrawn": handleDispute,
+  "charge.dispute.funds_reinstated": handleDispute,
+  "charge.dispute.closed": handleDispute,
   "account.updated": handleAccountUpdated,
   "account.application.deauthorized": handleAccountDeauthorized,
 };
 
 const WebhookInput = z.object({ payload: z.string().max(1_048_576), signature: z.string().max(4096).optional() });
+/** The envelope fields we rely on; the object itself is validated by each handler. */
+const EventEnvelope = z.looseObject({
+  id: z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, "must be a processor event id"),
+  type: z.string().min(1).max(255),
+  created: z.number().int().nonnegative(),
+  livemode: z.boolean(),
+  account: z.string().max(255).regex(/^[A-Za-z0-9_]+$/).nullish(),
+  data: z.looseObject({ object: z.looseObject({}) }),
+});
 
-type Vars = StorageVars<ProcessorRepository> & { webhookSecret?: string; liveMode: boolean; toleranceSeconds: number; leaseMs: number };
+type Vars = StorageVars<ProcessorRepository> & {
+  webhookSecret?: string;
+  liveMode: boolean;
+  toleranceSeconds: number;
+  leaseMs: number;
+  unlinkedRetrySeconds: number;
+};
+
+/** PostgreSQL refuses NUL in text and JSON; what we store of an event's data must not carry it. */
+const withoutNul = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(/\\u0000/g, "")) as T;
+
+/** Only a temporary problem is worth the processor's retry; bad data would fail the same way forever. */
+const isPermanent = (err: unknown) => err instanceof AppError ? err.errorCode === "invalid_request" : (err as { type?: string })?.type === "invalid_request";
 
 /**
  * Owns the processor's (Stripe Connect) webhooks: signature check, mapping of
  * the connected account to its program, a claim per event id (released when
- * processing fails, so the processor's retry is processed), and the handlers,
- * which act only through the owners' actions.
+ * processing fails for a temporary reason, so the processor's retry is
+ * processed), and the handlers, which act only through the owners' actions.
  */
-const ProcessorService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
+type Methods = {
+  record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }): Promise<Record<string, unknown>>;
+};
+
+const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "processor",
   mixins: [storageMixin(createProcessorRepository)],
 
@@ -46,6 +84,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
     this.liveMode = process.env.PROCESSOR_LIVEMODE !== "false";
     this.toleranceSeconds = Number(process.env.PROCESSOR_WEBHOOK_TOLERANCE_SECONDS ?? 300);
     this.leaseMs = Number(process.env.PROCESSOR_EVENT_LEASE_MS ?? 60_000);
+    this.unlinkedRetrySeconds = Number(process.env.PROCESSOR_UNLINKED_RETRY_SECONDS ?? 3600);
   },
 
   actions: {
@@ -55,9 +94,8 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
       async handler(ctx: Context) {
         const { payload, signature } = parseInput(WebhookInput, ctx.params);
         if (!this.webhookSecret) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
-        let event: Stripe.Event;
         try {
-          event = Stripe.webhooks.constructEvent(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);
+          Stripe.webhooks.signature!.verifyHeader(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);
           // The library refuses only old timestamps; one further ahead than the tolerance is refused too, so a
           // captured delivery can never be replayed for longer than the tolerance.
           const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature ?? "")?.[1]);
@@ -65,39 +103,72 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
         } catch (err) {
           throw new AppError("invalid_signature", `The Stripe-Signature header does not verify: ${(err as Error).message.split(".")[0]}.`);
         }
+        let json: unknown;
+        try {
+          json = JSON.parse(payload);
+        } catch {
+          throw new InvalidRequestError("The webhook body is signed but is not valid JSON.");
+        }
+        const event = parseInput(EventEnvelope, json) as unknown as Stripe.Event;
 
         const handler = HANDLERS[event.type];
         if (!handler) return { received: true, handled: false, reason: `event type '${event.type}' is not used` };
-        if (!event.account) return { received: true, handled: false, reason: "not an event of a connected account" };
+        if (!event.account) return this.record(event, null, "ignored", { reason: "not an event of a connected account" });
         const program = await ctx.call<Jsonified<Program> | null, unknown>("programs.findByProcessorAccount", { accountId: event.account });
-        if (!program) return { received: true, handled: false, reason: `no program is connected to account '${event.account}'` };
-        if (!event.livemode && this.liveMode && !program.testMode) {
-          return { received: true, handled: false, reason: "test-mode event for a live program" };
+        if (!program) return this.record(event, null, "ignored", { reason: `no program is connected to account '${event.account}'` });
+        const testEvent = !event.livemode;
+        if (testEvent && this.liveMode && !program.testMode) {
+          this.logger.warn(`Processor event ${event.id} (${event.type}) is a test-mode event for live program ${program.id}: ignored.`);
+          return this.record(event, program.id, "ignored", { reason: "test-mode event for a live program" });
         }
 
-        const now = new Date();
-        const { claimed, event: stored } = await this.repo.claimEvent({ eventId: event.id, type: event.type, programId: program.id }, this.leaseMs, now);
+        const { claimed, event: stored } = await this.repo.claimEvent({ eventId: event.id, type: event.type, programId: program.id }, this.leaseMs, new Date());
         if (!claimed) {
-          if (stored.status === "processed" || stored.status === "ignored") return { received: true, duplicate: true, status: stored.status };
+          if (stored.status !== "processing" && stored.status !== "failed") return { received: true, duplicate: true, status: stored.status };
           throw new ConflictError(`Event '${event.id}' is being processed by another instance; retry later.`);
         }
+        let result: HandlerResult | { status: "rejected"; outcome: Record<string, unknown> };
         try {
-          const result = await handler({ ctx, repo: this.repo, program, event });
-          await this.repo.finishEvent(event.id, result.status, result.outcome, new Date());
-          return { received: true, handled: result.status === "processed", ...result.outcome };
+          const context = { ctx, repo: this.repo, program, event, testMode: testEvent, logger: this.logger, unlinkedRetrySeconds: this.unlinkedRetrySeconds };
+          result = await handler(context);
         } catch (err) {
-          await this.repo.releaseEvent(event.id, String((err as Error).message ?? err));
-          if (!(err instanceof RetryLaterError)) this.logger.warn(`Processor event ${event.id} (${event.type}) failed; released for retry.`, err);
-          throw new ServiceUnavailableError(`Event '${event.id}' could not be processed yet (${(err as Error).message}); the processor will retry it.`);
+          const message = String((err as Error).message ?? err);
+          if (!isPermanent(err)) {
+            await this.repo.releaseEvent(event.id, withoutNul(message));
+            if (!(err instanceof RetryLaterError)) this.logger.warn(`Processor event ${event.id} (${event.type}) failed; released for retry.`, err);
+            throw new ServiceUnavailableError(`Event '${event.id}' could not be processed yet (${message}); the processor will retry it.`);
+          }
+          this.logger.warn(`Processor event ${event.id} (${event.type}) rejected: ${message}`);
+          result = { status: "rejected", outcome: { reason: `rejected: ${message}` } };
         }
+        await this.repo.finishEvent(event.id, result.status, withoutNul(result.outcome), new Date());
+        return { received: true, handled: result.status === "processed", ...(result.status === "rejected" ? { rejected: true } : {}), ...result.outcome };
       },
     },
 
+    /** One stored event with its outcome (`cli processor-event`). */
     getEvent: {
       async handler(ctx: Context) {
-        const { eventId } = parseInput(z.object({ eventId: z.string().min(1).max(255) }), ctx.params);
+        const { eventId } = parseInput(S.GetEventInput, ctx.params);
         return this.repo.getEvent(eventId);
       },
+    },
+
+    /** The newest stored events, e.g. the rejected ones (`cli processor-events --status rejected`). */
+    listEvents: {
+      async handler(ctx: Context) {
+        const { status, limit } = parseInput(S.ListEventsInput, ctx.params);
+        return this.repo.listEvents({ status, limit });
+      },
+    },
+  },
+
+  methods: {
+    /** Keeps a trace of an event we will never act on, so an operator can see why (`cli processor-events`). */
+    async record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }) {
+      const { claimed } = await this.repo.claimEvent({ eventId: event.id, type: event.type, programId }, this.leaseMs, new Date());
+      if (claimed) await this.repo.finishEvent(event.id, status, withoutNul(outcome), new Date());
+      return { received: true, handled: false, ...outcome };
     },
   },
 };

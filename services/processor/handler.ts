@@ -1,4 +1,4 @@
-import type { Context } from "moleculer";
+import type { Context, Service } from "moleculer";
 import type Stripe from "stripe";
 import type { Jsonified } from "../../shared/dto";
 import type { Program } from "../programs/repository";
@@ -10,6 +10,11 @@ export interface HandlerContext {
   repo: ProcessorRepository;
   program: Jsonified<Program>;
   event: Stripe.Event;
+  /** Sales from test-mode events are test sales (spec 2.3: no commission). */
+  testMode: boolean;
+  logger: Service["logger"];
+  /** How long after its creation an event whose sale is unknown answers 503 (see payments.recordMovements). */
+  unlinkedRetrySeconds: number;
 }
 
 export interface HandlerResult {
@@ -25,7 +30,5 @@ export const ignored = (reason: string): HandlerResult => ({ status: "ignored", 
 /** Thrown when an event cannot be processed yet (for example a refund before its sale): the processor retries it. */
 export class RetryLaterError extends Error {}
 
-export const idOf = (v: string | { id: string } | null | undefined): string | null => (typeof v === "string" ? v : (v?.id ?? null));
-
-/** Amounts at the processor are integers in minor units; event times are Unix seconds. */
+/** Event times are Unix seconds. */
 export const eventTime = (event: Stripe.Event) => new Date(event.created * 1000);

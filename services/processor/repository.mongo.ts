@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
+import { supersedes } from "../../shared/domain/processor-refunds";
 import { isDuplicateKeyError, modelOn, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
-import type { ProcessorEvent, ProcessorPayment, ProcessorRefund, ProcessorRepository } from "./repository";
+import type { FinishedEventStatus, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
 
 type EventDoc = Omit<ProcessorEvent, "eventId"> & { _id: string };
 
@@ -32,19 +33,57 @@ const paymentSchema = new Schema<ProcessorPayment>(
 );
 paymentSchema.index({ programId: 1, reference: 1 }, { unique: true });
 
-const refundSchema = new Schema<ProcessorRefund>(
+eventSchema.index({ status: 1, receivedAt: -1 });
+eventSchema.index({ receivedAt: -1 });
+paymentSchema.index({ programId: 1, transactionId: 1 });
+
+interface AliasDoc {
+  programId: number;
+  reference: string;
+  alias: string;
+}
+const aliasSchema = new Schema<AliasDoc>(
   {
     programId: { type: Number, required: true },
-    refundId: { type: String, required: true },
-    transactionId: { type: String, required: true },
-    amountCents: { type: Number, required: true },
-    kind: { type: String, required: true },
-    createdAt: { type: Date, required: true },
+    reference: { type: String, required: true },
+    alias: { type: String, required: true },
   },
-  schemaOptions("processor_refunds"),
+  schemaOptions("processor_aliases"),
 );
-refundSchema.index({ programId: 1, refundId: 1 }, { unique: true });
-refundSchema.index({ programId: 1, transactionId: 1, createdAt: 1 });
+aliasSchema.index({ programId: 1, reference: 1, alias: 1 }, { unique: true });
+
+const movementSchema = new Schema<ProcessorMovement>(
+  {
+    programId: { type: Number, required: true },
+    movementId: { type: String, required: true },
+    kind: { type: String, required: true },
+    chargeId: { type: String, required: true },
+    paymentIntentId: { type: String, default: null },
+    amountCents: { type: Number, required: true },
+    status: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    statusAt: { type: Date, required: true },
+  },
+  schemaOptions("processor_movements"),
+);
+movementSchema.index({ programId: 1, movementId: 1 }, { unique: true });
+movementSchema.index({ programId: 1, chargeId: 1 });
+movementSchema.index({ programId: 1, paymentIntentId: 1 }, { partialFilterExpression: { paymentIntentId: { $type: "string" } } });
+
+interface SaleRevisionDoc {
+  programId: number;
+  transactionId: string;
+  revision: number;
+}
+const saleRevisionSchema = new Schema<SaleRevisionDoc>(
+  {
+    programId: { type: Number, required: true },
+    transactionId: { type: String, required: true },
+    revision: { type: Number, required: true },
+  },
+  schemaOptions("processor_sales"),
+);
+saleRevisionSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 
 const toEvent = ({ _id, ...rest }: EventDoc): ProcessorEvent => ({ eventId: _id, ...rest });
 const strip = <T extends object>(doc: T & { _id?: unknown }): T => {
@@ -56,14 +95,18 @@ export class MongoProcessorRepository implements ProcessorRepository {
   private constructor(
     private readonly events: Model<EventDoc>,
     private readonly payments: Model<ProcessorPayment>,
-    private readonly refunds: Model<ProcessorRefund>,
+    private readonly aliases: Model<AliasDoc>,
+    private readonly movements: Model<ProcessorMovement>,
+    private readonly revisions: Model<SaleRevisionDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProcessorRepository> {
     const models = [
       modelOn(connection, "ProcessorEvent", eventSchema),
       modelOn(connection, "ProcessorPayment", paymentSchema),
-      modelOn(connection, "ProcessorRefund", refundSchema),
+      modelOn(connection, "ProcessorAlias", aliasSchema),
+      modelOn(connection, "ProcessorMovement", movementSchema),
+      modelOn(connection, "ProcessorSaleRevision", saleRevisionSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoProcessorRepository(...models);
@@ -81,17 +124,18 @@ export class MongoProcessorRepository implements ProcessorRepository {
             $inc: { attempts: 1 },
             $setOnInsert: { type: e.type, programId: e.programId, receivedAt: now, processedAt: null, lastError: null, outcome: null },
           },
-          { upsert: true, new: true },
+          { upsert: true, returnDocument: "after" },
         )
         .lean<EventDoc>();
       return { claimed: true, event: toEvent(doc!) };
     } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
+      // Here the _id is the processor's event id: its duplicate is the business one.
+      if (!isDuplicateKeyError(err, { idIsBusinessKey: true })) throw err;
       return { claimed: false, event: (await this.getEvent(e.eventId))! };
     }
   }
 
-  async finishEvent(eventId: string, status: "processed" | "ignored", outcome: Record<string, unknown>, now: Date): Promise<void> {
+  async finishEvent(eventId: string, status: FinishedEventStatus, outcome: Record<string, unknown>, now: Date): Promise<void> {
     await this.events.updateOne({ _id: eventId }, { $set: { status, outcome, processedAt: now, claimedUntil: null, lastError: null } });
   }
 
@@ -102,6 +146,15 @@ export class MongoProcessorRepository implements ProcessorRepository {
   async getEvent(eventId: string): Promise<ProcessorEvent | null> {
     const doc = await this.events.findById(eventId).lean<EventDoc>();
     return doc ? toEvent(doc) : null;
+  }
+
+  async listEvents(filter: { status?: ProcessorEventStatus; limit: number }): Promise<ProcessorEvent[]> {
+    const docs = await this.events
+      .find(filter.status ? { status: filter.status } : {})
+      .sort({ receivedAt: -1 })
+      .limit(filter.limit)
+      .lean<EventDoc[]>();
+    return docs.map(toEvent);
   }
 
   async linkPayment(p: ProcessorPayment): Promise<void> {
@@ -115,14 +168,66 @@ export class MongoProcessorRepository implements ProcessorRepository {
     return doc ? strip(doc) : null;
   }
 
-  async recordRefund(r: ProcessorRefund): Promise<void> {
-    await this.refunds.updateOne({ programId: r.programId, refundId: r.refundId }, { $setOnInsert: r }, { upsert: true }).catch((err) => {
-      if (!isDuplicateKeyError(err)) throw err;
-    });
+  async listPaymentReferences(programId: number, transactionId: string): Promise<string[]> {
+    const docs = await this.payments.find({ programId, transactionId }, { reference: 1 }).lean<{ reference: string }[]>();
+    return docs.map((d) => d.reference);
   }
 
-  async listRefunds(programId: number, transactionId: string): Promise<ProcessorRefund[]> {
-    const docs = await this.refunds.find({ programId, transactionId }).sort({ createdAt: 1, refundId: 1 }).lean<(ProcessorRefund & { _id: unknown })[]>();
+  async addAlias(programId: number, a: string, b: string): Promise<void> {
+    if (a === b) return;
+    for (const [reference, alias] of [
+      [a, b],
+      [b, a],
+    ]) {
+      await this.aliases.updateOne({ programId, reference, alias }, { $setOnInsert: { programId, reference, alias } }, { upsert: true }).catch((err) => {
+        if (!isDuplicateKeyError(err)) throw err;
+      });
+    }
+  }
+
+  async listAliases(programId: number, reference: string): Promise<string[]> {
+    const docs = await this.aliases.find({ programId, reference }, { alias: 1 }).lean<{ alias: string }[]>();
+    return docs.map((d) => d.alias);
+  }
+
+  async recordMovement(m: ProcessorMovement): Promise<boolean> {
+    try {
+      await this.movements.create([m]);
+      return true;
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    // Compare-and-set against the stored report, so the precedence rule stays in one (pure) place.
+    for (;;) {
+      const current = await this.movements.findOne({ programId: m.programId, movementId: m.movementId }).lean<ProcessorMovement>();
+      if (!current || !supersedes(current, m)) return false;
+      const { modifiedCount } = await this.movements.updateOne(
+        { programId: m.programId, movementId: m.movementId, status: current.status, statusAt: current.statusAt, amountCents: current.amountCents },
+        { $set: { amountCents: m.amountCents, status: m.status, statusAt: m.statusAt, paymentIntentId: m.paymentIntentId ?? current.paymentIntentId } },
+      );
+      if (modifiedCount) return true;
+    }
+  }
+
+  async listMovements(programId: number, references: readonly string[]): Promise<ProcessorMovement[]> {
+    if (!references.length) return [];
+    const refs = [...references];
+    const docs = await this.movements
+      .find({ programId, $or: [{ chargeId: { $in: refs } }, { paymentIntentId: { $type: "string", $in: refs } }] })
+      .sort({ statusAt: 1, movementId: 1 })
+      .lean<(ProcessorMovement & { _id: unknown })[]>();
     return docs.map(strip);
+  }
+
+  async nextRevision(programId: number, transactionId: string): Promise<number> {
+    // Majority-acknowledged so a failover cannot hand out a revision twice.
+    const doc = await this.revisions
+      .findOneAndUpdate(
+        { programId, transactionId },
+        { $inc: { revision: 1 } },
+        { upsert: true, returnDocument: "after", writeConcern: { w: "majority", j: true } },
+      )
+      .lean<SaleRevisionDoc>();
+    return doc!.revision;
   }
 }

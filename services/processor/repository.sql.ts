@@ -1,5 +1,6 @@
+import { supersedes } from "../../shared/domain/processor-refunds";
 import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { ProcessorEvent, ProcessorPayment, ProcessorRefund, ProcessorRepository } from "./repository";
+import type { FinishedEventStatus, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE processor_events (
@@ -29,6 +30,34 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL,
      PRIMARY KEY (program_id, refund_id));
    CREATE INDEX processor_refunds_sale ON processor_refunds (program_id, transaction_id, created_at);`,
+  // Refunds and disputes are kept per processor object with their latest status, and matched to a sale through
+  // the references of its charge, so they can arrive before the sale and are settled from cumulative figures.
+  `DROP TABLE processor_refunds;
+   CREATE TABLE processor_movements (
+     program_id INTEGER NOT NULL,
+     movement_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     charge_id TEXT NOT NULL,
+     payment_intent_id TEXT,
+     amount_cents BIGINT NOT NULL,
+     status TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL,
+     status_at TIMESTAMPTZ NOT NULL,
+     PRIMARY KEY (program_id, movement_id));
+   CREATE INDEX processor_movements_charge ON processor_movements (program_id, charge_id);
+   CREATE INDEX processor_movements_payment_intent ON processor_movements (program_id, payment_intent_id) WHERE payment_intent_id IS NOT NULL;
+   CREATE INDEX processor_payments_sale ON processor_payments (program_id, transaction_id);
+   CREATE TABLE processor_aliases (
+     program_id INTEGER NOT NULL,
+     reference TEXT NOT NULL,
+     alias TEXT NOT NULL,
+     PRIMARY KEY (program_id, reference, alias));
+   CREATE TABLE processor_sales (
+     program_id INTEGER NOT NULL,
+     transaction_id TEXT NOT NULL,
+     revision BIGINT NOT NULL,
+     PRIMARY KEY (program_id, transaction_id));
+   CREATE INDEX processor_events_status ON processor_events (status, received_at DESC);`,
 ];
 
 export class SqlProcessorRepository implements ProcessorRepository {
@@ -53,7 +82,7 @@ export class SqlProcessorRepository implements ProcessorRepository {
     return { claimed: false, event: (await this.getEvent(e.eventId))! };
   }
 
-  async finishEvent(eventId: string, status: "processed" | "ignored", outcome: Record<string, unknown>, now: Date): Promise<void> {
+  async finishEvent(eventId: string, status: FinishedEventStatus, outcome: Record<string, unknown>, now: Date): Promise<void> {
     await this.db.query(
       "UPDATE processor_events SET status = $2, outcome = $3, processed_at = $4, claimed_until = NULL, last_error = NULL WHERE event_id = $1",
       [eventId, status, JSON.stringify(outcome), now],
@@ -72,6 +101,13 @@ export class SqlProcessorRepository implements ProcessorRepository {
     return row ? camelRow<ProcessorEvent>(row) : null;
   }
 
+  async listEvents(filter: { status?: ProcessorEventStatus; limit: number }): Promise<ProcessorEvent[]> {
+    const rows = filter.status
+      ? await this.db.query("SELECT * FROM processor_events WHERE status = $1 ORDER BY received_at DESC LIMIT $2", [filter.status, filter.limit])
+      : await this.db.query("SELECT * FROM processor_events ORDER BY received_at DESC LIMIT $1", [filter.limit]);
+    return rows.map((r) => camelRow<ProcessorEvent>(r));
+  }
+
   async linkPayment(p: ProcessorPayment): Promise<void> {
     await this.db.query(
       `INSERT INTO processor_payments (program_id, reference, transaction_id, sale_amount_cents, charged_amount_cents)
@@ -85,19 +121,64 @@ export class SqlProcessorRepository implements ProcessorRepository {
     return row ? camelRow<ProcessorPayment>(row) : null;
   }
 
-  async recordRefund(r: ProcessorRefund): Promise<void> {
+  async listPaymentReferences(programId: number, transactionId: string): Promise<string[]> {
+    const rows = await this.db.query<{ reference: string }>("SELECT reference FROM processor_payments WHERE program_id = $1 AND transaction_id = $2", [
+      programId,
+      transactionId,
+    ]);
+    return rows.map((r) => r.reference);
+  }
+
+  async addAlias(programId: number, a: string, b: string): Promise<void> {
+    if (a === b) return;
     await this.db.query(
-      `INSERT INTO processor_refunds (program_id, refund_id, transaction_id, amount_cents, kind, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [r.programId, r.refundId, r.transactionId, r.amountCents, r.kind, r.createdAt],
+      "INSERT INTO processor_aliases (program_id, reference, alias) VALUES ($1, $2, $3), ($1, $3, $2) ON CONFLICT DO NOTHING",
+      [programId, a, b],
     );
   }
 
-  async listRefunds(programId: number, transactionId: string): Promise<ProcessorRefund[]> {
+  async listAliases(programId: number, reference: string): Promise<string[]> {
+    const rows = await this.db.query<{ alias: string }>("SELECT alias FROM processor_aliases WHERE program_id = $1 AND reference = $2", [programId, reference]);
+    return rows.map((r) => r.alias);
+  }
+
+  async recordMovement(m: ProcessorMovement): Promise<boolean> {
+    const [inserted] = await this.db.query(
+      `INSERT INTO processor_movements (program_id, movement_id, kind, charge_id, payment_intent_id, amount_cents, status, created_at, status_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING movement_id`,
+      [m.programId, m.movementId, m.kind, m.chargeId, m.paymentIntentId, m.amountCents, m.status, m.createdAt, m.statusAt],
+    );
+    if (inserted) return true;
+    // Compare-and-set against the stored report, so the precedence rule stays in one (pure) place.
+    for (;;) {
+      const [row] = await this.db.query("SELECT * FROM processor_movements WHERE program_id = $1 AND movement_id = $2", [m.programId, m.movementId]);
+      const current = camelRow<ProcessorMovement>(row);
+      if (!supersedes(current, m)) return false;
+      const updated = await this.db.query(
+        `UPDATE processor_movements SET amount_cents = $3, status = $4, status_at = $5, payment_intent_id = COALESCE($6, payment_intent_id)
+         WHERE program_id = $1 AND movement_id = $2 AND status = $7 AND status_at = $8 AND amount_cents = $9 RETURNING movement_id`,
+        [m.programId, m.movementId, m.amountCents, m.status, m.statusAt, m.paymentIntentId, current.status, current.statusAt, current.amountCents],
+      );
+      if (updated.length) return true;
+    }
+  }
+
+  async listMovements(programId: number, references: readonly string[]): Promise<ProcessorMovement[]> {
+    if (!references.length) return [];
     const rows = await this.db.query(
-      "SELECT * FROM processor_refunds WHERE program_id = $1 AND transaction_id = $2 ORDER BY created_at, refund_id",
+      `SELECT * FROM processor_movements WHERE program_id = $1 AND (charge_id = ANY($2::text[]) OR payment_intent_id = ANY($2::text[]))
+       ORDER BY status_at, movement_id`,
+      [programId, references],
+    );
+    return rows.map((r) => camelRow<ProcessorMovement>(r));
+  }
+
+  async nextRevision(programId: number, transactionId: string): Promise<number> {
+    const [row] = await this.db.query<{ revision: number }>(
+      `INSERT INTO processor_sales (program_id, transaction_id, revision) VALUES ($1, $2, 1)
+       ON CONFLICT (program_id, transaction_id) DO UPDATE SET revision = processor_sales.revision + 1 RETURNING revision`,
       [programId, transactionId],
     );
-    return rows.map((r) => camelRow<ProcessorRefund>(r));
+    return row.revision;
   }
 }

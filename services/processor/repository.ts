@@ -1,11 +1,16 @@
+import type { ProcessorMovement } from "../../shared/domain/processor-refunds";
 import type { Database } from "../../shared/storage/database";
+
+export type { ProcessorMovement };
 
 /**
  * `processing`: claimed by an instance until `claimedUntil`; `failed`: released
- * after an error, so the processor's retry is processed; `processed` and
- * `ignored`: done, a redelivery is a duplicate.
+ * after a temporary error, so the processor's retry is processed; `processed`
+ * and `ignored`: done, a redelivery is a duplicate; `rejected`: the event can
+ * never succeed (bad data), answered 2xx so the processor stops retrying.
  */
-export type ProcessorEventStatus = "processing" | "processed" | "failed" | "ignored";
+export type ProcessorEventStatus = "processing" | "processed" | "failed" | "ignored" | "rejected";
+export type FinishedEventStatus = "processed" | "ignored" | "rejected";
 
 export interface ProcessorEvent {
   eventId: string;
@@ -20,7 +25,10 @@ export interface ProcessorEvent {
   outcome: Record<string, unknown> | null;
 }
 
-/** A processor reference (payment intent, invoice, charge, subscription) of a recorded sale. */
+/**
+ * A processor reference (checkout session, payment intent, invoice, charge,
+ * `subscription:<id>`) known to belong to a recorded sale.
+ */
 export interface ProcessorPayment {
   programId: number;
   reference: string;
@@ -30,35 +38,39 @@ export interface ProcessorPayment {
   chargedAmountCents: number;
 }
 
-/** A refund or dispute seen at the processor, in the charged unit. */
-export interface ProcessorRefund {
-  programId: number;
-  refundId: string;
-  transactionId: string;
-  amountCents: number;
-  kind: "refund" | "dispute";
-  /** The processor's own creation time: refunds are applied in this order. */
-  createdAt: Date;
-}
-
-/** Storage contract of the processor service: the event log and the processor's references. */
+/** Storage contract of the processor service: the event log, the references of sales, and refunds and disputes. */
 export interface ProcessorRepository {
   /**
    * Claims an event for processing: new ones, failed ones, and ones whose
    * claim expired. Returns the stored event and whether this call claimed it.
    */
   claimEvent(e: { eventId: string; type: string; programId: number | null }, leaseMs: number, now: Date): Promise<{ claimed: boolean; event: ProcessorEvent }>;
-  finishEvent(eventId: string, status: "processed" | "ignored", outcome: Record<string, unknown>, now: Date): Promise<void>;
+  finishEvent(eventId: string, status: FinishedEventStatus, outcome: Record<string, unknown>, now: Date): Promise<void>;
   /** Marks a claimed event failed so a redelivery processes it again. */
   releaseEvent(eventId: string, error: string): Promise<void>;
   getEvent(eventId: string): Promise<ProcessorEvent | null>;
+  /** The newest events first, optionally only those with a status. */
+  listEvents(filter: { status?: ProcessorEventStatus; limit: number }): Promise<ProcessorEvent[]>;
+
   /** Keeps the first link of a reference. */
   linkPayment(p: ProcessorPayment): Promise<void>;
   findPayment(programId: number, reference: string): Promise<ProcessorPayment | null>;
-  /** Keeps the first record of a refund id. */
-  recordRefund(r: ProcessorRefund): Promise<void>;
-  /** A sale's refunds and disputes in the processor's order. */
-  listRefunds(programId: number, transactionId: string): Promise<ProcessorRefund[]>;
+  /** Every reference linked to the sale. */
+  listPaymentReferences(programId: number, transactionId: string): Promise<string[]>;
+  /** Records that two references name the same payment (kept in both directions). */
+  addAlias(programId: number, a: string, b: string): Promise<void>;
+  listAliases(programId: number, reference: string): Promise<string[]>;
+
+  /**
+   * Stores what the processor said of one refund, dispute or charge; a report
+   * that does not supersede the stored one (older, or after a final status)
+   * is ignored. Returns whether it changed anything.
+   */
+  recordMovement(m: ProcessorMovement): Promise<boolean>;
+  /** Movements of the charges or payment intents among `references`. */
+  listMovements(programId: number, references: readonly string[]): Promise<ProcessorMovement[]>;
+  /** Increments and returns the sale's revision: every change of its refunds or references moves it on. */
+  nextRevision(programId: number, transactionId: string): Promise<number>;
 }
 
 export async function createProcessorRepository(db: Database): Promise<ProcessorRepository> {

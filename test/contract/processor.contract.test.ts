@@ -39,17 +39,66 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     expect(await repo().findPayment(2, ref)).toBeNull();
   });
 
-  it("refunds are recorded once by id and listed in the processor's order", async () => {
+  it("every reference of a sale is listed; aliases are kept both ways, per program", async () => {
     const tx = `cs_${unique()}`;
-    await repo().recordRefund({ programId: 1, refundId: "re_b", transactionId: tx, amountCents: 200, kind: "refund", createdAt: at(2 * SECOND) });
-    await repo().recordRefund({ programId: 1, refundId: "re_a", transactionId: tx, amountCents: 100, kind: "refund", createdAt: at(SECOND) });
-    await repo().recordRefund({ programId: 1, refundId: "re_a", transactionId: tx, amountCents: 999, kind: "refund", createdAt: at(0) });
-    await repo().recordRefund({ programId: 1, refundId: "dp_c", transactionId: tx, amountCents: 300, kind: "dispute", createdAt: at(3 * SECOND) });
-    expect((await repo().listRefunds(1, tx)).map((r) => [r.refundId, r.amountCents, r.kind])).toEqual([
-      ["re_a", 100, "refund"],
-      ["re_b", 200, "refund"],
-      ["dp_c", 300, "dispute"],
+    for (const reference of [tx, `pi_${unique()}`, `in_${unique()}`]) {
+      await repo().linkPayment({ programId: 1, reference, transactionId: tx, saleAmountCents: 100, chargedAmountCents: 100 });
+    }
+    expect((await repo().listPaymentReferences(1, tx)).sort()).toHaveLength(3);
+    expect(await repo().listPaymentReferences(2, tx)).toEqual([]);
+    const [a, b, c] = [`in_${unique()}`, `pi_${unique()}`, `ch_${unique()}`];
+    await repo().addAlias(1, a, b);
+    await repo().addAlias(1, a, b);
+    await repo().addAlias(1, c, a);
+    expect((await repo().listAliases(1, a)).sort()).toEqual([b, c].sort());
+    expect(await repo().listAliases(1, b)).toEqual([a]);
+    expect(await repo().listAliases(2, a)).toEqual([]);
+  });
+
+  it("a movement keeps its newest report; a final status is never overwritten; matched by charge or payment intent", async () => {
+    const [charge, intent] = [`ch_${unique()}`, `pi_${unique()}`];
+    const refund = { programId: 1, movementId: `re_${unique()}`, kind: "refund" as const, chargeId: charge, paymentIntentId: intent, amountCents: 300, createdAt: at(0) };
+    expect(await repo().recordMovement({ ...refund, status: "pending", statusAt: at(SECOND) })).toBe(true);
+    expect(await repo().recordMovement({ ...refund, status: "succeeded", statusAt: at(3 * SECOND) })).toBe(true);
+    // An older report arriving late changes nothing.
+    expect(await repo().recordMovement({ ...refund, status: "pending", statusAt: at(2 * SECOND) })).toBe(false);
+    expect(await repo().recordMovement({ ...refund, status: "failed", statusAt: at(4 * SECOND) })).toBe(true);
+    expect(await repo().recordMovement({ ...refund, status: "succeeded", statusAt: at(9 * SECOND) })).toBe(false);
+    const dispute = { programId: 1, movementId: `dp_${unique()}`, kind: "dispute" as const, chargeId: charge, paymentIntentId: null, amountCents: 700, status: "needs_response", createdAt: at(0), statusAt: at(0) };
+    await repo().recordMovement(dispute);
+    const byCharge = await repo().listMovements(1, [charge]);
+    // In the order of their latest news.
+    expect(byCharge.map((m) => [m.movementId, m.status, m.amountCents, m.kind])).toEqual([
+      [dispute.movementId, "needs_response", 700, "dispute"],
+      [refund.movementId, "failed", 300, "refund"],
     ]);
-    expect(await repo().listRefunds(2, tx)).toEqual([]);
+    expect(byCharge[1]).toEqual({ ...refund, status: "failed", statusAt: at(4 * SECOND) });
+    expect((await repo().listMovements(1, [intent])).map((m) => m.movementId)).toEqual([refund.movementId]);
+    expect(await repo().listMovements(2, [charge, intent])).toEqual([]);
+    expect(await repo().listMovements(1, [])).toEqual([]);
+  });
+
+  it("concurrent reports of one movement: it ends at the final one", async () => {
+    const base = { programId: 3, movementId: `dp_${unique()}`, kind: "dispute" as const, chargeId: `ch_${unique()}`, paymentIntentId: null, amountCents: 10, createdAt: at(0) };
+    const statuses = ["needs_response", "under_review", "won", "needs_response", "under_review"];
+    await Promise.all(statuses.map((status, i) => repo().recordMovement({ ...base, status, statusAt: at(i * SECOND) })));
+    expect((await repo().listMovements(3, [base.chargeId]))[0].status).toBe("won");
+  });
+
+  it("a sale's revision only grows, once per call, also concurrently", async () => {
+    const tx = `cs_${unique()}`;
+    expect(await repo().nextRevision(1, tx)).toBe(1);
+    const revisions = await Promise.all(Array.from({ length: 8 }, () => repo().nextRevision(1, tx)));
+    expect(revisions.sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await repo().nextRevision(2, tx)).toBe(1);
+  });
+
+  it("lists events newest first, by status", async () => {
+    const e = { eventId: `evt_${unique()}`, type: "refund.created", programId: 1 };
+    await repo().claimEvent(e, LEASE, at(5 * SECOND));
+    await repo().finishEvent(e.eventId, "rejected", { reason: "rejected: bad data" }, at(6 * SECOND));
+    const rejected = await repo().listEvents({ status: "rejected", limit: 10 });
+    expect(rejected.find((r) => r.eventId === e.eventId)).toMatchObject({ status: "rejected", outcome: { reason: "rejected: bad data" } });
+    expect((await repo().listEvents({ limit: 1 })).length).toBe(1);
   });
 });

@@ -154,9 +154,9 @@ describe("refunds and disputes", () => {
     const c = await commission(s.commissionId);
     expect(c).toMatchObject({ refundedCents: 10_000, deductedCents: 2000, status: "reversed" });
     expect(c.refunds.map((r: any) => [r.refundId, r.appliedCents, r.deductionCents])).toEqual([
-      [re1.id, 3000, 600],
-      [re2.id, 2000, 400],
-      [re3.id, 5000, 1000],
+      [`processor:${re1.id}`, 3000, 600],
+      [`processor:${re2.id}`, 2000, 400],
+      [`processor:${re3.id}`, 5000, 1000],
     ]);
     // The same numbers as the refund endpoint gives for 3000, 2000 and the rest.
     const other = await sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("tx"), amount_cents: 10_000, click_id: await click() } });
@@ -200,14 +200,14 @@ describe("refunds and disputes", () => {
     const dispute = { id: processorId("dp"), object: "dispute", amount: 10_000, charge: charge.id, payment_intent: charge.payment_intent, reason: "fraudulent", status: "needs_response", created: Math.floor(Date.now() / 1000) };
     await send("charge.dispute.created", dispute);
     expect(await commission(s.commissionId)).toMatchObject({ status: "reversed", deductedCents: 2000, reason: "Chargeback at the processor" });
-    expect((await commission(s.commissionId)).refunds[0]).toMatchObject({ refundId: dispute.id, reasonCode: "chargeback" });
+    expect((await commission(s.commissionId)).refunds[0]).toMatchObject({ refundId: `processor:${dispute.id}`, reasonCode: "chargeback" });
 
     await send("charge.dispute.closed", { ...dispute, status: "won" });
     const c = await commission(s.commissionId);
     expect(c).toMatchObject({ status: "pending", refundedCents: 0, deductedCents: 0 });
     expect(c.refunds.map((r: any) => [r.refundId, r.appliedCents, r.deductionCents])).toEqual([
-      [dispute.id, 10_000, 2000],
-      [`${dispute.id}:restored`, -10_000, -2000],
+      [`processor:${dispute.id}`, 10_000, 2000],
+      [`processor:${dispute.id}:restored`, -10_000, -2000],
     ]);
     // Redelivered or repeated, nothing more happens.
     await send("charge.dispute.closed", { ...dispute, status: "won" });
@@ -220,8 +220,10 @@ describe("refunds and disputes", () => {
     const dispute = { id: processorId("dp"), object: "dispute", amount: 10_000, charge: charge.id, payment_intent: charge.payment_intent, reason: "fraudulent", status: "needs_response", created: Math.floor(Date.now() / 1000) };
     await send("charge.dispute.created", dispute);
     const res = await send("charge.dispute.closed", { ...dispute, status: "lost" });
-    expect(res.body).toMatchObject({ handled: false });
-    expect(await commission(s.commissionId)).toMatchObject({ status: "reversed" });
+    expect(res.body).toMatchObject({ handled: true, status: "lost" });
+    const c = await commission(s.commissionId);
+    expect(c).toMatchObject({ status: "reversed", deductedCents: 2000 });
+    expect(c.refunds).toHaveLength(1);
   });
 });
 

@@ -14,10 +14,9 @@ export async function handleAccountUpdated(h: HandlerContext): Promise<HandlerRe
     chargesEnabled: account.charges_enabled === true,
     payoutsEnabled: account.payouts_enabled === true,
     detailsSubmitted: account.details_submitted === true,
-    // The first time it connects; later updates keep that date.
-    connectedAt: connected && !h.program.processor.connectedAt ? eventTime(h.event).toISOString() : undefined,
   };
-  await h.ctx.call("programs.updateProcessorConnection", { programId: h.program.id, ...patch });
+  // The event's time: the programs service makes it the connection date if this update is the first to connect.
+  await h.ctx.call("programs.updateProcessorConnection", { programId: h.program.id, ...patch, connectedAt: eventTime(h.event).toISOString() });
   return processed(patch);
 }
 

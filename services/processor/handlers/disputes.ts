@@ -1,32 +1,27 @@
-import type Stripe from "stripe";
-import { idOf, ignored, processed, type HandlerContext, type HandlerResult } from "../handler";
-import { applyReversals, requirePayment } from "../payments";
+import { InvalidRequestError } from "../../../shared/errors";
+import { eventTime, processed, type HandlerContext, type HandlerResult } from "../handler";
+import { Dispute, objectOf } from "../objects";
+import { recordMovements } from "../payments";
 
-/** A chargeback reverses the commission like a refund, with reason `chargeback`. */
-export async function handleDisputeCreated(h: HandlerContext): Promise<HandlerResult> {
-  const dispute = h.event.data.object as Stripe.Dispute;
-  const payment = await requirePayment(h, [idOf(dispute.payment_intent), idOf(dispute.charge)]);
-  await h.repo.recordRefund({
+/**
+ * Every `charge.dispute.*` event: the dispute's latest status. Money counts as
+ * reversed only while the processor has withdrawn it (`needs_response`,
+ * `under_review`, `lost`); an inquiry (`warning_*`) moves none, and `won`
+ * gives back what the chargeback reversed (an opposite ledger entry).
+ */
+export async function handleDispute(h: HandlerContext): Promise<HandlerResult> {
+  const dispute = objectOf(Dispute, h.event);
+  if (!dispute.charge) throw new InvalidRequestError(`Dispute ${dispute.id} names no charge.`);
+  const movement = {
     programId: h.program.id,
-    refundId: dispute.id,
-    transactionId: payment.transactionId,
+    movementId: dispute.id,
+    kind: "dispute" as const,
+    chargeId: dispute.charge,
+    paymentIntentId: dispute.payment_intent,
     amountCents: dispute.amount,
-    kind: "dispute",
+    status: dispute.status,
     createdAt: new Date(dispute.created * 1000),
-  });
-  return processed({ transactionId: payment.transactionId, applied: await applyReversals(h, payment) });
-}
-
-/** A dispute won gives back what its chargeback reversed, as a new opposite entry; a lost one changes nothing. */
-export async function handleDisputeClosed(h: HandlerContext): Promise<HandlerResult> {
-  const dispute = h.event.data.object as Stripe.Dispute;
-  if (dispute.status !== "won") return ignored(`dispute closed as '${dispute.status}': the reversal stands`);
-  const payment = await requirePayment(h, [idOf(dispute.payment_intent), idOf(dispute.charge)]);
-  const restored = await h.ctx.call<Record<string, unknown>, unknown>("sales.restoreTransaction", {
-    programId: h.program.id,
-    transactionId: payment.transactionId,
-    refundId: dispute.id,
-    reason: "Chargeback won: commission restored",
-  });
-  return processed({ transactionId: payment.transactionId, ...restored });
+    statusAt: eventTime(h.event),
+  };
+  return processed({ disputeId: dispute.id, status: dispute.status, ...(await recordMovements(h, [movement], [])) });
 }

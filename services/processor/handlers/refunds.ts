@@ -1,39 +1,60 @@
-import type Stripe from "stripe";
-import { idOf, processed, ignored, type HandlerContext, type HandlerResult } from "../handler";
-import { applyReversals, requirePayment } from "../payments";
+import type { ProcessorMovement } from "../../../shared/domain/processor-refunds";
+import { eventTime, processed, type HandlerContext, type HandlerResult } from "../handler";
+import { Charge, objectOf, Refund } from "../objects";
+import { recordMovements } from "../payments";
+import { InvalidRequestError } from "../../../shared/errors";
 
-/** Only money that actually went back counts; a pending refund is applied when it succeeds. */
-const settled = (refund: Stripe.Refund) => refund.status === "succeeded";
+type RefundObject = ReturnType<typeof Refund.parse>;
+
+function refundMovement(h: HandlerContext, refund: RefundObject, chargeId: string | null): ProcessorMovement {
+  const charge = refund.charge ?? chargeId;
+  if (!charge) throw new InvalidRequestError(`Refund ${refund.id} names no charge.`);
+  return {
+    programId: h.program.id,
+    movementId: refund.id,
+    kind: "refund",
+    chargeId: charge,
+    paymentIntentId: refund.payment_intent,
+    amountCents: refund.amount,
+    status: refund.status ?? "succeeded",
+    createdAt: new Date(refund.created * 1000),
+    statusAt: eventTime(h.event),
+  };
+}
 
 /**
- * `charge.refunded` (with the charge's refund list, when the API version
- * includes it) and `refund.created` / `refund.updated` (one refund object):
- * each refund object is recorded once by its id and applied in order.
+ * `refund.created`, `refund.updated`, `refund.failed`, `charge.refund.updated`:
+ * one refund object with its latest status. A failed or canceled refund gives
+ * back what it took (an opposite ledger entry).
+ */
+export async function handleRefundObject(h: HandlerContext): Promise<HandlerResult> {
+  const refund = objectOf(Refund, h.event);
+  const movement = refundMovement(h, refund, null);
+  return processed({ refundId: refund.id, status: movement.status, ...(await recordMovements(h, [movement], [])) });
+}
+
+/**
+ * `charge.refunded`: the charge's cumulative `amount_refunded` (the measure
+ * when no refund objects are seen), and the refunds it lists (API versions
+ * before 2022-11-15, or expanded).
  */
 export async function handleChargeRefunded(h: HandlerContext): Promise<HandlerResult> {
-  const charge = h.event.data.object as Stripe.Charge & { invoice?: string | { id: string } | null };
-  const payment = await requirePayment(h, [idOf(charge.payment_intent), idOf(charge.invoice), charge.id]);
-  const refunds = (charge.refunds?.data ?? []).filter(settled);
-  for (const refund of refunds) await recordRefund(h, payment.transactionId, refund);
-  const applied = await applyReversals(h, payment);
-  return processed({ transactionId: payment.transactionId, amountRefunded: charge.amount_refunded, refundsListed: refunds.length, applied });
-}
-
-export async function handleRefundObject(h: HandlerContext): Promise<HandlerResult> {
-  const refund = h.event.data.object as Stripe.Refund;
-  if (!settled(refund)) return ignored(`refund status is '${refund.status}'`);
-  const payment = await requirePayment(h, [idOf(refund.payment_intent), idOf(refund.charge)]);
-  await recordRefund(h, payment.transactionId, refund);
-  return processed({ transactionId: payment.transactionId, applied: await applyReversals(h, payment) });
-}
-
-function recordRefund(h: HandlerContext, transactionId: string, refund: Stripe.Refund) {
-  return h.repo.recordRefund({
+  const charge = objectOf(Charge, h.event);
+  const at = eventTime(h.event);
+  const refunds = (charge.refunds?.data ?? []).map((r) => refundMovement(h, r, charge.id));
+  const snapshot: ProcessorMovement = {
     programId: h.program.id,
-    refundId: refund.id,
-    transactionId,
-    amountCents: refund.amount,
-    kind: "refund",
-    createdAt: new Date(refund.created * 1000),
-  });
+    movementId: charge.id,
+    kind: "charge",
+    chargeId: charge.id,
+    paymentIntentId: charge.payment_intent,
+    amountCents: charge.amount_refunded ?? refunds.filter((r) => r.status !== "failed" && r.status !== "canceled").reduce((s, r) => s + r.amountCents, 0),
+    status: "snapshot",
+    createdAt: at,
+    statusAt: at,
+  };
+  // The newest listed refund names the ledger entry; the snapshot, when none is listed.
+  const newestFirst = [...refunds].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const movements = [...newestFirst, snapshot];
+  return processed({ amountRefunded: snapshot.amountCents, refundsListed: refunds.length, ...(await recordMovements(h, movements, [charge.invoice])) });
 }

@@ -1,0 +1,15 @@
+import type { HandlerContext } from "./handler";
+
+/** Records a processor sale; one already recorded (a redelivery, or processing retried after a failure) is fine. */
+export async function recordSaleOnce(h: HandlerContext, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+  try {
+    const { sale, commissionId } = await h.ctx.call<{ sale: { id: number; partnerId: number | null; attributionMethod: string | null }; commissionId: number | null }, unknown>(
+      "sales.recordProcessorSale",
+      input,
+    );
+    return { saleId: sale.id, partnerId: sale.partnerId, attributionMethod: sale.attributionMethod, commissionId };
+  } catch (err) {
+    if ((err as { type?: string }).type === "already_recorded") return { alreadyRecorded: true };
+    throw err;
+  }
+}

@@ -1,0 +1,8 @@
+import { z } from "zod";
+
+export const GetEventInput = z.object({ eventId: z.string().min(1).max(255) });
+
+export const ListEventsInput = z.object({
+  status: z.enum(["processing", "processed", "failed", "ignored", "rejected"]).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
