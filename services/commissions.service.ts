@@ -42,6 +42,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   actions: {
     /** Creates the sale's commission at the program's current rule, frozen on the record. Idempotent per sale. */
     createForSale: {
+      // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
+      idempotent: true,
       async handler(ctx: Context): Promise<CreatedCommission> {
         const input = parseInput(S.CreateForSaleInput, ctx.params);
         const program = await getProgram<Program>(ctx, input.programId);
@@ -72,6 +74,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** Spec 3.1: one refund or chargeback against the sale's commission, in one transaction. */
     reverseForSale: {
+      idempotent: true,
       async handler(ctx: Context): Promise<RefundResponse> {
         const input = parseInput(S.ReverseForSaleInput, ctx.params);
         const outcome = await this.repo.transaction((tx) => ledger.reverseCommission(tx, input, new Date()));
@@ -92,25 +95,31 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** A won dispute: the chargeback's reversal is undone by an opposite entry. */
-    restoreForSale: {
+    /** The processor's cumulative refunds and disputes of a sale, settled on its commission (ledger.settleProcessorReversal). */
+    settleProcessorForSale: {
+      idempotent: true,
       visibility: "public",
       async handler(ctx: Context) {
-        const input = parseInput(S.RestoreForSaleInput, ctx.params);
-        const outcome = await this.repo.transaction((tx) => ledger.restoreReversal(tx, input, new Date()));
-        if (outcome.kind !== "restored") return outcome;
-        this.relay.nudge();
+        const input = parseInput(S.SettleProcessorForSaleInput, ctx.params);
+        const outcome = await this.repo.transaction((tx) => ledger.settleProcessorReversal(tx, input, new Date()));
+        if (outcome.kind !== "settled") return outcome;
+        if (outcome.applied || outcome.restored.length) this.relay.nudge();
+        const c = outcome.commission;
         return {
-          kind: "restored",
-          commissionId: outcome.commission.id,
-          status: outcome.commission.status,
-          restoredAmount: toMajorUnits(outcome.restoredCents, outcome.commission.currency),
+          kind: "settled",
+          commissionId: c.id,
+          status: c.status,
+          refundedCents: c.refundedCents,
+          applied: outcome.applied,
+          restored: outcome.restored,
+          deductionAmount: toMajorUnits(outcome.deductionCents, c.currency),
         };
       },
     },
 
     /** Credits every commission whose hold has passed (also run periodically). */
     approveDue: {
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId } = parseInput(S.ApproveDueInput, ctx.params);
         const approved: number[] = [];
@@ -131,7 +140,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context) {
         const input = parseInput(S.CreateWithdrawalInput, ctx.params);
         const key = await this.balanceKey(ctx, input);
-        return toDto(await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date())));
+        return toDto(await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date(), input.idempotencyKey)));
       },
     },
 
@@ -144,6 +153,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** A partner's balance in a program, with its withdrawals. */
     balance: {
+      idempotent: true,
       async handler(ctx: Context) {
         const key = await this.balanceKey(ctx, parseInput(S.BalanceKeyInput, ctx.params));
         const balance = (await this.repo.getBalance(key)) ?? { ...key, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
@@ -153,6 +163,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** A commission with its refunds and outbox events (operators, REPL). */
     get: {
+      idempotent: true,
       async handler(ctx: Context) {
         const { commissionId } = parseInput(S.CommissionIdInput, ctx.params);
         const commission = await this.repo.getCommission(commissionId);
@@ -163,6 +174,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     },
 
     outboxBacklog: {
+      idempotent: true,
       async handler() {
         return { pending: await this.repo.outboxBacklog() };
       },
@@ -170,6 +182,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** Checks the ledger invariants over one consistent snapshot (operators: `cli reconcile`, `GET /api/admin/reconcile`). */
     reconcile: {
+      idempotent: true,
       async handler() {
         const started = Date.now();
         const report = checkLedgerInvariants(await this.repo.ledgerSnapshot());

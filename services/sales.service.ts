@@ -103,7 +103,6 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           ...input,
           customerKey: input.attributionHints.customerKey ?? null,
           email: input.attributionHints.email ?? null,
-          isTest: false,
           saleType: input.isRecurring ? "subscription" : null,
         });
         return { sale: toDto(sale), commissionId: commission?.commissionId ?? null };
@@ -112,6 +111,8 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** Spec 4.1: finds the sale in the caller's program and reverses its commission. */
     refund: {
+      // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
+      idempotent: true,
       async handler(ctx: Context<unknown, CallerMeta>): Promise<RefundResponse> {
         const programId = this.programOf(ctx);
         const input = parseInput(S.RefundRequest, ctx.params);
@@ -125,28 +126,31 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** The processor's refund or chargeback of a sale: the same reversal as the refund endpoint. */
-    refundTransaction: {
-      visibility: "public",
-      async handler(ctx: Context): Promise<RefundResponse> {
-        const { programId, transactionId, amountCents, ...request } = parseInput(S.TransactionRefundInput, ctx.params);
-        const sale = await this.requireSale(programId, transactionId);
-        return this.reverseSale(ctx, sale, { ...request, amountCents: amountCents ?? undefined });
-      },
-    },
-
-    /** A dispute closed as won: restores what its chargeback reversed. */
-    restoreTransaction: {
+    /**
+     * The processor's refunds and disputes of a sale, as a target for what its
+     * entries have refunded (the same ledger as the refund endpoint).
+     */
+    settleProcessorTransaction: {
+      idempotent: true,
       visibility: "public",
       async handler(ctx: Context) {
-        const { programId, transactionId, refundId, reason } = parseInput(S.TransactionRestoreInput, ctx.params);
+        const { programId, transactionId, ...settlement } = parseInput(S.ProcessorSettlementInput, ctx.params);
         const sale = await this.requireSale(programId, transactionId);
+        if (sale.commissionState === "pending") await this.ensureCommission(ctx, sale);
         if (sale.commissionState === "none") return { kind: "no_commission" };
-        return ctx.call("commissions.restoreForSale", { saleId: sale.id, refundId, reason });
+        const result = await ctx.call<{ kind: string; applied?: string | null; restored?: string[] }, unknown>("commissions.settleProcessorForSale", {
+          saleId: sale.id,
+          ...settlement,
+        });
+        if (result.applied || result.restored?.length) {
+          this.logger.info(`Processor ${settlement.reasonCode} news on sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}): ${JSON.stringify(result)}.`);
+        }
+        return result;
       },
     },
 
     get: {
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId, transactionId } = parseInput(S.GetSaleInput, ctx.params);
         return toDto(await this.requireSale(programId, transactionId));

@@ -8,7 +8,7 @@
  * partner's balance row first, then the commission, then withdrawals.
  */
 import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
-import { reduceOpenWithdrawals } from "../../shared/domain/withdrawals";
+import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "../../shared/domain/withdrawals";
 import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
 import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, Withdrawal } from "./repository";
@@ -194,6 +194,84 @@ export async function restoreReversal(tx: CommissionsTx, req: { saleId: number; 
   return { kind: "restored", commission: updated, restoredCents };
 }
 
+/** Entries the processor's settlements write carry this prefix (the refund endpoint refuses it in `refund_id`). */
+export const PROCESSOR_ENTRY_PREFIX = "processor:";
+const RESTORED_SUFFIX = ":restored";
+
+export interface ProcessorSettlement {
+  saleId: number;
+  /** Grows with every change the processor reported on the sale; a settlement older than the last one is stale. */
+  revision: number;
+  /** The sale's refunded part (in the sale's unit) that the processor's cumulative figures call for. */
+  targetRefundedCents: number;
+  /** The processor object (refund, dispute, charge) whose news caused this settlement: names the entries. */
+  causeId: string;
+  reasonCode: RefundReasonCode;
+  /** Reason recorded on a new reversal. */
+  reason: string;
+  /** Reason recorded when part of what the processor reversed is given back. */
+  restoreReason: string;
+}
+
+export type SettlementOutcome =
+  | { kind: "no_commission" }
+  | { kind: "stale"; commissionId: number; revision: number }
+  | { kind: "settled"; commission: Commission; restored: string[]; applied: string | null; deductionCents: number };
+
+/**
+ * Brings what the processor's entries have refunded on a sale to the target
+ * its cumulative figures give (refunds, withdrawn disputes), in one
+ * transaction. Going up adds one reversal entry; going down restores whole
+ * entries with opposite ones (the cause's own entry first, then the newest),
+ * then tops up any rounding remainder. Idempotent: the same or an older
+ * revision changes nothing, so concurrent or reordered events cannot undo
+ * newer news.
+ */
+export async function settleProcessorReversal(tx: CommissionsTx, req: ProcessorSettlement, now: Date): Promise<SettlementOutcome> {
+  const found = await tx.findCommissionBySale(req.saleId);
+  if (!found) return { kind: "no_commission" };
+  await tx.getBalanceForUpdate(balanceKeyOf(found));
+  const locked = (await tx.getCommissionForUpdate(found.id))!;
+  if (req.revision <= locked.processorRevision) return { kind: "stale", commissionId: locked.id, revision: locked.processorRevision };
+
+  const entries = await tx.listRefunds(locked.id);
+  const restoredIds = new Set(entries.filter((e) => e.refundId?.endsWith(RESTORED_SUFFIX)).map((e) => e.refundId!.slice(0, -RESTORED_SUFFIX.length)));
+  const live = entries.filter((e) => e.appliedCents > 0 && e.refundId?.startsWith(PROCESSOR_ENTRY_PREFIX) && !restoredIds.has(e.refundId));
+  let appliedCents = live.reduce((sum, e) => sum + e.appliedCents, 0);
+  const target = Math.min(Math.max(req.targetRefundedCents, 0), locked.saleAmountCents);
+  const causeOf = (refundId: string) => refundId.slice(PROCESSOR_ENTRY_PREFIX.length).replace(/@\d+$/, "");
+
+  const restored: string[] = [];
+  let deductionCents = 0;
+  const byCauseThenNewest = [...live].sort((a, b) => Number(causeOf(b.refundId!) === req.causeId) - Number(causeOf(a.refundId!) === req.causeId) || b.id - a.id);
+  for (const entry of byCauseThenNewest) {
+    if (appliedCents <= target) break;
+    const outcome = await restoreReversal(tx, { saleId: req.saleId, refundId: entry.refundId!, reason: req.restoreReason }, now);
+    if (outcome.kind !== "restored") continue;
+    appliedCents -= entry.appliedCents;
+    deductionCents -= outcome.restoredCents;
+    restored.push(entry.refundId!);
+  }
+
+  let applied: string | null = null;
+  if (target > appliedCents) {
+    const plain = `${PROCESSOR_ENTRY_PREFIX}${req.causeId}`;
+    const refundId = entries.some((e) => e.refundId === plain) ? `${plain}@${req.revision}` : plain;
+    const outcome = await reverseCommission(
+      tx,
+      { saleId: req.saleId, amountCents: target - appliedCents, refundId, reasonCode: req.reasonCode, reason: req.reason },
+      now,
+    );
+    if (outcome.kind === "applied") {
+      applied = refundId;
+      deductionCents += outcome.deductionCents;
+    }
+  }
+  await tx.updateCommission(locked.id, { processorRevision: req.revision }, now);
+  const commission = (await tx.getCommission(locked.id))!;
+  return { kind: "settled", commission, restored, applied, deductionCents };
+}
+
 /** Open withdrawals never exceed the balance: reduce the newest, cancel those reduced to zero. */
 async function fitOpenWithdrawals(tx: CommissionsTx, key: BalanceKey, balanceCents: number, now: Date): Promise<void> {
   const open = await tx.listOpenWithdrawalsForUpdate(key);
@@ -227,9 +305,28 @@ export async function approveCommission(tx: CommissionsTx, commissionId: number,
  * attaches the payable commissions it covers, which become paid when it is
  * paid: oldest first, each one whose net amount still fits in what the
  * withdrawal has left; a withdrawal of everything available takes all.
+ *
+ * With an idempotency key already used in the program, nothing is opened:
+ * the earlier withdrawal is returned as it is now when the request matches
+ * it, and refused (409) when it asks for something else.
  */
-export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, requestedCents: number | undefined, now: Date): Promise<Withdrawal> {
+export async function createWithdrawal(
+  tx: CommissionsTx,
+  key: BalanceKey,
+  requestedCents: number | undefined,
+  now: Date,
+  idempotencyKey?: string,
+): Promise<Withdrawal> {
   const balance = await tx.getBalanceForUpdate(key);
+  const replay = async () => {
+    const earlier = idempotencyKey === undefined ? null : await tx.findWithdrawalByIdempotencyKey(key.programId, idempotencyKey);
+    if (!earlier) return null;
+    const mismatch = idempotentWithdrawalMismatch(earlier, { ...key, requestedCents });
+    if (mismatch) throw new ConflictError(`Idempotency key '${idempotencyKey}' was used for withdrawal ${earlier.id} (${mismatch}).`, { withdrawalId: earlier.id });
+    return earlier;
+  };
+  const earlier = await replay();
+  if (earlier) return earlier;
   const open = await tx.listOpenWithdrawalsForUpdate(key);
   const availableCents = balance.balanceCents - open.reduce((sum, w) => sum + w.amountCents, 0);
   if (availableCents <= 0) throw new ConflictError(`Nothing available to withdraw: balance ${balance.balanceCents}, open withdrawals take the rest.`);
@@ -237,7 +334,10 @@ export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, reque
     throw new InvalidRequestError(`Invalid 'amountCents': ${requestedCents} exceeds the available ${availableCents}.`);
   }
   const amountCents = requestedCents ?? availableCents;
-  const withdrawal = await tx.insertWithdrawal({ ...key, requestedCents: amountCents, amountCents }, now);
+  const withdrawal = await tx.insertWithdrawal({ ...key, requestedCents: amountCents, amountCents, idempotencyKey: idempotencyKey ?? null }, now);
+  // Taken meanwhile by a request of another partner of the program with the same key (the balance lock
+  // serialises those of the same partner): that one's withdrawal decides.
+  if (!withdrawal) return (await replay())!;
   const payable = await tx.listPayableCommissions(key);
   await tx.attachToWithdrawal(withdrawal.id, amountCents === availableCents ? payable.map((c) => c.id) : commissionsCovered(payable, amountCents));
   return withdrawal;

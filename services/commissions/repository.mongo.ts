@@ -53,6 +53,7 @@ interface CommissionDoc {
   approvableAt: Date;
   creditedAt: Date | null;
   paidOutAt: Date | null;
+  processorRevision?: number;
   createdAt: Date;
   updatedAt: Date;
   lockVersion?: number;
@@ -90,6 +91,7 @@ interface WithdrawalDoc {
   requestedCents: number;
   amountCents: number;
   status: WithdrawalStatus;
+  idempotencyKey?: string | null;
   createdAt: Date;
   paidAt: Date | null;
   cancelledAt: Date | null;
@@ -135,6 +137,7 @@ const commissionSchema = requiredStringsMayBeEmpty(
       approvableAt: { type: Date, required: true },
       creditedAt: { type: Date, default: null },
       paidOutAt: { type: Date, default: null },
+      processorRevision: { type: Number, default: 0 },
       createdAt: { type: Date, required: true },
       updatedAt: { type: Date, required: true },
       lockVersion: Number,
@@ -195,6 +198,7 @@ const withdrawalSchema = requiredStringsMayBeEmpty(
       requestedCents: { type: Number, required: true },
       amountCents: { type: Number, required: true, min: 0 },
       status: { type: String, required: true },
+      idempotencyKey: { type: String, default: null },
       createdAt: { type: Date, required: true },
       paidAt: { type: Date, default: null },
       cancelledAt: { type: Date, default: null },
@@ -204,6 +208,7 @@ const withdrawalSchema = requiredStringsMayBeEmpty(
   ),
 );
 withdrawalSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { partialFilterExpression: { status: "open" } });
+withdrawalSchema.index({ programId: 1, idempotencyKey: 1 }, { unique: true, partialFilterExpression: { idempotencyKey: { $type: "string" } } });
 
 // A link collection, as the SQL table (rather than an array on the withdrawal):
 // "is this commission held by an open or paid withdrawal" stays an indexed lookup.
@@ -236,8 +241,14 @@ const outboxSchema = requiredStringsMayBeEmpty(
     { ...schemaOptions("outbox"), minimize: false },
   ),
 );
-// As for commissions: "dispatched_at IS NULL" cannot be a partial filter, so it leads the index.
-outboxSchema.index({ dispatchedAt: 1, availableAt: 1, _id: 1 });
+// As for commissions: "dispatched_at IS NULL" cannot be a partial filter, so it leads the index. The claim
+// sorts by _id: with the equality on dispatchedAt first and _id next, the index walk is in claim order and
+// stops at the first claimable event (no in-memory sort of the whole backlog per claim), so draining a backlog
+// is linear. (An index with availableAt between the two could not serve that sort.)
+const OUTBOX_CLAIM_INDEX = { dispatchedAt: 1, _id: 1 } as const;
+outboxSchema.index(OUTBOX_CLAIM_INDEX);
+/** The claim index of earlier versions, dropped at start. */
+const OLD_OUTBOX_CLAIM_INDEX = "dispatchedAt_1_availableAt_1__id_1";
 outboxSchema.index({ commissionId: 1, _id: -1 });
 
 const toCommission = (d: CommissionDoc): Commission => ({
@@ -258,6 +269,7 @@ const toCommission = (d: CommissionDoc): Commission => ({
   approvableAt: d.approvableAt,
   creditedAt: d.creditedAt ?? null,
   paidOutAt: d.paidOutAt ?? null,
+  processorRevision: d.processorRevision ?? 0,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });
@@ -293,6 +305,7 @@ const toWithdrawal = (d: WithdrawalDoc): Withdrawal => ({
   requestedCents: d.requestedCents,
   amountCents: d.amountCents,
   status: d.status,
+  idempotencyKey: d.idempotencyKey ?? null,
   createdAt: d.createdAt,
   paidAt: d.paidAt ?? null,
   cancelledAt: d.cancelledAt ?? null,
@@ -358,6 +371,7 @@ class MongoCommissionsTx implements CommissionsTx {
         approvableAt: c.approvableAt,
         creditedAt: null,
         paidOutAt: null,
+        processorRevision: 0,
         createdAt: now,
         updatedAt: now,
       },
@@ -385,7 +399,7 @@ class MongoCommissionsTx implements CommissionsTx {
 
   async updateCommission(
     id: number,
-    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt">>,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision">>,
     now: Date,
   ): Promise<void> {
     await this.store.commissions.updateOne(
@@ -449,13 +463,17 @@ class MongoCommissionsTx implements CommissionsTx {
     return docs.map(toWithdrawal);
   }
 
-  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number }, now: Date): Promise<Withdrawal> {
+  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null> {
+    // A duplicate key would abort the transaction: look first. A race past this check ends in a duplicate
+    // key that `transaction()` re-runs, and the re-run finds the winner.
+    if (w.idempotencyKey !== null && (await this.findWithdrawalByIdempotencyKey(w.programId, w.idempotencyKey))) return null;
     const doc = await this.store.withdrawals.insertOne(
       {
         _id: await nextId(this.store.connection, "withdrawals"),
         ...keyFilter(w),
         requestedCents: w.requestedCents,
         amountCents: w.amountCents,
+        idempotencyKey: w.idempotencyKey,
         status: "open",
         createdAt: now,
         paidAt: null,
@@ -464,6 +482,14 @@ class MongoCommissionsTx implements CommissionsTx {
       { session: this.session },
     );
     return toWithdrawal(doc.toObject());
+  }
+
+  async findWithdrawalByIdempotencyKey(programId: number, idempotencyKey: string): Promise<Withdrawal | null> {
+    // The $type predicate lets the planner use the partial unique index.
+    const doc = await this.store.withdrawals
+      .findOne({ programId, idempotencyKey: { $eq: idempotencyKey, $type: "string" } }, null, { session: this.session })
+      .lean();
+    return doc ? toWithdrawal(doc) : null;
   }
 
   async getWithdrawal(id: number): Promise<Withdrawal | null> {
@@ -598,6 +624,10 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     };
     // Also keeps collection creation out of the transactions.
     await prepareCollections([store.commissions, store.refunds, store.balances, store.withdrawals, store.withdrawalCommissions, store.outbox]);
+    await store.outbox.collection.dropIndex(OLD_OUTBOX_CLAIM_INDEX).catch((err: { codeName?: string }) => {
+      // Already gone (a fresh database, or another instance dropped it first).
+      if (err?.codeName !== "IndexNotFound" && err?.codeName !== "NamespaceNotFound") throw err;
+    });
     return new MongoCommissionsRepository(store);
   }
 
@@ -662,7 +692,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         .findOneAndUpdate(
           { dispatchedAt: null, availableAt: { $lte: now }, $or: [{ claimedUntil: null }, { claimedUntil: { $lt: now } }] },
           { $set: { claimedBy: relayId, claimedUntil }, $inc: { attempts: 1 } },
-          { sort: { _id: 1 }, returnDocument: "after" },
+          { sort: { _id: 1 }, hint: OUTBOX_CLAIM_INDEX, returnDocument: "after" },
         )
         .lean();
       if (!doc) break;
@@ -698,9 +728,12 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     return docs.map(toOutbox);
   }
 
-  ledgerSnapshot(): Promise<LedgerSnapshot> {
-    // A snapshot transaction: every read sees the same committed state. Reads run one at a time (one session).
-    return withTransaction(this.store.connection, async (session) => {
+  async ledgerSnapshot(): Promise<LedgerSnapshot> {
+    // A snapshot session, not a transaction: every read sees the same majority-committed point in time, and a
+    // large ledger is not cut off by the 60 s transaction lifetime limit (snapshot reads are bounded by the
+    // server's minSnapshotHistoryWindowInSeconds, 300 s by default). Reads run one at a time (one session).
+    const session = await this.store.connection.startSession({ snapshot: true });
+    try {
       const commissions = (await this.store.commissions.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toCommission);
       const refunds = (await this.store.refunds.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toRefund);
       const balances = (await this.store.balances.find({}, null, { session }).sort({ partnerId: 1, programId: 1, currency: 1 }).lean()).map(toBalance);
@@ -719,6 +752,8 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         await this.store.outbox.find({}, { _id: 1, type: 1, commissionId: 1, dispatchedAt: 1 }, { session }).sort({ _id: 1 }).lean()
       ).map((d) => ({ id: d._id, type: d.type, commissionId: d.commissionId ?? null, dispatchedAt: d.dispatchedAt ?? null }));
       return { commissions, refunds, balances, withdrawals, outbox };
-    });
+    } finally {
+      await session.endSession();
+    }
   }
 }

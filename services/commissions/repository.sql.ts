@@ -91,6 +91,10 @@ const MIGRATIONS = [
      last_error TEXT);
    CREATE INDEX outbox_pending ON outbox (available_at, id) WHERE dispatched_at IS NULL;
    CREATE INDEX outbox_commission ON outbox (commission_id);`,
+  `ALTER TABLE commissions ADD COLUMN processor_revision BIGINT NOT NULL DEFAULT 0;`,
+  // An operator's retry of create-withdrawal after a timeout must not open a second one.
+  `ALTER TABLE withdrawals ADD COLUMN idempotency_key TEXT;
+   CREATE UNIQUE INDEX withdrawals_idempotency_key ON withdrawals (program_id, idempotency_key) WHERE idempotency_key IS NOT NULL;`,
 ];
 
 const toCommission = (r: any): Commission => ({
@@ -111,6 +115,7 @@ const toCommission = (r: any): Commission => ({
   approvableAt: r.approvable_at,
   creditedAt: r.credited_at,
   paidOutAt: r.paid_out_at,
+  processorRevision: r.processor_revision,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -146,6 +151,7 @@ const toWithdrawal = (r: any): Withdrawal => ({
   requestedCents: r.requested_cents,
   amountCents: r.amount_cents,
   status: r.status,
+  idempotencyKey: r.idempotency_key,
   createdAt: r.created_at,
   paidAt: r.paid_at,
   cancelledAt: r.cancelled_at,
@@ -168,6 +174,7 @@ const COLUMNS: Record<string, string> = {
   reason: "reason",
   creditedAt: "credited_at",
   paidOutAt: "paid_out_at",
+  processorRevision: "processor_revision",
   amountCents: "amount_cents",
   paidAt: "paid_at",
   cancelledAt: "cancelled_at",
@@ -266,13 +273,20 @@ class SqlCommissionsTx implements CommissionsTx {
     return rows.map(toWithdrawal);
   }
 
-  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number }, now: Date): Promise<Withdrawal> {
+  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null> {
+    // A concurrent request with the same key: wait for it, then insert nothing (the caller reads the winner).
     const [row] = await this.q.query(
-      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [...keyParams(w), w.requestedCents, w.amountCents, now],
+      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, idempotency_key, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (program_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *`,
+      [...keyParams(w), w.requestedCents, w.amountCents, w.idempotencyKey, now],
     );
-    return toWithdrawal(row);
+    return row ? toWithdrawal(row) : null;
+  }
+
+  async findWithdrawalByIdempotencyKey(programId: number, idempotencyKey: string): Promise<Withdrawal | null> {
+    const [row] = await this.q.query("SELECT * FROM withdrawals WHERE program_id = $1 AND idempotency_key = $2", [programId, idempotencyKey]);
+    return row ? toWithdrawal(row) : null;
   }
 
   async getWithdrawal(id: number): Promise<Withdrawal | null> {

@@ -27,11 +27,16 @@ export interface Commission {
   creditedAt: Date | null;
   /** Set when the withdrawal containing it was paid. */
   paidOutAt: Date | null;
+  /** The latest processor revision settled on this commission; older ones are stale (see settleProcessorReversal). */
+  processorRevision: number;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewCommission = Omit<Commission, "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "creditedAt" | "paidOutAt" | "createdAt" | "updatedAt">;
+export type NewCommission = Omit<
+  Commission,
+  "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "createdAt" | "updatedAt"
+>;
 
 export interface RefundEntry {
   id: number;
@@ -76,6 +81,8 @@ export interface Withdrawal extends BalanceKey {
   requestedCents: number;
   amountCents: number;
   status: WithdrawalStatus;
+  /** The operator's idempotency key, unique per program: the same request sent again returns this withdrawal. */
+  idempotencyKey: string | null;
   createdAt: Date;
   paidAt: Date | null;
   cancelledAt: Date | null;
@@ -103,7 +110,7 @@ export interface CommissionsTx {
   getCommissionForUpdate(id: number): Promise<Commission | null>;
   updateCommission(
     id: number,
-    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt">>,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision">>,
     now: Date,
   ): Promise<void>;
   listRefunds(commissionId: number): Promise<RefundEntry[]>;
@@ -113,7 +120,9 @@ export interface CommissionsTx {
   /** Adds the deltas to the balance row. */
   changeBalance(key: BalanceKey, delta: Partial<Pick<Balance, "balanceCents" | "creditedCents" | "deductedCents" | "paidCents">>): Promise<void>;
   listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]>;
-  insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number }, now: Date): Promise<Withdrawal>;
+  /** Null when another withdrawal of the program already has the idempotency key (it may have just committed). */
+  insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null>;
+  findWithdrawalByIdempotencyKey(programId: number, idempotencyKey: string): Promise<Withdrawal | null>;
   getWithdrawal(id: number): Promise<Withdrawal | null>;
   getWithdrawalForUpdate(id: number): Promise<Withdrawal | null>;
   updateWithdrawal(id: number, patch: Partial<Pick<Withdrawal, "amountCents" | "status" | "paidAt" | "cancelledAt">>): Promise<void>;
@@ -154,7 +163,7 @@ export interface CommissionsRepository {
   /**
    * Every commission, refund entry, balance, withdrawal (with the commissions
    * it holds) and outbox event, read in one consistent snapshot (a read-only
-   * REPEATABLE READ transaction; a snapshot transaction on MongoDB), for the
+   * REPEATABLE READ transaction; a snapshot session on MongoDB), for the
    * ledger invariants (`reconcile`). Loads it all in memory.
    */
   ledgerSnapshot(): Promise<LedgerSnapshot>;

@@ -21,13 +21,29 @@ export const ReverseForSaleInput = z.object({
   reason: z.string().min(1).max(1000),
 });
 
-export const RestoreForSaleInput = z.object({ saleId: Id, refundId: z.string().min(1).max(255), reason: z.string().min(1).max(1000) });
+/** The processor's figures for a sale (see ledger.settleProcessorReversal). */
+export const SettleProcessorForSaleInput = z.object({
+  saleId: Id,
+  revision: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  targetRefundedCents: Cents,
+  causeId: z.string().min(1).max(255),
+  reasonCode: z.enum(["refund", "chargeback"]),
+  reason: z.string().min(1).max(1000),
+  restoreReason: z.string().min(1).max(1000),
+});
 
 export const ApproveDueInput = z.object({ programId: Id.optional() });
 
 export const BalanceKeyInput = z.object({ partnerId: Id, programId: Id, currency: Currency.optional() });
 
-export const CreateWithdrawalInput = BalanceKeyInput.extend({ amountCents: Cents.positive().optional() });
+export const CreateWithdrawalInput = BalanceKeyInput.extend({
+  amountCents: Cents.positive().optional(),
+  /** Chosen by the operator (the CLI makes one up): the same request sent again returns the same withdrawal. */
+  idempotencyKey: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable ASCII characters, without spaces")
+    .optional(),
+});
 
 export const WithdrawalIdInput = z.object({ withdrawalId: Id });
 export const CommissionIdInput = z.object({ commissionId: Id });

@@ -138,7 +138,8 @@ export class MongoSalesRepository implements SalesRepository {
   }
 
   async findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null> {
-    const doc = await this.sales.findOne({ programId, subscriptionId }).sort({ occurredAt: 1, _id: 1 }).lean();
+    // The $type predicate is what lets the planner use the partial index (subscriptionId of type string).
+    const doc = await this.sales.findOne({ programId, subscriptionId: { $eq: subscriptionId, $type: "string" } }).sort({ occurredAt: 1, _id: 1 }).lean();
     return doc ? toSale(doc) : null;
   }
 

@@ -23,8 +23,14 @@ export const TrackSaleRequest = z.object({
 export const RefundRequest = z.object({
   transaction_id: TransactionId,
   refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)").nullish(),
-  // ":restored" marks the ledger's own entries for won disputes.
-  refund_id: z.string().trim().max(255).refine((v) => !v.endsWith(":restored"), "must not end with ':restored' (reserved)").nullish(),
+  // The ledger's own entries: "processor:..." for the processor's refunds and disputes, "...:restored" for restorations.
+  refund_id: z
+    .string()
+    .trim()
+    .max(255)
+    .refine((v) => !v.endsWith(":restored"), "must not end with ':restored' (reserved)")
+    .refine((v) => !v.startsWith("processor:"), "must not start with 'processor:' (reserved for the processor's refunds)")
+    .nullish(),
   refund_reason: z.string().max(1000).nullish(),
   reason: z.enum(["refund", "chargeback"]).nullish(),
 });
@@ -46,19 +52,21 @@ export const ProcessorSaleInput = z.object({
     processorCustomerId: ProcessorId.nullish(),
   }),
   isRecurring: z.boolean(),
+  /** From a test-mode event: a test sale, no commission (spec 2.3). */
+  isTest: z.boolean().default(false),
   subscriptionId: ProcessorId.nullable(),
   processorCustomerId: ProcessorId.nullable(),
   occurredAt: z.coerce.date(),
 });
 
-export const TransactionRefundInput = z.object({
+/** The processor's cumulative refunds and disputes of a sale (internal: called by the processor service). */
+export const ProcessorSettlementInput = z.object({
   programId: Id,
   transactionId: TransactionId,
-  /** Null refunds what is left. */
-  amountCents: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullable(),
-  refundId: ProcessorId,
+  revision: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  targetRefundedCents: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  causeId: ProcessorId,
   reasonCode: z.enum(["refund", "chargeback"]),
   reason: z.string().min(1).max(1000),
+  restoreReason: z.string().min(1).max(1000),
 });
-
-export const TransactionRestoreInput = z.object({ programId: Id, transactionId: TransactionId, refundId: ProcessorId, reason: z.string().min(1).max(1000) });

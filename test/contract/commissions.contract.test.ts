@@ -81,6 +81,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
           reason: null,
           creditedAt: null,
           paidOutAt: null,
+          processorRevision: 0,
           createdAt: at(0),
           updatedAt: at(0),
         });
@@ -427,6 +428,86 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       });
     });
 
+    describe("settleProcessorReversal (the processor's cumulative figures)", () => {
+      const settle = (saleId: number, revision: number, targetRefundedCents: number, causeId: string, now = at(3 * SECOND), reasonCode: "refund" | "chargeback" = "refund") =>
+        repo().transaction((tx) =>
+          ledger.settleProcessorReversal(tx, { saleId, revision, targetRefundedCents, causeId, reasonCode, reason: "processor", restoreReason: "given back" }, now),
+        );
+      const entries = async (id: number) => (await repo().listRefunds(id)).map((e) => [e.refundId, e.appliedCents, e.deductionCents]);
+
+      it("goes up by one entry named after the cause; the same or an older revision changes nothing", async () => {
+        const c = await create();
+        expect(await settle(c.saleId, 1, 3000, "re_1")).toMatchObject({ kind: "settled", applied: "processor:re_1", deductionCents: 600 });
+        expect(await settle(c.saleId, 1, 3000, "re_1")).toMatchObject({ kind: "stale" });
+        expect(await settle(c.saleId, 3, 5000, "re_2")).toMatchObject({ kind: "settled", applied: "processor:re_2", deductionCents: 400 });
+        // A late settlement computed from older figures cannot undo newer news.
+        expect(await settle(c.saleId, 2, 3000, "re_1")).toMatchObject({ kind: "stale", revision: 3 });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "refunded", refundedCents: 5000, deductedCents: 1000, processorRevision: 3 });
+        expect(await entries(c.id)).toEqual([
+          ["processor:re_1", 3000, 600],
+          ["processor:re_2", 2000, 400],
+        ]);
+      });
+
+      it("goes down by restoring the cause's own entry first, then tops up a rounding remainder", async () => {
+        const c = await create();
+        await settle(c.saleId, 1, 3000, "re_1");
+        await settle(c.saleId, 2, 5000, "re_2");
+        // re_1 failed: 2000 stays refunded.
+        expect(await settle(c.saleId, 3, 2000, "re_1")).toMatchObject({ kind: "settled", restored: ["processor:re_1"], applied: null, deductionCents: -600 });
+        // A dispute withdraws the rest, then is won: back to 2000.
+        await settle(c.saleId, 4, 10_000, "dp_1", at(4 * SECOND), "chargeback");
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "reversed", refundedCents: 10_000, deductedCents: 2000 });
+        await settle(c.saleId, 5, 2000, "dp_1", at(5 * SECOND), "chargeback");
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "refunded", refundedCents: 2000, deductedCents: 400, reason: "given back" });
+        // Going below what the remaining entries hold restores the newest and tops up the difference.
+        expect(await settle(c.saleId, 6, 1500, "ch_1")).toMatchObject({ restored: ["processor:re_2"], applied: "processor:ch_1" });
+        expect(await repo().getCommission(c.id)).toMatchObject({ refundedCents: 1500, deductedCents: 300 });
+        expect(await entries(c.id)).toEqual([
+          ["processor:re_1", 3000, 600],
+          ["processor:re_2", 2000, 400],
+          ["processor:re_1:restored", -3000, -600],
+          ["processor:dp_1", 8000, 1600],
+          ["processor:dp_1:restored", -8000, -1600],
+          ["processor:re_2:restored", -2000, -400],
+          ["processor:ch_1", 1500, 300],
+        ]);
+        expect((await events(c.id)).map((e) => e.type)).toEqual([
+          "commission.created",
+          "commission.refunded",
+          "commission.refunded",
+          "commission.restored",
+          "commission.reversed",
+          "commission.restored",
+          "commission.restored",
+          "commission.refunded",
+        ]);
+      });
+
+      it("moves a credited commission's balance both ways, and leaves the refund endpoint's entries alone", async () => {
+        const c = await create();
+        const key = keyOf(c);
+        await approve(c.id, at(HOLD));
+        await refund(c.saleId, 2000, "api_1", at(HOLD + SECOND));
+        await settle(c.saleId, 1, 5000, "re_1", at(HOLD + 2 * SECOND));
+        expect(await balanceOf(key)).toMatchObject({ balanceCents: 600, deductedCents: 1400 });
+        await settle(c.saleId, 2, 0, "re_1", at(HOLD + 3 * SECOND));
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "refunded", refundedCents: 2000, deductedCents: 400 });
+        expect(await balanceOf(key)).toEqual({ ...key, balanceCents: 1600, creditedCents: 2000, deductedCents: 400, paidCents: 0 });
+      });
+
+      it("never refunds past the sale: the top-up is capped by what other refunds left", async () => {
+        const c = await create();
+        await refund(c.saleId, 8000, "api_1");
+        expect(await settle(c.saleId, 1, 5000, "re_1")).toMatchObject({ kind: "settled", applied: "processor:re_1" });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "reversed", refundedCents: 10_000, deductedCents: 2000 });
+      });
+
+      it("a sale without commission: no_commission", async () => {
+        expect(await settle(987_655, 1, 100, "re_x")).toEqual({ kind: "no_commission" });
+      });
+    });
+
     describe("withdrawals", () => {
       it("pays a withdrawal: its commissions become paid and the balance drops by its amount", async () => {
         const partnerId = nextPartner();
@@ -443,6 +524,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
           requestedCents: 2500,
           amountCents: 2500,
           status: "open",
+          idempotencyKey: null,
           createdAt: at(HOLD + SECOND),
           paidAt: null,
           cancelledAt: null,
@@ -487,6 +569,51 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
 
       it("refuses an unknown withdrawal", async () => {
         await expect(pay(987_654, at(0))).rejects.toBeInstanceOf(NotFoundError);
+      });
+
+      it("opens one withdrawal per idempotency key: the same request again returns it, another request with the key is refused", async () => {
+        const partnerId = nextPartner();
+        const c1 = await create({ partnerId });
+        const c2 = await create({ partnerId });
+        await approve(c1.id, at(HOLD));
+        await approve(c2.id, at(HOLD));
+        const key = keyOf(c1);
+        const withdrawWithKey = (k: BalanceKey, amountCents: number | undefined, idempotencyKey: string, now: Date) =>
+          repo().transaction((tx) => ledger.createWithdrawal(tx, k, amountCents, now, idempotencyKey));
+
+        const first = await withdrawWithKey(key, 1500, "wd-1", at(HOLD + SECOND));
+        expect(first).toMatchObject({ ...key, requestedCents: 1500, amountCents: 1500, status: "open", idempotencyKey: "wd-1" });
+        // The operator's retry after a timeout, with or without the amount: the same withdrawal, nothing more held.
+        expect(await withdrawWithKey(key, 1500, "wd-1", at(HOLD + 2 * SECOND))).toEqual(first);
+        expect(await withdrawWithKey(key, undefined, "wd-1", at(HOLD + 2 * SECOND))).toEqual(first);
+        expect(await repo().listWithdrawals(key)).toEqual([first]);
+        // The same key for something else is a conflict, not a second withdrawal.
+        await expect(withdrawWithKey(key, 1000, "wd-1", at(HOLD + 3 * SECOND))).rejects.toBeInstanceOf(ConflictError);
+        await expect(withdrawWithKey({ ...key, partnerId: nextPartner() }, undefined, "wd-1", at(HOLD + 3 * SECOND))).rejects.toBeInstanceOf(ConflictError);
+        // A new key is a new withdrawal (of what is left), and the key is per program.
+        const second = await withdrawWithKey(key, undefined, "wd-2", at(HOLD + 4 * SECOND));
+        expect(second).toMatchObject({ amountCents: 2500, idempotencyKey: "wd-2" });
+        // Paid since: the retry still returns it, as it is now, and opens nothing.
+        await pay(first.id, at(HOLD + 5 * SECOND));
+        expect(await withdrawWithKey(key, 1500, "wd-1", at(HOLD + 6 * SECOND))).toMatchObject({ id: first.id, status: "paid" });
+        expect((await repo().listWithdrawals(key)).map((w) => w.id)).toEqual([first.id, second.id]);
+
+        const otherProgram = await create({ partnerId, programId: nextProgram() });
+        await approve(otherProgram.id, at(HOLD));
+        expect(await withdrawWithKey(keyOf(otherProgram), undefined, "wd-1", at(HOLD + 7 * SECOND))).toMatchObject({ programId: otherProgram.programId, idempotencyKey: "wd-1" });
+      });
+
+      it("opens one withdrawal when requests with the same idempotency key race", async () => {
+        const partnerId = nextPartner();
+        const c = await create({ partnerId });
+        await approve(c.id, at(HOLD));
+        const key = keyOf(c);
+        const results = await Promise.all(
+          Array.from({ length: 6 }, () => repo().transaction((tx) => ledger.createWithdrawal(tx, key, 500, at(HOLD + SECOND), "wd-race"))),
+        );
+        expect(new Set(results.map((w) => w.id)).size).toBe(1);
+        expect(await repo().listWithdrawals(key)).toHaveLength(1);
+        expect((await balanceOf(key)).balanceCents).toBe(2000);
       });
     });
 

@@ -123,6 +123,12 @@ describe("planRefund", () => {
     expect(planRefund(state, { amountCents: 3000, refundId: "re_new" })).toMatchObject({ kind: "apply", refundId: "re_new" });
   });
 
+  it("matches an id-less refund against earlier refunds that had an id too", () => {
+    const state = fresh({ refundedCents: 3000, status: "refunded", previousRefunds: [{ refundId: "re_1", requestedCents: 3000 }] });
+    expect(planRefund(state, { amountCents: 3000 }).kind).toBe("skip");
+    expect(planRefund(state, { amountCents: 1000 })).toMatchObject({ kind: "apply", refundId: null, requestedCents: 1000 });
+  });
+
   it("ignores the refund id when refunding the rest", () => {
     const state = fresh({ refundedCents: 3000, status: "refunded", previousRefunds: [{ refundId: "re_1", requestedCents: 3000 }] });
     // The same id would be a duplicate for a partial refund, but "the rest" is not keyed by id...
