@@ -1,4 +1,5 @@
 import type { BrokerOptions } from "moleculer";
+import { failoverMiddleware } from "./shared/failover";
 import { loggerFromEnv, metricsFromEnv, middlewaresFromEnv, tracingFromEnv } from "./shared/observability";
 
 /**
@@ -14,17 +15,23 @@ const config: BrokerOptions = {
   logger: loggerFromEnv(),
   logLevel: (process.env.LOG_LEVEL as BrokerOptions["logLevel"]) ?? "info",
   requestTimeout: Number(process.env.REQUEST_TIMEOUT_MS ?? 15_000),
-  // Money-moving calls are idempotent, but retries belong to the caller (HTTP client, outbox relay), not the bus.
+  // No blanket retries (a timed-out call may still be running). The one retry the bus makes is the failover
+  // middleware's: an action marked `idempotent: true` whose node was lost is sent to another instance.
   retryPolicy: { enabled: false },
+  // The broker's own balancer, not NATS queue groups (`disableBalancer`): it keeps calls inside a process local, and
+  // the failover middleware takes a killed node out of it within about a second (docs/reliability.md, "Losing a node").
   registry: { strategy: "RoundRobin", preferLocal: true },
   // Graceful shutdown: wait for in-flight requests before stopping services.
   tracking: { enabled: true, shutdownTimeout: 10_000 },
+  // The backstop for a node NATS still believes connected (a host gone without closing its sockets); a killed
+  // process is noticed by the failover middleware long before.
   heartbeatInterval: 5,
   heartbeatTimeout: 15,
   // METRICS=true: Prometheus on METRICS_PORT (3030); TRACING=console|event; EXPOSE_NODE_IDS=true: X-Served-By header.
   metrics: metricsFromEnv(),
   tracing: tracingFromEnv(),
-  middlewares: middlewaresFromEnv(),
+  // FAILOVER_PROBE_AFTER_MS (500): how long a remote call waits before its node is checked with NATS (shared/failover.ts).
+  middlewares: [...middlewaresFromEnv(), failoverMiddleware()],
 };
 
 export default config;

@@ -56,7 +56,7 @@ const CFG = {
 const CORE_SERVICES = ALL_SERVICES.filter((s) => !["gateway", "sales", "commissions", "status"].includes(s));
 const RESULTS = path.join(ROOT, "bench", "results");
 const PROFILES = path.join(RESULTS, "profiles");
-const ADMIN_TOKEN = `bench-${randomBytes(8).toString("hex")}`;
+const ADMIN_TOKEN = `bench-${randomBytes(16).toString("hex")}`;
 const RUN_ID = randomBytes(3).toString("hex");
 const started = Date.now();
 const log = (s: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${s}`);

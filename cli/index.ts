@@ -59,7 +59,8 @@ const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unkno
         chargesEnabled: f["charges-enabled"] === undefined ? undefined : f["charges-enabled"] !== "false",
         payoutsEnabled: f["payouts-enabled"] === undefined ? undefined : f["payouts-enabled"] !== "false",
         detailsSubmitted: f["details-submitted"] === undefined ? undefined : f["details-submitted"] !== "false",
-        connectedAt: str(f["connected-at"]) ?? (str(f.status) === "connected" ? new Date().toISOString() : undefined),
+        // The service sets the connection date the first time it is connected (now, or this date); later updates keep it.
+        connectedAt: str(f["connected-at"]),
       }),
   },
   "create-program": {
@@ -91,11 +92,18 @@ const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unkno
     run: (f) => admin("POST", "/commissions/approve-due", { programId: f.program === undefined ? undefined : int(f.program, "program") }),
   },
   "create-withdrawal": {
-    usage: "create-withdrawal --program <id> --partner <id> [--amount-cents <n>]",
-    run: (f) =>
-      admin("POST", `/programs/${need(f, "program")}/partners/${need(f, "partner")}/withdrawals`, {
-        amountCents: f["amount-cents"] === undefined ? undefined : int(f["amount-cents"], "amount-cents"),
-      }),
+    usage:
+      "create-withdrawal --program <id> --partner <id> [--amount-cents <n>] [--idempotency-key <key>]   # retried with the same key on timeouts and 5xx; never opens two",
+    run(f) {
+      // One key per withdrawal: the retries below, and the operator re-running the command with it, reuse it.
+      const idempotencyKey = str(f["idempotency-key"]) ?? `wd-${randomBytes(12).toString("hex")}`;
+      return adminIdempotent(
+        "POST",
+        `/programs/${need(f, "program")}/partners/${need(f, "partner")}/withdrawals`,
+        { amountCents: f["amount-cents"] === undefined ? undefined : int(f["amount-cents"], "amount-cents"), idempotencyKey },
+        `--idempotency-key ${idempotencyKey}`,
+      );
+    },
   },
   "pay-withdrawal": { usage: "pay-withdrawal --withdrawal <id>", run: (f) => admin("POST", `/withdrawals/${need(f, "withdrawal")}/pay`) },
   balance: { usage: "balance --program <id> --partner <id>", run: (f) => admin("GET", `/programs/${need(f, "program")}/partners/${need(f, "partner")}/balance`) },
@@ -105,6 +113,14 @@ const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unkno
     run: (f) => admin("GET", `/programs/${need(f, "program")}/sales/${encodeURIComponent(need(f, "transaction-id"))}`),
   },
   outbox: { usage: "outbox", run: () => admin("GET", "/outbox") },
+  "processor-events": {
+    usage: "processor-events [--status processed|ignored|rejected|failed|processing] [--limit 50]   # newest first, with the reason of each",
+    run: (f) => {
+      const query = new URLSearchParams(Object.entries({ status: str(f.status), limit: str(f.limit) }).filter((e): e is [string, string] => !!e[1]));
+      return admin("GET", `/processor/events${query.size ? `?${query}` : ""}`);
+    },
+  },
+  "processor-event": { usage: "processor-event --id <evt_...>", run: (f) => admin("GET", `/processor/events/${encodeURIComponent(need(f, "id"))}`) },
   reconcile: {
     usage: "reconcile                                    # checks the ledger invariants; exit code 3 when any is violated",
     async run() {
@@ -212,18 +228,49 @@ function adminToken(): string {
 
 const adminUrl = () => (process.env.ADMIN_URL ?? "http://localhost:3000").replace(/\/$/, "");
 
-async function admin(method: string, path: string, body?: Record<string, unknown>): Promise<any> {
+/** A failure that may have happened after the server acted (no answer, a timeout, a 5xx): worth a retry only if idempotent. */
+class UncertainOutcomeError extends CliError {}
+
+async function admin(method: string, path: string, body?: Record<string, unknown>, timeoutMs?: number): Promise<any> {
   const base = adminUrl();
   const res = await fetch(`${base}/api/admin${path}`, {
     method,
     headers: { Authorization: `Bearer ${adminToken()}`, ...(body ? { "Content-Type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
+    signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
   }).catch((err) => {
-    throw new CliError(`Cannot reach ${base}: ${err.cause?.code ?? err.message}. Is the system running (npm start)?`);
+    const why = err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (err.cause?.code ?? err.message);
+    throw new UncertainOutcomeError(`Cannot reach ${base}: ${why}. Is the system running (npm start)?`);
   });
   const json: any = await res.json().catch(() => null);
-  if (!res.ok) throw new CliError(`${method} ${path} -> ${res.status}: ${JSON.stringify(json?.error ?? json)}`);
+  const failure = `${method} ${path} -> ${res.status}: ${JSON.stringify(json?.error ?? json)}`;
+  if (res.status >= 500 || res.status === 429) throw new UncertainOutcomeError(failure);
+  if (!res.ok) throw new CliError(failure);
   return json;
+}
+
+const CLI_ATTEMPTS = Number(process.env.CLI_ATTEMPTS ?? 4);
+const CLI_TIMEOUT_MS = Number(process.env.CLI_TIMEOUT_MS ?? 30_000);
+
+/**
+ * For a request made idempotent by a key in its body: sent again, with the
+ * same key, after a timeout, a lost connection or a 5xx (the first attempt may
+ * have been applied; the key makes the retry return it rather than repeat it).
+ * If every attempt fails, says how to finish it later with the same key.
+ */
+async function adminIdempotent(method: string, path: string, body: Record<string, unknown>, sameKeyFlag: string): Promise<any> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin(method, path, body, CLI_TIMEOUT_MS);
+    } catch (err) {
+      if (!(err instanceof UncertainOutcomeError)) throw err;
+      if (attempt >= CLI_ATTEMPTS) {
+        throw new CliError(`${err.message}\nIt may or may not have been applied: run the same command again with ${sameKeyFlag} to find out or finish it (it is never applied twice).`);
+      }
+      console.error(`${err.message} Retrying with the same idempotency key (attempt ${attempt + 1} of ${CLI_ATTEMPTS})...`);
+      await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** (attempt - 1), 8000)));
+    }
+  }
 }
 
 function help(): string {

@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { decideLoginAttempt, LOGIN_FAILURE_WINDOW_MS, loginThrottleKeys } from "../shared/domain/login-throttle";
 import { roleAllows, type Permission, type Role } from "../shared/domain/permissions";
 import { toDto } from "../shared/dto";
 import { ConflictError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
@@ -18,8 +19,6 @@ export interface SessionUser {
 }
 
 const seconds = (name: string, fallback: number) => Number(process.env[name] ?? fallback) * 1000;
-const LOGIN_FAILURE_LIMIT = 5;
-const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
 // Verifying against a dummy hash keeps an unknown email as slow as a wrong password.
 let dummyHash: Promise<string> | undefined;
 const dummyPasswordHash = () => (dummyHash ??= hashPassword(randomToken(16)));
@@ -75,24 +74,34 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
 
     /**
      * Email and password to a new session. Returns the session token once
-     * (the gateway puts it in an HttpOnly cookie). Five failures for an email
-     * within 15 minutes lock further attempts until the window passes.
+     * (the gateway puts it in an HttpOnly cookie). Failed attempts slow down
+     * further ones per email and client address, per client address and per
+     * email (shared/domain/login-throttle.ts). Each attempt is recorded as a
+     * failure before its password is checked, so guesses sent in parallel
+     * count each other; a refused or successful attempt is then forgotten.
      */
     login: {
-      async handler(ctx: Context) {
+      async handler(ctx: Context<unknown, { clientAddress?: string }>) {
         const { email, password } = parseInput(S.LoginRequest, ctx.params);
-        const throttleKey = `email:${email}`;
+        const keys = loginThrottleKeys(email, ctx.meta.clientAddress ?? "unknown");
         const now = new Date();
-        const failures = await this.repo.countLoginFailures(throttleKey, new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS));
-        if (failures >= LOGIN_FAILURE_LIMIT) throw new RateLimitError(LOGIN_FAILURE_WINDOW_MS / 1000);
+        const attempt = await this.repo.recordLoginFailures(Object.values(keys), now);
+        const stats = await this.repo.loginFailureStats(Object.values(keys), new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS), attempt);
+        const decision = decideLoginAttempt(
+          { email_address: stats.get(keys.email_address)!, address: stats.get(keys.address)!, email: stats.get(keys.email)! },
+          now,
+        );
+        if (!decision.allowed) {
+          // Refused attempts are not failures: they must not lengthen the owner's wait.
+          await this.repo.forgetLoginFailures(attempt);
+          throw new RateLimitError(decision.retryAfterSeconds, decision.limited);
+        }
 
         const user = await this.repo.findUserByEmail(email);
         const valid = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-        if (!user || !valid) {
-          await this.repo.recordLoginFailure(throttleKey, now);
-          throw new UnauthorizedError("Wrong email or password.");
-        }
-        await this.repo.clearLoginFailures(throttleKey);
+        if (!user || !valid) throw new UnauthorizedError("Wrong email or password.");
+        await this.repo.forgetLoginFailures(attempt);
+        await this.repo.clearLoginFailures(keys.email_address);
         const token = randomToken(32);
         const maxAgeMs = this.sessionMaxAgeMs;
         const session = await this.repo.createSession({ userId: user.id, tokenHash: hashSecret(token), expiresAt: new Date(now.getTime() + maxAgeMs), now });
@@ -112,7 +121,10 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
     authenticateSession: {
       visibility: "public",
       async handler(ctx: Context): Promise<SessionUser> {
-        const { token } = parseInput(S.SessionTokenInput, ctx.params);
+        // A malformed or over-long token is an unknown credential (401), not a bad request.
+        const input = S.SessionTokenInput.safeParse(ctx.params);
+        if (!input.success) throw new UnauthorizedError("Sign in to the dashboard first.");
+        const { token } = input.data;
         const tokenHash = hashSecret(token);
         const session = await this.repo.findSession(tokenHash);
         const now = new Date();

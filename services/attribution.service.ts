@@ -1,7 +1,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
 import { toDto } from "../shared/dto";
-import { ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
+import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
@@ -33,6 +33,10 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
     trackClick: {
       async handler(ctx: Context<unknown, CallerMeta>) {
         const input = parseInput(S.TrackClickRequest, ctx.params);
+        // A key of program A records clicks for A only (and would otherwise skip B's origin check).
+        if (ctx.meta.programId !== undefined && input.program_id !== ctx.meta.programId) {
+          throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
+        }
         await this.assertOriginAllowed(ctx, input.program_id);
         const enrollment = await ctx.call<{ partnerId: number } | null, unknown>("programs.findReferral", {
           programId: input.program_id,
@@ -57,6 +61,12 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
     /**
      * A signup. With an API key the program comes from the key; from the
      * browser (no secret) it needs `program_id` and a click id of that program.
+     *
+     * A browser lead proves nothing but the click it carries, and anyone can
+     * get a click with a public referral code. So it only binds that click to
+     * a new customer key: it cannot record an email, nor claim a customer key
+     * that already has a lead (both would let a stranger take later sales;
+     * docs/security.md). The merchant's server, with the key, can do both.
      */
     trackLead: {
       async handler(ctx: Context<unknown, CallerMeta>) {
@@ -72,6 +82,15 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
         if (fromBrowser && !click) {
           throw new NotFoundError("Unknown 'click_id' for this program: a browser signup must carry the click id from the svc_click_id cookie.");
         }
+        if (fromBrowser && input.email !== undefined) {
+          throw new InvalidRequestError("Invalid 'email': a browser signup cannot record an email. Send the lead from your server with the API key to record one.");
+        }
+        const claimed = (lead: { clickId: string | null } | null) => lead !== null && lead.clickId !== click?.clickId;
+        if (fromBrowser && claimed(await this.repo.findLeadByCustomerKey(programId, input.customer_key))) {
+          throw new ConflictError(
+            "This customer key already has a lead in this program: a browser signup only records a new customer. Send the lead from your server with the API key to change it.",
+          );
+        }
         const { lead, created } = await this.repo.recordLead({
           programId,
           customerKey: input.customer_key,
@@ -81,6 +100,10 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
           isTest: input.test || (click?.isTest ?? false),
           timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
         });
+        // Another signup of the same key won the race: the browser's click did not become its first touch.
+        if (fromBrowser && !created && claimed(lead)) {
+          throw new ConflictError("This customer key already has a lead in this program: a browser signup only records a new customer.");
+        }
         return {
           success: true,
           lead_id: lead.id,
@@ -115,6 +138,8 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
     },
 
     testEventStats: {
+      // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId, kind, limit } = parseInput(S.TestEventStatsInput, ctx.params);
         return toDto(await this.repo.testEventStats(programId, kind, limit));

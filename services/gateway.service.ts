@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
@@ -5,13 +6,15 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { loadAdminToken } from "../shared/admin-token";
 import type { Permission } from "../shared/domain/permissions";
-import { AppError, ForbiddenError, RateLimitError, toEnvelope, toPublicError, UnauthorizedError, type PublicError } from "../shared/errors";
+import { clientAddressOf } from "../shared/client-address";
+import { AppError, ForbiddenError, InvalidRequestError, isErrorCode, RateLimitError, toEnvelope, toPublicError, UnauthorizedError, type PublicError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { ApiKeyCache } from "../shared/api-key-cache";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { RateLimiter } from "../shared/rate-limiter";
 import { transporterState } from "../shared/transporter-status";
 import { requestIdOf } from "../shared/observability";
+import { findNulCharacter } from "../shared/nul-character";
 import { hashesEqual, hashSecret } from "../shared/secrets";
 import { parseInput } from "../shared/validation";
 import type { SessionUser } from "./accounts.service";
@@ -27,6 +30,8 @@ interface SessionMeta extends CallerMeta {
   user?: SessionUser | null;
   sessionToken?: string;
   secureTransport?: boolean;
+  /** The caller's address (shared/client-address.ts), for the sign-in throttle. */
+  clientAddress?: string;
   processorSignature?: string;
   $responseHeaders?: Record<string, string>;
   $responseType?: string;
@@ -44,13 +49,23 @@ type Methods = {
   verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
   sendPublicError(req: Req, res: Res, err: unknown): void;
+  httpHandler(req: Req, res: Res, next?: unknown): unknown;
 };
-type Vars = { adminTokenHash: string; rateLimiter: RateLimiter; keyCache: ApiKeyCache };
+type Vars = { adminTokenHash: string; rateLimiter: RateLimiter; keyCache: ApiKeyCache; adminRequests: RateLimiter; adminFailures: RateLimiter };
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
 const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"];
 
+/** Retry-After of every 503: a lost node is routed around within a second, a database restart takes a few. */
+const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: true }, urlencoded: false };
+
+/**
+ * Credentials are short (an API key is 71 characters, a session token 43): a
+ * longer one is not ours, and is refused as unknown (401) before any lookup.
+ */
+const MAX_CREDENTIAL_LENGTH = 200;
 
 const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "gateway", "dashboard.html"), "utf8");
 const API_DOCS_HTML = fs.readFileSync(path.join(__dirname, "gateway", "api-docs.html"), "utf8");
@@ -68,6 +83,65 @@ function cookieValue(req: Req, name: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** 'sha256-...' sources for the inline <script> and <style> blocks of a page, for its Content-Security-Policy. */
+function inlineHashes(html: string, tag: "script" | "style"): string {
+  const blocks = [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => m[1]);
+  return blocks.map((b) => `'sha256-${createHash("sha256").update(b, "utf8").digest("base64")}'`).join(" ");
+}
+
+/** The dashboard runs only its own inline script and style, talks only to this origin, and cannot be framed. */
+const DASHBOARD_CSP = [
+  "default-src 'none'",
+  `script-src ${inlineHashes(DASHBOARD_HTML, "script")}`,
+  `style-src ${inlineHashes(DASHBOARD_HTML, "style")}`,
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/**
+ * moleculer-web answers a CORS preflight only on routes with `cors`; on any
+ * other route an OPTIONS request naming a method in
+ * Access-Control-Request-Method would run that method's action (a sale, a
+ * sign-in). So only a real preflight (Origin and Access-Control-Request-Method)
+ * of a CORS route goes on, to be answered by moleculer-web without running
+ * anything; every other OPTIONS is a 405 naming the methods the path takes.
+ */
+function refuseOptionsButPreflights(req: Req, res: Res, next: (err?: unknown) => void): void {
+  if (req.method !== "OPTIONS") return next();
+  const r = req as Req & { $route?: { cors?: unknown }; $service?: { aliases?: Array<{ method: string; match(url: string): unknown }> }; parsedUrl?: string };
+  const preflight = typeof req.headers.origin === "string" && typeof req.headers["access-control-request-method"] === "string";
+  if (r.$route?.cors && preflight) return next();
+  const methods = new Set((r.$service?.aliases ?? []).filter((a) => a.method !== "*" && a.match(r.parsedUrl ?? "")).map((a) => a.method));
+  res.setHeader("Allow", [...methods].join(", "));
+  next(new AppError("method_not_allowed", "OPTIONS is answered only as a CORS preflight (with Origin and Access-Control-Request-Method) of a browser endpoint: /api/v1/track/click and /api/v1/track/lead."));
+}
+
+/**
+ * PostgreSQL cannot store the NUL character (U+0000) in text: a request
+ * carrying one in its path, query or JSON body is refused here, naming the
+ * field, instead of failing inside a write. (The processor webhook's raw body
+ * is the processor service's to check.)
+ */
+function refuseNulCharacters(req: Req, _res: Res, next: (err?: unknown) => void): void {
+  const r = req as Req & { parsedUrl?: string; query?: unknown; body?: unknown };
+  if (/%00/i.test(r.parsedUrl ?? "")) return next(new InvalidRequestError("The request path contains the NUL character (%00), which no identifier can hold."));
+  for (const [where, value] of [["query parameter ", r.query], ["", r.body]] as const) {
+    const found = findNulCharacter(value);
+    if (!found) continue;
+    const field = found.field;
+    const message = found.inKey
+      ? `Invalid ${where}${field ? `'${field}'` : "body"}: a key contains the NUL character (U+0000), which text fields cannot hold.`
+      : field
+        ? `Invalid ${where}'${field}': text must not contain the NUL character (U+0000).`
+        : "The request body contains the NUL character (U+0000), which text fields cannot hold.";
+    return next(new InvalidRequestError(message, { issues: [{ field, message }] }));
+  }
+  next();
 }
 
 /**
@@ -89,9 +163,20 @@ function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): s
   return [`${SESSION_COOKIE}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`, ...(secure ? ["Secure"] : [])].join("; ");
 }
 
+/**
+ * Whether the request came over HTTPS: a TLS socket, or a proxy's
+ * `X-Forwarded-Proto: https` (believed without TRUST_PROXY: a client that
+ * fakes it only makes its own cookie stricter), or always with
+ * SESSION_COOKIE_SECURE=true (a proxy that does not say).
+ */
 const isSecure = (req: Req) =>
+  process.env.SESSION_COOKIE_SECURE === "true" ||
   (req.socket as { encrypted?: boolean }).encrypted === true ||
-  (process.env.TRUST_PROXY === "true" && req.headers["x-forwarded-proto"] === "https");
+  String(req.headers["x-forwarded-proto"] ?? "")
+    .split(",")
+    .some((p) => p.trim().toLowerCase() === "https");
+
+const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], process.env.TRUST_PROXY === "true");
 
 /**
  * The only HTTP entry point. Authenticates callers, hands the body to the
@@ -116,7 +201,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     logResponse: process.env.HTTP_LOG_LEVEL || "debug",
     logRequestParams: null,
     logResponseData: null,
-    use: [requireJsonBody],
+    use: [refuseOptionsButPreflights, refuseNulCharacters, requireJsonBody],
     routes: [
       {
         name: "health",
@@ -222,7 +307,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         bodyParsers: false,
         aliases: {
           "GET /"(_req: Req, res: Res) {
-            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY" });
+            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": DASHBOARD_CSP });
             res.end(DASHBOARD_HTML);
           },
         },
@@ -260,6 +345,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           "POST withdrawals/:withdrawalId/pay": "commissions.payWithdrawal",
           "GET outbox": "commissions.outboxBacklog",
           "GET reconcile": "commissions.reconcile",
+          "GET processor/events": "processor.listEvents",
+          "GET processor/events/:eventId": "processor.getEvent",
           "GET notifications": "notifications.list",
           "POST workspaces/:workspaceId/webhook-endpoints": "notifications.createWebhookEndpoint",
           "GET workspaces/:workspaceId/webhook-endpoints": "notifications.listWebhookEndpoints",
@@ -342,7 +429,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     async authenticateApiKey(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req) {
       const header = req.headers.authorization;
       const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-      if (!match) throw new UnauthorizedError();
+      if (!match || match[1].length > MAX_CREDENTIAL_LENGTH) throw new UnauthorizedError();
       // A key authenticated within API_KEY_CACHE_TTL_MS is not looked up again (dropped at once when retired).
       let known = this.keyCache.get(match[1]);
       if (!known) {
@@ -365,10 +452,21 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       return null;
     },
 
+    /**
+     * The operator token, throttled per client address: an address past its
+     * failed attempts is refused before its token is even compared (so the
+     * answer says nothing about a guess), and every address has a request rate.
+     */
     async authenticateOperator(ctx: Context, _route: unknown, req: Req) {
+      const address = clientAddress(req);
+      const blocked = this.adminFailures.blockedFor(address);
+      if (blocked > 0) throw new RateLimitError(blocked, "Too many failed operator-token attempts from this client address");
+      const retryAfter = this.adminRequests.hit(address);
+      if (retryAfter > 0) throw new RateLimitError(retryAfter, "Too many admin API requests from this client address");
       const header = req.headers.authorization;
       const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
       if (!match || !hashesEqual(hashSecret(match[1]), this.adminTokenHash)) {
+        this.adminFailures.hit(address);
         throw new UnauthorizedError("Missing or invalid operator token. Send 'Authorization: Bearer <ADMIN_TOKEN>'.");
       }
       return null;
@@ -380,7 +478,11 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
      */
     async authenticateSession(ctx: Context<unknown, SessionMeta>, _route: unknown, req: Req) {
       ctx.meta.secureTransport = isSecure(req);
-      const token = cookieValue(req, SESSION_COOKIE);
+      ctx.meta.clientAddress = clientAddress(req);
+      const cookie = cookieValue(req, SESSION_COOKIE);
+      // An over-long cookie cannot be a token we issued: unknown, like any other.
+      const token = cookie !== undefined && cookie.length <= MAX_CREDENTIAL_LENGTH ? cookie : undefined;
+      const overLong = cookie !== undefined && token === undefined;
       const action = (req as { $alias?: { action?: string } }).$alias?.action;
       if (action === "gateway.login") return null as unknown as SessionUser;
       if (action === "gateway.logout") {
@@ -390,7 +492,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       if (req.headers.authorization !== undefined) {
         throw new UnauthorizedError("This endpoint takes a signed-in dashboard session, not an API key. Sign in at /dashboard.");
       }
-      if (!token) throw new UnauthorizedError("Sign in to the dashboard first.");
+      if (!token) throw new UnauthorizedError(overLong ? "Unknown session. Sign in to the dashboard again." : "Sign in to the dashboard first.");
       return ctx.call<SessionUser, unknown>("accounts.authenticateSession", { token });
     },
 
@@ -419,6 +521,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);
     },
 
+    /** Every response says nosniff: a JSON error or the snippet is never run or rendered as something else. */
+    httpHandler(req: Req, res: Res, next?: unknown) {
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      return (ApiGateway as unknown as { methods: Methods }).methods.httpHandler.call(this, req, res, next);
+    },
+
     describeCaller(ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req) {
       const ua = req.headers["user-agent"];
       if (typeof ua === "string") ctx.meta.userAgent = ua.slice(0, 512);
@@ -427,11 +535,13 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     },
 
     sendPublicError(req: Req, res: Res, err: unknown) {
-      const pub = toGatewayError(err);
+      const pub = toGatewayError(err, req);
       if (pub.status >= 500) this.logger.error(`${req.method} ${req.url} failed`, err);
       if (res.headersSent) return;
       const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
       if (pub.code === "rate_limit_exceeded") headers["Retry-After"] = String(pub.data?.retryAfterSeconds ?? 60);
+      // Temporary by definition (a node or the database is down): clients retry on 503, after this many seconds.
+      if (pub.code === "service_unavailable") headers["Retry-After"] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS);
       const requestId = req.$ctx?.requestID;
       if (requestId) headers["X-Request-Id"] = requestId;
       res.writeHead(pub.status, headers);
@@ -445,6 +555,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     if (generated) this.logger.info(`Operator token generated (shown once; stored in the data folder): ${token}`);
     this.rateLimiter = new RateLimiter(Number(process.env.RATE_LIMIT_PER_MINUTE ?? 1200), 60_000);
     this.keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
+    // The admin API, per client address: failed operator tokens, and all requests.
+    this.adminFailures = new RateLimiter(Number(process.env.ADMIN_AUTH_FAILURES_PER_MINUTE ?? 10), 60_000);
+    this.adminRequests = new RateLimiter(Number(process.env.ADMIN_RATE_LIMIT_PER_MINUTE ?? 1200), 60_000);
   },
 
   events: {
@@ -456,22 +569,36 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 };
 
 /** Errors raised by HTTP plumbing (body parsing, routing) joined to our vocabulary. */
-function toGatewayError(err: unknown): PublicError {
-  const e = err as { type?: string; code?: number; status?: number; name?: string } | null;
+function toGatewayError(err: unknown, req?: Req): PublicError {
+  const e = err as { type?: string; code?: number | string; status?: number; name?: string } | null;
+  // The body parser's decompression failed: moleculer-web re-wraps zlib's (or brotli's) error, keeping only its string
+  // code (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_2, ...). The body is not what its Content-Encoding says.
+  const encoding = String(req?.headers["content-encoding"] ?? "").slice(0, 40);
+  if (e && !e.type && typeof e.code === "string" && /^(Z_|ERR_)/.test(e.code) && encoding && encoding !== "identity") {
+    return { code: "invalid_request", status: 400, envelope: "platform", message: `The request body is not valid '${encoding}' data, as its Content-Encoding says. Send it compressed that way, or without Content-Encoding.` };
+  }
   const plumbing: Record<string, [PublicError["code"], number, string]> = {
     "entity.parse.failed": ["invalid_request", 400, "The request body is not valid JSON."],
     "entity.too.large": ["payload_too_large", 413, "The request body is too large."],
     "charset.unsupported": ["unsupported_media_type", 415, "Send the body as UTF-8 JSON."],
-    "encoding.unsupported": ["unsupported_media_type", 415, "Send the body as UTF-8 JSON."],
+    "encoding.unsupported": ["unsupported_media_type", 415, "This Content-Encoding is not supported: send the body uncompressed, or as gzip, deflate or br."],
     "request.size.invalid": ["invalid_request", 400, "The request body does not match its Content-Length."],
     UNABLE_DECODE_PARAM: ["invalid_request", 400, "The request path is not valid (malformed percent-encoding)."],
     NOT_FOUND: ["not_found", 404, "No such endpoint. See the README for the API."],
     SERVICE_NOT_FOUND: ["service_unavailable", 503, "The service handling this request is not available. Retry later."],
     SERVICE_NOT_AVAILABLE: ["service_unavailable", 503, "The service handling this request is not available. Retry later."],
     REQUEST_TIMEOUT: ["service_unavailable", 503, "The request timed out inside the system. Retry later."],
+    // The node handling the call was lost (docs/reliability.md, "Losing a node"), the call's time budget ran out
+    // before it was sent, a node's queue is full, or this gateway lost the bus: all temporary.
+    REQUEST_REJECTED: ["service_unavailable", 503, "The node handling this request went away. Retry later."],
+    REQUEST_SKIPPED: ["service_unavailable", 503, "The request timed out inside the system. Retry later."],
+    QUEUE_FULL: ["service_unavailable", 503, "The service handling this request is overloaded. Retry later."],
+    BAD_GATEWAY: ["service_unavailable", 503, "The gateway lost its connection to the services. Retry later."],
   };
   const known = e?.type ? plumbing[e.type] : undefined;
   if (known) return { code: known[0], status: known[1], message: known[2], envelope: "platform" };
+  // moleculer-web's own 503 (an alias whose service has no instance left), which carries no type.
+  if (e?.name === "ServiceUnavailableError" && e.code === 503 && !isErrorCode(e.type)) return { code: "service_unavailable", status: 503, message: plumbing.SERVICE_NOT_AVAILABLE[2], envelope: "platform" };
   return toPublicError(err);
 }
 

@@ -4,6 +4,7 @@ import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } f
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
+import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository, type Program, type ProgramsRepository } from "./programs/repository";
 import * as S from "./programs/schemas";
 
@@ -24,21 +25,27 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     },
 
     get: {
+      // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId } = parseInput(S.ProgramIdInput, ctx.params);
         return toDto(await this.requireProgram(programId));
       },
     },
 
-    /** Set by operators, and by the processor's account webhooks. A connected account belongs to one program. */
+    /**
+     * Set by operators, and by the processor's account webhooks. A connected account belongs to one program.
+     * The connection date is decided here for every caller (`connectedAtAfter`).
+     */
     updateProcessorConnection: {
       async handler(ctx: Context) {
-        const { programId, ...patch } = parseInput(S.UpdateProcessorConnectionInput, ctx.params);
-        await this.requireProgram(programId);
-        if (patch.accountId) {
-          const owner = await this.repo.findProgramByProcessorAccount(patch.accountId);
-          if (owner && owner.id !== programId) throw new ConflictError(`Processor account '${patch.accountId}' is already connected to program ${owner.id}.`);
+        const { programId, ...update } = parseInput(S.UpdateProcessorConnectionInput, ctx.params);
+        const program = await this.requireProgram(programId);
+        if (update.accountId) {
+          const owner = await this.repo.findProgramByProcessorAccount(update.accountId);
+          if (owner && owner.id !== programId) throw new ConflictError(`Processor account '${update.accountId}' is already connected to program ${owner.id}.`);
         }
+        const patch = { ...update, connectedAt: connectedAtAfter(program.processor, update, new Date()) };
         const updated = toDto(await this.repo.updateProcessorConnection(programId, patch));
         // Other services cache programs (shared/program-cache.ts): awaited, so this process's copies are gone before we answer.
         await ctx.broadcast("programs.changed", { programId });
@@ -48,6 +55,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
 
     /** The program a processor connected account belongs to, or null. */
     findByProcessorAccount: {
+      idempotent: true,
       async handler(ctx: Context) {
         const { accountId } = parseInput(S.ProcessorAccountInput, ctx.params);
         const program = await this.repo.findProgramByProcessorAccount(accountId);
@@ -79,9 +87,11 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
 
     /** Resolves a Bearer key to its program; unknown and retired keys are refused. */
     authenticateKey: {
+      idempotent: true,
       async handler(ctx: Context) {
-        const { key } = parseInput(S.AuthenticateKeyInput, ctx.params);
-        const parsed = parseApiKey(key);
+        // A malformed or over-long key is an invalid credential (401), not a bad request.
+        const input = S.AuthenticateKeyInput.safeParse(ctx.params);
+        const parsed = input.success ? parseApiKey(input.data.key) : null;
         if (!parsed) throw new UnauthorizedError();
         const stored = await this.repo.findApiKeyByPrefix(parsed.prefix);
         if (!stored || !hashesEqual(stored.secretHash, hashSecret(parsed.secret))) throw new UnauthorizedError();
@@ -113,6 +123,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
 
     /** The approved partner behind a referral code, or null. */
     findReferral: {
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId, referralCode } = parseInput(S.FindReferralInput, ctx.params);
         const enrollment = await this.repo.findEnrollmentByReferralCode(programId, referralCode);
@@ -121,6 +132,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     },
 
     getEnrollment: {
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId, partnerId } = parseInput(S.EnrollmentInput, ctx.params);
         const enrollment = await this.repo.findEnrollment(programId, partnerId);
@@ -130,6 +142,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     },
 
     hasApprovedPartners: {
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId } = parseInput(S.ProgramIdInput, ctx.params);
         return this.repo.hasApprovedEnrollment(programId);

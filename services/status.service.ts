@@ -19,6 +19,8 @@ const StatusService: ServiceSchema = {
 
   actions: {
     forProgram: {
+      // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
+      idempotent: true,
       async handler(ctx: Context) {
         const { programId } = parseInput(ForProgramInput, ctx.params);
         const stats = (kind: "click" | "lead") =>

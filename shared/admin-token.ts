@@ -8,15 +8,28 @@ export function dataDir(): string {
 
 export const adminTokenFile = () => path.join(dataDir(), "admin-token");
 
+/** The operator token does everything: one short enough to guess is refused at start. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+function checkedToken(token: string, source: string): string {
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new Error(
+      `The operator token from ${source} has ${token.length} characters; it needs at least ${MIN_ADMIN_TOKEN_LENGTH}. ` +
+        "Use a random one (e.g. `openssl rand -hex 32`), or unset ADMIN_TOKEN to have one generated.",
+    );
+  }
+  return token;
+}
+
 /**
  * The operator token for /api/admin: ADMIN_TOKEN when set; otherwise read from
  * the data folder, or generated there on first start (`generated` tells the
  * caller to print it once).
  */
 export function loadAdminToken(): { token: string; generated: boolean } {
-  if (process.env.ADMIN_TOKEN) return { token: process.env.ADMIN_TOKEN, generated: false };
+  if (process.env.ADMIN_TOKEN) return { token: checkedToken(process.env.ADMIN_TOKEN, "ADMIN_TOKEN"), generated: false };
   const file = adminTokenFile();
-  if (fs.existsSync(file)) return { token: fs.readFileSync(file, "utf8").trim(), generated: false };
+  if (fs.existsSync(file)) return { token: checkedToken(fs.readFileSync(file, "utf8").trim(), file), generated: false };
   const token = `adm_${randomToken(32)}`;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   try {

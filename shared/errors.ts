@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, envelope: "platform" },
   forbidden: { status: 403, envelope: "platform" },
   not_found: { status: 404, envelope: "platform" },
+  method_not_allowed: { status: 405, envelope: "platform" },
   conflict: { status: 409, envelope: "platform" },
   already_recorded: { status: 409, envelope: "platform" },
   payload_too_large: { status: 413, envelope: "platform" },
@@ -85,10 +86,9 @@ export class ApiKeyRetiredError extends AppError {
 }
 
 export class RateLimitError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super("rate_limit_exceeded", `Too many requests for this API key. Retry after ${retryAfterSeconds} s.`, {
-      retryAfterSeconds,
-    });
+  /** `limited` names what was limited (the API key, the sign-in of an email, a client address...). */
+  constructor(retryAfterSeconds: number, limited = "Too many requests for this API key") {
+    super("rate_limit_exceeded", `${limited}. Retry after ${retryAfterSeconds} s.`, { retryAfterSeconds });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Fixed-window request counter per key (one per API key). Kept in the
+ * Fixed-window request counter per key (an API key, a client address). Kept in the
  * gateway's memory: with several gateways each enforces its own share (see
  * docs/architecture.md).
  */
@@ -23,6 +23,14 @@ export class RateLimiter {
     }
     w.count += 1;
     return w.count <= this.limit ? 0 : Math.max(1, Math.ceil((w.startedAt + this.windowMs - now) / 1000));
+  }
+
+  /** Without counting: 0 while the key is under its limit, else the seconds until its window resets. */
+  blockedFor(key: string): number {
+    const now = this.now();
+    const w = this.windows.get(key);
+    if (!w || now - w.startedAt >= this.windowMs || w.count < this.limit) return 0;
+    return Math.max(1, Math.ceil((w.startedAt + this.windowMs - now) / 1000));
   }
 
   private sweep(now: number): void {

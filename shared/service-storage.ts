@@ -1,5 +1,7 @@
-import type { ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { ServiceUnavailableError } from "./errors";
 import { acquireDatabase, databaseUrl, pingDatabase, releaseDatabase, type Database } from "./storage/database";
+import { isStorageUnavailable } from "./storage/errors";
 
 export interface StorageVars<R> {
   db: Database;
@@ -10,7 +12,10 @@ export interface StorageVars<R> {
 /**
  * Mixin giving a service its own repository on the process's database handle,
  * opened (and migrated) at start, released at stop, plus a `health` action
- * that pings the database.
+ * that pings the database. An action failing because the database is not
+ * available (restart, lost connection, failover) answers `service_unavailable`
+ * (503 with Retry-After at the gateway): it is temporary, and clients retry
+ * only on 503.
  */
 export function storageMixin<R>(createRepository: (db: Database) => Promise<R>): Partial<ServiceSchema> {
   const mixin: Omit<ServiceSchema<ServiceSettingSchema, {}, StorageVars<R>>, "name"> = {
@@ -20,6 +25,15 @@ export function storageMixin<R>(createRepository: (db: Database) => Promise<R>):
         async handler() {
           await pingDatabase(this.db);
           return { ok: true };
+        },
+      },
+    },
+    hooks: {
+      error: {
+        "*"(this: { logger: { warn(...args: unknown[]): void } }, ctx: Context, err: unknown) {
+          if (!isStorageUnavailable(err)) throw err;
+          this.logger.warn(`${ctx.action?.name ?? "action"}: the database is not available:`, (err as Error).message);
+          throw new ServiceUnavailableError("The database is not available right now. Retry later.");
         },
       },
     },

@@ -1,6 +1,17 @@
 import { z } from "zod";
 import { InvalidRequestError } from "./errors";
 
+/** A positive integer as people write it: no sign, leading zero, exponent, hex prefix, spaces or fraction. */
+const CANONICAL_POSITIVE_INT = /^[1-9][0-9]*$/;
+
+/**
+ * zod preprocess step for numbers that may arrive as text (path and query
+ * values): a canonical positive decimal string becomes its number, anything
+ * else stays as it is and fails the number schema. Unlike `z.coerce`, `01`,
+ * `0x1`, `1e0`, ` 1` or `true` are not read as 1.
+ */
+export const fromDecimalText = (v: unknown): unknown => (typeof v === "string" && CANONICAL_POSITIVE_INT.test(v) ? Number(v) : v);
+
 /**
  * Validates `input` with a zod schema and throws `invalid_request` naming the
  * first offending field. Called at the top of every action; the schema is kept

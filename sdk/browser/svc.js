@@ -3,11 +3,13 @@
  * first-party cookie `svc_click_id`; `svc.signup(userId)` records the lead.
  *
  *   <script src="https://track.example.com/sdk/svc.js" data-program-id="1" defer></script>
- *   ... after your signup succeeds:  svc.signup(user.id, user.email)
+ *   ... after your signup succeeds:  svc.signup(user.id)
  *
  * Options (data-*): program-id (required), api (default: the script's origin),
  * param (the referral query parameter, default "ref"), cookie-days (default 90).
  * Pass the same user id to your server's trackSale as customerExternalId.
+ * The browser only binds its click to a new user id: an email, or a user id
+ * that already has a lead, is recorded by your server with the API key.
  */
 (function () {
   "use strict";
@@ -58,10 +60,10 @@
       return readCookie(COOKIE);
     },
     /** Records the signup of `userId` (the id your server will send as customerExternalId). */
-    signup: function (userId, email) {
+    signup: function (userId) {
       return ready.then(function (clickId) {
         if (!clickId) return { attributed: false, reason: "no referral click" };
-        return post("/api/v1/track/lead", { program_id: programId, customer_key: String(userId), email: email || undefined, click_id: clickId });
+        return post("/api/v1/track/lead", { program_id: programId, customer_key: String(userId), click_id: clickId });
       });
     },
   };

@@ -1,4 +1,4 @@
-import { Schema, type Connection, type Model } from "mongoose";
+import { Schema, Types, type Connection, type Model } from "mongoose";
 import type { Role } from "../../shared/domain/permissions";
 import { isDuplicateKeyError, modelOn, nextId, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
 import type { AccountsRepository, Membership, Session, User, Workspace } from "./repository";
@@ -125,7 +125,7 @@ export class MongoAccountsRepository implements AccountsRepository {
       .findOneAndUpdate(
         { workspaceId: m.workspaceId, userId: m.userId },
         { $set: { role: m.role }, $setOnInsert: { createdAt: new Date() } },
-        { upsert: true, new: true },
+        { upsert: true, returnDocument: "after" },
       )
       .lean<MembershipDoc>();
     return toMembership(doc!);
@@ -160,12 +160,23 @@ export class MongoAccountsRepository implements AccountsRepository {
     await this.sessions.deleteOne({ tokenHash });
   }
 
-  async recordLoginFailure(key: string, at: Date): Promise<void> {
-    await this.loginFailures.create({ key, at });
+  async recordLoginFailures(keys: string[], at: Date): Promise<string[]> {
+    const docs = await this.loginFailures.insertMany(keys.map((key) => ({ key, at })));
+    return docs.map((d) => String(d._id));
   }
 
-  countLoginFailures(key: string, since: Date): Promise<number> {
-    return this.loginFailures.countDocuments({ key, at: { $gte: since } });
+  async loginFailureStats(keys: string[], since: Date, exclude: string[]): Promise<Map<string, { failures: number; latestAt: Date | null }>> {
+    const rows = await this.loginFailures.aggregate<{ _id: string; n: number; latest: Date }>([
+      { $match: { key: { $in: keys }, at: { $gte: since }, _id: { $nin: exclude.map((id) => new Types.ObjectId(id)) } } },
+      { $group: { _id: "$key", n: { $sum: 1 }, latest: { $max: "$at" } } },
+    ]);
+    const stats = new Map(keys.map((k) => [k, { failures: 0, latestAt: null as Date | null }]));
+    for (const r of rows) stats.set(r._id, { failures: r.n, latestAt: r.latest });
+    return stats;
+  }
+
+  async forgetLoginFailures(ids: string[]): Promise<void> {
+    if (ids.length) await this.loginFailures.deleteMany({ _id: { $in: ids.map((id) => new Types.ObjectId(id)) } });
   }
 
   async clearLoginFailures(key: string): Promise<void> {

@@ -106,13 +106,24 @@ export class SqlAccountsRepository implements AccountsRepository {
     await this.db.query("DELETE FROM sessions WHERE token_hash = $1", [tokenHash]);
   }
 
-  async recordLoginFailure(key: string, at: Date): Promise<void> {
-    await this.db.query("INSERT INTO login_failures (key, at) VALUES ($1, $2)", [key, at]);
+  async recordLoginFailures(keys: string[], at: Date): Promise<string[]> {
+    const rows = await this.db.query<{ id: number }>("INSERT INTO login_failures (key, at) SELECT unnest($1::text[]), $2 RETURNING id", [keys, at]);
+    return rows.map((r) => String(r.id));
   }
 
-  async countLoginFailures(key: string, since: Date): Promise<number> {
-    const [row] = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM login_failures WHERE key = $1 AND at >= $2", [key, since]);
-    return row.n;
+  async loginFailureStats(keys: string[], since: Date, exclude: string[]): Promise<Map<string, { failures: number; latestAt: Date | null }>> {
+    const rows = await this.db.query<{ key: string; n: number; latest: Date | null }>(
+      `SELECT key, count(*)::int AS n, max(at) AS latest FROM login_failures
+       WHERE key = ANY($1::text[]) AND at >= $2 AND NOT (id = ANY($3::int[])) GROUP BY key`,
+      [keys, since, exclude.map(Number)],
+    );
+    const stats = new Map(keys.map((k) => [k, { failures: 0, latestAt: null as Date | null }]));
+    for (const r of rows) stats.set(r.key, { failures: r.n, latestAt: r.latest ? new Date(r.latest) : null });
+    return stats;
+  }
+
+  async forgetLoginFailures(ids: string[]): Promise<void> {
+    if (ids.length) await this.db.query("DELETE FROM login_failures WHERE id = ANY($1::int[])", [ids.map(Number)]);
   }
 
   async clearLoginFailures(key: string): Promise<void> {

@@ -48,8 +48,15 @@ export interface AccountsRepository {
   findSession(tokenHash: string): Promise<Session | null>;
   touchSession(id: number, now: Date): Promise<void>;
   deleteSession(tokenHash: string): Promise<void>;
-  recordLoginFailure(key: string, at: Date): Promise<void>;
-  countLoginFailures(key: string, since: Date): Promise<number>;
+  /**
+   * Records a failed sign-in under each key, before the password is checked,
+   * so attempts checked at the same time count each other. Returns the new
+   * rows' ids (to forget them when the attempt is refused or succeeds).
+   */
+  recordLoginFailures(keys: string[], at: Date): Promise<string[]>;
+  /** Per key: the failures since `since` but the rows in `exclude`, and the latest of them. */
+  loginFailureStats(keys: string[], since: Date, exclude: string[]): Promise<Map<string, { failures: number; latestAt: Date | null }>>;
+  forgetLoginFailures(ids: string[]): Promise<void>;
   clearLoginFailures(key: string): Promise<void>;
 }
 

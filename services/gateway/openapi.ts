@@ -17,6 +17,7 @@ import * as Accounts from "../accounts/schemas";
 import * as Attribution from "../attribution/schemas";
 import * as Commissions from "../commissions/schemas";
 import * as Notifications from "../notifications/schemas";
+import * as Processor from "../processor/schemas";
 import * as Programs from "../programs/schemas";
 import * as Sales from "../sales/schemas";
 
@@ -197,7 +198,10 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Tracking",
     summary: "Refund (or charge back) a sale",
     description:
-      "Reduces the sale's commission in proportion (spec 2.1). Omitting `refund_amount_cents` (or 0) refunds the rest. The same `refund_id` twice is `skipped`; an over-refund is capped. `status` is `refunded`, `reversed` (fully refunded), `skipped` or `no_commission`.",
+      "Reduces the sale's commission in proportion (spec 2.1). Omitting `refund_amount_cents` (or 0) refunds the rest (`refund_id` is then ignored); an over-refund is capped. `status` is `refunded`, `reversed` (fully refunded), `skipped` or `no_commission`. " +
+      "Retries are `skipped` and change nothing. With `refund_id`: skipped when that `refund_id` was already applied to the sale, whatever the amount. " +
+      "Without `refund_id`: skipped when `refund_amount_cents` equals the amount asked for (before capping) by any earlier refund of the sale, whether or not that refund had a `refund_id`; a different amount is applied. So two real refunds of the same amount need `refund_id`s. " +
+      "The other way round, a refund with a new `refund_id` is applied even when an earlier refund without one had the same amount: an id names a refund explicitly. Once the commission is reversed, every call is skipped.",
     auth: "apiKey",
     input: Sales.RefundRequest,
     example: { transaction_id: "order-1001", refund_amount_cents: 3000, refund_id: "re_1", refund_reason: "customer request" },
@@ -210,11 +214,15 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "gateway.processorWebhook",
     tag: "Processor",
     summary: "Processor (Stripe Connect) webhook",
-    description: "The signature in `Stripe-Signature` is verified over the exact body. See docs/processor-webhooks.md for the events used.",
+    description:
+      "The signature in `Stripe-Signature` is verified over the exact body. See docs/processor-webhooks.md for the events used. 2xx for every event that was taken or that can never succeed (the reason is recorded on the event: `cli processor-events`); 503 only for a temporary problem (a refund whose sale is not linked yet, a database outage), so the processor retries.",
     auth: "stripeSignature",
     input: { raw: "application/json", description: "The Stripe event, byte for byte as Stripe sent it." },
-    errors: ["invalid_signature", "conflict", "payload_too_large"],
-    response: { description: "Received (also for events that are not used, with the reason).", example: { received: true, handled: true } },
+    errors: ["invalid_signature", "invalid_request", "conflict", "payload_too_large", "service_unavailable"],
+    response: {
+      description: "Received (also for events that are not used, ignored or rejected, with the reason).",
+      example: { received: true, handled: true, transactionId: "cs_1", settled: { targetRefundedCents: 3000 } },
+    },
   },
 
   // --- Dashboard --------------------------------------------------------------------------
@@ -222,7 +230,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "gateway.login",
     tag: "Dashboard",
     summary: "Sign in",
-    description: "Sets the `svc_session` cookie (HttpOnly, SameSite=Lax). Five failures for an email within 15 minutes refuse further attempts (429).",
+    description:
+      "Sets the `svc_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS). Failed sign-ins are throttled per email and client address, per email and per client address, with growing delays (429 naming which; see docs/security.md).",
     auth: "none",
     input: Accounts.LoginRequest,
     example: { email: "owner@example.com", password: "correct horse battery staple" },
@@ -401,12 +410,15 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "POST /api/admin/programs/:programId/partners/:partnerId/withdrawals": {
     action: "commissions.createWithdrawal",
     tag: "Operator",
-    summary: "Create a withdrawal (default: the whole available balance)",
+    summary: "Create a withdrawal (default: the whole available balance); with `idempotencyKey`, the same request again returns the same withdrawal",
     auth: "operator",
     input: Commissions.CreateWithdrawalInput,
-    example: { programId: 1, partnerId: 3, amountCents: 1000 },
+    example: { programId: 1, partnerId: 3, amountCents: 1000, idempotencyKey: "payout-2030-01-partner-3" },
     errors: ["not_found", "conflict"],
-    response: { description: "The withdrawal.", example: { id: 2, partnerId: 3, programId: 1, currency: "usd", amountCents: 1000, status: "pending" } },
+    response: {
+      description: "The withdrawal (for a key already used with the same request, the earlier withdrawal as it is now; another request with the key is 409).",
+      example: { id: 2, partnerId: 3, programId: 1, currency: "usd", requestedCents: 1000, amountCents: 1000, status: "open", idempotencyKey: "payout-2030-01-partner-3" },
+    },
   },
   "POST /api/admin/withdrawals/:withdrawalId/pay": {
     action: "commissions.payWithdrawal",
@@ -426,6 +438,25 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     auth: "operator",
     input: "none",
     response: { description: "The backlog.", example: { pending: 0 } },
+  },
+  "GET /api/admin/processor/events": {
+    action: "processor.listEvents",
+    tag: "Operator",
+    summary: "Processor webhook events, newest first",
+    description: "Every event the processor sent for a connected account, with its status (processed, ignored, rejected, failed, processing) and outcome: why an event was ignored or rejected, which sale it touched.",
+    auth: "operator",
+    input: Processor.ListEventsInput,
+    example: { status: "rejected", limit: 20 },
+    response: { description: "The events.", example: [{ eventId: "evt_1", type: "refund.created", status: "rejected", outcome: { reason: "rejected: Invalid 'amount'" } }] },
+  },
+  "GET /api/admin/processor/events/:eventId": {
+    action: "processor.getEvent",
+    tag: "Operator",
+    summary: "One processor webhook event and its outcome",
+    auth: "operator",
+    input: Processor.GetEventInput,
+    example: { eventId: "evt_1" },
+    response: { description: "The event, or null when it was never received.", example: { eventId: "evt_1", type: "charge.refunded", status: "processed", attempts: 1, outcome: { transactionId: "cs_1" } } },
   },
   "GET /api/admin/reconcile": {
     action: "commissions.reconcile",
@@ -527,6 +558,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "programs.updateProcessorConnection",
     tag: "Operator",
     summary: "Set a program's processor connection",
+    description:
+      "Changes the fields given. The connection date (`connectedAt`, the status endpoint's `connectionDate`) is set by the first update that leaves the connection `connected`: to `connectedAt` when given, else now. Later updates keep it, also across a disconnect and reconnect of the same account; linking another `accountId` starts a new connection and a new date. The processor's `account.updated` events follow the same rule.",
     auth: "operator",
     input: Programs.UpdateProcessorConnectionInput,
     example: { programId: 1, connectionStatus: "connected", accountId: "acct_123", chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true },
@@ -563,7 +596,7 @@ const AUTH_ERRORS: Record<Auth, ErrorCode[]> = {
   apiKey: ["unauthorized", "api_key_retired", "rate_limit_exceeded"],
   optionalApiKey: ["unauthorized", "api_key_retired", "rate_limit_exceeded"],
   session: ["unauthorized"],
-  operator: ["unauthorized"],
+  operator: ["unauthorized", "rate_limit_exceeded"],
   stripeSignature: ["service_unavailable"],
 };
 
@@ -573,6 +606,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   unauthorized: "Missing or invalid API key. Send 'Authorization: Bearer <API_KEY>'.",
   forbidden: "You are not a member of the workspace that owns program 1.",
   not_found: "No sale with transaction_id 'order-1001' in this program.",
+  method_not_allowed: "OPTIONS is answered only as a CORS preflight of a browser endpoint.",
   conflict: "The request conflicts with the current state.",
   already_recorded: "A sale with transaction_id 'order-1001' is already recorded for this program.",
   payload_too_large: "The request body is too large.",

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { fromDecimalText } from "../../shared/validation";
 import { Id } from "../programs/schemas";
 import { WEBHOOK_EVENT_TYPES } from "./repository";
 
 const Kind = z.enum(["partner_notice", "advertiser_warning"]);
 // Query strings carry text: accept true/false/1/0 as well as JSON booleans.
 const Flag = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
-const Limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+const Limit = (max: number, fallback: number) => z.preprocess(fromDecimalText, z.number().int().min(1).max(max)).default(fallback);
 
 export const EventTypeInput = z.object({ type: z.string() });
 

@@ -223,7 +223,8 @@ export class MongoProgramsRepository implements ProgramsRepository {
   }
 
   async findProgramByProcessorAccount(accountId: string): Promise<Program | null> {
-    const doc = await this.programs.findOne({ "processor.accountId": accountId }).lean();
+    // The $type predicate is what lets the planner use the partial unique index (accountId of type string).
+    const doc = await this.programs.findOne({ "processor.accountId": { $eq: accountId, $type: "string" } }).lean();
     return doc ? toProgram(doc) : null;
   }
 

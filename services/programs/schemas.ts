@@ -1,6 +1,16 @@
 import { z } from "zod";
+import { fromDecimalText } from "../../shared/validation";
 
-export const Id = z.coerce.number().int().positive().max(2_147_483_647);
+/**
+ * A record id: a JSON integer, or (path and query values are text) its canonical
+ * decimal string. `01`, `0x1`, `1e0` or ` 1` are refused rather than read as 1,
+ * so an id echoed back (the status endpoint's `programId`) is always what was sent.
+ */
+export const Id = z.preprocess(
+  fromDecimalText,
+  z.number({ error: "must be a positive integer (1 to 2147483647) written in plain decimal, e.g. 42" }).int().positive().max(2_147_483_647),
+);
+
 const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
@@ -43,11 +53,11 @@ export const UpdateProcessorConnectionInput = z.object({
   chargesEnabled: z.boolean().optional(),
   payoutsEnabled: z.boolean().optional(),
   detailsSubmitted: z.boolean().optional(),
+  /** When it connected; used only by the update that first connects (see connection-date.ts), default now. */
   connectedAt: z.iso
     .datetime({ offset: true })
-    .nullable()
     .optional()
-    .transform((v) => (typeof v === "string" ? new Date(v) : v)),
+    .transform((v) => (v === undefined ? undefined : new Date(v))),
 });
 
 export const ProcessorAccountInput = z.object({ accountId: z.string().trim().min(1).max(255) });

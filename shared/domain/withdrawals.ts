@@ -28,3 +28,27 @@ export function reduceOpenWithdrawals(open: readonly OpenWithdrawal[], balanceCe
   }
   return changes;
 }
+
+/** What an idempotent withdrawal request asks for. */
+export interface WithdrawalRequest {
+  partnerId: number;
+  currency: string;
+  /** Omitted: everything available at the time. */
+  requestedCents?: number;
+}
+
+/**
+ * A withdrawal request sent again with the idempotency key of an earlier one
+ * gets the earlier withdrawal back, if it asks for the same thing: the same
+ * partner and currency, and the same amount when it names one (a request for
+ * "everything available" matches whatever the first one took). Returns why
+ * it does not match, or null when it does.
+ */
+export function idempotentWithdrawalMismatch(earlier: WithdrawalRequest & { requestedCents: number }, again: WithdrawalRequest): string | null {
+  if (earlier.partnerId !== again.partnerId) return `partner ${earlier.partnerId}, not ${again.partnerId}`;
+  if (earlier.currency !== again.currency) return `currency '${earlier.currency}', not '${again.currency}'`;
+  if (again.requestedCents !== undefined && again.requestedCents !== earlier.requestedCents) {
+    return `${earlier.requestedCents} cents, not ${again.requestedCents}`;
+  }
+  return null;
+}

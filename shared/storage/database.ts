@@ -35,7 +35,14 @@ async function open(url: string): Promise<Database> {
     return { kind: "sql", sql };
   }
   const mongoose = await import("mongoose");
+  const { requireTransactionSupport } = await import("./mongo");
   const mongo = await mongoose.createConnection(url, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  try {
+    await requireTransactionSupport(mongo);
+  } catch (err) {
+    await mongo.close();
+    throw err;
+  }
   return { kind: "mongo", mongo };
 }
 

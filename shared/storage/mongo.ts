@@ -5,13 +5,17 @@ import type { ClientSession, Connection, Model, Schema } from "mongoose";
  * per sequence, incremented atomically. Deliberately outside any transaction
  * so concurrent transactions do not conflict on the counter; a rolled-back
  * transaction leaves a gap, as a PostgreSQL sequence does.
+ *
+ * Written with a majority, journaled write concern, whatever the connection's
+ * default: an increment acknowledged by the primary alone can be rolled back
+ * by a failover, and the ids it handed out would be handed out again.
  */
 export async function nextId(connection: Connection, sequence: string): Promise<number> {
   const counters = connection.collection<{ _id: string; seq: number }>("counters");
   const doc = await counters.findOneAndUpdate(
     { _id: sequence },
     { $inc: { seq: 1 } },
-    { upsert: true, returnDocument: "after" },
+    { upsert: true, returnDocument: "after", writeConcern: { w: "majority", journal: true } },
   );
   return doc!.seq;
 }
@@ -29,8 +33,44 @@ export function withTransaction<T>(connection: Connection, fn: (session: ClientS
   });
 }
 
-export function isDuplicateKeyError(err: unknown): boolean {
-  return (err as { code?: number } | null)?.code === 11000;
+/**
+ * A duplicate key on a business key (a unique index such as program and
+ * transaction id): the thing is already recorded. A duplicate `_id` is not
+ * that: where `_id` comes from `nextId`, it means the counter went back, and
+ * reading it as "already recorded" would silently drop a new record; it stays
+ * an error. `idIsBusinessKey` is for collections whose `_id` is itself the
+ * business key (the processor's event id).
+ */
+export function isDuplicateKeyError(err: unknown, opts: { idIsBusinessKey?: boolean } = {}): boolean {
+  const e = err as { code?: unknown; keyPattern?: Record<string, unknown>; message?: unknown } | null;
+  if (e?.code !== 11000) return false;
+  if (opts.idIsBusinessKey) return true;
+  const fields = e.keyPattern ? Object.keys(e.keyPattern) : null;
+  // Without keyPattern (older servers), the message names the index: "... index: _id_ dup key: ...".
+  const onId = fields ? fields.length === 1 && fields[0] === "_id" : typeof e.message === "string" && / index: _id_ dup key/.test(e.message);
+  return !onId;
+}
+
+/**
+ * Why a MongoDB deployment cannot run this system, from its `hello` reply:
+ * every money-moving write is a multi-document transaction, which needs a
+ * replica set member (`setName`) or a mongos router (`msg: "isdbgrid"`).
+ * Null when it can.
+ */
+export function transactionsUnsupportedReason(hello: { setName?: unknown; msg?: unknown; [field: string]: unknown }): string | null {
+  if (typeof hello.setName === "string" && hello.setName) return null;
+  if (hello.msg === "isdbgrid") return null;
+  return (
+    "DATABASE_URL points at a standalone mongod: this system writes money in multi-document transactions, which need a replica set. " +
+    "Run mongod as a replica set (even of one member: mongod --replSet rs0, then rs.initiate() once; docker-compose.yml does this) and add ?replicaSet=rs0 to DATABASE_URL."
+  );
+}
+
+/** Refuses a deployment without transactions at start, rather than failing on the first sale. */
+export async function requireTransactionSupport(connection: Connection): Promise<void> {
+  const hello = await connection.db!.admin().command({ hello: 1 });
+  const reason = transactionsUnsupportedReason(hello);
+  if (reason) throw new Error(reason);
 }
 
 /**

@@ -36,6 +36,14 @@ export class PostgresDatabase implements SqlDatabase {
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client: PoolClient = await this.pool.connect();
+    // pg-pool takes its own 'error' listener off a client it hands out: without ours, a connection lost
+    // mid-transaction (server restart, pg_terminate_backend) is an unhandled 'error' event and the process exits.
+    // The pending query fails as well, so the transaction rejects; the broken client is destroyed, not pooled.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken ??= err;
+    };
+    client.on("error", onError);
     try {
       await client.query("BEGIN");
       const tx: SqlExecutor = {
@@ -45,10 +53,11 @@ export class PostgresDatabase implements SqlDatabase {
       await client.query("COMMIT");
       return result;
     } catch (err) {
-      await client.query("ROLLBACK").catch(() => undefined);
+      if (!broken) await client.query("ROLLBACK").catch((rollbackErr: Error) => (broken ??= rollbackErr));
       throw err;
     } finally {
-      client.release();
+      client.removeListener("error", onError);
+      client.release(broken);
     }
   }
 

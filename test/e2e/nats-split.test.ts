@@ -16,7 +16,7 @@ import { postgres } from "../support/databases";
 import { freePort, outputOf, startNode, stopNode, type ChildNode } from "../support/processes";
 
 const NATS_URL = process.env.NATS_URL;
-const ADMIN_TOKEN = `e2e-admin-${randomBytes(8).toString("hex")}`;
+const ADMIN_TOKEN = `e2e-admin-${randomBytes(16).toString("hex")}`;
 const STARTUP_TIMEOUT_MS = 60_000;
 /** Process B: every service but the gateway (programs, attribution, sales, commissions, status, notifications, ...). */
 const BACKEND_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway");

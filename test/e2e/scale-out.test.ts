@@ -27,7 +27,7 @@ import { postgres } from "../support/databases";
 import { freePort, outputOf, printedJson, replCommand, startNode, stopNode, type ChildNode } from "../support/processes";
 
 const NATS_URL = process.env.NATS_URL;
-const ADMIN_TOKEN = `scale-admin-${randomBytes(8).toString("hex")}`;
+const ADMIN_TOKEN = `scale-admin-${randomBytes(16).toString("hex")}`;
 const STARTUP_TIMEOUT_MS = 90_000;
 const CORE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "commissions");
 

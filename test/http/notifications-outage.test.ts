@@ -7,7 +7,7 @@ import { ServiceBroker } from "moleculer";
 import { loadService } from "../../bin/start";
 import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
 import { startServiceLate, waitFor } from "../support/notifications";
-import { startSystem, type TestSystem } from "../support/system";
+import { ADMIN_TOKEN, startSystem, type TestSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
 
 const REVERSALS = 200;
@@ -48,7 +48,7 @@ test(`notifications stopped during ${REVERSALS} reversals: all succeed, and exac
   expect(await waitFor(() => sys.admin("GET", "/outbox"), (o: any) => o.pending === 0)).toEqual({ pending: 0 });
 
   await sys.broker.destroyService(sys.broker.getLocalService("notifications")!);
-  expect((await sys.http("GET", "/api/admin/notifications", { key: "test-operator-token" })).status).toBe(503);
+  expect((await sys.http("GET", "/api/admin/notifications", { key: ADMIN_TOKEN })).status).toBe(503);
 
   // Ten at a time, as concurrent clients would.
   const responses: any[] = [];

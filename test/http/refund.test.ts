@@ -103,6 +103,33 @@ describe("idempotency: every skipped case changes nothing", () => {
     expect(await commission(sale.commission_id)).toMatchObject({ refundedCents: 2000, deductedCents: 400 });
   });
 
+  test("without refund_id, the same amount as an earlier refund that had one is a retry; another amount is applied", async () => {
+    const { transactionId, body: sale } = await attributedSale(sys, boot);
+    const first = await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1500, refund_id: "re_with_id" });
+    expect(first.body).toMatchObject({ status: "refunded", deductionAmount: 3 });
+    const retry = await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1500 });
+    expect(retry.body).toEqual({ success: true, status: "skipped", reason: expect.stringContaining("1500"), commission_id: sale.commission_id });
+    expect(await commission(sale.commission_id)).toMatchObject({ refundedCents: 1500, deductedCents: 300, refunds: [expect.objectContaining({ refundId: "re_with_id" })] });
+
+    const other = await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 2500 });
+    expect(other.body).toMatchObject({ status: "refunded", deductionAmount: 5 });
+    const c = await commission(sale.commission_id);
+    expect(c).toMatchObject({ refundedCents: 4000, deductedCents: 800 });
+    expect(c.refunds.map((r: { refundId: string | null }) => r.refundId)).toEqual(["re_with_id", null]);
+  });
+
+  test("with refund_id, the same amount as an earlier refund without one is applied: an id is explicit", async () => {
+    const { transactionId, body: sale } = await attributedSale(sys, boot);
+    await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1500 });
+    const withId = await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1500, refund_id: "re_after" });
+    expect(withId.body).toMatchObject({ status: "refunded", deductionAmount: 3 });
+    expect(await commission(sale.commission_id)).toMatchObject({ refundedCents: 3000, deductedCents: 600 });
+    // Both are now earlier refunds of 1500: an id-less 1500 is a retry, the same id too.
+    expect((await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1500 })).body.status).toBe("skipped");
+    expect((await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1500, refund_id: "re_after" })).body.status).toBe("skipped");
+    expect((await commission(sale.commission_id)).refunds).toHaveLength(2);
+  });
+
   test("any call on a reversed commission, with or without amount or id", async () => {
     const { transactionId, body: sale } = await attributedSale(sys, boot);
     await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 10_000, refund_id: "all" });

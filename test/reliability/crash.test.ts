@@ -30,7 +30,7 @@ if (skipReason) {
 }
 const describeCluster = skipReason ? describe.skip : describe;
 
-const ADMIN_TOKEN = `crash-admin-${randomBytes(8).toString("hex")}`;
+const ADMIN_TOKEN = `crash-admin-${randomBytes(16).toString("hex")}`;
 const SALES = scaled(4);
 const REFUNDS_PER_SALE = scaled(10);
 const KILLS = scaled(3);
@@ -75,7 +75,7 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
     }
   };
 
-  async function http(method: string, urlPath: string, opts: { body?: unknown; key?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: any }> {
+  async function http(method: string, urlPath: string, opts: { body?: unknown; key?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: any; retryAfter: string | null }> {
     const headers: Record<string, string> = {};
     if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
     if (opts.body !== undefined) headers["Content-Type"] = "application/json";
@@ -92,7 +92,7 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
     } catch {
       /* keep the text */
     }
-    return { status: res.status, body };
+    return { status: res.status, body, retryAfter: res.headers.get("retry-after") };
   }
 
   /** An operator call, retried while the system recovers. */
@@ -331,10 +331,33 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
     expect({ what, answers: [...new Set(seen)] }).toEqual({ what, answers: ["503"] });
   }
 
+  /**
+   * A refund sent while a dependency is down is answered as temporary (503 with Retry-After, which clients retry),
+   * never 500 or a hang; it is returned so that it can be sent again once the system is back.
+   */
+  async function expectRefundRefusedAsTemporary(tx: string, id: string) {
+    const refund = { tx, id, amount: 100 + Math.floor(random() * 5000) };
+    figures.operations++;
+    const res = await http("POST", "/api/v1/track/refund", { key: boot.apiKey, body: { transaction_id: tx, refund_amount_cents: refund.amount, refund_id: id }, timeoutMs: 10_000 });
+    expect({ id, status: res.status, code: res.body?.error?.code, retryAfter: res.retryAfter }).toEqual({ id, status: 503, code: "service_unavailable", retryAfter: "2" });
+    return refund;
+  }
+
+  /** Sends refunds refused during an outage again until acknowledged, as their clients would; each is then in the ledger once. */
+  async function resend(refunds: Array<{ tx: string; id: string; amount: number }>) {
+    for (const r of refunds) {
+      const res = await untilAnswered(() => http("POST", "/api/v1/track/refund", { key: boot.apiKey, body: { transaction_id: r.tx, refund_amount_cents: r.amount, refund_id: r.id } }));
+      // A 503 does not say the refund was not applied (a request buffered by the NATS client may still have run).
+      expect({ id: r.id, status: res.status, outcome: res.body.status }).toEqual({ id: r.id, status: 200, outcome: expect.stringMatching(/^(refunded|skipped)$/) });
+      figures.acknowledged++;
+    }
+  }
+
   test(
     `nats-server crashes ${RESTARTS} time(s): health is 503 meanwhile, the system recovers by itself`,
     withLogs(async () => {
       const txs = await sales(`nats-${SEED}`, 1);
+      const refused: Array<{ tx: string; id: string; amount: number }> = [];
       for (let k = 0; k < RESTARTS; k++) {
         expect(await health()).toBe(200);
         await nats.stop("SIGKILL");
@@ -342,6 +365,7 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
         figures.faults++;
         try {
           await sleep(1000);
+          refused.push(await expectRefundRefusedAsTemporary(txs[0], `nats-down-${k}`));
           await expectUnavailableFor(OUTAGE_MS, "nats-server down", (body) => body?.transporter === "disconnected");
         } finally {
           await nats.start();
@@ -350,8 +374,9 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
         expect(await healthy(60_000)).toBe(true);
         figures.recoverySecondsMax = Math.max(figures.recoverySecondsMax, (Date.now() - started) / 1000);
       }
+      await resend(refused);
       const { refunds } = await refundStream(txs, 5, 2);
-      await verifyLedger(refunds, "after the nats-server restarts");
+      await verifyLedger([...refused, ...refunds], "after the nats-server restarts");
     }),
     scaledMs(180_000),
   );
@@ -360,6 +385,7 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
     `PostgreSQL crashes ${RESTARTS} time(s): health is 503 meanwhile, the system recovers by itself`,
     withLogs(async () => {
       const txs = await sales(`pg-${SEED}`, 1);
+      const refused: Array<{ tx: string; id: string; amount: number }> = [];
       for (let k = 0; k < RESTARTS; k++) {
         expect(await health()).toBe(200);
         await pg.stop("immediate");
@@ -367,6 +393,7 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
         figures.faults++;
         try {
           await sleep(500);
+          refused.push(await expectRefundRefusedAsTemporary(txs[0], `pg-down-${k}`));
           await expectUnavailableFor(OUTAGE_MS, "PostgreSQL down", (body) => body?.transporter === "connected" && body?.services?.commissions === "unavailable");
         } finally {
           await pg.start();
@@ -375,8 +402,9 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
         expect(await healthy(60_000)).toBe(true);
         figures.recoverySecondsMax = Math.max(figures.recoverySecondsMax, (Date.now() - started) / 1000);
       }
+      await resend(refused);
       const { refunds } = await refundStream(txs, 5, 2);
-      await verifyLedger(refunds, "after the PostgreSQL restarts");
+      await verifyLedger([...refused, ...refunds], "after the PostgreSQL restarts");
     }),
     scaledMs(180_000),
   );

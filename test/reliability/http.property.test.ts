@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { pglite, postgres, type TestBackend } from "../support/databases";
-import { startSystem, type TestSystem } from "../support/system";
+import { ADMIN_TOKEN, startSystem, type TestSystem } from "../support/system";
 import { LedgerModel, roundMulDiv } from "./support/model";
 import { expectNoViolations, reportFigures, scaled } from "./support/scale";
 
@@ -151,7 +151,7 @@ describe.each(backendsToRun)("ledger property through HTTP on %s", (name, backen
         }
         case "withdraw": {
           const res = await http("POST", `/api/admin/programs/${boot.programId}/partners/${partners[op.partner]}/withdrawals`, {
-            key: "test-operator-token",
+            key: ADMIN_TOKEN,
             body: op.amount === undefined ? {} : { amountCents: op.amount },
           });
           const expected = model.withdraw(op.partner, op.amount);
@@ -164,7 +164,7 @@ describe.each(backendsToRun)("ledger property through HTTP on %s", (name, backen
         case "pay": {
           if (!withdrawals.length) break;
           const idx = op.withdrawal % withdrawals.length;
-          const res = await http("POST", `/api/admin/withdrawals/${withdrawals[idx]}/pay`, { key: "test-operator-token" });
+          const res = await http("POST", `/api/admin/withdrawals/${withdrawals[idx]}/pay`, { key: ADMIN_TOKEN });
           const expected = model.pay(idx);
           expect({ where, outcome: res.status }).toEqual({ where, outcome: expected.kind === "paid" ? 200 : 409 });
           break;

@@ -108,6 +108,12 @@ function signalGroup(node: ChildNode, signal: NodeJS.Signals): void {
   }
 }
 
+/** `kill -9` of the whole group (tsx and the node it runs), as a crash would; resolves once it has exited. */
+export async function killNode(node: ChildNode): Promise<void> {
+  signalGroup(node, "SIGKILL");
+  await Promise.race([node.exited, new Promise((r) => setTimeout(r, 5000).unref())]);
+}
+
 /** SIGTERM to the group, SIGKILL after `timeoutMs`. */
 export async function stopNode(node: ChildNode, timeoutMs = 10_000): Promise<void> {
   if (node.exit) return;

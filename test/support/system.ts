@@ -3,7 +3,7 @@ import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer
 import { loadService, ALL_SERVICES } from "../../bin/start";
 import { pglite, postgres, type TestBackend } from "./databases";
 
-export const ADMIN_TOKEN = "test-operator-token";
+export const ADMIN_TOKEN = "test-operator-token-0123456789abcdef";
 
 export interface HttpResult {
   status: number;

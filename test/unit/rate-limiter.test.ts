@@ -52,4 +52,18 @@ describe("RateLimiter", () => {
     expect(limiter.hit("key-5")).toBe(0); // its old window is gone
     expect(limiter.hit("key-5")).toBe(1);
   });
+
+  it("blockedFor tells, without counting, whether the key has used its limit", () => {
+    const c = clock();
+    const failures = new RateLimiter(2, 10_000, c.now);
+    expect(failures.blockedFor("addr")).toBe(0);
+    failures.hit("addr");
+    expect(failures.blockedFor("addr")).toBe(0);
+    expect(failures.blockedFor("addr")).toBe(0); // asking does not count
+    failures.hit("addr");
+    expect(failures.blockedFor("addr")).toBe(10);
+    expect(failures.blockedFor("other")).toBe(0);
+    c.advance(10_000);
+    expect(failures.blockedFor("addr")).toBe(0);
+  });
 });

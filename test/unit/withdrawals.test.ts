@@ -1,4 +1,4 @@
-import { reduceOpenWithdrawals, type OpenWithdrawal } from "../../shared/domain/withdrawals";
+import { idempotentWithdrawalMismatch, reduceOpenWithdrawals, type OpenWithdrawal } from "../../shared/domain/withdrawals";
 
 const T = Date.UTC(2030, 0, 1);
 const w = (id: number, amountCents: number, minute: number): OpenWithdrawal => ({ id, amountCents, createdAt: new Date(T + minute * 60_000) });
@@ -46,5 +46,20 @@ describe("reduceOpenWithdrawals", () => {
     const copy = JSON.parse(JSON.stringify(open));
     reduceOpenWithdrawals(open, 0);
     expect(JSON.parse(JSON.stringify(open))).toEqual(copy);
+  });
+});
+
+describe("idempotentWithdrawalMismatch", () => {
+  const earlier = { partnerId: 3, currency: "usd", requestedCents: 2500 };
+
+  it("matches the same request, with or without its amount", () => {
+    expect(idempotentWithdrawalMismatch(earlier, { partnerId: 3, currency: "usd", requestedCents: 2500 })).toBeNull();
+    expect(idempotentWithdrawalMismatch(earlier, { partnerId: 3, currency: "usd" })).toBeNull();
+  });
+
+  it("says what differs otherwise", () => {
+    expect(idempotentWithdrawalMismatch(earlier, { partnerId: 4, currency: "usd", requestedCents: 2500 })).toBe("partner 3, not 4");
+    expect(idempotentWithdrawalMismatch(earlier, { partnerId: 3, currency: "eur" })).toBe("currency 'usd', not 'eur'");
+    expect(idempotentWithdrawalMismatch(earlier, { partnerId: 3, currency: "usd", requestedCents: 2499 })).toBe("2500 cents, not 2499");
   });
 });

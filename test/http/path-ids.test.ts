@@ -1,0 +1,149 @@
+/**
+ * Ids in paths (and query strings and bodies) are canonical positive decimal
+ * integers: `/api/tracking/status/01` or `/0x1` is a 400, not program 1, so the
+ * status endpoint's `programId` (spec 2.4: the path value) is always the path.
+ * Every route with an id is asked with other spellings of ids that exist.
+ */
+import { routeAliasKeys } from "../../services/gateway/openapi";
+import { waitFor } from "../support/notifications";
+import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
+import { attributedSale, refund } from "../support/tracking";
+
+let sys: TestSystem;
+let cookie: string;
+let boot: Bootstrap;
+let ids: Record<string, number>;
+let transactionId: string;
+
+beforeAll(async () => {
+  sys = await startSystem();
+  const owner = await sys.dashboardUser("owner");
+  cookie = await sys.login(owner.email, owner.password);
+  boot = await sys.bootstrap({ workspaceId: owner.workspaceId, holdDays: 0 });
+  const sale = await attributedSale(sys, boot, { amountCents: 10_000 });
+  transactionId = sale.transactionId;
+  await sys.admin("POST", "/commissions/approve-due", { programId: boot.programId });
+  const withdrawal = await sys.admin("POST", `/programs/${boot.programId}/partners/${boot.partnerId}/withdrawals`, { amountCents: 100 });
+  const key = await sys.admin("POST", `/programs/${boot.programId}/api-keys`);
+  const endpoint = await sys.admin("POST", `/workspaces/${owner.workspaceId}/webhook-endpoints`, { url: "http://127.0.0.1:9/hooks", eventTypes: ["commission.reversed"] });
+  const user = await sys.admin("POST", "/users", { email: `ids-${process.pid}@example.com`, name: "Ids", password: "a long enough password" });
+  await refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1000, refund_id: "r-1" });
+  const inbox = await waitFor(
+    () => sys.http("GET", `/api/workspaces/${owner.workspaceId}/notifications`, { headers: { Cookie: cookie } }),
+    (r) => r.body?.data?.length > 0,
+  );
+  ids = {
+    programId: boot.programId,
+    partnerId: boot.partnerId,
+    workspaceId: owner.workspaceId,
+    commissionId: sale.body.commission_id,
+    withdrawalId: withdrawal.id,
+    keyId: key.id,
+    endpointId: endpoint.id,
+    userId: user.id,
+    notificationId: inbox.body.data[0].id,
+  };
+});
+afterAll(() => sys.stop());
+
+/** Other spellings of `n` that number parsers read as `n`. */
+const spellings = (n: number) => [`0${n}`, `00${n}`, `0x${n.toString(16)}`, `${n}.0`, `${n}e0`, `+${n}`, `%20${n}`, `${n}%20`, `${n}n`];
+
+type Route = { method: string; path: string; body?: () => Record<string, unknown>; session?: boolean };
+
+/** Every route with an id in its path; `body` is what makes the canonical call succeed. */
+const ROUTES: Route[] = [
+  { method: "GET", path: "/api/tracking/status/:programId", session: true },
+  { method: "GET", path: "/api/workspaces/:workspaceId/notifications", session: true },
+  { method: "POST", path: "/api/workspaces/:workspaceId/notifications/:notificationId/read", session: true },
+  { method: "POST", path: "/api/workspaces/:workspaceId/notifications/read-all", session: true, body: () => ({}) },
+  { method: "GET", path: "/api/admin/programs/:programId" },
+  { method: "POST", path: "/api/admin/programs/:programId/api-keys" },
+  { method: "POST", path: "/api/admin/api-keys/:keyId/retire" },
+  { method: "POST", path: "/api/admin/programs/:programId/partners", body: () => ({ name: "Another partner" }) },
+  { method: "GET", path: "/api/admin/programs/:programId/sales/:transactionId" },
+  { method: "GET", path: "/api/admin/commissions/:commissionId" },
+  { method: "GET", path: "/api/admin/processor/events/:eventId" },
+  { method: "GET", path: "/api/admin/programs/:programId/partners/:partnerId/balance" },
+  { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/withdrawals", body: () => ({ amountCents: 100 }) },
+  { method: "POST", path: "/api/admin/withdrawals/:withdrawalId/pay" },
+  { method: "POST", path: "/api/admin/workspaces/:workspaceId/webhook-endpoints", body: () => ({ url: "http://127.0.0.1:9/other", eventTypes: ["commission.reversed"] }) },
+  { method: "GET", path: "/api/admin/workspaces/:workspaceId/webhook-endpoints" },
+  { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/disable", body: () => ({}) },
+  { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/enable" },
+  { method: "GET", path: "/api/admin/webhook-endpoints/:endpointId/deliveries" },
+  { method: "POST", path: "/api/admin/workspaces/:workspaceId/members", body: () => ({ userId: ids.userId, role: "viewer" }) },
+  { method: "PUT", path: "/api/admin/programs/:programId/processor", body: () => ({ connectionStatus: "onboarding" }) },
+];
+
+const send = (route: Route, path: string) =>
+  sys.http(route.method, path, {
+    ...(route.session ? { headers: { Cookie: cookie } } : { key: ADMIN_TOKEN }),
+    body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
+  });
+
+/** The route's path with each `:param` replaced by its id (or `override` for one of them). */
+function pathOf(route: Route, override?: { param: string; value: string }) {
+  return route.path.replace(/:([A-Za-z]+)/g, (_, param: string) => {
+    if (param === override?.param) return override.value;
+    if (param === "transactionId") return transactionId;
+    return param === "eventId" ? "evt_never_received" : String(ids[param]);
+  });
+}
+
+/** Text keys (a transaction id, a processor event id) are not numeric ids. */
+const idParams = (route: Route) => [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]).filter((p) => p !== "transactionId" && p !== "eventId");
+
+test("every route of the running gateway with a path parameter is in this table", () => {
+  const routes = (sys.broker.getLocalService("gateway") as unknown as { settings: { routes: Parameters<typeof routeAliasKeys>[0] } }).settings.routes;
+  const withParams = routeAliasKeys(routes).filter((key) => key.includes("/:"));
+  expect(withParams.length).toBeGreaterThan(15);
+  expect(withParams.sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+});
+
+describe.each(ROUTES.filter((r) => idParams(r).length).map((r) => [`${r.method} ${r.path}`, r] as const))("%s", (_name, route) => {
+  test.each(idParams(route))("another spelling of an existing %s is a 400 invalid_request; the canonical id answers", async (param) => {
+    for (const value of spellings(ids[param])) {
+      const res = await send(route, pathOf(route, { param, value }));
+      expect({ value, status: res.status }).toEqual({ value, status: 400 });
+      expect(res.body).toEqual({ success: false, error: { code: "invalid_request", message: expect.stringContaining(`'${param}'`) } });
+    }
+    const ok = await send(route, pathOf(route));
+    expect({ path: pathOf(route), status: ok.status, body: ok.status < 300 ? "ok" : ok.body }).toEqual({ path: pathOf(route), status: ok.status, body: "ok" });
+  });
+});
+
+test("the status endpoint echoes the path: only the canonical spelling answers, and it answers with itself", async () => {
+  const res = await sys.http("GET", `/api/tracking/status/${boot.programId}`, { headers: { Cookie: cookie } });
+  expect(res.status).toBe(200);
+  expect(res.body.data.programId).toBe(String(boot.programId));
+  for (const value of ["2147483648", "9007199254740993", "99999999999999999999999", "0", "-1", ""]) {
+    const bad = await sys.http("GET", `/api/tracking/status/${value}`, { headers: { Cookie: cookie } });
+    expect({ value, status: bad.status }).toEqual({ value, status: value === "" ? 404 : 400 });
+  }
+});
+
+test("ids in query strings and JSON bodies follow the same rule", async () => {
+  const n = boot.programId;
+  for (const value of spellings(n)) {
+    const list = await sys.http("GET", `/api/admin/notifications?programId=${value}`, { key: ADMIN_TOKEN });
+    expect({ value, status: list.status, code: list.body.error?.code }).toEqual({ value, status: 400, code: "invalid_request" });
+    const approve = await sys.http("POST", "/api/admin/commissions/approve-due", { key: ADMIN_TOKEN, body: { programId: decodeURIComponent(value) } });
+    expect({ value, status: approve.status, code: approve.body.error?.code }).toEqual({ value, status: 400, code: "invalid_request" });
+    const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: decodeURIComponent(value), referral_code: boot.referralCode } });
+    expect({ value, status: click.status, code: click.body.error?.code }).toEqual({ value, status: 400, code: "invalid_request" });
+  }
+  expect((await sys.http("GET", `/api/admin/notifications?programId=${n}`, { key: ADMIN_TOKEN })).status).toBe(200);
+  expect((await sys.http("POST", "/api/admin/commissions/approve-due", { key: ADMIN_TOKEN, body: { programId: String(n) } })).status).toBe(200);
+  expect((await sys.http("POST", "/api/v1/track/click", { body: { program_id: String(n), referral_code: boot.referralCode } })).status).toBe(200);
+  // Numbers in JSON are numbers: 1 and 1.0 are the same JSON value.
+  expect((await sys.http("POST", "/api/v1/track/click", { raw: `{"program_id": ${n}.0, "referral_code": "${boot.referralCode}"}` })).status).toBe(200);
+});
+
+test("limits in query strings are plain decimal too", async () => {
+  for (const value of ["0x10", "1e1", "010", "%2010"]) {
+    const res = await sys.http("GET", `/api/admin/notifications?limit=${value}`, { key: ADMIN_TOKEN });
+    expect({ value, status: res.status }).toEqual({ value, status: 400 });
+  }
+  expect((await sys.http("GET", "/api/admin/notifications?limit=10", { key: ADMIN_TOKEN })).status).toBe(200);
+});
