@@ -59,7 +59,7 @@ export type AdminTokenOrigin = { source: "ADMIN_TOKEN" } | { source: "file"; fil
 
 /** One log line per tracked event (click, lead, sale, refund, processor webhook): services/gateway/request-log.ts. */
 function logTrackedEvent(this: { logger: { info(...args: unknown[]): void } }, ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req, _res: Res, data: unknown) {
-  const fields = trackedEventFields((req as { $alias?: { action?: string } }).$alias?.action, ctx, ctx.params, data);
+  const fields = trackedEventFields((req as { $alias?: { action?: string } }).$alias?.action, ctx, req.$params, data);
   if (fields) this.logger.info(`${fields.event} tracked`, logFields(fields));
   return data;
 }
