@@ -138,6 +138,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     response: { description: "The reference page.", contentType: "text/html" },
   },
 
+  "GET /api/docs/scalar.js": {
+    action: null,
+    tag: "Reference",
+    summary: "API reference viewer script",
+    description: "The viewer the reference page runs (Scalar API Reference), served from this server so the page needs no other host. Cached for a year: the page names the viewer's version in the query.",
+    auth: "none",
+    input: "none",
+    response: { description: "JavaScript.", contentType: "text/javascript" },
+  },
+
   // --- Tracking ---------------------------------------------------------------------------
   "POST /api/v1/track/click": {
     action: "attribution.trackClick",
