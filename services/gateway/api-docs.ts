@@ -58,6 +58,7 @@ const BOOT_SCRIPT = `
       mcp: { disabled: true },
       agent: { disabled: true },
       documentDownloadType: "json",
+      defaultOpenAllTags: true,
     });
   };
   script.onerror = function () {
