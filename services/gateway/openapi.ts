@@ -1,7 +1,10 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated from the same zod
  * schemas the actions validate their input with (zod's JSON Schema output),
- * so the reference cannot drift from the validation.
+ * so the reference cannot drift from the validation. Field descriptions and
+ * examples are the schemas' metadata (.describe / .meta({ description, example }))
+ * and come through z.toJSONSchema; every text here is for API users: plain
+ * text, no internal names (test/http/api-docs.test.ts).
  *
  * OPERATIONS has one entry per gateway route alias ("METHOD /full/path", with
  * Moleculer's `:param` syntax): the action it reaches, its auth, its input
@@ -308,7 +311,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.markRead",
     tag: "Dashboard",
     summary: "Mark one notification read",
-    description: "Marking a notification that is already read changes nothing.",
+    description: "Sets the notification's read time; marking one that is already read changes nothing.",
     auth: "session",
     input: Notifications.MarkReadInput,
     example: { workspaceId: 1, notificationId: 12 },
@@ -322,7 +325,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description: "The dashboard page showing a program's integration checklist; it asks for a sign-in and then reads the status endpoint.",
     auth: "none",
     input: "none",
-    response: { description: "The page (it signs in by itself).", contentType: "text/html" },
+    response: { description: "The page; it shows a sign-in form when there is no session.", contentType: "text/html" },
   },
   "GET /sdk/svc.js": {
     action: null,
@@ -462,7 +465,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "commissions.outboxBacklog",
     tag: "Operator",
     summary: "Commission events not yet delivered",
-    description: "How many commission events are not yet delivered to notifications and webhooks. A growing number means delivery is stuck.",
+    description: "How many commission events still wait to become notifications and webhook deliveries. A number that keeps growing means their delivery is stuck.",
     auth: "operator",
     input: "none",
     response: { description: "The backlog.", example: { pending: 0 } },

@@ -16,13 +16,13 @@ const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
   z
     .object({
-      type: z.literal("percentage").describe("percentage"),
+      type: z.literal("percentage").describe("The rule's kind: percentage."),
       basisPoints: z.number().int().min(0).max(10_000).meta({ description: "The share of the sale in hundredths of a percent (2000 is 20%).", example: 2000 }),
     })
     .describe("A share of each sale."),
   z
     .object({
-      type: z.literal("flat").describe("flat"),
+      type: z.literal("flat").describe("The rule's kind: flat."),
       amountCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description: "The commission per sale, in minor units.", example: 500 }),
     })
     .describe("A fixed amount per sale."),
