@@ -91,13 +91,13 @@ const bootHash = `'sha256-${createHash("sha256").update(BOOT_SCRIPT, "utf8").dig
  * boot script (by hash), the document fetched from this origin (and the "try
  * it" client's requests to it), and the styles the viewer injects at runtime
  * (style elements and attributes, which cannot be hashed ahead of time).
- * Images are inline SVG or data: URIs. No fonts, frames, forms or plugins.
+ * Images only as data: URIs (its icons). No fonts, frames, forms or plugins.
  */
 export const API_DOCS_CSP = [
   "default-src 'none'",
   `script-src 'self' ${bootHash}`,
   "style-src 'unsafe-inline'",
-  "img-src 'self' data:",
+  "img-src data:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
