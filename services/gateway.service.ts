@@ -19,6 +19,7 @@ import { hashesEqual, hashSecret } from "../shared/secrets";
 import { parseInput } from "../shared/validation";
 import type { SessionUser } from "./accounts.service";
 import { WorkspaceIdInput } from "./accounts/schemas";
+import { API_DOCS_CSP, API_DOCS_HTML, viewerBundle } from "./gateway/api-docs";
 import { openApiJson } from "./gateway/openapi";
 import { refusedRequestFields, trackedEventFields } from "./gateway/request-log";
 import { ProgramIdInput } from "./programs/schemas";
@@ -79,7 +80,6 @@ const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: 
 const MAX_CREDENTIAL_LENGTH = 200;
 
 const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "gateway", "dashboard.html"), "utf8");
-const API_DOCS_HTML = fs.readFileSync(path.join(__dirname, "gateway", "api-docs.html"), "utf8");
 const BROWSER_SNIPPET = fs.readFileSync(path.join(__dirname, "..", "sdk", "browser", "svc.js"), "utf8");
 
 function cookieValue(req: Req, name: string): string | undefined {
@@ -226,7 +226,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         aliases: { "GET health": "gateway.health", "GET health/live": "gateway.live" },
       },
       {
-        // The API reference: OpenAPI 3.1 generated from the request schemas (services/gateway/openapi.ts), and a page.
+        // The API reference: OpenAPI 3.1 generated from the request schemas (services/gateway/openapi.ts), and a page
+        // rendering it with a viewer served from here (services/gateway/api-docs.ts).
         name: "reference",
         path: "/api",
         mappingPolicy: "restrict",
@@ -241,9 +242,15 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
               "Content-Type": "text/html; charset=utf-8",
               "Cache-Control": "no-store",
               "X-Frame-Options": "DENY",
-              "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+              "Content-Security-Policy": API_DOCS_CSP,
             });
             res.end(API_DOCS_HTML);
+          },
+          // The page asks for it with the viewer's version in the query, so it can be cached for a year.
+          "GET docs/scalar.js"(_req: Req, res: Res) {
+            const body = viewerBundle();
+            res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Content-Length": body.length, "Cache-Control": "public, max-age=31536000, immutable" });
+            res.end(body);
           },
         },
       },
