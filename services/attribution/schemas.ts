@@ -8,7 +8,7 @@ const OptionalText = (max: number) => z.string().max(max).optional();
 const Timestamp = z.iso.datetime({ offset: true }).optional();
 
 /** `POST /api/v1/track/click` (public, from the browser). */
-export const TrackClickRequest = z.object({
+export const TrackClickRequest = z.strictObject({
   program_id: Id,
   referral_code: ReferralCode,
   test: z.boolean().optional().default(false),
@@ -18,7 +18,7 @@ export const TrackClickRequest = z.object({
 });
 
 /** `POST /api/v1/track/lead`: from a merchant server (Bearer) or the browser (program_id + click_id). */
-export const TrackLeadRequest = z.object({
+export const TrackLeadRequest = z.strictObject({
   program_id: Id.optional(),
   customer_key: CustomerKey,
   email: Email.optional(),

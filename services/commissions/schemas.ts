@@ -32,9 +32,9 @@ export const SettleProcessorForSaleInput = z.object({
   restoreReason: z.string().min(1).max(1000),
 });
 
-export const ApproveDueInput = z.object({ programId: Id.optional() });
+export const ApproveDueInput = z.strictObject({ programId: Id.optional() });
 
-export const BalanceKeyInput = z.object({ partnerId: Id, programId: Id, currency: Currency.optional() });
+export const BalanceKeyInput = z.strictObject({ partnerId: Id, programId: Id, currency: Currency.optional() });
 
 export const CreateWithdrawalInput = BalanceKeyInput.extend({
   amountCents: Cents.positive().optional(),
@@ -45,5 +45,5 @@ export const CreateWithdrawalInput = BalanceKeyInput.extend({
     .optional(),
 });
 
-export const WithdrawalIdInput = z.object({ withdrawalId: Id });
-export const CommissionIdInput = z.object({ commissionId: Id });
+export const WithdrawalIdInput = z.strictObject({ withdrawalId: Id });
+export const CommissionIdInput = z.strictObject({ commissionId: Id });

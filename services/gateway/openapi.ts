@@ -610,6 +610,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   conflict: "The request conflicts with the current state.",
   already_recorded: "A sale with transaction_id 'order-1001' is already recorded for this program.",
   payload_too_large: "The request body is too large.",
+  currency_mismatch: "This program pays commissions in 'usd'; the sale is in 'eur'. Convert the amount to 'usd' (or omit currency), then send it again.",
   unsupported_media_type: "Send the body as UTF-8 JSON.",
   internal_error: "An internal error occurred. Retry later; if it persists, contact support.",
   service_unavailable: "The service handling this request is not available. Retry later.",

@@ -29,7 +29,7 @@ export const CommissionEventInput = z.object({
 });
 
 /** Operators: any notifications, by workspace, program, partner or kind. */
-export const ListInput = z.object({
+export const ListInput = z.strictObject({
   workspaceId: Id.optional(),
   programId: Id.optional(),
   partnerId: Id.optional(),
@@ -39,7 +39,7 @@ export const ListInput = z.object({
 });
 
 /** Dashboard: the workspace's inbox, newest first, `before` pages back. */
-export const WorkspaceListInput = z.object({
+export const WorkspaceListInput = z.strictObject({
   workspaceId: Id,
   kind: Kind.optional(),
   unread: Flag.optional(),
@@ -47,8 +47,8 @@ export const WorkspaceListInput = z.object({
   limit: Limit(200, 50),
 });
 
-export const MarkReadInput = z.object({ workspaceId: Id, notificationId: Id });
-export const MarkAllReadInput = z.object({ workspaceId: Id, kind: Kind.optional() });
+export const MarkReadInput = z.strictObject({ workspaceId: Id, notificationId: Id });
+export const MarkAllReadInput = z.strictObject({ workspaceId: Id, kind: Kind.optional() });
 
 const WebhookUrl = z
   .string()
@@ -56,7 +56,7 @@ const WebhookUrl = z
   .max(2000)
   .pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }));
 
-export const CreateEndpointInput = z.object({
+export const CreateEndpointInput = z.strictObject({
   workspaceId: Id,
   url: WebhookUrl,
   description: z.string().trim().max(500).nullish().transform((v) => v || null),
@@ -68,11 +68,11 @@ export const CreateEndpointInput = z.object({
     .transform((types) => [...new Set(types)]),
 });
 
-export const WorkspaceIdInput = z.object({ workspaceId: Id });
-export const EndpointIdInput = z.object({ endpointId: Id });
-export const DisableEndpointInput = z.object({ endpointId: Id, reason: z.string().trim().max(500).optional() });
+export const WorkspaceIdInput = z.strictObject({ workspaceId: Id });
+export const EndpointIdInput = z.strictObject({ endpointId: Id });
+export const DisableEndpointInput = z.strictObject({ endpointId: Id, reason: z.string().trim().max(500).optional() });
 
-export const ListDeliveriesInput = z.object({
+export const ListDeliveriesInput = z.strictObject({
   endpointId: Id,
   status: z.enum(["pending", "succeeded", "failed"]).optional(),
   limit: Limit(200, 50),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fromDecimalText } from "../../shared/validation";
+import { Currency, fromDecimalText } from "../../shared/validation";
 
 /**
  * A record id: a JSON integer, or (path and query values are text) its canonical
@@ -11,16 +11,16 @@ export const Id = z.preprocess(
   z.number({ error: "must be a positive integer (1 to 2147483647) written in plain decimal, e.g. 42" }).int().positive().max(2_147_483_647),
 );
 
-const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("percentage"), basisPoints: z.number().int().min(0).max(10_000) }),
-  z.object({ type: z.literal("flat"), amountCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
+  z.strictObject({ type: z.literal("percentage"), basisPoints: z.number().int().min(0).max(10_000) }),
+  z.strictObject({ type: z.literal("flat"), amountCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
 ]);
 
-export const CreateProgramInput = z.object({
+export const CreateProgramInput = z.strictObject({
   workspaceId: Id.nullish().transform((v) => v ?? null),
   name: z.string().trim().min(1).max(200),
+  // The currency the program's sales and commissions (flat amounts too) are in; ISO 4217, default usd.
   currency: Currency.default("usd"),
   commissionRule: CommissionRuleInput,
   holdDays: z.number().int().min(0).max(365).default(30),
@@ -30,13 +30,13 @@ export const CreateProgramInput = z.object({
   allowedOrigins: z.array(z.string().url().max(300)).max(50).default([]),
 });
 
-export const ProgramIdInput = z.object({ programId: Id });
-export const KeyIdInput = z.object({ keyId: Id });
+export const ProgramIdInput = z.strictObject({ programId: Id });
+export const KeyIdInput = z.strictObject({ keyId: Id });
 export const AuthenticateKeyInput = z.object({ key: z.string().max(200) });
 
 export const ReferralCode = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
 
-export const CreatePartnerInput = z.object({
+export const CreatePartnerInput = z.strictObject({
   programId: Id,
   name: z.string().trim().min(1).max(200),
   email: z.string().trim().toLowerCase().email().max(320).optional(),
@@ -46,7 +46,7 @@ export const CreatePartnerInput = z.object({
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });
 
-export const UpdateProcessorConnectionInput = z.object({
+export const UpdateProcessorConnectionInput = z.strictObject({
   programId: Id,
   connectionStatus: z.string().trim().min(1).max(64).optional(),
   accountId: z.string().trim().min(1).max(255).nullable().optional(),

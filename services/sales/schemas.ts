@@ -1,26 +1,43 @@
 import { z } from "zod";
 import { ClickId, CustomerKey, Email } from "../attribution/schemas";
+import { Currency } from "../../shared/validation";
 import { Id } from "../programs/schemas";
 
 const Cents = z.number().int().max(Number.MAX_SAFE_INTEGER);
+const MAX_ADDITIONAL_DATA_KEYS = 50;
+const MAX_ADDITIONAL_DATA_CHARS = 8192;
 export const TransactionId = z.string().trim().min(1).max(255);
 
 /** `POST /api/v1/track/sale` (server side, Bearer program key). */
-export const TrackSaleRequest = z.object({
+export const TrackSaleRequest = z.strictObject({
   transaction_id: TransactionId,
   amount_cents: Cents.positive("must be a positive integer number of cents"),
-  currency: z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code").default("usd"),
+  // Omitted: the program's currency (services/sales.service.ts). Another currency than the program's is refused (currency_mismatch).
+  currency: Currency.optional(),
   customer_key: CustomerKey.optional(),
   click_id: ClickId.optional(),
   email: Email.optional(),
-  additional_data: z.looseObject({ test_mode: z.boolean().optional() }).optional(),
+  /** The one test switch of every tracking call; `additional_data.test_mode` is the spec's alias. */
+  test: z.boolean().optional(),
+  // Free-form (spec 2.1) but bounded: the gateway caps its depth, this its keys and size.
+  additional_data: z
+    .looseObject({ test_mode: z.boolean().optional() })
+    .refine((d) => Object.keys(d).length <= MAX_ADDITIONAL_DATA_KEYS, `may have at most ${MAX_ADDITIONAL_DATA_KEYS} keys`)
+    .refine((d) => JSON.stringify(d).length <= MAX_ADDITIONAL_DATA_CHARS, `must be at most ${MAX_ADDITIONAL_DATA_CHARS} characters as JSON`)
+    .optional(),
   is_recurring: z.boolean().default(false),
   sale_type: z.string().trim().max(64).optional(),
   subscription_id: z.string().trim().max(255).optional(),
+}).refine((r) => r.test === undefined || r.additional_data?.test_mode === undefined || r.test === r.additional_data.test_mode, {
+  path: ["test"],
+  message: "disagrees with 'additional_data.test_mode' (send one of them, or both with the same value)",
 });
 
+/** Whether a tracked sale is a test: `test`, else its alias `additional_data.test_mode`, else not. */
+export const isTestSale = (r: { test?: boolean; additional_data?: { test_mode?: boolean } }): boolean => r.test ?? r.additional_data?.test_mode ?? false;
+
 /** `POST /api/v1/track/refund` (spec 2.1). */
-export const RefundRequest = z.object({
+export const RefundRequest = z.strictObject({
   transaction_id: TransactionId,
   refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)").nullish(),
   // The ledger's own entries: "processor:..." for the processor's refunds and disputes, "...:restored" for restorations.
@@ -33,9 +50,11 @@ export const RefundRequest = z.object({
     .nullish(),
   refund_reason: z.string().max(1000).nullish(),
   reason: z.enum(["refund", "chargeback"]).nullish(),
+  /** Optional: when sent, it must match the sale's own test flag (a refund is as much a test as its sale). */
+  test: z.boolean().optional(),
 });
 
-export const GetSaleInput = z.object({ programId: Id, transactionId: TransactionId });
+export const GetSaleInput = z.strictObject({ programId: Id, transactionId: TransactionId });
 
 const ProcessorId = z.string().trim().min(1).max(255);
 

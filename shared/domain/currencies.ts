@@ -51,3 +51,14 @@ export function isoExponent(code: string): number | undefined {
   const c = code.toLowerCase();
   return Object.prototype.hasOwnProperty.call(EXPONENTS, c) ? EXPONENTS[c] : undefined;
 }
+
+/**
+ * Why a sale earns no commission for its currency, or null when it may earn
+ * one: commissions (and the program's flat amounts) are in the program's
+ * currency, and the service converts nothing.
+ */
+export function commissionCurrencyCheck(saleCurrency: string, programCurrency: string): string | null {
+  const sale = saleCurrency.toLowerCase();
+  const program = programCurrency.toLowerCase();
+  return sale === program ? null : `currency_mismatch: sale in ${sale}, program pays commissions in ${program}`;
+}
