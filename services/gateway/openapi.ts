@@ -175,7 +175,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     auth: "apiKey",
     input: Sales.TrackSaleRequest,
     example: { transaction_id: "order-1001", amount_cents: 10000, currency: "usd", customer_key: "user-42" },
-    errors: ["already_recorded"],
+    errors: ["already_recorded", "currency_mismatch"],
     response: {
       description: "The recorded sale and its commission.",
       example: {
