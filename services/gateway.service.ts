@@ -13,7 +13,7 @@ import { ApiKeyCache } from "../shared/api-key-cache";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { RateLimiter } from "../shared/rate-limiter";
 import { transporterState } from "../shared/transporter-status";
-import { requestIdOf } from "../shared/observability";
+import { logFields, requestIdOf } from "../shared/observability";
 import { findNulCharacter } from "../shared/nul-character";
 import { findBodyShapeProblem, MAX_JSON_DEPTH } from "../shared/body-shape";
 import { hashesEqual, hashSecret } from "../shared/secrets";
@@ -21,6 +21,7 @@ import { parseInput } from "../shared/validation";
 import type { SessionUser } from "./accounts.service";
 import { WorkspaceIdInput } from "./accounts/schemas";
 import { openApiJson } from "./gateway/openapi";
+import { refusedRequestFields, trackedEventFields } from "./gateway/request-log";
 import { ProgramIdInput } from "./programs/schemas";
 
 type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
@@ -52,7 +53,17 @@ type Methods = {
   sendPublicError(req: Req, res: Res, err: unknown): void;
   httpHandler(req: Req, res: Res, next?: unknown): unknown;
 };
-type Vars = { adminTokenHash: string; rateLimiter: RateLimiter; keyCache: ApiKeyCache; adminRequests: RateLimiter; adminFailures: RateLimiter };
+type Vars = { adminTokenHash: string; adminTokenOrigin: AdminTokenOrigin; rateLimiter: RateLimiter; keyCache: ApiKeyCache; adminRequests: RateLimiter; adminFailures: RateLimiter };
+
+/** Where the operator token comes from, for the start banner (bin/start.ts): never the token itself. */
+export type AdminTokenOrigin = { source: "ADMIN_TOKEN" } | { source: "file"; file: string; generated: boolean };
+
+/** One log line per tracked event (click, lead, sale, refund, processor webhook): services/gateway/request-log.ts. */
+function logTrackedEvent(this: { logger: { info(...args: unknown[]): void } }, ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req, _res: Res, data: unknown) {
+  const fields = trackedEventFields((req as { $alias?: { action?: string } }).$alias?.action, ctx, req.$params, data);
+  if (fields) this.logger.info(`${fields.event} tracked`, logFields(fields));
+  return data;
+}
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
 const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"];
@@ -211,7 +222,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   settings: {
     port: Number(process.env.PORT ?? 3000),
     ip: process.env.HOST ?? "0.0.0.0",
+    // Our own line per 4xx instead (sendPublicError): the request id, program and error code, no request data.
     log4XXResponses: false,
+    // The route tables (about 90 lines) are for debugging; the start banner (bin/start.ts) says what a user needs.
+    logRouteRegistration: "debug",
     // The request id: the caller's X-Request-Id when sane, else a new UUID. Moleculer carries it through every
     // call (ctx.requestID), moleculer-web returns it in X-Request-Id, and every log line of the request shows it.
     rootCallOptions(options: Record<string, unknown>, req: Req) {
@@ -263,6 +277,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         cors: { origin: "*", methods: ["POST", "OPTIONS"], allowedHeaders: ["Content-Type", "Authorization"], maxAge: 600 },
         bodyParsers: JSON_BODY,
         authentication: "authenticateOptionalApiKey",
+        onAfterCall: logTrackedEvent,
         aliases: { "POST click": "attribution.trackClick", "POST lead": "attribution.trackLead" },
       },
       {
@@ -272,6 +287,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         mappingPolicy: "restrict",
         bodyParsers: JSON_BODY,
         authentication: "authenticateApiKey",
+        onAfterCall: logTrackedEvent,
         aliases: { "POST sale": "sales.track", "POST refund": "sales.refund" },
       },
       {
@@ -285,6 +301,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           const signature = req.headers["stripe-signature"];
           ctx.meta.processorSignature = typeof signature === "string" ? signature : undefined;
         },
+        onAfterCall: logTrackedEvent,
         aliases: { "POST processor": "gateway.processorWebhook" },
       },
       {
@@ -559,6 +576,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     sendPublicError(req: Req, res: Res, err: unknown) {
       const pub = toGatewayError(err, req);
       if (pub.status >= 500) this.logger.error(`${req.method} ${req.url} failed`, err);
+      else if (pub.status >= 400) this.logger.info("request refused", logFields(refusedRequestFields(req, pub)));
       if (res.headersSent) return;
       const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
       if (pub.code === "rate_limit_exceeded") headers["Retry-After"] = String(pub.data?.retryAfterSeconds ?? 60);
@@ -572,9 +590,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   },
 
   created() {
-    const { token, generated } = loadAdminToken();
+    const { token, generated, file } = loadAdminToken();
     this.adminTokenHash = hashSecret(token);
-    if (generated) this.logger.info(`Operator token generated (shown once; stored in the data folder): ${token}`);
+    // The token itself is never logged: the start banner says where it is (bin/start.ts).
+    this.adminTokenOrigin = file ? { source: "file", file, generated } : { source: "ADMIN_TOKEN" };
     this.rateLimiter = new RateLimiter(Number(process.env.RATE_LIMIT_PER_MINUTE ?? 1200), 60_000);
     this.keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
     // The admin API, per client address: failed operator tokens, and all requests.
