@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Currency as IsoCurrency } from "../../shared/validation";
 import { Id } from "../programs/schemas";
 
 const Cents = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
@@ -34,7 +35,8 @@ export const SettleProcessorForSaleInput = z.object({
 
 export const ApproveDueInput = z.strictObject({ programId: Id.optional() });
 
-export const BalanceKeyInput = z.strictObject({ partnerId: Id, programId: Id, currency: Currency.optional() });
+// Operators name an ISO 4217 code (a balance in `xyz` cannot exist): 400 rather than an empty balance.
+export const BalanceKeyInput = z.strictObject({ partnerId: Id, programId: Id, currency: IsoCurrency.optional() });
 
 export const CreateWithdrawalInput = BalanceKeyInput.extend({
   amountCents: Cents.positive().optional(),

@@ -149,6 +149,7 @@ describe("currencies", () => {
     const upper = await trackSale({ transaction_id: uniqueId("tx"), amount_cents: 100, currency: "USD" });
     expect(upper.body).toMatchObject({ currency: "usd" });
     expect(await sys.admin("GET", `/programs/${boot.programId}`)).toMatchObject({ currency: "usd" });
+    expectInvalid(await sys.http("GET", `/api/admin/programs/${boot.programId}/partners/${boot.partnerId}/balance?currency=xyz`, { key: "test-operator-token-0123456789abcdef" }), "currency");
     expectInvalid(
       await sys.http("POST", "/api/admin/programs", { key: "test-operator-token-0123456789abcdef", body: { name: "P", currency: "xyz", commissionRule: { type: "flat", amountCents: 1 } } }),
       "currency",
