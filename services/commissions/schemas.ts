@@ -47,5 +47,8 @@ export const CreateWithdrawalInput = BalanceKeyInput.extend({
     .optional(),
 });
 
+/** Actions that take nothing (reconcile, the outbox backlog): a query parameter is a mistake, named. */
+export const NoInput = z.strictObject({});
+
 export const WithdrawalIdInput = z.strictObject({ withdrawalId: Id });
 export const CommissionIdInput = z.strictObject({ commissionId: Id });

@@ -103,6 +103,7 @@ describe("unknown keys and deep JSON are refused, naming the field", () => {
     );
     expectInvalid(await sys.http("POST", `/api/admin/programs/${boot.programId}/partners`, { key: "test-operator-token-0123456789abcdef", body: { name: "X", referral: "x" } }), "referral");
     expectInvalid(await sys.http("GET", "/api/admin/notifications?kinds=partner_notice", { key: "test-operator-token-0123456789abcdef" }), "kinds");
+    expectInvalid(await sys.http("GET", "/api/admin/reconcile?verbose=1", { key: "test-operator-token-0123456789abcdef" }), "verbose");
     expectInvalid(await sys.http("POST", "/api/auth/login", { body: { email: "a@example.com", password: "x", remember: true } }), "remember");
     const user = await sys.dashboardUser("owner");
     const cookie = await sys.login(user.email, user.password);
