@@ -202,6 +202,7 @@ async function main(): Promise<void> {
       transactionId: body.transaction_id,
       amountCents: body.amount_cents,
       currency: body.currency ?? "usd",
+      noCommissionReason: null,
       customerKey: body.customer_key ?? null,
       email: body.email ?? null,
       processorCustomerId: null,

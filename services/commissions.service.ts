@@ -175,7 +175,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     outboxBacklog: {
       idempotent: true,
-      async handler() {
+      async handler(ctx: Context) {
+        parseInput(S.NoInput, ctx.params);
         return { pending: await this.repo.outboxBacklog() };
       },
     },
@@ -183,7 +184,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Checks the ledger invariants over one consistent snapshot (operators: `cli reconcile`, `GET /api/admin/reconcile`). */
     reconcile: {
       idempotent: true,
-      async handler() {
+      async handler(ctx: Context) {
+        parseInput(S.NoInput, ctx.params);
         const started = Date.now();
         const report = checkLedgerInvariants(await this.repo.ledgerSnapshot());
         return { ...report, checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };

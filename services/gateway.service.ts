@@ -15,6 +15,7 @@ import { RateLimiter } from "../shared/rate-limiter";
 import { transporterState } from "../shared/transporter-status";
 import { logFields, requestIdOf } from "../shared/observability";
 import { findNulCharacter } from "../shared/nul-character";
+import { findBodyShapeProblem, MAX_JSON_DEPTH } from "../shared/body-shape";
 import { hashesEqual, hashSecret } from "../shared/secrets";
 import { parseInput } from "../shared/validation";
 import type { SessionUser } from "./accounts.service";
@@ -156,6 +157,27 @@ function refuseNulCharacters(req: Req, _res: Res, next: (err?: unknown) => void)
 }
 
 /**
+ * Keys that are no field of any request and would be lost or harmful when the
+ * body is merged into params (`__proto__`, `constructor`, `prototype`), and
+ * JSON nested deeper than MAX_JSON_DEPTH, are refused here, naming the field
+ * (shared/body-shape.ts). Unknown keys otherwise are refused by each action's
+ * strict schema. (The processor webhook's raw body is not parsed here.)
+ */
+function refuseUnsafeBodyShapes(req: Req, _res: Res, next: (err?: unknown) => void): void {
+  const r = req as Req & { query?: unknown; body?: unknown };
+  for (const [where, value] of [["query parameter", r.query], ["field", r.body]] as const) {
+    const problem = findBodyShapeProblem(value);
+    if (!problem) continue;
+    const message =
+      problem.kind === "forbidden_key"
+        ? `Invalid ${where} '${problem.field}': '${problem.field.split(".").pop()}' is not a field of any request.`
+        : `Invalid ${where} '${problem.field}': JSON nested deeper than ${MAX_JSON_DEPTH} levels is not accepted.`;
+    return next(new InvalidRequestError(message, { issues: [{ field: problem.field, message }] }));
+  }
+  next();
+}
+
+/**
  * Routes that parse JSON take JSON only: a body under another content type
  * would reach the action as an empty object and fail on a missing field, so
  * it is a 415 instead. Bodiless requests, and routes without a JSON parser
@@ -215,7 +237,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     logResponse: process.env.HTTP_LOG_LEVEL || "debug",
     logRequestParams: null,
     logResponseData: null,
-    use: [refuseOptionsButPreflights, refuseNulCharacters, requireJsonBody],
+    use: [refuseOptionsButPreflights, refuseNulCharacters, refuseUnsafeBodyShapes, requireJsonBody],
     routes: [
       {
         name: "health",
@@ -523,7 +545,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     async verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req) {
       const user = ctx.meta.user;
       if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
-      const { programId } = parseInput(ProgramIdInput, req.$params);
+      const { programId } = parseInput(ProgramIdInput, { programId: req.$params?.programId });
       const program = await getProgram<{ workspaceId: number | null }>(ctx, programId);
       const permission = route.opts.permission ?? "tracking:read";
       const access = program.workspaceId
@@ -537,7 +559,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     async verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req) {
       const user = ctx.meta.user;
       if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
-      const { workspaceId } = parseInput(WorkspaceIdInput, req.$params);
+      const { workspaceId } = parseInput(WorkspaceIdInput, { workspaceId: req.$params?.workspaceId });
       await ctx.call("accounts.getWorkspace", { workspaceId });
       const permission = route.opts.permission ?? "programs:read";
       const access = await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId, permission });

@@ -2,9 +2,11 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { renewalEarnsCommission } from "../shared/domain/commission-rules";
 import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
-import { AlreadyRecordedError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { commissionCurrencyCheck } from "../shared/domain/currencies";
+import { AlreadyRecordedError, CurrencyMismatchError, InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
+import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import type { Attribution } from "./attribution.service";
@@ -56,22 +58,33 @@ const RETRY_INTERVAL_MS = Number(process.env.COMMISSION_RETRY_INTERVAL_MS ?? 30_
 /** Owns sales; asks attribution for the partner and commissions for the money. */
 const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "sales",
-  mixins: [storageMixin(createSalesRepository)],
+  mixins: [storageMixin(createSalesRepository), programCacheMixin],
 
   actions: {
     /** `POST /api/v1/track/sale`: an attributed, non-test sale gets a commission. A repeated transaction id is a 409. */
     track: {
       async handler(ctx: Context<unknown, CallerMeta>) {
         const input = parseInput(S.TrackSaleRequest, ctx.params);
+        const programId = this.programOf(ctx);
+        // A sale reported through the API is in the program's currency: another one is refused and records nothing,
+        // so the merchant converts it (a flat commission of 500 must not be paid as 500 yen on a dollar program).
+        const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, programId);
+        const currency = input.currency ?? programCurrency;
+        if (commissionCurrencyCheck(currency, programCurrency) !== null) {
+          throw new CurrencyMismatchError(
+            `This program pays commissions in '${programCurrency}'; the sale is in '${currency}'. Convert the amount to '${programCurrency}' (or omit currency), then send it again.`,
+            { programCurrency, saleCurrency: currency },
+          );
+        }
         const { sale, commission } = await this.recordSale(ctx, {
-          programId: this.programOf(ctx),
+          programId,
           transactionId: input.transaction_id,
           amountCents: input.amount_cents,
-          currency: input.currency,
+          currency,
           customerKey: input.customer_key ?? null,
           email: input.email ?? null,
           attributionHints: { clickId: input.click_id, email: input.email, customerKey: input.customer_key },
-          isTest: input.additional_data?.test_mode === true,
+          isTest: S.isTestSale(input),
           isRecurring: input.is_recurring,
           saleType: input.sale_type ?? null,
           subscriptionId: input.subscription_id ?? null,
@@ -117,6 +130,12 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const programId = this.programOf(ctx);
         const input = parseInput(S.RefundRequest, ctx.params);
         const sale = await this.requireSale(programId, input.transaction_id);
+        if (input.test !== undefined && input.test !== sale.isTest) {
+          throw new InvalidRequestError(
+            `Invalid 'test': sale '${sale.transactionId}' is ${sale.isTest ? "a test sale" : "not a test sale"}, and its refund follows it (omit test, or send ${sale.isTest}).`,
+            { issues: [{ field: "test", message: "disagrees with the sale's test flag" }] },
+          );
+        }
         return this.reverseSale(ctx, sale, {
           amountCents: input.refund_amount_cents ?? undefined,
           refundId: input.refund_id ?? undefined,
@@ -172,7 +191,11 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         ...input.attributionHints,
         processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
       });
-      const earns = attribution !== null && !input.isTest && (await this.renewalEarns(ctx, input));
+      // Commissions are in the program's currency (the API refused other currencies before this point): a processor
+      // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
+      const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, input.programId);
+      const currencyReason = input.isTest ? null : commissionCurrencyCheck(input.currency, programCurrency);
+      const earns = attribution !== null && !input.isTest && currencyReason === null && (await this.renewalEarns(ctx, input));
       const sale = await this.repo.insertSale({
         programId: input.programId,
         transactionId: input.transactionId,
@@ -190,8 +213,10 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         subscriptionId: input.subscriptionId,
         occurredAt: input.occurredAt,
         commissionState: earns ? "pending" : "none",
+        noCommissionReason: currencyReason,
       });
       if (!sale) throw duplicate();
+      if (currencyReason) this.logger.warn(`Sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}) earns no commission: ${currencyReason}.`);
 
       // If this fails the sale stays `pending` and the retry job (or the first refund) creates it.
       const commission = await this.ensureCommission(ctx, sale).catch((err) => {

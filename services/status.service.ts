@@ -7,7 +7,7 @@ import { parseInput } from "../shared/validation";
 import type { Program } from "./programs/repository";
 import { Id } from "./programs/schemas";
 
-const ForProgramInput = z.object({ programId: Id });
+const ForProgramInput = z.strictObject({ programId: Id });
 
 /**
  * Integration status for dashboard users (spec 2.4, 3.2). Owns no data: it

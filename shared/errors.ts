@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   conflict: { status: 409, envelope: "platform" },
   already_recorded: { status: 409, envelope: "platform" },
   payload_too_large: { status: 413, envelope: "platform" },
+  // A sale in another currency than its program pays commissions in (docs/architecture.md, "Currencies").
+  currency_mismatch: { status: 422, envelope: "platform" },
   unsupported_media_type: { status: 415, envelope: "platform" },
   internal_error: { status: 500, envelope: "platform" },
   service_unavailable: { status: 503, envelope: "platform" },
@@ -76,6 +78,12 @@ export class ConflictError extends AppError {
 export class AlreadyRecordedError extends AppError {
   constructor(message: string, data?: Record<string, unknown>) {
     super("already_recorded", message, data);
+  }
+}
+
+export class CurrencyMismatchError extends AppError {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super("currency_mismatch", message, data);
   }
 }
 

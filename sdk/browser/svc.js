@@ -10,7 +10,9 @@
  * deferred); this script then runs them. Once loaded, svc.signup(id) works too.
  *
  * Options (data-*): program-id (required), api (default: the script's origin),
- * param (the referral query parameter, default "ref"), cookie-days (default 90).
+ * param (the referral query parameter, default "ref"), cookie-days (default 90),
+ * test ("true": every click and lead is a test event, for the dashboard checklist;
+ * no commission can follow from it).
  * Pass the same user id to your server's trackSale as customerExternalId.
  * The browser only binds its click to a new user id: an email, or a user id
  * that already has a lead, is recorded by your server with the API key.
@@ -23,6 +25,8 @@
   var programId = Number(data.programId);
   var param = data.param || "ref";
   var days = Number(data.cookieDays || 90);
+  // data-test="true" (or data-test with no value) marks everything this page sends as a test.
+  var test = data.test === "" || data.test === "true";
   var COOKIE = "svc_click_id";
 
   function readCookie(name) {
@@ -47,7 +51,7 @@
   function captureClick() {
     var code = new URLSearchParams(location.search).get(param);
     if (!code || !programId) return Promise.resolve(readCookie(COOKIE));
-    return post("/api/v1/track/click", { program_id: programId, referral_code: code, url: location.href, referrer: document.referrer || undefined })
+    return post("/api/v1/track/click", { program_id: programId, referral_code: code, url: location.href, referrer: document.referrer || undefined, test: test })
       .then(function (res) {
         writeCookie(COOKIE, res.click_id);
         return res.click_id;
@@ -66,7 +70,7 @@
     signup: function (userId) {
       return ready.then(function (clickId) {
         if (!clickId) return { attributed: false, reason: "no referral click" };
-        return post("/api/v1/track/lead", { program_id: programId, customer_key: String(userId), click_id: clickId });
+        return post("/api/v1/track/lead", { program_id: programId, customer_key: String(userId), click_id: clickId, test: test });
       });
     },
   };
@@ -80,6 +84,7 @@
     return methods[method].apply(null, Array.prototype.slice.call(arguments, 1));
   };
   svc.ready = ready;
+  svc.test = test;
   for (var name in methods) svc[name] = methods[name];
   window.svc = svc;
   for (var i = 0; i < queued.length; i++) {

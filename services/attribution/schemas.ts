@@ -11,7 +11,7 @@ const Timestamp = z.iso
   .meta({ description: "When it happened (ISO 8601 with an offset); default: when it arrives.", example: "2026-01-01T12:00:00Z" });
 
 /** `POST /api/v1/track/click` (public, from the browser). */
-export const TrackClickRequest = z.object({
+export const TrackClickRequest = z.strictObject({
   program_id: Id.meta({ description: "The program the referral link belongs to.", example: 1 }),
   referral_code: ReferralCode.meta({ description: "The partner's referral code, as in the link (for example ?via=jane).", example: "jane" }),
   test: z.boolean().optional().default(false).describe("True for a test event: it shows on the integration checklist and never counts for a commission."),
@@ -21,7 +21,7 @@ export const TrackClickRequest = z.object({
 });
 
 /** `POST /api/v1/track/lead`: from a merchant server (Bearer) or the browser (program_id + click_id). */
-export const TrackLeadRequest = z.object({
+export const TrackLeadRequest = z.strictObject({
   program_id: Id.optional().meta({ description: "The program; required from the browser (without an API key), implied by the key otherwise.", example: 1 }),
   customer_key: CustomerKey.meta({ description: "Your stable id for the customer (for example your user id); later sales name it.", example: "user-42" }),
   email: Email.optional().meta({ description: "The customer's email; a later sale naming it is attributed to this lead's partner.", example: "jane@example.com" }),

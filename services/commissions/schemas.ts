@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Currency as IsoCurrency } from "../../shared/validation";
 import { Id } from "../programs/schemas";
 
 const Cents = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
@@ -32,12 +33,13 @@ export const SettleProcessorForSaleInput = z.object({
   restoreReason: z.string().min(1).max(1000),
 });
 
-export const ApproveDueInput = z.object({ programId: Id.optional().meta({ description: "Only this program's commissions; default: every program.", example: 1 }) });
+export const ApproveDueInput = z.strictObject({ programId: Id.optional().meta({ description: "Only this program's commissions; default: every program.", example: 1 }) });
 
-export const BalanceKeyInput = z.object({
+// Operators name an ISO 4217 code (a balance in `xyz` cannot exist): 400 rather than an empty balance.
+export const BalanceKeyInput = z.strictObject({
   partnerId: Id.meta({ description: "The partner's id.", example: 3 }),
   programId: Id.meta({ description: "The program's id.", example: 1 }),
-  currency: Currency.optional().meta({ description: "The ISO 4217 currency code; default: the program's currency.", example: "usd" }),
+  currency: IsoCurrency.optional().meta({ description: "The ISO 4217 currency code; default: the program's currency.", example: "usd" }),
 });
 
 export const CreateWithdrawalInput = BalanceKeyInput.extend({
@@ -53,5 +55,8 @@ export const CreateWithdrawalInput = BalanceKeyInput.extend({
     }),
 });
 
-export const WithdrawalIdInput = z.object({ withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }) });
-export const CommissionIdInput = z.object({ commissionId: Id.meta({ description: "The commission's id.", example: 7 }) });
+/** Actions that take nothing (reconcile, the outbox backlog): a query parameter is a mistake, named. */
+export const NoInput = z.strictObject({});
+
+export const WithdrawalIdInput = z.strictObject({ withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }) });
+export const CommissionIdInput = z.strictObject({ commissionId: Id.meta({ description: "The commission's id.", example: 7 }) });

@@ -190,7 +190,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     auth: "apiKey",
     input: Sales.TrackSaleRequest,
     example: { transaction_id: "order-1001", amount_cents: 10000, currency: "usd", customer_key: "user-42" },
-    errors: ["already_recorded"],
+    errors: ["already_recorded", "currency_mismatch"],
     response: {
       description: "The recorded sale and its commission.",
       example: {
@@ -651,6 +651,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   conflict: "The request conflicts with the current state.",
   already_recorded: "A sale with transaction_id 'order-1001' is already recorded for this program.",
   payload_too_large: "The request body is too large.",
+  currency_mismatch: "This program pays commissions in 'usd'; the sale is in 'eur'. Convert the amount to 'usd' (or omit currency), then send it again.",
   unsupported_media_type: "Send the body as UTF-8 JSON.",
   internal_error: "An internal error occurred. Retry later; if it persists, contact support.",
   service_unavailable: "The service handling this request is not available. Retry later.",
@@ -669,6 +670,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   conflict: "the request conflicts with the current state; the message says how",
   already_recorded: "a sale with this transaction id is already recorded for the program; nothing changed",
   payload_too_large: "the body is over the size limit",
+  currency_mismatch: "the sale's currency is not the program's; nothing was recorded (convert the amount, or omit currency)",
   unsupported_media_type: "the body is not UTF-8 JSON (send Content-Type: application/json)",
   internal_error: "an unexpected error; retry later",
   service_unavailable: "a service or its database is briefly unavailable; nothing changed, retry after the seconds in Retry-After",

@@ -29,7 +29,7 @@ export const CommissionEventInput = z.object({
 });
 
 /** Operators: any notifications, by workspace, program, partner or kind. */
-export const ListInput = z.object({
+export const ListInput = z.strictObject({
   workspaceId: Id.optional().meta({ description: "Only this workspace's notifications.", example: 1 }),
   programId: Id.optional().meta({ description: "Only this program's notifications.", example: 1 }),
   partnerId: Id.optional().meta({ description: "Only notifications about this partner.", example: 3 }),
@@ -39,7 +39,7 @@ export const ListInput = z.object({
 });
 
 /** Dashboard: the workspace's inbox, newest first, `before` pages back. */
-export const WorkspaceListInput = z.object({
+export const WorkspaceListInput = z.strictObject({
   workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
   kind: Kind.optional().meta({ description: "partner_notice (to a partner) or advertiser_warning (to the merchant).", example: "partner_notice" }),
   unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
@@ -47,11 +47,11 @@ export const WorkspaceListInput = z.object({
   limit: Limit(200, 50).meta({ description: "At most this many (1 to 200).", example: 50 }),
 });
 
-export const MarkReadInput = z.object({
+export const MarkReadInput = z.strictObject({
   workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
   notificationId: Id.meta({ description: "The notification's id.", example: 12 }),
 });
-export const MarkAllReadInput = z.object({
+export const MarkAllReadInput = z.strictObject({
   workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
   kind: Kind.optional().meta({ description: "Only this kind; default: both.", example: "partner_notice" }),
 });
@@ -62,7 +62,7 @@ const WebhookUrl = z
   .max(2000)
   .pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }));
 
-export const CreateEndpointInput = z.object({
+export const CreateEndpointInput = z.strictObject({
   workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
   url: WebhookUrl.meta({ description: "Where events are posted (http or https).", example: "https://merchant.example/hooks" }),
   description: z
@@ -81,14 +81,14 @@ export const CreateEndpointInput = z.object({
     .meta({ description: "The event types to send; default: all of them.", example: ["commission.refunded", "commission.reversed"] }),
 });
 
-export const WorkspaceIdInput = z.object({ workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }) });
-export const EndpointIdInput = z.object({ endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }) });
-export const DisableEndpointInput = z.object({
+export const WorkspaceIdInput = z.strictObject({ workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }) });
+export const EndpointIdInput = z.strictObject({ endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }) });
+export const DisableEndpointInput = z.strictObject({
   endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }),
   reason: z.string().trim().max(500).optional().meta({ description: "Why, kept with the endpoint.", example: "moving servers" }),
 });
 
-export const ListDeliveriesInput = z.object({
+export const ListDeliveriesInput = z.strictObject({
   endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }),
   status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
   limit: Limit(200, 50).meta({ description: "At most this many (1 to 200).", example: 50 }),

@@ -3,11 +3,13 @@ import type { HandlerContext } from "./handler";
 /** Records a processor sale; one already recorded (a redelivery, or processing retried after a failure) is fine. */
 export async function recordSaleOnce(h: HandlerContext, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   try {
-    const { sale, commissionId } = await h.ctx.call<{ sale: { id: number; partnerId: number | null; attributionMethod: string | null }; commissionId: number | null }, unknown>(
+    const { sale, commissionId } = await h.ctx.call<{ sale: { id: number; partnerId: number | null; attributionMethod: string | null; noCommissionReason?: string | null }; commissionId: number | null }, unknown>(
       "sales.recordProcessorSale",
       input,
     );
-    return { saleId: sale.id, partnerId: sale.partnerId, attributionMethod: sale.attributionMethod, commissionId };
+    // A sale in another currency than the program's is recorded without commission; the event says why.
+    const noCommission = sale.noCommissionReason ? { noCommissionReason: sale.noCommissionReason } : {};
+    return { saleId: sale.id, partnerId: sale.partnerId, attributionMethod: sale.attributionMethod, commissionId, ...noCommission };
   } catch (err) {
     if ((err as { type?: string }).type === "already_recorded") return { alreadyRecorded: true };
     throw err;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fromDecimalText } from "../../shared/validation";
+import { Currency, fromDecimalText } from "../../shared/validation";
 
 /**
  * A record id: a JSON integer, or (path and query values are text) its canonical
@@ -11,24 +11,23 @@ export const Id = z.preprocess(
   z.number({ error: "must be a positive integer (1 to 2147483647) written in plain decimal, e.g. 42" }).int().positive().max(2_147_483_647),
 );
 
-const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
   z
-    .object({
+    .strictObject({
       type: z.literal("percentage").describe("The rule's kind: percentage."),
       basisPoints: z.number().int().min(0).max(10_000).meta({ description: "The share of the sale in hundredths of a percent (2000 is 20%).", example: 2000 }),
     })
     .describe("A share of each sale."),
   z
-    .object({
+    .strictObject({
       type: z.literal("flat").describe("The rule's kind: flat."),
       amountCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description: "The commission per sale, in minor units.", example: 500 }),
     })
     .describe("A fixed amount per sale."),
 ]);
 
-export const CreateProgramInput = z.object({
+export const CreateProgramInput = z.strictObject({
   workspaceId: Id.nullish()
     .transform((v) => v ?? null)
     .meta({ description: "The workspace that owns the program (its members see it in the dashboard).", example: 1 }),
@@ -56,13 +55,13 @@ export const CreateProgramInput = z.object({
     .meta({ description: "Origins whose pages may send clicks for the program; empty allows any.", example: ["https://shop.example"] }),
 });
 
-export const ProgramIdInput = z.object({ programId: Id.meta({ description: "The program's id.", example: 1 }) });
-export const KeyIdInput = z.object({ keyId: Id.meta({ description: "The API key's id (not the secret).", example: 2 }) });
+export const ProgramIdInput = z.strictObject({ programId: Id.meta({ description: "The program's id.", example: 1 }) });
+export const KeyIdInput = z.strictObject({ keyId: Id.meta({ description: "The API key's id (not the secret).", example: 2 }) });
 export const AuthenticateKeyInput = z.object({ key: z.string().max(200) });
 
 export const ReferralCode = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
 
-export const CreatePartnerInput = z.object({
+export const CreatePartnerInput = z.strictObject({
   programId: Id.describe("The program's id."),
   name: z.string().trim().min(1).max(200).meta({ description: "The partner's name.", example: "Jane" }),
   email: z.string().trim().toLowerCase().email().max(320).optional().meta({ description: "The partner's email.", example: "jane@example.com" }),
@@ -72,7 +71,7 @@ export const CreatePartnerInput = z.object({
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });
 
-export const UpdateProcessorConnectionInput = z.object({
+export const UpdateProcessorConnectionInput = z.strictObject({
   programId: Id.describe("The program's id."),
   connectionStatus: z.string().trim().min(1).max(64).optional().meta({ description: "The connection's state, for example connected or disconnected.", example: "connected" }),
   accountId: z.string().trim().min(1).max(255).nullable().optional().meta({ description: "The connected account's id at the processor; null unlinks it.", example: "acct_123" }),

@@ -28,6 +28,7 @@ interface SaleDoc {
   subscriptionId: string | null;
   commissionState: SaleCommissionState;
   commissionId: number | null;
+  noCommissionReason?: string | null;
   occurredAt: Date;
   createdAt: Date;
 }
@@ -53,6 +54,8 @@ const saleSchema = requiredStringsMayBeEmpty(
       subscriptionId: { type: String, default: null },
       commissionState: { type: String, required: true },
       commissionId: { type: Number, default: null },
+      // Added with currency checks: older documents have none (read as null).
+      noCommissionReason: { type: String, default: null },
       occurredAt: { type: Date, required: true },
       createdAt: { type: Date, required: true },
     },
@@ -80,6 +83,7 @@ const toSale = (d: SaleDoc): Sale => ({
   saleType: d.saleType ?? null,
   subscriptionId: d.subscriptionId ?? null,
   commissionState: d.commissionState,
+  noCommissionReason: d.noCommissionReason ?? null,
   commissionId: d.commissionId ?? null,
   occurredAt: d.occurredAt ?? d.createdAt,
   createdAt: d.createdAt,
@@ -118,6 +122,7 @@ export class MongoSalesRepository implements SalesRepository {
         occurredAt: s.occurredAt,
         commissionState: s.commissionState,
         commissionId: null,
+        noCommissionReason: s.noCommissionReason,
         createdAt: new Date(),
       });
       return toSale(doc.toObject());

@@ -27,6 +27,7 @@ const MIGRATIONS = [
    UPDATE sales SET occurred_at = created_at WHERE occurred_at IS NULL;
    ALTER TABLE sales ALTER COLUMN occurred_at SET NOT NULL;
    CREATE INDEX sales_subscription ON sales (program_id, subscription_id, occurred_at) WHERE subscription_id IS NOT NULL;`,
+  `ALTER TABLE sales ADD COLUMN no_commission_reason TEXT;`,
 ];
 
 const toSale = (r: any): Sale => ({
@@ -48,6 +49,7 @@ const toSale = (r: any): Sale => ({
   occurredAt: r.occurred_at,
   commissionState: r.commission_state,
   commissionId: r.commission_id,
+  noCommissionReason: r.no_commission_reason ?? null,
   createdAt: r.created_at,
 });
 
@@ -62,13 +64,13 @@ export class SqlSalesRepository implements SalesRepository {
   async insertSale(s: NewSale): Promise<Sale | null> {
     const [row] = await this.db.query(
       `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
-         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
       [
         s.programId, s.transactionId, s.amountCents, s.currency, s.customerKey, s.email, s.processorCustomerId, s.partnerId,
         s.clickId, s.attributionMethod, s.isTest, s.isRecurring, s.saleType, s.subscriptionId, s.commissionState,
-        s.occurredAt,
+        s.occurredAt, s.noCommissionReason,
       ],
     );
     return row ? toSale(row) : null;

@@ -26,6 +26,8 @@ export interface Sale {
   subscriptionId: string | null;
   commissionState: SaleCommissionState;
   commissionId: number | null;
+  /** Why a sale that could have earned earns no commission (`currency_mismatch: ...`); null otherwise. */
+  noCommissionReason: string | null;
   /** When the payment happened (the processor's event time, or when tracked). */
   occurredAt: Date;
   createdAt: Date;

@@ -1,35 +1,44 @@
 import { z } from "zod";
 import { ClickId, CustomerKey, Email } from "../attribution/schemas";
+import { Currency } from "../../shared/validation";
 import { Id } from "../programs/schemas";
 
 const Cents = z.number().int().max(Number.MAX_SAFE_INTEGER);
+const MAX_ADDITIONAL_DATA_KEYS = 50;
+const MAX_ADDITIONAL_DATA_CHARS = 8192;
 export const TransactionId = z.string().trim().min(1).max(255);
 
 /** `POST /api/v1/track/sale` (server side, Bearer program key). */
-export const TrackSaleRequest = z.object({
+export const TrackSaleRequest = z.strictObject({
   transaction_id: TransactionId.meta({ description: "Your order or payment id; unique per program (a repeat is refused as already recorded).", example: "order-1001" }),
   amount_cents: Cents.positive("must be a positive integer number of cents").meta({ description: "The sale amount in minor units (cents).", example: 10000 }),
-  currency: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code")
-    .default("usd")
-    .meta({ description: "The ISO 4217 currency code (any case).", example: "usd" }),
+  // Omitted: the program's currency. Another currency than the program's is refused (currency_mismatch).
+  currency: Currency.optional().meta({ description: "The ISO 4217 currency code (any case); omitted: the program's currency. A sale in another currency than the program's is refused.", example: "usd" }),
   customer_key: CustomerKey.optional().meta({ description: "The customer key the lead was tracked with; attributes the sale to the lead's partner (tried after the click id and the email).", example: "user-42" }),
   click_id: ClickId.optional().meta({ description: "A click id from the click call; attributes the sale to the click's partner (tried first).", example: "clk_3f9a6c1e2b7d4a50" }),
   email: Email.optional().meta({ description: "The customer's email, matched against leads (tried after the click id).", example: "jane@example.com" }),
+  /** The one test switch of every tracking call; `additional_data.test_mode` is the spec's alias. */
+  test: z.boolean().optional().describe("True for a test sale: recorded, never commissioned."),
+  // Free-form (spec 2.1) but bounded: the gateway caps its depth, this its keys and size.
   additional_data: z
-    .looseObject({ test_mode: z.boolean().optional().describe("True for a test sale: recorded, never commissioned.") })
+    .looseObject({ test_mode: z.boolean().optional().describe("Same as test (kept for compatibility); if both are sent they must agree.") })
+    .refine((d) => Object.keys(d).length <= MAX_ADDITIONAL_DATA_KEYS, `may have at most ${MAX_ADDITIONAL_DATA_KEYS} keys`)
+    .refine((d) => JSON.stringify(d).length <= MAX_ADDITIONAL_DATA_CHARS, `must be at most ${MAX_ADDITIONAL_DATA_CHARS} characters as JSON`)
     .optional()
-    .describe("Free-form data kept with the sale."),
+    .describe("Free-form data kept with the sale (at most 50 keys and 8 KB as JSON)."),
   is_recurring: z.boolean().default(false).describe("True for a renewal of a subscription."),
   sale_type: z.string().trim().max(64).optional().meta({ description: "Your label for the kind of sale.", example: "subscription" }),
   subscription_id: z.string().trim().max(255).optional().meta({ description: "Your subscription id; renewals count their months from its first sale.", example: "sub_42" }),
+}).refine((r) => r.test === undefined || r.additional_data?.test_mode === undefined || r.test === r.additional_data.test_mode, {
+  path: ["test"],
+  message: "disagrees with 'additional_data.test_mode' (send one of them, or both with the same value)",
 });
 
+/** Whether a tracked sale is a test: `test`, else its alias `additional_data.test_mode`, else not. */
+export const isTestSale = (r: { test?: boolean; additional_data?: { test_mode?: boolean } }): boolean => r.test ?? r.additional_data?.test_mode ?? false;
+
 /** `POST /api/v1/track/refund` (spec 2.1). */
-export const RefundRequest = z.object({
+export const RefundRequest = z.strictObject({
   transaction_id: TransactionId.meta({ description: "The transaction id the sale was tracked with.", example: "order-1001" }),
   refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)")
     .nullish()
@@ -45,9 +54,11 @@ export const RefundRequest = z.object({
     .meta({ description: "Your id for this refund: the same id again is a retry and changes nothing. Must not start with processor: or end with :restored.", example: "re_1" }),
   refund_reason: z.string().max(1000).nullish().meta({ description: "Why, in your words; recorded with the refund.", example: "customer request" }),
   reason: z.enum(["refund", "chargeback"]).nullish().meta({ description: "refund (default) or chargeback.", example: "refund" }),
+  /** Optional: when sent, it must match the sale's own test flag (a refund is as much a test as its sale). */
+  test: z.boolean().optional().describe("Optional; when sent it must match the sale's own test flag (a refund is a test exactly when its sale is)."),
 });
 
-export const GetSaleInput = z.object({
+export const GetSaleInput = z.strictObject({
   programId: Id.describe("The program's id."),
   transactionId: TransactionId.meta({ description: "The sale's transaction id.", example: "order-1001" }),
 });

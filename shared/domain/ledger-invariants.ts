@@ -134,12 +134,45 @@ export interface ReconcileReport {
     balances: number;
     withdrawals: { open: number; paid: number; cancelled: number };
     outboxEvents: { dispatched: number; pending: number };
-    totals: { saleAmountCents: number; refundedCents: number; deductedCents: number; balanceCents: number; paidCents: number; openWithdrawalCents: number };
+    /** Money totals per currency (lowercase code): amounts in different currencies are never added together. */
+    totalsByCurrency: Record<string, CurrencyTotals>;
     rules: InvariantRule[];
   };
   violations: Violation[];
   /** Violations beyond the reported ones (the list is capped). */
   violationsNotShown: number;
+}
+
+export interface CurrencyTotals {
+  saleAmountCents: number;
+  refundedCents: number;
+  deductedCents: number;
+  balanceCents: number;
+  paidCents: number;
+  openWithdrawalCents: number;
+}
+
+/** Sums the snapshot's money per currency, each figure in that currency's minor units. */
+export function totalsByCurrency(snapshot: Pick<LedgerSnapshot, "commissions" | "balances" | "withdrawals">): Record<string, CurrencyTotals> {
+  const totals = new Map<string, CurrencyTotals>();
+  const of = (currency: string) => {
+    let t = totals.get(currency);
+    if (!t) totals.set(currency, (t = { saleAmountCents: 0, refundedCents: 0, deductedCents: 0, balanceCents: 0, paidCents: 0, openWithdrawalCents: 0 }));
+    return t;
+  };
+  for (const c of snapshot.commissions) {
+    const t = of(c.currency);
+    t.saleAmountCents += c.saleAmountCents;
+    t.refundedCents += c.refundedCents;
+    t.deductedCents += c.deductedCents;
+  }
+  for (const b of snapshot.balances) {
+    const t = of(b.currency);
+    t.balanceCents += b.balanceCents;
+    t.paidCents += b.paidCents;
+  }
+  for (const w of snapshot.withdrawals) if (w.status === "open") of(w.currency).openWithdrawalCents += w.amountCents;
+  return Object.fromEntries([...totals].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 export const INVARIANT_RULES: readonly InvariantRule[] = [
@@ -362,14 +395,7 @@ export function checkLedgerInvariants(snapshot: LedgerSnapshot, maxViolations = 
       balances: snapshot.balances.length,
       withdrawals: { open: byStatus("open"), paid: byStatus("paid"), cancelled: byStatus("cancelled") },
       outboxEvents: { dispatched, pending },
-      totals: {
-        saleAmountCents: snapshot.commissions.reduce((s, c) => s + c.saleAmountCents, 0),
-        refundedCents: snapshot.commissions.reduce((s, c) => s + c.refundedCents, 0),
-        deductedCents: snapshot.commissions.reduce((s, c) => s + c.deductedCents, 0),
-        balanceCents: snapshot.balances.reduce((s, b) => s + b.balanceCents, 0),
-        paidCents: snapshot.balances.reduce((s, b) => s + b.paidCents, 0),
-        openWithdrawalCents: snapshot.withdrawals.filter((w) => w.status === "open").reduce((s, w) => s + w.amountCents, 0),
-      },
+      totalsByCurrency: totalsByCurrency(snapshot),
       rules: [...INVARIANT_RULES],
     },
     violations,

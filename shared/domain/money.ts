@@ -3,6 +3,7 @@
  * is defined once, here: half away from zero, computed on BigInt so products
  * of large amounts never lose precision.
  */
+import { isoExponent } from "./currencies";
 
 export function assertCents(value: number, what: string): void {
   if (!Number.isSafeInteger(value)) throw new RangeError(`${what} must be a safe integer number of minor units, got ${value}`);
@@ -29,17 +30,13 @@ export function percentageOfCents(amountCents: number, basisPoints: number): num
   return mulDivRound(amountCents, basisPoints, 10_000);
 }
 
-// ISO 4217 minor-unit exponents that differ from 2 (the processor's list).
-const ZERO_DECIMAL = new Set([
-  "bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "rwf", "ugx", "vnd", "vuv", "xaf", "xof", "xpf",
-]);
-const THREE_DECIMAL = new Set(["bhd", "jod", "kwd", "omr", "tnd"]);
-
+/**
+ * The minor-unit exponent of a currency, from the pinned ISO 4217 table
+ * (shared/domain/currencies.ts). Only validated codes reach the ledger; an
+ * unknown code stored before validation existed is shown with 2 decimals.
+ */
 export function currencyExponent(currency: string): number {
-  const c = currency.toLowerCase();
-  if (ZERO_DECIMAL.has(c)) return 0;
-  if (THREE_DECIMAL.has(c)) return 3;
-  return 2;
+  return isoExponent(currency) ?? 2;
 }
 
 /** Minor units to the major-unit number the API shows (1250 usd -> 12.5). */

@@ -48,4 +48,23 @@ maybe("browser snippet", () => {
     const sale = await sys.http("POST", "/api/v1/track/sale", { key: p.apiKey, body: { transaction_id: "order-1", amount_cents: 5000, customer_key: "browser-user-1" } });
     expect(sale.body).toMatchObject({ attributed: true, partner_id: p.partnerId });
   });
+
+  test("data-test=\"true\": the click and the lead are test events", async () => {
+    const p = await sys.bootstrap();
+    const testShop = http.createServer((_req, res) => {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<!doctype html><title>Shop</title><script src="${sys.baseUrl}/sdk/svc.js" data-program-id="${p.programId}" data-test="true"></script>`);
+    });
+    await new Promise<void>((r) => testShop.listen(0, "127.0.0.1", r));
+    try {
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${(testShop.address() as AddressInfo).port}/landing?ref=${p.referralCode}`);
+      expect(await page.evaluate(() => (globalThis as any).svc.ready)).toMatch(/^clk_/);
+      expect(await page.evaluate(() => (globalThis as any).svc.test)).toBe(true);
+      const lead = await page.evaluate(() => (globalThis as any).svc.signup("browser-test-user"));
+      expect(lead).toMatchObject({ success: true, attributed: true, test: true });
+    } finally {
+      testShop.close();
+    }
+  });
 });

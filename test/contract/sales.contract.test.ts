@@ -21,6 +21,7 @@ const sale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
   subscriptionId: "sub_1",
   occurredAt: new Date("2030-01-01T00:00:00.000Z"),
   commissionState: "pending",
+  noCommissionReason: null,
   ...over,
 });
 
@@ -59,6 +60,12 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
 
     it("round-trips an unattributed sale with every optional field empty", async () => {
       const input = unattributed(nextProgram(), { isTest: true, amountCents: 1 });
+      const created = await repo().insertSale(input);
+      expect(await repo().getSale(created!.id)).toEqual({ ...input, id: created!.id, commissionId: null, createdAt: expect.any(Date) });
+    });
+
+    it("keeps why a sale earns no commission (a processor sale in another currency than its program's)", async () => {
+      const input = sale(nextProgram(), { currency: "eur", commissionState: "none", noCommissionReason: "currency_mismatch: sale in eur, program pays commissions in usd" });
       const created = await repo().insertSale(input);
       expect(await repo().getSale(created!.id)).toEqual({ ...input, id: created!.id, commissionId: null, createdAt: expect.any(Date) });
     });

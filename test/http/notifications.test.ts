@@ -76,7 +76,7 @@ test("a reversal yields one partner notice with the facts, and no warning when t
   expect(byPartner).toEqual([expect.objectContaining({ id: notices[0].id, kind: "partner_notice" })]);
 });
 
-/** An attributed sale in another currency (attributedSale sends the default, usd). */
+/** An attributed sale in the given currency, its program's (attributedSale sends the default, usd). */
 async function saleIn(boot: Bootstrap, currency: string, amountCents: number) {
   const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } });
   const customerKey = uniqueId("customer");
@@ -91,7 +91,8 @@ async function saleIn(boot: Bootstrap, currency: string, amountCents: number) {
 }
 
 test("each partial refund is its own notice, in the commission's currency; a skipped refund sends none", async () => {
-  const boot = await programInWorkspace();
+  // A sale is in its program's currency (docs/architecture.md, "Currencies").
+  const boot = await programInWorkspace({ currency: "jpy" });
   const sale = await saleIn(boot, "jpy", 10_000);
   const statuses = [];
   for (const body of [

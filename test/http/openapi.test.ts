@@ -86,7 +86,10 @@ describe("OpenAPI document", () => {
     expect(refund.required).toEqual(["transaction_id"]);
     expect(refund.properties.refund_amount_cents.anyOf).toEqual(expect.arrayContaining([expect.objectContaining({ type: "integer", minimum: 0 }), { type: "null" }]));
     const sale = doc.paths["/api/v1/track/sale"].post.requestBody.content["application/json"].schema;
-    expect(sale.properties.currency).toMatchObject({ default: "usd", pattern: "^[a-z]{3}$" });
+    // No fixed default: an omitted currency is the program's (docs/architecture.md, "Currencies"); unknown keys are refused.
+    expect(sale.properties.currency).toMatchObject({ pattern: "^[a-z]{3}$" });
+    expect(sale.properties.currency.default).toBeUndefined();
+    expect(sale.additionalProperties).toBe(false);
     const status = doc.paths["/api/tracking/status/{programId}"].get.parameters.find((x: Json) => x.name === "programId");
     expect(status).toMatchObject({ in: "path", required: true, schema: { type: "integer", exclusiveMinimum: 0 } });
   });

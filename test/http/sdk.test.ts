@@ -1,6 +1,6 @@
 /** The server SDK against the real API, and handleInvoicePaid on each branch of spec 6.2. */
 import { AffiliateApiError, AffiliateClient, handleInvoicePaid } from "../../sdk/src";
-import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
+import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
 
 let sys: TestSystem;
@@ -24,13 +24,14 @@ const sale = (transactionId: string) => sys.admin("GET", `/programs/${boot.progr
 describe("trackSale", () => {
   test("records an attributed sale with the spec 2.6 fields", async () => {
     const invoiceId = uniqueId("in");
-    const result = await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "eur", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1" });
+    // The program's currency (usd): a sale in another one is refused (below).
+    const result = await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "USD", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1" });
     expect(result).toEqual({
       status: "recorded",
       saleId: expect.any(Number),
       invoiceId,
       amount: 4900,
-      currency: "eur",
+      currency: "usd",
       test: false,
       attributed: true,
       partnerId: boot.partnerId,
@@ -38,7 +39,13 @@ describe("trackSale", () => {
       commissionId: expect.any(Number),
       commissionStatus: expect.any(String),
     });
-    expect(await sale(invoiceId)).toMatchObject({ amountCents: 4900, currency: "eur", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1", customerKey: customer });
+    expect(await sale(invoiceId)).toMatchObject({ amountCents: 4900, currency: "usd", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1", customerKey: customer });
+  });
+
+  test("a sale in another currency than the program's is a currency_mismatch error, and nothing is recorded", async () => {
+    const invoiceId = uniqueId("in");
+    await expect(client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "eur" })).rejects.toMatchObject({ status: 422, code: "currency_mismatch" });
+    expect((await sys.http("GET", `/api/admin/programs/${boot.programId}/sales/${invoiceId}`, { key: ADMIN_TOKEN })).status).toBe(404);
   });
 
   test("a repeated invoiceId is a typed already_recorded result, not an error", async () => {

@@ -65,9 +65,20 @@ test("a consistent ledger passes every rule, and the report says what was checke
     balances: 1,
     withdrawals: { open: 1, paid: 1, cancelled: 1 },
     outboxEvents: { dispatched: 6, pending: 2 },
-    totals: { saleAmountCents: 26_000, refundedCents: 4000, deductedCents: 800, balanceCents: 2400, paidCents: 1000, openWithdrawalCents: 1000 },
+    totalsByCurrency: { usd: { saleAmountCents: 26_000, refundedCents: 4000, deductedCents: 800, balanceCents: 2400, paidCents: 1000, openWithdrawalCents: 1000 } },
     rules: [...INVARIANT_RULES],
   });
+});
+
+test("totals are per currency, never added across currencies", () => {
+  const s = valid();
+  s.commissions.push({ ...s.commissions[0], id: 99, partnerId: 77, currency: "jpy", saleAmountCents: 1000, amountCents: 100, refundedCents: 0, deductedCents: 0, status: "pending", creditedAt: null, paidOutAt: null });
+  s.outbox.push({ id: 999, type: "commission.created", commissionId: 99, dispatchedAt: null });
+  const report = checkLedgerInvariants(s);
+  expect(report.violations).toEqual([]);
+  expect(Object.keys(report.checked.totalsByCurrency)).toEqual(["jpy", "usd"]);
+  expect(report.checked.totalsByCurrency.jpy).toEqual({ saleAmountCents: 1000, refundedCents: 0, deductedCents: 0, balanceCents: 0, paidCents: 0, openWithdrawalCents: 0 });
+  expect(report.checked.totalsByCurrency.usd.saleAmountCents).toBe(26_000);
 });
 
 test("an empty ledger passes", () => {
