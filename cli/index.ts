@@ -101,7 +101,7 @@ function buildProgram(): Command {
   command("set-processor", "set a program's payment-processor connection")
     .addOption(requiredId("program", "program"))
     .option("--status <status>", "connection status, e.g. connected")
-    .option("--account-id <acct_...>", "the processor's account id")
+    .option("--account-id <acct_id>", "the processor's account id")
     .addOption(boolOption("charges-enabled", "the account can take charges"))
     .addOption(boolOption("payouts-enabled", "the account can receive payouts"))
     .addOption(boolOption("details-submitted", "the account's details are submitted"))
@@ -203,7 +203,7 @@ function buildProgram(): Command {
     .addOption(new Option("--limit <n>", "at most this many (server default 50)").argParser(parseInteger))
     .action(run((o) => admin("GET", `/processor/events${queryString({ status: o.status, limit: o.limit })}`)));
   command("processor-event", "one processor webhook event")
-    .requiredOption("--id <evt_...>", "the processor's event id (required)")
+    .requiredOption("--id <evt_id>", "the processor's event id (required)")
     .action(run((o) => admin("GET", `/processor/events/${encodeURIComponent(o.id)}`)));
 
   command("reconcile", "check the ledger invariants; exit code 3 when any is violated").action(
@@ -230,7 +230,7 @@ function buildProgram(): Command {
 
   command("create-webhook", "add an outbound webhook endpoint to a workspace (the secret is shown once)")
     .addOption(requiredId("workspace", "workspace"))
-    .requiredOption("--url <https://...>", "where events are POSTed (required)")
+    .requiredOption("--url <url>", "where events are POSTed (required)")
     .option("--events <types>", "comma-separated event types, e.g. commission.created,commission.refunded,commission.reversed")
     .option("--description <text>", "a note for the team")
     .action(

@@ -9,13 +9,22 @@ import path from "node:path";
 
 const ROOT = path.resolve(__dirname, "../..");
 let requests = 0;
+/** What the last request sent: method, path and JSON body. */
+let received: { method?: string; url?: string; body?: unknown } = {};
+/** The status the fake admin API answers with. */
+let replyStatus = 500;
 let server: http.Server;
 let adminUrl: string;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     requests++;
-    res.writeHead(500, { "Content-Type": "application/json" }).end('{"error":{"code":"unexpected"}}');
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      received = { method: req.method, url: req.url, body: body ? JSON.parse(body) : undefined };
+      res.writeHead(replyStatus, { "Content-Type": "application/json" }).end(replyStatus === 200 ? '{"ok":true}' : '{"error":{"code":"unexpected"}}');
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   adminUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -23,6 +32,8 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 beforeEach(() => {
   requests = 0;
+  received = {};
+  replyStatus = 500;
 });
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -57,7 +68,7 @@ describe("cli --help", () => {
   it.each([
     ["create-program", ["--name <name>", "--percent <0-100>", "--flat-cents <n>", "--hold-days <n>", "--payment-tracking-mode <mode>", "--allowed-origin <url>", "--workspace <id>", "--currency <code>"]],
     ["create-withdrawal", ["--program <id>", "--partner <id>", "--amount-cents <n>", "--idempotency-key <key>"]],
-    ["set-processor", ["--program <id>", "--status <status>", "--account-id <acct_...>", "--charges-enabled [true|false]", "--connected-at <ISO date>"]],
+    ["set-processor", ["--program <id>", "--status <status>", "--account-id <acct_id>", "--charges-enabled [true|false]", "--connected-at <ISO date>"]],
     ["webhook-deliveries", ["--endpoint <id>", "--status <status>", "--limit <n>"]],
   ])("%s --help lists its flags", async (command, flags) => {
     const { code, stdout } = await cli(command, "--help");
@@ -94,5 +105,35 @@ describe("cli usage errors", () => {
     expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
     expect(stderr).toContain("GET /programs/7 -> 500");
     expect(requests).toBe(1);
+  });
+});
+
+describe("cli requests", () => {
+  it("sends flag values with their types: ids and cents as numbers, strings as strings, bare flags as true", async () => {
+    replyStatus = 200;
+    const processor = await cli("set-processor", "--program", "3", "--status", "connected", "--account-id", "acct_1", "--charges-enabled", "--payouts-enabled", "false");
+    expect(processor).toEqual({ code: 0, stdout: '{\n  "ok": true\n}\n', stderr: "" });
+    expect(received).toEqual({
+      method: "PUT",
+      url: "/api/admin/programs/3/processor",
+      body: { connectionStatus: "connected", accountId: "acct_1", chargesEnabled: true, payoutsEnabled: false },
+    });
+
+    await cli("create-program", "--name", "Acme", "--workspace", "2", "--flat-cents", "500", "--hold-days=0", "--allowed-origin", "https://a.test", "--allowed-origin", "https://b.test");
+    expect(received.body).toEqual({ workspaceId: 2, name: "Acme", commissionRule: { type: "flat", amountCents: 500 }, holdDays: 0, allowedOrigins: ["https://a.test", "https://b.test"] });
+    await cli("create-program", "--name", "Acme", "--percent", "12.5");
+    expect(received.body).toEqual({ name: "Acme", commissionRule: { type: "percentage", basisPoints: 1250 } });
+
+    await cli("create-webhook", "--workspace", "4", "--url", "https://hooks.test/a", "--events", "commission.created, commission.reversed");
+    expect(received).toEqual({ method: "POST", url: "/api/admin/workspaces/4/webhook-endpoints", body: { url: "https://hooks.test/a", eventTypes: ["commission.created", "commission.reversed"] } });
+
+    await cli("create-withdrawal", "--program", "1", "--partner", "2", "--amount-cents", "-5", "--idempotency-key", "k-1");
+    // A negative amount is the server's to refuse, with its stable code, as for any API client.
+    expect(received.body).toEqual({ amountCents: -5, idempotencyKey: "k-1" });
+
+    await cli("notifications", "--partner", "5", "--unread");
+    expect(received.url).toBe("/api/admin/notifications?partnerId=5&unread=true");
+    await cli("processor-events", "--status", "rejected", "--limit", "10");
+    expect(received.url).toBe("/api/admin/processor/events?status=rejected&limit=10");
   });
 });
