@@ -1,5 +1,6 @@
 /**
- * Child processes started exactly as in production (`tsx bin/<script>.ts`),
+ * Child processes started as `npm start` does (`tsx bin/<script>.ts`; the
+ * compiled build that production runs has its own test, test/e2e/build.test.ts),
  * with their output captured for failure reports, in their own process
  * group so the whole group (tsx and the node it runs) can be signalled.
  */
