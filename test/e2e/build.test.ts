@@ -81,6 +81,8 @@ describe("node dist/bin/start.js", () => {
     expect(Object.values(body.services).every((s) => s === "ok")).toBe(true);
     // The services came from the compiled files: bin/start.js requires ../services/<name>.service from dist.
     expect(outputOf([server!])).not.toMatch(/Cannot find module/);
+    // The ready banner points at the compiled CLI.
+    expect(outputOf([server!])).toMatch(/Next: .*npm run -s cli:prod -- bootstrap/);
   });
 
   it("serves the assets copied next to the compiled code: the browser snippet and the dashboard", async () => {
@@ -90,6 +92,10 @@ describe("node dist/bin/start.js", () => {
     const dashboard = await fetch(`${baseUrl}/dashboard`);
     expect(dashboard.status).toBe(200);
     expect(dashboard.headers.get("content-type")).toMatch(/text\/html/);
+    // The API reference: its version from dist/package.json, its viewer resolved from node_modules.
+    const openapi: any = await (await fetch(`${baseUrl}/api/openapi.json`)).json();
+    expect(openapi.info.version).toBe(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
+    expect((await fetch(`${baseUrl}/api/docs`)).status).toBe(200);
   });
 
   it("sets up a program with the compiled CLI and tracks a click", async () => {
