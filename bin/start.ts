@@ -48,7 +48,9 @@ export function readyBanner(broker: ServiceBroker): { text: string; fields: Reco
     ...(address.port === 3000 ? [] : [`ADMIN_URL=${url}`]),
     ...(origin?.source === "file" && path.dirname(origin.file) !== path.resolve("data") ? [`DATA_DIR=${path.dirname(origin.file)}`] : []),
   ];
-  const next = [...env, "npm run -s cli -- bootstrap"].join(" ");
+  // Run from the build (dist/bin/start.js), the CLI to suggest is the compiled one too.
+  const cli = path.extname(__filename) === ".js" ? "npm run -s cli:prod --" : "npm run -s cli --";
+  const next = [...env, `${cli} bootstrap`].join(" ");
   const text = [
     `Ready: ${url}`,
     `  Operator token: ${token}`,

@@ -1,161 +1,268 @@
 /**
  * Operator CLI over the admin HTTP API. Prints JSON on stdout; errors go to
- * stderr with a non-zero exit code.
+ * stderr with a non-zero exit code (2: a usage error such as a missing flag or
+ * a bad value, 1: the request failed, 3: `reconcile` found a violation).
  *
- *   npm run cli -- bootstrap
- *   npm run cli -- create-program --name Acme --percent 20 --hold-days 30
+ *   npm run -s cli -- --help                 # every command
+ *   npm run -s cli -- create-program --help  # one command's flags
+ *   npm run -s cli -- bootstrap
+ *   npm run -s cli -- create-program --name Acme --percent 20 --hold-days 30
  *
+ * From a build (`npm run build`), the same commands are `node dist/cli/index.js <command>`.
  * ADMIN_URL (default http://localhost:3000) and ADMIN_TOKEN (default: the
  * token file in the data folder) say where and how to connect.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import { Command, CommanderError, Option } from "commander";
 import { adminTokenFile } from "../shared/admin-token";
+import { InvalidArgumentError, parseBoolean, parseId, parseInteger, percentToBasisPoints } from "./parse";
 
-type Flags = Record<string, string | boolean | undefined>;
+type Opts = Record<string, any>;
 
-const COMMANDS: Record<string, { usage: string; run: (f: Flags) => Promise<unknown> }> = {
-  bootstrap: {
-    usage: "bootstrap [--name <program name>] [--email <dashboard user email>]",
-    async run(f) {
-      const workspace = await admin("POST", "/workspaces", { name: "My workspace" });
-      const email = str(f.email) ?? `owner-${randomBytes(3).toString("hex")}@example.com`;
-      const password = randomBytes(12).toString("base64url");
-      const user = await admin("POST", "/users", { email, name: "Workspace owner", password });
-      await admin("POST", `/workspaces/${workspace.id}/members`, { userId: user.id, role: "owner" });
-      const program = await admin("POST", "/programs", {
-        workspaceId: workspace.id,
-        name: str(f.name) ?? "My first program",
-        commissionRule: { type: "percentage", basisPoints: 2000 },
-        holdDays: 30,
-        paymentTrackingMode: "s2s",
-      });
-      const key = await admin("POST", `/programs/${program.id}/api-keys`);
-      const { partner, enrollment } = await admin("POST", `/programs/${program.id}/partners`, { name: "First Partner", email: "partner@example.com" });
-      return {
-        programId: program.id,
-        apiKey: key.apiKey,
-        partnerId: partner.id,
-        referralCode: enrollment.referralCode,
-        dashboard: { url: `${adminUrl()}/dashboard?program=${program.id}`, email, password, workspaceId: workspace.id },
-      };
-    },
-  },
-  "create-workspace": { usage: "create-workspace --name <name>", run: (f) => admin("POST", "/workspaces", { name: str(f.name) }) },
-  "create-user": {
-    usage: "create-user --email <email> --name <name> --password <at least 12 characters>",
-    run: (f) => admin("POST", "/users", { email: str(f.email), name: str(f.name), password: str(f.password) }),
-  },
-  "grant-role": {
-    usage: "grant-role --workspace <id> --user <id> --role owner|admin|developer|viewer|billing",
-    run: (f) => admin("POST", `/workspaces/${need(f, "workspace")}/members`, { userId: int(f.user, "user"), role: str(f.role) }),
-  },
-  "set-processor": {
-    usage: "set-processor --program <id> [--status connected] [--account-id acct_...] [--charges-enabled] [--payouts-enabled] [--details-submitted] [--connected-at <ISO date>]",
-    run: (f) =>
-      admin("PUT", `/programs/${need(f, "program")}/processor`, {
-        connectionStatus: str(f.status),
-        accountId: str(f["account-id"]),
-        chargesEnabled: f["charges-enabled"] === undefined ? undefined : f["charges-enabled"] !== "false",
-        payoutsEnabled: f["payouts-enabled"] === undefined ? undefined : f["payouts-enabled"] !== "false",
-        detailsSubmitted: f["details-submitted"] === undefined ? undefined : f["details-submitted"] !== "false",
-        // The service sets the connection date the first time it is connected (now, or this date); later updates keep it.
-        connectedAt: str(f["connected-at"]),
+/** `--<flag> <id>`: a positive whole number, strictly parsed. */
+const idOption = (flag: string, what: string) => new Option(`--${flag} <id>`, `${what} id`).argParser(parseId);
+const requiredId = (flag: string, what: string) => new Option(`--${flag} <id>`, `${what} id (required)`).argParser(parseId).makeOptionMandatory();
+/** A flag that is true alone, or `--flag true|false`. */
+const boolOption = (flag: string, what: string) => new Option(`--${flag} [true|false]`, what).argParser(parseBoolean);
+/** Repeatable flag: each occurrence adds a value. */
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/**
+ * Every command: its name, what it does, its flags, and what it sends. The action returns what is printed as JSON.
+ * Flag names are the CLI's public interface (scripts call them): keep them.
+ */
+function buildProgram(): Command {
+  const program = new Command("cli")
+    .usage("<command> [flags]")
+    .description(
+      "Operator CLI over the admin HTTP API (ADMIN_URL, default http://localhost:3000; ADMIN_TOKEN, default the token file in DATA_DIR).\n" +
+        "Run it as `npm run -s cli -- <command>`, or `node dist/cli/index.js <command>` from a build. Output is JSON on stdout.",
+    )
+    .showHelpAfterError("(add --help for usage)")
+    .addHelpCommand("help [command]", "show the help of a command")
+    .exitOverride();
+
+  const command = (name: string, description: string) => program.command(name).description(description).exitOverride();
+  let result: unknown;
+  /** Commander's action: run, keep the result for printing. */
+  const run = (fn: (o: Opts) => Promise<unknown>) => async (o: Opts) => {
+    result = await fn(o);
+  };
+  program.hook("postAction", () => {
+    console.log(JSON.stringify(result, null, 2));
+  });
+
+  command("bootstrap", "create a workspace, its owner, a program, an API key and a first partner: everything to try the API")
+    .option("--name <program name>", "the program's name", "My first program")
+    .option("--email <email>", "the dashboard user's email (default: a generated one)")
+    .action(
+      run(async (o) => {
+        const workspace = await admin("POST", "/workspaces", { name: "My workspace" });
+        const email = o.email ?? `owner-${randomBytes(3).toString("hex")}@example.com`;
+        const password = randomBytes(12).toString("base64url");
+        const user = await admin("POST", "/users", { email, name: "Workspace owner", password });
+        await admin("POST", `/workspaces/${workspace.id}/members`, { userId: user.id, role: "owner" });
+        const created = await admin("POST", "/programs", {
+          workspaceId: workspace.id,
+          name: o.name,
+          commissionRule: { type: "percentage", basisPoints: 2000 },
+          holdDays: 30,
+          paymentTrackingMode: "s2s",
+        });
+        const key = await admin("POST", `/programs/${created.id}/api-keys`);
+        const { partner, enrollment } = await admin("POST", `/programs/${created.id}/partners`, { name: "First Partner", email: "partner@example.com" });
+        return {
+          programId: created.id,
+          apiKey: key.apiKey,
+          partnerId: partner.id,
+          referralCode: enrollment.referralCode,
+          dashboard: { url: `${adminUrl()}/dashboard?program=${created.id}`, email, password, workspaceId: workspace.id },
+        };
       }),
-  },
-  "create-program": {
-    usage: "create-program --name <name> [--workspace <id>] [--currency usd] (--percent <0-100> | --flat-cents <n>) [--hold-days 30] [--payment-tracking-mode processor_connect|s2s] [--allowed-origin <url>]",
-    run: (f) =>
-      admin("POST", "/programs", {
-        workspaceId: f.workspace === undefined ? undefined : int(f.workspace, "workspace"),
-        name: str(f.name),
-        currency: str(f.currency),
-        commissionRule:
-          f["flat-cents"] !== undefined
-            ? { type: "flat", amountCents: int(f["flat-cents"], "flat-cents") }
-            : { type: "percentage", basisPoints: percentToBasisPoints(str(f.percent) ?? "20") },
-        holdDays: f["hold-days"] === undefined ? undefined : int(f["hold-days"], "hold-days"),
-        paymentTrackingMode: str(f["payment-tracking-mode"]),
-        allowedOrigins: f["allowed-origin"] ? [str(f["allowed-origin"])] : undefined,
+    );
+
+  command("create-workspace", "create a workspace")
+    .requiredOption("--name <name>", "the workspace's name (required)")
+    .action(run((o) => admin("POST", "/workspaces", { name: o.name })));
+
+  command("create-user", "create a dashboard user")
+    .requiredOption("--email <email>", "login email (required)")
+    .requiredOption("--name <name>", "display name (required)")
+    .requiredOption("--password <password>", "at least 12 characters (required)")
+    .action(run((o) => admin("POST", "/users", { email: o.email, name: o.name, password: o.password })));
+
+  command("grant-role", "give a user a role in a workspace")
+    .addOption(requiredId("workspace", "workspace"))
+    .addOption(requiredId("user", "user"))
+    .addOption(new Option("--role <role>", "the role (required)").choices(["owner", "admin", "developer", "viewer", "billing"]).makeOptionMandatory())
+    .action(run((o) => admin("POST", `/workspaces/${o.workspace}/members`, { userId: o.user, role: o.role })));
+
+  command("set-processor", "set a program's payment-processor connection")
+    .addOption(requiredId("program", "program"))
+    .option("--status <status>", "connection status, e.g. connected")
+    .option("--account-id <acct_id>", "the processor's account id")
+    .addOption(boolOption("charges-enabled", "the account can take charges"))
+    .addOption(boolOption("payouts-enabled", "the account can receive payouts"))
+    .addOption(boolOption("details-submitted", "the account's details are submitted"))
+    // The service sets the connection date the first time it is connected (now, or this date); later updates keep it.
+    .option("--connected-at <ISO date>", "when it was connected (first connection only)")
+    .action(
+      run((o) =>
+        admin("PUT", `/programs/${o.program}/processor`, {
+          connectionStatus: o.status,
+          accountId: o.accountId,
+          chargesEnabled: o.chargesEnabled,
+          payoutsEnabled: o.payoutsEnabled,
+          detailsSubmitted: o.detailsSubmitted,
+          connectedAt: o.connectedAt,
+        }),
+      ),
+    );
+
+  command("create-program", "create a program with a percentage (default 20 %) or flat commission")
+    .requiredOption("--name <name>", "the program's name (required)")
+    .addOption(idOption("workspace", "workspace"))
+    .option("--currency <code>", "ISO 4217 currency code, e.g. usd")
+    .addOption(new Option("--percent <0-100>", "percentage commission, at most two decimals (default 20)").argParser(percentToBasisPoints).conflicts("flatCents"))
+    .addOption(new Option("--flat-cents <n>", "flat commission per sale, in minor units").argParser(parseInteger))
+    .addOption(new Option("--hold-days <n>", "days before a commission can be approved (server default 30)").argParser(parseInteger))
+    .addOption(new Option("--payment-tracking-mode <mode>", "how payments are reported").choices(["processor_connect", "s2s"]))
+    .option("--allowed-origin <url>", "an origin allowed to call the browser endpoints (repeatable)", collect)
+    .action(
+      run((o) =>
+        admin("POST", "/programs", {
+          workspaceId: o.workspace,
+          name: o.name,
+          currency: o.currency,
+          commissionRule: o.flatCents !== undefined ? { type: "flat", amountCents: o.flatCents } : { type: "percentage", basisPoints: o.percent ?? 2000 },
+          holdDays: o.holdDays,
+          paymentTrackingMode: o.paymentTrackingMode,
+          allowedOrigins: o.allowedOrigin,
+        }),
+      ),
+    );
+
+  command("get-program", "show a program")
+    .addOption(requiredId("program", "program"))
+    .action(run((o) => admin("GET", `/programs/${o.program}`)));
+  command("create-api-key", "create an API key for a program (the secret is shown once)")
+    .addOption(requiredId("program", "program"))
+    .action(run((o) => admin("POST", `/programs/${o.program}/api-keys`)));
+  command("retire-api-key", "retire an API key")
+    .addOption(requiredId("key-id", "API key"))
+    .action(run((o) => admin("POST", `/api-keys/${o.keyId}/retire`)));
+
+  command("create-partner", "enroll a partner in a program")
+    .addOption(requiredId("program", "program"))
+    .requiredOption("--name <name>", "the partner's name (required)")
+    .option("--email <email>", "the partner's email")
+    .option("--referral-code <code>", "the partner's referral code (default: generated)")
+    .action(run((o) => admin("POST", `/programs/${o.program}/partners`, { name: o.name, email: o.email, referralCode: o.referralCode })));
+
+  command("approve-due", "credit the commissions whose hold has passed")
+    .addOption(idOption("program", "only this program's"))
+    .action(run((o) => admin("POST", "/commissions/approve-due", { programId: o.program })));
+
+  command("create-withdrawal", "open a withdrawal of a partner's balance; retried with the same key on timeouts and 5xx, never opens two")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("partner", "partner"))
+    .addOption(new Option("--amount-cents <n>", "amount in minor units (default: the whole available balance)").argParser(parseInteger))
+    .option("--idempotency-key <key>", "reuse to finish or look up an earlier attempt (default: generated)")
+    .action(
+      run((o) => {
+        // One key per withdrawal: the retries below, and the operator re-running the command with it, reuse it.
+        const idempotencyKey: string = o.idempotencyKey ?? `wd-${randomBytes(12).toString("hex")}`;
+        return adminIdempotent(
+          "POST",
+          `/programs/${o.program}/partners/${o.partner}/withdrawals`,
+          { amountCents: o.amountCents, idempotencyKey },
+          `--idempotency-key ${idempotencyKey}`,
+        );
       }),
-  },
-  "get-program": { usage: "get-program --program <id>", run: (f) => admin("GET", `/programs/${need(f, "program")}`) },
-  "create-api-key": { usage: "create-api-key --program <id>", run: (f) => admin("POST", `/programs/${need(f, "program")}/api-keys`) },
-  "retire-api-key": { usage: "retire-api-key --key-id <id>", run: (f) => admin("POST", `/api-keys/${need(f, "key-id")}/retire`) },
-  "create-partner": {
-    usage: "create-partner --program <id> --name <name> [--email <email>] [--referral-code <code>]",
-    run: (f) =>
-      admin("POST", `/programs/${need(f, "program")}/partners`, { name: str(f.name), email: str(f.email), referralCode: str(f["referral-code"]) }),
-  },
-  "approve-due": {
-    usage: "approve-due [--program <id>]",
-    run: (f) => admin("POST", "/commissions/approve-due", { programId: f.program === undefined ? undefined : int(f.program, "program") }),
-  },
-  "create-withdrawal": {
-    usage:
-      "create-withdrawal --program <id> --partner <id> [--amount-cents <n>] [--idempotency-key <key>]   # retried with the same key on timeouts and 5xx; never opens two",
-    run(f) {
-      // One key per withdrawal: the retries below, and the operator re-running the command with it, reuse it.
-      const idempotencyKey = str(f["idempotency-key"]) ?? `wd-${randomBytes(12).toString("hex")}`;
-      return adminIdempotent(
-        "POST",
-        `/programs/${need(f, "program")}/partners/${need(f, "partner")}/withdrawals`,
-        { amountCents: f["amount-cents"] === undefined ? undefined : int(f["amount-cents"], "amount-cents"), idempotencyKey },
-        `--idempotency-key ${idempotencyKey}`,
-      );
-    },
-  },
-  "pay-withdrawal": { usage: "pay-withdrawal --withdrawal <id>", run: (f) => admin("POST", `/withdrawals/${need(f, "withdrawal")}/pay`) },
-  balance: { usage: "balance --program <id> --partner <id>", run: (f) => admin("GET", `/programs/${need(f, "program")}/partners/${need(f, "partner")}/balance`) },
-  commission: { usage: "commission --id <id>", run: (f) => admin("GET", `/commissions/${need(f, "id")}`) },
-  sale: {
-    usage: "sale --program <id> --transaction-id <id>",
-    run: (f) => admin("GET", `/programs/${need(f, "program")}/sales/${encodeURIComponent(need(f, "transaction-id"))}`),
-  },
-  outbox: { usage: "outbox", run: () => admin("GET", "/outbox") },
-  "processor-events": {
-    usage: "processor-events [--status processed|ignored|rejected|failed|processing] [--limit 50]   # newest first, with the reason of each",
-    run: (f) => {
-      const query = new URLSearchParams(Object.entries({ status: str(f.status), limit: str(f.limit) }).filter((e): e is [string, string] => !!e[1]));
-      return admin("GET", `/processor/events${query.size ? `?${query}` : ""}`);
-    },
-  },
-  "processor-event": { usage: "processor-event --id <evt_...>", run: (f) => admin("GET", `/processor/events/${encodeURIComponent(need(f, "id"))}`) },
-  reconcile: {
-    usage: "reconcile                                    # checks the ledger invariants; exit code 3 when any is violated",
-    async run() {
+    );
+
+  command("pay-withdrawal", "mark a withdrawal paid")
+    .addOption(requiredId("withdrawal", "withdrawal"))
+    .action(run((o) => admin("POST", `/withdrawals/${o.withdrawal}/pay`)));
+  command("balance", "a partner's balance in a program")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("partner", "partner"))
+    .action(run((o) => admin("GET", `/programs/${o.program}/partners/${o.partner}/balance`)));
+  command("commission", "a commission with its refunds and outbox events")
+    .addOption(requiredId("id", "commission"))
+    .action(run((o) => admin("GET", `/commissions/${o.id}`)));
+  command("sale", "a sale by its transaction id")
+    .addOption(requiredId("program", "program"))
+    .requiredOption("--transaction-id <id>", "the merchant's transaction id (required)")
+    .action(run((o) => admin("GET", `/programs/${o.program}/sales/${encodeURIComponent(o.transactionId)}`)));
+  command("outbox", "commission events not yet delivered").action(run(() => admin("GET", "/outbox")));
+
+  command("processor-events", "processor webhook events, newest first, with the reason of each")
+    .addOption(new Option("--status <status>", "only these").choices(["processed", "ignored", "rejected", "failed", "processing"]))
+    .addOption(new Option("--limit <n>", "at most this many (server default 50)").argParser(parseInteger))
+    .action(run((o) => admin("GET", `/processor/events${queryString({ status: o.status, limit: o.limit })}`)));
+  command("processor-event", "one processor webhook event")
+    .requiredOption("--id <evt_id>", "the processor's event id (required)")
+    .action(run((o) => admin("GET", `/processor/events/${encodeURIComponent(o.id)}`)));
+
+  command("reconcile", "check the ledger invariants; exit code 3 when any is violated").action(
+    run(async () => {
       const report = await admin("GET", "/reconcile");
       if (report.ok) return report;
       console.log(JSON.stringify(report, null, 2));
       const rules = [...new Set((report.violations as Array<{ rule: string }>).map((v) => v.rule))].join(", ");
       throw new CliError(`${report.violations.length + report.violationsNotShown} ledger invariant violation(s): ${rules}.`, 3);
-    },
-  },
-  notifications: {
-    usage: "notifications [--program <id>] [--partner <id>] [--workspace <id>] [--kind partner_notice|advertiser_warning] [--unread]",
-    run: (f) =>
-      admin("GET", `/notifications?${query({ programId: f.program, partnerId: f.partner, workspaceId: f.workspace, kind: f.kind, unread: f.unread === undefined ? undefined : String(f.unread !== "false") })}`),
-  },
-  "create-webhook": {
-    usage: "create-webhook --workspace <id> --url <https://...> [--events commission.created,commission.refunded,commission.reversed] [--description <text>]   # the secret is shown once",
-    run: (f) =>
-      admin("POST", `/workspaces/${need(f, "workspace")}/webhook-endpoints`, {
-        url: str(f.url),
-        eventTypes: str(f.events)?.split(",").map((e) => e.trim()).filter(Boolean),
-        description: str(f.description),
-      }),
-  },
-  webhooks: { usage: "webhooks --workspace <id>", run: (f) => admin("GET", `/workspaces/${need(f, "workspace")}/webhook-endpoints`) },
-  "disable-webhook": {
-    usage: "disable-webhook --endpoint <id> [--reason <text>]",
-    run: (f) => admin("POST", `/webhook-endpoints/${need(f, "endpoint")}/disable`, { reason: str(f.reason) }),
-  },
-  "enable-webhook": { usage: "enable-webhook --endpoint <id>", run: (f) => admin("POST", `/webhook-endpoints/${need(f, "endpoint")}/enable`) },
-  "webhook-deliveries": {
-    usage: "webhook-deliveries --endpoint <id> [--status pending|succeeded|failed] [--limit 50]",
-    run: (f) => admin("GET", `/webhook-endpoints/${need(f, "endpoint")}/deliveries?${query({ status: f.status, limit: f.limit })}`),
-  },
-};
+    }),
+  );
+
+  command("notifications", "partner notices and advertiser warnings")
+    .addOption(idOption("program", "program"))
+    .addOption(idOption("partner", "partner"))
+    .addOption(idOption("workspace", "workspace"))
+    .addOption(new Option("--kind <kind>", "only this kind").choices(["partner_notice", "advertiser_warning"]))
+    .addOption(boolOption("unread", "only unread ones"))
+    .action(
+      run((o) =>
+        admin("GET", `/notifications?${query({ programId: o.program, partnerId: o.partner, workspaceId: o.workspace, kind: o.kind, unread: o.unread })}`),
+      ),
+    );
+
+  command("create-webhook", "add an outbound webhook endpoint to a workspace (the secret is shown once)")
+    .addOption(requiredId("workspace", "workspace"))
+    .requiredOption("--url <url>", "where events are POSTed (required)")
+    .option("--events <types>", "comma-separated event types, e.g. commission.created,commission.refunded,commission.reversed")
+    .option("--description <text>", "a note for the team")
+    .action(
+      run((o) =>
+        admin("POST", `/workspaces/${o.workspace}/webhook-endpoints`, {
+          url: o.url,
+          eventTypes: (o.events as string | undefined)
+            ?.split(",")
+            .map((e) => e.trim())
+            .filter(Boolean),
+          description: o.description,
+        }),
+      ),
+    );
+  command("webhooks", "a workspace's webhook endpoints")
+    .addOption(requiredId("workspace", "workspace"))
+    .action(run((o) => admin("GET", `/workspaces/${o.workspace}/webhook-endpoints`)));
+  command("disable-webhook", "stop deliveries to an endpoint")
+    .addOption(requiredId("endpoint", "webhook endpoint"))
+    .option("--reason <text>", "why")
+    .action(run((o) => admin("POST", `/webhook-endpoints/${o.endpoint}/disable`, { reason: o.reason })));
+  command("enable-webhook", "resume deliveries to an endpoint (also after it was disabled for failing)")
+    .addOption(requiredId("endpoint", "webhook endpoint"))
+    .action(run((o) => admin("POST", `/webhook-endpoints/${o.endpoint}/enable`)));
+  command("webhook-deliveries", "an endpoint's deliveries, with each attempt's status code or error")
+    .addOption(requiredId("endpoint", "webhook endpoint"))
+    .addOption(new Option("--status <status>", "only these").choices(["pending", "succeeded", "failed"]))
+    .addOption(new Option("--limit <n>", "at most this many (server default 50)").argParser(parseInteger))
+    .action(run((o) => admin("GET", `/webhook-endpoints/${o.endpoint}/deliveries?${query({ status: o.status, limit: o.limit })}`)));
+
+  return program;
+}
 
 class CliError extends Error {
   constructor(
@@ -166,58 +273,17 @@ class CliError extends Error {
   }
 }
 
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
 /** A query string of the flags that were given. */
 const query = (params: Record<string, unknown>) =>
-  new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === "string" && e[1] !== ""));
-
-function int(v: unknown, name: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n)) throw new CliError(`--${name} must be an integer.`);
-  return n;
-}
-
-function need(f: Flags, name: string): string {
-  const v = str(f[name]);
-  if (!v) throw new CliError(`--${name} is required.`);
-  return v;
-}
-
-/**
- * `--name value`, `--name=value`, or a bare `--flag` (true). util.parseArgs
- * without declared options reads `--name value` as a boolean and a stray
- * positional, so the flags are read here.
- */
-export function parseFlags(args: readonly string[]): Flags {
-  const flags: Flags = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith("--") || arg.length === 2) throw new CliError(`Unexpected argument '${arg}'. Flags look like --name value.`);
-    const eq = arg.indexOf("=");
-    if (eq > 2) {
-      flags[arg.slice(2, eq)] = arg.slice(eq + 1);
-      continue;
-    }
-    const next = args[i + 1];
-    if (next !== undefined && !next.startsWith("--")) {
-      flags[arg.slice(2)] = next;
-      i++;
-    } else {
-      flags[arg.slice(2)] = true;
-    }
-  }
-  return flags;
-}
-
-/** "12.5" -> 1250 basis points, without floating-point surprises. */
-export function percentToBasisPoints(percent: string): number {
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(percent.trim());
-  if (!m) throw new CliError("--percent must be a number with at most two decimals, e.g. 20 or 12.5.");
-  const bps = Number(m[1]) * 100 + Number((m[2] ?? "").padEnd(2, "0"));
-  if (bps > 10_000) throw new CliError("--percent must be at most 100.");
-  return bps;
-}
+  new URLSearchParams(
+    Object.entries(params)
+      .filter(([, v]) => v !== undefined && v !== "")
+      .map(([k, v]): [string, string] => [k, String(v)]),
+  );
+const queryString = (params: Record<string, unknown>) => {
+  const q = query(params);
+  return q.size ? `?${q}` : "";
+};
 
 function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
@@ -273,21 +339,17 @@ async function adminIdempotent(method: string, path: string, body: Record<string
   }
 }
 
-function help(): string {
-  return ["Usage: npm run cli -- <command> [flags]", "", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
-}
-
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const spec = command ? COMMANDS[command] : undefined;
-  if (!spec) {
-    console.error(help());
-    return command && command !== "help" ? 2 : 0;
-  }
+/**
+ * Runs one command line; resolves with the exit code. Usage errors (unknown command or flag, missing flag, bad value)
+ * are reported by commander on stderr and exit 2; `--help` prints on stdout and exits 0.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
   try {
-    console.log(JSON.stringify(await spec.run(parseFlags(rest)), null, 2));
+    await program.parseAsync(argv.length ? argv : ["--help"], { from: "user" });
     return 0;
   } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     console.error(err instanceof CliError ? err.message : err);
     return err instanceof CliError ? err.exitCode : 1;
   }

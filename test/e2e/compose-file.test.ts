@@ -182,11 +182,26 @@ describe("Dockerfile", () => {
   const dockerfile = fs.readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
 
-  it("runs bin/start.ts with tsx on Node 22, with tsx among the installed dependencies", () => {
-    expect(dockerfile).toMatch(/^FROM node:22-slim\b/m);
-    expect(dockerfile).toMatch(/^CMD \["npx", ?"tsx", ?"bin\/start\.ts"\]/m);
-    expect(dockerfile).toMatch(/npm ci\b/);
-    if (/--omit=dev/.test(dockerfile)) expect(pkg.dependencies?.tsx).toBeDefined();
+  it("builds in one stage and runs the compiled dist/bin/start.js with node on Node 22 in another, with production dependencies only", () => {
+    const stages = dockerfile.split(/^FROM /m).slice(1);
+    expect(stages.map((s) => s.split("\n")[0].trim())).toEqual([expect.stringMatching(/^node:22-slim AS build$/), expect.stringMatching(/^node:22-slim\b/)]);
+    const [build, runtime] = stages;
+    expect(build).toMatch(/^RUN npm ci\b/m);
+    expect(build).toMatch(/^RUN npm run build$/m);
+    expect(pkg.scripts.build).toBe("node bin/build.mjs");
+    expect(runtime).toMatch(/npm ci --omit=dev\b/);
+    expect(runtime).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
+    // No sources and no loader in the runtime stage: only package files and dist/ come in.
+    expect(runtime.match(/^COPY .*$/gm)).toEqual(["COPY package.json package-lock.json ./", "COPY --from=build /app/dist ./dist"]);
+    expect(runtime).toMatch(/^CMD \["node", ?"dist\/bin\/start\.js"\]$/m);
+    expect(pkg.scripts["start:prod"]).toBe("node dist/bin/start.js");
+    expect(dockerfile).not.toMatch(/\btsx\b/);
+  });
+
+  it("leaves the command to the image in every compose service, so each runs the compiled entry", () => {
+    for (const [name, service] of appServices) expect({ name, command: service.command }).toEqual({ name, command: undefined });
+    const override = loadCompose("docker-compose.postgres.yml");
+    for (const [name, service] of Object.entries(override.services)) expect({ name, command: service.command ?? undefined }).toEqual({ name, command: undefined });
   });
 
   it("keeps node_modules and local data out of the build context", () => {

@@ -1,5 +1,6 @@
 /**
- * Child processes started exactly as in production (`tsx bin/<script>.ts`),
+ * Child processes started as `npm start` does (`tsx bin/<script>.ts`; the
+ * compiled build that production runs has its own test, test/e2e/build.test.ts),
  * with their output captured for failure reports, in their own process
  * group so the whole group (tsx and the node it runs) can be signalled.
  */
@@ -34,15 +35,20 @@ export function freePort(): Promise<number> {
 /**
  * Starts `tsx <script> ...args` from the project root with `env` on top of this process's (minus jest's settings,
  * and minus the variables named in `unset`, e.g. to start as a new user would, with no NODE_ENV or DATABASE_URL).
+ * `command` and `cwd` run something else, e.g. `node dist/bin/start.js` from a built copy (test/e2e/build.test.ts).
  */
-export function startNode(name: string, env: Record<string, string>, opts: { script?: string; args?: string[]; stdin?: boolean; unset?: string[] } = {}): ChildNode {
+export function startNode(
+  name: string,
+  env: Record<string, string>,
+  opts: { script?: string; args?: string[]; stdin?: boolean; unset?: string[]; command?: string; cwd?: string } = {},
+): ChildNode {
   const bin = path.join(ROOT, "node_modules", ".bin");
   // As in production: none of jest's own settings (NODE_OPTIONS from `npm test`, JEST_*) reach the children.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("JEST_")));
   const merged: Record<string, string | undefined> = { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env };
   for (const name of opts.unset ?? []) delete merged[name];
-  const child = spawn(path.join(bin, "tsx"), [opts.script ?? "bin/start.ts", ...(opts.args ?? [])], {
-    cwd: ROOT,
+  const child = spawn(opts.command ?? path.join(bin, "tsx"), [opts.script ?? "bin/start.ts", ...(opts.args ?? [])], {
+    cwd: opts.cwd ?? ROOT,
     env: merged,
     stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
     detached: true,

@@ -1,4 +1,4 @@
-import { parseFlags, percentToBasisPoints } from "../../cli/index";
+import { parseBoolean, parseId, parseInteger, percentToBasisPoints } from "../../cli/parse";
 
 describe("percentToBasisPoints", () => {
   it.each([
@@ -24,19 +24,47 @@ describe("percentToBasisPoints", () => {
   });
 });
 
-describe("parseFlags", () => {
-  it("reads --name value, --name=value and bare flags", () => {
-    expect(parseFlags(["--program", "1", "--amount-cents=-5", "--charges-enabled", "--url", "https://x.test/a?b=c", "--unread"])).toEqual({
-      program: "1",
-      "amount-cents": "-5",
-      "charges-enabled": true,
-      url: "https://x.test/a?b=c",
-      unread: true,
-    });
-    expect(parseFlags(["--amount-cents", "-5"])).toEqual({ "amount-cents": "-5" });
+describe("parseId", () => {
+  it.each([
+    ["1", 1],
+    ["12", 12],
+    ["007", 7],
+    ["9007199254740991", 9007199254740991],
+  ])("reads %j as %d", (value, id) => {
+    expect(parseId(value)).toBe(id);
   });
 
-  it.each([["stray"], ["--program", "1", "2"], ["--"]])("refuses %j", (...args) => {
-    expect(() => parseFlags(args)).toThrow("Unexpected argument");
+  it.each(["12abc", "1e3", "0x10", "1.0", "1.5", "-1", "+1", " 1", "1 ", "", "abc", "Infinity", "0b1", "1_000"])("refuses %j", (value) => {
+    expect(() => parseId(value)).toThrow("positive whole number (digits only)");
+  });
+
+  it.each(["0", "9007199254740992", "99999999999999999999"])("refuses %j: out of range", (value) => {
+    expect(() => parseId(value)).toThrow("positive whole number");
+  });
+
+  it("throws the error commander reports as a bad flag value", () => {
+    expect(() => parseId("12abc")).toThrow(expect.objectContaining({ code: "commander.invalidArgument" }));
+  });
+});
+
+describe("parseInteger", () => {
+  it.each([
+    ["0", 0],
+    ["2500", 2500],
+    ["-5", -5],
+  ])("reads %j as %d", (value, n) => {
+    expect(parseInteger(value)).toBe(n);
+  });
+
+  it.each(["12abc", "1e3", "0x10", "10.00", "1.5", "+5", "", " 5", "--5", "9007199254740992"])("refuses %j", (value) => {
+    expect(() => parseInteger(value)).toThrow(/whole number|out of range/);
+  });
+});
+
+describe("parseBoolean", () => {
+  it("reads true and false only", () => {
+    expect(parseBoolean("true")).toBe(true);
+    expect(parseBoolean("false")).toBe(false);
+    for (const value of ["yes", "1", "TRUE", ""]) expect(() => parseBoolean(value)).toThrow("true or false");
   });
 });
