@@ -10,8 +10,7 @@
  * deploy/grafana/ queries them (test/http/metrics.test.ts keeps it honest).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ServiceBroker } from "moleculer";
-import { APP_METRICS } from "./observability";
+import { MetricReporters, type ServiceBroker } from "moleculer";
 
 type MetricType = "counter" | "gauge" | "histogram";
 interface MetricDef {
@@ -31,11 +30,12 @@ export const METRICS = {
   salesTracked: "affiliate.sales.tracked.total",
   commissionsCreated: "affiliate.commissions.created.total",
   commissionAmountCents: "affiliate.commissions.created.amount.cents.total",
-  refunds: APP_METRICS.refunds,
+  // The first two metrics, named before this module (shared/observability.ts APP_METRICS): the same names.
+  refunds: "affiliate.refunds.total",
   processorEvents: "affiliate.processor.webhook.events.total",
   webhookDeliveries: "affiliate.webhook.deliveries.total",
   webhookEndpointsDisabled: "affiliate.webhook.endpoints.disabled.total",
-  outboxBacklog: APP_METRICS.outboxBacklog,
+  outboxBacklog: "affiliate.outbox.backlog",
   outboxOldestAge: "affiliate.outbox.oldest.age.seconds",
   failoverNodesRemoved: "affiliate.failover.nodes.removed.total",
   failoverRetries: "affiliate.failover.retries.total",
@@ -191,3 +191,45 @@ export const processorEventTypeLabel = (type: unknown, known: Record<string, unk
 
 /** Attempt numbers as a bounded label. */
 export const attemptLabel = (attempt: number): string => (attempt > 10 ? "10+" : String(attempt));
+
+// ---------------------------------------------------------------------------
+// Exposition
+
+interface RegisteredMetric {
+  name: string;
+  type: string;
+  buckets?: number[];
+  quantiles?: number[];
+  snapshot(): Array<{ labels: Record<string, unknown>; sum: number; count: number }>;
+}
+
+/**
+ * Moleculer's Prometheus reporter, plus the `_sum` and `_count` series of
+ * histograms without quantiles (ours: quantiles would keep every latency of
+ * the last minute in memory), which Moleculer writes only with quantiles.
+ * Prometheus needs them for averages and request rates from a histogram.
+ */
+export class PrometheusReporter extends MetricReporters.Prometheus {
+  override generatePrometheusResponse(): string {
+    const lines = super.generatePrometheusResponse().split("\n");
+    const self = this as unknown as {
+      registry: { store: Map<string, RegisteredMetric> };
+      matchMetricName(name: string): boolean;
+      formatMetricName(name: string): string;
+    };
+    self.registry.store.forEach((metric) => {
+      if (metric.type !== "histogram" || metric.quantiles || !metric.buckets || !self.matchMetricName(metric.name)) return;
+      const name = self.formatMetricName(metric.name).replace(/[.-]/g, "_");
+      const start = lines.indexOf(`# TYPE ${name} histogram`);
+      if (start < 0) return;
+      let end = start + 1;
+      while (end < lines.length && lines[end] !== "") end++;
+      const totals = metric.snapshot().flatMap((item) => {
+        const labels = this.labelsToStr(item.labels);
+        return [`${name}_sum${labels} ${item.sum}`, `${name}_count${labels} ${item.count}`];
+      });
+      lines.splice(end, 0, ...totals);
+    });
+    return lines.join("\n");
+  }
+}
