@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
+  // The SDK's sources import "./x.js" (what its ESM build needs); the file here is x.ts.
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   testTimeout: 120000,
   maxWorkers: 2,
 };

@@ -4,7 +4,11 @@
  * bin/repl-commands.ts); HEALTH_PORT adds /live and /ready for orchestrators
  * (bin/health-server.ts).
  */
+import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { ServiceBroker, type ServiceSchema } from "moleculer";
+import { logFields, logFormatFromEnv } from "../shared/observability";
+import type { AdminTokenOrigin } from "../services/gateway.service";
 import config from "../moleculer.config";
 import { startHealthServer } from "./health-server";
 import { replOptions } from "./repl-commands";
@@ -23,11 +27,45 @@ export function loadService(name: string): ServiceSchema {
   return require(`../services/${name}.service`).default;
 }
 
+/**
+ * The few lines a user needs once the system is up: where it answers, where
+ * the operator token is (never the token), and what to run next. Only a
+ * process with the gateway has something to say.
+ */
+export function readyBanner(broker: ServiceBroker): { text: string; fields: Record<string, string> } | null {
+  const gateway = broker.getLocalService("gateway") as unknown as { server?: { address(): AddressInfo | string | null }; adminTokenOrigin?: AdminTokenOrigin } | undefined;
+  const address = gateway?.server?.address();
+  if (!gateway || !address || typeof address === "string") return null;
+  const host = ["0.0.0.0", "::", "127.0.0.1", "::1"].includes(address.address) ? "localhost" : address.address.includes(":") ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  const origin = gateway.adminTokenOrigin;
+  const token =
+    origin?.source === "file"
+      ? `${origin.generated ? "generated into" : "read from"} ${origin.file}`
+      : "from ADMIN_TOKEN";
+  // The CLI finds the server at http://localhost:3000 and the token in ./data unless told otherwise.
+  const env = [
+    ...(address.port === 3000 ? [] : [`ADMIN_URL=${url}`]),
+    ...(origin?.source === "file" && path.dirname(origin.file) !== path.resolve("data") ? [`DATA_DIR=${path.dirname(origin.file)}`] : []),
+  ];
+  const next = [...env, "npm run -s cli -- bootstrap"].join(" ");
+  const text = [
+    `Ready: ${url}`,
+    `  Operator token: ${token}`,
+    `  Next: ${next}   (creates a program, an API key and a partner to try the API with)`,
+    `  API reference: ${url}/api/docs`,
+  ].join("\n");
+  return { text, fields: { url, adminToken: token, next } };
+}
+
 async function main(): Promise<void> {
   const broker = new ServiceBroker({ ...config, replOptions: replOptions() });
   for (const name of serviceNames()) broker.createService(loadService(name));
   if (process.env.HEALTH_PORT) await startHealthServer(broker, Number(process.env.HEALTH_PORT), process.env.HEALTH_HOST || "0.0.0.0");
   await broker.start();
+  const banner = readyBanner(broker);
+  // JSON lines also carry the parts as fields; text shows the banner alone.
+  if (banner) broker.logger.info(banner.text, ...(logFormatFromEnv() === "json" ? [logFields(banner.fields)] : []));
   if (process.argv.includes("--repl")) await broker.repl();
 }
 

@@ -13,14 +13,16 @@ import { ApiKeyCache } from "../shared/api-key-cache";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { RateLimiter } from "../shared/rate-limiter";
 import { transporterState } from "../shared/transporter-status";
-import { requestIdOf } from "../shared/observability";
+import { logFields, requestIdOf } from "../shared/observability";
 import { measureHttpRequest } from "../shared/metrics";
 import { findNulCharacter } from "../shared/nul-character";
 import { hashesEqual, hashSecret } from "../shared/secrets";
 import { parseInput } from "../shared/validation";
 import type { SessionUser } from "./accounts.service";
 import { WorkspaceIdInput } from "./accounts/schemas";
+import { API_DOCS_CSP, API_DOCS_HTML, viewerBundle } from "./gateway/api-docs";
 import { openApiJson } from "./gateway/openapi";
+import { refusedRequestFields, trackedEventFields } from "./gateway/request-log";
 import { ProgramIdInput } from "./programs/schemas";
 
 type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
@@ -52,7 +54,17 @@ type Methods = {
   sendPublicError(req: Req, res: Res, err: unknown): void;
   httpHandler(req: Req, res: Res, next?: unknown): unknown;
 };
-type Vars = { adminTokenHash: string; rateLimiter: RateLimiter; keyCache: ApiKeyCache; adminRequests: RateLimiter; adminFailures: RateLimiter };
+type Vars = { adminTokenHash: string; adminTokenOrigin: AdminTokenOrigin; rateLimiter: RateLimiter; keyCache: ApiKeyCache; adminRequests: RateLimiter; adminFailures: RateLimiter };
+
+/** Where the operator token comes from, for the start banner (bin/start.ts): never the token itself. */
+export type AdminTokenOrigin = { source: "ADMIN_TOKEN" } | { source: "file"; file: string; generated: boolean };
+
+/** One log line per tracked event (click, lead, sale, refund, processor webhook): services/gateway/request-log.ts. */
+function logTrackedEvent(this: { logger: { info(...args: unknown[]): void } }, ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req, _res: Res, data: unknown) {
+  const fields = trackedEventFields((req as { $alias?: { action?: string } }).$alias?.action, ctx, req.$params, data);
+  if (fields) this.logger.info(`${fields.event} tracked`, logFields(fields));
+  return data;
+}
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
 const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"];
@@ -69,7 +81,6 @@ const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: 
 const MAX_CREDENTIAL_LENGTH = 200;
 
 const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "gateway", "dashboard.html"), "utf8");
-const API_DOCS_HTML = fs.readFileSync(path.join(__dirname, "gateway", "api-docs.html"), "utf8");
 const BROWSER_SNIPPET = fs.readFileSync(path.join(__dirname, "..", "sdk", "browser", "svc.js"), "utf8");
 
 function cookieValue(req: Req, name: string): string | undefined {
@@ -190,7 +201,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   settings: {
     port: Number(process.env.PORT ?? 3000),
     ip: process.env.HOST ?? "0.0.0.0",
+    // Our own line per 4xx instead (sendPublicError): the request id, program and error code, no request data.
     log4XXResponses: false,
+    // The route tables (about 90 lines) are for debugging; the start banner (bin/start.ts) says what a user needs.
+    logRouteRegistration: "debug",
     // The request id: the caller's X-Request-Id when sane, else a new UUID. Moleculer carries it through every
     // call (ctx.requestID), moleculer-web returns it in X-Request-Id, and every log line of the request shows it.
     rootCallOptions(options: Record<string, unknown>, req: Req) {
@@ -213,7 +227,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         aliases: { "GET health": "gateway.health", "GET health/live": "gateway.live" },
       },
       {
-        // The API reference: OpenAPI 3.1 generated from the request schemas (services/gateway/openapi.ts), and a page.
+        // The API reference: OpenAPI 3.1 generated from the request schemas (services/gateway/openapi.ts), and a page
+        // rendering it with a viewer served from here (services/gateway/api-docs.ts).
         name: "reference",
         path: "/api",
         mappingPolicy: "restrict",
@@ -228,9 +243,15 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
               "Content-Type": "text/html; charset=utf-8",
               "Cache-Control": "no-store",
               "X-Frame-Options": "DENY",
-              "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+              "Content-Security-Policy": API_DOCS_CSP,
             });
             res.end(API_DOCS_HTML);
+          },
+          // The page asks for it with the viewer's version in the query, so it can be cached for a year.
+          "GET docs/scalar.js"(_req: Req, res: Res) {
+            const body = viewerBundle();
+            res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Content-Length": body.length, "Cache-Control": "public, max-age=31536000, immutable" });
+            res.end(body);
           },
         },
       },
@@ -242,6 +263,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         cors: { origin: "*", methods: ["POST", "OPTIONS"], allowedHeaders: ["Content-Type", "Authorization"], maxAge: 600 },
         bodyParsers: JSON_BODY,
         authentication: "authenticateOptionalApiKey",
+        onAfterCall: logTrackedEvent,
         aliases: { "POST click": "attribution.trackClick", "POST lead": "attribution.trackLead" },
       },
       {
@@ -251,6 +273,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         mappingPolicy: "restrict",
         bodyParsers: JSON_BODY,
         authentication: "authenticateApiKey",
+        onAfterCall: logTrackedEvent,
         aliases: { "POST sale": "sales.track", "POST refund": "sales.refund" },
       },
       {
@@ -264,6 +287,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
           const signature = req.headers["stripe-signature"];
           ctx.meta.processorSignature = typeof signature === "string" ? signature : undefined;
         },
+        onAfterCall: logTrackedEvent,
         aliases: { "POST processor": "gateway.processorWebhook" },
       },
       {
@@ -539,6 +563,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     sendPublicError(req: Req, res: Res, err: unknown) {
       const pub = toGatewayError(err, req);
       if (pub.status >= 500) this.logger.error(`${req.method} ${req.url} failed`, err);
+      else if (pub.status >= 400) this.logger.info("request refused", logFields(refusedRequestFields(req, pub)));
       if (res.headersSent) return;
       const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
       if (pub.code === "rate_limit_exceeded") headers["Retry-After"] = String(pub.data?.retryAfterSeconds ?? 60);
@@ -552,9 +577,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   },
 
   created() {
-    const { token, generated } = loadAdminToken();
+    const { token, generated, file } = loadAdminToken();
     this.adminTokenHash = hashSecret(token);
-    if (generated) this.logger.info(`Operator token generated (shown once; stored in the data folder): ${token}`);
+    // The token itself is never logged: the start banner says where it is (bin/start.ts).
+    this.adminTokenOrigin = file ? { source: "file", file, generated } : { source: "ADMIN_TOKEN" };
     this.rateLimiter = new RateLimiter(Number(process.env.RATE_LIMIT_PER_MINUTE ?? 1200), 60_000);
     this.keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
     // The admin API, per client address: failed operator tokens, and all requests.

@@ -70,6 +70,25 @@ export interface RequestAwareLoggerOptions extends ConsoleOptions {
   sink?: (level: string, line: string) => void;
 }
 
+const LOG_FIELDS = Symbol("logFields");
+type LogFields = Record<string, string | number | boolean | null | undefined> & { [LOG_FIELDS]: true };
+
+/**
+ * Named fields for a log line: `logger.info("sale tracked", logFields({ programId: 1, status: 201 }))` gives
+ * `"programId":1,"status":201` in JSON lines and `programId=1 status=201` in text. Undefined values are left out.
+ */
+export function logFields(fields: Record<string, string | number | boolean | null | undefined>): LogFields {
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return Object.assign(defined, { [LOG_FIELDS]: true as const });
+}
+
+const isLogFields = (a: unknown): a is LogFields => typeof a === "object" && a !== null && (a as LogFields)[LOG_FIELDS] === true;
+
+const textFields = (f: LogFields) =>
+  Object.entries(f)
+    .map(([k, v]) => `${k}=${typeof v === "string" && /[\s"=]/.test(v) ? JSON.stringify(v) : v}`)
+    .join(" ");
+
 /**
  * Moleculer's console logger, plus the request id of the action being handled:
  * `"requestId"` and `"action"` fields in JSON lines (`LOG_FORMAT=json`), a
@@ -90,14 +109,16 @@ export class RequestAwareConsoleLogger extends Loggers.Console {
       const printArg = (a: unknown) => (a !== null && typeof a === "object" ? self.objectPrinter(a) : a);
       return ((type: string, args: unknown[]) => {
         const scope = requestScope.getStore();
-        const line: Record<string, unknown> = { ts: Date.now(), level: type, msg: args.map(printArg).join(" "), ...bindings };
+        const fields = args.filter(isLogFields);
+        const line: Record<string, unknown> = { ts: new Date().toISOString(), level: type, msg: args.filter((a) => !isLogFields(a)).map(printArg).join(" "), ...bindings };
         if (scope) Object.assign(line, { requestId: scope.requestId, action: scope.action });
+        for (const f of fields) Object.assign(line, f);
         return [JSON.stringify(line)];
       }) as ReturnType<Loggers.Console["getFormatter"]>;
     }
     const base = super.getFormatter(bindings) as unknown as LogLine;
     return ((type: string, args: unknown[]) => {
-      const out = base(type, args);
+      const out = base(type, args.map((a) => (isLogFields(a) ? textFields(a) : a)));
       const scope = requestScope.getStore();
       if (scope) out.splice(Math.max(0, out.length - args.length), 0, `[req ${scope.requestId}]`);
       return out;
@@ -119,8 +140,19 @@ export class RequestAwareConsoleLogger extends Loggers.Console {
   }
 }
 
+/**
+ * `LOG_FORMAT=json|text`; unset: JSON when NODE_ENV=production (log collectors), readable text otherwise
+ * (a developer's terminal).
+ */
+export function logFormatFromEnv(env: NodeJS.ProcessEnv = process.env): "json" | "text" {
+  const chosen = (env.LOG_FORMAT ?? "").trim().toLowerCase();
+  if (chosen === "json" || chosen === "text") return chosen;
+  if (chosen) throw new Error(`LOG_FORMAT must be json or text (or unset), not '${env.LOG_FORMAT}'.`);
+  return env.NODE_ENV === "production" ? "json" : "text";
+}
+
 export function loggerFromEnv(env: NodeJS.ProcessEnv = process.env): RequestAwareConsoleLogger {
-  const json = env.LOG_FORMAT === "json";
+  const json = logFormatFromEnv(env) === "json";
   return new RequestAwareConsoleLogger({
     formatter: json ? "json" : "short",
     colors: !json && !env.CI && process.stdout.isTTY === true,

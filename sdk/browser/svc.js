@@ -2,8 +2,12 @@
  * Browser snippet: captures the referral click and keeps its id in the
  * first-party cookie `svc_click_id`; `svc.signup(userId)` records the lead.
  *
+ *   <script>window.svc = window.svc || function () { (svc.q = svc.q || []).push(arguments); };</script>
  *   <script src="https://track.example.com/sdk/svc.js" data-program-id="1" defer></script>
- *   ... after your signup succeeds:  svc.signup(user.id)
+ *   ... after your signup succeeds:  svc("signup", user.id)
+ *
+ * The one-line stub queues calls made before this script has run (it is
+ * deferred); this script then runs them. Once loaded, svc.signup(id) works too.
  *
  * Options (data-*): program-id (required), api (default: the script's origin),
  * param (the referral query parameter, default "ref"), cookie-days (default 90).
@@ -54,8 +58,7 @@
   }
 
   var ready = captureClick();
-  window.svc = {
-    ready: ready,
+  var methods = {
     clickId: function () {
       return readCookie(COOKIE);
     },
@@ -67,4 +70,23 @@
       });
     },
   };
+
+  // `svc("signup", id)` and `svc.signup(id)` both work. Calls made before this
+  // script ran (a `defer` or `async` tag) wait in the page's stub queue `svc.q`:
+  // they run now, in order.
+  var queued = (typeof window.svc === "function" && window.svc.q) || [];
+  var svc = function (method) {
+    if (!Object.prototype.hasOwnProperty.call(methods, method)) throw new Error("svc: unknown method '" + method + "'");
+    return methods[method].apply(null, Array.prototype.slice.call(arguments, 1));
+  };
+  svc.ready = ready;
+  for (var name in methods) svc[name] = methods[name];
+  window.svc = svc;
+  for (var i = 0; i < queued.length; i++) {
+    try {
+      svc.apply(null, queued[i]);
+    } catch (err) {
+      if (window.console) console.error(err);
+    }
+  }
 })();

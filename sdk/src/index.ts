@@ -1,21 +1,80 @@
 /**
  * Server SDK for the affiliate tracking API (beta). Server side only: it
- * carries your secret API key, never ship it to a browser.
+ * carries your secret API key, never ship it to a browser. No dependencies;
+ * Node >= 18 (global fetch).
  *
  *   const svc = new AffiliateClient({ apiKey: process.env.SVC_API_KEY!, baseUrl: "https://track.example.com" });
  *   await svc.trackSale({ customerExternalId: user.id, amount: 4900, invoiceId: invoice.id });
  */
-import { subscriptionDetailsOf, type InvoiceLike } from "./invoice";
+import { AffiliateApiError } from "./errors.js";
+import { subscriptionDetailsOf, type InvoiceLike } from "./invoice.js";
+import { toClickResult, toLeadResult, toRefundResult, toSaleResult, type TrackClickResult, type TrackLeadResult, type TrackRefundResult, type TrackSaleResult } from "./results.js";
+import { decideRetry, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryPolicy } from "./retry.js";
 
-export { subscriptionDetailsOf, type InvoiceLike, type SubscriptionDetails } from "./invoice";
+export { AffiliateApiError, WebhookVerificationError, type WebhookVerificationErrorCode } from "./errors.js";
+export { subscriptionDetailsOf, type InvoiceLike, type SubscriptionDetails } from "./invoice.js";
+export { camelizeKeys, type TrackClickResult, type TrackLeadResult, type TrackRefundResult, type TrackSaleAlreadyRecorded, type TrackSaleRecorded, type TrackSaleResult } from "./results.js";
+export { backoffDelayMs, decideRetry, DEFAULT_RETRY_POLICY, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryDecision, type RetryPolicy } from "./retry.js";
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  verifyWebhook,
+  WEBHOOK_EVENT_ID_HEADER,
+  WEBHOOK_EVENT_TYPE_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  type VerifyWebhookInput,
+  type WebhookEvent,
+  type WebhookEventType,
+} from "./webhook.js";
+
+/** The part of `fetch` the client uses: the global one, or your own (a proxy agent, instrumentation). */
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal },
+) => Promise<{ ok: boolean; status: number; headers: { get(name: string): string | null }; text(): Promise<string> }>;
+
+/** Told before each wait for a retry. */
+export interface RetryEvent {
+  path: string;
+  /** The attempt that failed (1 = the first). */
+  attempt: number;
+  delayMs: number;
+  /** The HTTP status that failed, or null for a network error or timeout. */
+  status: number | null;
+  error: AffiliateApiError;
+}
 
 export interface ClientOptions {
   apiKey: string;
   /** Where the service runs, e.g. https://track.example.com (default http://localhost:3000). */
   baseUrl?: string;
-  /** Per-request timeout (default 10 s). */
+  /** Per attempt (default 10 s). */
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  /** Retries of 429, 503 and (idempotent calls only) network errors; `false` turns them off. */
+  retry?: Partial<RetryPolicy> | false;
+  /** Called before every retry's wait, e.g. to log it. */
+  onRetry?: (event: RetryEvent) => void;
+  fetch?: FetchLike;
+}
+
+export interface TrackClickInput {
+  programId: number;
+  /** The partner's referral code (the `ref` query parameter of the link). */
+  referralCode: string;
+  /** The landing page URL and the referring page, if known. */
+  url?: string;
+  referrer?: string;
+  /** A test click: recorded, marked test, never pays. */
+  test?: boolean;
+}
+
+export interface TrackLeadInput {
+  /** Your user's id; send the same one as `customerExternalId` with their sales. */
+  customerExternalId: string;
+  email?: string;
+  /** The `svc_click_id` cookie. */
+  clickId?: string;
+  /** A test lead: recorded, marked test, never pays. */
+  test?: boolean;
 }
 
 export interface TrackSaleInput {
@@ -34,16 +93,7 @@ export interface TrackSaleInput {
   /** The `svc_click_id` cookie, if your server has it. */
   clickId?: string;
   email?: string;
-}
-
-export type TrackSaleResult =
-  | { status: "recorded"; saleId: number; attributed: boolean; partnerId: number | null; commissionId: number | null }
-  | { status: "already_recorded"; invoiceId: string };
-
-export interface TrackLeadInput {
-  customerExternalId: string;
-  email?: string;
-  clickId?: string;
+  /** A test sale: recorded, marked test, creates no commission. */
   test?: boolean;
 }
 
@@ -58,39 +108,53 @@ export interface TrackRefundInput {
   refundReason?: string;
 }
 
-export type TrackRefundResult =
-  | { success: true; status: "reversed" | "refunded"; deductionAmount: number; commission_id: number }
-  | { success: true; status: "skipped"; reason: string; commission_id: number }
-  | { success: true; status: "no_commission"; message: string };
-
-/** An error answered by the API (or a network failure, with status 0). */
-export class AffiliateApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "AffiliateApiError";
-  }
-}
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class AffiliateClient {
   private readonly baseUrl: string;
-  private readonly fetch: typeof fetch;
+  private readonly fetch: FetchLike;
+  private readonly retry: RetryPolicy;
 
   constructor(private readonly options: ClientOptions) {
     if (!options.apiKey) throw new TypeError("apiKey is required");
     this.baseUrl = (options.baseUrl ?? "http://localhost:3000").replace(/\/$/, "");
-    this.fetch = options.fetch ?? fetch;
+    this.fetch = options.fetch ?? (fetch as unknown as FetchLike);
+    this.retry = resolveRetryPolicy(options.retry);
   }
 
+  /**
+   * A referral click seen by your server (the browser snippet records clicks
+   * by itself). Not idempotent: a network error is not retried.
+   */
+  async trackClick(input: TrackClickInput): Promise<TrackClickResult> {
+    const body = await this.post("/api/v1/track/click", false, {
+      program_id: input.programId,
+      referral_code: input.referralCode,
+      url: input.url,
+      referrer: input.referrer,
+      test: input.test,
+    });
+    return toClickResult(body);
+  }
+
+  /** A signup. Idempotent: leads are first touch per customer, so a repeat changes nothing. */
+  async trackLead(input: TrackLeadInput): Promise<TrackLeadResult> {
+    const body = await this.post("/api/v1/track/lead", true, {
+      customer_key: input.customerExternalId,
+      email: input.email,
+      click_id: input.clickId,
+      test: input.test,
+    });
+    return toLeadResult(body);
+  }
+
+  /** A sale. Idempotent on `invoiceId`: a repeat (or a retry whose first answer was lost) is `already_recorded`. */
   async trackSale(input: TrackSaleInput): Promise<TrackSaleResult> {
     if (!Number.isSafeInteger(input.amount) || input.amount <= 0) {
       throw new AffiliateApiError(0, "invalid_request", "amount must be a positive integer number of cents");
     }
     try {
-      const body = await this.post("/api/v1/track/sale", {
+      const body = await this.post("/api/v1/track/sale", true, {
         transaction_id: input.invoiceId,
         amount_cents: input.amount,
         currency: input.currency ?? "usd",
@@ -100,56 +164,84 @@ export class AffiliateClient {
         is_recurring: input.isRecurring ?? false,
         sale_type: input.saleType,
         subscription_id: input.subscriptionId,
+        test: input.test,
       });
-      return { status: "recorded", saleId: body.sale_id, attributed: body.attributed, partnerId: body.partner_id, commissionId: body.commission_id };
+      return toSaleResult(body);
     } catch (err) {
-      // 409: the invoice was already recorded; that is what a retry should see.
-      if (err instanceof AffiliateApiError && err.status === 409) return { status: "already_recorded", invoiceId: input.invoiceId };
+      // The invoice was already recorded: that is what a repeat should see.
+      if (err instanceof AffiliateApiError && err.code === "already_recorded") return { status: "already_recorded", invoiceId: input.invoiceId };
       throw err;
     }
   }
 
-  async trackLead(input: TrackLeadInput): Promise<{ leadId: number; attributed: boolean; partnerId: number | null }> {
-    const body = await this.post("/api/v1/track/lead", {
-      customer_key: input.customerExternalId,
-      email: input.email,
-      click_id: input.clickId,
-      test: input.test,
-    });
-    return { leadId: body.lead_id, attributed: body.attributed, partnerId: body.partner_id };
-  }
-
-  trackRefund(input: TrackRefundInput): Promise<TrackRefundResult> {
-    return this.post("/api/v1/track/refund", {
+  /** A refund or chargeback. Idempotent: a repeat is `skipped` and changes nothing (send `refundId` to name each refund). */
+  async trackRefund(input: TrackRefundInput): Promise<TrackRefundResult> {
+    const body = await this.post("/api/v1/track/refund", true, {
       transaction_id: input.invoiceId,
       refund_amount_cents: input.amount,
       refund_id: input.refundId,
       reason: input.reason,
       refund_reason: input.refundReason,
     });
+    return toRefundResult(body);
   }
 
-  private async post(path: string, payload: Record<string, unknown>): Promise<any> {
-    let res: Response;
+  /** One call with the retry policy: the body is sent unchanged on every attempt (undefined fields are left out). */
+  private async post(path: string, idempotent: boolean, payload: Record<string, unknown>): Promise<unknown> {
+    const body = JSON.stringify(payload);
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(path, body, attempt);
+      if (outcome.ok) return outcome.body;
+      const decision = decideRetry({ attempt, failure: outcome.failure, idempotent, policy: this.retry, random: Math.random() });
+      if (!decision.retry) throw outcome.error;
+      this.options.onRetry?.({ path, attempt, delayMs: decision.delayMs, status: outcome.failure.kind === "status" ? outcome.failure.status : null, error: outcome.error });
+      await sleep(decision.delayMs);
+    }
+  }
+
+  private async attempt(
+    path: string,
+    body: string,
+    attempt: number,
+  ): Promise<{ ok: true; body: unknown } | { ok: false; failure: AttemptFailure; error: AffiliateApiError }> {
+    const timeoutMs = this.options.timeoutMs ?? 10_000;
+    let res: Awaited<ReturnType<FetchLike>>;
+    let text: string;
     try {
       res = await this.fetch(this.baseUrl + path, {
         method: "POST",
-        headers: { Authorization: `Bearer ${this.options.apiKey}`, "Content-Type": "application/json" },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        headers: { Authorization: `Bearer ${this.options.apiKey}`, "Content-Type": "application/json", "User-Agent": "affiliate-sdk-node/0.1" },
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
       });
-    } catch (err) {
-      throw new AffiliateApiError(0, "network_error", `Could not reach ${this.baseUrl}: ${(err as Error).message}`);
+      text = await res.text();
+    } catch (cause) {
+      const timedOut = (cause as Error)?.name === "TimeoutError";
+      const error = timedOut
+        ? new AffiliateApiError(0, "timeout", `No answer from ${this.baseUrl} within ${timeoutMs} ms.`, { attempts: attempt, cause })
+        : new AffiliateApiError(0, "network_error", `Could not reach ${this.baseUrl}: ${(cause as Error)?.message ?? String(cause)}`, { attempts: attempt, cause });
+      return { ok: false, failure: { kind: "network" }, error };
     }
-    const body: any = await res.json().catch(() => null);
-    if (!res.ok) throw new AffiliateApiError(res.status, body?.error?.code ?? "http_error", body?.error?.message ?? `HTTP ${res.status}`);
-    return body;
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON (a proxy's error page): described by the status below */
+    }
+    const requestId = res.headers.get("x-request-id");
+    if (res.ok) {
+      if (json === null || typeof json !== "object") {
+        return { ok: false, failure: { kind: "status", status: res.status, retryAfterMs: null }, error: new AffiliateApiError(0, "unexpected_response", `HTTP ${res.status} without a JSON body from ${path}.`, { attempts: attempt, requestId }) };
+      }
+      return { ok: true, body: json };
+    }
+    const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
+    const error = new AffiliateApiError(res.status, json?.error?.code ?? "http_error", json?.error?.message ?? `HTTP ${res.status}`, { attempts: attempt, retryAfterMs, requestId });
+    return { ok: false, failure: { kind: "status", status: res.status, retryAfterMs }, error };
   }
 }
 
-export type HandleInvoicePaidResult =
-  | { handled: true; result: TrackSaleResult }
-  | { handled: false; reason: string };
+export type HandleInvoicePaidResult = { handled: true; result: TrackSaleResult } | { handled: false; reason: string };
 
 /**
  * Self-hosted renewal handling (spec 6.2): call it from your own webhook for

@@ -5,19 +5,26 @@ import { Id } from "../programs/schemas";
 
 const Email = z.string().trim().toLowerCase().email().max(320);
 
-export const CreateWorkspaceInput = z.object({ name: z.string().trim().min(1).max(200) });
-export const WorkspaceIdInput = z.object({ workspaceId: Id });
+export const CreateWorkspaceInput = z.object({ name: z.string().trim().min(1).max(200).meta({ description: "The workspace's display name.", example: "Acme Inc" }) });
+export const WorkspaceIdInput = z.object({ workspaceId: Id.describe("The workspace's id.") });
 
 export const CreateUserInput = z.object({
-  email: Email,
-  name: z.string().trim().min(1).max(200),
-  password: z.string().min(12, "must be at least 12 characters").max(1024),
+  email: Email.meta({ description: "The sign-in email (stored in lower case); unique.", example: "dev@acme.test" }),
+  name: z.string().trim().min(1).max(200).meta({ description: "The name shown in the dashboard.", example: "Dev" }),
+  password: z.string().min(12, "must be at least 12 characters").max(1024).describe("At least 12 characters; stored as a salted hash."),
 });
 
-export const GrantRoleInput = z.object({ workspaceId: Id, userId: Id, role: z.enum(ROLES as [string, ...string[]]) });
+export const GrantRoleInput = z.object({
+  workspaceId: Id.describe("The workspace's id."),
+  userId: Id.describe("The user's id."),
+  role: z.enum(ROLES as [string, ...string[]]).meta({ description: "The role; it decides what the user may see and change in the workspace.", example: "developer" }),
+});
 
 /** `POST /api/auth/login`. */
-export const LoginRequest = z.object({ email: Email, password: z.string().min(1).max(1024) });
+export const LoginRequest = z.object({
+  email: Email.meta({ description: "The user's email (any case).", example: "owner@example.com" }),
+  password: z.string().min(1).max(1024).describe("The user's password."),
+});
 
 export const SessionTokenInput = z.object({ token: z.string().min(1).max(200) });
 

@@ -5,25 +5,28 @@ export const ClickId = z.string().trim().min(1).max(128);
 export const CustomerKey = z.string().trim().min(1).max(256);
 export const Email = z.string().trim().toLowerCase().email().max(320);
 const OptionalText = (max: number) => z.string().max(max).optional();
-const Timestamp = z.iso.datetime({ offset: true }).optional();
+const Timestamp = z.iso
+  .datetime({ offset: true })
+  .optional()
+  .meta({ description: "When it happened (ISO 8601 with an offset); default: when it arrives.", example: "2026-01-01T12:00:00Z" });
 
 /** `POST /api/v1/track/click` (public, from the browser). */
 export const TrackClickRequest = z.object({
-  program_id: Id,
-  referral_code: ReferralCode,
-  test: z.boolean().optional().default(false),
-  url: OptionalText(2048),
-  referrer: OptionalText(2048),
+  program_id: Id.meta({ description: "The program the referral link belongs to.", example: 1 }),
+  referral_code: ReferralCode.meta({ description: "The partner's referral code, as in the link (for example ?via=jane).", example: "jane" }),
+  test: z.boolean().optional().default(false).describe("True for a test event: it shows on the integration checklist and never counts for a commission."),
+  url: OptionalText(2048).meta({ description: "The landing page's URL.", example: "https://shop.example/?via=jane" }),
+  referrer: OptionalText(2048).meta({ description: "The page the visitor came from.", example: "https://blog.example/" }),
   timestamp: Timestamp,
 });
 
 /** `POST /api/v1/track/lead`: from a merchant server (Bearer) or the browser (program_id + click_id). */
 export const TrackLeadRequest = z.object({
-  program_id: Id.optional(),
-  customer_key: CustomerKey,
-  email: Email.optional(),
-  click_id: ClickId.optional(),
-  test: z.boolean().optional().default(false),
+  program_id: Id.optional().meta({ description: "The program; required from the browser (without an API key), implied by the key otherwise.", example: 1 }),
+  customer_key: CustomerKey.meta({ description: "Your stable id for the customer (for example your user id); later sales name it.", example: "user-42" }),
+  email: Email.optional().meta({ description: "The customer's email; a later sale naming it is attributed to this lead's partner.", example: "jane@example.com" }),
+  click_id: ClickId.optional().meta({ description: "The click id the click call returned (the snippet keeps it in the svc_click_id cookie).", example: "clk_3f9a6c1e2b7d4a50" }),
+  test: z.boolean().optional().default(false).describe("True for a test event: it shows on the integration checklist and never counts for a commission."),
   timestamp: Timestamp,
 });
 

@@ -32,18 +32,26 @@ export const SettleProcessorForSaleInput = z.object({
   restoreReason: z.string().min(1).max(1000),
 });
 
-export const ApproveDueInput = z.object({ programId: Id.optional() });
+export const ApproveDueInput = z.object({ programId: Id.optional().meta({ description: "Only this program's commissions; default: every program.", example: 1 }) });
 
-export const BalanceKeyInput = z.object({ partnerId: Id, programId: Id, currency: Currency.optional() });
+export const BalanceKeyInput = z.object({
+  partnerId: Id.meta({ description: "The partner's id.", example: 3 }),
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  currency: Currency.optional().meta({ description: "The ISO 4217 currency code; default: the program's currency.", example: "usd" }),
+});
 
 export const CreateWithdrawalInput = BalanceKeyInput.extend({
-  amountCents: Cents.positive().optional(),
+  amountCents: Cents.positive().optional().meta({ description: "How much to withdraw, in minor units; default: the whole available balance.", example: 1000 }),
   /** Chosen by the operator (the CLI makes one up): the same request sent again returns the same withdrawal. */
   idempotencyKey: z
     .string()
     .regex(/^[\x21-\x7e]{1,255}$/, "must be 1 to 255 printable ASCII characters, without spaces")
-    .optional(),
+    .optional()
+    .meta({
+      description: "Your key for this withdrawal (printable ASCII, no spaces): the same request with the same key returns the same withdrawal; another request with it is a conflict.",
+      example: "payout-2030-01-partner-3",
+    }),
 });
 
-export const WithdrawalIdInput = z.object({ withdrawalId: Id });
-export const CommissionIdInput = z.object({ commissionId: Id });
+export const WithdrawalIdInput = z.object({ withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }) });
+export const CommissionIdInput = z.object({ commissionId: Id.meta({ description: "The commission's id.", example: 7 }) });

@@ -1,7 +1,10 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated from the same zod
  * schemas the actions validate their input with (zod's JSON Schema output),
- * so the reference cannot drift from the validation.
+ * so the reference cannot drift from the validation. Field descriptions and
+ * examples are the schemas' metadata (.describe / .meta({ description, example }))
+ * and come through z.toJSONSchema; every text here is for API users: plain
+ * text, no internal names (test/http/api-docs.test.ts).
  *
  * OPERATIONS has one entry per gateway route alias ("METHOD /full/path", with
  * Moleculer's `:param` syntax): the action it reaches, its auth, its input
@@ -31,7 +34,8 @@ export interface OperationSpec {
   action: string | null;
   tag: "Health" | "Tracking" | "Dashboard" | "Processor" | "Reference" | "Operator";
   summary: string;
-  description?: string;
+  /** What a reader of the reference needs: plain text (no Markdown code spans), no internal names or file paths. */
+  description: string;
   auth: Auth;
   /**
    * The zod schema the action parses its params with (path parameters, then
@@ -95,7 +99,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Health",
     summary: "Readiness",
     description:
-      "200 only when every storage service answers its `health` action (which pings its database) and the transporter is connected; 503 otherwise (also while the gateway shuts down), with the state of each. Use it as the readiness probe.",
+      "200 only when every storage service reaches its database and the message bus is connected; 503 otherwise (also while the server shuts down), with the state of each. Use it as the readiness probe.",
     auth: "none",
     input: "none",
     busErrors: false,
@@ -105,7 +109,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     },
     otherResponses: {
       "503": {
-        description: "Not ready: a storage service or the transporter is down (`unavailable`), or the gateway is shutting down (`stopping`).",
+        description: "Not ready: a storage service or the message bus is down (unavailable), or the server is shutting down (stopping).",
         example: { status: "unavailable", transporter: "connected", services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "unavailable", notifications: "ok", accounts: "ok", processor: "ok" } },
       },
     },
@@ -114,7 +118,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "gateway.live",
     tag: "Health",
     summary: "Liveness",
-    description: "200 while the gateway process and its broker respond; checks no dependency. Use it as the liveness probe.",
+    description: "200 while the server process responds; checks no dependency. Use it as the liveness probe.",
     auth: "none",
     input: "none",
     busErrors: false,
@@ -124,6 +128,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: null,
     tag: "Reference",
     summary: "This document",
+    description: "The OpenAPI 3.1 description of this API, generated from the same schemas that validate requests. Cached for five minutes; CORS open.",
     auth: "none",
     input: "none",
     response: { description: "The OpenAPI 3.1 document.", contentType: "application/json" },
@@ -132,10 +137,20 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: null,
     tag: "Reference",
     summary: "API reference page",
-    description: "A self-contained HTML page rendering this document (no external resources).",
+    description: "An HTML page rendering this document with an interactive viewer. Everything it loads comes from this server (no other host is contacted).",
     auth: "none",
     input: "none",
     response: { description: "The reference page.", contentType: "text/html" },
+  },
+
+  "GET /api/docs/scalar.js": {
+    action: null,
+    tag: "Reference",
+    summary: "API reference viewer script",
+    description: "The viewer the reference page runs (Scalar API Reference), served from this server so the page needs no other host. Cached for a year: the page names the viewer's version in the query.",
+    auth: "none",
+    input: "none",
+    response: { description: "JavaScript.", contentType: "text/javascript" },
   },
 
   // --- Tracking ---------------------------------------------------------------------------
@@ -144,7 +159,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Tracking",
     summary: "Track a referral click",
     description:
-      "Called from the browser snippet (no secret, CORS open). The program's allowed origins are checked against `Origin`. Keep the returned `click_id` (the snippet stores it in the `svc_click_id` cookie).",
+      "Called from the browser snippet (no secret, CORS open). When the program lists allowed origins, the request's Origin header must be one of them. Keep the returned click_id: the snippet stores it in the svc_click_id cookie.",
     auth: "none",
     input: Attribution.TrackClickRequest,
     example: { program_id: 1, referral_code: "jane", url: "https://shop.example/?via=jane", referrer: "https://blog.example/" },
@@ -156,13 +171,13 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Tracking",
     summary: "Track a signup (lead)",
     description:
-      "From a merchant server with the program's API key, or from the browser without a key when `program_id` and a valid `click_id` of the program are sent. Leads are first-touch per `customer_key`.",
+      "From a merchant server with the program's API key, or from the browser without a key when program_id and a valid click_id of the program are sent. Leads are first-touch per customer key: the first lead of a customer keeps its partner.",
     auth: "optionalApiKey",
     input: Attribution.TrackLeadRequest,
     example: { customer_key: "user-42", email: "jane@example.com", click_id: "clk_3f9a6c1e2b7d4a50" },
     errors: ["forbidden", "not_found"],
     response: {
-      description: "The lead; `created` is false when the customer key was already known.",
+      description: "The lead; created is false when the customer key was already known.",
       example: { success: true, lead_id: 1, customer_key: "user-42", created: true, attributed: true, partner_id: 3, test: false },
     },
   },
@@ -171,7 +186,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Tracking",
     summary: "Track a sale",
     description:
-      "Server to server only (no CORS). `transaction_id` is unique per program: a repeat is 409 `already_recorded`. An attributed, non-test sale gets a commission at the program's rule (`commission_status: \"processing\"` when it is still being created).",
+      "Server to server only (no CORS). The transaction id is unique per program: a repeat is 409 already_recorded. An attributed, non-test sale gets a commission at the program's rule (commission_status is processing while it is still being created).",
     auth: "apiKey",
     input: Sales.TrackSaleRequest,
     example: { transaction_id: "order-1001", amount_cents: 10000, currency: "usd", customer_key: "user-42" },
@@ -198,15 +213,15 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Tracking",
     summary: "Refund (or charge back) a sale",
     description:
-      "Reduces the sale's commission in proportion (spec 2.1). Omitting `refund_amount_cents` (or 0) refunds the rest (`refund_id` is then ignored); an over-refund is capped. `status` is `refunded`, `reversed` (fully refunded), `skipped` or `no_commission`. " +
-      "Retries are `skipped` and change nothing. With `refund_id`: skipped when that `refund_id` was already applied to the sale, whatever the amount. " +
-      "Without `refund_id`: skipped when `refund_amount_cents` equals the amount asked for (before capping) by any earlier refund of the sale, whether or not that refund had a `refund_id`; a different amount is applied. So two real refunds of the same amount need `refund_id`s. " +
-      "The other way round, a refund with a new `refund_id` is applied even when an earlier refund without one had the same amount: an id names a refund explicitly. Once the commission is reversed, every call is skipped.",
+      "Reduces the sale's commission in proportion to the refunded share of the sale. Omitting refund_amount_cents (or 0) refunds the rest (refund_id is then ignored); an over-refund is capped. The status is refunded, reversed (fully refunded), skipped or no_commission. " +
+      "Retries are skipped and change nothing. With a refund_id: skipped when that refund_id was already applied to the sale, whatever the amount. " +
+      "Without a refund_id: skipped when refund_amount_cents equals the amount asked for (before capping) by any earlier refund of the sale, whether or not that refund had a refund_id; a different amount is applied. So two real refunds of the same amount need refund ids. " +
+      "The other way round, a refund with a new refund_id is applied even when an earlier refund without one had the same amount: an id names a refund explicitly. Once the commission is reversed, every call is skipped.",
     auth: "apiKey",
     input: Sales.RefundRequest,
     example: { transaction_id: "order-1001", refund_amount_cents: 3000, refund_id: "re_1", refund_reason: "customer request" },
     errors: ["not_found"],
-    response: { description: "What the refund did to the commission (`deductionAmount` in major units).", example: refundedExample },
+    response: { description: "What the refund did to the commission (deductionAmount is in major units).", example: refundedExample },
   },
 
   // --- Processor --------------------------------------------------------------------------
@@ -215,7 +230,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Processor",
     summary: "Processor (Stripe Connect) webhook",
     description:
-      "The signature in `Stripe-Signature` is verified over the exact body. See docs/processor-webhooks.md for the events used. 2xx for every event that was taken or that can never succeed (the reason is recorded on the event: `cli processor-events`); 503 only for a temporary problem (a refund whose sale is not linked yet, a database outage), so the processor retries.",
+      "The signature in the Stripe-Signature header is verified over the exact body. Completed checkout sessions, paid invoices and payment links record sales; refunds and disputes reduce commissions; account updates keep the program's connection current. 2xx for every event that was taken or that can never succeed (the reason is recorded on the event and listed by the operator's processor events endpoint); 503 only for a temporary problem (a refund whose sale is not linked yet, a database outage), so the processor retries.",
     auth: "stripeSignature",
     input: { raw: "application/json", description: "The Stripe event, byte for byte as Stripe sent it." },
     errors: ["invalid_signature", "invalid_request", "conflict", "payload_too_large", "service_unavailable"],
@@ -231,7 +246,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Dashboard",
     summary: "Sign in",
     description:
-      "Sets the `svc_session` cookie (HttpOnly, SameSite=Lax, Secure over HTTPS). Failed sign-ins are throttled per email and client address, per email and per client address, with growing delays (429 naming which; see docs/security.md).",
+      "Sets the svc_session cookie (HttpOnly, SameSite=Lax, Secure over HTTPS). Failed sign-ins are throttled per email and client address, per email and per client address, with growing delays (a 429 names which limit was reached).",
     auth: "none",
     input: Accounts.LoginRequest,
     example: { email: "owner@example.com", password: "correct horse battery staple" },
@@ -242,6 +257,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "gateway.logout",
     tag: "Dashboard",
     summary: "Sign out",
+    description: "Ends the session of the svc_session cookie, if any, and clears the cookie. Always succeeds.",
     auth: "none",
     input: "none",
     response: { description: "Signed out; the cookie is cleared.", example: { success: true } },
@@ -250,6 +266,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "accounts.me",
     tag: "Dashboard",
     summary: "The signed-in user and their workspaces",
+    description: "The user of the session cookie, with each workspace they belong to and their role in it.",
     auth: "session",
     input: "none",
     response: { description: "The user.", example: { user: { id: 5, email: "owner@example.com", name: "Owner" }, workspaces: [{ workspaceId: 1, role: "owner" }] } },
@@ -257,8 +274,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "GET /api/tracking/status/:programId": {
     action: "status.forProgram",
     tag: "Dashboard",
-    summary: "Integration status of a program (spec 2.4)",
-    description: "A member of the program's workspace whose role grants `tracking:read`. API keys are refused.",
+    summary: "Integration status of a program",
+    description: "The integration checklist: page views (test clicks), referrals (test leads) and payments, each pending or complete, with counts and the latest test event. For a member of the program's workspace whose role grants tracking:read; API keys are refused.",
     auth: "session",
     input: Programs.ProgramIdInput,
     example: { programId: 1 },
@@ -272,7 +289,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.listForWorkspace",
     tag: "Dashboard",
     summary: "The workspace's notices and warnings",
-    description: "Newest first, with unread counts per kind. Pass `nextBefore` as `before` for the next page.",
+    description: "Newest first, with unread counts per kind. Pass nextBefore as before for the next page. For members of the workspace whose role grants programs:read.",
     auth: "session",
     input: Notifications.WorkspaceListInput,
     example: { workspaceId: 1, kind: "partner_notice", unread: "true", limit: 50 },
@@ -283,6 +300,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.markAllRead",
     tag: "Dashboard",
     summary: "Mark all (of a kind) read",
+    description: "Marks every unread notification of the workspace read, or only those of one kind.",
     auth: "session",
     input: Notifications.MarkAllReadInput,
     example: { workspaceId: 1, kind: "partner_notice" },
@@ -293,6 +311,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.markRead",
     tag: "Dashboard",
     summary: "Mark one notification read",
+    description: "Sets the notification's read time; marking one that is already read changes nothing.",
     auth: "session",
     input: Notifications.MarkReadInput,
     example: { workspaceId: 1, notificationId: 12 },
@@ -303,15 +322,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: null,
     tag: "Dashboard",
     summary: "The integration checklist page",
+    description: "The dashboard page showing a program's integration checklist; it asks for a sign-in and then reads the status endpoint.",
     auth: "none",
     input: "none",
-    response: { description: "The page (it signs in by itself).", contentType: "text/html" },
+    response: { description: "The page; it shows a sign-in form when there is no session.", contentType: "text/html" },
   },
   "GET /sdk/svc.js": {
     action: null,
     tag: "Tracking",
     summary: "The browser snippet",
-    description: "Stores the click id in the `svc_click_id` cookie and offers `svc.signup(userId)`.",
+    description: "Include it on your pages with a data-program-id attribute: on a referral link it tracks the click and stores the click id in the svc_click_id cookie, and svc.signup(userId) tracks the lead.",
     auth: "none",
     input: "none",
     response: { description: "JavaScript.", contentType: "text/javascript" },
@@ -322,6 +342,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "programs.create",
     tag: "Operator",
     summary: "Create a program",
+    description: "A program has a currency, a commission rule, a hold period and a way sales arrive (the processor's webhooks or your server). Create an API key and partners for it next.",
     auth: "operator",
     input: Programs.CreateProgramInput,
     example: { workspaceId: 1, name: "Acme", commissionRule: { type: "percentage", basisPoints: 2000 }, holdDays: 30, paymentTrackingMode: "s2s" },
@@ -332,6 +353,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "programs.get",
     tag: "Operator",
     summary: "A program",
+    description: "The program's settings and its processor connection.",
     auth: "operator",
     input: Programs.ProgramIdInput,
     example: { programId: 1 },
@@ -341,7 +363,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "POST /api/admin/programs/:programId/api-keys": {
     action: "programs.createApiKey",
     tag: "Operator",
-    summary: "Create an API key (the secret is shown once)",
+    summary: "Create an API key",
+    description: "The key authenticates your server's tracking calls for the program. The whole key is in this answer only: it is stored as a hash.",
     auth: "operator",
     input: Programs.ProgramIdInput,
     example: { programId: 1 },
@@ -352,6 +375,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "programs.retireApiKey",
     tag: "Operator",
     summary: "Retire an API key",
+    description: "From now on the key is refused with 401 api_key_retired. Retiring it again changes nothing.",
     auth: "operator",
     input: Programs.KeyIdInput,
     example: { keyId: 2 },
@@ -361,7 +385,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "POST /api/admin/programs/:programId/partners": {
     action: "programs.createPartner",
     tag: "Operator",
-    summary: "Create a partner, enrolled (approved) in the program",
+    summary: "Create a partner",
+    description: "The partner is enrolled in the program, approved, with a referral code that is unique in the program (409 when taken).",
     auth: "operator",
     input: Programs.CreatePartnerInput,
     example: { programId: 1, name: "Jane", email: "jane@example.com", referralCode: "jane" },
@@ -372,6 +397,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "sales.get",
     tag: "Operator",
     summary: "A sale by transaction id",
+    description: "The sale as recorded, with its attribution and commission.",
     auth: "operator",
     input: Sales.GetSaleInput,
     example: { programId: 1, transactionId: "order-1001" },
@@ -381,7 +407,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "GET /api/admin/commissions/:commissionId": {
     action: "commissions.get",
     tag: "Operator",
-    summary: "A commission with its refunds and outbox events",
+    summary: "A commission with its refunds and events",
+    description: "The commission, every refund applied to it, and the events it produced with their delivery state.",
     auth: "operator",
     input: Commissions.CommissionIdInput,
     example: { commissionId: 7 },
@@ -392,6 +419,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "commissions.approveDue",
     tag: "Operator",
     summary: "Credit commissions whose hold has passed",
+    description: "Approves every pending commission whose hold period is over, crediting the partners' balances. The server also does this periodically; this runs it now.",
     auth: "operator",
     input: Commissions.ApproveDueInput,
     example: { programId: 1 },
@@ -401,6 +429,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "commissions.balance",
     tag: "Operator",
     summary: "A partner's balance, with withdrawals",
+    description: "Credited, deducted and paid amounts and the available balance, in minor units of one currency.",
     auth: "operator",
     input: Commissions.BalanceKeyInput,
     example: { programId: 1, partnerId: 3, currency: "usd" },
@@ -410,7 +439,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "POST /api/admin/programs/:programId/partners/:partnerId/withdrawals": {
     action: "commissions.createWithdrawal",
     tag: "Operator",
-    summary: "Create a withdrawal (default: the whole available balance); with `idempotencyKey`, the same request again returns the same withdrawal",
+    summary: "Create a withdrawal",
+    description: "Takes the amount (default: the whole available balance) out of the partner's balance for a payout. With an idempotency key, the same request again returns the same withdrawal; another request with that key is 409.",
     auth: "operator",
     input: Commissions.CreateWithdrawalInput,
     example: { programId: 1, partnerId: 3, amountCents: 1000, idempotencyKey: "payout-2030-01-partner-3" },
@@ -424,6 +454,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "commissions.payWithdrawal",
     tag: "Operator",
     summary: "Mark a withdrawal paid",
+    description: "Records that the payout was sent. A withdrawal is paid once (409 otherwise).",
     auth: "operator",
     input: Commissions.WithdrawalIdInput,
     example: { withdrawalId: 2 },
@@ -433,8 +464,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "GET /api/admin/outbox": {
     action: "commissions.outboxBacklog",
     tag: "Operator",
-    summary: "Outbox backlog",
-    description: "Commission events not yet acknowledged by notifications.",
+    summary: "Commission events not yet delivered",
+    description: "How many commission events still wait to become notifications and webhook deliveries. A number that keeps growing means their delivery is stuck.",
     auth: "operator",
     input: "none",
     response: { description: "The backlog.", example: { pending: 0 } },
@@ -453,6 +484,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "processor.getEvent",
     tag: "Operator",
     summary: "One processor webhook event and its outcome",
+    description: "The event's state, attempts and outcome, or null when it was never received.",
     auth: "operator",
     input: Processor.GetEventInput,
     example: { eventId: "evt_1" },
@@ -461,8 +493,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "GET /api/admin/reconcile": {
     action: "commissions.reconcile",
     tag: "Operator",
-    summary: "Check the ledger invariants",
-    description: "Over one consistent snapshot; `ok` is false and `violations` lists them when any rule is broken.",
+    summary: "Check that the books add up",
+    description: "Checks that balances, commissions, refunds and withdrawals agree, over one consistent snapshot. ok is false and violations lists them when any rule is broken.",
     auth: "operator",
     input: "none",
     response: { description: "The report.", example: { ok: true, violations: [], violationsNotShown: 0, checkedAt: "2026-01-01T00:00:00.000Z", durationMs: 12 } },
@@ -471,6 +503,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.list",
     tag: "Operator",
     summary: "Notifications by workspace, program, partner or kind",
+    description: "Partner notices and advertiser warnings, newest first, filtered by the given fields.",
     auth: "operator",
     input: Notifications.ListInput,
     example: { partnerId: 3, kind: "partner_notice", limit: 50 },
@@ -479,7 +512,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "POST /api/admin/workspaces/:workspaceId/webhook-endpoints": {
     action: "notifications.createWebhookEndpoint",
     tag: "Operator",
-    summary: "Register a webhook endpoint (the signing secret is shown once)",
+    summary: "Register a webhook endpoint",
+    description: "Commission events of the workspace are posted to the URL, signed with the endpoint's secret. The secret is in this answer only.",
     auth: "operator",
     input: Notifications.CreateEndpointInput,
     example: { workspaceId: 1, url: "https://merchant.example/hooks", eventTypes: ["commission.refunded", "commission.reversed"] },
@@ -490,6 +524,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.listWebhookEndpoints",
     tag: "Operator",
     summary: "A workspace's webhook endpoints",
+    description: "Every endpoint of the workspace, enabled or not, without secrets.",
     auth: "operator",
     input: Notifications.WorkspaceIdInput,
     example: { workspaceId: 1 },
@@ -499,6 +534,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.disableWebhookEndpoint",
     tag: "Operator",
     summary: "Disable a webhook endpoint",
+    description: "Nothing more is sent to it until it is enabled again. Endpoints are also disabled by themselves after repeated failed deliveries.",
     auth: "operator",
     input: Notifications.DisableEndpointInput,
     example: { endpointId: 4, reason: "moving servers" },
@@ -508,7 +544,8 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   "POST /api/admin/webhook-endpoints/:endpointId/enable": {
     action: "notifications.enableWebhookEndpoint",
     tag: "Operator",
-    summary: "Enable a webhook endpoint (fresh failure count)",
+    summary: "Enable a webhook endpoint",
+    description: "Deliveries resume, with a fresh count of failures.",
     auth: "operator",
     input: Notifications.EndpointIdInput,
     example: { endpointId: 4 },
@@ -519,6 +556,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "notifications.listWebhookDeliveries",
     tag: "Operator",
     summary: "Deliveries of an endpoint, with every attempt",
+    description: "Newest first, each with its attempts (status code or error).",
     auth: "operator",
     input: Notifications.ListDeliveriesInput,
     example: { endpointId: 4, status: "failed", limit: 50 },
@@ -529,6 +567,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "accounts.createWorkspace",
     tag: "Operator",
     summary: "Create a workspace",
+    description: "A workspace groups programs, dashboard users and webhook endpoints.",
     auth: "operator",
     input: Accounts.CreateWorkspaceInput,
     example: { name: "Acme Inc" },
@@ -538,6 +577,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "accounts.createUser",
     tag: "Operator",
     summary: "Create a dashboard user",
+    description: "The email must be unused (409 otherwise). Grant the user a role in a workspace next.",
     auth: "operator",
     input: Accounts.CreateUserInput,
     example: { email: "dev@acme.test", name: "Dev", password: "at least 12 chars" },
@@ -548,6 +588,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     action: "accounts.grantRole",
     tag: "Operator",
     summary: "Grant a role in a workspace",
+    description: "Roles: owner, admin, developer, viewer and billing. Granting a role to a member changes their role.",
     auth: "operator",
     input: Accounts.GrantRoleInput,
     example: { workspaceId: 1, userId: 5, role: "developer" },
@@ -559,7 +600,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tag: "Operator",
     summary: "Set a program's processor connection",
     description:
-      "Changes the fields given. The connection date (`connectedAt`, the status endpoint's `connectionDate`) is set by the first update that leaves the connection `connected`: to `connectedAt` when given, else now. Later updates keep it, also across a disconnect and reconnect of the same account; linking another `accountId` starts a new connection and a new date. The processor's `account.updated` events follow the same rule.",
+      "Changes the fields given. The connection date (connectedAt, the status endpoint's connectionDate) is set by the first update that leaves the connection connected: to connectedAt when given, else now. Later updates keep it, also across a disconnect and reconnect of the same account; linking another accountId starts a new connection and a new date. The processor's account.updated events follow the same rule.",
     auth: "operator",
     input: Programs.UpdateProcessorConnectionInput,
     example: { programId: 1, connectionStatus: "connected", accountId: "acct_123", chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true },
@@ -579,7 +620,7 @@ const TAGS = [
   { name: "Processor", description: "Webhooks from the payment processor." },
   { name: "Health", description: "Readiness and liveness probes." },
   { name: "Reference", description: "This document and its page." },
-  { name: "Operator", description: "The operator API (`Authorization: Bearer <ADMIN_TOKEN>`), also reached by the CLI." },
+  { name: "Operator", description: "The operator API (Authorization: Bearer with the operator token), also reached by the CLI." },
 ];
 
 const SECURITY: Record<Auth, Json[] | undefined> = {
@@ -616,6 +657,29 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   api_key_retired: "This API key has been retired. Create a new key for the program and use it instead.",
   rate_limit_exceeded: "Too many requests for this API key. Retry after 30 s.",
 };
+
+/** What each error means to the caller, in the error responses' descriptions. */
+const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  invalid_request: "the input is invalid; the message names the field and the rule",
+  invalid_signature: "the Stripe-Signature header does not verify against the body",
+  unauthorized: "the credentials are missing or invalid",
+  forbidden: "the credentials do not reach this (another program or workspace, a role without the permission, or an origin the program does not allow)",
+  not_found: "a record named in the request does not exist",
+  method_not_allowed: "the path does not take this method",
+  conflict: "the request conflicts with the current state; the message says how",
+  already_recorded: "a sale with this transaction id is already recorded for the program; nothing changed",
+  payload_too_large: "the body is over the size limit",
+  unsupported_media_type: "the body is not UTF-8 JSON (send Content-Type: application/json)",
+  internal_error: "an unexpected error; retry later",
+  service_unavailable: "a service or its database is briefly unavailable; nothing changed, retry after the seconds in Retry-After",
+  api_key_retired: "the API key was retired; use another key of the program",
+  rate_limit_exceeded: "too many requests; retry after the seconds in Retry-After",
+};
+
+/** "Error: forbidden or not_found. forbidden: ...; not_found: ...". */
+function errorResponseDescription(codes: ErrorCode[]): string {
+  return `Error: ${codes.join(" or ")}. ${codes.map((c) => `${c}: ${ERROR_DESCRIPTIONS[c]}.`).join(" ")}`;
+}
 
 function errorExample(code: ErrorCode): Json {
   const spec = ERROR_CODES[code];
@@ -663,14 +727,16 @@ function buildOperation(key: string, op: OperationSpec): Json {
     const schema = jsonSchemaOf(op.input);
     const props = (schema.properties ?? {}) as Record<string, Json>;
     const required = new Set((schema.required ?? []) as string[]);
-    for (const name of inPath) {
-      parameters.push({ name, in: "path", required: true, schema: props[name] ?? { type: "string" }, ...(name in example ? { example: example[name] } : {}) });
-    }
+    // A parameter's description and example are the parameter's (where viewers show them), taken from its schema.
+    const parameter = (name: string, where: "path" | "query", isRequired: boolean): Json => {
+      const { description, example: schemaExample, ...paramSchema } = props[name] ?? { type: "string" };
+      const value = name in example ? example[name] : schemaExample;
+      return { name, in: where, required: isRequired, ...(description ? { description } : {}), schema: paramSchema, ...(value !== undefined ? { example: value } : {}) };
+    };
+    for (const name of inPath) parameters.push(parameter(name, "path", true));
     const rest = Object.keys(props).filter((k) => !inPath.includes(k));
     if (method === "GET") {
-      for (const name of rest) {
-        parameters.push({ name, in: "query", required: required.has(name), schema: props[name], ...(name in example ? { example: example[name] } : {}) });
-      }
+      for (const name of rest) parameters.push(parameter(name, "query", required.has(name)));
     } else if (rest.length > 0) {
       const bodySchema: Json = { ...schema, properties: Object.fromEntries(rest.map((k) => [k, props[k]])), required: [...required].filter((k) => rest.includes(k)) };
       if ((bodySchema.required as string[]).length === 0) delete bodySchema.required;
@@ -715,10 +781,12 @@ function buildOperation(key: string, op: OperationSpec): Json {
         ? { oneOf: [{ $ref: "#/components/schemas/Error" }, { $ref: "#/components/schemas/TypedError" }] }
         : { $ref: typed ? "#/components/schemas/TypedError" : "#/components/schemas/Error" };
     responses[String(httpStatus)] = {
-      description: codes.map((c) => `\`${c}\``).join(", "),
+      description: errorResponseDescription(codes),
       headers: {
         "X-Request-Id": { $ref: "#/components/headers/RequestId" },
-        ...(codes.includes("rate_limit_exceeded") ? { "Retry-After": { description: "Seconds to wait.", schema: { type: "integer" } } } : {}),
+        ...(codes.includes("rate_limit_exceeded") || codes.includes("service_unavailable")
+          ? { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } } }
+          : {}),
       },
       content: { "application/json": { schema, examples: Object.fromEntries(codes.map((c) => [c, { value: errorExample(c) }])) } },
     };
@@ -733,7 +801,6 @@ function buildOperation(key: string, op: OperationSpec): Json {
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses,
-    ...(op.action ? { "x-action": op.action } : {}),
   };
 }
 
@@ -759,7 +826,7 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
       title: "Affiliate tracking API",
       version: packageVersion(),
       description:
-        "Clicks, leads, sales and refunds with their commissions. Amounts are integer minor units (cents). Every error uses the envelope `{\"success\": false, \"error\": {\"code\", \"message\"}}` with a stable code, except a retired API key and rate limiting (`{\"error\": {\"type\", \"code\", \"message\"}}`). Send `X-Request-Id` to choose the request id (echoed back and written in every log line of the request).",
+        "Clicks, leads, sales and refunds with their commissions. Amounts are integer minor units (cents). Every error has a stable code in the envelope {\"success\": false, \"error\": {\"code\": ..., \"message\": ...}}, except a retired API key and rate limiting, which answer {\"error\": {\"type\": ..., \"code\": ..., \"message\": ...}}. Send an X-Request-Id header to choose the request id (echoed back and written in every log line of the request).",
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/" }],
@@ -767,17 +834,17 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
     paths,
     components: {
       securitySchemes: {
-        apiKey: { type: "http", scheme: "bearer", description: "A program's API key (`svc_sk_...`), from your server only." },
-        operatorToken: { type: "http", scheme: "bearer", description: "The operator token (`ADMIN_TOKEN`, or `data/admin-token`)." },
-        session: { type: "apiKey", in: "cookie", name: "svc_session", description: "The dashboard session set by `POST /api/auth/login`." },
-        stripeSignature: { type: "apiKey", in: "header", name: "Stripe-Signature", description: "Stripe's signature of the raw body (`PROCESSOR_WEBHOOK_SECRET`)." },
+        apiKey: { type: "http", scheme: "bearer", description: "A program's API key (it starts with svc_sk_), from your server only." },
+        operatorToken: { type: "http", scheme: "bearer", description: "The operator token: the ADMIN_TOKEN setting, or the token the server generated at its first start (it says where it wrote it)." },
+        session: { type: "apiKey", in: "cookie", name: "svc_session", description: "The dashboard session, set by signing in." },
+        stripeSignature: { type: "apiKey", in: "header", name: "Stripe-Signature", description: "Stripe's signature of the raw body, made with the webhook signing secret (the PROCESSOR_WEBHOOK_SECRET setting)." },
       },
       parameters: {
         RequestId: {
           name: "X-Request-Id",
           in: "header",
           required: false,
-          description: "Your id for this request (letters, digits and `._:@/+=-`, at most 128); a UUID is generated otherwise.",
+          description: "Your id for this request (letters, digits and . _ : @ / + = -, at most 128 characters); a UUID is generated otherwise.",
           schema: { type: "string", maxLength: 128 },
         },
       },
@@ -787,23 +854,42 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
       schemas: {
         Error: {
           type: "object",
+          description: "The error envelope of every error but a retired API key and rate limiting.",
           required: ["success", "error"],
           properties: {
-            success: { const: false },
-            error: { type: "object", required: ["code", "message"], properties: { code: { type: "string", enum: Object.keys(ERROR_CODES).filter((c) => ERROR_CODES[c as ErrorCode].envelope === "platform") }, message: { type: "string" } } },
+            success: { const: false, description: "Always false." },
+            error: {
+              type: "object",
+              description: "What went wrong.",
+              required: ["code", "message"],
+              properties: {
+                code: {
+                  type: "string",
+                  description: "A stable code to act on.",
+                  enum: Object.keys(ERROR_CODES).filter((c) => ERROR_CODES[c as ErrorCode].envelope === "platform"),
+                },
+                message: { type: "string", description: "A sentence for people; it may change." },
+              },
+            },
           },
         },
         TypedError: {
           type: "object",
+          description: "The error envelope of a retired API key and of rate limiting.",
           required: ["error"],
           properties: {
             error: {
               type: "object",
+              description: "What went wrong.",
               required: ["type", "code", "message"],
               properties: {
-                type: { type: "string", enum: ["authentication_error", "rate_limit_error"] },
-                code: { type: "string", enum: Object.keys(ERROR_CODES).filter((c) => ERROR_CODES[c as ErrorCode].envelope === "typed") },
-                message: { type: "string" },
+                type: { type: "string", description: "The kind of error.", enum: ["authentication_error", "rate_limit_error"] },
+                code: {
+                  type: "string",
+                  description: "A stable code to act on.",
+                  enum: Object.keys(ERROR_CODES).filter((c) => ERROR_CODES[c as ErrorCode].envelope === "typed"),
+                },
+                message: { type: "string", description: "A sentence for people; it may change." },
               },
             },
           },

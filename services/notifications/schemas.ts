@@ -30,25 +30,31 @@ export const CommissionEventInput = z.object({
 
 /** Operators: any notifications, by workspace, program, partner or kind. */
 export const ListInput = z.object({
-  workspaceId: Id.optional(),
-  programId: Id.optional(),
-  partnerId: Id.optional(),
-  kind: Kind.optional(),
-  unread: Flag.optional(),
-  limit: Limit(500, 50),
+  workspaceId: Id.optional().meta({ description: "Only this workspace's notifications.", example: 1 }),
+  programId: Id.optional().meta({ description: "Only this program's notifications.", example: 1 }),
+  partnerId: Id.optional().meta({ description: "Only notifications about this partner.", example: 3 }),
+  kind: Kind.optional().meta({ description: "partner_notice (to a partner) or advertiser_warning (to the merchant).", example: "partner_notice" }),
+  unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
+  limit: Limit(500, 50).meta({ description: "At most this many (1 to 500).", example: 50 }),
 });
 
 /** Dashboard: the workspace's inbox, newest first, `before` pages back. */
 export const WorkspaceListInput = z.object({
-  workspaceId: Id,
-  kind: Kind.optional(),
-  unread: Flag.optional(),
-  before: Id.optional(),
-  limit: Limit(200, 50),
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  kind: Kind.optional().meta({ description: "partner_notice (to a partner) or advertiser_warning (to the merchant).", example: "partner_notice" }),
+  unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
+  before: Id.optional().meta({ description: "Only notifications older than this id: the nextBefore of the previous page.", example: 12 }),
+  limit: Limit(200, 50).meta({ description: "At most this many (1 to 200).", example: 50 }),
 });
 
-export const MarkReadInput = z.object({ workspaceId: Id, notificationId: Id });
-export const MarkAllReadInput = z.object({ workspaceId: Id, kind: Kind.optional() });
+export const MarkReadInput = z.object({
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  notificationId: Id.meta({ description: "The notification's id.", example: 12 }),
+});
+export const MarkAllReadInput = z.object({
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  kind: Kind.optional().meta({ description: "Only this kind; default: both.", example: "partner_notice" }),
+});
 
 const WebhookUrl = z
   .string()
@@ -57,23 +63,33 @@ const WebhookUrl = z
   .pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }));
 
 export const CreateEndpointInput = z.object({
-  workspaceId: Id,
-  url: WebhookUrl,
-  description: z.string().trim().max(500).nullish().transform((v) => v || null),
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  url: WebhookUrl.meta({ description: "Where events are posted (http or https).", example: "https://merchant.example/hooks" }),
+  description: z
+    .string()
+    .trim()
+    .max(500)
+    .nullish()
+    .transform((v) => v || null)
+    .meta({ description: "Your note about the endpoint.", example: "Production" }),
   // Default: every event type there is today.
   eventTypes: z
     .array(z.enum(WEBHOOK_EVENT_TYPES))
     .min(1)
     .default([...WEBHOOK_EVENT_TYPES])
-    .transform((types) => [...new Set(types)]),
+    .transform((types) => [...new Set(types)])
+    .meta({ description: "The event types to send; default: all of them.", example: ["commission.refunded", "commission.reversed"] }),
 });
 
-export const WorkspaceIdInput = z.object({ workspaceId: Id });
-export const EndpointIdInput = z.object({ endpointId: Id });
-export const DisableEndpointInput = z.object({ endpointId: Id, reason: z.string().trim().max(500).optional() });
+export const WorkspaceIdInput = z.object({ workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }) });
+export const EndpointIdInput = z.object({ endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }) });
+export const DisableEndpointInput = z.object({
+  endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }),
+  reason: z.string().trim().max(500).optional().meta({ description: "Why, kept with the endpoint.", example: "moving servers" }),
+});
 
 export const ListDeliveriesInput = z.object({
-  endpointId: Id,
-  status: z.enum(["pending", "succeeded", "failed"]).optional(),
-  limit: Limit(200, 50),
+  endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }),
+  status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
+  limit: Limit(200, 50).meta({ description: "At most this many (1 to 200).", example: 50 }),
 });

@@ -14,50 +14,77 @@ export const Id = z.preprocess(
 const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("percentage"), basisPoints: z.number().int().min(0).max(10_000) }),
-  z.object({ type: z.literal("flat"), amountCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
+  z
+    .object({
+      type: z.literal("percentage").describe("The rule's kind: percentage."),
+      basisPoints: z.number().int().min(0).max(10_000).meta({ description: "The share of the sale in hundredths of a percent (2000 is 20%).", example: 2000 }),
+    })
+    .describe("A share of each sale."),
+  z
+    .object({
+      type: z.literal("flat").describe("The rule's kind: flat."),
+      amountCents: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description: "The commission per sale, in minor units.", example: 500 }),
+    })
+    .describe("A fixed amount per sale."),
 ]);
 
 export const CreateProgramInput = z.object({
-  workspaceId: Id.nullish().transform((v) => v ?? null),
-  name: z.string().trim().min(1).max(200),
-  currency: Currency.default("usd"),
-  commissionRule: CommissionRuleInput,
-  holdDays: z.number().int().min(0).max(365).default(30),
-  recurringCommissionMonths: z.number().int().min(0).max(1200).nullable().default(null),
-  testMode: z.boolean().default(false),
-  paymentTrackingMode: z.enum(["processor_connect", "s2s"]).default("processor_connect"),
-  allowedOrigins: z.array(z.string().url().max(300)).max(50).default([]),
+  workspaceId: Id.nullish()
+    .transform((v) => v ?? null)
+    .meta({ description: "The workspace that owns the program (its members see it in the dashboard).", example: 1 }),
+  name: z.string().trim().min(1).max(200).meta({ description: "The program's name.", example: "Acme" }),
+  currency: Currency.default("usd").meta({ description: "The program's ISO 4217 currency code.", example: "usd" }),
+  commissionRule: CommissionRuleInput.describe("How a sale's commission is computed: a percentage (in basis points) or a flat amount."),
+  holdDays: z.number().int().min(0).max(365).default(30).meta({ description: "Days a commission is held (refunds reduce it) before it can be approved.", example: 30 }),
+  recurringCommissionMonths: z
+    .number()
+    .int()
+    .min(0)
+    .max(1200)
+    .nullable()
+    .default(null)
+    .meta({ description: "For how many months after a subscription's first payment its renewals earn a commission; null for no limit.", example: 12 }),
+  testMode: z.boolean().default(false).describe("True while integrating: the processor's test-mode events are accepted (a live server otherwise ignores them)."),
+  paymentTrackingMode: z
+    .enum(["processor_connect", "s2s"])
+    .default("processor_connect")
+    .meta({ description: "How sales arrive: processor_connect (the payment processor's webhooks) or s2s (your server calls the sale endpoint).", example: "s2s" }),
+  allowedOrigins: z
+    .array(z.string().url().max(300))
+    .max(50)
+    .default([])
+    .meta({ description: "Origins whose pages may send clicks for the program; empty allows any.", example: ["https://shop.example"] }),
 });
 
-export const ProgramIdInput = z.object({ programId: Id });
-export const KeyIdInput = z.object({ keyId: Id });
+export const ProgramIdInput = z.object({ programId: Id.meta({ description: "The program's id.", example: 1 }) });
+export const KeyIdInput = z.object({ keyId: Id.meta({ description: "The API key's id (not the secret).", example: 2 }) });
 export const AuthenticateKeyInput = z.object({ key: z.string().max(200) });
 
 export const ReferralCode = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
 
 export const CreatePartnerInput = z.object({
-  programId: Id,
-  name: z.string().trim().min(1).max(200),
-  email: z.string().trim().toLowerCase().email().max(320).optional(),
-  referralCode: ReferralCode.optional(),
+  programId: Id.describe("The program's id."),
+  name: z.string().trim().min(1).max(200).meta({ description: "The partner's name.", example: "Jane" }),
+  email: z.string().trim().toLowerCase().email().max(320).optional().meta({ description: "The partner's email.", example: "jane@example.com" }),
+  referralCode: ReferralCode.optional().meta({ description: "The code in the partner's links (letters, digits, - and _); generated when omitted.", example: "jane" }),
 });
 
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });
 
 export const UpdateProcessorConnectionInput = z.object({
-  programId: Id,
-  connectionStatus: z.string().trim().min(1).max(64).optional(),
-  accountId: z.string().trim().min(1).max(255).nullable().optional(),
-  chargesEnabled: z.boolean().optional(),
-  payoutsEnabled: z.boolean().optional(),
-  detailsSubmitted: z.boolean().optional(),
+  programId: Id.describe("The program's id."),
+  connectionStatus: z.string().trim().min(1).max(64).optional().meta({ description: "The connection's state, for example connected or disconnected.", example: "connected" }),
+  accountId: z.string().trim().min(1).max(255).nullable().optional().meta({ description: "The connected account's id at the processor; null unlinks it.", example: "acct_123" }),
+  chargesEnabled: z.boolean().optional().describe("Whether the processor lets the account take payments."),
+  payoutsEnabled: z.boolean().optional().describe("Whether the processor lets the account receive payouts."),
+  detailsSubmitted: z.boolean().optional().describe("Whether the account's details are complete at the processor."),
   /** When it connected; used only by the update that first connects (see connection-date.ts), default now. */
   connectedAt: z.iso
     .datetime({ offset: true })
     .optional()
-    .transform((v) => (v === undefined ? undefined : new Date(v))),
+    .transform((v) => (v === undefined ? undefined : new Date(v)))
+    .meta({ description: "When the account connected (ISO 8601 with an offset); used only by the update that first connects it. Default: now.", example: "2026-01-01T00:00:00Z" }),
 });
 
 export const ProcessorAccountInput = z.object({ accountId: z.string().trim().min(1).max(255) });

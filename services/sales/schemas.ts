@@ -7,22 +7,33 @@ export const TransactionId = z.string().trim().min(1).max(255);
 
 /** `POST /api/v1/track/sale` (server side, Bearer program key). */
 export const TrackSaleRequest = z.object({
-  transaction_id: TransactionId,
-  amount_cents: Cents.positive("must be a positive integer number of cents"),
-  currency: z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code").default("usd"),
-  customer_key: CustomerKey.optional(),
-  click_id: ClickId.optional(),
-  email: Email.optional(),
-  additional_data: z.looseObject({ test_mode: z.boolean().optional() }).optional(),
-  is_recurring: z.boolean().default(false),
-  sale_type: z.string().trim().max(64).optional(),
-  subscription_id: z.string().trim().max(255).optional(),
+  transaction_id: TransactionId.meta({ description: "Your order or payment id; unique per program (a repeat is refused as already recorded).", example: "order-1001" }),
+  amount_cents: Cents.positive("must be a positive integer number of cents").meta({ description: "The sale amount in minor units (cents).", example: 10000 }),
+  currency: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code")
+    .default("usd")
+    .meta({ description: "The ISO 4217 currency code (any case).", example: "usd" }),
+  customer_key: CustomerKey.optional().meta({ description: "The customer key the lead was tracked with; attributes the sale to the lead's partner (tried after the click id and the email).", example: "user-42" }),
+  click_id: ClickId.optional().meta({ description: "A click id from the click call; attributes the sale to the click's partner (tried first).", example: "clk_3f9a6c1e2b7d4a50" }),
+  email: Email.optional().meta({ description: "The customer's email, matched against leads (tried after the click id).", example: "jane@example.com" }),
+  additional_data: z
+    .looseObject({ test_mode: z.boolean().optional().describe("True for a test sale: recorded, never commissioned.") })
+    .optional()
+    .describe("Free-form data kept with the sale."),
+  is_recurring: z.boolean().default(false).describe("True for a renewal of a subscription."),
+  sale_type: z.string().trim().max(64).optional().meta({ description: "Your label for the kind of sale.", example: "subscription" }),
+  subscription_id: z.string().trim().max(255).optional().meta({ description: "Your subscription id; renewals count their months from its first sale.", example: "sub_42" }),
 });
 
 /** `POST /api/v1/track/refund` (spec 2.1). */
 export const RefundRequest = z.object({
-  transaction_id: TransactionId,
-  refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)").nullish(),
+  transaction_id: TransactionId.meta({ description: "The transaction id the sale was tracked with.", example: "order-1001" }),
+  refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)")
+    .nullish()
+    .meta({ description: "How much of the sale was refunded, in minor units; omitted or 0 refunds the rest. More than is left is capped.", example: 3000 }),
   // The ledger's own entries: "processor:..." for the processor's refunds and disputes, "...:restored" for restorations.
   refund_id: z
     .string()
@@ -30,12 +41,16 @@ export const RefundRequest = z.object({
     .max(255)
     .refine((v) => !v.endsWith(":restored"), "must not end with ':restored' (reserved)")
     .refine((v) => !v.startsWith("processor:"), "must not start with 'processor:' (reserved for the processor's refunds)")
-    .nullish(),
-  refund_reason: z.string().max(1000).nullish(),
-  reason: z.enum(["refund", "chargeback"]).nullish(),
+    .nullish()
+    .meta({ description: "Your id for this refund: the same id again is a retry and changes nothing. Must not start with processor: or end with :restored.", example: "re_1" }),
+  refund_reason: z.string().max(1000).nullish().meta({ description: "Why, in your words; recorded with the refund.", example: "customer request" }),
+  reason: z.enum(["refund", "chargeback"]).nullish().meta({ description: "refund (default) or chargeback.", example: "refund" }),
 });
 
-export const GetSaleInput = z.object({ programId: Id, transactionId: TransactionId });
+export const GetSaleInput = z.object({
+  programId: Id.describe("The program's id."),
+  transactionId: TransactionId.meta({ description: "The sale's transaction id.", example: "order-1001" }),
+});
 
 const ProcessorId = z.string().trim().min(1).max(255);
 

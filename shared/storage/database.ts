@@ -1,14 +1,16 @@
 import path from "node:path";
 import type { Connection } from "mongoose";
+import { dataDir } from "../admin-token";
 import { PgliteDatabase, PostgresDatabase, type SqlDatabase } from "./sql";
 
 /** What a service gets to build its repository on: a SQL database or a MongoDB connection. */
 export type Database = { kind: "sql"; sql: SqlDatabase } | { kind: "mongo"; mongo: Connection };
 
-export const DEFAULT_DATABASE_URL = "pglite://./data/pglite";
+/** Without DATABASE_URL: embedded PostgreSQL (PGlite) in `<DATA_DIR>/pglite`, next to everything else the server writes. */
+export const defaultDatabaseUrl = (): string => `pglite://${path.join(dataDir(), "pglite")}`;
 
 export function databaseUrl(): string {
-  return process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  return process.env.DATABASE_URL || defaultDatabaseUrl();
 }
 
 /**

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { Pool, types, type PoolClient } from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 
@@ -73,6 +74,8 @@ export class PgliteDatabase implements SqlDatabase {
 
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
     const { PGlite } = await import("@electric-sql/pglite");
+    // PGlite creates its own folder but not missing parents (DATA_DIR=/srv/new/dir on a first start).
+    if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
     // PostgreSQL's default 128MB of shared buffers live in PGlite's WebAssembly memory, i.e. in this process's
     // RSS; the embedded databases are small and the OS caches the files anyway (docs/performance.md).
     const sharedBuffers = process.env.PGLITE_SHARED_BUFFERS || "32MB";

@@ -160,6 +160,12 @@ describeSplit("split deployment: gateway and services in separate processes over
     commissionId: 0,
   };
 
+  it("prints the ready banner from the gateway process only", async () => {
+    const [services, gateway] = nodes;
+    expect(await gateway.waitFor(/Ready: http:\/\/localhost:\d+/, 10_000)).toContain("from ADMIN_TOKEN");
+    expect(services.output.filter((l) => /Ready: /.test(l))).toEqual([]);
+  });
+
   it(
     "reports every storage service healthy through the NATS transporter",
     withLogs(async () => {

@@ -15,7 +15,7 @@ beforeAll(async () => {
   const c = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } });
   customer = uniqueId("user");
   const lead = await client.trackLead({ customerExternalId: customer, clickId: c.body.click_id, email: "sdk@example.com" });
-  expect(lead).toMatchObject({ attributed: true, partnerId: boot.partnerId });
+  expect(lead).toEqual({ leadId: expect.any(Number), customerExternalId: customer, created: true, attributed: true, partnerId: boot.partnerId, test: false });
 });
 afterAll(() => sys.stop());
 
@@ -25,7 +25,19 @@ describe("trackSale", () => {
   test("records an attributed sale with the spec 2.6 fields", async () => {
     const invoiceId = uniqueId("in");
     const result = await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "eur", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1" });
-    expect(result).toEqual({ status: "recorded", saleId: expect.any(Number), attributed: true, partnerId: boot.partnerId, commissionId: expect.any(Number) });
+    expect(result).toEqual({
+      status: "recorded",
+      saleId: expect.any(Number),
+      invoiceId,
+      amount: 4900,
+      currency: "eur",
+      test: false,
+      attributed: true,
+      partnerId: boot.partnerId,
+      attributionMethod: expect.any(String),
+      commissionId: expect.any(Number),
+      commissionStatus: expect.any(String),
+    });
     expect(await sale(invoiceId)).toMatchObject({ amountCents: 4900, currency: "eur", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1", customerKey: customer });
   });
 
@@ -47,12 +59,44 @@ describe("trackSale", () => {
   });
 });
 
-test("trackRefund uses the refund endpoint", async () => {
+test("trackRefund answers camelCase typed results for each refund outcome", async () => {
   const invoiceId = uniqueId("in");
-  await client.trackSale({ customerExternalId: customer, amount: 10_000, invoiceId });
-  expect(await client.trackRefund({ invoiceId, amount: 3000, refundId: "r1" })).toMatchObject({ status: "refunded", deductionAmount: 6 });
-  expect(await client.trackRefund({ invoiceId, amount: 3000, refundId: "r1" })).toMatchObject({ status: "skipped" });
-  expect(await client.trackRefund({ invoiceId })).toMatchObject({ status: "reversed", deductionAmount: 14 });
+  const sold = await client.trackSale({ customerExternalId: customer, amount: 10_000, invoiceId });
+  const commissionId = sold.status === "recorded" ? sold.commissionId : null;
+  expect(await client.trackRefund({ invoiceId, amount: 3000, refundId: "r1" })).toEqual({ status: "refunded", deductionAmount: 6, commissionId });
+  expect(await client.trackRefund({ invoiceId, amount: 3000, refundId: "r1" })).toEqual({ status: "skipped", reason: expect.any(String), commissionId });
+  expect(await client.trackRefund({ invoiceId })).toEqual({ status: "reversed", deductionAmount: 14, commissionId });
+  // A sale without a partner has no commission.
+  const unattributed = uniqueId("in");
+  await client.trackSale({ customerExternalId: uniqueId("nobody"), amount: 500, invoiceId: unattributed });
+  expect(await client.trackRefund({ invoiceId: unattributed })).toEqual({ status: "no_commission", message: expect.any(String) });
+});
+
+test("trackClick and the test switch: `test: true` is sent on click, lead and sale", async () => {
+  const sent: Record<string, unknown>[] = [];
+  // The real fetch, recording what goes over the wire.
+  const recording = new AffiliateClient({
+    apiKey: boot.apiKey,
+    baseUrl: sys.baseUrl,
+    fetch: (url, init) => {
+      sent.push({ path: new URL(url).pathname, ...JSON.parse(init.body) });
+      return fetch(url, init);
+    },
+  });
+  const click = await recording.trackClick({ programId: boot.programId, referralCode: boot.referralCode, url: "https://shop.example/?ref=x", test: true });
+  expect(click).toEqual({ clickId: expect.stringMatching(/^clk_/), id: expect.any(Number), test: true });
+  const testCustomer = uniqueId("test-user");
+  expect(await recording.trackLead({ customerExternalId: testCustomer, clickId: click.clickId, test: true })).toMatchObject({ test: true, created: true });
+  const sale = await recording.trackSale({ customerExternalId: testCustomer, amount: 700, invoiceId: uniqueId("in"), test: true });
+  expect(sale.status).toBe("recorded");
+  expect(sent.map((b) => [b.path, b.test])).toEqual([
+    ["/api/v1/track/click", true],
+    ["/api/v1/track/lead", true],
+    ["/api/v1/track/sale", true],
+  ]);
+  // Without the option the field is not sent at all (the API rejects unknown or null fields it does not know).
+  await recording.trackLead({ customerExternalId: uniqueId("user") });
+  expect(sent.at(-1)).not.toHaveProperty("test");
 });
 
 describe("handleInvoicePaid (spec 6.2)", () => {

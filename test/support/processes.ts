@@ -31,14 +31,19 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts `tsx <script> ...args` from the project root with `env` on top of this process's (minus jest's settings). */
-export function startNode(name: string, env: Record<string, string>, opts: { script?: string; args?: string[]; stdin?: boolean } = {}): ChildNode {
+/**
+ * Starts `tsx <script> ...args` from the project root with `env` on top of this process's (minus jest's settings,
+ * and minus the variables named in `unset`, e.g. to start as a new user would, with no NODE_ENV or DATABASE_URL).
+ */
+export function startNode(name: string, env: Record<string, string>, opts: { script?: string; args?: string[]; stdin?: boolean; unset?: string[] } = {}): ChildNode {
   const bin = path.join(ROOT, "node_modules", ".bin");
   // As in production: none of jest's own settings (NODE_OPTIONS from `npm test`, JEST_*) reach the children.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("JEST_")));
+  const merged: Record<string, string | undefined> = { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env };
+  for (const name of opts.unset ?? []) delete merged[name];
   const child = spawn(path.join(bin, "tsx"), [opts.script ?? "bin/start.ts", ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env },
+    env: merged,
     stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
     detached: true,
   });
