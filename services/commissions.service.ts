@@ -6,6 +6,7 @@ import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
+import { countMetric, METRICS, setGauge } from "../shared/metrics";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
@@ -68,6 +69,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           ),
         );
         if (created) this.relay.nudge();
+        if (created) countMetric(this.broker, METRICS.commissionsCreated, { currency: commission.currency });
+        if (created) countMetric(this.broker, METRICS.commissionAmountCents, { currency: commission.currency }, commission.amountCents);
         return { commissionId: commission.id, status: commission.status, amountCents: commission.amountCents, currency: commission.currency, created };
       },
     },
@@ -226,12 +229,16 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     }, approvalIntervalMs);
     this.approvalTimer.unref();
 
-    // METRICS=true: the outbox backlog as a gauge (the whole table, so every instance reports the same number).
+    // METRICS=true: the outbox backlog and the age of its oldest event as gauges (the whole table, so every
+    // instance reports the same numbers).
     if (this.broker.isMetricsEnabled()) {
       registerMetric(this.broker, { name: APP_METRICS.outboxBacklog, type: "gauge", description: "Commission events not yet delivered to notifications" });
       const sample = () =>
-        this.repo.outboxBacklog().then(
-          (pending) => this.broker.metrics.set(APP_METRICS.outboxBacklog, pending),
+        Promise.all([this.repo.outboxBacklog(), this.repo.oldestPendingOutboxAt()]).then(
+          ([pending, oldest]) => {
+            this.broker.metrics.set(APP_METRICS.outboxBacklog, pending);
+            setGauge(this.broker, METRICS.outboxOldestAge, oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0, { outbox: "commissions" });
+          },
           (err) => this.logger.warn("Could not measure the outbox backlog.", err),
         );
       void sample();

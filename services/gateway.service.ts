@@ -14,6 +14,7 @@ import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { RateLimiter } from "../shared/rate-limiter";
 import { transporterState } from "../shared/transporter-status";
 import { logFields, requestIdOf } from "../shared/observability";
+import { measureHttpRequest } from "../shared/metrics";
 import { findNulCharacter } from "../shared/nul-character";
 import { findBodyShapeProblem, MAX_JSON_DEPTH } from "../shared/body-shape";
 import { hashesEqual, hashSecret } from "../shared/secrets";
@@ -570,6 +571,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     /** Every response says nosniff: a JSON error or the snippet is never run or rendered as something else. */
     httpHandler(req: Req, res: Res, next?: unknown) {
       res.setHeader("X-Content-Type-Options", "nosniff");
+      measureHttpRequest(this.broker, req, res);
       return (ApiGateway as unknown as { methods: Methods }).methods.httpHandler.call(this, req, res, next);
     },
 

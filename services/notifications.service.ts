@@ -3,6 +3,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
+import { attemptLabel, countMetric, METRICS } from "../shared/metrics";
 import { randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
@@ -219,8 +220,11 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       // Unique per service instance, even with several in one process.
       workerId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}:${randomToken(4)}`,
       logger: this.logger,
+      onAttempt: (outcome, attempt) => countMetric(this.broker, METRICS.webhookDeliveries, { outcome, attempt: attemptLabel(attempt) }),
+      onEndpointDisabled: () => countMetric(this.broker, METRICS.webhookEndpointsDisabled),
     });
     this.worker.start();
+    countMetric(this.broker, METRICS.webhookEndpointsDisabled, undefined, 0); // shown as 0 until the first one
   },
 
   async stopped() {

@@ -3,6 +3,7 @@ import Stripe from "stripe";
 import { z } from "zod";
 import type { Jsonified } from "../shared/dto";
 import { AppError, ConflictError, InvalidRequestError, ServiceUnavailableError } from "../shared/errors";
+import { countMetric, failedProcessorEventOutcome, METRICS, processorEventOutcome, processorEventTypeLabel } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { RetryLaterError, type EventHandler, type HandlerResult } from "./processor/handler";
@@ -79,6 +80,22 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "processor",
   mixins: [storageMixin(createProcessorRepository)],
 
+  // Business metrics (METRICS=true, shared/metrics.ts): every webhook call, by event type and outcome.
+  hooks: {
+    after: {
+      handleWebhook(ctx: Context, res: Parameters<typeof processorEventOutcome>[0]) {
+        countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, HANDLERS), outcome: processorEventOutcome(res) });
+        return res;
+      },
+    },
+    error: {
+      handleWebhook(ctx: Context, err: unknown) {
+        countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, HANDLERS), outcome: failedProcessorEventOutcome(err) });
+        throw err;
+      },
+    },
+  },
+
   created() {
     this.webhookSecret = process.env.PROCESSOR_WEBHOOK_SECRET || undefined;
     this.liveMode = process.env.PROCESSOR_LIVEMODE !== "false";
@@ -110,6 +127,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           throw new InvalidRequestError("The webhook body is signed but is not valid JSON.");
         }
         const event = parseInput(EventEnvelope, json) as unknown as Stripe.Event;
+        ctx.locals.eventType = event.type;
 
         const handler = HANDLERS[event.type];
         if (!handler) return { received: true, handled: false, reason: `event type '${event.type}' is not used` };

@@ -7,6 +7,7 @@ import { AlreadyRecordedError, CurrencyMismatchError, InvalidRequestError, NotFo
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import type { Attribution } from "./attribution.service";
@@ -59,6 +60,31 @@ const RETRY_INTERVAL_MS = Number(process.env.COMMISSION_RETRY_INTERVAL_MS ?? 30_
 const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "sales",
   mixins: [storageMixin(createSalesRepository), programCacheMixin],
+
+  // Business metrics (METRICS=true, shared/metrics.ts): every sale report and refused refund, counted by outcome.
+  hooks: {
+    after: {
+      track(ctx: Context, res: { test: boolean; partner_id: number | null }) {
+        countMetric(this.broker, METRICS.salesTracked, { outcome: saleOutcome({ isTest: res.test, partnerId: res.partner_id }), source: "api" });
+        return res;
+      },
+      recordProcessorSale(ctx: Context, res: { sale: { isTest: boolean; partnerId: number | null } }) {
+        countMetric(this.broker, METRICS.salesTracked, { outcome: saleOutcome(res.sale), source: "processor" });
+        return res;
+      },
+    },
+    error: {
+      "track|recordProcessorSale"(ctx: Context, err: unknown) {
+        const outcome = failedSaleOutcome(err);
+        if (outcome) countMetric(this.broker, METRICS.salesTracked, { outcome, source: ctx.action?.name === "sales.track" ? "api" : "processor" });
+        throw err;
+      },
+      refund(ctx: Context<{ reason?: unknown }>, err: unknown) {
+        if (failedSaleOutcome(err)) countMetric(this.broker, METRICS.refunds, { outcome: "rejected", reason: ctx.params?.reason === "chargeback" ? "chargeback" : "refund" });
+        throw err;
+      },
+    },
+  },
 
   actions: {
     /** `POST /api/v1/track/sale`: an attributed, non-test sale gets a commission. A repeated transaction id is a 409. */

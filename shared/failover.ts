@@ -26,6 +26,7 @@
  * docs/reliability.md ("Losing a node") has the measurements.
  */
 import type { Context, Middleware, ServiceBroker } from "moleculer";
+import { countMetric, METRICS } from "./metrics";
 
 export interface FailoverOptions {
   /** A remote call unanswered for this long makes its node be probed. */
@@ -97,6 +98,7 @@ export function failoverMiddleware(opts: FailoverOptions = failoverOptionsFromEn
       if (!nodes().get(nodeID)?.available) return;
       broker.logger.warn(`Node '${nodeID}' is gone (NATS: no subscriber left for it); removing it now rather than at the heartbeat timeout.`);
       nodes().disconnected(nodeID, true);
+      countMetric(broker, METRICS.failoverNodesRemoved);
     }
   }
 
@@ -118,6 +120,8 @@ export function failoverMiddleware(opts: FailoverOptions = failoverOptionsFromEn
     },
 
     started() {
+      // Shown as 0 from the start, so alerts on its increase work from the first removal.
+      countMetric(broker, METRICS.failoverNodesRemoved, undefined, 0);
       const client = natsTransporter()?.client;
       if (!client) return;
       void (async () => {
@@ -146,6 +150,7 @@ export function failoverMiddleware(opts: FailoverOptions = failoverOptionsFromEn
             // and the caller did not ask for that very node.
             if (err?.type !== "REQUEST_REJECTED" || !idempotent || attempts >= opts.retries || ctx.options?.nodeID) throw err;
             broker.logger.warn(`'${action.name}' was lost with node '${nodeID}'; sending it to another instance (attempt ${attempts + 2}).`);
+            countMetric(broker, METRICS.failoverRetries, { action: action.name });
             const again = ctx.copy() as FailoverContext;
             again._failoverAttempts = attempts + 1;
             return broker.call(action.name, ctx.params, { ctx: again } as never);

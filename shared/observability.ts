@@ -8,6 +8,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { Loggers, type BrokerOptions, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { PrometheusReporter } from "./metrics";
 
 // ---------------------------------------------------------------------------
 // Request id
@@ -181,7 +182,9 @@ export function metricsFromEnv(env: NodeJS.ProcessEnv = process.env): BrokerOpti
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`METRICS_PORT must be a port number, not '${env.METRICS_PORT}'.`);
   return {
     enabled: true,
-    reporter: [{ type: "Prometheus", options: { port, host: env.METRICS_HOST || undefined, path: "/metrics" } }],
+    // Moleculer's Prometheus reporter, completing our histograms (shared/metrics.ts).
+    // (An instance is accepted by Moleculer; its option types name only the built-in reporters.)
+    reporter: [new PrometheusReporter({ port, host: env.METRICS_HOST || undefined, path: "/metrics" }) as never],
   };
 }
 

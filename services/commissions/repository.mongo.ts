@@ -717,6 +717,12 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     return this.store.outbox.countDocuments({ dispatchedAt: null }).exec();
   }
 
+  async oldestPendingOutboxAt(): Promise<Date | null> {
+    // The claim index (dispatchedAt, _id) gives the lowest pending id at once; ids are handed out in write order.
+    const doc = await this.store.outbox.findOne({ dispatchedAt: null }, { createdAt: 1 }).sort({ _id: 1 }).lean();
+    return doc ? doc.createdAt : null;
+  }
+
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {
     // MongoDB reads limit(0) as "no limit".
     if (filter.limit < 1) return [];

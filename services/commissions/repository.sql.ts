@@ -446,6 +446,12 @@ export class SqlCommissionsRepository implements CommissionsRepository {
     return row.n;
   }
 
+  async oldestPendingOutboxAt(): Promise<Date | null> {
+    // Reads only the pending rows, through the partial index outbox_pending.
+    const [row] = await this.db.query<{ at: Date | string | null }>("SELECT min(created_at) AS at FROM outbox WHERE dispatched_at IS NULL");
+    return row.at === null ? null : new Date(row.at);
+  }
+
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {
     const rows = await this.db.query(
       "SELECT * FROM outbox WHERE ($1::int IS NULL OR commission_id = $1) ORDER BY id DESC LIMIT $2",

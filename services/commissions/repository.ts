@@ -159,6 +159,8 @@ export interface CommissionsRepository {
   /** Releases a claim after a failed dispatch; the event is retried at `retryAt`. */
   deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void>;
   outboxBacklog(): Promise<number>;
+  /** When the oldest undispatched event was written (null when none is), for the outbox age gauge. */
+  oldestPendingOutboxAt(): Promise<Date | null>;
   listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]>;
   /**
    * Every commission, refund entry, balance, withdrawal (with the commissions

@@ -18,6 +18,9 @@ export interface WebhookWorkerOptions {
   /** Deliveries given up in a row that disable their endpoint. */
   disableAfterFailures: number;
   logger: { warn(...args: unknown[]): void; info(...args: unknown[]): void };
+  /** Told of every recorded attempt (`retrying` when another will follow) and every endpoint disabled: metrics. */
+  onAttempt?(outcome: "succeeded" | "retrying" | "failed", attempt: number): void;
+  onEndpointDisabled?(): void;
 }
 
 /**
@@ -80,10 +83,12 @@ export class WebhookWorker {
         ? { status: "failed" }
         : { status: "pending", retryAt: new Date(Date.now() + exponentialBackoffMs(d.attempts, this.opts.maxBackoffMs)) };
     await this.repo.recordAttempt(d.id, this.opts.workerId, { attempt: d.attempts, at, statusCode, error, durationMs }, next);
+    this.opts.onAttempt?.(next.status === "pending" ? "retrying" : next.status, d.attempts);
     if (next.status === "pending") return;
     // Only final outcomes count against the endpoint: a retry that later succeeds is not a failure.
     if (next.status === "failed") this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} given up after ${d.attempts} attempts.`);
     const { disabled } = await this.repo.recordEndpointOutcome(d.endpointId, ok, this.opts.disableAfterFailures, new Date());
+    if (disabled) this.opts.onEndpointDisabled?.();
     if (disabled) this.opts.logger.warn(`Webhook endpoint ${d.endpointId} disabled after ${this.opts.disableAfterFailures} consecutive failed deliveries.`);
   }
 

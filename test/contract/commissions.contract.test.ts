@@ -723,8 +723,10 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
     const ids = (events: OutboxEvent[]) => events.map((e) => e.id);
 
     it("leases claimed events to one relay until the lease expires", async () => {
+      expect(await repo().oldestPendingOutboxAt()).toBeNull();
       await enqueueCommissions(3);
       expect(await repo().outboxBacklog()).toBe(3);
+      expect(await repo().oldestPendingOutboxAt()).toEqual(at(0));
 
       const claimedByA = await repo().claimOutbox("relay-a", LEASE, 10, at(SECOND));
       expect(claimedByA).toHaveLength(3);
@@ -744,6 +746,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       expect(await repo().outboxBacklog()).toBe(3);
       await repo().markDispatched(first, "relay-b", at(3 * SECOND + LEASE));
       expect(await repo().outboxBacklog()).toBe(2);
+      expect(await repo().oldestPendingOutboxAt()).toEqual(at(0));
       const dispatched = (await repo().listOutbox({ limit: 100 })).find((e) => e.id === first)!;
       expect(dispatched.dispatchedAt).toEqual(at(3 * SECOND + LEASE));
 
@@ -752,6 +755,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       expect(ids(later)).toEqual([second, third]);
       for (const id of [second, third]) await repo().markDispatched(id, "relay-c", at(11 * SECOND + 3 * LEASE));
       expect(await repo().outboxBacklog()).toBe(0);
+      expect(await repo().oldestPendingOutboxAt()).toBeNull();
       expect(await repo().claimOutbox("relay-d", LEASE, 10, at(100 * DAY))).toEqual([]);
     });
 

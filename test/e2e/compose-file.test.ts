@@ -11,7 +11,7 @@ const ROOT = path.resolve(__dirname, "../..");
 const SERVICES = ["gateway", "programs", "attribution", "sales", "commissions", "status", "notifications"] as const;
 /** Services that own data: on the bus and the database. Every service bin/start.ts knows but gateway and status. */
 const STORAGE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "status");
-const INFRASTRUCTURE = ["mongo", "nats", "postgres", "prometheus"];
+const INFRASTRUCTURE = ["mongo", "nats", "postgres", "prometheus", "grafana"];
 
 type ComposeService = {
   image?: string;
@@ -148,6 +148,12 @@ describe("docker-compose.yml", () => {
     const targets = config.scrape_configs.flatMap((job: { dns_sd_configs?: Array<{ names: string[]; port: number }> }) => job.dns_sd_configs ?? []);
     expect(targets.every((t: { port: number }) => t.port === 3030)).toBe(true);
     expect(targets.flatMap((t: { names: string[] }) => t.names).sort()).toEqual(appServices.map(([name]) => name).sort());
+
+    // Grafana, in the same profile, provisioned with Prometheus and the dashboard (test/http/metrics.test.ts checks its queries).
+    const grafana = compose.services.grafana as ComposeService & { volumes?: string[] };
+    expect(grafana?.profiles).toEqual(["metrics"]);
+    for (const volume of grafana.volumes ?? []) expect(fs.existsSync(path.join(ROOT, volume.split(":")[0]))).toBe(true);
+    expect(grafana.volumes).toContain("./deploy/grafana/affiliate-dashboard.json:/var/lib/grafana/dashboards/affiliate-dashboard.json:ro");
   });
 
   it("lets every service but the gateway scale: no container_name, no fixed replicas", () => {

@@ -44,6 +44,8 @@ describeSplit("split deployment: gateway and services in separate processes over
   let baseUrl = "";
   let dataDir = "";
   let failed = false;
+  /** Each process serves its own Prometheus metrics (METRICS=true) on its own port. */
+  const metricsPorts = { gateway: 0, services: 0 };
 
   const logs = () => outputOf(nodes);
 
@@ -90,6 +92,8 @@ describeSplit("split deployment: gateway and services in separate processes over
       dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "nats-split-"));
       const port = await freePort();
       baseUrl = `http://127.0.0.1:${port}`;
+      metricsPorts.gateway = await freePort();
+      metricsPorts.services = await freePort();
       const runId = randomBytes(4).toString("hex");
       const common = {
         TRANSPORTER: NATS_URL!,
@@ -105,8 +109,18 @@ describeSplit("split deployment: gateway and services in separate processes over
           ...common,
           SERVICES: BACKEND_SERVICES.join(","),
           NODE_ID: `e2e-services-${runId}`,
+          METRICS: "true",
+          METRICS_PORT: String(metricsPorts.services),
         }),
-        startNode("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `e2e-gateway-${runId}` }),
+        startNode("gateway", {
+          ...common,
+          SERVICES: "gateway",
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          NODE_ID: `e2e-gateway-${runId}`,
+          METRICS: "true",
+          METRICS_PORT: String(metricsPorts.gateway),
+        }),
       );
 
       // Ready when the gateway reports every storage service reachable over NATS.
@@ -294,6 +308,20 @@ describeSplit("split deployment: gateway and services in separate processes over
       const refused = await http("POST", "/api/v1/track/refund", { key: keys.apiKey, body: { transaction_id: "tx_split_cache", refund_amount_cents: 100 } });
       expect(refused.status).toBe(401);
       expect(refused.body).toMatchObject({ error: { code: "api_key_retired" } });
+    }),
+  );
+
+  it(
+    "exposes each process's own metrics: HTTP ones on the gateway, sales and commissions on the services process",
+    withLogs(async () => {
+      const scrape = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+      const [gateway, services] = [await scrape(metricsPorts.gateway), await scrape(metricsPorts.services)];
+      expect(gateway).toMatch(/^affiliate_http_requests_total\{[^}]*method="POST",route="\/api\/v1\/track\/sale",status="200"[^}]*\} [1-9]\d*$/m);
+      expect(gateway).toMatch(/^affiliate_http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/track\/sale"[^}]*\} [1-9]\d*$/m);
+      expect(gateway).not.toMatch(/^affiliate_sales_tracked_total/m);
+      expect(services).toMatch(/^affiliate_sales_tracked_total\{[^}]*outcome="attributed",source="api"[^}]*\} [1-9]\d*$/m);
+      expect(services).toMatch(/^affiliate_commissions_created_total\{[^}]*currency="usd"[^}]*\} [1-9]\d*$/m);
+      expect(services).not.toMatch(/^affiliate_http_requests_total/m);
     }),
   );
 });
