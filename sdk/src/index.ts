@@ -84,7 +84,7 @@ export interface TrackSaleInput {
   amount: number;
   /** Your invoice or order id: the idempotency key. A second call with it is `already_recorded`. */
   invoiceId: string;
-  /** ISO 4217, default `usd`. */
+  /** ISO 4217 (any case); omitted: the program's currency. A sale in another currency than the program's is refused (`currency_mismatch`). */
   currency?: string;
   isRecurring?: boolean;
   /** e.g. `subscription` for renewals. */
@@ -157,7 +157,7 @@ export class AffiliateClient {
       const body = await this.post("/api/v1/track/sale", true, {
         transaction_id: input.invoiceId,
         amount_cents: input.amount,
-        currency: input.currency ?? "usd",
+        currency: input.currency,
         customer_key: input.customerExternalId,
         click_id: input.clickId,
         email: input.email,
