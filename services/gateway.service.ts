@@ -1,6 +1,6 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { validateInput } from "../shared/endpoint";
+import { inputValidator } from "../shared/endpoint";
 import { toEnvelope } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { measureHttpRequest } from "../shared/metrics";
@@ -8,6 +8,7 @@ import { logFields, requestIdOf } from "../shared/observability";
 import { programCacheMixin } from "../shared/program-cache";
 import { transporterState } from "../shared/transporter-status";
 import { authMethods, createAuthState, sessionCookie, type AuthMethods, type AuthVars, type Req, type Res, type SessionMeta } from "./gateway/auth";
+import { GATEWAY } from "./gateway/endpoints";
 import { refuseNulCharacters, refuseOptionsButPreflights, refuseUnsafeBodyShapes, requireJsonBody } from "./gateway/guards";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, toGatewayError } from "./gateway/http-errors";
 import { refusedRequestFields } from "./gateway/request-log";
@@ -59,7 +60,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
   },
 
   // Params are validated against each action's declared input (shared/endpoint.ts).
-  hooks: { before: { "*": validateInput } },
+  hooks: { before: { "*": inputValidator(GATEWAY) } },
 
   actions: {
     /** Signs in and sets the session cookie; the token never appears in the body. */

@@ -5,12 +5,12 @@
  * its folder's `endpoints.ts` (plain data, importable without starting the
  * service); the gateway generates its route aliases (services/gateway/routes.ts)
  * and the OpenAPI document (services/gateway/openapi.ts) from them, and every
- * service validates its params with `validateInput` (a before-hook on all of
- * its actions) instead of parsing in each handler.
+ * service validates its params with `inputValidator` (a before-hook on all
+ * of its actions) instead of parsing in each handler.
  *
- * The zod schemas stay in a module-level map, never in the action schema:
- * Moleculer deep-clones action definitions (mixins, `params`), which breaks
- * zod 4 objects.
+ * The zod schemas stay in the declarations and the validator's map, never in
+ * the action schema: Moleculer deep-clones action definitions (mixins,
+ * `params`), which breaks zod 4 objects.
  */
 import type { Context } from "moleculer";
 import type { z } from "zod";
@@ -79,27 +79,34 @@ export interface PageEndpoint extends HttpEndpoint {
 /** What a handler receives once its params were validated. */
 export type Input<S extends z.ZodType> = z.output<S>;
 
-/** Every declared action's input schema, by full action name ("programs.create"). */
-const INPUTS = new Map<string, InputSchema>();
+/** A service's declarations, keyed by action name (its endpoints.ts). */
+export interface ServiceDeclarations<T extends Record<string, ActionDeclaration> = Record<string, ActionDeclaration>> {
+  service: string;
+  actions: T;
+}
 
-/** A service's declarations, registered (for `validateInput`) when its endpoints.ts is first imported. */
-export function declareActions<T extends Record<string, ActionDeclaration>>(service: string, actions: T): { service: string; actions: T } {
-  for (const [name, declaration] of Object.entries(actions)) {
-    if (declaration.input) INPUTS.set(`${service}.${name}`, declaration.input);
-  }
+export function declareActions<T extends Record<string, ActionDeclaration>>(service: string, actions: T): ServiceDeclarations<T> {
   return { service, actions };
 }
 
 /**
- * The validator: a before-hook for every action of a service
- * (`hooks: { before: { "*": validateInput } }`). It replaces the params with
- * the parsed ones, or throws invalid_request naming the first bad field
- * (shared/validation.ts, the same messages as before). A hook rather than a
- * broker middleware so that the validation travels with the service: every
- * broker that runs it (the system, tests, the REPL, the benchmark) validates.
+ * The validator of a service: a before-hook for all of its actions
+ * (`hooks: { before: { "*": inputValidator(DECLARATIONS) } }`). It replaces
+ * the params with the parsed ones, or throws invalid_request naming the first
+ * bad field (shared/validation.ts, the messages callers always had). A hook
+ * rather than a broker middleware so that the validation travels with the
+ * service: every broker that runs it (the system, the tests, the REPL, the
+ * benchmarks) validates, whatever its options.
  */
-export function validateInput(ctx: Context): void {
-  const name = ctx.action?.name;
-  const schema = name ? INPUTS.get(name) : undefined;
-  if (schema) ctx.params = parseInput(schema, ctx.params) as object;
+export function inputValidator(declared: ServiceDeclarations): (ctx: Context) => void {
+  // Kept here, not in the action schema: Moleculer deep-clones those (mixins), which breaks zod 4 objects.
+  const inputs = new Map<string, InputSchema>();
+  for (const [name, declaration] of Object.entries(declared.actions)) {
+    if (declaration.input) inputs.set(`${declared.service}.${name}`, declaration.input);
+  }
+  return function validateInput(ctx: Context): void {
+    const name = ctx.action?.name;
+    const schema = name ? inputs.get(name) : undefined;
+    if (schema) ctx.params = parseInput(schema, ctx.params) as object;
+  };
 }
