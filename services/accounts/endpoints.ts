@@ -3,6 +3,17 @@ import { declareActions } from "../../shared/endpoint";
 import * as S from "./schemas";
 
 export const ACCOUNTS = declareActions("accounts", {
+  me: {
+    http: {
+      method: "GET",
+      path: "/api/auth/me",
+      route: "auth",
+      tag: "Dashboard",
+      summary: "The signed-in user and their workspaces",
+      description: "The user of the session cookie, with each workspace they belong to and their role in it.",
+      response: { description: "The user.", example: { user: { id: 5, email: "owner@example.com", name: "Owner" }, workspaces: [{ workspaceId: 1, role: "owner" }] } },
+    },
+  },
   createWorkspace: {
     input: S.CreateWorkspaceInput,
     http: {
@@ -15,9 +26,6 @@ export const ACCOUNTS = declareActions("accounts", {
       example: { name: "Acme Inc" },
       response: { description: "The workspace.", example: { id: 1, name: "Acme Inc" } },
     },
-  },
-  getWorkspace: {
-    input: S.WorkspaceIdInput,
   },
   createUser: {
     input: S.CreateUserInput,
@@ -47,6 +55,9 @@ export const ACCOUNTS = declareActions("accounts", {
       response: { description: "The membership.", example: { workspaceId: 1, userId: 5, role: "developer" } },
     },
   },
+  getWorkspace: {
+    input: S.WorkspaceIdInput,
+  },
   login: {
     input: S.LoginRequest,
   },
@@ -55,16 +66,5 @@ export const ACCOUNTS = declareActions("accounts", {
   },
   checkPermission: {
     input: S.CheckPermissionInput,
-  },
-  me: {
-    http: {
-      method: "GET",
-      path: "/api/auth/me",
-      route: "auth",
-      tag: "Dashboard",
-      summary: "The signed-in user and their workspaces",
-      description: "The user of the session cookie, with each workspace they belong to and their role in it.",
-      response: { description: "The user.", example: { user: { id: 5, email: "owner@example.com", name: "Owner" }, workspaces: [{ workspaceId: 1, role: "owner" }] } },
-    },
   },
 });

@@ -3,14 +3,19 @@ import { declareActions } from "../../shared/endpoint";
 import * as S from "./schemas";
 
 export const COMMISSIONS = declareActions("commissions", {
-  createForSale: {
-    input: S.CreateForSaleInput,
-  },
-  reverseForSale: {
-    input: S.ReverseForSaleInput,
-  },
-  settleProcessorForSale: {
-    input: S.SettleProcessorForSaleInput,
+  get: {
+    input: S.CommissionIdInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/commissions/:commissionId",
+      route: "admin",
+      tag: "Operator",
+      summary: "A commission with its refunds and events",
+      description: "The commission, every refund applied to it, and the events it produced with their delivery state.",
+      example: { commissionId: 7 },
+      errors: ["not_found"],
+      response: { description: "The commission.", example: { id: 7, status: "refunded", amountCents: 2000, refunds: [{ refundId: "re_1", deductionCents: 600 }], outbox: [{ id: 2, type: "commission.refunded", status: "dispatched" }] } },
+    },
   },
   approveDue: {
     input: S.ApproveDueInput,
@@ -23,6 +28,20 @@ export const COMMISSIONS = declareActions("commissions", {
       description: "Approves every pending commission whose hold period is over, crediting the partners' balances. The server also does this periodically; this runs it now.",
       example: { programId: 1 },
       response: { description: "What was approved.", example: { approved: 1, commissionIds: [7] } },
+    },
+  },
+  balance: {
+    input: S.BalanceKeyInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/programs/:programId/partners/:partnerId/balance",
+      route: "admin",
+      tag: "Operator",
+      summary: "A partner's balance, with withdrawals",
+      description: "Credited, deducted and paid amounts and the available balance, in minor units of one currency.",
+      example: { programId: 1, partnerId: 3, currency: "usd" },
+      errors: ["not_found"],
+      response: { description: "The balance in minor units.", example: { partnerId: 3, programId: 1, currency: "usd", balanceCents: 1400, creditedCents: 2000, deductedCents: 600, paidCents: 0, withdrawals: [] } },
     },
   },
   createWithdrawal: {
@@ -56,34 +75,6 @@ export const COMMISSIONS = declareActions("commissions", {
       response: { description: "The paid withdrawal.", example: { id: 2, status: "paid", amountCents: 1000 } },
     },
   },
-  balance: {
-    input: S.BalanceKeyInput,
-    http: {
-      method: "GET",
-      path: "/api/admin/programs/:programId/partners/:partnerId/balance",
-      route: "admin",
-      tag: "Operator",
-      summary: "A partner's balance, with withdrawals",
-      description: "Credited, deducted and paid amounts and the available balance, in minor units of one currency.",
-      example: { programId: 1, partnerId: 3, currency: "usd" },
-      errors: ["not_found"],
-      response: { description: "The balance in minor units.", example: { partnerId: 3, programId: 1, currency: "usd", balanceCents: 1400, creditedCents: 2000, deductedCents: 600, paidCents: 0, withdrawals: [] } },
-    },
-  },
-  get: {
-    input: S.CommissionIdInput,
-    http: {
-      method: "GET",
-      path: "/api/admin/commissions/:commissionId",
-      route: "admin",
-      tag: "Operator",
-      summary: "A commission with its refunds and events",
-      description: "The commission, every refund applied to it, and the events it produced with their delivery state.",
-      example: { commissionId: 7 },
-      errors: ["not_found"],
-      response: { description: "The commission.", example: { id: 7, status: "refunded", amountCents: 2000, refunds: [{ refundId: "re_1", deductionCents: 600 }], outbox: [{ id: 2, type: "commission.refunded", status: "dispatched" }] } },
-    },
-  },
   outboxBacklog: {
     input: S.NoInput,
     http: {
@@ -107,5 +98,14 @@ export const COMMISSIONS = declareActions("commissions", {
       description: "Checks that balances, commissions, refunds and withdrawals agree, over one consistent snapshot. ok is false and violations lists them when any rule is broken.",
       response: { description: "The report.", example: { ok: true, violations: [], violationsNotShown: 0, checkedAt: "2026-01-01T00:00:00.000Z", durationMs: 12 } },
     },
+  },
+  createForSale: {
+    input: S.CreateForSaleInput,
+  },
+  reverseForSale: {
+    input: S.ReverseForSaleInput,
+  },
+  settleProcessorForSale: {
+    input: S.SettleProcessorForSaleInput,
   },
 });

@@ -38,7 +38,8 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "admin",
 ];
 
-const SERVICES: Array<{ service: string; actions: Record<string, ActionDeclaration> }> = [GATEWAY, ATTRIBUTION, SALES, ACCOUNTS, STATUS, NOTIFICATIONS, PROGRAMS, COMMISSIONS, PROCESSOR];
+// In this order within a route group (the document lists operations in this order too).
+const SERVICES: Array<{ service: string; actions: Record<string, ActionDeclaration> }> = [GATEWAY, ATTRIBUTION, STATUS, PROGRAMS, SALES, COMMISSIONS, PROCESSOR, NOTIFICATIONS, ACCOUNTS];
 
 function collect(): DeclaredEndpoint[] {
   const all: DeclaredEndpoint[] = [];

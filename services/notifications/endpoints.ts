@@ -29,19 +29,6 @@ const endpointExample = {
 };
 
 export const NOTIFICATIONS = declareActions("notifications", {
-  list: {
-    input: S.ListInput,
-    http: {
-      method: "GET",
-      path: "/api/admin/notifications",
-      route: "admin",
-      tag: "Operator",
-      summary: "Notifications by workspace, program, partner or kind",
-      description: "Partner notices and advertiser warnings, newest first, filtered by the given fields.",
-      example: { partnerId: 3, kind: "partner_notice", limit: 50 },
-      response: { description: "Newest first.", example: [notificationExample] },
-    },
-  },
   listForWorkspace: {
     input: S.WorkspaceListInput,
     http: {
@@ -54,6 +41,20 @@ export const NOTIFICATIONS = declareActions("notifications", {
       example: { workspaceId: 1, kind: "partner_notice", unread: "true", limit: 50 },
       errors: ["forbidden", "not_found"],
       response: { description: "A page of notifications.", example: { data: [notificationExample], unread: unreadExample, nextBefore: null } },
+    },
+  },
+  markAllRead: {
+    input: S.MarkAllReadInput,
+    http: {
+      method: "POST",
+      path: "/api/workspaces/:workspaceId/notifications/read-all",
+      route: "workspace-notifications",
+      tag: "Dashboard",
+      summary: "Mark all (of a kind) read",
+      description: "Marks every unread notification of the workspace read, or only those of one kind.",
+      example: { workspaceId: 1, kind: "partner_notice" },
+      errors: ["forbidden", "not_found"],
+      response: { description: "How many were marked, and the new unread counts.", example: { updated: 1, unread: { partner_notice: 0, advertiser_warning: 0, total: 0 } } },
     },
   },
   markRead: {
@@ -70,18 +71,17 @@ export const NOTIFICATIONS = declareActions("notifications", {
       response: { description: "The notification and the new unread counts.", example: { data: { ...notificationExample, readAt: "2026-01-02T00:00:00.000Z" }, unread: { partner_notice: 0, advertiser_warning: 0, total: 0 } } },
     },
   },
-  markAllRead: {
-    input: S.MarkAllReadInput,
+  list: {
+    input: S.ListInput,
     http: {
-      method: "POST",
-      path: "/api/workspaces/:workspaceId/notifications/read-all",
-      route: "workspace-notifications",
-      tag: "Dashboard",
-      summary: "Mark all (of a kind) read",
-      description: "Marks every unread notification of the workspace read, or only those of one kind.",
-      example: { workspaceId: 1, kind: "partner_notice" },
-      errors: ["forbidden", "not_found"],
-      response: { description: "How many were marked, and the new unread counts.", example: { updated: 1, unread: { partner_notice: 0, advertiser_warning: 0, total: 0 } } },
+      method: "GET",
+      path: "/api/admin/notifications",
+      route: "admin",
+      tag: "Operator",
+      summary: "Notifications by workspace, program, partner or kind",
+      description: "Partner notices and advertiser warnings, newest first, filtered by the given fields.",
+      example: { partnerId: 3, kind: "partner_notice", limit: 50 },
+      response: { description: "Newest first.", example: [notificationExample] },
     },
   },
   createWebhookEndpoint: {

@@ -42,24 +42,6 @@ export const PROGRAMS = declareActions("programs", {
       response: { description: "The program.", example: programExample },
     },
   },
-  updateProcessorConnection: {
-    input: S.UpdateProcessorConnectionInput,
-    http: {
-      method: "PUT",
-      path: "/api/admin/programs/:programId/processor",
-      route: "admin",
-      tag: "Operator",
-      summary: "Set a program's processor connection",
-      description:
-        "Changes the fields given. The connection date (connectedAt, the status endpoint's connectionDate) is set by the first update that leaves the connection connected: to connectedAt when given, else now. Later updates keep it, also across a disconnect and reconnect of the same account; linking another accountId starts a new connection and a new date. The processor's account.updated events follow the same rule.",
-      example: { programId: 1, connectionStatus: "connected", accountId: "acct_123", chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true },
-      errors: ["not_found", "conflict"],
-      response: { description: "The program.", example: programExample },
-    },
-  },
-  findByProcessorAccount: {
-    input: S.ProcessorAccountInput,
-  },
   createApiKey: {
     input: S.ProgramIdInput,
     http: {
@@ -101,6 +83,24 @@ export const PROGRAMS = declareActions("programs", {
       errors: ["not_found", "conflict"],
       response: { description: "The partner and its enrollment.", example: { partner: { id: 3, name: "Jane" }, enrollment: { partnerId: 3, programId: 1, status: "approved", referralCode: "jane" } } },
     },
+  },
+  updateProcessorConnection: {
+    input: S.UpdateProcessorConnectionInput,
+    http: {
+      method: "PUT",
+      path: "/api/admin/programs/:programId/processor",
+      route: "admin",
+      tag: "Operator",
+      summary: "Set a program's processor connection",
+      description:
+        "Changes the fields given. The connection date (connectedAt, the status endpoint's connectionDate) is set by the first update that leaves the connection connected: to connectedAt when given, else now. Later updates keep it, also across a disconnect and reconnect of the same account; linking another accountId starts a new connection and a new date. The processor's account.updated events follow the same rule.",
+      example: { programId: 1, connectionStatus: "connected", accountId: "acct_123", chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true },
+      errors: ["not_found", "conflict"],
+      response: { description: "The program.", example: programExample },
+    },
+  },
+  findByProcessorAccount: {
+    input: S.ProcessorAccountInput,
   },
   findReferral: {
     input: S.FindReferralInput,

@@ -35,9 +35,6 @@ export const SALES = declareActions("sales", {
       },
     },
   },
-  recordProcessorSale: {
-    input: S.ProcessorSaleInput,
-  },
   refund: {
     input: S.RefundRequest,
     http: {
@@ -56,9 +53,6 @@ export const SALES = declareActions("sales", {
       response: { description: "What the refund did to the commission (deductionAmount is in major units).", example: refundedExample },
     },
   },
-  settleProcessorTransaction: {
-    input: S.ProcessorSettlementInput,
-  },
   get: {
     input: S.GetSaleInput,
     http: {
@@ -72,5 +66,11 @@ export const SALES = declareActions("sales", {
       errors: ["not_found"],
       response: { description: "The sale.", example: { id: 1, programId: 1, transactionId: "order-1001", amountCents: 10000, currency: "usd", partnerId: 3, commissionId: 7 } },
     },
+  },
+  recordProcessorSale: {
+    input: S.ProcessorSaleInput,
+  },
+  settleProcessorTransaction: {
+    input: S.ProcessorSettlementInput,
   },
 });
