@@ -504,7 +504,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
      * failed attempts is refused before its token is even compared (so the
      * answer says nothing about a guess), and every address has a request rate.
      */
-    async authenticateOperator(ctx: Context, _route: unknown, req: Req) {
+    async authenticateOperator(_ctx: Context, _route: unknown, req: Req) {
       const address = clientAddress(req);
       const blocked = this.adminFailures.blockedFor(address);
       if (blocked > 0) throw new RateLimitError(blocked, "Too many failed operator-token attempts from this client address");

@@ -64,11 +64,11 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   // Business metrics (METRICS=true, shared/metrics.ts): every sale report and refused refund, counted by outcome.
   hooks: {
     after: {
-      track(ctx: Context, res: { test: boolean; partner_id: number | null }) {
+      track(_ctx: Context, res: { test: boolean; partner_id: number | null }) {
         countMetric(this.broker, METRICS.salesTracked, { outcome: saleOutcome({ isTest: res.test, partnerId: res.partner_id }), source: "api" });
         return res;
       },
-      recordProcessorSale(ctx: Context, res: { sale: { isTest: boolean; partnerId: number | null } }) {
+      recordProcessorSale(_ctx: Context, res: { sale: { isTest: boolean; partnerId: number | null } }) {
         countMetric(this.broker, METRICS.salesTracked, { outcome: saleOutcome(res.sale), source: "processor" });
         return res;
       },
