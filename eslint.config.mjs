@@ -67,11 +67,19 @@ export default tseslint.config(
           ],
         },
       ],
-      "@typescript-eslint/no-unused-vars": [
-        "error",
-        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true },
-      ],
+      // Server code says what it means: `unknown` and a check, or a real type. Left a warning (not an error) while
+      // the SQL adapters' row types are being reworked; tests and benchmarks are exempt below.
+      "@typescript-eslint/no-explicit-any": "warn",
+      // It flags loop variables given a first value for the error message if the loop never sets them; that value is
+      // deliberate, and `let x;` would only move the question to TypeScript's definite assignment.
+      "no-useless-assignment": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true }],
     },
+  },
+  {
+    // Tests and benchmarks read JSON bodies whose shape is what is being checked; `any` there is the honest type.
+    files: ["test/**", "bench/**"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   {
     // Build scripts and the browser snippet are plain JavaScript run by node.
