@@ -16,7 +16,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { adminTokenFile } from "../shared/admin-token";
-import { InvalidArgumentError, parseBoolean, parseId, parseInteger, percentToBasisPoints } from "./parse";
+import { parseBoolean, parseId, parseInteger, percentToBasisPoints } from "./parse";
 
 type Opts = Record<string, any>;
 

@@ -29,6 +29,7 @@ const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name });
 /** Owns workspaces, dashboard users, their roles and sessions. */
 type Vars = StorageVars<AccountsRepository> & { sessionMaxAgeMs: number; sessionIdleMs: number };
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- moleculer's own default for "no methods"
 const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
   name: "accounts",
   mixins: [storageMixin(createAccountsRepository)],

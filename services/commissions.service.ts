@@ -182,7 +182,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     outboxBacklog: {
       idempotent: true,
-      async handler(ctx: Context<Input<typeof S.NoInput>>) {
+      async handler() {
         return { pending: await this.repo.outboxBacklog() };
       },
     },
@@ -190,7 +190,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Checks the ledger invariants over one consistent snapshot (operators: `cli reconcile`, `GET /api/admin/reconcile`). */
     reconcile: {
       idempotent: true,
-      async handler(ctx: Context<Input<typeof S.NoInput>>) {
+      async handler() {
         const started = Date.now();
         const report = checkLedgerInvariants(await this.repo.ledgerSnapshot());
         return { ...report, checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };

@@ -67,11 +67,11 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     // Params are validated against each action's declared input (sales/endpoints.ts, shared/endpoint.ts).
     before: { "*": inputValidator(SALES) },
     after: {
-      track(ctx: Context, res: { test: boolean; partner_id: number | null }) {
+      track(_ctx: Context, res: { test: boolean; partner_id: number | null }) {
         countMetric(this.broker, METRICS.salesTracked, { outcome: saleOutcome({ isTest: res.test, partnerId: res.partner_id }), source: "api" });
         return res;
       },
-      recordProcessorSale(ctx: Context, res: { sale: { isTest: boolean; partnerId: number | null } }) {
+      recordProcessorSale(_ctx: Context, res: { sale: { isTest: boolean; partnerId: number | null } }) {
         countMetric(this.broker, METRICS.salesTracked, { outcome: saleOutcome(res.sale), source: "processor" });
         return res;
       },

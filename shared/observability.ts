@@ -22,9 +22,6 @@ export interface RequestScope {
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
 
-/** The request id of the code running now, if it runs inside an action. */
-export const currentRequestId = (): string | undefined => requestScope.getStore()?.requestId;
-
 /** A request id a client may choose: short, and safe to put in a log line or a header. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,127}$/;
 
@@ -64,7 +61,6 @@ export const RequestScopeMiddleware: Middleware = {
 
 type LogLine = (type: string, args: unknown[]) => unknown[];
 type ConsoleOptions = NonNullable<ConstructorParameters<typeof Loggers.Console>[0]>;
-export type LogFormat = "json" | "short";
 export interface RequestAwareLoggerOptions extends ConsoleOptions {
   /** Where formatted lines go; default the console. Tests pass a function that collects them. */
   sink?: (level: string, line: string) => void;

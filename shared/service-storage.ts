@@ -18,6 +18,7 @@ export interface StorageVars<R> {
  * only on 503.
  */
 export function storageMixin<R>(createRepository: (db: Database) => Promise<R>): Partial<ServiceSchema> {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- moleculer's own default for "no methods"
   const mixin: Omit<ServiceSchema<ServiceSettingSchema, {}, StorageVars<R>>, "name"> = {
     actions: {
       health: {

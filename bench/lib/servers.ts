@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
@@ -90,7 +91,7 @@ export async function startServers(bins: { nats: string; pgBin: string }, log: (
   const natsUrl = `nats://127.0.0.1:${natsPort}`;
   for (let i = 0; ; i++) {
     const ok = await new Promise<boolean>((resolve) => {
-      const s = require("node:net").connect(natsPort, "127.0.0.1");
+      const s = net.connect(natsPort, "127.0.0.1");
       s.once("data", (d: Buffer) => {
         s.destroy();
         resolve(d.toString().startsWith("INFO"));

@@ -2,7 +2,6 @@ import type { Database } from "../../shared/storage/database";
 
 /** `partner_notice`: in-app notice to the partner; `advertiser_warning`: manual-review warning to the program's owner. */
 export type NotificationKind = "partner_notice" | "advertiser_warning";
-export const NOTIFICATION_KINDS: readonly NotificationKind[] = ["partner_notice", "advertiser_warning"];
 
 export interface Notification {
   id: number;

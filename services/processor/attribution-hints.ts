@@ -7,6 +7,7 @@ export interface AttributionHints {
 }
 
 /** Control characters (NUL among them) never belong in a hint; the database would refuse NUL. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**

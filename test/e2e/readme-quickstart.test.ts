@@ -89,7 +89,7 @@ describe("README: Try it in a minute", () => {
       ({ stdout } = await run("bash", ["-c", script], { cwd: ROOT, env, timeout: 45_000 }));
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`the README's commands failed: ${e.message}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}\nserver:\n${serverOutput}`);
+      throw new Error(`the README's commands failed: ${e.message}\nstdout:\n${e.stdout}\nstderr:\n${e.stderr}\nserver:\n${serverOutput}`, { cause: err });
     }
     const outputs = Object.fromEntries(
       stdout

@@ -162,7 +162,7 @@ export class PgCluster {
       return execFileSync(file, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`${tool} failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+      throw new Error(`${tool} failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`, { cause: err });
     }
   }
 
