@@ -19,14 +19,17 @@
  * Environment: DATABASE_URL (pglite://<dir> or postgres://...), PORT.
  */
 import http from "node:http";
-import { createAccountsRepository } from "../services/accounts/repository";
-import { createAttributionRepository } from "../services/attribution/repository";
+import { createAccountsRepository } from "../services/accounts/storage";
+import { createAttributionRepository } from "../services/attribution/storage";
 import * as ledger from "../services/commissions/ledger";
 import { OutboxRelay } from "../services/commissions/outbox-relay";
-import { createCommissionsRepository } from "../services/commissions/repository";
-import { createNotificationsRepository, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
-import { createProgramsRepository, type Program } from "../services/programs/repository";
-import { createSalesRepository, type Sale } from "../services/sales/repository";
+import { createCommissionsRepository } from "../services/commissions/storage";
+import { createNotificationsRepository } from "../services/notifications/storage";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
+import { createProgramsRepository } from "../services/programs/storage";
+import type { Program } from "../services/programs/repository";
+import { createSalesRepository } from "../services/sales/storage";
+import type { Sale } from "../services/sales/repository";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
 import { approvableAt, calculateCommissionCents } from "../shared/domain/commission-rules";
 import { toMajorUnits } from "../shared/domain/money";

@@ -7,7 +7,8 @@ import { hashPassword, verifyPassword } from "../shared/passwords";
 import { hashSecret, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
-import { createAccountsRepository, type AccountsRepository, type User } from "./accounts/repository";
+import { createAccountsRepository } from "./accounts/storage";
+import type { AccountsRepository, User } from "./accounts/repository";
 import * as S from "./accounts/schemas";
 
 /** The signed-in dashboard user, as the gateway puts it in `ctx.meta.user`. */

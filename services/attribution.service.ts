@@ -7,7 +7,8 @@ import { randomToken } from "../shared/secrets";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
-import { createAttributionRepository, type AttributionRepository } from "./attribution/repository";
+import { createAttributionRepository } from "./attribution/storage";
+import type { AttributionRepository } from "./attribution/repository";
 import * as S from "./attribution/schemas";
 import type { Program } from "./programs/repository";
 

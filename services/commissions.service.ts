@@ -12,7 +12,8 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import * as ledger from "./commissions/ledger";
 import { OutboxRelay } from "./commissions/outbox-relay";
-import { createCommissionsRepository, type BalanceKey, type CommissionsRepository } from "./commissions/repository";
+import { createCommissionsRepository } from "./commissions/storage";
+import type { BalanceKey, CommissionsRepository } from "./commissions/repository";
 import * as S from "./commissions/schemas";
 import type { Program } from "./programs/repository";
 

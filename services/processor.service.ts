@@ -13,7 +13,8 @@ import { handleDispute } from "./processor/handlers/disputes";
 import { handleInvoicePaid } from "./processor/handlers/invoice-paid";
 import { handleChargeSucceeded, handleInvoicePaymentPaid, handlePaymentIntentSucceeded } from "./processor/handlers/payment-links";
 import { handleChargeRefunded, handleRefundObject } from "./processor/handlers/refunds";
-import { createProcessorRepository, type ProcessorRepository } from "./processor/repository";
+import { createProcessorRepository } from "./processor/storage";
+import type { ProcessorRepository } from "./processor/repository";
 import * as S from "./processor/schemas";
 import type { Program } from "./programs/repository";
 

@@ -5,7 +5,8 @@ import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } fro
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { connectedAtAfter } from "./programs/connection-date";
-import { createProgramsRepository, type Program, type ProgramsRepository } from "./programs/repository";
+import { createProgramsRepository } from "./programs/storage";
+import type { Program, ProgramsRepository } from "./programs/repository";
 import * as S from "./programs/schemas";
 
 type Methods = { requireProgram(id: number): Promise<Program> };

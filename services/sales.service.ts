@@ -12,7 +12,8 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import type { Attribution } from "./attribution.service";
 import type { CreatedCommission, RefundResponse } from "./commissions.service";
-import { createSalesRepository, type Sale, type SalesRepository } from "./sales/repository";
+import { createSalesRepository } from "./sales/storage";
+import type { Sale, SalesRepository } from "./sales/repository";
 import * as S from "./sales/schemas";
 
 /** Anything that can call an action: a context, or the broker for background jobs. */
