@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import {
+  insertOrNull,
   isDuplicateKeyError,
   modelOn,
   nextId,
@@ -180,7 +181,7 @@ export class MongoAttributionRepository implements AttributionRepository {
 
   /** Null when a concurrent call created the lead first. */
   private async insertLead(l: NewLead): Promise<Lead | null> {
-    try {
+    return insertOrNull(async () => {
       const doc = await this.leads.insertOne({
         _id: await nextId(this.connection, "leads"),
         programId: l.programId,
@@ -193,10 +194,7 @@ export class MongoAttributionRepository implements AttributionRepository {
         createdAt: new Date(),
       });
       return toLead(doc.toObject());
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    });
   }
 
   async findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null> {

@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import {
-  isDuplicateKeyError,
+  insertOrNull,
   modelOn,
   nextId,
   prepareCollections,
@@ -279,7 +279,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
   }
 
   async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null> {
-    try {
+    return insertOrNull(async () => {
       const doc = await this.enrollments.insertOne({
         _id: await nextId(this.connection, "enrollments"),
         partnerId: e.partnerId,
@@ -289,10 +289,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
         createdAt: new Date(),
       });
       return toEnrollment(doc.toObject());
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    });
   }
 
   async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {

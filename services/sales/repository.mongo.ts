@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import {
-  isDuplicateKeyError,
+  insertOrNull,
   modelOn,
   nextId,
   prepareCollections,
@@ -102,7 +102,7 @@ export class MongoSalesRepository implements SalesRepository {
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {
-    try {
+    return insertOrNull(async () => {
       const doc = await this.sales.insertOne({
         _id: await nextId(this.connection, "sales"),
         programId: s.programId,
@@ -126,10 +126,7 @@ export class MongoSalesRepository implements SalesRepository {
         createdAt: new Date(),
       });
       return toSale(doc.toObject());
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    });
   }
 
   async findSale(programId: number, transactionId: string): Promise<Sale | null> {

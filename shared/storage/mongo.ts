@@ -52,6 +52,20 @@ export function isDuplicateKeyError(err: unknown, opts: { idIsBusinessKey?: bool
 }
 
 /**
+ * An insert whose duplicate business key means "already recorded" (ON
+ * CONFLICT DO NOTHING RETURNING on SQL): null then, the inserted value
+ * otherwise. Any other error, a duplicate `_id` included, is thrown.
+ */
+export async function insertOrNull<T>(insert: () => Promise<T>, opts: { idIsBusinessKey?: boolean } = {}): Promise<T | null> {
+  try {
+    return await insert();
+  } catch (err) {
+    if (isDuplicateKeyError(err, opts)) return null;
+    throw err;
+  }
+}
+
+/**
  * Why a MongoDB deployment cannot run this system, from its `hello` reply:
  * every money-moving write is a multi-document transaction, which needs a
  * replica set member (`setName`) or a mongos router (`msg: "isdbgrid"`).
