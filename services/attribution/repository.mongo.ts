@@ -7,42 +7,15 @@ import {
   prepareCollections,
   requiredStringsMayBeEmpty,
   schemaOptions,
+  type DocOf,
 } from "../../shared/storage/mongo";
 import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 
-interface ClickDoc {
-  _id: number;
-  clickId: string;
-  programId: number;
-  partnerId: number;
-  referralCode: string;
-  isTest: boolean;
-  landingUrl: string | null;
-  referrer: string | null;
-  userAgent: string | null;
-  timestamp: Date;
-  createdAt: Date;
-}
+type ClickDoc = DocOf<Click>;
 
-interface LeadDoc {
-  _id: number;
-  programId: number;
-  customerKey: string;
-  email: string | null;
-  clickId: string | null;
-  partnerId: number | null;
-  isTest: boolean;
-  timestamp: Date;
-  createdAt: Date;
-}
+type LeadDoc = DocOf<Lead>;
 
-interface ProcessorCustomerDoc {
-  programId: number;
-  processorCustomerId: string;
-  partnerId: number;
-  clickId: string | null;
-  createdAt: Date;
-}
+type ProcessorCustomerDoc = ProcessorCustomerLink & { createdAt: Date };
 
 const clickSchema = requiredStringsMayBeEmpty(
   new Schema<ClickDoc>(

@@ -7,6 +7,7 @@ import {
   prepareCollections,
   requiredStringsMayBeEmpty,
   schemaOptions,
+  type DocOf,
 } from "../../shared/storage/mongo";
 import type {
   ApiKey,
@@ -20,46 +21,14 @@ import type {
   ProgramsRepository,
 } from "./repository";
 
-interface ProgramDoc {
-  _id: number;
-  workspaceId: number | null;
-  name: string;
-  currency: string;
-  commissionType: CommissionRule["type"];
-  commissionValue: number;
-  holdDays: number;
-  recurringCommissionMonths: number | null;
-  testMode: boolean;
-  paymentTrackingMode: PaymentTrackingMode;
-  allowedOrigins: string[];
-  processor: ProcessorConnection;
-  createdAt: Date;
-}
+/** The commission rule is stored flat (type and value), as on SQL. */
+type ProgramDoc = Omit<DocOf<Program>, "commissionRule"> & { commissionType: CommissionRule["type"]; commissionValue: number };
 
-interface ApiKeyDoc {
-  _id: number;
-  programId: number;
-  prefix: string;
-  secretHash: string;
-  createdAt: Date;
-  retiredAt: Date | null;
-}
+type ApiKeyDoc = DocOf<ApiKey>;
 
-interface PartnerDoc {
-  _id: number;
-  name: string;
-  email: string | null;
-  createdAt: Date;
-}
+type PartnerDoc = DocOf<Partner>;
 
-interface EnrollmentDoc {
-  _id: number;
-  partnerId: number;
-  programId: number;
-  status: EnrollmentStatus;
-  referralCode: string;
-  createdAt: Date;
-}
+type EnrollmentDoc = DocOf<Enrollment>;
 
 const programSchema = requiredStringsMayBeEmpty(
   new Schema<ProgramDoc>(

@@ -7,31 +7,12 @@ import {
   prepareCollections,
   requiredStringsMayBeEmpty,
   schemaOptions,
+  type DocOf,
 } from "../../shared/storage/mongo";
 import type { NewSale, Sale, SaleCommissionState, SalesRepository } from "./repository";
 
-interface SaleDoc {
-  _id: number;
-  programId: number;
-  transactionId: string;
-  amountCents: number;
-  currency: string;
-  customerKey: string | null;
-  email: string | null;
-  processorCustomerId: string | null;
-  partnerId: number | null;
-  clickId: string | null;
-  attributionMethod: AttributionMethod | null;
-  isTest: boolean;
-  isRecurring: boolean;
-  saleType: string | null;
-  subscriptionId: string | null;
-  commissionState: SaleCommissionState;
-  commissionId: number | null;
-  noCommissionReason?: string | null;
-  occurredAt: Date;
-  createdAt: Date;
-}
+/** Documents written before currency checks have no `noCommissionReason` (read as null). */
+type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };
 
 const saleSchema = requiredStringsMayBeEmpty(
   new Schema<SaleDoc>(

@@ -20,6 +20,9 @@ export async function nextId(connection: Connection, sequence: string): Promise<
   return doc!.seq;
 }
 
+/** A record as its MongoDB document: the domain type, its integer `id` stored as `_id`. */
+export type DocOf<T extends { id: number }> = Omit<T, "id"> & { _id: number };
+
 /**
  * One multi-document transaction with the settings the money path needs.
  * The callback may run more than once (transient errors are retried), so it
