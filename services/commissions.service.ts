@@ -1,6 +1,6 @@
 import os from "node:os";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { checkLedgerInvariants } from "../shared/domain/ledger-invariants";
+import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";

@@ -1,5 +1,5 @@
 import { Schema, type ClientSession, type Connection, type Model } from "mongoose";
-import type { LedgerSnapshot } from "../../shared/domain/ledger-invariants";
+import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import {
   isDuplicateKeyError,

@@ -1,4 +1,4 @@
-import type { LedgerSnapshot } from "../../shared/domain/ledger-invariants";
+import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 
 export interface Commission {
