@@ -39,7 +39,7 @@ import { createSalesRepository } from "../services/sales/storage";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
 import { roleAllows } from "../shared/domain/permissions";
 import { recordedReason } from "../shared/domain/refunds";
-import { buildTrackingStatus, TEST_EVENT_CAP } from "../shared/domain/tracking-status";
+import { buildTrackingStatus, TEST_EVENT_CAP } from "../services/status/tracking-status";
 import { ApiKeyCache } from "../shared/api-key-cache";
 import { toDto } from "../shared/dto";
 import { AppError, ERROR_CODES } from "../shared/errors";

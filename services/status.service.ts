@@ -1,6 +1,6 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { z } from "zod";
-import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "../shared/domain/tracking-status";
+import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "./status/tracking-status";
 import type { Jsonified } from "../shared/dto";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { parseInput } from "../shared/validation";

@@ -1,4 +1,4 @@
-import type { ProcessorMovement } from "../../shared/domain/processor-refunds";
+import type { ProcessorMovement } from "./processor-refunds";
 
 export type { ProcessorMovement };
 
