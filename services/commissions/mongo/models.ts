@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionStatus, RefundReasonCode } from "../../../shared/domain/refunds";
-import { requiredStringsMayBeEmpty, schemaOptions } from "../../../shared/storage/mongo";
+import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
 import type { Balance, BalanceKey, Commission, OutboxEvent, RefundEntry, Withdrawal, WithdrawalStatus } from "../repository";
 
 /**
@@ -17,87 +17,28 @@ import type { Balance, BalanceKey, Commission, OutboxEvent, RefundEntry, Withdra
  * from updates, and an update left empty would turn into a plain read.
  */
 
-export interface CommissionDoc {
-  _id: number;
-  programId: number;
-  partnerId: number;
-  saleId: number;
-  transactionId: string;
-  currency: string;
-  saleAmountCents: number;
-  ruleType: "percentage" | "flat";
-  ruleValue: number;
-  amountCents: number;
-  refundedCents: number;
-  deductedCents: number;
-  status: CommissionStatus;
-  reason: string | null;
-  approvableAt: Date;
-  creditedAt: Date | null;
-  paidOutAt: Date | null;
-  processorRevision?: number;
-  createdAt: Date;
-  updatedAt: Date;
-  lockVersion?: number;
-}
+/** Older documents have no `processorRevision` (read as 0); `lockVersion` is the row lock (above). */
+export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision"> & { processorRevision?: number; lockVersion?: number };
 
-export interface RefundDoc {
-  _id: number;
-  commissionId: number;
-  refundId: string | null;
-  requestedCents: number;
-  appliedCents: number;
-  deductionCents: number;
-  balanceDeductionCents: number;
-  reasonCode: RefundReasonCode;
-  reason: string;
-  createdAt: Date;
-}
+export type RefundDoc = DocOf<RefundEntry>;
 
-export interface BalanceDoc {
-  partnerId: number;
-  programId: number;
-  currency: string;
-  balanceCents: number;
-  creditedCents: number;
-  deductedCents: number;
-  paidCents: number;
-  lockVersion?: number;
-}
+export type BalanceDoc = Balance & { lockVersion?: number };
 
-export interface WithdrawalDoc {
-  _id: number;
-  partnerId: number;
-  programId: number;
-  currency: string;
-  requestedCents: number;
-  amountCents: number;
-  status: WithdrawalStatus;
-  idempotencyKey?: string | null;
-  createdAt: Date;
-  paidAt: Date | null;
-  cancelledAt: Date | null;
-  lockVersion?: number;
-}
+/** Older documents have no `idempotencyKey` (read as null). */
+export type WithdrawalDoc = Omit<DocOf<Withdrawal>, "idempotencyKey"> & { idempotencyKey?: string | null; lockVersion?: number };
 
 export interface WithdrawalCommissionDoc {
   withdrawalId: number;
   commissionId: number;
 }
 
-export interface OutboxDoc {
-  _id: number;
-  type: string;
-  payload: Record<string, unknown>;
+/** The relay's claim and retry fields are storage only. */
+export type OutboxDoc = DocOf<OutboxEvent> & {
   commissionId: number | null;
-  createdAt: Date;
   availableAt: Date;
-  attempts: number;
   claimedBy: string | null;
   claimedUntil: Date | null;
-  dispatchedAt: Date | null;
-  lastError: string | null;
-}
+};
 
 export const commissionSchema = requiredStringsMayBeEmpty(
   new Schema<CommissionDoc>(
