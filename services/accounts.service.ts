@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { inputValidator, type Input } from "../shared/endpoint";
 import { decideLoginAttempt, LOGIN_FAILURE_WINDOW_MS, loginThrottleKeys } from "./accounts/login-throttle";
 import { roleAllows, type Permission, type Role } from "../shared/domain/permissions";
 import { toDto } from "../shared/dto";
@@ -6,9 +7,9 @@ import { ConflictError, NotFoundError, RateLimitError, UnauthorizedError } from 
 import { hashPassword, verifyPassword } from "../shared/passwords";
 import { hashSecret, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { parseInput } from "../shared/validation";
 import { createAccountsRepository } from "./accounts/storage";
 import type { AccountsRepository, User } from "./accounts/repository";
+import { ACCOUNTS } from "./accounts/endpoints";
 import * as S from "./accounts/schemas";
 
 /** The signed-in dashboard user, as the gateway puts it in `ctx.meta.user`. */
@@ -38,17 +39,20 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
     this.sessionIdleMs = seconds("SESSION_IDLE_TIMEOUT_SECONDS", 86_400);
   },
 
+  // Params are validated against each action's declared input (accounts/endpoints.ts, shared/endpoint.ts).
+  hooks: { before: { "*": inputValidator(ACCOUNTS) } },
+
   actions: {
     createWorkspace: {
-      async handler(ctx: Context) {
-        const { name } = parseInput(S.CreateWorkspaceInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CreateWorkspaceInput>>) {
+        const { name } = ctx.params;
         return toDto(await this.repo.createWorkspace(name));
       },
     },
 
     getWorkspace: {
-      async handler(ctx: Context) {
-        const { workspaceId } = parseInput(S.WorkspaceIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.WorkspaceIdInput>>) {
+        const { workspaceId } = ctx.params;
         const workspace = await this.repo.getWorkspace(workspaceId);
         if (!workspace) throw new NotFoundError(`No workspace with id ${workspaceId}.`);
         return toDto(workspace);
@@ -56,8 +60,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
     },
 
     createUser: {
-      async handler(ctx: Context) {
-        const input = parseInput(S.CreateUserInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CreateUserInput>>) {
+        const input = ctx.params;
         const user = await this.repo.createUser({ email: input.email, name: input.name, passwordHash: await hashPassword(input.password) });
         if (!user) throw new ConflictError(`A user with email '${input.email}' already exists.`);
         return toDto(publicUser(user));
@@ -65,8 +69,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
     },
 
     grantRole: {
-      async handler(ctx: Context) {
-        const input = parseInput(S.GrantRoleInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.GrantRoleInput>>) {
+        const input = ctx.params;
         if (!(await this.repo.getWorkspace(input.workspaceId))) throw new NotFoundError(`No workspace with id ${input.workspaceId}.`);
         if (!(await this.repo.getUser(input.userId))) throw new NotFoundError(`No user with id ${input.userId}.`);
         return toDto(await this.repo.setMembership({ ...input, role: input.role as Role }));
@@ -82,8 +86,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
      * count each other; a refused or successful attempt is then forgotten.
      */
     login: {
-      async handler(ctx: Context<unknown, { clientAddress?: string }>) {
-        const { email, password } = parseInput(S.LoginRequest, ctx.params);
+      async handler(ctx: Context<Input<typeof S.LoginRequest>, { clientAddress?: string }>) {
+        const { email, password } = ctx.params;
         const keys = loginThrottleKeys(email, ctx.meta.clientAddress ?? "unknown");
         const now = new Date();
         const attempt = await this.repo.recordLoginFailures(Object.values(keys), now);
@@ -111,8 +115,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
     },
 
     logout: {
-      async handler(ctx: Context) {
-        const { token } = parseInput(S.SessionTokenInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.SessionTokenInput>>) {
+        const { token } = ctx.params;
         await this.repo.deleteSession(hashSecret(token));
         return { success: true };
       },
@@ -154,8 +158,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
     /** Whether the user's role in the workspace grants the permission. */
     checkPermission: {
       visibility: "public",
-      async handler(ctx: Context) {
-        const { userId, workspaceId, permission } = parseInput(S.CheckPermissionInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CheckPermissionInput>>) {
+        const { userId, workspaceId, permission } = ctx.params;
         const membership = await this.repo.findMembership(workspaceId, userId);
         return { member: membership !== null, role: membership?.role ?? null, allowed: membership ? roleAllows(membership.role, permission as Permission) : false };
       },

@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { inputValidator, type Input } from "../shared/endpoint";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
 import { toDto } from "../shared/dto";
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
@@ -6,9 +7,9 @@ import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { parseInput } from "../shared/validation";
 import { createAttributionRepository } from "./attribution/storage";
 import type { AttributionRepository } from "./attribution/repository";
+import { ATTRIBUTION } from "./attribution/endpoints";
 import * as S from "./attribution/schemas";
 import type { Program } from "./programs/repository";
 
@@ -29,11 +30,14 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
   name: "attribution",
   mixins: [storageMixin(createAttributionRepository), programCacheMixin],
 
+  // Params are validated against each action's declared input (attribution/endpoints.ts, shared/endpoint.ts).
+  hooks: { before: { "*": inputValidator(ATTRIBUTION) } },
+
   actions: {
     /** A referral click from the browser; the returned click id goes into the `svc_click_id` cookie. */
     trackClick: {
-      async handler(ctx: Context<unknown, CallerMeta>) {
-        const input = parseInput(S.TrackClickRequest, ctx.params);
+      async handler(ctx: Context<Input<typeof S.TrackClickRequest>, CallerMeta>) {
+        const input = ctx.params;
         // A key of program A records clicks for A only (and would otherwise skip B's origin check).
         if (ctx.meta.programId !== undefined && input.program_id !== ctx.meta.programId) {
           throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
@@ -70,8 +74,8 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
      * docs/security.md). The merchant's server, with the key, can do both.
      */
     trackLead: {
-      async handler(ctx: Context<unknown, CallerMeta>) {
-        const input = parseInput(S.TrackLeadRequest, ctx.params);
+      async handler(ctx: Context<Input<typeof S.TrackLeadRequest>, CallerMeta>) {
+        const input = ctx.params;
         const fromBrowser = ctx.meta.programId === undefined;
         const programId = ctx.meta.programId ?? input.program_id;
         if (programId === undefined) throw new InvalidRequestError("Invalid 'program_id': required when no API key is sent.");
@@ -119,8 +123,8 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
 
     /** Finds the partner of a sale by the spec's order (6.1); null when nothing matches. */
     resolve: {
-      async handler(ctx: Context): Promise<Attribution | null> {
-        const input = parseInput(S.ResolveInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ResolveInput>>): Promise<Attribution | null> {
+        const input = ctx.params;
         for (const step of attributionSteps(input)) {
           const found = await this.findPartnerBy(input.programId, step.method, step.value);
           if (!found) continue;
@@ -141,8 +145,8 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
     testEventStats: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId, kind, limit } = parseInput(S.TestEventStatsInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.TestEventStatsInput>>) {
+        const { programId, kind, limit } = ctx.params;
         return toDto(await this.repo.testEventStats(programId, kind, limit));
       },
     },

@@ -1,4 +1,5 @@
 import os from "node:os";
+import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
@@ -8,12 +9,12 @@ import { APP_METRICS, registerMetric } from "../shared/observability";
 import { countMetric, METRICS, setGauge } from "../shared/metrics";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { parseInput } from "../shared/validation";
-import { createForSale, type CreatedCommission } from "./commissions/create-for-sale";
 import * as ledger from "./commissions/ledger";
 import { OutboxRelay } from "./commissions/outbox-relay";
 import { createCommissionsRepository } from "./commissions/storage";
 import type { BalanceKey, CommissionsRepository } from "./commissions/repository";
+import { COMMISSIONS } from "./commissions/endpoints";
+import { createForSale, type CreatedCommission } from "./commissions/create-for-sale";
 import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
 import type { Program } from "./programs/repository";
@@ -31,13 +32,16 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "commissions",
   mixins: [storageMixin(createCommissionsRepository), programCacheMixin],
 
+  // Params are validated against each action's declared input (commissions/endpoints.ts, shared/endpoint.ts).
+  hooks: { before: { "*": inputValidator(COMMISSIONS) } },
+
   actions: {
     /** Creates the sale's commission at the program's current rule, frozen on the record. Idempotent per sale. */
     createForSale: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
-      async handler(ctx: Context): Promise<CreatedCommission> {
-        const input = parseInput(S.CreateForSaleInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CreateForSaleInput>>): Promise<CreatedCommission> {
+        const input = ctx.params;
         const program = await getProgram<Program>(ctx, input.programId);
         const result = await createForSale(this.repo, program, input, new Date());
         if (result.created) this.relay.nudge();
@@ -50,8 +54,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Spec 3.1: one refund or chargeback against the sale's commission, in one transaction. */
     reverseForSale: {
       idempotent: true,
-      async handler(ctx: Context): Promise<RefundResponse> {
-        const input = parseInput(S.ReverseForSaleInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ReverseForSaleInput>>): Promise<RefundResponse> {
+        const input = ctx.params;
         const response = await reverseForSale(this.repo, input, new Date());
         if (reversalApplied(response)) this.relay.nudge();
         return response;
@@ -62,8 +66,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     settleProcessorForSale: {
       idempotent: true,
       visibility: "public",
-      async handler(ctx: Context) {
-        const input = parseInput(S.SettleProcessorForSaleInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.SettleProcessorForSaleInput>>) {
+        const input = ctx.params;
         const outcome = await this.repo.transaction((tx) => ledger.settleProcessorReversal(tx, input, new Date()));
         if (outcome.kind !== "settled") return outcome;
         if (outcome.applied || outcome.restored.length) this.relay.nudge();
@@ -83,8 +87,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Credits every commission whose hold has passed (also run periodically). */
     approveDue: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId } = parseInput(S.ApproveDueInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ApproveDueInput>>) {
+        const { programId } = ctx.params;
         const approved: number[] = [];
         for (;;) {
           const now = new Date();
@@ -100,16 +104,16 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     },
 
     createWithdrawal: {
-      async handler(ctx: Context) {
-        const input = parseInput(S.CreateWithdrawalInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CreateWithdrawalInput>>) {
+        const input = ctx.params;
         const key = await this.balanceKey(ctx, input);
         return toDto(await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date(), input.idempotencyKey)));
       },
     },
 
     payWithdrawal: {
-      async handler(ctx: Context) {
-        const { withdrawalId } = parseInput(S.WithdrawalIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.WithdrawalIdInput>>) {
+        const { withdrawalId } = ctx.params;
         return toDto(await this.repo.transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, new Date())));
       },
     },
@@ -117,8 +121,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** A partner's balance in a program, with its withdrawals. */
     balance: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const key = await this.balanceKey(ctx, parseInput(S.BalanceKeyInput, ctx.params));
+      async handler(ctx: Context<Input<typeof S.BalanceKeyInput>>) {
+        const key = await this.balanceKey(ctx, ctx.params);
         const balance = (await this.repo.getBalance(key)) ?? { ...key, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
         return toDto({ ...balance, withdrawals: await this.repo.listWithdrawals(key) });
       },
@@ -127,8 +131,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** A commission with its refunds and outbox events (operators, REPL). */
     get: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const { commissionId } = parseInput(S.CommissionIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CommissionIdInput>>) {
+        const { commissionId } = ctx.params;
         const commission = await this.repo.getCommission(commissionId);
         if (!commission) throw new NotFoundError(`No commission with id ${commissionId}.`);
         const [refunds, events] = [await this.repo.listRefunds(commissionId), await this.repo.listOutbox({ commissionId, limit: 100 })];
@@ -138,8 +142,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     outboxBacklog: {
       idempotent: true,
-      async handler(ctx: Context) {
-        parseInput(S.NoInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.NoInput>>) {
         return { pending: await this.repo.outboxBacklog() };
       },
     },
@@ -147,8 +150,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Checks the ledger invariants over one consistent snapshot (operators: `cli reconcile`, `GET /api/admin/reconcile`). */
     reconcile: {
       idempotent: true,
-      async handler(ctx: Context) {
-        parseInput(S.NoInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.NoInput>>) {
         const started = Date.now();
         const report = checkLedgerInvariants(await this.repo.ledgerSnapshot());
         return { ...report, checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };

@@ -1,4 +1,5 @@
 import os from "node:os";
+import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
@@ -10,6 +11,7 @@ import { parseInput } from "../shared/validation";
 import { generateWebhookSecret } from "../shared/webhook-signature";
 import { createNotificationsRepository } from "./notifications/storage";
 import { WEBHOOK_EVENT_TYPES, type Notification, type NotificationsRepository, type UnreadCounts, type WebhookEventType } from "./notifications/repository";
+import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
 import type { Program } from "./programs/repository";
@@ -65,6 +67,9 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     this.workspaceCache = new Map();
   },
 
+  // Params are validated against each action's declared input (notifications/endpoints.ts, shared/endpoint.ts).
+  hooks: { before: { "*": inputValidator(NOTIFICATIONS) } },
+
   actions: {
     /** Called by the commissions outbox relay; throwing makes the relay retry the event later. */
     commissionEvent: {
@@ -111,15 +116,15 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
     /** Operators (admin API, CLI, REPL): notifications by workspace, program, partner, kind. */
     list: {
-      async handler(ctx: Context) {
-        return (await this.repo.list(parseInput(S.ListInput, ctx.params))).map(notificationDto);
+      async handler(ctx: Context<Input<typeof S.ListInput>>) {
+        return (await this.repo.list(ctx.params)).map(notificationDto);
       },
     },
 
     /** Dashboard: the workspace's notices and warnings with unread counts. The gateway checked membership. */
     listForWorkspace: {
-      async handler(ctx: Context) {
-        const { workspaceId, kind, unread, before, limit } = parseInput(S.WorkspaceListInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.WorkspaceListInput>>) {
+        const { workspaceId, kind, unread, before, limit } = ctx.params;
         const [list, counts] = [await this.repo.list({ workspaceId, kind, unread, beforeId: before, limit }), await this.repo.unreadCounts(workspaceId)];
         return {
           data: list.map(notificationDto),
@@ -131,8 +136,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     },
 
     markRead: {
-      async handler(ctx: Context) {
-        const { workspaceId, notificationId } = parseInput(S.MarkReadInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.MarkReadInput>>) {
+        const { workspaceId, notificationId } = ctx.params;
         const n = await this.repo.markRead(workspaceId, notificationId, new Date());
         if (!n) throw new NotFoundError(`No notification with id ${notificationId} in workspace ${workspaceId}.`);
         return { data: notificationDto(n), unread: withTotal(await this.repo.unreadCounts(workspaceId)) };
@@ -140,8 +145,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     },
 
     markAllRead: {
-      async handler(ctx: Context) {
-        const { workspaceId, kind } = parseInput(S.MarkAllReadInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.MarkAllReadInput>>) {
+        const { workspaceId, kind } = ctx.params;
         const updated = await this.repo.markAllRead(workspaceId, kind, new Date());
         return { updated, unread: withTotal(await this.repo.unreadCounts(workspaceId)) };
       },
@@ -149,8 +154,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
     /** Registers an endpoint. The signing secret is in this response only. */
     createWebhookEndpoint: {
-      async handler(ctx: Context) {
-        const input = parseInput(S.CreateEndpointInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CreateEndpointInput>>) {
+        const input = ctx.params;
         await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
         const secret = generateWebhookSecret();
         const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
@@ -159,16 +164,16 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     },
 
     listWebhookEndpoints: {
-      async handler(ctx: Context) {
-        const { workspaceId } = parseInput(S.WorkspaceIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.WorkspaceIdInput>>) {
+        const { workspaceId } = ctx.params;
         return toDto(await this.repo.listEndpoints(workspaceId));
       },
     },
 
     /** Stops new deliveries to the endpoint; pending ones wait until it is enabled again. */
     disableWebhookEndpoint: {
-      async handler(ctx: Context) {
-        const { endpointId, reason } = parseInput(S.DisableEndpointInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.DisableEndpointInput>>) {
+        const { endpointId, reason } = ctx.params;
         const endpoint = await this.repo.setEndpointEnabled(endpointId, false, reason ?? "disabled by an operator", new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
         return toDto(endpoint);
@@ -177,8 +182,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
     /** Enables the endpoint again (its failure count starts over); pending deliveries resume. */
     enableWebhookEndpoint: {
-      async handler(ctx: Context) {
-        const { endpointId } = parseInput(S.EndpointIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
+        const { endpointId } = ctx.params;
         const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
         this.worker?.nudge();
@@ -188,8 +193,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
     /** The endpoint's deliveries, newest first, each with every attempt's status code or error. */
     listWebhookDeliveries: {
-      async handler(ctx: Context) {
-        const filter = parseInput(S.ListDeliveriesInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ListDeliveriesInput>>) {
+        const filter = ctx.params;
         if (!(await this.repo.getEndpoint(filter.endpointId))) throw new NotFoundError(`No webhook endpoint with id ${filter.endpointId}.`);
         return toDto(await this.repo.listDeliveries(filter));
       },

@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { inputValidator, type Input } from "../shared/endpoint";
 import Stripe from "stripe";
 import { z } from "zod";
 import type { Jsonified } from "../shared/dto";
@@ -15,6 +16,7 @@ import { handleChargeSucceeded, handleInvoicePaymentPaid, handlePaymentIntentSuc
 import { handleChargeRefunded, handleRefundObject } from "./processor/handlers/refunds";
 import { createProcessorRepository } from "./processor/storage";
 import type { ProcessorRepository } from "./processor/repository";
+import { PROCESSOR } from "./processor/endpoints";
 import * as S from "./processor/schemas";
 import type { Program } from "./programs/repository";
 
@@ -83,6 +85,8 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
   // Business metrics (METRICS=true, shared/metrics.ts): every webhook call, by event type and outcome.
   hooks: {
+    // Params are validated against each action's declared input (processor/endpoints.ts, shared/endpoint.ts).
+    before: { "*": inputValidator(PROCESSOR) },
     after: {
       handleWebhook(ctx: Context, res: Parameters<typeof processorEventOutcome>[0]) {
         countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, HANDLERS), outcome: processorEventOutcome(res) });
@@ -167,16 +171,16 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** One stored event with its outcome (`cli processor-event`). */
     getEvent: {
-      async handler(ctx: Context) {
-        const { eventId } = parseInput(S.GetEventInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.GetEventInput>>) {
+        const { eventId } = ctx.params;
         return this.repo.getEvent(eventId);
       },
     },
 
     /** The newest stored events, e.g. the rejected ones (`cli processor-events --status rejected`). */
     listEvents: {
-      async handler(ctx: Context) {
-        const { status, limit } = parseInput(S.ListEventsInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ListEventsInput>>) {
+        const { status, limit } = ctx.params;
         return this.repo.listEvents({ status, limit });
       },
     },

@@ -1,12 +1,13 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { inputValidator, type Input } from "../shared/endpoint";
 import { toDto } from "../shared/dto";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { parseInput } from "../shared/validation";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
 import type { Program, ProgramsRepository } from "./programs/repository";
+import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 
 type Methods = { requireProgram(id: number): Promise<Program> };
@@ -16,10 +17,13 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
   name: "programs",
   mixins: [storageMixin(createProgramsRepository)],
 
+  // Params are validated against each action's declared input (programs/endpoints.ts, shared/endpoint.ts).
+  hooks: { before: { "*": inputValidator(PROGRAMS) } },
+
   actions: {
     create: {
-      async handler(ctx: Context) {
-        const input = parseInput(S.CreateProgramInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CreateProgramInput>>) {
+        const input = ctx.params;
         if (input.workspaceId !== null) await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
         return toDto(await this.repo.createProgram(input));
       },
@@ -28,8 +32,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     get: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId } = parseInput(S.ProgramIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
         return toDto(await this.requireProgram(programId));
       },
     },
@@ -39,8 +43,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
      * The connection date is decided here for every caller (`connectedAtAfter`).
      */
     updateProcessorConnection: {
-      async handler(ctx: Context) {
-        const { programId, ...update } = parseInput(S.UpdateProcessorConnectionInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.UpdateProcessorConnectionInput>>) {
+        const { programId, ...update } = ctx.params;
         const program = await this.requireProgram(programId);
         if (update.accountId) {
           const owner = await this.repo.findProgramByProcessorAccount(update.accountId);
@@ -57,8 +61,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     /** The program a processor connected account belongs to, or null. */
     findByProcessorAccount: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const { accountId } = parseInput(S.ProcessorAccountInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ProcessorAccountInput>>) {
+        const { accountId } = ctx.params;
         const program = await this.repo.findProgramByProcessorAccount(accountId);
         return program ? toDto(program) : null;
       },
@@ -66,8 +70,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
 
     /** The secret is returned once, here; only its hash is stored. */
     createApiKey: {
-      async handler(ctx: Context) {
-        const { programId } = parseInput(S.ProgramIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
         await this.requireProgram(programId);
         const { key, prefix, secretHash } = generateApiKey();
         const stored = await this.repo.createApiKey({ programId, prefix, secretHash });
@@ -76,8 +80,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     },
 
     retireApiKey: {
-      async handler(ctx: Context) {
-        const { keyId } = parseInput(S.KeyIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.KeyIdInput>>) {
+        const { keyId } = ctx.params;
         const key = await this.repo.retireApiKey(keyId, new Date());
         if (!key) throw new NotFoundError(`No API key with id ${keyId}.`);
         // Gateways cache authenticated keys: awaited, so this process's gateway has forgotten it before we answer.
@@ -103,8 +107,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
 
     /** Creates a partner with an approved enrollment in the program and a referral code. */
     createPartner: {
-      async handler(ctx: Context) {
-        const input = parseInput(S.CreatePartnerInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.CreatePartnerInput>>) {
+        const input = ctx.params;
         await this.requireProgram(input.programId);
         const referralCode = input.referralCode ?? randomToken(6);
         if (await this.repo.findEnrollmentByReferralCode(input.programId, referralCode)) {
@@ -125,8 +129,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     /** The approved partner behind a referral code, or null. */
     findReferral: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId, referralCode } = parseInput(S.FindReferralInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.FindReferralInput>>) {
+        const { programId, referralCode } = ctx.params;
         const enrollment = await this.repo.findEnrollmentByReferralCode(programId, referralCode);
         return enrollment && enrollment.status === "approved" ? toDto(enrollment) : null;
       },
@@ -134,8 +138,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
 
     getEnrollment: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId, partnerId } = parseInput(S.EnrollmentInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.EnrollmentInput>>) {
+        const { programId, partnerId } = ctx.params;
         const enrollment = await this.repo.findEnrollment(programId, partnerId);
         if (!enrollment) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
         return toDto(enrollment);
@@ -144,8 +148,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
 
     hasApprovedPartners: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId } = parseInput(S.ProgramIdInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
         return this.repo.hasApprovedEnrollment(programId);
       },
     },

@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { inputValidator, type Input } from "../shared/endpoint";
 import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
 import { commissionCurrencyCheck } from "../shared/domain/currencies";
@@ -8,10 +9,10 @@ import { APP_METRICS, registerMetric } from "../shared/observability";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { parseInput } from "../shared/validation";
-import type { RefundResponse } from "./commissions.service";
 import { createSalesRepository } from "./sales/storage";
 import type { Sale, SalesRepository } from "./sales/repository";
+import { SALES } from "./sales/endpoints";
+import type { RefundResponse } from "./commissions.service";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
 import { reverseSale } from "./sales/reverse-sale";
 import * as S from "./sales/schemas";
@@ -32,6 +33,8 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
   // Business metrics (METRICS=true, shared/metrics.ts): every sale report and refused refund, counted by outcome.
   hooks: {
+    // Params are validated against each action's declared input (sales/endpoints.ts, shared/endpoint.ts).
+    before: { "*": inputValidator(SALES) },
     after: {
       track(ctx: Context, res: { test: boolean; partner_id: number | null }) {
         countMetric(this.broker, METRICS.salesTracked, { outcome: saleOutcome({ isTest: res.test, partnerId: res.partner_id }), source: "api" });
@@ -58,8 +61,8 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   actions: {
     /** `POST /api/v1/track/sale`: an attributed, non-test sale gets a commission. A repeated transaction id is a 409. */
     track: {
-      async handler(ctx: Context<unknown, CallerMeta>) {
-        const input = parseInput(S.TrackSaleRequest, ctx.params);
+      async handler(ctx: Context<Input<typeof S.TrackSaleRequest>, CallerMeta>) {
+        const input = ctx.params;
         const programId = this.programOf(ctx);
         // A sale reported through the API is in the program's currency: another one is refused and records nothing,
         // so the merchant converts it (a flat commission of 500 must not be paid as 500 yen on a dollar program).
@@ -93,8 +96,8 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** A sale reported by the processor's webhooks; attribution hints are chosen by the caller (spec 6.1). */
     recordProcessorSale: {
       visibility: "public",
-      async handler(ctx: Context) {
-        const input = parseInput(S.ProcessorSaleInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ProcessorSaleInput>>) {
+        const input = ctx.params;
         const { sale, commission } = await recordSale(this, ctx, {
           ...input,
           customerKey: input.attributionHints.customerKey ?? null,
@@ -109,9 +112,9 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     refund: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
-      async handler(ctx: Context<unknown, CallerMeta>): Promise<RefundResponse> {
+      async handler(ctx: Context<Input<typeof S.RefundRequest>, CallerMeta>): Promise<RefundResponse> {
         const programId = this.programOf(ctx);
-        const input = parseInput(S.RefundRequest, ctx.params);
+        const input = ctx.params;
         const sale = await this.requireSale(programId, input.transaction_id);
         if (input.test !== undefined && input.test !== sale.isTest) {
           throw new InvalidRequestError(
@@ -135,8 +138,8 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     settleProcessorTransaction: {
       idempotent: true,
       visibility: "public",
-      async handler(ctx: Context) {
-        const { programId, transactionId, ...settlement } = parseInput(S.ProcessorSettlementInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.ProcessorSettlementInput>>) {
+        const { programId, transactionId, ...settlement } = ctx.params;
         const sale = await this.requireSale(programId, transactionId);
         if (sale.commissionState === "pending") await ensureCommission(this, ctx, sale);
         if (sale.commissionState === "none") return { kind: "no_commission" };
@@ -153,8 +156,8 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     get: {
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId, transactionId } = parseInput(S.GetSaleInput, ctx.params);
+      async handler(ctx: Context<Input<typeof S.GetSaleInput>>) {
+        const { programId, transactionId } = ctx.params;
         return toDto(await this.requireSale(programId, transactionId));
       },
     },

@@ -1,13 +1,11 @@
 import type { Context, ServiceSchema } from "moleculer";
-import { z } from "zod";
+import { inputValidator, type Input } from "../shared/endpoint";
 import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "./status/tracking-status";
 import type { Jsonified } from "../shared/dto";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
-import { parseInput } from "../shared/validation";
+import { STATUS } from "./status/endpoints";
 import type { Program } from "./programs/repository";
-import { Id } from "./programs/schemas";
-
-const ForProgramInput = z.strictObject({ programId: Id });
+import type * as Programs from "./programs/schemas";
 
 /**
  * Integration status for dashboard users (spec 2.4, 3.2). Owns no data: it
@@ -17,12 +15,15 @@ const StatusService: ServiceSchema = {
   name: "status",
   mixins: [programCacheMixin],
 
+  // Params are validated against each action's declared input (status/endpoints.ts, shared/endpoint.ts).
+  hooks: { before: { "*": inputValidator(STATUS) } },
+
   actions: {
     forProgram: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
-      async handler(ctx: Context) {
-        const { programId } = parseInput(ForProgramInput, ctx.params);
+      async handler(ctx: Context<Input<typeof Programs.ProgramIdInput>>) {
+        const { programId } = ctx.params;
         const stats = (kind: "click" | "lead") =>
           ctx.call<TestEventFacts, unknown>("attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
         const [program, clicks, leads, hasPartners] = await Promise.all([

@@ -1,0 +1,111 @@
+/** The commissions service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
+import { declareActions } from "../../shared/endpoint";
+import * as S from "./schemas";
+
+export const COMMISSIONS = declareActions("commissions", {
+  get: {
+    input: S.CommissionIdInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/commissions/:commissionId",
+      route: "admin",
+      tag: "Operator",
+      summary: "A commission with its refunds and events",
+      description: "The commission, every refund applied to it, and the events it produced with their delivery state.",
+      example: { commissionId: 7 },
+      errors: ["not_found"],
+      response: { description: "The commission.", example: { id: 7, status: "refunded", amountCents: 2000, refunds: [{ refundId: "re_1", deductionCents: 600 }], outbox: [{ id: 2, type: "commission.refunded", status: "dispatched" }] } },
+    },
+  },
+  approveDue: {
+    input: S.ApproveDueInput,
+    http: {
+      method: "POST",
+      path: "/api/admin/commissions/approve-due",
+      route: "admin",
+      tag: "Operator",
+      summary: "Credit commissions whose hold has passed",
+      description: "Approves every pending commission whose hold period is over, crediting the partners' balances. The server also does this periodically; this runs it now.",
+      example: { programId: 1 },
+      response: { description: "What was approved.", example: { approved: 1, commissionIds: [7] } },
+    },
+  },
+  balance: {
+    input: S.BalanceKeyInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/programs/:programId/partners/:partnerId/balance",
+      route: "admin",
+      tag: "Operator",
+      summary: "A partner's balance, with withdrawals",
+      description: "Credited, deducted and paid amounts and the available balance, in minor units of one currency.",
+      example: { programId: 1, partnerId: 3, currency: "usd" },
+      errors: ["not_found"],
+      response: { description: "The balance in minor units.", example: { partnerId: 3, programId: 1, currency: "usd", balanceCents: 1400, creditedCents: 2000, deductedCents: 600, paidCents: 0, withdrawals: [] } },
+    },
+  },
+  createWithdrawal: {
+    input: S.CreateWithdrawalInput,
+    http: {
+      method: "POST",
+      path: "/api/admin/programs/:programId/partners/:partnerId/withdrawals",
+      route: "admin",
+      tag: "Operator",
+      summary: "Create a withdrawal",
+      description: "Takes the amount (default: the whole available balance) out of the partner's balance for a payout. With an idempotency key, the same request again returns the same withdrawal; another request with that key is 409.",
+      example: { programId: 1, partnerId: 3, amountCents: 1000, idempotencyKey: "payout-2030-01-partner-3" },
+      errors: ["not_found", "conflict"],
+      response: {
+        description: "The withdrawal (for a key already used with the same request, the earlier withdrawal as it is now; another request with the key is 409).",
+        example: { id: 2, partnerId: 3, programId: 1, currency: "usd", requestedCents: 1000, amountCents: 1000, status: "open", idempotencyKey: "payout-2030-01-partner-3" },
+      },
+    },
+  },
+  payWithdrawal: {
+    input: S.WithdrawalIdInput,
+    http: {
+      method: "POST",
+      path: "/api/admin/withdrawals/:withdrawalId/pay",
+      route: "admin",
+      tag: "Operator",
+      summary: "Mark a withdrawal paid",
+      description: "Records that the payout was sent. A withdrawal is paid once (409 otherwise).",
+      example: { withdrawalId: 2 },
+      errors: ["not_found", "conflict"],
+      response: { description: "The paid withdrawal.", example: { id: 2, status: "paid", amountCents: 1000 } },
+    },
+  },
+  outboxBacklog: {
+    input: S.NoInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/outbox",
+      route: "admin",
+      tag: "Operator",
+      summary: "Commission events not yet delivered",
+      description: "How many commission events still wait to become notifications and webhook deliveries. A number that keeps growing means their delivery is stuck.",
+      response: { description: "The backlog.", example: { pending: 0 } },
+    },
+  },
+  reconcile: {
+    input: S.NoInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/reconcile",
+      route: "admin",
+      tag: "Operator",
+      summary: "Check that the books add up",
+      description: "Checks that balances, commissions, refunds and withdrawals agree, over one consistent snapshot. ok is false and violations lists them when any rule is broken.",
+      response: { description: "The report.", example: { ok: true, violations: [], violationsNotShown: 0, checkedAt: "2026-01-01T00:00:00.000Z", durationMs: 12 } },
+    },
+  },
+  createForSale: {
+    input: S.CreateForSaleInput,
+  },
+  reverseForSale: {
+    input: S.ReverseForSaleInput,
+  },
+  settleProcessorForSale: {
+    input: S.SettleProcessorForSaleInput,
+  },
+});

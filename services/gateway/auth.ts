@@ -1,0 +1,218 @@
+/**
+ * Who may call: the gateway's authentication and authorization methods per
+ * kind of route (API key, optional API key, operator token, dashboard
+ * session with the workspace policies), the throttles they use, and the
+ * session cookie. The routes name these methods (routes.ts); the gateway
+ * service mixes them in.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "moleculer";
+import { loadAdminToken } from "../../shared/admin-token";
+import { ApiKeyCache } from "../../shared/api-key-cache";
+import { clientAddressOf } from "../../shared/client-address";
+import type { Permission } from "../../shared/domain/permissions";
+import { ForbiddenError, RateLimitError, UnauthorizedError } from "../../shared/errors";
+import type { CallerMeta } from "../../shared/meta";
+import { getProgram } from "../../shared/program-cache";
+import { RateLimiter } from "../../shared/rate-limiter";
+import { hashesEqual, hashSecret } from "../../shared/secrets";
+import { parseInput } from "../../shared/validation";
+import type { SessionUser } from "../accounts.service";
+import { WorkspaceIdInput } from "../accounts/schemas";
+import { ProgramIdInput } from "../programs/schemas";
+
+export type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
+export type Res = ServerResponse;
+type Route = { opts: { permission?: Permission } };
+
+/** What the gateway puts in ctx.meta on dashboard (session) routes. */
+export interface SessionMeta extends CallerMeta {
+  user?: SessionUser | null;
+  sessionToken?: string;
+  secureTransport?: boolean;
+  /** The caller's address (shared/client-address.ts), for the sign-in throttle. */
+  clientAddress?: string;
+  processorSignature?: string;
+  $responseHeaders?: Record<string, string>;
+  $responseType?: string;
+}
+
+export const SESSION_COOKIE = "svc_session";
+
+/** Where the operator token comes from, for the start banner (bin/start.ts): never the token itself. */
+export type AdminTokenOrigin = { source: "ADMIN_TOKEN" } | { source: "file"; file: string; generated: boolean };
+
+/** The state the auth methods keep on the gateway service (set up by `createAuthState`). */
+export type AuthVars = { adminTokenHash: string; adminTokenOrigin: AdminTokenOrigin; rateLimiter: RateLimiter; keyCache: ApiKeyCache; adminRequests: RateLimiter; adminFailures: RateLimiter };
+
+export type AuthMethods = {
+  authenticateApiKey(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): Promise<null>;
+  authenticateOptionalApiKey(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): Promise<null>;
+  authenticateOperator(ctx: Context, route: unknown, req: Req): Promise<null>;
+  authenticateSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<SessionUser>;
+  verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
+  verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
+  describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
+};
+
+/**
+ * Credentials are short (an API key is 71 characters, a session token 43): a
+ * longer one is not ours, and is refused as unknown (401) before any lookup.
+ */
+const MAX_CREDENTIAL_LENGTH = 200;
+
+/** The operator token's hash, the API key cache and the throttles, from the environment. */
+export function createAuthState(): AuthVars {
+  const { token, generated, file } = loadAdminToken();
+  return {
+    adminTokenHash: hashSecret(token),
+    // The token itself is never logged: the start banner says where it is (bin/start.ts).
+    adminTokenOrigin: file ? { source: "file", file, generated } : { source: "ADMIN_TOKEN" },
+    rateLimiter: new RateLimiter(Number(process.env.RATE_LIMIT_PER_MINUTE ?? 1200), 60_000),
+    keyCache: new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000)),
+    // The admin API, per client address: failed operator tokens, and all requests.
+    adminFailures: new RateLimiter(Number(process.env.ADMIN_AUTH_FAILURES_PER_MINUTE ?? 10), 60_000),
+    adminRequests: new RateLimiter(Number(process.env.ADMIN_RATE_LIMIT_PER_MINUTE ?? 1200), 60_000),
+  };
+}
+
+function cookieValue(req: Req, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? "").split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join("="));
+    } catch {
+      // Malformed percent-encoding: not a token we issued (refused as unknown), not a 500.
+      return v.join("=");
+    }
+  }
+  return undefined;
+}
+
+/** HttpOnly so scripts cannot read it, SameSite=Lax against cross-site posts, Secure behind HTTPS. */
+export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return [`${SESSION_COOKIE}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`, ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+/**
+ * Whether the request came over HTTPS: a TLS socket, or a proxy's
+ * `X-Forwarded-Proto: https` (believed without TRUST_PROXY: a client that
+ * fakes it only makes its own cookie stricter), or always with
+ * SESSION_COOKIE_SECURE=true (a proxy that does not say).
+ */
+const isSecure = (req: Req) =>
+  process.env.SESSION_COOKIE_SECURE === "true" ||
+  (req.socket as { encrypted?: boolean }).encrypted === true ||
+  String(req.headers["x-forwarded-proto"] ?? "")
+    .split(",")
+    .some((p) => p.trim().toLowerCase() === "https");
+
+const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], process.env.TRUST_PROXY === "true");
+
+type Self = AuthMethods & AuthVars;
+
+/** The gateway's auth methods (`this` is the gateway service). */
+export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Parameters<AuthMethods[K]>) => ReturnType<AuthMethods[K]> } = {
+  async authenticateApiKey(ctx, route, req) {
+    const header = req.headers.authorization;
+    const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match || match[1].length > MAX_CREDENTIAL_LENGTH) throw new UnauthorizedError();
+    // A key authenticated within API_KEY_CACHE_TTL_MS is not looked up again (dropped at once when retired).
+    let known = this.keyCache.get(match[1]);
+    if (!known) {
+      known = await ctx.call<{ programId: number; keyId: number }, unknown>("programs.authenticateKey", { key: match[1] });
+      this.keyCache.set(match[1], known);
+    }
+    const { programId, keyId } = known;
+    const retryAfter = this.rateLimiter.hit(String(keyId));
+    if (retryAfter > 0) throw new RateLimitError(retryAfter);
+    ctx.meta.programId = programId;
+    ctx.meta.apiKeyId = keyId;
+    this.describeCaller(ctx, route, req);
+    return null;
+  },
+
+  /** Browser calls carry no key; a merchant server may still send one (lead tracking). */
+  async authenticateOptionalApiKey(ctx, route, req) {
+    if (req.headers.authorization !== undefined) return this.authenticateApiKey(ctx, route, req);
+    this.describeCaller(ctx, route, req);
+    return null;
+  },
+
+  /**
+   * The operator token, throttled per client address: an address past its
+   * failed attempts is refused before its token is even compared (so the
+   * answer says nothing about a guess), and every address has a request rate.
+   */
+  async authenticateOperator(_ctx, _route, req) {
+    const address = clientAddress(req);
+    const blocked = this.adminFailures.blockedFor(address);
+    if (blocked > 0) throw new RateLimitError(blocked, "Too many failed operator-token attempts from this client address");
+    const retryAfter = this.adminRequests.hit(address);
+    if (retryAfter > 0) throw new RateLimitError(retryAfter, "Too many admin API requests from this client address");
+    const header = req.headers.authorization;
+    const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match || !hashesEqual(hashSecret(match[1]), this.adminTokenHash)) {
+      this.adminFailures.hit(address);
+      throw new UnauthorizedError("Missing or invalid operator token. Send 'Authorization: Bearer <ADMIN_TOKEN>'.");
+    }
+    return null;
+  },
+
+  /**
+   * Dashboard routes accept only a session cookie: a Bearer key, even a
+   * valid one, is refused. Login and logout pass without a session.
+   */
+  async authenticateSession(ctx, _route, req) {
+    ctx.meta.secureTransport = isSecure(req);
+    ctx.meta.clientAddress = clientAddress(req);
+    const cookie = cookieValue(req, SESSION_COOKIE);
+    // An over-long cookie cannot be a token we issued: unknown, like any other.
+    const token = cookie !== undefined && cookie.length <= MAX_CREDENTIAL_LENGTH ? cookie : undefined;
+    const overLong = cookie !== undefined && token === undefined;
+    const action = (req as { $alias?: { action?: string } }).$alias?.action;
+    if (action === "gateway.login") return null as unknown as SessionUser;
+    if (action === "gateway.logout") {
+      ctx.meta.sessionToken = token;
+      return null as unknown as SessionUser;
+    }
+    if (req.headers.authorization !== undefined) {
+      throw new UnauthorizedError("This endpoint takes a signed-in dashboard session, not an API key. Sign in at /dashboard.");
+    }
+    if (!token) throw new UnauthorizedError(overLong ? "Unknown session. Sign in to the dashboard again." : "Sign in to the dashboard first.");
+    return ctx.call<SessionUser, unknown>("accounts.authenticateSession", { token });
+  },
+
+  async verifyProgramAccess(ctx, route, req) {
+    const user = ctx.meta.user;
+    if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
+    const { programId } = parseInput(ProgramIdInput, { programId: req.$params?.programId });
+    const program = await getProgram<{ workspaceId: number | null }>(ctx, programId);
+    const permission = route.opts.permission ?? "tracking:read";
+    const access = program.workspaceId
+      ? await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
+      : { member: false, allowed: false };
+    if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
+    if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
+  },
+
+  /** Like verifyProgramAccess, for routes naming the workspace: 400 bad id, 404 unknown workspace, 403 not a member or not allowed. */
+  async verifyWorkspaceAccess(ctx, route, req) {
+    const user = ctx.meta.user;
+    if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
+    const { workspaceId } = parseInput(WorkspaceIdInput, { workspaceId: req.$params?.workspaceId });
+    await ctx.call("accounts.getWorkspace", { workspaceId });
+    const permission = route.opts.permission ?? "programs:read";
+    const access = await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId, permission });
+    if (!access.member) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}.`);
+    if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);
+  },
+
+  describeCaller(ctx, _route, req) {
+    const ua = req.headers["user-agent"];
+    if (typeof ua === "string") ctx.meta.userAgent = ua.slice(0, 512);
+    const origin = req.headers.origin;
+    if (typeof origin === "string") ctx.meta.origin = origin;
+  },
+};

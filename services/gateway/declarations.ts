@@ -1,0 +1,56 @@
+/**
+ * Every declared HTTP endpoint, in the order of the gateway's routes. The
+ * gateway imports each service's declarations (its folder's endpoints.ts:
+ * static data, loaded without the service) rather than reading them from the
+ * registry: in a split deployment the gateway then has every route from its
+ * first request, whatever nodes are up, and the zod schemas (which do not
+ * survive the JSON of Moleculer's INFO packets) stay usable for the OpenAPI
+ * document.
+ */
+import type { ActionDeclaration, HttpEndpoint, InputSchema, RouteGroup } from "../../shared/endpoint";
+import { ACCOUNTS } from "../accounts/endpoints";
+import { ATTRIBUTION } from "../attribution/endpoints";
+import { COMMISSIONS } from "../commissions/endpoints";
+import { NOTIFICATIONS } from "../notifications/endpoints";
+import { PROCESSOR } from "../processor/endpoints";
+import { PROGRAMS } from "../programs/endpoints";
+import { SALES } from "../sales/endpoints";
+import { STATUS } from "../status/endpoints";
+import { GATEWAY, GATEWAY_PAGES } from "./endpoints";
+
+export type PageName = keyof typeof GATEWAY_PAGES;
+
+/** One HTTP route: an action's endpoint (with the action's input schema), or a page of the gateway. */
+export type DeclaredEndpoint = { http: HttpEndpoint } & ({ action: string; input?: InputSchema; page?: undefined } | { action: null; page: PageName; input?: undefined });
+
+/** The order of the gateway's routes (moleculer-web matches them in this order). */
+export const ROUTE_ORDER: RouteGroup[] = [
+  "health",
+  "reference",
+  "track-browser",
+  "track-server",
+  "processor-webhooks",
+  "auth",
+  "tracking-status",
+  "workspace-notifications",
+  "dashboard",
+  "sdk",
+  "admin",
+];
+
+// In this order within a route group (the document lists operations in this order too).
+const SERVICES: Array<{ service: string; actions: Record<string, ActionDeclaration> }> = [GATEWAY, ATTRIBUTION, STATUS, PROGRAMS, SALES, COMMISSIONS, PROCESSOR, NOTIFICATIONS, ACCOUNTS];
+
+function collect(): DeclaredEndpoint[] {
+  const all: DeclaredEndpoint[] = [];
+  for (const { service, actions } of SERVICES) {
+    for (const [name, declaration] of Object.entries(actions)) {
+      if (declaration.http) all.push({ action: `${service}.${name}`, input: declaration.input, http: declaration.http });
+    }
+  }
+  for (const [page, http] of Object.entries(GATEWAY_PAGES) as Array<[PageName, HttpEndpoint]>) all.push({ action: null, page, http });
+  // Stable sort: by route group, then in declaration order.
+  return all.sort((a, b) => ROUTE_ORDER.indexOf(a.http.route) - ROUTE_ORDER.indexOf(b.http.route));
+}
+
+export const ENDPOINTS: readonly DeclaredEndpoint[] = collect();

@@ -1,0 +1,134 @@
+/** The gateway service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
+import { declareActions, type HttpEndpoint } from "../../shared/endpoint";
+import * as Accounts from "../accounts/schemas";
+
+export const GATEWAY = declareActions("gateway", {
+  health: {
+    http: {
+      method: "GET",
+      path: "/api/health",
+      route: "health",
+      tag: "Health",
+      summary: "Readiness",
+      description:
+        "200 only when every storage service reaches its database and the message bus is connected; 503 otherwise (also while the server shuts down), with the state of each. Use it as the readiness probe.",
+      busErrors: false,
+      response: {
+        description: "Ready.",
+        example: { status: "ok", transporter: "connected", services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok", accounts: "ok", processor: "ok" } },
+      },
+      otherResponses: {
+        "503": {
+          description: "Not ready: a storage service or the message bus is down (unavailable), or the server is shutting down (stopping).",
+          example: { status: "unavailable", transporter: "connected", services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "unavailable", notifications: "ok", accounts: "ok", processor: "ok" } },
+        },
+      },
+    },
+  },
+  live: {
+    http: {
+      method: "GET",
+      path: "/api/health/live",
+      route: "health",
+      tag: "Health",
+      summary: "Liveness",
+      description: "200 while the server process responds; checks no dependency. Use it as the liveness probe.",
+      busErrors: false,
+      response: { description: "Alive.", example: { status: "ok", nodeID: "gateway-1", uptimeSeconds: 3600 } },
+    },
+  },
+  processorWebhook: {
+    http: {
+      method: "POST",
+      path: "/api/v1/webhooks/processor",
+      route: "processor-webhooks",
+      rawBody: { contentType: "application/json", description: "The Stripe event, byte for byte as Stripe sent it." },
+      tag: "Processor",
+      summary: "Processor (Stripe Connect) webhook",
+      description:
+        "The signature in the Stripe-Signature header is verified over the exact body. Completed checkout sessions, paid invoices and payment links record sales; refunds and disputes reduce commissions; account updates keep the program's connection current. 2xx for every event that was taken or that can never succeed (the reason is recorded on the event and listed by the operator's processor events endpoint); 503 only for a temporary problem (a refund whose sale is not linked yet, a database outage), so the processor retries.",
+      errors: ["invalid_signature", "invalid_request", "conflict", "payload_too_large", "service_unavailable"],
+      response: {
+        description: "Received (also for events that are not used, ignored or rejected, with the reason).",
+        example: { received: true, handled: true, transactionId: "cs_1", settled: { targetRefundedCents: 3000 } },
+      },
+    },
+  },
+  login: {
+    input: Accounts.LoginRequest,
+    http: {
+      method: "POST",
+      path: "/api/auth/login",
+      route: "auth",
+      auth: "none",
+      tag: "Dashboard",
+      summary: "Sign in",
+      description:
+        "Sets the svc_session cookie (HttpOnly, SameSite=Lax, Secure over HTTPS). Failed sign-ins are throttled per email and client address, per email and per client address, with growing delays (a 429 names which limit was reached).",
+      example: { email: "owner@example.com", password: "correct horse battery staple" },
+      errors: ["unauthorized", "rate_limit_exceeded"],
+      response: { description: "Signed in; the session is in the Set-Cookie header.", example: { success: true, user: { id: 5, email: "owner@example.com", name: "Owner" } } },
+    },
+  },
+  logout: {
+    http: {
+      method: "POST",
+      path: "/api/auth/logout",
+      route: "auth",
+      auth: "none",
+      tag: "Dashboard",
+      summary: "Sign out",
+      description: "Ends the session of the svc_session cookie, if any, and clears the cookie. Always succeeds.",
+      response: { description: "Signed out; the cookie is cleared.", example: { success: true } },
+    },
+  },
+});
+
+/** Routes the gateway answers itself (pages and files, no action); their handlers are in routes.ts. */
+export const GATEWAY_PAGES = {
+  openApiJson: {
+    method: "GET",
+    path: "/api/openapi.json",
+    route: "reference",
+    tag: "Reference",
+    summary: "This document",
+    description: "The OpenAPI 3.1 description of this API, generated from the same schemas that validate requests. Cached for five minutes; CORS open.",
+    response: { description: "The OpenAPI 3.1 document.", contentType: "application/json" },
+  },
+  docs: {
+    method: "GET",
+    path: "/api/docs",
+    route: "reference",
+    tag: "Reference",
+    summary: "API reference page",
+    description: "An HTML page rendering this document with an interactive viewer. Everything it loads comes from this server (no other host is contacted).",
+    response: { description: "The reference page.", contentType: "text/html" },
+  },
+  docsScript: {
+    method: "GET",
+    path: "/api/docs/scalar.js",
+    route: "reference",
+    tag: "Reference",
+    summary: "API reference viewer script",
+    description: "The viewer the reference page runs (Scalar API Reference), served from this server so the page needs no other host. Cached for a year: the page names the viewer's version in the query.",
+    response: { description: "JavaScript.", contentType: "text/javascript" },
+  },
+  dashboard: {
+    method: "GET",
+    path: "/dashboard",
+    route: "dashboard",
+    tag: "Dashboard",
+    summary: "The integration checklist page",
+    description: "The dashboard page showing a program's integration checklist; it asks for a sign-in and then reads the status endpoint.",
+    response: { description: "The page; it shows a sign-in form when there is no session.", contentType: "text/html" },
+  },
+  browserSnippet: {
+    method: "GET",
+    path: "/sdk/svc.js",
+    route: "sdk",
+    tag: "Tracking",
+    summary: "The browser snippet",
+    description: "Include it on your pages with a data-program-id attribute: on a referral link it tracks the click and stores the click id in the svc_click_id cookie, and svc.signup(userId) tracks the lead.",
+    response: { description: "JavaScript.", contentType: "text/javascript" },
+  },
+} satisfies Record<string, HttpEndpoint>;

@@ -1,0 +1,157 @@
+/**
+ * The gateway's routes, generated from the endpoint declarations
+ * (declarations.ts): each route group below says how its requests are parsed
+ * and authenticated; each declared endpoint becomes an alias of its group
+ * (its path without the group's prefix), routed to its action, or to one of
+ * the gateway's own pages.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Context } from "moleculer";
+import type { Permission } from "../../shared/domain/permissions";
+import type { RouteGroup } from "../../shared/endpoint";
+import type { CallerMeta } from "../../shared/meta";
+import { logFields } from "../../shared/observability";
+import { API_DOCS_CSP, API_DOCS_HTML, viewerBundle } from "./api-docs";
+import type { Req, Res, SessionMeta } from "./auth";
+import { ENDPOINTS, ROUTE_ORDER, type PageName } from "./declarations";
+import { openApiJson } from "./openapi";
+import { trackedEventFields } from "./request-log";
+
+const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: true }, urlencoded: false };
+
+const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "dashboard.html"), "utf8");
+const BROWSER_SNIPPET = fs.readFileSync(path.join(__dirname, "..", "..", "sdk", "browser", "svc.js"), "utf8");
+
+/** 'sha256-...' sources for the inline <script> and <style> blocks of a page, for its Content-Security-Policy. */
+function inlineHashes(html: string, tag: "script" | "style"): string {
+  const blocks = [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => m[1]);
+  return blocks.map((b) => `'sha256-${createHash("sha256").update(b, "utf8").digest("base64")}'`).join(" ");
+}
+
+/** The dashboard runs only its own inline script and style, talks only to this origin, and cannot be framed. */
+const DASHBOARD_CSP = [
+  "default-src 'none'",
+  `script-src ${inlineHashes(DASHBOARD_HTML, "script")}`,
+  `style-src ${inlineHashes(DASHBOARD_HTML, "style")}`,
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** One log line per tracked event (click, lead, sale, refund, processor webhook): request-log.ts. */
+function logTrackedEvent(this: { logger: { info(...args: unknown[]): void } }, ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req, _res: Res, data: unknown) {
+  const fields = trackedEventFields((req as { $alias?: { action?: string } }).$alias?.action, ctx, req.$params, data);
+  if (fields) this.logger.info(`${fields.event} tracked`, logFields(fields));
+  return data;
+}
+
+/** The handlers of the routes the gateway answers itself. */
+const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
+  openApiJson(_req, res) {
+    res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
+    res.end(openApiJson());
+  },
+  docs(_req, res) {
+    res.writeHead(200, {
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Frame-Options": "DENY",
+      "Content-Security-Policy": API_DOCS_CSP,
+    });
+    res.end(API_DOCS_HTML);
+  },
+  // The page asks for it with the viewer's version in the query, so it can be cached for a year.
+  docsScript(_req, res) {
+    const body = viewerBundle();
+    res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Content-Length": body.length, "Cache-Control": "public, max-age=31536000, immutable" });
+    res.end(body);
+  },
+  dashboard(_req, res) {
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": DASHBOARD_CSP });
+    res.end(DASHBOARD_HTML);
+  },
+  // The browser snippet, served from the tracking origin so merchants need no build step.
+  browserSnippet(_req, res) {
+    res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
+    res.end(BROWSER_SNIPPET);
+  },
+};
+
+/** A moleculer-web route without its aliases. */
+type RouteSettings = {
+  path: string;
+  bodyParsers: unknown;
+  cors?: unknown;
+  authentication?: string;
+  authorization?: string;
+  permission?: Permission;
+  mergeParams?: boolean;
+  onBeforeCall?: (ctx: Context<unknown, SessionMeta>, route: unknown, req: Req) => void;
+  onAfterCall?: typeof logTrackedEvent;
+};
+
+/** How each group's requests are parsed and authenticated (auth.ts has the methods named here). */
+export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
+  // Readiness (dependencies checked) and liveness (this process only), for orchestrators.
+  health: { path: "/api", bodyParsers: false },
+  // The API reference: OpenAPI 3.1 generated from the declarations (openapi.ts), and a page rendering it with a
+  // viewer served from here (api-docs.ts).
+  reference: { path: "/api", bodyParsers: false },
+  // Called from browsers (the snippet): no secret needed, so CORS is open; origins are checked per program.
+  "track-browser": {
+    path: "/api/v1/track",
+    cors: { origin: "*", methods: ["POST", "OPTIONS"], allowedHeaders: ["Content-Type", "Authorization"], maxAge: 600 },
+    bodyParsers: JSON_BODY,
+    authentication: "authenticateOptionalApiKey",
+    onAfterCall: logTrackedEvent,
+  },
+  // Server-to-server only: no CORS headers, so browsers cannot call these.
+  "track-server": { path: "/api/v1/track", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", onAfterCall: logTrackedEvent },
+  // Stripe (Connect) webhooks: the signature is over the exact bytes, so the body stays raw.
+  "processor-webhooks": {
+    path: "/api/v1/webhooks",
+    bodyParsers: { json: false, urlencoded: false, raw: { type: () => true, limit: "1mb" } },
+    mergeParams: false,
+    onBeforeCall(ctx, _route, req) {
+      const signature = req.headers["stripe-signature"];
+      ctx.meta.processorSignature = typeof signature === "string" ? signature : undefined;
+    },
+    onAfterCall: logTrackedEvent,
+  },
+  // Dashboard sign-in; the session lives in an HttpOnly cookie.
+  auth: { path: "/api/auth", bodyParsers: JSON_BODY, authentication: "authenticateSession" },
+  // The verify-program-access policy: a signed-in member of the program's workspace with the permission.
+  "tracking-status": { path: "/api/tracking", bodyParsers: false, authentication: "authenticateSession", authorization: "verifyProgramAccess", permission: "tracking:read" },
+  // The workspace's inbox: partner notices and advertiser warnings. Same session rules as the status endpoint.
+  "workspace-notifications": {
+    path: "/api/workspaces",
+    bodyParsers: JSON_BODY,
+    authentication: "authenticateSession",
+    authorization: "verifyWorkspaceAccess",
+    permission: "programs:read",
+  },
+  dashboard: { path: "/dashboard", bodyParsers: false },
+  sdk: { path: "/sdk", bodyParsers: false },
+  admin: { path: "/api/admin", bodyParsers: JSON_BODY, authentication: "authenticateOperator" },
+};
+
+type Alias = string | ((req: Req, res: Res) => void);
+
+/** The moleculer-web routes: one per group, in ROUTE_ORDER, each with the aliases of its declared endpoints. */
+export function buildRoutes(): Array<RouteSettings & { name: RouteGroup; mappingPolicy: "restrict"; aliases: Record<string, Alias> }> {
+  return ROUTE_ORDER.map((name) => {
+    const group = ROUTE_GROUPS[name];
+    const aliases: Record<string, Alias> = {};
+    for (const endpoint of ENDPOINTS.filter((e) => e.http.route === name)) {
+      const { method, path: full } = endpoint.http;
+      if (!full.startsWith(group.path)) throw new Error(`${method} ${full}: not under its route group '${name}' (${group.path})`);
+      const rest = full.slice(group.path.length).replace(/^\//, "");
+      aliases[`${method} ${rest || "/"}`] = endpoint.action ?? PAGES[endpoint.page];
+    }
+    return { name, ...group, mappingPolicy: "restrict", aliases };
+  });
+}

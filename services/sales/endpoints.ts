@@ -1,0 +1,76 @@
+/** The sales service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
+import { declareActions } from "../../shared/endpoint";
+import * as S from "./schemas";
+
+const refundedExample = { success: true, status: "refunded", deductionAmount: 6, commission_id: 7 };
+
+export const SALES = declareActions("sales", {
+  track: {
+    input: S.TrackSaleRequest,
+    http: {
+      method: "POST",
+      path: "/api/v1/track/sale",
+      route: "track-server",
+      tag: "Tracking",
+      summary: "Track a sale",
+      description:
+        "Server to server only (no CORS). The transaction id is unique per program: a repeat is 409 already_recorded. An attributed, non-test sale gets a commission at the program's rule (commission_status is processing while it is still being created).",
+      example: { transaction_id: "order-1001", amount_cents: 10000, currency: "usd", customer_key: "user-42" },
+      errors: ["already_recorded", "currency_mismatch"],
+      response: {
+        description: "The recorded sale and its commission.",
+        example: {
+          success: true,
+          sale_id: 1,
+          transaction_id: "order-1001",
+          amount_cents: 10000,
+          currency: "usd",
+          test: false,
+          attributed: true,
+          partner_id: 3,
+          attribution_method: "customer_key",
+          commission_id: 7,
+          commission_status: "pending",
+        },
+      },
+    },
+  },
+  refund: {
+    input: S.RefundRequest,
+    http: {
+      method: "POST",
+      path: "/api/v1/track/refund",
+      route: "track-server",
+      tag: "Tracking",
+      summary: "Refund (or charge back) a sale",
+      description:
+        "Reduces the sale's commission in proportion to the refunded share of the sale. Omitting refund_amount_cents (or 0) refunds the rest (refund_id is then ignored); an over-refund is capped. The status is refunded, reversed (fully refunded), skipped or no_commission. " +
+        "Retries are skipped and change nothing. With a refund_id: skipped when that refund_id was already applied to the sale, whatever the amount. " +
+        "Without a refund_id: skipped when refund_amount_cents equals the amount asked for (before capping) by any earlier refund of the sale, whether or not that refund had a refund_id; a different amount is applied. So two real refunds of the same amount need refund ids. " +
+        "The other way round, a refund with a new refund_id is applied even when an earlier refund without one had the same amount: an id names a refund explicitly. Once the commission is reversed, every call is skipped.",
+      example: { transaction_id: "order-1001", refund_amount_cents: 3000, refund_id: "re_1", refund_reason: "customer request" },
+      errors: ["not_found"],
+      response: { description: "What the refund did to the commission (deductionAmount is in major units).", example: refundedExample },
+    },
+  },
+  get: {
+    input: S.GetSaleInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/programs/:programId/sales/:transactionId",
+      route: "admin",
+      tag: "Operator",
+      summary: "A sale by transaction id",
+      description: "The sale as recorded, with its attribution and commission.",
+      example: { programId: 1, transactionId: "order-1001" },
+      errors: ["not_found"],
+      response: { description: "The sale.", example: { id: 1, programId: 1, transactionId: "order-1001", amountCents: 10000, currency: "usd", partnerId: 3, commissionId: 7 } },
+    },
+  },
+  recordProcessorSale: {
+    input: S.ProcessorSaleInput,
+  },
+  settleProcessorTransaction: {
+    input: S.ProcessorSettlementInput,
+  },
+});

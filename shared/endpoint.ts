@@ -1,0 +1,112 @@
+/**
+ * One declaration per action: the zod schema its params are validated with
+ * and, for an action reached over HTTP, its endpoint (method, path, route
+ * group, OpenAPI text and examples). Each service declares its actions in
+ * its folder's `endpoints.ts` (plain data, importable without starting the
+ * service); the gateway generates its route aliases (services/gateway/routes.ts)
+ * and the OpenAPI document (services/gateway/openapi.ts) from them, and every
+ * service validates its params with `inputValidator` (a before-hook on all
+ * of its actions) instead of parsing in each handler.
+ *
+ * The zod schemas stay in the declarations and the validator's map, never in
+ * the action schema: Moleculer deep-clones action definitions (mixins,
+ * `params`), which breaks zod 4 objects.
+ */
+import type { Context } from "moleculer";
+import type { z } from "zod";
+import type { ErrorCode } from "./errors";
+import { parseInput } from "./validation";
+
+/** How a caller authenticates on a route (the gateway's `authentication` method, as the OpenAPI document names it). */
+export type Auth = "none" | "apiKey" | "optionalApiKey" | "session" | "operator" | "stripeSignature";
+
+/** The gateway's route groups (services/gateway/routes.ts): each has its path prefix, body parser and auth. */
+export type RouteGroup =
+  | "health"
+  | "reference"
+  | "track-browser"
+  | "track-server"
+  | "processor-webhooks"
+  | "auth"
+  | "tracking-status"
+  | "workspace-notifications"
+  | "dashboard"
+  | "sdk"
+  | "admin";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export type Tag = "Health" | "Tracking" | "Dashboard" | "Processor" | "Reference" | "Operator";
+
+/** An action's HTTP endpoint: where the gateway routes it and what the OpenAPI document says about it. */
+export interface HttpEndpoint {
+  method: HttpMethod;
+  /** The full path, with Moleculer's `:param` syntax; it starts with its route group's prefix. */
+  path: string;
+  route: RouteGroup;
+  /** Only where it differs from the route group's (a public endpoint in an authenticated group). */
+  auth?: Auth;
+  tag: Tag;
+  summary: string;
+  /** What a reader of the reference needs: plain text (no Markdown code spans), no internal names or file paths. */
+  description: string;
+  /** A raw body the action verifies itself (the processor webhook), instead of the action's zod input. */
+  rawBody?: { contentType: string; description: string };
+  /** A valid input (path, query and body fields together); test/http/openapi.test.ts parses it with the input schema. */
+  example?: Record<string, unknown>;
+  /** Error codes this endpoint answers with beyond those its auth, input and the bus imply. */
+  errors?: ErrorCode[];
+  response: { status?: number; description: string; contentType?: string; example?: unknown };
+  /** Other documented answers that are not errors of the envelope (e.g. readiness' 503). */
+  otherResponses?: Record<string, { description: string; example: unknown }>;
+  /** False for routes answered by the gateway alone, which cannot meet an unavailable service. */
+  busErrors?: false;
+}
+
+export type InputSchema = z.ZodObject<z.ZodRawShape>;
+
+export interface ActionDeclaration {
+  /** Validates (and normalises) the params before the handler runs; without it the handler checks them itself. */
+  input?: InputSchema;
+  http?: HttpEndpoint;
+}
+
+/** An HTTP route the gateway answers itself (a page, a file): no action, no input. */
+export interface PageEndpoint extends HttpEndpoint {
+  serve(req: unknown, res: { writeHead(status: number, headers: Record<string, string | number>): unknown; end(body: string | Buffer): unknown }): void;
+}
+
+/** What a handler receives once its params were validated. */
+export type Input<S extends z.ZodType> = z.output<S>;
+
+/** A service's declarations, keyed by action name (its endpoints.ts). */
+export interface ServiceDeclarations<T extends Record<string, ActionDeclaration> = Record<string, ActionDeclaration>> {
+  service: string;
+  actions: T;
+}
+
+export function declareActions<T extends Record<string, ActionDeclaration>>(service: string, actions: T): ServiceDeclarations<T> {
+  return { service, actions };
+}
+
+/**
+ * The validator of a service: a before-hook for all of its actions
+ * (`hooks: { before: { "*": inputValidator(DECLARATIONS) } }`). It replaces
+ * the params with the parsed ones, or throws invalid_request naming the first
+ * bad field (shared/validation.ts, the messages callers always had). A hook
+ * rather than a broker middleware so that the validation travels with the
+ * service: every broker that runs it (the system, the tests, the REPL, the
+ * benchmarks) validates, whatever its options.
+ */
+export function inputValidator(declared: ServiceDeclarations): (ctx: Context) => void {
+  // Kept here, not in the action schema: Moleculer deep-clones those (mixins), which breaks zod 4 objects.
+  const inputs = new Map<string, InputSchema>();
+  for (const [name, declaration] of Object.entries(declared.actions)) {
+    if (declaration.input) inputs.set(`${declared.service}.${name}`, declaration.input);
+  }
+  return function validateInput(ctx: Context): void {
+    const name = ctx.action?.name;
+    const schema = name ? inputs.get(name) : undefined;
+    if (schema) ctx.params = parseInput(schema, ctx.params) as object;
+  };
+}
