@@ -7,7 +7,11 @@
  * caches with the same TTLs: API keys, programs, the notifications' program
  * workspaces), and nothing else: no Moleculer (no broker, no bus, no context,
  * no serialization), no moleculer-web, no zod validation, no rate limiter, no
- * logging. Bodies are JSON.parse'd and trusted.
+ * logging. Bodies are JSON.parse'd and trusted. Sale recording and refund
+ * reversal are not copies: the floor calls the services' own functions
+ * (services/sales/record-sale.ts, reverse-sale.ts, commissions/create-for-sale.ts,
+ * reverse-for-sale.ts) with a stand-in for the bus that answers the same action
+ * names directly, so the floor's responses cannot drift from the service's.
  *
  * What each route mirrors (see docs/performance.md):
  * - POST /api/v1/track/refund: gateway key lookup -> sales.refund -> commissions.reverseForSale
@@ -19,22 +23,26 @@
  * Environment: DATABASE_URL (pglite://<dir> or postgres://...), PORT.
  */
 import http from "node:http";
-import { createAccountsRepository } from "../services/accounts/repository";
-import { createAttributionRepository } from "../services/attribution/repository";
-import * as ledger from "../services/commissions/ledger";
+import { createAccountsRepository } from "../services/accounts/storage";
+import { createAttributionRepository } from "../services/attribution/storage";
+import { createForSale } from "../services/commissions/create-for-sale";
 import { OutboxRelay } from "../services/commissions/outbox-relay";
-import { createCommissionsRepository } from "../services/commissions/repository";
-import { createNotificationsRepository, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
-import { createProgramsRepository, type Program } from "../services/programs/repository";
-import { createSalesRepository, type Sale } from "../services/sales/repository";
+import { reversalApplied, reverseForSale } from "../services/commissions/reverse-for-sale";
+import { createCommissionsRepository } from "../services/commissions/storage";
+import { createNotificationsRepository } from "../services/notifications/storage";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
+import { createProgramsRepository } from "../services/programs/storage";
+import type { Program } from "../services/programs/repository";
+import { recordSale, trackSaleResponse, type ProgramCaller, type SalesDeps } from "../services/sales/record-sale";
+import { reverseSale } from "../services/sales/reverse-sale";
+import { createSalesRepository } from "../services/sales/storage";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
-import { approvableAt, calculateCommissionCents } from "../shared/domain/commission-rules";
-import { toMajorUnits } from "../shared/domain/money";
 import { roleAllows } from "../shared/domain/permissions";
 import { recordedReason } from "../shared/domain/refunds";
-import { buildTrackingStatus, TEST_EVENT_CAP } from "../shared/domain/tracking-status";
+import { buildTrackingStatus, TEST_EVENT_CAP } from "../services/status/tracking-status";
 import { ApiKeyCache } from "../shared/api-key-cache";
 import { toDto } from "../shared/dto";
+import { AppError, ERROR_CODES } from "../shared/errors";
 import { hashPassword } from "../shared/passwords";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { acquireDatabase, releaseDatabase } from "../shared/storage/database";
@@ -139,38 +147,6 @@ async function main(): Promise<void> {
     return stored.programId;
   }
 
-  /** sales.ensureCommission -> commissions.createForSale */
-  async function ensureCommission(sale: Sale) {
-    if (sale.commissionState === "none" || sale.partnerId === null) return null;
-    const program = await cachedProgram(sale.programId);
-    if (!program) throw new HttpError(404, "no program");
-    const rule = program.commissionRule;
-    const now = new Date();
-    const { commission, created } = await commissions.transaction((tx) =>
-      ledger.createCommission(
-        tx,
-        {
-          programId: sale.programId,
-          partnerId: sale.partnerId!,
-          saleId: sale.id,
-          transactionId: sale.transactionId,
-          currency: sale.currency,
-          saleAmountCents: sale.amountCents,
-          ruleType: rule.type,
-          ruleValue: rule.type === "percentage" ? rule.basisPoints : rule.amountCents,
-          amountCents: calculateCommissionCents(rule, sale.amountCents),
-          approvableAt: approvableAt(now, program.holdDays),
-        },
-        now,
-      ),
-    );
-    if (created) relay.nudge();
-    if (sale.commissionState !== "created") await sales.markCommissionCreated(sale.id, commission.id);
-    sale.commissionState = "created";
-    sale.commissionId = commission.id;
-    return { commissionId: commission.id, status: commission.status };
-  }
-
   /** attribution.resolve (findPartnerBy for each present hint, in the spec's order) */
   async function resolve(programId: number, hints: { clickId?: string; email?: string; customerKey?: string }) {
     for (const step of attributionSteps(hints)) {
@@ -190,83 +166,71 @@ async function main(): Promise<void> {
     return null;
   }
 
+  /**
+   * The bus as the sales functions see it (services/sales/record-sale.ts, reverse-sale.ts): the same action names,
+   * answered here directly by the same functions the services run (no serialization). programs.get is read through
+   * shared/program-cache.ts by recordSale itself, keyed by this floor's stand-in broker (no metrics).
+   */
+  const floorBroker = { isMetricsEnabled: () => false };
+  const bus = {
+    broker: floorBroker,
+    async call(action: string, params: any): Promise<unknown> {
+      switch (action) {
+        case "attribution.resolve":
+          return resolve(params.programId, params);
+        case "programs.get":
+          return programs.getProgram(params.programId);
+        case "commissions.createForSale": {
+          const program = await cachedProgram(params.programId);
+          if (!program) throw new HttpError(404, "no program");
+          const created = await createForSale(commissions, program, params, new Date());
+          if (created.created) relay.nudge();
+          return created;
+        }
+        case "commissions.reverseForSale": {
+          const response = await reverseForSale(commissions, params, new Date());
+          if (reversalApplied(response)) relay.nudge();
+          return response;
+        }
+        default:
+          throw new Error(`The floor does not answer ${action}.`);
+      }
+    },
+  } as unknown as ProgramCaller;
+  const salesDeps: SalesDeps = { repo: sales, logger: { info: () => undefined, warn: console.warn } };
+
+  /** sales.track: recordSale and its response, as the service does them (minus the zod validation and the currency check). */
   async function trackSale(req: http.IncomingMessage, body: any) {
     const programId = await authenticate(req);
-    const duplicate = () => new HttpError(409, "already_recorded");
-    if (await sales.findSale(programId, body.transaction_id)) throw duplicate();
-    const isTest = body.additional_data?.test_mode === true;
-    const attributed = await resolve(programId, { clickId: body.click_id, email: body.email, customerKey: body.customer_key });
-    // Not a renewal (is_recurring false): renewalEarns does no database work.
-    const sale = await sales.insertSale({
+    const { sale, commission } = await recordSale(salesDeps, bus, {
       programId,
       transactionId: body.transaction_id,
       amountCents: body.amount_cents,
       currency: body.currency ?? "usd",
-      noCommissionReason: null,
       customerKey: body.customer_key ?? null,
       email: body.email ?? null,
-      processorCustomerId: null,
-      partnerId: attributed?.partnerId ?? null,
-      clickId: attributed?.clickId ?? null,
-      attributionMethod: attributed?.method ?? null,
-      isTest,
+      attributionHints: { clickId: body.click_id, email: body.email, customerKey: body.customer_key },
+      isTest: body.additional_data?.test_mode === true,
       isRecurring: body.is_recurring ?? false,
       saleType: body.sale_type ?? null,
       subscriptionId: body.subscription_id ?? null,
+      processorCustomerId: null,
       occurredAt: new Date(),
-      commissionState: attributed && !isTest ? "pending" : "none",
     });
-    if (!sale) throw duplicate();
-    const commission = await ensureCommission(sale);
-    return {
-      success: true,
-      sale_id: sale.id,
-      transaction_id: sale.transactionId,
-      amount_cents: sale.amountCents,
-      currency: sale.currency,
-      test: sale.isTest,
-      attributed: sale.partnerId !== null,
-      partner_id: sale.partnerId,
-      attribution_method: sale.attributionMethod,
-      commission_id: commission?.commissionId ?? null,
-      commission_status: commission?.status ?? (sale.commissionState === "pending" ? "processing" : null),
-    };
+    return trackSaleResponse(sale, commission);
   }
 
+  /** sales.refund: reverseSale (commissions.reverseForSale), as the service does it. */
   async function refund(req: http.IncomingMessage, body: any) {
     const programId = await authenticate(req);
     const sale = await sales.findSale(programId, body.transaction_id);
     if (!sale) throw new HttpError(404, "not_found");
-    if (sale.commissionState === "pending") await ensureCommission(sale);
-    if (sale.commissionState === "none") return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
-    const reasonCode = body.reason ?? "refund";
-    const outcome = await commissions.transaction((tx) =>
-      ledger.reverseCommission(
-        tx,
-        {
-          saleId: sale.id,
-          amountCents: body.refund_amount_cents ?? undefined,
-          refundId: body.refund_id ?? undefined,
-          reasonCode,
-          reason: recordedReason(body.refund_reason ?? undefined, body.reason ?? undefined),
-        },
-        new Date(),
-      ),
-    );
-    switch (outcome.kind) {
-      case "no_commission":
-        return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
-      case "skipped":
-        return { success: true, status: "skipped", reason: outcome.reason, commission_id: outcome.commissionId };
-      case "applied":
-        relay.nudge();
-        return {
-          success: true,
-          status: outcome.commission.status,
-          deductionAmount: toMajorUnits(outcome.deductionCents, outcome.commission.currency),
-          commission_id: outcome.commission.id,
-        };
-    }
+    return reverseSale(salesDeps, bus, sale, {
+      amountCents: body.refund_amount_cents ?? undefined,
+      refundId: body.refund_id ?? undefined,
+      reasonCode: body.reason ?? "refund",
+      reason: recordedReason(body.refund_reason ?? undefined, body.reason ?? undefined),
+    });
   }
 
   /** accounts.authenticateSession + the gateway's verifyProgramAccess + status.forProgram */
@@ -407,10 +371,10 @@ async function main(): Promise<void> {
       res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
       res.end(JSON.stringify(result));
     } catch (err) {
-      const status = err instanceof HttpError ? err.status : 500;
+      const status = err instanceof HttpError ? err.status : err instanceof AppError ? ERROR_CODES[err.errorCode].status : 500;
       if (status >= 500) console.error(err);
       res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify({ success: false, error: { code: err instanceof HttpError ? err.message : "internal_error", message: String((err as Error).message) } }));
+      res.end(JSON.stringify({ success: false, error: { code: err instanceof HttpError ? err.message : err instanceof AppError ? err.errorCode : "internal_error", message: String((err as Error).message) } }));
     }
   });
   server.keepAliveTimeout = 65_000;

@@ -1,13 +1,14 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
-import { decideLoginAttempt, LOGIN_FAILURE_WINDOW_MS, loginThrottleKeys } from "../shared/domain/login-throttle";
+import { decideLoginAttempt, LOGIN_FAILURE_WINDOW_MS, loginThrottleKeys } from "./accounts/login-throttle";
 import { roleAllows, type Permission, type Role } from "../shared/domain/permissions";
 import { toDto } from "../shared/dto";
 import { ConflictError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
 import { hashPassword, verifyPassword } from "../shared/passwords";
 import { hashSecret, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { createAccountsRepository, type AccountsRepository, type User } from "./accounts/repository";
+import { createAccountsRepository } from "./accounts/storage";
+import type { AccountsRepository, User } from "./accounts/repository";
 import { ACCOUNTS } from "./accounts/endpoints";
 import * as S from "./accounts/schemas";
 
@@ -81,7 +82,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
      * Email and password to a new session. Returns the session token once
      * (the gateway puts it in an HttpOnly cookie). Failed attempts slow down
      * further ones per email and client address, per client address and per
-     * email (shared/domain/login-throttle.ts). Each attempt is recorded as a
+     * email (services/accounts/login-throttle.ts). Each attempt is recorded as a
      * failure before its password is checked, so guesses sent in parallel
      * count each other; a refused or successful attempt is then forgotten.
      */

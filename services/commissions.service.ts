@@ -1,8 +1,7 @@
 import os from "node:os";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { approvableAt, calculateCommissionCents } from "../shared/domain/commission-rules";
-import { checkLedgerInvariants } from "../shared/domain/ledger-invariants";
+import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
@@ -12,24 +11,16 @@ import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
 import { OutboxRelay } from "./commissions/outbox-relay";
-import { createCommissionsRepository, type BalanceKey, type CommissionsRepository } from "./commissions/repository";
+import { createCommissionsRepository } from "./commissions/storage";
+import type { BalanceKey, CommissionsRepository } from "./commissions/repository";
 import { COMMISSIONS } from "./commissions/endpoints";
+import { createForSale, type CreatedCommission } from "./commissions/create-for-sale";
+import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
 import type { Program } from "./programs/repository";
 
-export interface CreatedCommission {
-  commissionId: number;
-  status: string;
-  amountCents: number;
-  currency: string;
-  created: boolean;
-}
-
-/** The refund endpoint's response (spec 2.2). */
-export type RefundResponse =
-  | { success: true; status: "reversed" | "refunded"; deductionAmount: number; commission_id: number }
-  | { success: true; status: "skipped"; reason: string; commission_id: number }
-  | { success: true; status: "no_commission"; message: string };
+export type { CreatedCommission } from "./commissions/create-for-sale";
+export type { RefundResponse } from "./commissions/reverse-for-sale";
 
 type Methods = { balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> };
 type Vars = StorageVars<CommissionsRepository> & { relay: OutboxRelay; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
@@ -52,30 +43,11 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.CreateForSaleInput>>): Promise<CreatedCommission> {
         const input = ctx.params;
         const program = await getProgram<Program>(ctx, input.programId);
-        const rule = program.commissionRule;
-        const now = new Date();
-        const { commission, created } = await this.repo.transaction((tx) =>
-          ledger.createCommission(
-            tx,
-            {
-              programId: input.programId,
-              partnerId: input.partnerId,
-              saleId: input.saleId,
-              transactionId: input.transactionId,
-              currency: input.currency,
-              saleAmountCents: input.saleAmountCents,
-              ruleType: rule.type,
-              ruleValue: rule.type === "percentage" ? rule.basisPoints : rule.amountCents,
-              amountCents: calculateCommissionCents(rule, input.saleAmountCents),
-              approvableAt: approvableAt(now, program.holdDays),
-            },
-            now,
-          ),
-        );
-        if (created) this.relay.nudge();
-        if (created) countMetric(this.broker, METRICS.commissionsCreated, { currency: commission.currency });
-        if (created) countMetric(this.broker, METRICS.commissionAmountCents, { currency: commission.currency }, commission.amountCents);
-        return { commissionId: commission.id, status: commission.status, amountCents: commission.amountCents, currency: commission.currency, created };
+        const result = await createForSale(this.repo, program, input, new Date());
+        if (result.created) this.relay.nudge();
+        if (result.created) countMetric(this.broker, METRICS.commissionsCreated, { currency: result.currency });
+        if (result.created) countMetric(this.broker, METRICS.commissionAmountCents, { currency: result.currency }, result.amountCents);
+        return result;
       },
     },
 
@@ -84,21 +56,9 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ReverseForSaleInput>>): Promise<RefundResponse> {
         const input = ctx.params;
-        const outcome = await this.repo.transaction((tx) => ledger.reverseCommission(tx, input, new Date()));
-        switch (outcome.kind) {
-          case "no_commission":
-            return { success: true, status: "no_commission", message: "This sale has no commission to reverse." };
-          case "skipped":
-            return { success: true, status: "skipped", reason: outcome.reason, commission_id: outcome.commissionId };
-          case "applied":
-            this.relay.nudge();
-            return {
-              success: true,
-              status: outcome.commission.status as "reversed" | "refunded",
-              deductionAmount: toMajorUnits(outcome.deductionCents, outcome.commission.currency),
-              commission_id: outcome.commission.id,
-            };
-        }
+        const response = await reverseForSale(this.repo, input, new Date());
+        if (reversalApplied(response)) this.relay.nudge();
+        return response;
       },
     },
 

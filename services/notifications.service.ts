@@ -9,14 +9,8 @@ import { randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { generateWebhookSecret } from "../shared/webhook-signature";
-import {
-  createNotificationsRepository,
-  WEBHOOK_EVENT_TYPES,
-  type Notification,
-  type NotificationsRepository,
-  type UnreadCounts,
-  type WebhookEventType,
-} from "./notifications/repository";
+import { createNotificationsRepository } from "./notifications/storage";
+import { WEBHOOK_EVENT_TYPES, type Notification, type NotificationsRepository, type UnreadCounts, type WebhookEventType } from "./notifications/repository";
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";

@@ -5,7 +5,8 @@ import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } f
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { connectedAtAfter } from "./programs/connection-date";
-import { createProgramsRepository, type Program, type ProgramsRepository } from "./programs/repository";
+import { createProgramsRepository } from "./programs/storage";
+import type { Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 

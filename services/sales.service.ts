@@ -1,56 +1,25 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
-import { renewalEarnsCommission } from "../shared/domain/commission-rules";
 import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
 import { commissionCurrencyCheck } from "../shared/domain/currencies";
-import { AlreadyRecordedError, CurrencyMismatchError, InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { CurrencyMismatchError, InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import type { Attribution } from "./attribution.service";
-import type { CreatedCommission, RefundResponse } from "./commissions.service";
-import { createSalesRepository, type Sale, type SalesRepository } from "./sales/repository";
+import { createSalesRepository } from "./sales/storage";
+import type { Sale, SalesRepository } from "./sales/repository";
 import { SALES } from "./sales/endpoints";
+import type { RefundResponse } from "./commissions.service";
+import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
+import { reverseSale } from "./sales/reverse-sale";
 import * as S from "./sales/schemas";
 
-/** Anything that can call an action: a context, or the broker for background jobs. */
-type Caller = Pick<Context, "call">;
-
-/** Everything a sale is recorded from, whoever reported it. */
-interface SaleInput {
-  programId: number;
-  transactionId: string;
-  amountCents: number;
-  currency: string;
-  customerKey: string | null;
-  email: string | null;
-  /** What attribution may use, in the spec's order; the processor's renewals pass only the subscription's metadata. */
-  attributionHints: { clickId?: string | null; email?: string | null; customerKey?: string | null; processorCustomerId?: string | null };
-  isTest: boolean;
-  isRecurring: boolean;
-  saleType: string | null;
-  subscriptionId: string | null;
-  processorCustomerId: string | null;
-  occurredAt: Date;
-}
-
-interface ReversalRequest {
-  amountCents?: number;
-  refundId?: string;
-  reasonCode: "refund" | "chargeback";
-  reason: string;
-}
-
 type Methods = {
-  recordSale(ctx: Context, input: SaleInput): Promise<{ sale: Sale; commission: CreatedCommission | null }>;
-  renewalEarns(ctx: Context, input: SaleInput): Promise<boolean>;
-  reverseSale(ctx: Context, sale: Sale, request: ReversalRequest): Promise<RefundResponse>;
   requireSale(programId: number, transactionId: string): Promise<Sale>;
   programOf(ctx: Context<unknown, CallerMeta>): number;
-  ensureCommission(caller: Caller, sale: Sale): Promise<CreatedCommission | null>;
   retryPendingCommissions(): Promise<void>;
 };
 type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout };
@@ -105,7 +74,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
             { programCurrency, saleCurrency: currency },
           );
         }
-        const { sale, commission } = await this.recordSale(ctx, {
+        const { sale, commission } = await recordSale(this, ctx, {
           programId,
           transactionId: input.transaction_id,
           amountCents: input.amount_cents,
@@ -120,19 +89,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           processorCustomerId: null,
           occurredAt: new Date(),
         });
-        return {
-          success: true,
-          sale_id: sale.id,
-          transaction_id: sale.transactionId,
-          amount_cents: sale.amountCents,
-          currency: sale.currency,
-          test: sale.isTest,
-          attributed: sale.partnerId !== null,
-          partner_id: sale.partnerId,
-          attribution_method: sale.attributionMethod,
-          commission_id: commission?.commissionId ?? null,
-          commission_status: commission?.status ?? (sale.commissionState === "pending" ? "processing" : null),
-        };
+        return trackSaleResponse(sale, commission);
       },
     },
 
@@ -141,7 +98,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       visibility: "public",
       async handler(ctx: Context<Input<typeof S.ProcessorSaleInput>>) {
         const input = ctx.params;
-        const { sale, commission } = await this.recordSale(ctx, {
+        const { sale, commission } = await recordSale(this, ctx, {
           ...input,
           customerKey: input.attributionHints.customerKey ?? null,
           email: input.attributionHints.email ?? null,
@@ -165,7 +122,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
             { issues: [{ field: "test", message: "disagrees with the sale's test flag" }] },
           );
         }
-        return this.reverseSale(ctx, sale, {
+        return reverseSale(this, ctx, sale, {
           amountCents: input.refund_amount_cents ?? undefined,
           refundId: input.refund_id ?? undefined,
           reasonCode: input.reason ?? "refund",
@@ -184,7 +141,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.ProcessorSettlementInput>>) {
         const { programId, transactionId, ...settlement } = ctx.params;
         const sale = await this.requireSale(programId, transactionId);
-        if (sale.commissionState === "pending") await this.ensureCommission(ctx, sale);
+        if (sale.commissionState === "pending") await ensureCommission(this, ctx, sale);
         if (sale.commissionState === "none") return { kind: "no_commission" };
         const result = await ctx.call<{ kind: string; applied?: string | null; restored?: string[] }, unknown>("commissions.settleProcessorForSale", {
           saleId: sale.id,
@@ -207,76 +164,6 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
-    /**
-     * The one way a sale is recorded, for both the API and the processor:
-     * duplicate check, attribution, insert, commission.
-     */
-    async recordSale(ctx: Context, input: SaleInput) {
-      const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
-      if (await this.repo.findSale(input.programId, input.transactionId)) throw duplicate();
-
-      const attribution = await ctx.call<Attribution | null, unknown>("attribution.resolve", {
-        programId: input.programId,
-        ...input.attributionHints,
-        processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
-      });
-      // Commissions are in the program's currency (the API refused other currencies before this point): a processor
-      // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
-      const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, input.programId);
-      const currencyReason = input.isTest ? null : commissionCurrencyCheck(input.currency, programCurrency);
-      const earns = attribution !== null && !input.isTest && currencyReason === null && (await this.renewalEarns(ctx, input));
-      const sale = await this.repo.insertSale({
-        programId: input.programId,
-        transactionId: input.transactionId,
-        amountCents: input.amountCents,
-        currency: input.currency,
-        customerKey: input.customerKey,
-        email: input.email,
-        processorCustomerId: input.processorCustomerId,
-        partnerId: attribution?.partnerId ?? null,
-        clickId: attribution?.clickId ?? null,
-        attributionMethod: attribution?.method ?? null,
-        isTest: input.isTest,
-        isRecurring: input.isRecurring,
-        saleType: input.saleType,
-        subscriptionId: input.subscriptionId,
-        occurredAt: input.occurredAt,
-        commissionState: earns ? "pending" : "none",
-        noCommissionReason: currencyReason,
-      });
-      if (!sale) throw duplicate();
-      if (currencyReason) this.logger.warn(`Sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}) earns no commission: ${currencyReason}.`);
-
-      // If this fails the sale stays `pending` and the retry job (or the first refund) creates it.
-      const commission = await this.ensureCommission(ctx, sale).catch((err) => {
-        this.logger.warn(`Commission for sale ${sale.id} not created yet; will retry.`, err);
-        return null;
-      });
-      return { sale, commission };
-    },
-
-    /** Renewals earn for the program's recurring duration, counted from the subscription's first payment. */
-    async renewalEarns(ctx: Context, input: SaleInput): Promise<boolean> {
-      if (!input.isRecurring || !input.subscriptionId) return true;
-      const program = await ctx.call<{ recurringCommissionMonths: number | null }, unknown>("programs.get", { programId: input.programId });
-      if (program.recurringCommissionMonths === null) return true;
-      const first = await this.repo.findFirstSaleOfSubscription(input.programId, input.subscriptionId);
-      return !first || renewalEarnsCommission(first.occurredAt, input.occurredAt, program.recurringCommissionMonths);
-    },
-
-    async reverseSale(ctx: Context, sale: Sale, request: ReversalRequest): Promise<RefundResponse> {
-      if (sale.commissionState === "pending") await this.ensureCommission(ctx, sale);
-      const result: RefundResponse =
-        sale.commissionState === "none"
-          ? { success: true, status: "no_commission", message: "This sale has no commission to reverse." }
-          : await ctx.call<RefundResponse, unknown>("commissions.reverseForSale", { saleId: sale.id, ...request });
-      // Every refund's outcome, API or processor: a counter (METRICS=true) and one log line carrying the request id.
-      if (this.broker.isMetricsEnabled()) this.broker.metrics.increment(APP_METRICS.refunds, { outcome: result.status, reason: request.reasonCode });
-      const applied = result.status === "refunded" || result.status === "reversed" ? `, deduction ${result.deductionAmount} ${sale.currency}` : "";
-      this.logger.info(`${request.reasonCode} of sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}): ${result.status}${applied}.`);
-      return result;
-    },
-
     /** Only the program's own sales are visible: another program's transaction id is not found. */
     async requireSale(programId: number, transactionId: string): Promise<Sale> {
       const sale = await this.repo.findSale(programId, transactionId);
@@ -289,27 +176,10 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return ctx.meta.programId;
     },
 
-    /** Idempotent: the commissions service creates at most one commission per sale. */
-    async ensureCommission(caller: Caller, sale: Sale): Promise<CreatedCommission | null> {
-      if (sale.commissionState === "none" || sale.partnerId === null) return null;
-      const created = await caller.call<CreatedCommission, unknown>("commissions.createForSale", {
-        saleId: sale.id,
-        programId: sale.programId,
-        partnerId: sale.partnerId,
-        transactionId: sale.transactionId,
-        saleAmountCents: sale.amountCents,
-        currency: sale.currency,
-      });
-      if (sale.commissionState !== "created") await this.repo.markCommissionCreated(sale.id, created.commissionId);
-      sale.commissionState = "created";
-      sale.commissionId = created.commissionId;
-      return created;
-    },
-
     async retryPendingCommissions(): Promise<void> {
       const stale = await this.repo.listAwaitingCommission(new Date(Date.now() - RETRY_INTERVAL_MS), 100);
       for (const sale of stale) {
-        await this.ensureCommission(this.broker, sale).catch((err) =>
+        await ensureCommission(this, this.broker, sale).catch((err) =>
           this.logger.warn(`Retry of commission for sale ${sale.id} failed.`, err),
         );
       }

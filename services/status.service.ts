@@ -1,6 +1,6 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
-import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "../shared/domain/tracking-status";
+import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "./status/tracking-status";
 import type { Jsonified } from "../shared/dto";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { STATUS } from "./status/endpoints";

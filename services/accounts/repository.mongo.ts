@@ -1,6 +1,6 @@
 import { Schema, Types, type Connection, type Model } from "mongoose";
 import type { Role } from "../../shared/domain/permissions";
-import { isDuplicateKeyError, modelOn, nextId, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
+import { insertOrNull, modelOn, nextId, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
 import type { AccountsRepository, Membership, Session, User, Workspace } from "./repository";
 
 type WorkspaceDoc = Omit<Workspace, "id"> & { _id: number };
@@ -101,13 +101,10 @@ export class MongoAccountsRepository implements AccountsRepository {
 
   async createUser(u: { email: string; name: string; passwordHash: string }): Promise<User | null> {
     const doc = { _id: await nextId(this.connection, "users"), ...u, createdAt: new Date() };
-    try {
+    return insertOrNull(async () => {
       await this.users.create(doc);
       return withId(doc);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    });
   }
 
   async findUserByEmail(email: string): Promise<User | null> {

@@ -1,5 +1,4 @@
 import type { Role } from "../../shared/domain/permissions";
-import type { Database } from "../../shared/storage/database";
 
 export interface Workspace {
   id: number;
@@ -58,13 +57,4 @@ export interface AccountsRepository {
   loginFailureStats(keys: string[], since: Date, exclude: string[]): Promise<Map<string, { failures: number; latestAt: Date | null }>>;
   forgetLoginFailures(ids: string[]): Promise<void>;
   clearLoginFailures(key: string): Promise<void>;
-}
-
-export async function createAccountsRepository(db: Database): Promise<AccountsRepository> {
-  if (db.kind === "sql") {
-    const { SqlAccountsRepository } = await import("./repository.sql");
-    return SqlAccountsRepository.create(db.sql);
-  }
-  const { MongoAccountsRepository } = await import("./repository.mongo");
-  return MongoAccountsRepository.create(db.mongo);
 }

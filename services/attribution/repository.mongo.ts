@@ -1,47 +1,21 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import {
+  insertOrNull,
   isDuplicateKeyError,
   modelOn,
   nextId,
   prepareCollections,
   requiredStringsMayBeEmpty,
   schemaOptions,
+  type DocOf,
 } from "../../shared/storage/mongo";
 import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 
-interface ClickDoc {
-  _id: number;
-  clickId: string;
-  programId: number;
-  partnerId: number;
-  referralCode: string;
-  isTest: boolean;
-  landingUrl: string | null;
-  referrer: string | null;
-  userAgent: string | null;
-  timestamp: Date;
-  createdAt: Date;
-}
+type ClickDoc = DocOf<Click>;
 
-interface LeadDoc {
-  _id: number;
-  programId: number;
-  customerKey: string;
-  email: string | null;
-  clickId: string | null;
-  partnerId: number | null;
-  isTest: boolean;
-  timestamp: Date;
-  createdAt: Date;
-}
+type LeadDoc = DocOf<Lead>;
 
-interface ProcessorCustomerDoc {
-  programId: number;
-  processorCustomerId: string;
-  partnerId: number;
-  clickId: string | null;
-  createdAt: Date;
-}
+type ProcessorCustomerDoc = ProcessorCustomerLink & { createdAt: Date };
 
 const clickSchema = requiredStringsMayBeEmpty(
   new Schema<ClickDoc>(
@@ -180,7 +154,7 @@ export class MongoAttributionRepository implements AttributionRepository {
 
   /** Null when a concurrent call created the lead first. */
   private async insertLead(l: NewLead): Promise<Lead | null> {
-    try {
+    return insertOrNull(async () => {
       const doc = await this.leads.insertOne({
         _id: await nextId(this.connection, "leads"),
         programId: l.programId,
@@ -193,10 +167,7 @@ export class MongoAttributionRepository implements AttributionRepository {
         createdAt: new Date(),
       });
       return toLead(doc.toObject());
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    });
   }
 
   async findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null> {

@@ -1,4 +1,3 @@
-import type { Database } from "../../shared/storage/database";
 
 export interface Click {
   id: number;
@@ -62,13 +61,4 @@ export interface AttributionRepository {
   linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
   /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
   testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
-}
-
-export async function createAttributionRepository(db: Database): Promise<AttributionRepository> {
-  if (db.kind === "sql") {
-    const { SqlAttributionRepository } = await import("./repository.sql");
-    return SqlAttributionRepository.create(db.sql);
-  }
-  const { MongoAttributionRepository } = await import("./repository.mongo");
-  return MongoAttributionRepository.create(db.mongo);
 }

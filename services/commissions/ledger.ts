@@ -8,7 +8,7 @@
  * partner's balance row first, then the commission, then withdrawals.
  */
 import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
-import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "../../shared/domain/withdrawals";
+import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "./withdrawals";
 import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
 import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, Withdrawal } from "./repository";

@@ -1,4 +1,4 @@
-import type { LedgerSnapshot } from "../../shared/domain/ledger-invariants";
+import type { LedgerSnapshot } from "./invariants/snapshot";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import type {
   Balance,

@@ -1,6 +1,5 @@
-import type { LedgerSnapshot } from "../../shared/domain/ledger-invariants";
+import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
-import type { Database } from "../../shared/storage/database";
 
 export interface Commission {
   id: number;
@@ -169,13 +168,4 @@ export interface CommissionsRepository {
    * ledger invariants (`reconcile`). Loads it all in memory.
    */
   ledgerSnapshot(): Promise<LedgerSnapshot>;
-}
-
-export async function createCommissionsRepository(db: Database): Promise<CommissionsRepository> {
-  if (db.kind === "sql") {
-    const { SqlCommissionsRepository } = await import("./repository.sql");
-    return SqlCommissionsRepository.create(db.sql);
-  }
-  const { MongoCommissionsRepository } = await import("./repository.mongo");
-  return MongoCommissionsRepository.create(db.mongo);
 }

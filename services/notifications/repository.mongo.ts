@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions } from "../../shared/storage/mongo";
+import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions } from "../../shared/storage/mongo";
 import type {
   ClaimedDelivery,
   DeliveryNext,
@@ -183,13 +183,10 @@ export class MongoNotificationsRepository implements NotificationsRepository {
 
   async insertOnce(n: NewNotification): Promise<boolean> {
     if (await this.notifications.exists({ eventId: n.eventId, kind: n.kind })) return false;
-    try {
+    return (await insertOrNull(async () => {
       await this.notifications.create({ _id: await nextId(this.connection, "notifications"), ...n, createdAt: new Date(), readAt: null });
       return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+    })) ?? false;
   }
 
   async list(f: NotificationFilter): Promise<Notification[]> {
@@ -293,7 +290,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
 
   async enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean> {
     if (await this.deliveries.exists({ eventId: d.eventId, endpointId: d.endpointId })) return false;
-    try {
+    return (await insertOrNull(async () => {
       await this.deliveries.create({
         _id: await nextId(this.connection, "webhook_deliveries"),
         ...d,
@@ -309,10 +306,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
         attemptLog: [],
       });
       return true;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return false;
-      throw err;
-    }
+    })) ?? false;
   }
 
   async claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]> {

@@ -1,4 +1,3 @@
-import type { Database } from "../../shared/storage/database";
 
 /** `partner_notice`: in-app notice to the partner; `advertiser_warning`: manual-review warning to the program's owner. */
 export type NotificationKind = "partner_notice" | "advertiser_warning";
@@ -145,13 +144,4 @@ export interface NotificationsRepository {
   recordAttempt(deliveryId: number, workerId: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<void>;
   /** Newest first, each with its attempts (oldest first). */
   listDeliveries(filter: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>>;
-}
-
-export async function createNotificationsRepository(db: Database): Promise<NotificationsRepository> {
-  if (db.kind === "sql") {
-    const { SqlNotificationsRepository } = await import("./repository.sql");
-    return SqlNotificationsRepository.create(db.sql);
-  }
-  const { MongoNotificationsRepository } = await import("./repository.mongo");
-  return MongoNotificationsRepository.create(db.mongo);
 }

@@ -14,7 +14,7 @@
  * Races: every writer writes first and reads after, so of a link and a
  * movement written concurrently at least one sees the other and settles.
  */
-import { refundedOnChargesCents, saleRefundedCents, type ProcessorMovement } from "../../shared/domain/processor-refunds";
+import { refundedOnChargesCents, saleRefundedCents, type ProcessorMovement } from "./processor-refunds";
 import { RetryLaterError, type HandlerContext } from "./handler";
 import type { ProcessorPayment } from "./repository";
 

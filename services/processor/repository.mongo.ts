@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { supersedes } from "../../shared/domain/processor-refunds";
+import { supersedes } from "./processor-refunds";
 import { isDuplicateKeyError, modelOn, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
 import type { FinishedEventStatus, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
 

@@ -1,4 +1,4 @@
-import { supersedes } from "../../shared/domain/processor-refunds";
+import { supersedes } from "./processor-refunds";
 import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
 import type { FinishedEventStatus, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
 

@@ -1,5 +1,4 @@
-import type { ProcessorMovement } from "../../shared/domain/processor-refunds";
-import type { Database } from "../../shared/storage/database";
+import type { ProcessorMovement } from "./processor-refunds";
 
 export type { ProcessorMovement };
 
@@ -71,13 +70,4 @@ export interface ProcessorRepository {
   listMovements(programId: number, references: readonly string[]): Promise<ProcessorMovement[]>;
   /** Increments and returns the sale's revision: every change of its refunds or references moves it on. */
   nextRevision(programId: number, transactionId: string): Promise<number>;
-}
-
-export async function createProcessorRepository(db: Database): Promise<ProcessorRepository> {
-  if (db.kind === "sql") {
-    const { SqlProcessorRepository } = await import("./repository.sql");
-    return SqlProcessorRepository.create(db.sql);
-  }
-  const { MongoProcessorRepository } = await import("./repository.mongo");
-  return MongoProcessorRepository.create(db.mongo);
 }

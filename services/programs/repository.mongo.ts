@@ -1,12 +1,13 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import {
-  isDuplicateKeyError,
+  insertOrNull,
   modelOn,
   nextId,
   prepareCollections,
   requiredStringsMayBeEmpty,
   schemaOptions,
+  type DocOf,
 } from "../../shared/storage/mongo";
 import type {
   ApiKey,
@@ -20,46 +21,14 @@ import type {
   ProgramsRepository,
 } from "./repository";
 
-interface ProgramDoc {
-  _id: number;
-  workspaceId: number | null;
-  name: string;
-  currency: string;
-  commissionType: CommissionRule["type"];
-  commissionValue: number;
-  holdDays: number;
-  recurringCommissionMonths: number | null;
-  testMode: boolean;
-  paymentTrackingMode: PaymentTrackingMode;
-  allowedOrigins: string[];
-  processor: ProcessorConnection;
-  createdAt: Date;
-}
+/** The commission rule is stored flat (type and value), as on SQL. */
+type ProgramDoc = Omit<DocOf<Program>, "commissionRule"> & { commissionType: CommissionRule["type"]; commissionValue: number };
 
-interface ApiKeyDoc {
-  _id: number;
-  programId: number;
-  prefix: string;
-  secretHash: string;
-  createdAt: Date;
-  retiredAt: Date | null;
-}
+type ApiKeyDoc = DocOf<ApiKey>;
 
-interface PartnerDoc {
-  _id: number;
-  name: string;
-  email: string | null;
-  createdAt: Date;
-}
+type PartnerDoc = DocOf<Partner>;
 
-interface EnrollmentDoc {
-  _id: number;
-  partnerId: number;
-  programId: number;
-  status: EnrollmentStatus;
-  referralCode: string;
-  createdAt: Date;
-}
+type EnrollmentDoc = DocOf<Enrollment>;
 
 const programSchema = requiredStringsMayBeEmpty(
   new Schema<ProgramDoc>(
@@ -279,7 +248,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
   }
 
   async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null> {
-    try {
+    return insertOrNull(async () => {
       const doc = await this.enrollments.insertOne({
         _id: await nextId(this.connection, "enrollments"),
         partnerId: e.partnerId,
@@ -289,10 +258,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
         createdAt: new Date(),
       });
       return toEnrollment(doc.toObject());
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    });
   }
 
   async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {

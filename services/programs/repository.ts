@@ -1,5 +1,4 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
-import type { Database } from "../../shared/storage/database";
 
 export type PaymentTrackingMode = "processor_connect" | "s2s";
 
@@ -80,13 +79,4 @@ export interface ProgramsRepository {
   findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
   findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;
   hasApprovedEnrollment(programId: number): Promise<boolean>;
-}
-
-export async function createProgramsRepository(db: Database): Promise<ProgramsRepository> {
-  if (db.kind === "sql") {
-    const { SqlProgramsRepository } = await import("./repository.sql");
-    return SqlProgramsRepository.create(db.sql);
-  }
-  const { MongoProgramsRepository } = await import("./repository.mongo");
-  return MongoProgramsRepository.create(db.mongo);
 }

@@ -1,37 +1,18 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import {
-  isDuplicateKeyError,
+  insertOrNull,
   modelOn,
   nextId,
   prepareCollections,
   requiredStringsMayBeEmpty,
   schemaOptions,
+  type DocOf,
 } from "../../shared/storage/mongo";
 import type { NewSale, Sale, SaleCommissionState, SalesRepository } from "./repository";
 
-interface SaleDoc {
-  _id: number;
-  programId: number;
-  transactionId: string;
-  amountCents: number;
-  currency: string;
-  customerKey: string | null;
-  email: string | null;
-  processorCustomerId: string | null;
-  partnerId: number | null;
-  clickId: string | null;
-  attributionMethod: AttributionMethod | null;
-  isTest: boolean;
-  isRecurring: boolean;
-  saleType: string | null;
-  subscriptionId: string | null;
-  commissionState: SaleCommissionState;
-  commissionId: number | null;
-  noCommissionReason?: string | null;
-  occurredAt: Date;
-  createdAt: Date;
-}
+/** Documents written before currency checks have no `noCommissionReason` (read as null). */
+type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };
 
 const saleSchema = requiredStringsMayBeEmpty(
   new Schema<SaleDoc>(
@@ -102,7 +83,7 @@ export class MongoSalesRepository implements SalesRepository {
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {
-    try {
+    return insertOrNull(async () => {
       const doc = await this.sales.insertOne({
         _id: await nextId(this.connection, "sales"),
         programId: s.programId,
@@ -126,10 +107,7 @@ export class MongoSalesRepository implements SalesRepository {
         createdAt: new Date(),
       });
       return toSale(doc.toObject());
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return null;
-      throw err;
-    }
+    });
   }
 
   async findSale(programId: number, transactionId: string): Promise<Sale | null> {

@@ -1,5 +1,4 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
-import type { Database } from "../../shared/storage/database";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -46,13 +45,4 @@ export interface SalesRepository {
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
-}
-
-export async function createSalesRepository(db: Database): Promise<SalesRepository> {
-  if (db.kind === "sql") {
-    const { SqlSalesRepository } = await import("./repository.sql");
-    return SqlSalesRepository.create(db.sql);
-  }
-  const { MongoSalesRepository } = await import("./repository.mongo");
-  return MongoSalesRepository.create(db.mongo);
 }

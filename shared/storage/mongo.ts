@@ -20,6 +20,9 @@ export async function nextId(connection: Connection, sequence: string): Promise<
   return doc!.seq;
 }
 
+/** A record as its MongoDB document: the domain type, its integer `id` stored as `_id`. */
+export type DocOf<T extends { id: number }> = Omit<T, "id"> & { _id: number };
+
 /**
  * One multi-document transaction with the settings the money path needs.
  * The callback may run more than once (transient errors are retried), so it
@@ -49,6 +52,20 @@ export function isDuplicateKeyError(err: unknown, opts: { idIsBusinessKey?: bool
   // Without keyPattern (older servers), the message names the index: "... index: _id_ dup key: ...".
   const onId = fields ? fields.length === 1 && fields[0] === "_id" : typeof e.message === "string" && / index: _id_ dup key/.test(e.message);
   return !onId;
+}
+
+/**
+ * An insert whose duplicate business key means "already recorded" (ON
+ * CONFLICT DO NOTHING RETURNING on SQL): null then, the inserted value
+ * otherwise. Any other error, a duplicate `_id` included, is thrown.
+ */
+export async function insertOrNull<T>(insert: () => Promise<T>, opts: { idIsBusinessKey?: boolean } = {}): Promise<T | null> {
+  try {
+    return await insert();
+  } catch (err) {
+    if (isDuplicateKeyError(err, opts)) return null;
+    throw err;
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
-import { createAttributionRepository, type AttributionRepository, type NewClick, type NewLead } from "../../services/attribution/repository";
+import { createAttributionRepository } from "../../services/attribution/storage";
+import type { AttributionRepository, NewClick, NewLead } from "../../services/attribution/repository";
 import { at, backends, counter, SECOND, useRepository } from "./harness";
 
 const nextProgram = counter(100);

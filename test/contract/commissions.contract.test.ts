@@ -4,14 +4,8 @@
  * them the same results, also under concurrency.
  */
 import * as ledger from "../../services/commissions/ledger";
-import {
-  createCommissionsRepository,
-  type BalanceKey,
-  type Commission,
-  type CommissionsRepository,
-  type NewCommission,
-  type OutboxEvent,
-} from "../../services/commissions/repository";
+import { createCommissionsRepository } from "../../services/commissions/storage";
+import type { BalanceKey, Commission, CommissionsRepository, NewCommission, OutboxEvent } from "../../services/commissions/repository";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
 import { at, backends, counter, DAY, SECOND, useRepository } from "./harness";
 

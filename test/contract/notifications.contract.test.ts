@@ -1,10 +1,5 @@
-import {
-  createNotificationsRepository,
-  type NewNotification,
-  type NewWebhookEndpoint,
-  type Notification,
-  type NotificationsRepository,
-} from "../../services/notifications/repository";
+import { createNotificationsRepository } from "../../services/notifications/storage";
+import type { NewNotification, NewWebhookEndpoint, Notification, NotificationsRepository } from "../../services/notifications/repository";
 import { SECOND, at, backends, counter, useRepository } from "./harness";
 
 const nextEvent = counter(1);

@@ -1,4 +1,5 @@
-import { createProcessorRepository, type ProcessorRepository } from "../../services/processor/repository";
+import { createProcessorRepository } from "../../services/processor/storage";
+import type { ProcessorRepository } from "../../services/processor/repository";
 import { at, backends, counter, SECOND, useRepository } from "./harness";
 
 const unique = counter();

@@ -1,4 +1,5 @@
-import { createProgramsRepository, type NewProgram, type ProgramsRepository } from "../../services/programs/repository";
+import { createProgramsRepository } from "../../services/programs/storage";
+import type { NewProgram, ProgramsRepository } from "../../services/programs/repository";
 import { at, backends, counter, DAY, useRepository } from "./harness";
 
 const unique = counter();

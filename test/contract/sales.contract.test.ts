@@ -1,4 +1,5 @@
-import { createSalesRepository, type NewSale, type Sale, type SalesRepository } from "../../services/sales/repository";
+import { createSalesRepository } from "../../services/sales/storage";
+import type { NewSale, Sale, SalesRepository } from "../../services/sales/repository";
 import { backends, counter, useRepository } from "./harness";
 
 const nextProgram = counter(100);

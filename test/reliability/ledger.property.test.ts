@@ -12,8 +12,9 @@
  */
 import fc from "fast-check";
 import * as ledger from "../../services/commissions/ledger";
-import { createCommissionsRepository, type BalanceKey, type CommissionsRepository } from "../../services/commissions/repository";
-import { checkLedgerInvariants } from "../../shared/domain/ledger-invariants";
+import { createCommissionsRepository } from "../../services/commissions/storage";
+import type { BalanceKey, CommissionsRepository } from "../../services/commissions/repository";
+import { checkLedgerInvariants } from "../../services/commissions/invariants";
 import { ConflictError, InvalidRequestError } from "../../shared/errors";
 import { at, backends, SECOND, useRepository } from "../contract/harness";
 import { LedgerModel, roundMulDiv } from "./support/model";

@@ -1,9 +1,9 @@
 /**
- * The ledger invariants (shared/domain/ledger-invariants.ts) on hand-made
+ * The ledger invariants (services/commissions/invariants/) on hand-made
  * snapshots: a consistent one passes, and one breaking each rule is reported
  * with that rule and the ids involved.
  */
-import { checkLedgerInvariants, INVARIANT_RULES, type InvariantRule, type LedgerSnapshot } from "../../shared/domain/ledger-invariants";
+import { checkLedgerInvariants, INVARIANT_RULES, type InvariantRule, type LedgerSnapshot } from "../../services/commissions/invariants";
 
 const T = "2030-01-01T00:00:00.000Z";
 const key = { partnerId: 1, programId: 1, currency: "usd" };

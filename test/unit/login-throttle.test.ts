@@ -1,5 +1,5 @@
 import { clientAddressOf } from "../../shared/client-address";
-import { decideLoginAttempt, LOGIN_THROTTLE_RULES, loginDelayMs, type LoginScope, type ScopeFailures } from "../../shared/domain/login-throttle";
+import { decideLoginAttempt, LOGIN_THROTTLE_RULES, loginDelayMs, type LoginScope, type ScopeFailures } from "../../services/accounts/login-throttle";
 import { findNulCharacter } from "../../shared/nul-character";
 
 const rule = (scope: LoginScope) => LOGIN_THROTTLE_RULES.find((r) => r.scope === scope)!;

@@ -1,6 +1,6 @@
 import { subscriptionDetailsOf } from "../../sdk/src/invoice";
 import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
-import { refundedOnChargesCents, saleRefundedCents, supersedes, type ProcessorMovement } from "../../shared/domain/processor-refunds";
+import { refundedOnChargesCents, saleRefundedCents, supersedes, type ProcessorMovement } from "../../services/processor/processor-refunds";
 import { cleanAttributionHints } from "../../services/processor/attribution-hints";
 
 const T0 = new Date("2026-11-01T00:00:00Z");

@@ -1,4 +1,4 @@
-import { idempotentWithdrawalMismatch, reduceOpenWithdrawals, type OpenWithdrawal } from "../../shared/domain/withdrawals";
+import { idempotentWithdrawalMismatch, reduceOpenWithdrawals, type OpenWithdrawal } from "../../services/commissions/withdrawals";
 
 const T = Date.UTC(2030, 0, 1);
 const w = (id: number, amountCents: number, minute: number): OpenWithdrawal => ({ id, amountCents, createdAt: new Date(T + minute * 60_000) });

@@ -1,4 +1,4 @@
-import type { ProcessorMovement } from "../../../shared/domain/processor-refunds";
+import type { ProcessorMovement } from "../processor-refunds";
 import { eventTime, processed, type HandlerContext, type HandlerResult } from "../handler";
 import { Charge, objectOf, Refund } from "../objects";
 import { recordMovements } from "../payments";

@@ -1,4 +1,4 @@
-import { mulDivRound } from "./money";
+import { mulDivRound } from "../../shared/domain/money";
 
 /**
  * What the processor tells us about money going back on a sale's charges, one

@@ -1,0 +1,41 @@
+import { mulDivRound } from "../../../shared/domain/money";
+import type { SnapshotCommission, SnapshotRefund, Violate } from "./snapshot";
+
+function expectedStatus(c: SnapshotCommission): string {
+  if (c.refundedCents >= c.saleAmountCents) return "reversed";
+  if (c.refundedCents > 0) return "refunded";
+  return c.paidOutAt ? "paid" : c.creditedAt ? "approved" : "pending";
+}
+
+/** commission.refunded_within_sale, deducted_proportional, entries_sum and status, for one commission and its entries. */
+export function checkCommission(c: SnapshotCommission, entries: readonly SnapshotRefund[], violate: Violate): void {
+  const ids = { commission: c.id };
+  if (c.refundedCents < 0 || c.refundedCents > c.saleAmountCents) {
+    violate("commission.refunded_within_sale", ids, `refunded ${c.refundedCents} is outside [0, sale amount ${c.saleAmountCents}]`);
+  } else if (c.saleAmountCents > 0 && c.amountCents >= 0) {
+    const expected = mulDivRound(c.amountCents, c.refundedCents, c.saleAmountCents);
+    if (c.deductedCents !== expected) {
+      violate(
+        "commission.deducted_proportional",
+        ids,
+        `deducted ${c.deductedCents} != round(${c.amountCents} x ${c.refundedCents} / ${c.saleAmountCents}) = ${expected}`,
+      );
+    }
+  } else {
+    violate("commission.deducted_proportional", ids, `amount ${c.amountCents} or sale amount ${c.saleAmountCents} is not valid`);
+  }
+
+  const applied = entries.reduce((s, e) => s + e.appliedCents, 0);
+  const deducted = entries.reduce((s, e) => s + e.deductionCents, 0);
+  if (applied !== c.refundedCents || deducted !== c.deductedCents) {
+    violate(
+      "commission.entries_sum",
+      { commission: c.id, refundEntries: entries.map((e) => e.id) },
+      `entries apply ${applied} and deduct ${deducted}; the commission says refunded ${c.refundedCents}, deducted ${c.deductedCents}`,
+    );
+  }
+
+  const status = expectedStatus(c);
+  if (c.status !== status) violate("commission.status", ids, `status '${c.status}' with refunded ${c.refundedCents} of ${c.saleAmountCents}; expected '${status}'`);
+  if (c.paidOutAt && !c.creditedAt) violate("commission.status", ids, "paid out but never credited");
+}

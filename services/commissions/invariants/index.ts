@@ -1,0 +1,97 @@
+/**
+ * The ledger's invariants, checked over one consistent snapshot of the
+ * commissions service's data. Pure: the same function serves the property
+ * tests, the reliability suite and `commissions.reconcile` (`cli reconcile`)
+ * on a live database.
+ *
+ * The rules, as the ledger (services/commissions/ledger.ts) keeps them:
+ *
+ * - commission.refunded_within_sale: 0 <= refunded <= sale amount S.
+ * - commission.deducted_proportional: deducted = round(C x refunded / S)
+ *   (half up), C the commission as earned.
+ * - commission.entries_sum: the refund entries add up to the commission:
+ *   sum(applied) = refunded, sum(deduction) = deducted. Restorations of won
+ *   disputes are negative entries, so they count too.
+ * - commission.status: reversed iff refunded = S; refunded iff 0 < refunded < S;
+ *   otherwise paid (paid out), approved (credited) or pending; paid out implies
+ *   credited.
+ * - refund.unique_id: every refund id is applied once per commission (no two
+ *   entries share a non-null (commission, refund id)).
+ * - refund.entry: an entry moves something (applied != 0); a negative entry is
+ *   the restoration `<id>:restored` of a positive entry `<id>` of the same
+ *   commission, giving back exactly what it applied; an entry belongs to a
+ *   known commission.
+ * - refund.balance_deduction: what an entry took from (or gave back to) the
+ *   balance is 0 or its whole deduction, and 0 while the commission is not
+ *   credited.
+ * - balance.arithmetic: balance = credited - deducted - paid (the row's own columns).
+ * - balance.ledger: balance = sum over the partner's credited commissions of
+ *   (C - deducted) - sum of paid withdrawals, and paid = sum of paid
+ *   withdrawals ("credited - deducted on credited - paid withdrawals",
+ *   recomputed from the commissions, not read from the row).
+ * - withdrawals.open_within_balance: open withdrawals <= max(balance, 0).
+ * - withdrawal.state: 0 <= amount <= requested; a cancelled withdrawal is 0
+ *   and holds nothing; what a withdrawal holds is a credited commission of
+ *   the same partner, held by no other open or paid withdrawal; a paid
+ *   withdrawal's commissions are paid out unless a refund reached them.
+ * - outbox.event_per_change: every commission has one `commission.created`
+ *   event, one `commission.refunded`/`commission.reversed` per positive entry
+ *   and one `commission.restored` per negative entry; no event names an
+ *   unknown commission; every event is of a known type and either dispatched
+ *   or pending (nothing else exists: the relay delivers pending ones).
+ */
+import { checkBalances } from "./balances";
+import { checkCommission } from "./commissions";
+import { checkCommissionEvents, checkOutboxEvents } from "./outbox";
+import { checkRefundEntries, checkRefundOwners } from "./refunds";
+import { groupBy, INVARIANT_RULES, totalsByCurrency, type LedgerSnapshot, type ReconcileReport, type Violation } from "./snapshot";
+import { checkWithdrawals } from "./withdrawals";
+
+export * from "./snapshot";
+
+/** Checks every invariant; `maxViolations` caps the list (the rest are counted). */
+export function checkLedgerInvariants(snapshot: LedgerSnapshot, maxViolations = 1000): ReconcileReport {
+  const violations: Violation[] = [];
+  let notShown = 0;
+  const violate = (rule: Violation["rule"], ids: Violation["ids"], detail: string) => {
+    if (violations.length < maxViolations) violations.push({ rule, ids, detail });
+    else notShown++;
+  };
+
+  const commissions = new Map(snapshot.commissions.map((c) => [c.id, c]));
+  const entriesBy = groupBy(snapshot.refunds, (e) => e.commissionId);
+  const eventsBy = groupBy(
+    snapshot.outbox.filter((e) => e.commissionId !== null),
+    (e) => e.commissionId as number,
+  );
+
+  // Per commission, in this order (the report lists violations as found): its record, its refund entries, its events.
+  for (const c of snapshot.commissions) {
+    const entries = entriesBy.get(c.id) ?? [];
+    checkCommission(c, entries, violate);
+    checkRefundEntries(c, entries, violate);
+    checkCommissionEvents(c, entries, eventsBy.get(c.id) ?? [], violate);
+  }
+  checkRefundOwners(snapshot.refunds, commissions, violate);
+  const { dispatched, pending } = checkOutboxEvents(snapshot.outbox, commissions, violate);
+  checkBalances(snapshot, violate);
+  checkWithdrawals(snapshot.withdrawals, commissions, entriesBy, violate);
+
+  const byStatus = (s: string) => snapshot.withdrawals.filter((w) => w.status === s).length;
+  return {
+    ok: violations.length === 0,
+    checked: {
+      commissions: snapshot.commissions.length,
+      refundEntries: snapshot.refunds.length,
+      restorations: snapshot.refunds.filter((e) => e.appliedCents < 0).length,
+      refundIds: snapshot.refunds.filter((e) => e.refundId !== null).length,
+      balances: snapshot.balances.length,
+      withdrawals: { open: byStatus("open"), paid: byStatus("paid"), cancelled: byStatus("cancelled") },
+      outboxEvents: { dispatched, pending },
+      totalsByCurrency: totalsByCurrency(snapshot),
+      rules: [...INVARIANT_RULES],
+    },
+    violations,
+    violationsNotShown: notShown,
+  };
+}

@@ -1,0 +1,166 @@
+/** What the invariants read (one consistent snapshot of the commissions service's data) and what they report. */
+
+export interface SnapshotCommission {
+  id: number;
+  programId: number;
+  partnerId: number;
+  currency: string;
+  saleAmountCents: number;
+  amountCents: number;
+  refundedCents: number;
+  deductedCents: number;
+  status: string;
+  creditedAt: Date | string | null;
+  paidOutAt: Date | string | null;
+}
+
+export interface SnapshotRefund {
+  id: number;
+  commissionId: number;
+  refundId: string | null;
+  appliedCents: number;
+  deductionCents: number;
+  balanceDeductionCents: number;
+}
+
+export interface SnapshotBalance {
+  partnerId: number;
+  programId: number;
+  currency: string;
+  balanceCents: number;
+  creditedCents: number;
+  deductedCents: number;
+  paidCents: number;
+}
+
+export interface SnapshotWithdrawal {
+  id: number;
+  partnerId: number;
+  programId: number;
+  currency: string;
+  requestedCents: number;
+  amountCents: number;
+  status: string;
+  /** The commissions the withdrawal holds (paid out with it). */
+  commissionIds: number[];
+}
+
+export interface SnapshotOutboxEvent {
+  id: number;
+  type: string;
+  commissionId: number | null;
+  dispatchedAt: Date | string | null;
+}
+
+/** Everything the commissions service owns that money depends on, read in one consistent snapshot. */
+export interface LedgerSnapshot {
+  commissions: SnapshotCommission[];
+  refunds: SnapshotRefund[];
+  balances: SnapshotBalance[];
+  withdrawals: SnapshotWithdrawal[];
+  outbox: SnapshotOutboxEvent[];
+}
+
+export type InvariantRule =
+  | "commission.refunded_within_sale"
+  | "commission.deducted_proportional"
+  | "commission.entries_sum"
+  | "commission.status"
+  | "refund.unique_id"
+  | "refund.entry"
+  | "refund.balance_deduction"
+  | "balance.arithmetic"
+  | "balance.ledger"
+  | "withdrawals.open_within_balance"
+  | "withdrawal.state"
+  | "outbox.event_per_change";
+
+export interface Violation {
+  rule: InvariantRule;
+  /** The records involved: commission, refund entries, partner/program/currency, withdrawal, outbox event. */
+  ids: Record<string, number | string | number[]>;
+  detail: string;
+}
+
+export interface ReconcileReport {
+  ok: boolean;
+  checked: {
+    commissions: number;
+    refundEntries: number;
+    restorations: number;
+    refundIds: number;
+    balances: number;
+    withdrawals: { open: number; paid: number; cancelled: number };
+    outboxEvents: { dispatched: number; pending: number };
+    /** Money totals per currency (lowercase code): amounts in different currencies are never added together. */
+    totalsByCurrency: Record<string, CurrencyTotals>;
+    rules: InvariantRule[];
+  };
+  violations: Violation[];
+  /** Violations beyond the reported ones (the list is capped). */
+  violationsNotShown: number;
+}
+
+export interface CurrencyTotals {
+  saleAmountCents: number;
+  refundedCents: number;
+  deductedCents: number;
+  balanceCents: number;
+  paidCents: number;
+  openWithdrawalCents: number;
+}
+
+export type Violate = (rule: InvariantRule, ids: Violation["ids"], detail: string) => void;
+
+/** Balances, commissions and withdrawals are kept per partner, program and currency. */
+export const keyOf = (k: { partnerId: number; programId: number; currency: string }) => `${k.partnerId}|${k.programId}|${k.currency}`;
+export const keyIds = (k: { partnerId: number; programId: number; currency: string }) => ({ partner: k.partnerId, program: k.programId, currency: k.currency });
+
+export function groupBy<T>(items: readonly T[], key: (t: T) => string | number): Map<string | number, T[]> {
+  const out = new Map<string | number, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+/** Sums the snapshot's money per currency, each figure in that currency's minor units. */
+export function totalsByCurrency(snapshot: Pick<LedgerSnapshot, "commissions" | "balances" | "withdrawals">): Record<string, CurrencyTotals> {
+  const totals = new Map<string, CurrencyTotals>();
+  const of = (currency: string) => {
+    let t = totals.get(currency);
+    if (!t) totals.set(currency, (t = { saleAmountCents: 0, refundedCents: 0, deductedCents: 0, balanceCents: 0, paidCents: 0, openWithdrawalCents: 0 }));
+    return t;
+  };
+  for (const c of snapshot.commissions) {
+    const t = of(c.currency);
+    t.saleAmountCents += c.saleAmountCents;
+    t.refundedCents += c.refundedCents;
+    t.deductedCents += c.deductedCents;
+  }
+  for (const b of snapshot.balances) {
+    const t = of(b.currency);
+    t.balanceCents += b.balanceCents;
+    t.paidCents += b.paidCents;
+  }
+  for (const w of snapshot.withdrawals) if (w.status === "open") of(w.currency).openWithdrawalCents += w.amountCents;
+  return Object.fromEntries([...totals].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+export const INVARIANT_RULES: readonly InvariantRule[] = [
+  "commission.refunded_within_sale",
+  "commission.deducted_proportional",
+  "commission.entries_sum",
+  "commission.status",
+  "refund.unique_id",
+  "refund.entry",
+  "refund.balance_deduction",
+  "balance.arithmetic",
+  "balance.ledger",
+  "withdrawals.open_within_balance",
+  "withdrawal.state",
+  "outbox.event_per_change",
+];

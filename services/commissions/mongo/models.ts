@@ -1,0 +1,262 @@
+import { Schema, type Connection, type Model } from "mongoose";
+import type { CommissionStatus, RefundReasonCode } from "../../../shared/domain/refunds";
+import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
+import type { Balance, BalanceKey, Commission, OutboxEvent, RefundEntry, Withdrawal, WithdrawalStatus } from "../repository";
+
+/**
+ * The commissions service's MongoDB documents, schemas and indexes, and their mapping to the domain types.
+ */
+
+/*
+ * Row locks on MongoDB: a "ForUpdate" read increments `lockVersion` on the
+ * documents it returns. Another transaction writing them before this one
+ * commits, or having written them after this one's snapshot, makes one of the
+ * two fail with a write conflict, a transient error the driver retries. So what
+ * a ForUpdate read returns stays current until commit, as with SELECT ... FOR
+ * UPDATE. `lockVersion` must be in the schemas: mongoose strips unknown paths
+ * from updates, and an update left empty would turn into a plain read.
+ */
+
+/** Older documents have no `processorRevision` (read as 0); `lockVersion` is the row lock (above). */
+export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision"> & { processorRevision?: number; lockVersion?: number };
+
+export type RefundDoc = DocOf<RefundEntry>;
+
+export type BalanceDoc = Balance & { lockVersion?: number };
+
+/** Older documents have no `idempotencyKey` (read as null). */
+export type WithdrawalDoc = Omit<DocOf<Withdrawal>, "idempotencyKey"> & { idempotencyKey?: string | null; lockVersion?: number };
+
+export interface WithdrawalCommissionDoc {
+  withdrawalId: number;
+  commissionId: number;
+}
+
+/** The relay's claim and retry fields are storage only. */
+export type OutboxDoc = DocOf<OutboxEvent> & {
+  commissionId: number | null;
+  availableAt: Date;
+  claimedBy: string | null;
+  claimedUntil: Date | null;
+};
+
+export const commissionSchema = requiredStringsMayBeEmpty(
+  new Schema<CommissionDoc>(
+    {
+      _id: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      saleId: { type: Number, required: true },
+      transactionId: { type: String, required: true },
+      currency: { type: String, required: true },
+      saleAmountCents: { type: Number, required: true, min: 1 },
+      ruleType: { type: String, required: true },
+      ruleValue: { type: Number, required: true },
+      amountCents: { type: Number, required: true, min: 0 },
+      refundedCents: { type: Number, required: true, min: 0 },
+      deductedCents: { type: Number, required: true, min: 0 },
+      status: { type: String, required: true },
+      reason: { type: String, default: null },
+      approvableAt: { type: Date, required: true },
+      creditedAt: { type: Date, default: null },
+      paidOutAt: { type: Date, default: null },
+      processorRevision: { type: Number, default: 0 },
+      createdAt: { type: Date, required: true },
+      updatedAt: { type: Date, required: true },
+      lockVersion: Number,
+    },
+    schemaOptions("commissions"),
+  ),
+);
+commissionSchema.index({ saleId: 1 }, { unique: true });
+// The SQL index is partial on "credited_at IS NULL AND status <> 'reversed'", which a
+// partialFilterExpression cannot express; the null is the first key instead.
+commissionSchema.index({ creditedAt: 1, approvableAt: 1, _id: 1 });
+commissionSchema.index({ partnerId: 1, programId: 1, currency: 1 });
+
+export const refundSchema = requiredStringsMayBeEmpty(
+  new Schema<RefundDoc>(
+    {
+      _id: { type: Number, required: true },
+      commissionId: { type: Number, required: true },
+      refundId: { type: String, default: null },
+      requestedCents: { type: Number, required: true },
+      appliedCents: { type: Number, required: true },
+      deductionCents: { type: Number, required: true },
+      balanceDeductionCents: { type: Number, required: true },
+      reasonCode: { type: String, required: true },
+      reason: { type: String, required: true },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("commission_refunds"),
+  ),
+);
+refundSchema.index({ commissionId: 1, refundId: 1 }, { unique: true, partialFilterExpression: { refundId: { $type: "string" } } });
+refundSchema.index({ commissionId: 1 });
+
+export const balanceSchema = requiredStringsMayBeEmpty(
+  new Schema<BalanceDoc>(
+    {
+      partnerId: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      currency: { type: String, required: true },
+      balanceCents: { type: Number, required: true },
+      creditedCents: { type: Number, required: true },
+      deductedCents: { type: Number, required: true },
+      paidCents: { type: Number, required: true },
+      lockVersion: Number,
+    },
+    schemaOptions("partner_balances"),
+  ),
+);
+balanceSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { unique: true });
+
+export const withdrawalSchema = requiredStringsMayBeEmpty(
+  new Schema<WithdrawalDoc>(
+    {
+      _id: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      currency: { type: String, required: true },
+      requestedCents: { type: Number, required: true },
+      amountCents: { type: Number, required: true, min: 0 },
+      status: { type: String, required: true },
+      idempotencyKey: { type: String, default: null },
+      createdAt: { type: Date, required: true },
+      paidAt: { type: Date, default: null },
+      cancelledAt: { type: Date, default: null },
+      lockVersion: Number,
+    },
+    schemaOptions("withdrawals"),
+  ),
+);
+withdrawalSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { partialFilterExpression: { status: "open" } });
+withdrawalSchema.index({ programId: 1, idempotencyKey: 1 }, { unique: true, partialFilterExpression: { idempotencyKey: { $type: "string" } } });
+
+// A link collection, as the SQL table (rather than an array on the withdrawal):
+// "is this commission held by an open or paid withdrawal" stays an indexed lookup.
+export const withdrawalCommissionSchema = new Schema<WithdrawalCommissionDoc>(
+  {
+    withdrawalId: { type: Number, required: true },
+    commissionId: { type: Number, required: true },
+  },
+  schemaOptions("withdrawal_commissions"),
+);
+withdrawalCommissionSchema.index({ withdrawalId: 1, commissionId: 1 }, { unique: true });
+withdrawalCommissionSchema.index({ commissionId: 1 });
+
+export const outboxSchema = requiredStringsMayBeEmpty(
+  new Schema<OutboxDoc>(
+    {
+      _id: { type: Number, required: true },
+      type: { type: String, required: true },
+      payload: { type: Schema.Types.Mixed, required: true },
+      commissionId: { type: Number, default: null },
+      createdAt: { type: Date, required: true },
+      availableAt: { type: Date, required: true },
+      attempts: { type: Number, required: true, default: 0 },
+      claimedBy: { type: String, default: null },
+      claimedUntil: { type: Date, default: null },
+      dispatchedAt: { type: Date, default: null },
+      lastError: { type: String, default: null },
+    },
+    // Keep empty objects in payloads, as JSONB does.
+    { ...schemaOptions("outbox"), minimize: false },
+  ),
+);
+// As for commissions: "dispatched_at IS NULL" cannot be a partial filter, so it leads the index. The claim
+// sorts by _id: with the equality on dispatchedAt first and _id next, the index walk is in claim order and
+// stops at the first claimable event (no in-memory sort of the whole backlog per claim), so draining a backlog
+// is linear. (An index with availableAt between the two could not serve that sort.)
+export const OUTBOX_CLAIM_INDEX = { dispatchedAt: 1, _id: 1 } as const;
+outboxSchema.index(OUTBOX_CLAIM_INDEX);
+/** The claim index of earlier versions, dropped at start. */
+export const OLD_OUTBOX_CLAIM_INDEX = "dispatchedAt_1_availableAt_1__id_1";
+outboxSchema.index({ commissionId: 1, _id: -1 });
+
+export const toCommission = (d: CommissionDoc): Commission => ({
+  id: d._id,
+  programId: d.programId,
+  partnerId: d.partnerId,
+  saleId: d.saleId,
+  transactionId: d.transactionId,
+  currency: d.currency,
+  saleAmountCents: d.saleAmountCents,
+  ruleType: d.ruleType,
+  ruleValue: d.ruleValue,
+  amountCents: d.amountCents,
+  refundedCents: d.refundedCents,
+  deductedCents: d.deductedCents,
+  status: d.status,
+  reason: d.reason ?? null,
+  approvableAt: d.approvableAt,
+  creditedAt: d.creditedAt ?? null,
+  paidOutAt: d.paidOutAt ?? null,
+  processorRevision: d.processorRevision ?? 0,
+  createdAt: d.createdAt,
+  updatedAt: d.updatedAt,
+});
+
+export const toRefund = (d: RefundDoc): RefundEntry => ({
+  id: d._id,
+  commissionId: d.commissionId,
+  refundId: d.refundId ?? null,
+  requestedCents: d.requestedCents,
+  appliedCents: d.appliedCents,
+  deductionCents: d.deductionCents,
+  balanceDeductionCents: d.balanceDeductionCents,
+  reasonCode: d.reasonCode,
+  reason: d.reason,
+  createdAt: d.createdAt,
+});
+
+export const toBalance = (d: BalanceDoc): Balance => ({
+  partnerId: d.partnerId,
+  programId: d.programId,
+  currency: d.currency,
+  balanceCents: d.balanceCents,
+  creditedCents: d.creditedCents,
+  deductedCents: d.deductedCents,
+  paidCents: d.paidCents,
+});
+
+export const toWithdrawal = (d: WithdrawalDoc): Withdrawal => ({
+  id: d._id,
+  partnerId: d.partnerId,
+  programId: d.programId,
+  currency: d.currency,
+  requestedCents: d.requestedCents,
+  amountCents: d.amountCents,
+  status: d.status,
+  idempotencyKey: d.idempotencyKey ?? null,
+  createdAt: d.createdAt,
+  paidAt: d.paidAt ?? null,
+  cancelledAt: d.cancelledAt ?? null,
+});
+
+export const toOutbox = (d: OutboxDoc): OutboxEvent => ({
+  id: d._id,
+  type: d.type,
+  payload: d.payload,
+  attempts: d.attempts,
+  createdAt: d.createdAt,
+  dispatchedAt: d.dispatchedAt ?? null,
+  lastError: d.lastError ?? null,
+});
+
+// Callers may pass a whole withdrawal as the key: only these three fields identify the balance.
+export const keyFilter = (k: BalanceKey): BalanceKey => ({ partnerId: k.partnerId, programId: k.programId, currency: k.currency });
+
+/** The patch's defined fields, as the SQL adapter's SET clause (null is a value, undefined is "unchanged"). */
+export const definedFields = <T extends object>(patch: T): Partial<T> =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+export interface Store {
+  connection: Connection;
+  commissions: Model<CommissionDoc>;
+  refunds: Model<RefundDoc>;
+  balances: Model<BalanceDoc>;
+  withdrawals: Model<WithdrawalDoc>;
+  withdrawalCommissions: Model<WithdrawalCommissionDoc>;
+  outbox: Model<OutboxDoc>;
+}

@@ -1,0 +1,271 @@
+import type { ClientSession } from "mongoose";
+import { nextId } from "../../../shared/storage/mongo";
+import type { Balance, BalanceKey, PayableCommission, Commission, CommissionsTx, NewCommission, NewRefundEntry, RefundEntry, Withdrawal } from "../repository";
+import { toCommission, toRefund, toBalance, toWithdrawal, keyFilter, definedFields, type Store } from "./models";
+
+/**
+ * One transaction's operations (or, without a session, plain reads outside
+ * any). Every operation awaits the previous one: a session runs one at a time.
+ */
+export class MongoCommissionsTx implements CommissionsTx {
+  constructor(
+    private readonly store: Store,
+    private readonly session: ClientSession | undefined,
+  ) {}
+
+  async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
+    // A duplicate key would abort the whole transaction: look first. A race
+    // past this check ends in a duplicate key that `transaction()` re-runs.
+    if (await this.store.commissions.exists({ saleId: c.saleId }).setOptions({ session: this.session })) return null;
+    const doc = await this.store.commissions.insertOne(
+      {
+        _id: await nextId(this.store.connection, "commissions"),
+        programId: c.programId,
+        partnerId: c.partnerId,
+        saleId: c.saleId,
+        transactionId: c.transactionId,
+        currency: c.currency,
+        saleAmountCents: c.saleAmountCents,
+        ruleType: c.ruleType,
+        ruleValue: c.ruleValue,
+        amountCents: c.amountCents,
+        refundedCents: 0,
+        deductedCents: 0,
+        status: "pending",
+        reason: null,
+        approvableAt: c.approvableAt,
+        creditedAt: null,
+        paidOutAt: null,
+        processorRevision: 0,
+        createdAt: now,
+        updatedAt: now,
+      },
+      { session: this.session },
+    );
+    return toCommission(doc.toObject());
+  }
+
+  async findCommissionBySale(saleId: number): Promise<Commission | null> {
+    const doc = await this.store.commissions.findOne({ saleId }, null, { session: this.session }).lean();
+    return doc ? toCommission(doc) : null;
+  }
+
+  async getCommission(id: number): Promise<Commission | null> {
+    const doc = await this.store.commissions.findById(id, null, { session: this.session }).lean();
+    return doc ? toCommission(doc) : null;
+  }
+
+  async getCommissionForUpdate(id: number): Promise<Commission | null> {
+    const doc = await this.store.commissions
+      .findOneAndUpdate({ _id: id }, { $inc: { lockVersion: 1 } }, { session: this.session, returnDocument: "after" })
+      .lean();
+    return doc ? toCommission(doc) : null;
+  }
+
+  async updateCommission(
+    id: number,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision">>,
+    now: Date,
+  ): Promise<void> {
+    await this.store.commissions.updateOne(
+      { _id: id },
+      { $set: { ...definedFields(patch), updatedAt: now } },
+      { session: this.session, runValidators: true },
+    );
+  }
+
+  async listRefunds(commissionId: number): Promise<RefundEntry[]> {
+    const docs = await this.store.refunds.find({ commissionId }, null, { session: this.session }).sort({ _id: 1 }).lean();
+    return docs.map(toRefund);
+  }
+
+  async insertRefund(e: NewRefundEntry, now: Date): Promise<RefundEntry> {
+    const doc = await this.store.refunds.insertOne(
+      {
+        _id: await nextId(this.store.connection, "commission_refunds"),
+        commissionId: e.commissionId,
+        refundId: e.refundId,
+        requestedCents: e.requestedCents,
+        appliedCents: e.appliedCents,
+        deductionCents: e.deductionCents,
+        balanceDeductionCents: e.balanceDeductionCents,
+        reasonCode: e.reasonCode,
+        reason: e.reason,
+        createdAt: now,
+      },
+      { session: this.session },
+    );
+    return toRefund(doc.toObject());
+  }
+
+  async getBalanceForUpdate(key: BalanceKey): Promise<Balance> {
+    const doc = await this.store.balances
+      .findOneAndUpdate(
+        keyFilter(key),
+        {
+          $inc: { lockVersion: 1 },
+          $setOnInsert: { balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 },
+        },
+        { session: this.session, upsert: true, returnDocument: "after" },
+      )
+      .lean();
+    return toBalance(doc!);
+  }
+
+  async changeBalance(
+    key: BalanceKey,
+    delta: Partial<Pick<Balance, "balanceCents" | "creditedCents" | "deductedCents" | "paidCents">>,
+  ): Promise<void> {
+    const inc = Object.fromEntries(Object.entries(delta).filter(([, v]) => v));
+    if (!Object.keys(inc).length) return;
+    await this.store.balances.updateOne(keyFilter(key), { $inc: inc }, { session: this.session });
+  }
+
+  async listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
+    const open = { ...keyFilter(key), status: "open" as const };
+    await this.store.withdrawals.updateMany(open, { $inc: { lockVersion: 1 } }, { session: this.session });
+    const docs = await this.store.withdrawals.find(open, null, { session: this.session }).sort({ _id: 1 }).lean();
+    return docs.map(toWithdrawal);
+  }
+
+  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null> {
+    // A duplicate key would abort the transaction: look first. A race past this check ends in a duplicate
+    // key that `transaction()` re-runs, and the re-run finds the winner.
+    if (w.idempotencyKey !== null && (await this.findWithdrawalByIdempotencyKey(w.programId, w.idempotencyKey))) return null;
+    const doc = await this.store.withdrawals.insertOne(
+      {
+        _id: await nextId(this.store.connection, "withdrawals"),
+        ...keyFilter(w),
+        requestedCents: w.requestedCents,
+        amountCents: w.amountCents,
+        idempotencyKey: w.idempotencyKey,
+        status: "open",
+        createdAt: now,
+        paidAt: null,
+        cancelledAt: null,
+      },
+      { session: this.session },
+    );
+    return toWithdrawal(doc.toObject());
+  }
+
+  async findWithdrawalByIdempotencyKey(programId: number, idempotencyKey: string): Promise<Withdrawal | null> {
+    // The $type predicate lets the planner use the partial unique index.
+    const doc = await this.store.withdrawals
+      .findOne({ programId, idempotencyKey: { $eq: idempotencyKey, $type: "string" } }, null, { session: this.session })
+      .lean();
+    return doc ? toWithdrawal(doc) : null;
+  }
+
+  async getWithdrawal(id: number): Promise<Withdrawal | null> {
+    const doc = await this.store.withdrawals.findById(id, null, { session: this.session }).lean();
+    return doc ? toWithdrawal(doc) : null;
+  }
+
+  async getWithdrawalForUpdate(id: number): Promise<Withdrawal | null> {
+    const doc = await this.store.withdrawals
+      .findOneAndUpdate({ _id: id }, { $inc: { lockVersion: 1 } }, { session: this.session, returnDocument: "after" })
+      .lean();
+    return doc ? toWithdrawal(doc) : null;
+  }
+
+  async updateWithdrawal(id: number, patch: Partial<Pick<Withdrawal, "amountCents" | "status" | "paidAt" | "cancelledAt">>): Promise<void> {
+    const set = definedFields(patch);
+    if (!Object.keys(set).length) return;
+    await this.store.withdrawals.updateOne({ _id: id }, { $set: set }, { session: this.session, runValidators: true });
+  }
+
+  async listPayableCommissions(key: BalanceKey): Promise<PayableCommission[]> {
+    const candidates = await this.store.commissions
+      .find(
+        { ...keyFilter(key), creditedAt: { $ne: null }, paidOutAt: null, status: { $ne: "reversed" } },
+        { _id: 1, amountCents: 1, deductedCents: 1 },
+        { session: this.session },
+      )
+      .sort({ _id: 1 })
+      .lean();
+    const ids = candidates.map((c) => c._id);
+    const payable = candidates.map((c) => ({ id: c._id, netCents: c.amountCents - c.deductedCents }));
+    if (!ids.length) return [];
+    const links = await this.store.withdrawalCommissions
+      .find({ commissionId: { $in: ids } }, { withdrawalId: 1, commissionId: 1 }, { session: this.session })
+      .lean();
+    if (!links.length) return payable;
+    const holding = await this.store.withdrawals
+      .find(
+        { _id: { $in: [...new Set(links.map((l) => l.withdrawalId))] }, status: { $in: ["open", "paid"] } },
+        { _id: 1 },
+        { session: this.session },
+      )
+      .lean();
+    const holdingIds = new Set(holding.map((w) => w._id));
+    const held = new Set(links.filter((l) => holdingIds.has(l.withdrawalId)).map((l) => l.commissionId));
+    return payable.filter((c) => !held.has(c.id));
+  }
+
+  async attachToWithdrawal(withdrawalId: number, commissionIds: number[]): Promise<void> {
+    if (!commissionIds.length) return;
+    // Upserts, not inserts: an existing link is kept (ON CONFLICT DO NOTHING)
+    // without the duplicate-key error that would abort the transaction.
+    await this.store.withdrawalCommissions.bulkWrite(
+      commissionIds.map((commissionId) => ({
+        updateOne: {
+          filter: { withdrawalId, commissionId },
+          update: { $setOnInsert: { withdrawalId, commissionId } },
+          upsert: true,
+        },
+      })),
+      { session: this.session, ordered: true },
+    );
+  }
+
+  async detachFromWithdrawal(withdrawalId: number): Promise<void> {
+    await this.store.withdrawalCommissions.deleteMany({ withdrawalId }, { session: this.session });
+  }
+
+  async listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]> {
+    const links = await this.store.withdrawalCommissions
+      .find({ withdrawalId }, { commissionId: 1 }, { session: this.session })
+      .sort({ commissionId: 1 })
+      .lean();
+    return links.map((l) => l.commissionId);
+  }
+
+  async markCommissionsPaid(ids: number[], at: Date): Promise<void> {
+    if (!ids.length) return;
+    // Approved ones first (they also move to paid), then the others not reversed
+    // meanwhile; atomic together in the transaction.
+    await this.store.commissions.updateMany(
+      { _id: { $in: ids }, paidOutAt: null, status: "approved" },
+      { $set: { status: "paid", paidOutAt: at, updatedAt: at } },
+      { session: this.session },
+    );
+    await this.store.commissions.updateMany(
+      { _id: { $in: ids }, paidOutAt: null, status: { $ne: "reversed" } },
+      { $set: { paidOutAt: at, updatedAt: at } },
+      { session: this.session },
+    );
+  }
+
+  async enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number> {
+    const id = await nextId(this.store.connection, "outbox");
+    await this.store.outbox.insertOne(
+      {
+        _id: id,
+        type,
+        // Stored as JSON, as the SQL adapter's JSONB: what the relay reads back is what a JSON consumer sees.
+        payload: JSON.parse(JSON.stringify(payload)),
+        commissionId,
+        createdAt: now,
+        availableAt: now,
+        attempts: 0,
+        claimedBy: null,
+        claimedUntil: null,
+        dispatchedAt: null,
+        lastError: null,
+      },
+      { session: this.session },
+    );
+    return id;
+  }
+}

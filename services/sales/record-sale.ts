@@ -1,0 +1,132 @@
+import type { Context, Logger } from "moleculer";
+import { commissionCurrencyCheck } from "../../shared/domain/currencies";
+import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
+import { AlreadyRecordedError } from "../../shared/errors";
+import { getProgram } from "../../shared/program-cache";
+import type { Attribution } from "../attribution.service";
+import type { CreatedCommission } from "../commissions.service";
+import type { Sale, SalesRepository } from "./repository";
+
+/**
+ * How the sales functions reach the rest of the system: the service passes its
+ * repository, logger and context (or broker); the bench floor (bench/bare.ts)
+ * passes its own repository and a caller answering the same action names directly.
+ */
+export interface SalesDeps {
+  repo: SalesRepository;
+  logger: Pick<Logger, "info" | "warn">;
+}
+
+/** Anything that can call an action: a context, or the broker for background jobs. */
+export type Caller = Pick<Context, "call">;
+/** A caller that also reaches the process's program cache (shared/program-cache.ts). */
+export type ProgramCaller = Pick<Context, "call" | "broker">;
+
+/** Everything a sale is recorded from, whoever reported it. */
+export interface SaleInput {
+  programId: number;
+  transactionId: string;
+  amountCents: number;
+  currency: string;
+  customerKey: string | null;
+  email: string | null;
+  /** What attribution may use, in the spec's order; the processor's renewals pass only the subscription's metadata. */
+  attributionHints: { clickId?: string | null; email?: string | null; customerKey?: string | null; processorCustomerId?: string | null };
+  isTest: boolean;
+  isRecurring: boolean;
+  saleType: string | null;
+  subscriptionId: string | null;
+  processorCustomerId: string | null;
+  occurredAt: Date;
+}
+
+/**
+ * The one way a sale is recorded, for both the API and the processor:
+ * duplicate check, attribution, insert, commission.
+ */
+export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: SaleInput): Promise<{ sale: Sale; commission: CreatedCommission | null }> {
+  const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
+  if (await deps.repo.findSale(input.programId, input.transactionId)) throw duplicate();
+
+  const attribution = await ctx.call<Attribution | null, unknown>("attribution.resolve", {
+    programId: input.programId,
+    ...input.attributionHints,
+    processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
+  });
+  // Commissions are in the program's currency (the API refused other currencies before this point): a processor
+  // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
+  const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, input.programId);
+  const currencyReason = input.isTest ? null : commissionCurrencyCheck(input.currency, programCurrency);
+  const earns = attribution !== null && !input.isTest && currencyReason === null && (await renewalEarns(deps, ctx, input));
+  const sale = await deps.repo.insertSale({
+    programId: input.programId,
+    transactionId: input.transactionId,
+    amountCents: input.amountCents,
+    currency: input.currency,
+    customerKey: input.customerKey,
+    email: input.email,
+    processorCustomerId: input.processorCustomerId,
+    partnerId: attribution?.partnerId ?? null,
+    clickId: attribution?.clickId ?? null,
+    attributionMethod: attribution?.method ?? null,
+    isTest: input.isTest,
+    isRecurring: input.isRecurring,
+    saleType: input.saleType,
+    subscriptionId: input.subscriptionId,
+    occurredAt: input.occurredAt,
+    commissionState: earns ? "pending" : "none",
+    noCommissionReason: currencyReason,
+  });
+  if (!sale) throw duplicate();
+  if (currencyReason) deps.logger.warn(`Sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}) earns no commission: ${currencyReason}.`);
+
+  // If this fails the sale stays `pending` and the retry job (or the first refund) creates it.
+  const commission = await ensureCommission(deps, ctx, sale).catch((err) => {
+    deps.logger.warn(`Commission for sale ${sale.id} not created yet; will retry.`, err);
+    return null;
+  });
+  return { sale, commission };
+}
+
+/** Renewals earn for the program's recurring duration, counted from the subscription's first payment. */
+export async function renewalEarns(deps: SalesDeps, ctx: Caller, input: SaleInput): Promise<boolean> {
+  if (!input.isRecurring || !input.subscriptionId) return true;
+  const program = await ctx.call<{ recurringCommissionMonths: number | null }, unknown>("programs.get", { programId: input.programId });
+  if (program.recurringCommissionMonths === null) return true;
+  const first = await deps.repo.findFirstSaleOfSubscription(input.programId, input.subscriptionId);
+  return !first || renewalEarnsCommission(first.occurredAt, input.occurredAt, program.recurringCommissionMonths);
+}
+
+/** Idempotent: the commissions service creates at most one commission per sale. */
+export async function ensureCommission(deps: Pick<SalesDeps, "repo">, caller: Caller, sale: Sale): Promise<CreatedCommission | null> {
+  if (sale.commissionState === "none" || sale.partnerId === null) return null;
+  const created = await caller.call<CreatedCommission, unknown>("commissions.createForSale", {
+    saleId: sale.id,
+    programId: sale.programId,
+    partnerId: sale.partnerId,
+    transactionId: sale.transactionId,
+    saleAmountCents: sale.amountCents,
+    currency: sale.currency,
+  });
+  if (sale.commissionState !== "created") await deps.repo.markCommissionCreated(sale.id, created.commissionId);
+  sale.commissionState = "created";
+  sale.commissionId = created.commissionId;
+  return created;
+}
+
+/** `POST /api/v1/track/sale`'s response for a recorded sale. */
+export function trackSaleResponse(sale: Sale, commission: CreatedCommission | null) {
+  return {
+    success: true,
+    sale_id: sale.id,
+    transaction_id: sale.transactionId,
+    amount_cents: sale.amountCents,
+    currency: sale.currency,
+    test: sale.isTest,
+    attributed: sale.partnerId !== null,
+    partner_id: sale.partnerId,
+    attribution_method: sale.attributionMethod,
+    commission_id: commission?.commissionId ?? null,
+    commission_status: commission?.status ?? (sale.commissionState === "pending" ? "processing" : null),
+  };
+}
