@@ -14,7 +14,6 @@ import type {
   Enrollment,
   EnrollmentStatus,
   NewProgram,
-  PaymentTrackingMode,
   Partner,
   ProcessorConnection,
   Program,

@@ -1,5 +1,4 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import type { AttributionMethod } from "../../shared/domain/attribution";
 import {
   insertOrNull,
   modelOn,
@@ -9,7 +8,7 @@ import {
   schemaOptions,
   type DocOf,
 } from "../../shared/storage/mongo";
-import type { NewSale, Sale, SaleCommissionState, SalesRepository } from "./repository";
+import type { NewSale, Sale, SalesRepository } from "./repository";
 
 /** Documents written before currency checks have no `noCommissionReason` (read as null). */
 type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };

@@ -1,7 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import type { CommissionStatus, RefundReasonCode } from "../../../shared/domain/refunds";
 import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
-import type { Balance, BalanceKey, Commission, OutboxEvent, RefundEntry, Withdrawal, WithdrawalStatus } from "../repository";
+import type { Balance, BalanceKey, Commission, OutboxEvent, RefundEntry, Withdrawal } from "../repository";
 
 /**
  * The commissions service's MongoDB documents, schemas and indexes, and their mapping to the domain types.
