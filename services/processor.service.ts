@@ -41,7 +41,6 @@ export const HANDLERS: Record<string, EventHandler> = {
   "account.application.deauthorized": handleAccountDeauthorized,
 };
 
-const WebhookInput = z.object({ payload: z.string().max(1_048_576), signature: z.string().max(4096).optional() });
 /** The envelope fields we rely on; the object itself is validated by each handler. */
 const EventEnvelope = z.looseObject({
   id: z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, "must be a processor event id"),
@@ -109,7 +108,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     handleWebhook: {
       visibility: "public",
       async handler(ctx: Context) {
-        const { payload, signature } = parseInput(WebhookInput, ctx.params);
+        const { payload, signature } = parseInput(S.WebhookInput, ctx.params);
         if (!this.webhookSecret) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
         try {
           Stripe.webhooks.signature!.verifyHeader(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);

@@ -1,13 +1,10 @@
 import type { Context, ServiceSchema } from "moleculer";
-import { z } from "zod";
 import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "../shared/domain/tracking-status";
 import type { Jsonified } from "../shared/dto";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { parseInput } from "../shared/validation";
 import type { Program } from "./programs/repository";
-import { Id } from "./programs/schemas";
-
-const ForProgramInput = z.strictObject({ programId: Id });
+import * as S from "./status/schemas";
 
 /**
  * Integration status for dashboard users (spec 2.4, 3.2). Owns no data: it
@@ -22,7 +19,7 @@ const StatusService: ServiceSchema = {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
       async handler(ctx: Context) {
-        const { programId } = parseInput(ForProgramInput, ctx.params);
+        const { programId } = parseInput(S.ForProgramInput, ctx.params);
         const stats = (kind: "click" | "lead") =>
           ctx.call<TestEventFacts, unknown>("attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
         const [program, clicks, leads, hasPartners] = await Promise.all([
