@@ -3,6 +3,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { approvableAt, calculateCommissionCents } from "../shared/domain/commission-rules";
 import { checkLedgerInvariants } from "../shared/domain/ledger-invariants";
 import { toMajorUnits } from "../shared/domain/money";
+import { call, type ParamsOf } from "../shared/bus";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
@@ -13,22 +14,10 @@ import { parseInput } from "../shared/validation";
 import * as ledger from "./commissions/ledger";
 import { OutboxRelay } from "./commissions/outbox-relay";
 import { createCommissionsRepository, type BalanceKey, type CommissionsRepository } from "./commissions/repository";
+import type { CreatedCommission, RefundResponse } from "./commissions/contract";
 import * as S from "./commissions/schemas";
-import type { Program } from "./programs/repository";
 
-export interface CreatedCommission {
-  commissionId: number;
-  status: string;
-  amountCents: number;
-  currency: string;
-  created: boolean;
-}
-
-/** The refund endpoint's response (spec 2.2). */
-export type RefundResponse =
-  | { success: true; status: "reversed" | "refunded"; deductionAmount: number; commission_id: number }
-  | { success: true; status: "skipped"; reason: string; commission_id: number }
-  | { success: true; status: "no_commission"; message: string };
+export type { CreatedCommission, RefundResponse };
 
 type Methods = { balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> };
 type Vars = StorageVars<CommissionsRepository> & { relay: OutboxRelay; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
@@ -47,7 +36,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context): Promise<CreatedCommission> {
         const input = parseInput(S.CreateForSaleInput, ctx.params);
-        const program = await getProgram<Program>(ctx, input.programId);
+        const program = await getProgram(ctx, input.programId);
         const rule = program.commissionRule;
         const now = new Date();
         const { commission, created } = await this.repo.transaction((tx) =>
@@ -199,7 +188,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   methods: {
     /** Balances are per partner, program and currency; the currency defaults to the program's. */
     async balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> {
-      const currency = input.currency ?? (await ctx.call<Program, unknown>("programs.get", { programId: input.programId })).currency;
+      const currency = input.currency ?? (await call(ctx, "programs.get", { programId: input.programId })).currency;
       return { partnerId: input.partnerId, programId: input.programId, currency };
     },
   },
@@ -207,12 +196,11 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   started() {
     this.relay = new OutboxRelay(
       this.repo,
-      (event) =>
-        this.broker.call(
-          "notifications.commissionEvent",
-          { eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload: event.payload },
-          { timeout: 5000 },
-        ),
+      async (event) => {
+        // The outbox keeps the payload as stored JSON; notifications validates it (CommissionEventInput).
+        const payload = event.payload as ParamsOf<"notifications.commissionEvent">["payload"];
+        await call(this.broker, "notifications.commissionEvent", { eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload }, { timeout: 5000 });
+      },
       {
         relayId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}`,
         intervalMs: env("OUTBOX_INTERVAL_MS", 1000),
@@ -225,7 +213,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.relay.start();
     const approvalIntervalMs = env("APPROVAL_INTERVAL_MS", 3_600_000);
     this.approvalTimer = setInterval(() => {
-      this.broker.call("commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
+      call(this.broker, "commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
     }, approvalIntervalMs);
     this.approvalTimer.unref();
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import { loadAdminToken } from "../shared/admin-token";
+import { call, healthAction, STORAGE_SERVICES, type ParamsOf, type ResultOf } from "../shared/bus";
 import type { Permission } from "../shared/domain/permissions";
 import { clientAddressOf } from "../shared/client-address";
 import { AppError, ForbiddenError, InvalidRequestError, isErrorCode, RateLimitError, toEnvelope, toPublicError, UnauthorizedError, type PublicError } from "../shared/errors";
@@ -19,12 +20,13 @@ import { findNulCharacter } from "../shared/nul-character";
 import { findBodyShapeProblem, MAX_JSON_DEPTH } from "../shared/body-shape";
 import { hashesEqual, hashSecret } from "../shared/secrets";
 import { parseInput } from "../shared/validation";
-import type { SessionUser } from "./accounts.service";
-import { WorkspaceIdInput } from "./accounts/schemas";
 import { API_DOCS_CSP, API_DOCS_HTML, viewerBundle } from "./gateway/api-docs";
 import { openApiJson } from "./gateway/openapi";
 import { refusedRequestFields, trackedEventFields } from "./gateway/request-log";
-import { ProgramIdInput } from "./programs/schemas";
+import { ProgramIdParam, WorkspaceIdParam } from "./gateway/path-params";
+
+/** The signed-in dashboard user (`accounts.authenticateSession`), kept in `ctx.meta.user`. */
+type SessionUser = ResultOf<"accounts.authenticateSession">;
 
 type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
 type Route = { opts: { permission?: Permission } };
@@ -68,7 +70,6 @@ function logTrackedEvent(this: { logger: { info(...args: unknown[]): void } }, c
 }
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
-const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"];
 
 /** Retry-After of every 503: a lost node is routed around within a second, a database restart takes a few. */
 const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
@@ -416,7 +417,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     /** Signs in and sets the session cookie; the token never appears in the body. */
     login: {
       async handler(ctx: Context<unknown, SessionMeta>) {
-        const { user, session } = await ctx.call<{ user: unknown; session: { token: string; maxAgeSeconds: number } }, unknown>("accounts.login", ctx.params);
+        const { user, session } = await call(ctx, "accounts.login", ctx.params as ParamsOf<"accounts.login">); // checked by accounts (LoginRequest)
         ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie(session.token, session.maxAgeSeconds, ctx.meta.secureTransport === true) };
         return { success: true, user };
       },
@@ -424,7 +425,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
     logout: {
       async handler(ctx: Context<unknown, SessionMeta>) {
-        if (ctx.meta.sessionToken) await ctx.call("accounts.logout", { token: ctx.meta.sessionToken });
+        if (ctx.meta.sessionToken) await call(ctx, "accounts.logout", { token: ctx.meta.sessionToken });
         ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", 0, ctx.meta.secureTransport === true) };
         return { success: true };
       },
@@ -435,7 +436,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       async handler(ctx: Context<{ body?: Buffer }, SessionMeta>) {
         const body = ctx.params.body;
         const payload = Buffer.isBuffer(body) ? body.toString("utf8") : "";
-        return ctx.call("processor.handleWebhook", { payload, signature: ctx.meta.processorSignature });
+        return call(ctx, "processor.handleWebhook", { payload, signature: ctx.meta.processorSignature });
       },
     },
 
@@ -457,7 +458,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         const checks = await Promise.all(
           STORAGE_SERVICES.map(async (name) => {
             try {
-              await ctx.call(`${name}.health`, {}, { timeout: 2000 });
+              await call(ctx, healthAction(name), {}, { timeout: 2000 });
               return [name, "ok"] as const;
             } catch {
               return [name, "unavailable"] as const;
@@ -480,7 +481,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       // A key authenticated within API_KEY_CACHE_TTL_MS is not looked up again (dropped at once when retired).
       let known = this.keyCache.get(match[1]);
       if (!known) {
-        known = await ctx.call<{ programId: number; keyId: number }, unknown>("programs.authenticateKey", { key: match[1] });
+        known = await call(ctx, "programs.authenticateKey", { key: match[1] });
         this.keyCache.set(match[1], known);
       }
       const { programId, keyId } = known;
@@ -540,17 +541,17 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         throw new UnauthorizedError("This endpoint takes a signed-in dashboard session, not an API key. Sign in at /dashboard.");
       }
       if (!token) throw new UnauthorizedError(overLong ? "Unknown session. Sign in to the dashboard again." : "Sign in to the dashboard first.");
-      return ctx.call<SessionUser, unknown>("accounts.authenticateSession", { token });
+      return call(ctx, "accounts.authenticateSession", { token });
     },
 
     async verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req) {
       const user = ctx.meta.user;
       if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
-      const { programId } = parseInput(ProgramIdInput, { programId: req.$params?.programId });
-      const program = await getProgram<{ workspaceId: number | null }>(ctx, programId);
+      const { programId } = parseInput(ProgramIdParam, { programId: req.$params?.programId });
+      const program = await getProgram(ctx, programId);
       const permission = route.opts.permission ?? "tracking:read";
       const access = program.workspaceId
-        ? await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
+        ? await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
         : { member: false, allowed: false };
       if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
       if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
@@ -560,10 +561,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     async verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req) {
       const user = ctx.meta.user;
       if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
-      const { workspaceId } = parseInput(WorkspaceIdInput, { workspaceId: req.$params?.workspaceId });
-      await ctx.call("accounts.getWorkspace", { workspaceId });
+      const { workspaceId } = parseInput(WorkspaceIdParam, { workspaceId: req.$params?.workspaceId });
+      await call(ctx, "accounts.getWorkspace", { workspaceId });
       const permission = route.opts.permission ?? "programs:read";
-      const access = await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId, permission });
+      const access = await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId, permission });
       if (!access.member) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}.`);
       if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);
     },

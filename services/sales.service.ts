@@ -10,13 +10,14 @@ import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
-import type { Attribution } from "./attribution.service";
-import type { CreatedCommission, RefundResponse } from "./commissions.service";
+import { call, type BusCaller, type ResultOf } from "../shared/bus";
 import { createSalesRepository, type Sale, type SalesRepository } from "./sales/repository";
 import * as S from "./sales/schemas";
 
 /** Anything that can call an action: a context, or the broker for background jobs. */
-type Caller = Pick<Context, "call">;
+type Caller = BusCaller;
+type CreatedCommission = ResultOf<"commissions.createForSale">;
+type RefundResponse = ResultOf<"commissions.reverseForSale">;
 
 /** Everything a sale is recorded from, whoever reported it. */
 interface SaleInput {
@@ -94,7 +95,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const programId = this.programOf(ctx);
         // A sale reported through the API is in the program's currency: another one is refused and records nothing,
         // so the merchant converts it (a flat commission of 500 must not be paid as 500 yen on a dollar program).
-        const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, programId);
+        const { currency: programCurrency } = await getProgram(ctx, programId);
         const currency = input.currency ?? programCurrency;
         if (commissionCurrencyCheck(currency, programCurrency) !== null) {
           throw new CurrencyMismatchError(
@@ -183,11 +184,11 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const sale = await this.requireSale(programId, transactionId);
         if (sale.commissionState === "pending") await this.ensureCommission(ctx, sale);
         if (sale.commissionState === "none") return { kind: "no_commission" };
-        const result = await ctx.call<{ kind: string; applied?: string | null; restored?: string[] }, unknown>("commissions.settleProcessorForSale", {
+        const result = await call(ctx, "commissions.settleProcessorForSale", {
           saleId: sale.id,
           ...settlement,
         });
-        if (result.applied || result.restored?.length) {
+        if (result.kind === "settled" && (result.applied || result.restored.length)) {
           this.logger.info(`Processor ${settlement.reasonCode} news on sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}): ${JSON.stringify(result)}.`);
         }
         return result;
@@ -212,14 +213,14 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
       if (await this.repo.findSale(input.programId, input.transactionId)) throw duplicate();
 
-      const attribution = await ctx.call<Attribution | null, unknown>("attribution.resolve", {
+      const attribution = await call(ctx, "attribution.resolve", {
         programId: input.programId,
         ...input.attributionHints,
         processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
       });
       // Commissions are in the program's currency (the API refused other currencies before this point): a processor
       // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
-      const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, input.programId);
+      const { currency: programCurrency } = await getProgram(ctx, input.programId);
       const currencyReason = input.isTest ? null : commissionCurrencyCheck(input.currency, programCurrency);
       const earns = attribution !== null && !input.isTest && currencyReason === null && (await this.renewalEarns(ctx, input));
       const sale = await this.repo.insertSale({
@@ -255,7 +256,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Renewals earn for the program's recurring duration, counted from the subscription's first payment. */
     async renewalEarns(ctx: Context, input: SaleInput): Promise<boolean> {
       if (!input.isRecurring || !input.subscriptionId) return true;
-      const program = await ctx.call<{ recurringCommissionMonths: number | null }, unknown>("programs.get", { programId: input.programId });
+      const program = await call(ctx, "programs.get", { programId: input.programId });
       if (program.recurringCommissionMonths === null) return true;
       const first = await this.repo.findFirstSaleOfSubscription(input.programId, input.subscriptionId);
       return !first || renewalEarnsCommission(first.occurredAt, input.occurredAt, program.recurringCommissionMonths);
@@ -266,7 +267,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const result: RefundResponse =
         sale.commissionState === "none"
           ? { success: true, status: "no_commission", message: "This sale has no commission to reverse." }
-          : await ctx.call<RefundResponse, unknown>("commissions.reverseForSale", { saleId: sale.id, ...request });
+          : await call(ctx, "commissions.reverseForSale", { saleId: sale.id, ...request });
       // Every refund's outcome, API or processor: a counter (METRICS=true) and one log line carrying the request id.
       if (this.broker.isMetricsEnabled()) this.broker.metrics.increment(APP_METRICS.refunds, { outcome: result.status, reason: request.reasonCode });
       const applied = result.status === "refunded" || result.status === "reversed" ? `, deduction ${result.deductionAmount} ${sale.currency}` : "";
@@ -289,7 +290,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Idempotent: the commissions service creates at most one commission per sale. */
     async ensureCommission(caller: Caller, sale: Sale): Promise<CreatedCommission | null> {
       if (sale.commissionState === "none" || sale.partnerId === null) return null;
-      const created = await caller.call<CreatedCommission, unknown>("commissions.createForSale", {
+      const created = await call(caller, "commissions.createForSale", {
         saleId: sale.id,
         programId: sale.programId,
         partnerId: sale.partnerId,

@@ -1,9 +1,8 @@
 import type { Context, ServiceSchema } from "moleculer";
-import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "../shared/domain/tracking-status";
-import type { Jsonified } from "../shared/dto";
+import { call } from "../shared/bus";
+import { buildTrackingStatus, TEST_EVENT_CAP } from "../shared/domain/tracking-status";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { parseInput } from "../shared/validation";
-import type { Program } from "./programs/repository";
 import * as S from "./status/schemas";
 
 /**
@@ -21,12 +20,12 @@ const StatusService: ServiceSchema = {
       async handler(ctx: Context) {
         const { programId } = parseInput(S.ForProgramInput, ctx.params);
         const stats = (kind: "click" | "lead") =>
-          ctx.call<TestEventFacts, unknown>("attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
+          call(ctx, "attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
         const [program, clicks, leads, hasPartners] = await Promise.all([
-          getProgram<Jsonified<Program>>(ctx, programId),
+          getProgram(ctx, programId),
           stats("click"),
           stats("lead"),
-          ctx.call<boolean, unknown>("programs.hasApprovedPartners", { programId }),
+          call(ctx, "programs.hasApprovedPartners", { programId }),
         ]);
         const p = program.processor;
         return buildTrackingStatus({
