@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { call } from "../shared/bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
@@ -18,7 +19,6 @@ import {
 } from "./notifications/repository";
 import * as S from "./notifications/schemas";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
-import type { Program } from "./programs/repository";
 
 type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger">;
 
@@ -157,7 +157,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     createWebhookEndpoint: {
       async handler(ctx: Context) {
         const input = parseInput(S.CreateEndpointInput, ctx.params);
-        await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
+        await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
         const secret = generateWebhookSecret();
         const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
         return toDto({ ...endpoint, secret });
@@ -207,7 +207,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     async workspaceOf(ctx: Context, programId: number): Promise<number | null> {
       const cached = this.workspaceCache.get(programId);
       if (cached && cached.until > Date.now()) return cached.workspaceId;
-      const program = await ctx.call<Program, unknown>("programs.get", { programId });
+      const program = await call(ctx, "programs.get", { programId });
       if (this.workspaceCache.size >= WORKSPACE_CACHE_MAX) this.workspaceCache.clear();
       this.workspaceCache.set(programId, { workspaceId: program.workspaceId ?? null, until: Date.now() + WORKSPACE_CACHE_MS });
       return program.workspaceId ?? null;

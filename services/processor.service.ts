@@ -1,7 +1,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import Stripe from "stripe";
 import { z } from "zod";
-import type { Jsonified } from "../shared/dto";
+import { call } from "../shared/bus";
 import { AppError, ConflictError, InvalidRequestError, ServiceUnavailableError } from "../shared/errors";
 import { countMetric, failedProcessorEventOutcome, METRICS, processorEventOutcome, processorEventTypeLabel } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
@@ -15,7 +15,6 @@ import { handleChargeSucceeded, handleInvoicePaymentPaid, handlePaymentIntentSuc
 import { handleChargeRefunded, handleRefundObject } from "./processor/handlers/refunds";
 import { createProcessorRepository, type ProcessorRepository } from "./processor/repository";
 import * as S from "./processor/schemas";
-import type { Program } from "./programs/repository";
 
 /** The event types we act on (docs/processor-webhooks.md); every other type is acknowledged and ignored. */
 export const HANDLERS: Record<string, EventHandler> = {
@@ -131,7 +130,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const handler = HANDLERS[event.type];
         if (!handler) return { received: true, handled: false, reason: `event type '${event.type}' is not used` };
         if (!event.account) return this.record(event, null, "ignored", { reason: "not an event of a connected account" });
-        const program = await ctx.call<Jsonified<Program> | null, unknown>("programs.findByProcessorAccount", { accountId: event.account });
+        const program = await call(ctx, "programs.findByProcessorAccount", { accountId: event.account });
         if (!program) return this.record(event, null, "ignored", { reason: `no program is connected to account '${event.account}'` });
         const testEvent = !event.livemode;
         if (testEvent && this.liveMode && !program.testMode) {

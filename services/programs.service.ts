@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { call } from "../shared/bus";
 import { toDto } from "../shared/dto";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
@@ -19,7 +20,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     create: {
       async handler(ctx: Context) {
         const input = parseInput(S.CreateProgramInput, ctx.params);
-        if (input.workspaceId !== null) await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
+        if (input.workspaceId !== null) await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
         return toDto(await this.repo.createProgram(input));
       },
     },
