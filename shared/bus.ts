@@ -53,4 +53,3 @@ export function call<A extends ActionName>(caller: BusCaller, action: A, params:
 
 /** The `health` action of a storage service, for names found at run time (the health endpoints). */
 export const healthAction = (service: StorageServiceName) => `${service}.health` as const;
-export const isStorageService = (name: string): name is StorageServiceName => (STORAGE_SERVICES as readonly string[]).includes(name);
