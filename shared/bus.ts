@@ -2,6 +2,7 @@ import type { CallingOptions } from "moleculer";
 import type { AccountsContract } from "../services/accounts/contract";
 import type { AttributionContract } from "../services/attribution/contract";
 import type { CommissionsContract } from "../services/commissions/contract";
+import type { GatewayContract } from "../services/gateway/contract";
 import type { NotificationsContract } from "../services/notifications/contract";
 import type { ProcessorContract } from "../services/processor/contract";
 import type { ProgramsContract } from "../services/programs/contract";
@@ -28,6 +29,7 @@ type HealthContract = { [S in StorageServiceName as `${S}.health`]: { params: Re
 export type BusContracts = AccountsContract &
   AttributionContract &
   CommissionsContract &
+  GatewayContract &
   NotificationsContract &
   ProcessorContract &
   ProgramsContract &
