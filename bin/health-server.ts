@@ -12,6 +12,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
+import { call, healthAction, type StorageServiceName } from "../shared/bus";
 import { transporterState } from "../shared/transporter-status";
 
 export interface ProcessHealth {
@@ -30,11 +31,12 @@ export async function processReadiness(broker: ServiceBroker): Promise<ProcessHe
   const transporter = await transporterState(broker);
   const phase = b.stopping === true ? "stopping" : b.started !== true ? "starting" : null;
   // Each storage service's `health` pings its database; the gateway's checks the whole system and is left to /api/health.
-  const local = phase ? [] : broker.services.filter((s) => !s.name.startsWith("$") && s.name !== "gateway" && s.actions && "health" in s.actions).map((s) => s.name);
+  // Found at run time: every local service with the storage mixin's `health` action (typed as one of them).
+  const local = phase ? [] : broker.services.filter((s) => !s.name.startsWith("$") && s.name !== "gateway" && s.actions && "health" in s.actions).map((s) => s.name as StorageServiceName);
   const checks = await Promise.all(
     local.map(async (name) => {
       try {
-        await broker.call(`${name}.health`, {}, { nodeID: broker.nodeID, timeout: 2000 });
+        await call(broker, healthAction(name), {}, { nodeID: broker.nodeID, timeout: 2000 });
         return [name, "ok"] as const;
       } catch {
         return [name, "unavailable"] as const;

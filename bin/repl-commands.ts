@@ -14,6 +14,7 @@
  * `actions`, `metrics`, `info`, ...
  */
 import type { ReplOptions, ServiceBroker } from "moleculer";
+import { call } from "../shared/bus";
 
 /** How long a command waits for the service it needs to be discovered (a REPL that just joined the mesh). */
 const DISCOVERY_TIMEOUT_MS = Number(process.env.REPL_DISCOVERY_TIMEOUT_MS ?? 5000);
@@ -48,14 +49,14 @@ export const replLookups = {
   async sale(broker: ServiceBroker, programId: unknown, transactionId: unknown): Promise<unknown> {
     const input = { programId: positiveInt(programId, "programId"), transactionId: text(transactionId, "transactionId") };
     await need(broker, "sales");
-    return broker.call("sales.get", input);
+    return call(broker, "sales.get", input);
   },
 
   /** A commission with its refund entries and outbox events (`commissions.get`). */
   async commission(broker: ServiceBroker, commissionId: unknown): Promise<unknown> {
     const input = { commissionId: positiveInt(commissionId, "commissionId") };
     await need(broker, "commissions");
-    return broker.call("commissions.get", input);
+    return call(broker, "commissions.get", input);
   },
 
   /** A partner's balance in a program (default: the program's currency), with its withdrawals (`commissions.balance`). */
@@ -66,13 +67,13 @@ export const replLookups = {
       ...(currency === undefined || currency === true ? {} : { currency: String(currency) }),
     };
     await need(broker, "commissions");
-    return broker.call("commissions.balance", input);
+    return call(broker, "commissions.balance", input);
   },
 
   /** Outbox events not yet acknowledged by notifications, and the commissions instances whose relays deliver them. */
   async outbox(broker: ServiceBroker): Promise<{ pending: number; relays: string[] }> {
     await need(broker, "commissions");
-    const { pending } = await broker.call<{ pending: number }, Record<string, never>>("commissions.outboxBacklog", {});
+    const { pending } = await call(broker, "commissions.outboxBacklog", {});
     return { pending, relays: nodesOf(broker, "commissions") };
   },
 
@@ -89,7 +90,7 @@ export const replLookups = {
         message: "The commissions service reachable from here has no 'reconcile' action (it is older than the ledger reconciliation). Upgrade it, then run `reconcile` again.",
       };
     }
-    return { available: true, report: await broker.call("commissions.reconcile", {}) };
+    return { available: true, report: await call(broker, "commissions.reconcile", {}) };
   },
 };
 

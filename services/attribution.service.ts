@@ -1,6 +1,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
+import { call } from "../shared/bus";
 import { toDto } from "../shared/dto";
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
@@ -10,20 +11,15 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { createAttributionRepository } from "./attribution/storage";
 import type { AttributionRepository } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
+import type { Attribution } from "./attribution/contract";
 import * as S from "./attribution/schemas";
-import type { Program } from "./programs/repository";
 
 type Methods = {
   assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number): Promise<void>;
   findPartnerBy(programId: number, method: AttributionMethod, value: string): Promise<Omit<Attribution, "method"> | null>;
 };
 
-export interface Attribution {
-  partnerId: number;
-  clickId: string | null;
-  leadId: number | null;
-  method: AttributionMethod;
-}
+export type { Attribution };
 
 /** Owns clicks, leads (customers) and the attribution of sales to partners. */
 const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<AttributionRepository>> = {
@@ -43,7 +39,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
           throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
         }
         await this.assertOriginAllowed(ctx, input.program_id);
-        const enrollment = await ctx.call<{ partnerId: number } | null, unknown>("programs.findReferral", {
+        const enrollment = await call(ctx, "programs.findReferral", {
           programId: input.program_id,
           referralCode: input.referral_code,
         });
@@ -156,7 +152,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
     /** Browser calls (no API key) must come from one of the program's allowed origins, when it lists any. */
     async assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number) {
       if (ctx.meta.programId !== undefined) return;
-      const program = await getProgram<Program>(ctx, programId);
+      const program = await getProgram(ctx, programId);
       if (program.allowedOrigins.length && !program.allowedOrigins.includes(ctx.meta.origin ?? "")) {
         throw new ForbiddenError(`Origin '${ctx.meta.origin ?? "(none)"}' is not allowed for program ${programId}. Add it to the program's allowed origins.`);
       }

@@ -3,6 +3,7 @@ import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
+import { call, type ParamsOf } from "../shared/bus";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
@@ -17,7 +18,6 @@ import { COMMISSIONS } from "./commissions/endpoints";
 import { createForSale, type CreatedCommission } from "./commissions/create-for-sale";
 import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
-import type { Program } from "./programs/repository";
 
 export type { CreatedCommission } from "./commissions/create-for-sale";
 export type { RefundResponse } from "./commissions/reverse-for-sale";
@@ -42,7 +42,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.CreateForSaleInput>>): Promise<CreatedCommission> {
         const input = ctx.params;
-        const program = await getProgram<Program>(ctx, input.programId);
+        const program = await getProgram(ctx, input.programId);
         const result = await createForSale(this.repo, program, input, new Date());
         if (result.created) this.relay.nudge();
         if (result.created) countMetric(this.broker, METRICS.commissionsCreated, { currency: result.currency });
@@ -161,7 +161,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   methods: {
     /** Balances are per partner, program and currency; the currency defaults to the program's. */
     async balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> {
-      const currency = input.currency ?? (await ctx.call<Program, unknown>("programs.get", { programId: input.programId })).currency;
+      const currency = input.currency ?? (await call(ctx, "programs.get", { programId: input.programId })).currency;
       return { partnerId: input.partnerId, programId: input.programId, currency };
     },
   },
@@ -169,12 +169,11 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   started() {
     this.relay = new OutboxRelay(
       this.repo,
-      (event) =>
-        this.broker.call(
-          "notifications.commissionEvent",
-          { eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload: event.payload },
-          { timeout: 5000 },
-        ),
+      async (event) => {
+        // The outbox keeps the payload as stored JSON; notifications validates it (CommissionEventInput).
+        const payload = event.payload as ParamsOf<"notifications.commissionEvent">["payload"];
+        await call(this.broker, "notifications.commissionEvent", { eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload }, { timeout: 5000 });
+      },
       {
         relayId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}`,
         intervalMs: env("OUTBOX_INTERVAL_MS", 1000),
@@ -187,7 +186,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.relay.start();
     const approvalIntervalMs = env("APPROVAL_INTERVAL_MS", 3_600_000);
     this.approvalTimer = setInterval(() => {
-      this.broker.call("commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
+      call(this.broker, "commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
     }, approvalIntervalMs);
     this.approvalTimer.unref();
 

@@ -1,5 +1,6 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
+import { call, healthAction, STORAGE_SERVICES, type ParamsOf } from "../shared/bus";
 import { inputValidator } from "../shared/endpoint";
 import { toEnvelope } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
@@ -22,7 +23,6 @@ type Methods = AuthMethods & {
 };
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
-const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"];
 
 /**
  * The only HTTP entry point. Its routes are generated from the endpoint
@@ -66,7 +66,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     /** Signs in and sets the session cookie; the token never appears in the body. */
     login: {
       async handler(ctx: Context<unknown, SessionMeta>) {
-        const { user, session } = await ctx.call<{ user: unknown; session: { token: string; maxAgeSeconds: number } }, unknown>("accounts.login", ctx.params);
+        const { user, session } = await call(ctx, "accounts.login", ctx.params as ParamsOf<"accounts.login">); // checked by accounts (LoginRequest)
         ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie(session.token, session.maxAgeSeconds, ctx.meta.secureTransport === true) };
         return { success: true, user };
       },
@@ -74,7 +74,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
     logout: {
       async handler(ctx: Context<unknown, SessionMeta>) {
-        if (ctx.meta.sessionToken) await ctx.call("accounts.logout", { token: ctx.meta.sessionToken });
+        if (ctx.meta.sessionToken) await call(ctx, "accounts.logout", { token: ctx.meta.sessionToken });
         ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", 0, ctx.meta.secureTransport === true) };
         return { success: true };
       },
@@ -85,7 +85,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       async handler(ctx: Context<{ body?: Buffer }, SessionMeta>) {
         const body = ctx.params.body;
         const payload = Buffer.isBuffer(body) ? body.toString("utf8") : "";
-        return ctx.call("processor.handleWebhook", { payload, signature: ctx.meta.processorSignature });
+        return call(ctx, "processor.handleWebhook", { payload, signature: ctx.meta.processorSignature });
       },
     },
 
@@ -107,7 +107,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         const checks = await Promise.all(
           STORAGE_SERVICES.map(async (name) => {
             try {
-              await ctx.call(`${name}.health`, {}, { timeout: 2000 });
+              await call(ctx, healthAction(name), {}, { timeout: 2000 });
               return [name, "ok"] as const;
             } catch {
               return [name, "unavailable"] as const;

@@ -1,6 +1,7 @@
 import os from "node:os";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { call } from "../shared/bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
@@ -14,7 +15,6 @@ import { WEBHOOK_EVENT_TYPES, type Notification, type NotificationsRepository, t
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
-import type { Program } from "./programs/repository";
 
 type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger">;
 
@@ -156,7 +156,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     createWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.CreateEndpointInput>>) {
         const input = ctx.params;
-        await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
+        await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
         const secret = generateWebhookSecret();
         const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
         return toDto({ ...endpoint, secret });
@@ -206,7 +206,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     async workspaceOf(ctx: Context, programId: number): Promise<number | null> {
       const cached = this.workspaceCache.get(programId);
       if (cached && cached.until > Date.now()) return cached.workspaceId;
-      const program = await ctx.call<Program, unknown>("programs.get", { programId });
+      const program = await call(ctx, "programs.get", { programId });
       if (this.workspaceCache.size >= WORKSPACE_CACHE_MAX) this.workspaceCache.clear();
       this.workspaceCache.set(programId, { workspaceId: program.workspaceId ?? null, until: Date.now() + WORKSPACE_CACHE_MS });
       return program.workspaceId ?? null;

@@ -2,7 +2,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
 import Stripe from "stripe";
 import { z } from "zod";
-import type { Jsonified } from "../shared/dto";
+import { call } from "../shared/bus";
 import { AppError, ConflictError, InvalidRequestError, ServiceUnavailableError } from "../shared/errors";
 import { countMetric, failedProcessorEventOutcome, METRICS, processorEventOutcome, processorEventTypeLabel } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
@@ -18,7 +18,6 @@ import { createProcessorRepository } from "./processor/storage";
 import type { ProcessorRepository } from "./processor/repository";
 import { PROCESSOR } from "./processor/endpoints";
 import * as S from "./processor/schemas";
-import type { Program } from "./programs/repository";
 
 /** The event types we act on (docs/processor-webhooks.md); every other type is acknowledged and ignored. */
 export const HANDLERS: Record<string, EventHandler> = {
@@ -44,7 +43,6 @@ export const HANDLERS: Record<string, EventHandler> = {
   "account.application.deauthorized": handleAccountDeauthorized,
 };
 
-const WebhookInput = z.object({ payload: z.string().max(1_048_576), signature: z.string().max(4096).optional() });
 /** The envelope fields we rely on; the object itself is validated by each handler. */
 const EventEnvelope = z.looseObject({
   id: z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, "must be a processor event id"),
@@ -114,7 +112,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     handleWebhook: {
       visibility: "public",
       async handler(ctx: Context) {
-        const { payload, signature } = parseInput(WebhookInput, ctx.params);
+        const { payload, signature } = parseInput(S.WebhookInput, ctx.params);
         if (!this.webhookSecret) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
         try {
           Stripe.webhooks.signature!.verifyHeader(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);
@@ -137,7 +135,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const handler = HANDLERS[event.type];
         if (!handler) return { received: true, handled: false, reason: `event type '${event.type}' is not used` };
         if (!event.account) return this.record(event, null, "ignored", { reason: "not an event of a connected account" });
-        const program = await ctx.call<Jsonified<Program> | null, unknown>("programs.findByProcessorAccount", { accountId: event.account });
+        const program = await call(ctx, "programs.findByProcessorAccount", { accountId: event.account });
         if (!program) return this.record(event, null, "ignored", { reason: `no program is connected to account '${event.account}'` });
         const testEvent = !event.livemode;
         if (testEvent && this.liveMode && !program.testMode) {

@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { call } from "../shared/bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { toDto } from "../shared/dto";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
@@ -24,7 +25,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
     create: {
       async handler(ctx: Context<Input<typeof S.CreateProgramInput>>) {
         const input = ctx.params;
-        if (input.workspaceId !== null) await ctx.call("accounts.getWorkspace", { workspaceId: input.workspaceId });
+        if (input.workspaceId !== null) await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
         return toDto(await this.repo.createProgram(input));
       },
     },

@@ -1,4 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { call, type ResultOf } from "../shared/bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
@@ -12,10 +13,11 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { createSalesRepository } from "./sales/storage";
 import type { Sale, SalesRepository } from "./sales/repository";
 import { SALES } from "./sales/endpoints";
-import type { RefundResponse } from "./commissions.service";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
 import { reverseSale } from "./sales/reverse-sale";
 import * as S from "./sales/schemas";
+
+type RefundResponse = ResultOf<"commissions.reverseForSale">;
 
 type Methods = {
   requireSale(programId: number, transactionId: string): Promise<Sale>;
@@ -66,7 +68,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const programId = this.programOf(ctx);
         // A sale reported through the API is in the program's currency: another one is refused and records nothing,
         // so the merchant converts it (a flat commission of 500 must not be paid as 500 yen on a dollar program).
-        const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, programId);
+        const { currency: programCurrency } = await getProgram(ctx, programId);
         const currency = input.currency ?? programCurrency;
         if (commissionCurrencyCheck(currency, programCurrency) !== null) {
           throw new CurrencyMismatchError(
@@ -143,11 +145,11 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const sale = await this.requireSale(programId, transactionId);
         if (sale.commissionState === "pending") await ensureCommission(this, ctx, sale);
         if (sale.commissionState === "none") return { kind: "no_commission" };
-        const result = await ctx.call<{ kind: string; applied?: string | null; restored?: string[] }, unknown>("commissions.settleProcessorForSale", {
+        const result = await call(ctx, "commissions.settleProcessorForSale", {
           saleId: sale.id,
           ...settlement,
         });
-        if (result.applied || result.restored?.length) {
+        if (result.kind === "settled" && (result.applied || result.restored.length)) {
           this.logger.info(`Processor ${settlement.reasonCode} news on sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}): ${JSON.stringify(result)}.`);
         }
         return result;

@@ -1,11 +1,10 @@
 import type { Context, ServiceSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
-import { buildTrackingStatus, TEST_EVENT_CAP, type TestEventFacts } from "./status/tracking-status";
-import type { Jsonified } from "../shared/dto";
+import { call } from "../shared/bus";
+import { buildTrackingStatus, TEST_EVENT_CAP } from "./status/tracking-status";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { STATUS } from "./status/endpoints";
-import type { Program } from "./programs/repository";
-import type * as Programs from "./programs/schemas";
+import * as S from "./status/schemas";
 
 /**
  * Integration status for dashboard users (spec 2.4, 3.2). Owns no data: it
@@ -22,15 +21,15 @@ const StatusService: ServiceSchema = {
     forProgram: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
-      async handler(ctx: Context<Input<typeof Programs.ProgramIdInput>>) {
+      async handler(ctx: Context<Input<typeof S.ForProgramInput>>) {
         const { programId } = ctx.params;
         const stats = (kind: "click" | "lead") =>
-          ctx.call<TestEventFacts, unknown>("attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
+          call(ctx, "attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
         const [program, clicks, leads, hasPartners] = await Promise.all([
-          getProgram<Jsonified<Program>>(ctx, programId),
+          getProgram(ctx, programId),
           stats("click"),
           stats("lead"),
-          ctx.call<boolean, unknown>("programs.hasApprovedPartners", { programId }),
+          call(ctx, "programs.hasApprovedPartners", { programId }),
         ]);
         const p = program.processor;
         return buildTrackingStatus({

@@ -1,4 +1,5 @@
 import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
+import { call, type BusCaller, type ResultOf } from "./bus";
 
 /**
  * A short-lived, per-process memory of `programs.get` answers for the
@@ -16,8 +17,11 @@ import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
  */
 interface Cache {
   ttlMs: number;
-  entries: Map<number, { program: unknown; until: number }>;
+  entries: Map<number, { program: CachedProgram; until: number }>;
 }
+
+/** `programs.get` as it arrives over the bus: JSON, so its dates are ISO strings. */
+export type CachedProgram = ResultOf<"programs.get">;
 
 const MAX_ENTRIES = 10_000;
 const caches = new WeakMap<ServiceBroker, Cache>();
@@ -32,11 +36,11 @@ function cacheOf(broker: ServiceBroker): Cache {
 }
 
 /** `programs.get` through the process's cache. Callers must not modify the answer (it is shared). */
-export async function getProgram<T>(ctx: Pick<Context, "call" | "broker">, programId: number): Promise<T> {
+export async function getProgram(ctx: BusCaller & Pick<Context, "broker">, programId: number): Promise<CachedProgram> {
   const cache = cacheOf(ctx.broker);
   const hit = cache.entries.get(programId);
-  if (hit && hit.until > Date.now()) return hit.program as T;
-  const program = await ctx.call<T, unknown>("programs.get", { programId });
+  if (hit && hit.until > Date.now()) return hit.program;
+  const program = await call(ctx, "programs.get", { programId });
   if (cache.ttlMs > 0) {
     if (cache.entries.size >= MAX_ENTRIES) cache.entries.clear();
     cache.entries.set(programId, { program, until: Date.now() + cache.ttlMs });

@@ -1,3 +1,6 @@
+// Duplicated on purpose: services/processor/invoice.ts holds the same reading for
+// the server, which must not import the SDK (a separate package). Change both
+// together; test/unit/processor.test.ts runs the same cases on both.
 /**
  * Where an invoice keeps its subscription's details depends on the processor
  * API version: from 2025-03-31 under `parent.subscription_details`; before,

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { ROLES } from "../../shared/domain/permissions";
 import { PERMISSIONS } from "../../shared/domain/permissions";
-import { Id } from "../programs/schemas";
-
-const Email = z.string().trim().toLowerCase().email().max(320);
+import { Email, Id } from "../../shared/values";
 
 export const CreateWorkspaceInput = z.strictObject({ name: z.string().trim().min(1).max(200).meta({ description: "The workspace's display name.", example: "Acme Inc" }) });
 export const WorkspaceIdInput = z.object({ workspaceId: Id.describe("The workspace's id.") });

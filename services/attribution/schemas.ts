@@ -1,9 +1,6 @@
 import { z } from "zod";
-import { Id, ReferralCode } from "../programs/schemas";
+import { ClickId, CustomerKey, Email, Id, ReferralCode } from "../../shared/values";
 
-export const ClickId = z.string().trim().min(1).max(128);
-export const CustomerKey = z.string().trim().min(1).max(256);
-export const Email = z.string().trim().toLowerCase().email().max(320);
 const OptionalText = (max: number) => z.string().max(max).optional();
 const Timestamp = z.iso
   .datetime({ offset: true })

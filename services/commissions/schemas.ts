@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { Currency as IsoCurrency } from "../../shared/validation";
-import { Id } from "../programs/schemas";
+import { Cents as AnyCents, Currency as IsoCurrency, Id } from "../../shared/values";
 
-const Cents = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const Cents = AnyCents.nonnegative();
 const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
 
 export const CreateForSaleInput = z.object({

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { loadAdminToken } from "../../shared/admin-token";
+import { call, type ResultOf } from "../../shared/bus";
 import { ApiKeyCache } from "../../shared/api-key-cache";
 import { clientAddressOf } from "../../shared/client-address";
 import type { Permission } from "../../shared/domain/permissions";
@@ -17,9 +18,9 @@ import { getProgram } from "../../shared/program-cache";
 import { RateLimiter } from "../../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../../shared/secrets";
 import { parseInput } from "../../shared/validation";
-import type { SessionUser } from "../accounts.service";
-import { WorkspaceIdInput } from "../accounts/schemas";
-import { ProgramIdInput } from "../programs/schemas";
+import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
+
+type SessionUser = ResultOf<"accounts.authenticateSession">;
 
 export type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
 export type Res = ServerResponse;
@@ -121,7 +122,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     // A key authenticated within API_KEY_CACHE_TTL_MS is not looked up again (dropped at once when retired).
     let known = this.keyCache.get(match[1]);
     if (!known) {
-      known = await ctx.call<{ programId: number; keyId: number }, unknown>("programs.authenticateKey", { key: match[1] });
+      known = await call(ctx, "programs.authenticateKey", { key: match[1] });
       this.keyCache.set(match[1], known);
     }
     const { programId, keyId } = known;
@@ -181,17 +182,17 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
       throw new UnauthorizedError("This endpoint takes a signed-in dashboard session, not an API key. Sign in at /dashboard.");
     }
     if (!token) throw new UnauthorizedError(overLong ? "Unknown session. Sign in to the dashboard again." : "Sign in to the dashboard first.");
-    return ctx.call<SessionUser, unknown>("accounts.authenticateSession", { token });
+    return call(ctx, "accounts.authenticateSession", { token });
   },
 
   async verifyProgramAccess(ctx, route, req) {
     const user = ctx.meta.user;
     if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
-    const { programId } = parseInput(ProgramIdInput, { programId: req.$params?.programId });
-    const program = await getProgram<{ workspaceId: number | null }>(ctx, programId);
+    const { programId } = parseInput(ProgramIdParam, { programId: req.$params?.programId });
+    const program = await getProgram(ctx, programId);
     const permission = route.opts.permission ?? "tracking:read";
     const access = program.workspaceId
-      ? await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
+      ? await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
       : { member: false, allowed: false };
     if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
@@ -201,10 +202,10 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
   async verifyWorkspaceAccess(ctx, route, req) {
     const user = ctx.meta.user;
     if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
-    const { workspaceId } = parseInput(WorkspaceIdInput, { workspaceId: req.$params?.workspaceId });
-    await ctx.call("accounts.getWorkspace", { workspaceId });
+    const { workspaceId } = parseInput(WorkspaceIdParam, { workspaceId: req.$params?.workspaceId });
+    await call(ctx, "accounts.getWorkspace", { workspaceId });
     const permission = route.opts.permission ?? "programs:read";
-    const access = await ctx.call<{ member: boolean; allowed: boolean }, unknown>("accounts.checkPermission", { userId: user.id, workspaceId, permission });
+    const access = await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId, permission });
     if (!access.member) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}.`);
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);
   },

@@ -1,6 +1,6 @@
 /** The gateway service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { declareActions, type HttpEndpoint } from "../../shared/endpoint";
-import * as Accounts from "../accounts/schemas";
+import { ACCOUNTS } from "../accounts/endpoints";
 
 export const GATEWAY = declareActions("gateway", {
   health: {
@@ -55,7 +55,8 @@ export const GATEWAY = declareActions("gateway", {
     },
   },
   login: {
-    input: Accounts.LoginRequest,
+    // The same schema accounts.login validates with: the gateway refuses a bad body before any call.
+    input: ACCOUNTS.actions.login.input,
     http: {
       method: "POST",
       path: "/api/auth/login",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { fromDecimalText } from "../../shared/validation";
-import { Id } from "../programs/schemas";
+import { Id } from "../../shared/values";
 import { WEBHOOK_EVENT_TYPES } from "./repository";
 
 const Kind = z.enum(["partner_notice", "advertiser_warning"]);

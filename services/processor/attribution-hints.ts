@@ -1,4 +1,4 @@
-import { ClickId, CustomerKey, Email } from "../attribution/schemas";
+import { ClickId, CustomerKey, Email } from "../../shared/values";
 
 export interface AttributionHints {
   clickId: string | null;

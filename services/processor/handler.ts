@@ -1,14 +1,14 @@
 import type { Context, Service } from "moleculer";
 import type Stripe from "stripe";
-import type { Jsonified } from "../../shared/dto";
-import type { Program } from "../programs/repository";
+import type { ResultOf } from "../../shared/bus";
 import type { ProcessorRepository } from "./repository";
 
 /** What every event handler gets: the verified event, its program, and the way to act. */
 export interface HandlerContext {
   ctx: Context;
   repo: ProcessorRepository;
-  program: Jsonified<Program>;
+  /** As `programs.findByProcessorAccount` delivers it (JSON: dates are ISO strings). */
+  program: NonNullable<ResultOf<"programs.findByProcessorAccount">>;
   event: Stripe.Event;
   /** Sales from test-mode events are test sales (spec 2.3: no commission). */
   testMode: boolean;

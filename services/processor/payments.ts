@@ -14,6 +14,7 @@
  * Races: every writer writes first and reads after, so of a link and a
  * movement written concurrently at least one sees the other and settles.
  */
+import { call } from "../../shared/bus";
 import { refundedOnChargesCents, saleRefundedCents, type ProcessorMovement } from "./processor-refunds";
 import { RetryLaterError, type HandlerContext } from "./handler";
 import type { ProcessorPayment } from "./repository";
@@ -116,7 +117,7 @@ export async function settleSale(h: HandlerContext, payment: ProcessorPayment, c
   const movements = await movementsOfSale();
   const refundedOnCharges = refundedOnChargesCents(movements, payment.chargedAmountCents);
   const targetRefundedCents = saleRefundedCents({ saleAmountCents: payment.saleAmountCents, chargedAmountCents: payment.chargedAmountCents, refundedOnChargesCents: refundedOnCharges });
-  const result = await h.ctx.call<Record<string, unknown>, unknown>("sales.settleProcessorTransaction", {
+  const result = await call(h.ctx, "sales.settleProcessorTransaction", {
     programId: h.program.id,
     transactionId: payment.transactionId,
     revision,

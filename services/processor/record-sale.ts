@@ -1,12 +1,10 @@
+import { call, type ParamsOf } from "../../shared/bus";
 import type { HandlerContext } from "./handler";
 
 /** Records a processor sale; one already recorded (a redelivery, or processing retried after a failure) is fine. */
-export async function recordSaleOnce(h: HandlerContext, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function recordSaleOnce(h: HandlerContext, input: ParamsOf<"sales.recordProcessorSale">): Promise<Record<string, unknown>> {
   try {
-    const { sale, commissionId } = await h.ctx.call<{ sale: { id: number; partnerId: number | null; attributionMethod: string | null; noCommissionReason?: string | null }; commissionId: number | null }, unknown>(
-      "sales.recordProcessorSale",
-      input,
-    );
+    const { sale, commissionId } = await call(h.ctx, "sales.recordProcessorSale", input);
     // A sale in another currency than the program's is recorded without commission; the event says why.
     const noCommission = sale.noCommissionReason ? { noCommissionReason: sale.noCommissionReason } : {};
     return { saleId: sale.id, partnerId: sale.partnerId, attributionMethod: sale.attributionMethod, commissionId, ...noCommission };

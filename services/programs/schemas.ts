@@ -1,16 +1,5 @@
 import { z } from "zod";
-import { Currency, fromDecimalText } from "../../shared/validation";
-
-/**
- * A record id: a JSON integer, or (path and query values are text) its canonical
- * decimal string. `01`, `0x1`, `1e0` or ` 1` are refused rather than read as 1,
- * so an id echoed back (the status endpoint's `programId`) is always what was sent.
- */
-export const Id = z.preprocess(
-  fromDecimalText,
-  z.number({ error: "must be a positive integer (1 to 2147483647) written in plain decimal, e.g. 42" }).int().positive().max(2_147_483_647),
-);
-
+import { Currency, Id, ReferralCode } from "../../shared/values";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
   z
@@ -58,8 +47,6 @@ export const CreateProgramInput = z.strictObject({
 export const ProgramIdInput = z.strictObject({ programId: Id.meta({ description: "The program's id.", example: 1 }) });
 export const KeyIdInput = z.strictObject({ keyId: Id.meta({ description: "The API key's id (not the secret).", example: 2 }) });
 export const AuthenticateKeyInput = z.object({ key: z.string().max(200) });
-
-export const ReferralCode = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
 
 export const CreatePartnerInput = z.strictObject({
   programId: Id.describe("The program's id."),

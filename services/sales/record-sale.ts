@@ -3,8 +3,9 @@ import { commissionCurrencyCheck } from "../../shared/domain/currencies";
 import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
 import { AlreadyRecordedError } from "../../shared/errors";
 import { getProgram } from "../../shared/program-cache";
-import type { Attribution } from "../attribution.service";
-import type { CreatedCommission } from "../commissions.service";
+import { call, type ResultOf } from "../../shared/bus";
+
+type CreatedCommission = ResultOf<"commissions.createForSale">;
 import type { Sale, SalesRepository } from "./repository";
 
 /**
@@ -48,14 +49,14 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
   const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
   if (await deps.repo.findSale(input.programId, input.transactionId)) throw duplicate();
 
-  const attribution = await ctx.call<Attribution | null, unknown>("attribution.resolve", {
+  const attribution = await call(ctx, "attribution.resolve", {
     programId: input.programId,
     ...input.attributionHints,
     processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
   });
   // Commissions are in the program's currency (the API refused other currencies before this point): a processor
   // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
-  const { currency: programCurrency } = await getProgram<{ currency: string }>(ctx, input.programId);
+  const { currency: programCurrency } = await getProgram(ctx, input.programId);
   const currencyReason = input.isTest ? null : commissionCurrencyCheck(input.currency, programCurrency);
   const earns = attribution !== null && !input.isTest && currencyReason === null && (await renewalEarns(deps, ctx, input));
   const sale = await deps.repo.insertSale({
@@ -91,7 +92,7 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
 /** Renewals earn for the program's recurring duration, counted from the subscription's first payment. */
 export async function renewalEarns(deps: SalesDeps, ctx: Caller, input: SaleInput): Promise<boolean> {
   if (!input.isRecurring || !input.subscriptionId) return true;
-  const program = await ctx.call<{ recurringCommissionMonths: number | null }, unknown>("programs.get", { programId: input.programId });
+  const program = await call(ctx, "programs.get", { programId: input.programId });
   if (program.recurringCommissionMonths === null) return true;
   const first = await deps.repo.findFirstSaleOfSubscription(input.programId, input.subscriptionId);
   return !first || renewalEarnsCommission(first.occurredAt, input.occurredAt, program.recurringCommissionMonths);
@@ -100,7 +101,7 @@ export async function renewalEarns(deps: SalesDeps, ctx: Caller, input: SaleInpu
 /** Idempotent: the commissions service creates at most one commission per sale. */
 export async function ensureCommission(deps: Pick<SalesDeps, "repo">, caller: Caller, sale: Sale): Promise<CreatedCommission | null> {
   if (sale.commissionState === "none" || sale.partnerId === null) return null;
-  const created = await caller.call<CreatedCommission, unknown>("commissions.createForSale", {
+  const created = await call(caller, "commissions.createForSale", {
     saleId: sale.id,
     programId: sale.programId,
     partnerId: sale.partnerId,

@@ -1,7 +1,9 @@
 import { APP_METRICS } from "../../shared/observability";
-import type { RefundResponse } from "../commissions.service";
+import { call, type ResultOf } from "../../shared/bus";
 import { ensureCommission, type ProgramCaller, type SalesDeps } from "./record-sale";
 import type { Sale } from "./repository";
+
+type RefundResponse = ResultOf<"commissions.reverseForSale">;
 
 export interface ReversalRequest {
   amountCents?: number;
@@ -16,7 +18,7 @@ export async function reverseSale(deps: SalesDeps, ctx: ProgramCaller, sale: Sal
   const result: RefundResponse =
     sale.commissionState === "none"
       ? { success: true, status: "no_commission", message: "This sale has no commission to reverse." }
-      : await ctx.call<RefundResponse, unknown>("commissions.reverseForSale", { saleId: sale.id, ...request });
+      : await call(ctx, "commissions.reverseForSale", { saleId: sale.id, ...request });
   // Every refund's outcome, API or processor: a counter (METRICS=true) and one log line carrying the request id.
   if (ctx.broker.isMetricsEnabled()) ctx.broker.metrics.increment(APP_METRICS.refunds, { outcome: result.status, reason: request.reasonCode });
   const applied = result.status === "refunded" || result.status === "reversed" ? `, deduction ${result.deductionAmount} ${sale.currency}` : "";

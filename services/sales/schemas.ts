@@ -1,9 +1,6 @@
 import { z } from "zod";
-import { ClickId, CustomerKey, Email } from "../attribution/schemas";
-import { Currency } from "../../shared/validation";
-import { Id } from "../programs/schemas";
+import { Cents, ClickId, Currency, CustomerKey, Email, Id } from "../../shared/values";
 
-const Cents = z.number().int().max(Number.MAX_SAFE_INTEGER);
 const MAX_ADDITIONAL_DATA_KEYS = 50;
 const MAX_ADDITIONAL_DATA_CHARS = 8192;
 export const TransactionId = z.string().trim().min(1).max(255);

@@ -1,10 +1,10 @@
 /** The status service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { declareActions } from "../../shared/endpoint";
-import * as Programs from "../programs/schemas";
+import * as S from "./schemas";
 
 export const STATUS = declareActions("status", {
   forProgram: {
-    input: Programs.ProgramIdInput,
+    input: S.ForProgramInput,
     http: {
       method: "GET",
       path: "/api/tracking/status/:programId",

@@ -1,4 +1,5 @@
-import { subscriptionDetailsOf } from "../../sdk/src/invoice";
+import { subscriptionDetailsOf as sdkSubscriptionDetailsOf } from "../../sdk/src/invoice";
+import { subscriptionDetailsOf as serverSubscriptionDetailsOf } from "../../services/processor/invoice";
 import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
 import { refundedOnChargesCents, saleRefundedCents, supersedes, type ProcessorMovement } from "../../services/processor/processor-refunds";
 import { cleanAttributionHints } from "../../services/processor/attribution-hints";
@@ -102,7 +103,11 @@ describe("renewalEarnsCommission", () => {
   });
 });
 
-describe("subscriptionDetailsOf (spec 6.2 item 4)", () => {
+// The server and the SDK each keep a copy (the SDK is a separate package): the same cases run on both.
+describe.each([
+  ["server", serverSubscriptionDetailsOf],
+  ["sdk", sdkSubscriptionDetailsOf],
+])("subscriptionDetailsOf, %s copy (spec 6.2 item 4)", (_copy, subscriptionDetailsOf) => {
   test("parent.subscription_details first", () => {
     expect(
       subscriptionDetailsOf({

@@ -1,4 +1,5 @@
 import type Stripe from "stripe";
+import { call } from "../../../shared/bus";
 import { eventTime, processed, type HandlerContext, type HandlerResult } from "../handler";
 
 /**
@@ -16,13 +17,13 @@ export async function handleAccountUpdated(h: HandlerContext): Promise<HandlerRe
     detailsSubmitted: account.details_submitted === true,
   };
   // The event's time: the programs service makes it the connection date if this update is the first to connect.
-  await h.ctx.call("programs.updateProcessorConnection", { programId: h.program.id, ...patch, connectedAt: eventTime(h.event).toISOString() });
+  await call(h.ctx, "programs.updateProcessorConnection", { programId: h.program.id, ...patch, connectedAt: eventTime(h.event).toISOString() });
   return processed(patch);
 }
 
 /** The merchant disconnected our platform: the account stays linked to its program, but no longer connected. */
 export async function handleAccountDeauthorized(h: HandlerContext): Promise<HandlerResult> {
   const patch = { connectionStatus: "disconnected", chargesEnabled: false, payoutsEnabled: false };
-  await h.ctx.call("programs.updateProcessorConnection", { programId: h.program.id, ...patch });
+  await call(h.ctx, "programs.updateProcessorConnection", { programId: h.program.id, ...patch });
   return processed(patch);
 }

@@ -1,6 +1,6 @@
-import { subscriptionDetailsOf } from "../../../sdk/src/invoice";
 import { cleanAttributionHints } from "../attribution-hints";
 import { eventTime, ignored, processed, type HandlerContext, type HandlerResult } from "../handler";
+import { subscriptionDetailsOf } from "../invoice";
 import { Invoice, objectOf } from "../objects";
 import { linkReferences, linkSale } from "../payments";
 import { recordSaleOnce } from "../record-sale";

@@ -1,0 +1,36 @@
+import type { z } from "zod";
+import type { Role } from "../../shared/domain/permissions";
+import type { Jsonified } from "../../shared/dto";
+import type { Membership, Workspace } from "./repository";
+import type * as S from "./schemas";
+
+/** A user as other services see it (never the password hash). */
+export interface PublicUser {
+  id: number;
+  email: string;
+  name: string;
+}
+
+/** The signed-in dashboard user, as the gateway puts it in `ctx.meta.user`. */
+export interface SessionUser extends PublicUser {
+  sessionId: number;
+}
+
+/**
+ * The accounts service's actions as a caller sees them: params as the zod
+ * input schemas accept them, results as the bus delivers them (JSON: dates are
+ * ISO strings). Callers use `call` from shared/bus.ts.
+ */
+export interface AccountsContract {
+  "accounts.createWorkspace": { params: z.input<typeof S.CreateWorkspaceInput>; result: Jsonified<Workspace> };
+  "accounts.getWorkspace": { params: z.input<typeof S.WorkspaceIdInput>; result: Jsonified<Workspace> };
+  "accounts.createUser": { params: z.input<typeof S.CreateUserInput>; result: PublicUser };
+  "accounts.grantRole": { params: z.input<typeof S.GrantRoleInput>; result: Jsonified<Membership> };
+  /** The session token is in this answer only (the gateway moves it into a cookie). */
+  "accounts.login": { params: z.input<typeof S.LoginRequest>; result: { user: PublicUser; session: { token: string; expiresAt: string; maxAgeSeconds: number } } };
+  "accounts.logout": { params: z.input<typeof S.SessionTokenInput>; result: { success: true } };
+  "accounts.authenticateSession": { params: z.input<typeof S.SessionTokenInput>; result: SessionUser };
+  /** The user comes from `ctx.meta.user` (set by the gateway), not from params. */
+  "accounts.me": { params: Record<string, never>; result: { user: PublicUser; workspaces: { workspaceId: number; role: Role }[] } };
+  "accounts.checkPermission": { params: z.input<typeof S.CheckPermissionInput>; result: { member: boolean; role: Role | null; allowed: boolean } };
+}

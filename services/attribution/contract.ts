@@ -1,0 +1,30 @@
+import type { z } from "zod";
+import type { AttributionMethod } from "../../shared/domain/attribution";
+import type { Jsonified } from "../../shared/dto";
+import type { TestEventStats } from "./repository";
+import type * as S from "./schemas";
+
+/** The partner a sale is attributed to, and how (`attribution.resolve`). */
+export interface Attribution {
+  partnerId: number;
+  clickId: string | null;
+  leadId: number | null;
+  method: AttributionMethod;
+}
+
+/**
+ * The attribution service's actions as a caller sees them: params as the zod
+ * input schemas accept them, results as the bus delivers them (JSON: dates are
+ * ISO strings). Callers use `call` from shared/bus.ts.
+ */
+export interface AttributionContract {
+  /** HTTP (public); the caller's program and origin come from `ctx.meta`. */
+  "attribution.trackClick": { params: z.input<typeof S.TrackClickRequest>; result: { success: true; click_id: string; id: number; test: boolean } };
+  /** HTTP; the caller's program comes from `ctx.meta` when an API key was used. */
+  "attribution.trackLead": {
+    params: z.input<typeof S.TrackLeadRequest>;
+    result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; test: boolean };
+  };
+  "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
+  "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
+}

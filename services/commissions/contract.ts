@@ -1,0 +1,43 @@
+import type { z } from "zod";
+import type { ReconcileReport } from "./invariants";
+import type { Jsonified } from "../../shared/dto";
+import type { Balance, Commission, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
+import type * as S from "./schemas";
+
+export interface CreatedCommission {
+  commissionId: number;
+  status: string;
+  amountCents: number;
+  currency: string;
+  created: boolean;
+}
+
+/** The refund endpoint's response (spec 2.2). */
+export type RefundResponse =
+  | { success: true; status: "reversed" | "refunded"; deductionAmount: number; commission_id: number }
+  | { success: true; status: "skipped"; reason: string; commission_id: number }
+  | { success: true; status: "no_commission"; message: string };
+
+/** What settling the processor's figures on a sale's commission did (ledger.settleProcessorReversal). */
+export type ProcessorSettlementResult =
+  | { kind: "no_commission" }
+  | { kind: "stale"; commissionId: number; revision: number }
+  | { kind: "settled"; commissionId: number; status: string; refundedCents: number; applied: string | null; restored: string[]; deductionAmount: number };
+
+/**
+ * The commissions service's actions as a caller sees them: params as the zod
+ * input schemas accept them, results as the bus delivers them (JSON: dates are
+ * ISO strings). Callers use `call` from shared/bus.ts.
+ */
+export interface CommissionsContract {
+  "commissions.createForSale": { params: z.input<typeof S.CreateForSaleInput>; result: CreatedCommission };
+  "commissions.reverseForSale": { params: z.input<typeof S.ReverseForSaleInput>; result: RefundResponse };
+  "commissions.settleProcessorForSale": { params: z.input<typeof S.SettleProcessorForSaleInput>; result: ProcessorSettlementResult };
+  "commissions.approveDue": { params: z.input<typeof S.ApproveDueInput>; result: { approved: number; commissionIds: number[] } };
+  "commissions.createWithdrawal": { params: z.input<typeof S.CreateWithdrawalInput>; result: Jsonified<Withdrawal> };
+  "commissions.payWithdrawal": { params: z.input<typeof S.WithdrawalIdInput>; result: Jsonified<Withdrawal> };
+  "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
+  "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
+  "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
+  "commissions.reconcile": { params: z.input<typeof S.NoInput>; result: ReconcileReport & { checkedAt: string; durationMs: number } };
+}

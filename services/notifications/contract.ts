@@ -1,0 +1,28 @@
+import type { z } from "zod";
+import type { Jsonified } from "../../shared/dto";
+import type { Notification, UnreadCounts, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "./repository";
+import type * as S from "./schemas";
+
+/** A notification as the dashboard gets it: the deduction also in major units. */
+export type NotificationView = Jsonified<Notification & { deductionAmount: number }>;
+type UnreadWithTotal = UnreadCounts & { total: number };
+
+/**
+ * The notifications service's actions as a caller sees them: params as the
+ * zod input schemas accept them, results as the bus delivers them (JSON: dates
+ * are ISO strings). Callers use `call` from shared/bus.ts.
+ */
+export interface NotificationsContract {
+  /** From the commissions outbox relay; an event type without notices or webhooks answers `handled: false`. */
+  "notifications.commissionEvent": { params: z.input<typeof S.CommissionEventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };
+  "notifications.list": { params: z.input<typeof S.ListInput>; result: NotificationView[] };
+  "notifications.listForWorkspace": { params: z.input<typeof S.WorkspaceListInput>; result: { data: NotificationView[]; unread: UnreadWithTotal; nextBefore: number | null } };
+  "notifications.markRead": { params: z.input<typeof S.MarkReadInput>; result: { data: NotificationView; unread: UnreadWithTotal } };
+  "notifications.markAllRead": { params: z.input<typeof S.MarkAllReadInput>; result: { updated: number; unread: UnreadWithTotal } };
+  /** The signing secret is in this answer only. */
+  "notifications.createWebhookEndpoint": { params: z.input<typeof S.CreateEndpointInput>; result: Jsonified<WebhookEndpoint & { secret: string }> };
+  "notifications.listWebhookEndpoints": { params: z.input<typeof S.WorkspaceIdInput>; result: Jsonified<WebhookEndpoint>[] };
+  "notifications.disableWebhookEndpoint": { params: z.input<typeof S.DisableEndpointInput>; result: Jsonified<WebhookEndpoint> };
+  "notifications.enableWebhookEndpoint": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<WebhookEndpoint> };
+  "notifications.listWebhookDeliveries": { params: z.input<typeof S.ListDeliveriesInput>; result: Jsonified<WebhookDelivery & { attemptLog: WebhookAttempt[] }>[] };
+}

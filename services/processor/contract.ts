@@ -1,0 +1,18 @@
+import type { z } from "zod";
+import type { Jsonified } from "../../shared/dto";
+import type { ProcessorEvent } from "./repository";
+import type * as S from "./schemas";
+
+/**
+ * The processor service's actions as a caller sees them: params as the zod
+ * input schemas accept them, results as the bus delivers them (JSON: dates are
+ * ISO strings). Callers use `call` from shared/bus.ts.
+ */
+export interface ProcessorContract {
+  /** From the gateway: the raw body and its signature header. The answer is the webhook's JSON (received, handled, outcome). */
+  "processor.handleWebhook": { params: z.input<typeof S.WebhookInput>; result: { received: true } & Record<string, unknown> };
+  // Operators reach these through the gateway (JSON). The handlers return the stored records as they are,
+  // so an in-process caller would see Date objects: convert with toDto before adding a bus caller.
+  "processor.getEvent": { params: z.input<typeof S.GetEventInput>; result: Jsonified<ProcessorEvent> | null };
+  "processor.listEvents": { params: z.input<typeof S.ListEventsInput>; result: Jsonified<ProcessorEvent>[] };
+}

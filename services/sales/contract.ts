@@ -1,0 +1,35 @@
+import type { z } from "zod";
+import type { Jsonified } from "../../shared/dto";
+import type { ResultOf } from "../../shared/bus";
+import type { Sale } from "./repository";
+import type * as S from "./schemas";
+
+/** `POST /api/v1/track/sale`'s answer (spec 2.1). */
+export interface TrackedSale {
+  success: true;
+  sale_id: number;
+  transaction_id: string;
+  amount_cents: number;
+  currency: string;
+  test: boolean;
+  attributed: boolean;
+  partner_id: number | null;
+  attribution_method: string | null;
+  commission_id: number | null;
+  commission_status: string | null;
+}
+
+/**
+ * The sales service's actions as a caller sees them: params as the zod input
+ * schemas accept them, results as the bus delivers them (JSON: dates are ISO
+ * strings). Callers use `call` from shared/bus.ts.
+ */
+export interface SalesContract {
+  /** HTTP; the caller's program comes from `ctx.meta.programId` (the API key). */
+  "sales.track": { params: z.input<typeof S.TrackSaleRequest>; result: TrackedSale };
+  "sales.recordProcessorSale": { params: z.input<typeof S.ProcessorSaleInput>; result: { sale: Jsonified<Sale>; commissionId: number | null } };
+  /** HTTP; the caller's program comes from `ctx.meta.programId` (the API key). */
+  "sales.refund": { params: z.input<typeof S.RefundRequest>; result: ResultOf<"commissions.reverseForSale"> };
+  "sales.settleProcessorTransaction": { params: z.input<typeof S.ProcessorSettlementInput>; result: ResultOf<"commissions.settleProcessorForSale"> };
+  "sales.get": { params: z.input<typeof S.GetSaleInput>; result: Jsonified<Sale> };
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { Currency, fromDecimalText } from "./validation";
+
+/**
+ * Value schemas several services share (ids, money, currency, the customer's
+ * identifiers). They live here rather than in one service's folder so that no
+ * service imports another's (docs/architecture.md, "Seams").
+ */
+
+/**
+ * A record id: a JSON integer, or (path and query values are text) its canonical
+ * decimal string. `01`, `0x1`, `1e0` or ` 1` are refused rather than read as 1,
+ * so an id echoed back (the status endpoint's `programId`) is always what was sent.
+ * Its input type says what callers may send (a number, or that text).
+ */
+export const Id = z.preprocess<unknown, z.ZodNumber, number | string>(
+  fromDecimalText,
+  z.number({ error: "must be a positive integer (1 to 2147483647) written in plain decimal, e.g. 42" }).int().positive().max(2_147_483_647),
+);
+
+/** An amount in minor units (cents): an integer; each use adds its sign rule (positive, non-negative). */
+export const Cents = z.number().int().max(Number.MAX_SAFE_INTEGER);
+
+/** An ISO 4217 currency code in any case, carried lowercase. */
+export { Currency };
+
+export const ReferralCode = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
+export const ClickId = z.string().trim().min(1).max(128);
+export const CustomerKey = z.string().trim().min(1).max(256);
+export const Email = z.string().trim().toLowerCase().email().max(320);
