@@ -374,7 +374,12 @@ async function main(): Promise<void> {
       const status = err instanceof HttpError ? err.status : err instanceof AppError ? ERROR_CODES[err.errorCode].status : 500;
       if (status >= 500) console.error(err);
       res.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
-      res.end(JSON.stringify({ success: false, error: { code: err instanceof HttpError ? err.message : err instanceof AppError ? err.errorCode : "internal_error", message: String((err as Error).message) } }));
+      res.end(
+        JSON.stringify({
+          success: false,
+          error: { code: err instanceof HttpError ? err.message : err instanceof AppError ? err.errorCode : "internal_error", message: String((err as Error).message) },
+        }),
+      );
     }
   });
   server.keepAliveTimeout = 65_000;

@@ -30,12 +30,33 @@ import { ServiceBroker, type BrokerOptions } from "moleculer";
 import { ALL_SERVICES } from "../bin/start";
 import config from "../moleculer.config";
 import { runLoad, type LoadResult, type RequestSpec } from "./lib/load";
-import { childPids, cpuMs, freePort, killAllChildrenSync, machineCpuMs, lastOutput, LOG_DIR, outputIncludes, ROOT, sampleRss, sleep, startNode, stopChild, waitHttpOk, type Child } from "./lib/proc";
+import {
+  childPids,
+  cpuMs,
+  freePort,
+  killAllChildrenSync,
+  machineCpuMs,
+  lastOutput,
+  LOG_DIR,
+  outputIncludes,
+  ROOT,
+  sampleRss,
+  sleep,
+  startNode,
+  stopChild,
+  waitHttpOk,
+  type Child,
+} from "./lib/proc";
 import { ensureServerBinaries, startServers, type Servers } from "./lib/servers";
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
-const list = (name: string, fallback: string[]) => (env[name] ? env[name]!.split(",").map((s) => s.trim()).filter(Boolean) : fallback);
+const list = (name: string, fallback: string[]) =>
+  env[name]
+    ? env[name]!.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : fallback;
 
 const CFG = {
   duration: num("BENCH_DURATION", 8),
@@ -265,7 +286,9 @@ async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "w
   const foreignCpuPct = machineTotal > 0 ? Math.max(0, Math.round((100 * (machineBusy - ours)) / machineTotal)) : 0;
   const stealPct = machineTotal > 0 ? Math.round((100 * (after.machine.steal - before.machine.steal)) / machineTotal) : 0;
   if ((foreignCpuPct > 10 || stealPct > 10) && load !== "warmup") {
-    log(`  ! during this point other processes used ${foreignCpuPct}% and the hypervisor took ${stealPct}% (steal) of the machine's CPU: latencies and rates are disturbed (CPU per request much less so)`);
+    log(
+      `  ! during this point other processes used ${foreignCpuPct}% and the hypervisor took ${stealPct}% (steal) of the machine's CPU: latencies and rates are disturbed (CPU per request much less so)`,
+    );
   }
   return {
     ...result,
@@ -285,10 +308,15 @@ async function runPaths(deployment: string, service: Target, floor: Target, poin
     const sat = { service: await measure(service, p, "saturation"), floor: await measure(floor, p, "saturation") };
     const rate = sat.floor.rps >= 1.25 * CFG.rate ? CFG.rate : Math.max(5, Math.floor(sat.floor.rps / 2 / 5) * 5);
     const fixed = { service: await measure(service, p, "fixed", rate), floor: await measure(floor, p, "fixed", rate) };
-    for (const [load, r] of [["fixed", fixed], ["saturation", sat]] as const) {
+    for (const [load, r] of [
+      ["fixed", fixed],
+      ["saturation", sat],
+    ] as const) {
       const offered = load === "fixed" ? `${rate}/s${rate !== CFG.rate ? "*" : ""}` : `${CFG.connections} conn`;
       points.push({ deployment, path: p, load, offered, service: r.service, floor: r.floor });
-      log(`  ${p} ${load} ${offered}: service ${r.service.rps.toFixed(0)}/s p50 ${r.service.p50} p99 ${r.service.p99} ms | floor ${r.floor.rps.toFixed(0)}/s p50 ${r.floor.p50} p99 ${r.floor.p99} ms`);
+      log(
+        `  ${p} ${load} ${offered}: service ${r.service.rps.toFixed(0)}/s p50 ${r.service.p50} p99 ${r.service.p99} ms | floor ${r.floor.rps.toFixed(0)}/s p50 ${r.floor.p50} p99 ${r.floor.p99} ms`,
+      );
     }
   }
 }
@@ -330,7 +358,12 @@ let firstStartRss: Record<string, number> = {};
 
 async function embeddedPhase(points: Point[], tmp: string): Promise<void> {
   const port = await freePort();
-  const all = [{ name: "all-in-one", env: { DATABASE_URL: `pglite://${tmp}/embedded-pglite`, DATA_DIR: `${tmp}/embedded-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-embedded-${RUN_ID}` } }];
+  const all = [
+    {
+      name: "all-in-one",
+      env: { DATABASE_URL: `pglite://${tmp}/embedded-pglite`, DATA_DIR: `${tmp}/embedded-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-embedded-${RUN_ID}` },
+    },
+  ];
   // The very first start creates the PGlite data directory (initdb inside the process), which leaves the process
   // ~200 MB larger for its lifetime; a server is measured as it runs after any restart, and the first start is reported apart.
   log("embedded: first start of the all-in-one process and the floor (creates the PGlite data directories)");
@@ -380,7 +413,10 @@ async function onePgPhase(points: Point[], servers: Servers, tmp: string): Promi
   const port = await freePort();
   log("onepg: all services in one process on PostgreSQL (no transporter), floor on the same PostgreSQL");
   const [service, floor] = await Promise.all([
-    startServices([{ name: "all-in-one-pg", env: { DATABASE_URL: databaseUrl, DATA_DIR: `${tmp}/onepg-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-onepg-${RUN_ID}` } }], port),
+    startServices(
+      [{ name: "all-in-one-pg", env: { DATABASE_URL: databaseUrl, DATA_DIR: `${tmp}/onepg-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-onepg-${RUN_ID}` } }],
+      port,
+    ),
     startBare("floor", bareUrl),
   ]);
   try {
@@ -551,7 +587,10 @@ const times = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}x` : "-")
 const cpuText = (m: Measured) => `${f1(m.cpu.node)}+${f1(m.cpu.db)}${m.cpu.nats >= 0.005 ? `+${f1(m.cpu.nats)}` : ""}`;
 const cpuTotal = (m: Measured) => m.cpu.node + m.cpu.db + m.cpu.nats;
 const disturbance = (p: Point) => `${p.service.foreignCpuPct}+${p.service.stealPct} / ${p.floor.foreignCpuPct}+${p.floor.stealPct}`;
-const rssText = (r: Record<string, number>) => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(", ");
+const rssText = (r: Record<string, number>) =>
+  Object.entries(r)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
 
 function table(head: string[], rows: string[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
@@ -560,8 +599,12 @@ function table(head: string[], rows: string[][]): string {
 function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>): string {
   const out: string[] = [];
   out.push(`Fixed-rate rows marked * ran at half the floor's saturation throughput, because the floor cannot sustain ${CFG.rate}/s on that path.`);
-  out.push("CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.");
-  out.push(`Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node}, ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`);
+  out.push(
+    "CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.",
+  );
+  out.push(
+    `Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node}, ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`,
+  );
   const deployments: Record<string, string> = {
     embedded: "Embedded default: all services in one process, PGlite (floor: bare node:http on its own PGlite)",
     split: `Split: gateway, sales, commissions, status, core (${CORE_SERVICES.join(", ")}) in 5 processes over nats-server, PostgreSQL (floor: bare node:http on the same PostgreSQL server)`,
@@ -573,7 +616,23 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
     out.push(`\n### ${title}\n`);
     out.push(
       table(
-        ["path", "load", "req/s service", "req/s floor", "service/floor", "p50 ms svc / floor", "p90 ms svc / floor", "p99 ms svc / floor", "p99 vs floor", "errors svc / floor", "CPU ms/req svc / floor", "floor/service CPU", "other+steal CPU % svc / floor", "peak RSS MB service", "floor"],
+        [
+          "path",
+          "load",
+          "req/s service",
+          "req/s floor",
+          "service/floor",
+          "p50 ms svc / floor",
+          "p90 ms svc / floor",
+          "p99 ms svc / floor",
+          "p99 vs floor",
+          "errors svc / floor",
+          "CPU ms/req svc / floor",
+          "floor/service CPU",
+          "other+steal CPU % svc / floor",
+          "peak RSS MB service",
+          "floor",
+        ],
         rows.map((p) => [
           p.path,
           `${p.load} ${p.offered}`,
@@ -603,17 +662,17 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
       table(
         ["sales in database", "req/s", "p50 ms", "p90 ms", "p99 ms", "errors", "CPU ms/req node+db", "other+steal CPU %"],
         [
-          ...[growth.small, growth.large].map((g) => [
-            String(g.sales),
-            g.rps.toFixed(0),
-            f1(g.p50),
-            f1(g.p90),
-            f1(g.p99),
-            String(g.errors),
-            cpuText(g),
-            `${g.foreignCpuPct}+${g.stealPct}`,
-          ]),
-          ["ratio", "", times(growth.large.p50, growth.small.p50), times(growth.large.p90, growth.small.p90), times(growth.large.p99, growth.small.p99), "", times(cpuTotal(growth.large), cpuTotal(growth.small)), ""],
+          ...[growth.small, growth.large].map((g) => [String(g.sales), g.rps.toFixed(0), f1(g.p50), f1(g.p90), f1(g.p99), String(g.errors), cpuText(g), `${g.foreignCpuPct}+${g.stealPct}`]),
+          [
+            "ratio",
+            "",
+            times(growth.large.p50, growth.small.p50),
+            times(growth.large.p90, growth.small.p90),
+            times(growth.large.p99, growth.small.p99),
+            "",
+            times(cpuTotal(growth.large), cpuTotal(growth.small)),
+            "",
+          ],
         ],
       ),
     );

@@ -61,4 +61,6 @@ const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"))
 const runtimePkg = { name: pkg.name, version: pkg.version, private: true, license: pkg.license, type: "commonjs" };
 fs.writeFileSync(path.join(outDir, "package.json"), `${JSON.stringify(runtimePkg, null, 2)}\n`);
 
-console.log(`Built into ${path.relative(process.cwd(), outDir) || "."}: compiled TypeScript, ${copied} asset file(s) copied, package.json. Run: node ${path.relative(process.cwd(), path.join(outDir, "bin", "start.js"))}`);
+console.log(
+  `Built into ${path.relative(process.cwd(), outDir) || "."}: compiled TypeScript, ${copied} asset file(s) copied, package.json. Run: node ${path.relative(process.cwd(), path.join(outDir, "bin", "start.js"))}`,
+);

@@ -117,7 +117,12 @@ type Args = Record<string, unknown> & { options?: Record<string, unknown> };
 
 /** The custom commands, in moleculer-repl's format. */
 export function replCommands(print?: Print): NonNullable<ReplOptions["customCommands"]> {
-  const command = (def: { command: string; description: string; options?: Array<{ option: string; description: string }>; run: (broker: ServiceBroker, args: Args) => Promise<unknown> }) => ({
+  const command = (def: {
+    command: string;
+    description: string;
+    options?: Array<{ option: string; description: string }>;
+    run: (broker: ServiceBroker, args: Args) => Promise<unknown>;
+  }) => ({
     command: def.command,
     description: def.description,
     options: def.options,

@@ -16,7 +16,12 @@ import { replOptions } from "./repl-commands";
 export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "processor", "status", "notifications"] as const;
 
 export function serviceNames(list = process.env.SERVICES): string[] {
-  const names = list ? list.split(",").map((s) => s.trim()).filter(Boolean) : [...ALL_SERVICES];
+  const names = list
+    ? list
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...ALL_SERVICES];
   const unknown = names.filter((n) => !(ALL_SERVICES as readonly string[]).includes(n));
   if (unknown.length) throw new Error(`Unknown service(s) in SERVICES: ${unknown.join(", ")}. Known: ${ALL_SERVICES.join(", ")}.`);
   return names;
@@ -39,10 +44,7 @@ export function readyBanner(broker: ServiceBroker): { text: string; fields: Reco
   const host = ["0.0.0.0", "::", "127.0.0.1", "::1"].includes(address.address) ? "localhost" : address.address.includes(":") ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   const origin = gateway.adminTokenOrigin;
-  const token =
-    origin?.source === "file"
-      ? `${origin.generated ? "generated into" : "read from"} ${origin.file}`
-      : "from ADMIN_TOKEN";
+  const token = origin?.source === "file" ? `${origin.generated ? "generated into" : "read from"} ${origin.file}` : "from ADMIN_TOKEN";
   // The CLI finds the server at http://localhost:3000 and the token in ./data unless told otherwise.
   const env = [
     ...(address.port === 3000 ? [] : [`ADMIN_URL=${url}`]),

@@ -173,12 +173,7 @@ function buildProgram(): Command {
       run((o) => {
         // One key per withdrawal: the retries below, and the operator re-running the command with it, reuse it.
         const idempotencyKey: string = o.idempotencyKey ?? `wd-${randomBytes(12).toString("hex")}`;
-        return adminIdempotent(
-          "POST",
-          `/programs/${o.program}/partners/${o.partner}/withdrawals`,
-          { amountCents: o.amountCents, idempotencyKey },
-          `--idempotency-key ${idempotencyKey}`,
-        );
+        return adminIdempotent("POST", `/programs/${o.program}/partners/${o.partner}/withdrawals`, { amountCents: o.amountCents, idempotencyKey }, `--idempotency-key ${idempotencyKey}`);
       }),
     );
 
@@ -222,11 +217,7 @@ function buildProgram(): Command {
     .addOption(idOption("workspace", "workspace"))
     .addOption(new Option("--kind <kind>", "only this kind").choices(["partner_notice", "advertiser_warning"]))
     .addOption(boolOption("unread", "only unread ones"))
-    .action(
-      run((o) =>
-        admin("GET", `/notifications?${query({ programId: o.program, partnerId: o.partner, workspaceId: o.workspace, kind: o.kind, unread: o.unread })}`),
-      ),
-    );
+    .action(run((o) => admin("GET", `/notifications?${query({ programId: o.program, partnerId: o.partner, workspaceId: o.workspace, kind: o.kind, unread: o.unread })}`)));
 
   command("create-webhook", "add an outbound webhook endpoint to a workspace (the secret is shown once)")
     .addOption(requiredId("workspace", "workspace"))

@@ -93,10 +93,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
         const now = new Date();
         const attempt = await this.repo.recordLoginFailures(Object.values(keys), now);
         const stats = await this.repo.loginFailureStats(Object.values(keys), new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS), attempt);
-        const decision = decideLoginAttempt(
-          { email_address: stats.get(keys.email_address)!, address: stats.get(keys.address)!, email: stats.get(keys.email)! },
-          now,
-        );
+        const decision = decideLoginAttempt({ email_address: stats.get(keys.email_address)!, address: stats.get(keys.address)!, email: stats.get(keys.email)! }, now);
         if (!decision.allowed) {
           // Refused attempts are not failures: they must not lengthen the owner's wait.
           await this.repo.forgetLoginFailures(attempt);

@@ -45,11 +45,19 @@ export const HANDLERS: Record<string, EventHandler> = {
 
 /** The envelope fields we rely on; the object itself is validated by each handler. */
 const EventEnvelope = z.looseObject({
-  id: z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, "must be a processor event id"),
+  id: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_]+$/, "must be a processor event id"),
   type: z.string().min(1).max(255),
   created: z.number().int().nonnegative(),
   livemode: z.boolean(),
-  account: z.string().max(255).regex(/^[A-Za-z0-9_]+$/).nullish(),
+  account: z
+    .string()
+    .max(255)
+    .regex(/^[A-Za-z0-9_]+$/)
+    .nullish(),
   data: z.looseObject({ object: z.looseObject({}) }),
 });
 
@@ -65,7 +73,7 @@ type Vars = StorageVars<ProcessorRepository> & {
 const withoutNul = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(/\\u0000/g, "")) as T;
 
 /** Only a temporary problem is worth the processor's retry; bad data would fail the same way forever. */
-const isPermanent = (err: unknown) => err instanceof AppError ? err.errorCode === "invalid_request" : (err as { type?: string })?.type === "invalid_request";
+const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode === "invalid_request" : (err as { type?: string })?.type === "invalid_request");
 
 /**
  * Owns the processor's (Stripe Connect) webhooks: signature check, mapping of

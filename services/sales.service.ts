@@ -181,9 +181,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async retryPendingCommissions(): Promise<void> {
       const stale = await this.repo.listAwaitingCommission(new Date(Date.now() - RETRY_INTERVAL_MS), 100);
       for (const sale of stale) {
-        await ensureCommission(this, this.broker, sale).catch((err) =>
-          this.logger.warn(`Retry of commission for sale ${sale.id} failed.`, err),
-        );
+        await ensureCommission(this, this.broker, sale).catch((err) => this.logger.warn(`Retry of commission for sale ${sale.id} failed.`, err));
       }
     },
   },

@@ -41,5 +41,5 @@ function ipv6Groups(address: string): string[] {
   const l = expand(left);
   const r = expand(right);
   const middle = tail === undefined ? [] : Array(8 - l.length - r.length).fill("0");
-  return [...l, ...middle, ...r].map((g) => (g.replace(/^0+(?=.)/, "") || "0"));
+  return [...l, ...middle, ...r].map((g) => g.replace(/^0+(?=.)/, "") || "0");
 }

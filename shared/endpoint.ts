@@ -22,17 +22,7 @@ export type Auth = "none" | "apiKey" | "optionalApiKey" | "session" | "operator"
 
 /** The gateway's route groups (services/gateway/routes.ts): each has its path prefix, body parser and auth. */
 export type RouteGroup =
-  | "health"
-  | "reference"
-  | "track-browser"
-  | "track-server"
-  | "processor-webhooks"
-  | "auth"
-  | "tracking-status"
-  | "workspace-notifications"
-  | "dashboard"
-  | "sdk"
-  | "admin";
+  "health" | "reference" | "track-browser" | "track-server" | "processor-webhooks" | "auth" | "tracking-status" | "workspace-notifications" | "dashboard" | "sdk" | "admin";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 

@@ -106,7 +106,15 @@ export class RequestAwareConsoleLogger extends Loggers.Console {
       return ((type: string, args: unknown[]) => {
         const scope = requestScope.getStore();
         const fields = args.filter(isLogFields);
-        const line: Record<string, unknown> = { ts: new Date().toISOString(), level: type, msg: args.filter((a) => !isLogFields(a)).map(printArg).join(" "), ...bindings };
+        const line: Record<string, unknown> = {
+          ts: new Date().toISOString(),
+          level: type,
+          msg: args
+            .filter((a) => !isLogFields(a))
+            .map(printArg)
+            .join(" "),
+          ...bindings,
+        };
         if (scope) Object.assign(line, { requestId: scope.requestId, action: scope.action });
         for (const f of fields) Object.assign(line, f);
         return [JSON.stringify(line)];
@@ -114,7 +122,10 @@ export class RequestAwareConsoleLogger extends Loggers.Console {
     }
     const base = super.getFormatter(bindings) as unknown as LogLine;
     return ((type: string, args: unknown[]) => {
-      const out = base(type, args.map((a) => (isLogFields(a) ? textFields(a) : a)));
+      const out = base(
+        type,
+        args.map((a) => (isLogFields(a) ? textFields(a) : a)),
+      );
       const scope = requestScope.getStore();
       if (scope) out.splice(Math.max(0, out.length - args.length), 0, `[req ${scope.requestId}]`);
       return out;
@@ -185,10 +196,7 @@ export function metricsFromEnv(env: NodeJS.ProcessEnv = process.env): BrokerOpti
 }
 
 /** Registers a metric once per broker (a no-op when metrics are off). */
-export function registerMetric(
-  broker: ServiceBroker,
-  def: { name: string; type: "gauge" | "counter"; description?: string; labelNames?: string[]; unit?: string; rate?: boolean },
-): void {
+export function registerMetric(broker: ServiceBroker, def: { name: string; type: "gauge" | "counter"; description?: string; labelNames?: string[]; unit?: string; rate?: boolean }): void {
   if (!broker.isMetricsEnabled() || broker.metrics.getMetric(def.name)) return;
   broker.metrics.register(def as Parameters<ServiceBroker["metrics"]["register"]>[0]);
 }
@@ -208,8 +216,7 @@ export function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): BrokerOpti
   if (!choice || choice === "off" || choice === "false") return { enabled: false };
   const type = TRACE_EXPORTERS[choice];
   if (!type) throw new Error(`TRACING must be one of ${Object.keys(TRACE_EXPORTERS).join(", ")} (or unset), not '${env.TRACING}'.`);
-  const exporter =
-    type === "Event" ? ({ type: "Event", options: { interval: 1 } } as const) : ({ type: "Console", options: { colors: !env.CI && process.stdout.isTTY === true } } as const);
+  const exporter = type === "Event" ? ({ type: "Event", options: { interval: 1 } } as const) : ({ type: "Console", options: { colors: !env.CI && process.stdout.isTTY === true } } as const);
   return { enabled: true, exporter: [exporter] };
 }
 

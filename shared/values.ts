@@ -24,7 +24,12 @@ export const Cents = z.number().int().max(Number.MAX_SAFE_INTEGER);
 /** An ISO 4217 currency code in any case, carried lowercase. */
 export { Currency };
 
-export const ReferralCode = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
+export const ReferralCode = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '-' and '_'");
 export const ClickId = z.string().trim().min(1).max(128);
 export const CustomerKey = z.string().trim().min(1).max(256);
 export const Email = z.string().trim().toLowerCase().email().max(320);

@@ -38,13 +38,7 @@ export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reas
  * values are accepted so a sender may sign with two secrets during a rotation.
  * Comparison is constant time.
  */
-export function verifyWebhookSignature(opts: {
-  secret: string;
-  body: string | Buffer;
-  header: string | null | undefined;
-  toleranceSeconds?: number;
-  nowSeconds?: number;
-}): SignatureCheck {
+export function verifyWebhookSignature(opts: { secret: string; body: string | Buffer; header: string | null | undefined; toleranceSeconds?: number; nowSeconds?: number }): SignatureCheck {
   const parts = (opts.header ?? "").split(",").map((p) => p.trim().split("="));
   const t = parts.find(([k]) => k === "t")?.[1];
   const signatures = parts.filter(([k, v]) => k === "v1" && /^[0-9a-f]{64}$/.test(v ?? "")).map(([, v]) => Buffer.from(v, "hex"));

@@ -122,25 +122,22 @@ async function runPaced(spec: RequestSpec, url: string, rate: number, durationSe
       const body = spec.body ? JSON.stringify(spec.body(n)) : undefined;
       const headers: Record<string, string | number> = { ...spec.headers };
       if (body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-      const req = http.request(
-        { host: base.hostname, port: base.port, path: spec.path, method: spec.method, headers, agent, timeout: 10_000 },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) fail(`${status} ${text.slice(0, 300)}`);
-            else if (spec.verify && !spec.verify(text)) fail(`unexpected body: ${text.slice(0, 300)}`);
-            else latencies.push(Number(process.hrtime.bigint() - scheduledNs) / 1e6);
-            resolve();
-          });
-          res.on("error", (err) => {
-            fail(err.message);
-            resolve();
-          });
-        },
-      );
+      const req = http.request({ host: base.hostname, port: base.port, path: spec.path, method: spec.method, headers, agent, timeout: 10_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) fail(`${status} ${text.slice(0, 300)}`);
+          else if (spec.verify && !spec.verify(text)) fail(`unexpected body: ${text.slice(0, 300)}`);
+          else latencies.push(Number(process.hrtime.bigint() - scheduledNs) / 1e6);
+          resolve();
+        });
+        res.on("error", (err) => {
+          fail(err.message);
+          resolve();
+        });
+      });
       req.on("timeout", () => req.destroy(new Error("timeout")));
       req.on("error", (err) => {
         fail(err.message);

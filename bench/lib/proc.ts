@@ -110,7 +110,10 @@ export function killAllChildrenSync(): void {
 export function lastOutput(c: Child, lines = 40): string {
   try {
     const text = fs.readFileSync(c.logFile, "utf8").split("\n").filter(Boolean);
-    return text.slice(-lines).map((l) => `[${c.name}] ${l}`).join("\n");
+    return text
+      .slice(-lines)
+      .map((l) => `[${c.name}] ${l}`)
+      .join("\n");
   } catch {
     return `[${c.name}] (no output)`;
   }

@@ -40,8 +40,7 @@ export function ensureServerBinaries(log: (s: string) => void): { nats: string; 
   const missing = [!nats && "nats-server", !pgBin && "postgresql"].filter(Boolean) as string[];
   if (!isRoot() && !which("sudo")) throw new Error(`Missing ${missing.join(", ")} and not root: install them (apt-get install ${missing.join(" ")}).`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const priv = (cmd: string, args: string[]) =>
-    execFileSync(isRoot() ? cmd : "sudo", isRoot() ? args : [cmd, ...args], { stdio: ["ignore", "ignore", "inherit"], env });
+  const priv = (cmd: string, args: string[]) => execFileSync(isRoot() ? cmd : "sudo", isRoot() ? args : [cmd, ...args], { stdio: ["ignore", "ignore", "inherit"], env });
   log(`installing ${missing.join(", ")} from Debian (apt-get)...`);
   if (!fs.existsSync("/usr/lib/postgresql")) {
     // No default cluster on 5432: we start our own throwaway one.

@@ -199,11 +199,7 @@ export class AffiliateClient {
     }
   }
 
-  private async attempt(
-    path: string,
-    body: string,
-    attempt: number,
-  ): Promise<{ ok: true; body: unknown } | { ok: false; failure: AttemptFailure; error: AffiliateApiError }> {
+  private async attempt(path: string, body: string, attempt: number): Promise<{ ok: true; body: unknown } | { ok: false; failure: AttemptFailure; error: AffiliateApiError }> {
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     let res: Awaited<ReturnType<FetchLike>>;
     let text: string;
@@ -231,7 +227,11 @@ export class AffiliateClient {
     const requestId = res.headers.get("x-request-id");
     if (res.ok) {
       if (json === null || typeof json !== "object") {
-        return { ok: false, failure: { kind: "status", status: res.status, retryAfterMs: null }, error: new AffiliateApiError(0, "unexpected_response", `HTTP ${res.status} without a JSON body from ${path}.`, { attempts: attempt, requestId }) };
+        return {
+          ok: false,
+          failure: { kind: "status", status: res.status, retryAfterMs: null },
+          error: new AffiliateApiError(0, "unexpected_response", `HTTP ${res.status} without a JSON body from ${path}.`, { attempts: attempt, requestId }),
+        };
       }
       return { ok: true, body: json };
     }
@@ -258,10 +258,7 @@ export type HandleInvoicePaidResult = { handled: true; result: TrackSaleResult }
  * - `customerExternalId` is the metadata key `svc_customer_key`, set on the
  *   Subscription (`subscription_data.metadata` at checkout).
  */
-export async function handleInvoicePaid(
-  event: { type: string; data: { object: InvoiceLike } },
-  client: Pick<AffiliateClient, "trackSale">,
-): Promise<HandleInvoicePaidResult> {
+export async function handleInvoicePaid(event: { type: string; data: { object: InvoiceLike } }, client: Pick<AffiliateClient, "trackSale">): Promise<HandleInvoicePaidResult> {
   if (event.type !== "invoice.paid") return { handled: false, reason: `event type '${event.type}' is not invoice.paid` };
   const invoice = event.data.object;
   if (invoice.billing_reason !== "subscription_cycle") {

@@ -56,10 +56,7 @@ sessionSchema.index({ tokenHash: 1 }, { unique: true });
 // MongoDB removes expired sessions by itself.
 sessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
-const loginFailureSchema = new Schema<LoginFailureDoc>(
-  { key: { type: String, required: true }, at: { type: Date, required: true } },
-  schemaOptions("login_failures"),
-);
+const loginFailureSchema = new Schema<LoginFailureDoc>({ key: { type: String, required: true }, at: { type: Date, required: true } }, schemaOptions("login_failures"));
 loginFailureSchema.index({ key: 1, at: 1 });
 loginFailureSchema.index({ at: 1 }, { expireAfterSeconds: 86_400 });
 
@@ -119,11 +116,7 @@ export class MongoAccountsRepository implements AccountsRepository {
 
   async setMembership(m: { workspaceId: number; userId: number; role: Role }): Promise<Membership> {
     const doc = await this.memberships
-      .findOneAndUpdate(
-        { workspaceId: m.workspaceId, userId: m.userId },
-        { $set: { role: m.role }, $setOnInsert: { createdAt: new Date() } },
-        { upsert: true, returnDocument: "after" },
-      )
+      .findOneAndUpdate({ workspaceId: m.workspaceId, userId: m.userId }, { $set: { role: m.role }, $setOnInsert: { createdAt: new Date() } }, { upsert: true, returnDocument: "after" })
       .lean<MembershipDoc>();
     return toMembership(doc!);
   }

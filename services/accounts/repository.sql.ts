@@ -88,10 +88,12 @@ export class SqlAccountsRepository implements AccountsRepository {
   }
 
   async createSession(s: { userId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<Session> {
-    return (await this.one<Session>(
-      "INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4) RETURNING *",
-      [s.userId, s.tokenHash, s.now, s.expiresAt],
-    ))!;
+    return (await this.one<Session>("INSERT INTO sessions (user_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4) RETURNING *", [
+      s.userId,
+      s.tokenHash,
+      s.now,
+      s.expiresAt,
+    ]))!;
   }
 
   findSession(tokenHash: string): Promise<Session | null> {

@@ -1,14 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import {
-  insertOrNull,
-  isDuplicateKeyError,
-  modelOn,
-  nextId,
-  prepareCollections,
-  requiredStringsMayBeEmpty,
-  schemaOptions,
-  type DocOf,
-} from "../../shared/storage/mongo";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 
 type ClickDoc = DocOf<Click>;
@@ -182,9 +173,7 @@ export class MongoAttributionRepository implements AttributionRepository {
 
   async findProcessorCustomer(programId: number, processorCustomerId: string): Promise<ProcessorCustomerLink | null> {
     const doc = await this.processorCustomers.findOne({ programId, processorCustomerId }).lean();
-    return doc
-      ? { programId: doc.programId, processorCustomerId: doc.processorCustomerId, partnerId: doc.partnerId, clickId: doc.clickId ?? null }
-      : null;
+    return doc ? { programId: doc.programId, processorCustomerId: doc.processorCustomerId, partnerId: doc.partnerId, clickId: doc.clickId ?? null } : null;
   }
 
   async linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void> {

@@ -106,21 +106,13 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async findAttributedLeadByEmail(programId: number, email: string): Promise<Lead | null> {
-    const [row] = await this.db.query(
-      "SELECT * FROM leads WHERE program_id = $1 AND email = $2 AND partner_id IS NOT NULL ORDER BY id DESC LIMIT 1",
-      [programId, email],
-    );
+    const [row] = await this.db.query("SELECT * FROM leads WHERE program_id = $1 AND email = $2 AND partner_id IS NOT NULL ORDER BY id DESC LIMIT 1", [programId, email]);
     return row ? toLead(row) : null;
   }
 
   async findProcessorCustomer(programId: number, processorCustomerId: string): Promise<ProcessorCustomerLink | null> {
-    const [row] = await this.db.query(
-      "SELECT * FROM processor_customers WHERE program_id = $1 AND processor_customer_id = $2",
-      [programId, processorCustomerId],
-    );
-    return row
-      ? { programId: row.program_id, processorCustomerId: row.processor_customer_id, partnerId: row.partner_id, clickId: row.click_id }
-      : null;
+    const [row] = await this.db.query("SELECT * FROM processor_customers WHERE program_id = $1 AND processor_customer_id = $2", [programId, processorCustomerId]);
+    return row ? { programId: row.program_id, processorCustomerId: row.processor_customer_id, partnerId: row.partner_id, clickId: row.click_id } : null;
   }
 
   async linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void> {

@@ -1,4 +1,3 @@
-
 export interface Click {
   id: number;
   /** Opaque public id the browser keeps in the `svc_click_id` cookie. */

@@ -2,10 +2,7 @@ import { z } from "zod";
 import { ClickId, CustomerKey, Email, Id, ReferralCode } from "../../shared/values";
 
 const OptionalText = (max: number) => z.string().max(max).optional();
-const Timestamp = z.iso
-  .datetime({ offset: true })
-  .optional()
-  .meta({ description: "When it happened (ISO 8601 with an offset); default: when it arrives.", example: "2026-01-01T12:00:00Z" });
+const Timestamp = z.iso.datetime({ offset: true }).optional().meta({ description: "When it happened (ISO 8601 with an offset); default: when it arrives.", example: "2026-01-01T12:00:00Z" });
 
 /** `POST /api/v1/track/click` (public, from the browser). */
 export const TrackClickRequest = z.strictObject({

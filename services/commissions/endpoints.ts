@@ -14,7 +14,16 @@ export const COMMISSIONS = declareActions("commissions", {
       description: "The commission, every refund applied to it, and the events it produced with their delivery state.",
       example: { commissionId: 7 },
       errors: ["not_found"],
-      response: { description: "The commission.", example: { id: 7, status: "refunded", amountCents: 2000, refunds: [{ refundId: "re_1", deductionCents: 600 }], outbox: [{ id: 2, type: "commission.refunded", status: "dispatched" }] } },
+      response: {
+        description: "The commission.",
+        example: {
+          id: 7,
+          status: "refunded",
+          amountCents: 2000,
+          refunds: [{ refundId: "re_1", deductionCents: 600 }],
+          outbox: [{ id: 2, type: "commission.refunded", status: "dispatched" }],
+        },
+      },
     },
   },
   approveDue: {
@@ -41,7 +50,10 @@ export const COMMISSIONS = declareActions("commissions", {
       description: "Credited, deducted and paid amounts and the available balance, in minor units of one currency.",
       example: { programId: 1, partnerId: 3, currency: "usd" },
       errors: ["not_found"],
-      response: { description: "The balance in minor units.", example: { partnerId: 3, programId: 1, currency: "usd", balanceCents: 1400, creditedCents: 2000, deductedCents: 600, paidCents: 0, withdrawals: [] } },
+      response: {
+        description: "The balance in minor units.",
+        example: { partnerId: 3, programId: 1, currency: "usd", balanceCents: 1400, creditedCents: 2000, deductedCents: 600, paidCents: 0, withdrawals: [] },
+      },
     },
   },
   createWithdrawal: {
@@ -52,7 +64,8 @@ export const COMMISSIONS = declareActions("commissions", {
       route: "admin",
       tag: "Operator",
       summary: "Create a withdrawal",
-      description: "Takes the amount (default: the whole available balance) out of the partner's balance for a payout. With an idempotency key, the same request again returns the same withdrawal; another request with that key is 409.",
+      description:
+        "Takes the amount (default: the whole available balance) out of the partner's balance for a payout. With an idempotency key, the same request again returns the same withdrawal; another request with that key is 409.",
       example: { programId: 1, partnerId: 3, amountCents: 1000, idempotencyKey: "payout-2030-01-partner-3" },
       errors: ["not_found", "conflict"],
       response: {

@@ -61,9 +61,7 @@ export interface ReversalRequest {
 }
 
 export type ReversalOutcome =
-  | { kind: "no_commission" }
-  | { kind: "skipped"; commissionId: number; reason: string }
-  | { kind: "applied"; commission: Commission; deductionCents: number; balanceDeductionCents: number };
+  { kind: "no_commission" } | { kind: "skipped"; commissionId: number; reason: string } | { kind: "applied"; commission: Commission; deductionCents: number; balanceDeductionCents: number };
 
 /**
  * Applies one refund or chargeback to the sale's commission (spec 3.1): the
@@ -113,11 +111,7 @@ export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest,
     reason: req.reason,
     updatedAt: now,
   };
-  await tx.updateCommission(
-    commission.id,
-    { status: updated.status, refundedCents: updated.refundedCents, deductedCents: updated.deductedCents, reason: updated.reason },
-    now,
-  );
+  await tx.updateCommission(commission.id, { status: updated.status, refundedCents: updated.refundedCents, deductedCents: updated.deductedCents, reason: updated.reason }, now);
 
   if (balanceDeductionCents > 0) {
     const balanceAfter = balance.balanceCents - balanceDeductionCents; // may go negative (spec 3.1)
@@ -143,10 +137,7 @@ export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest,
   return { kind: "applied", commission: updated, deductionCents: plan.deductionCents, balanceDeductionCents };
 }
 
-export type RestoreOutcome =
-  | { kind: "no_commission" }
-  | { kind: "skipped"; commissionId: number; reason: string }
-  | { kind: "restored"; commission: Commission; restoredCents: number };
+export type RestoreOutcome = { kind: "no_commission" } | { kind: "skipped"; commissionId: number; reason: string } | { kind: "restored"; commission: Commission; restoredCents: number };
 
 /**
  * Undoes one applied reversal (a chargeback whose dispute was won) with a new,
@@ -257,11 +248,7 @@ export async function settleProcessorReversal(tx: CommissionsTx, req: ProcessorS
   if (target > appliedCents) {
     const plain = `${PROCESSOR_ENTRY_PREFIX}${req.causeId}`;
     const refundId = entries.some((e) => e.refundId === plain) ? `${plain}@${req.revision}` : plain;
-    const outcome = await reverseCommission(
-      tx,
-      { saleId: req.saleId, amountCents: target - appliedCents, refundId, reasonCode: req.reasonCode, reason: req.reason },
-      now,
-    );
+    const outcome = await reverseCommission(tx, { saleId: req.saleId, amountCents: target - appliedCents, refundId, reasonCode: req.reasonCode, reason: req.reason }, now);
     if (outcome.kind === "applied") {
       applied = refundId;
       deductionCents += outcome.deductionCents;
@@ -310,13 +297,7 @@ export async function approveCommission(tx: CommissionsTx, commissionId: number,
  * the earlier withdrawal is returned as it is now when the request matches
  * it, and refused (409) when it asks for something else.
  */
-export async function createWithdrawal(
-  tx: CommissionsTx,
-  key: BalanceKey,
-  requestedCents: number | undefined,
-  now: Date,
-  idempotencyKey?: string,
-): Promise<Withdrawal> {
+export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, requestedCents: number | undefined, now: Date, idempotencyKey?: string): Promise<Withdrawal> {
   const balance = await tx.getBalanceForUpdate(key);
   const replay = async () => {
     const earlier = idempotencyKey === undefined ? null : await tx.findWithdrawalByIdempotencyKey(key.programId, idempotencyKey);

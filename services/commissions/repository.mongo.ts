@@ -2,7 +2,23 @@ import type { Connection } from "mongoose";
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
 import type { Balance, BalanceKey, Commission, CommissionsRepository, CommissionsTx, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
-import { commissionSchema, refundSchema, balanceSchema, withdrawalSchema, withdrawalCommissionSchema, outboxSchema, OUTBOX_CLAIM_INDEX, OLD_OUTBOX_CLAIM_INDEX, toCommission, toRefund, toBalance, toWithdrawal, toOutbox, keyFilter, type Store } from "./mongo/models";
+import {
+  commissionSchema,
+  refundSchema,
+  balanceSchema,
+  withdrawalSchema,
+  withdrawalCommissionSchema,
+  outboxSchema,
+  OUTBOX_CLAIM_INDEX,
+  OLD_OUTBOX_CLAIM_INDEX,
+  toCommission,
+  toRefund,
+  toBalance,
+  toWithdrawal,
+  toOutbox,
+  keyFilter,
+  type Store,
+} from "./mongo/models";
 import { MongoCommissionsTx } from "./mongo/transaction";
 
 export class MongoCommissionsRepository implements CommissionsRepository {
@@ -63,10 +79,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     // MongoDB reads limit(0) as "no limit".
     if (limit < 1) return [];
     const docs = await this.store.commissions
-      .find(
-        { creditedAt: null, status: { $ne: "reversed" }, approvableAt: { $lte: now }, ...(programId === undefined ? {} : { programId }) },
-        { _id: 1 },
-      )
+      .find({ creditedAt: null, status: { $ne: "reversed" }, approvableAt: { $lte: now }, ...(programId === undefined ? {} : { programId }) }, { _id: 1 })
       .sort({ approvableAt: 1, _id: 1 })
       .limit(limit)
       .lean();
@@ -107,10 +120,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
   }
 
   async deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
-    await this.store.outbox.updateOne(
-      { _id: id, claimedBy: relayId, dispatchedAt: null },
-      { $set: { availableAt: retryAt, claimedUntil: null, lastError: error.slice(0, 1000) } },
-    );
+    await this.store.outbox.updateOne({ _id: id, claimedBy: relayId, dispatchedAt: null }, { $set: { availableAt: retryAt, claimedUntil: null, lastError: error.slice(0, 1000) } });
   }
 
   outboxBacklog(): Promise<number> {
@@ -154,9 +164,12 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         ...toWithdrawal(d),
         commissionIds: held.get(d._id) ?? [],
       }));
-      const outbox = (
-        await this.store.outbox.find({}, { _id: 1, type: 1, commissionId: 1, dispatchedAt: 1 }, { session }).sort({ _id: 1 }).lean()
-      ).map((d) => ({ id: d._id, type: d.type, commissionId: d.commissionId ?? null, dispatchedAt: d.dispatchedAt ?? null }));
+      const outbox = (await this.store.outbox.find({}, { _id: 1, type: 1, commissionId: 1, dispatchedAt: 1 }, { session }).sort({ _id: 1 }).lean()).map((d) => ({
+        id: d._id,
+        type: d.type,
+        commissionId: d.commissionId ?? null,
+        dispatchedAt: d.dispatchedAt ?? null,
+      }));
       return { commissions, refunds, balances, withdrawals, outbox };
     } finally {
       await session.endSession();

@@ -244,14 +244,8 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async getBalanceForUpdate(key: BalanceKey): Promise<Balance> {
-    await this.q.query(
-      "INSERT INTO partner_balances (partner_id, program_id, currency) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-      keyParams(key),
-    );
-    const [row] = await this.q.query(
-      "SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3 FOR UPDATE",
-      keyParams(key),
-    );
+    await this.q.query("INSERT INTO partner_balances (partner_id, program_id, currency) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", keyParams(key));
+    const [row] = await this.q.query("SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3 FOR UPDATE", keyParams(key));
     return toBalance(row);
   }
 
@@ -259,17 +253,11 @@ class SqlCommissionsTx implements CommissionsTx {
     const entries = Object.entries(delta).filter(([, v]) => v);
     if (!entries.length) return;
     const sets = entries.map(([k], i) => `${COLUMNS[k]} = ${COLUMNS[k]} + $${4 + i}`).join(", ");
-    await this.q.query(
-      `UPDATE partner_balances SET ${sets} WHERE partner_id = $1 AND program_id = $2 AND currency = $3`,
-      [...keyParams(key), ...entries.map(([, v]) => v)],
-    );
+    await this.q.query(`UPDATE partner_balances SET ${sets} WHERE partner_id = $1 AND program_id = $2 AND currency = $3`, [...keyParams(key), ...entries.map(([, v]) => v)]);
   }
 
   async listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
-    const rows = await this.q.query(
-      "SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 AND status = 'open' ORDER BY id FOR UPDATE",
-      keyParams(key),
-    );
+    const rows = await this.q.query("SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 AND status = 'open' ORDER BY id FOR UPDATE", keyParams(key));
     return rows.map(toWithdrawal);
   }
 
@@ -320,10 +308,7 @@ class SqlCommissionsTx implements CommissionsTx {
 
   async attachToWithdrawal(withdrawalId: number, commissionIds: number[]): Promise<void> {
     if (!commissionIds.length) return;
-    await this.q.query(
-      "INSERT INTO withdrawal_commissions (withdrawal_id, commission_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING",
-      [withdrawalId, commissionIds],
-    );
+    await this.q.query("INSERT INTO withdrawal_commissions (withdrawal_id, commission_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING", [withdrawalId, commissionIds]);
   }
 
   async detachFromWithdrawal(withdrawalId: number): Promise<void> {
@@ -331,10 +316,7 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]> {
-    const rows = await this.q.query<{ commission_id: number }>(
-      "SELECT commission_id FROM withdrawal_commissions WHERE withdrawal_id = $1 ORDER BY commission_id",
-      [withdrawalId],
-    );
+    const rows = await this.q.query<{ commission_id: number }>("SELECT commission_id FROM withdrawal_commissions WHERE withdrawal_id = $1 ORDER BY commission_id", [withdrawalId]);
     return rows.map((r) => r.commission_id);
   }
 
@@ -348,10 +330,12 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number> {
-    const [row] = await this.q.query<{ id: number }>(
-      "INSERT INTO outbox (type, payload, commission_id, created_at, available_at) VALUES ($1, $2, $3, $4, $4) RETURNING id",
-      [type, JSON.stringify(payload), commissionId, now],
-    );
+    const [row] = await this.q.query<{ id: number }>("INSERT INTO outbox (type, payload, commission_id, created_at, available_at) VALUES ($1, $2, $3, $4, $4) RETURNING id", [
+      type,
+      JSON.stringify(payload),
+      commissionId,
+      now,
+    ]);
     return row.id;
   }
 }
@@ -403,18 +387,12 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   }
 
   async getBalance(key: BalanceKey): Promise<Balance | null> {
-    const [row] = await this.db.query(
-      "SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3",
-      keyParams(key),
-    );
+    const [row] = await this.db.query("SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3", keyParams(key));
     return row ? toBalance(row) : null;
   }
 
   async listWithdrawals(key: BalanceKey): Promise<Withdrawal[]> {
-    const rows = await this.db.query(
-      "SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 ORDER BY id",
-      keyParams(key),
-    );
+    const rows = await this.db.query("SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 ORDER BY id", keyParams(key));
     return rows.map(toWithdrawal);
   }
 
@@ -435,10 +413,12 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   }
 
   async deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
-    await this.db.query(
-      "UPDATE outbox SET available_at = $3, claimed_until = NULL, last_error = $4 WHERE id = $1 AND claimed_by = $2 AND dispatched_at IS NULL",
-      [id, relayId, retryAt, error.slice(0, 1000)],
-    );
+    await this.db.query("UPDATE outbox SET available_at = $3, claimed_until = NULL, last_error = $4 WHERE id = $1 AND claimed_by = $2 AND dispatched_at IS NULL", [
+      id,
+      relayId,
+      retryAt,
+      error.slice(0, 1000),
+    ]);
   }
 
   async outboxBacklog(): Promise<number> {
@@ -453,10 +433,7 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   }
 
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {
-    const rows = await this.db.query(
-      "SELECT * FROM outbox WHERE ($1::int IS NULL OR commission_id = $1) ORDER BY id DESC LIMIT $2",
-      [filter.commissionId ?? null, filter.limit],
-    );
+    const rows = await this.db.query("SELECT * FROM outbox WHERE ($1::int IS NULL OR commission_id = $1) ORDER BY id DESC LIMIT $2", [filter.commissionId ?? null, filter.limit]);
     return rows.map(toOutbox);
   }
 

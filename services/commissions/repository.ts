@@ -32,10 +32,7 @@ export interface Commission {
   updatedAt: Date;
 }
 
-export type NewCommission = Omit<
-  Commission,
-  "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "createdAt" | "updatedAt"
->;
+export type NewCommission = Omit<Commission, "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "createdAt" | "updatedAt">;
 
 export interface RefundEntry {
   id: number;

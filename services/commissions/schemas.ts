@@ -2,7 +2,11 @@ import { z } from "zod";
 import { Cents as AnyCents, Currency as IsoCurrency, Id } from "../../shared/values";
 
 const Cents = AnyCents.nonnegative();
-const Currency = z.string().trim().toLowerCase().regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
+const Currency = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
 
 export const CreateForSaleInput = z.object({
   saleId: Id,

@@ -44,7 +44,14 @@ export const SESSION_COOKIE = "svc_session";
 export type AdminTokenOrigin = { source: "ADMIN_TOKEN" } | { source: "file"; file: string; generated: boolean };
 
 /** The state the auth methods keep on the gateway service (set up by `createAuthState`). */
-export type AuthVars = { adminTokenHash: string; adminTokenOrigin: AdminTokenOrigin; rateLimiter: RateLimiter; keyCache: ApiKeyCache; adminRequests: RateLimiter; adminFailures: RateLimiter };
+export type AuthVars = {
+  adminTokenHash: string;
+  adminTokenOrigin: AdminTokenOrigin;
+  rateLimiter: RateLimiter;
+  keyCache: ApiKeyCache;
+  adminRequests: RateLimiter;
+  adminFailures: RateLimiter;
+};
 
 export type AuthMethods = {
   authenticateApiKey(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): Promise<null>;
@@ -191,9 +198,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     const { programId } = parseInput(ProgramIdParam, { programId: req.$params?.programId });
     const program = await getProgram(ctx, programId);
     const permission = route.opts.permission ?? "tracking:read";
-    const access = program.workspaceId
-      ? await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission })
-      : { member: false, allowed: false };
+    const access = program.workspaceId ? await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission }) : { member: false, allowed: false };
     if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
   },

@@ -15,12 +15,20 @@ export const GATEWAY = declareActions("gateway", {
       busErrors: false,
       response: {
         description: "Ready.",
-        example: { status: "ok", transporter: "connected", services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok", accounts: "ok", processor: "ok" } },
+        example: {
+          status: "ok",
+          transporter: "connected",
+          services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok", accounts: "ok", processor: "ok" },
+        },
       },
       otherResponses: {
         "503": {
           description: "Not ready: a storage service or the message bus is down (unavailable), or the server is shutting down (stopping).",
-          example: { status: "unavailable", transporter: "connected", services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "unavailable", notifications: "ok", accounts: "ok", processor: "ok" } },
+          example: {
+            status: "unavailable",
+            transporter: "connected",
+            services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "unavailable", notifications: "ok", accounts: "ok", processor: "ok" },
+          },
         },
       },
     },
@@ -111,7 +119,8 @@ export const GATEWAY_PAGES = {
     route: "reference",
     tag: "Reference",
     summary: "API reference viewer script",
-    description: "The viewer the reference page runs (Scalar API Reference), served from this server so the page needs no other host. Cached for a year: the page names the viewer's version in the query.",
+    description:
+      "The viewer the reference page runs (Scalar API Reference), served from this server so the page needs no other host. Cached for a year: the page names the viewer's version in the query.",
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
   dashboard: {
@@ -129,7 +138,8 @@ export const GATEWAY_PAGES = {
     route: "sdk",
     tag: "Tracking",
     summary: "The browser snippet",
-    description: "Include it on your pages with a data-program-id attribute: on a referral link it tracks the click and stores the click id in the svc_click_id cookie, and svc.signup(userId) tracks the lead.",
+    description:
+      "Include it on your pages with a data-program-id attribute: on a referral link it tracks the click and stores the click id in the svc_click_id cookie, and svc.signup(userId) tracks the lead.",
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
 } satisfies Record<string, HttpEndpoint>;

@@ -23,7 +23,12 @@ export function refuseOptionsButPreflights(req: Req, res: Res, next: (err?: unkn
   if (r.$route?.cors && preflight) return next();
   const methods = new Set((r.$service?.aliases ?? []).filter((a) => a.method !== "*" && a.match(r.parsedUrl ?? "")).map((a) => a.method));
   res.setHeader("Allow", [...methods].join(", "));
-  next(new AppError("method_not_allowed", "OPTIONS is answered only as a CORS preflight (with Origin and Access-Control-Request-Method) of a browser endpoint: /api/v1/track/click and /api/v1/track/lead."));
+  next(
+    new AppError(
+      "method_not_allowed",
+      "OPTIONS is answered only as a CORS preflight (with Origin and Access-Control-Request-Method) of a browser endpoint: /api/v1/track/click and /api/v1/track/lead.",
+    ),
+  );
 }
 
 /**
@@ -35,7 +40,10 @@ export function refuseOptionsButPreflights(req: Req, res: Res, next: (err?: unkn
 export function refuseNulCharacters(req: Req, _res: Res, next: (err?: unknown) => void): void {
   const r = req as Req & { parsedUrl?: string; query?: unknown; body?: unknown };
   if (/%00/i.test(r.parsedUrl ?? "")) return next(new InvalidRequestError("The request path contains the NUL character (%00), which no identifier can hold."));
-  for (const [where, value] of [["query parameter ", r.query], ["", r.body]] as const) {
+  for (const [where, value] of [
+    ["query parameter ", r.query],
+    ["", r.body],
+  ] as const) {
     const found = findNulCharacter(value);
     if (!found) continue;
     const field = found.field;
@@ -58,7 +66,10 @@ export function refuseNulCharacters(req: Req, _res: Res, next: (err?: unknown) =
  */
 export function refuseUnsafeBodyShapes(req: Req, _res: Res, next: (err?: unknown) => void): void {
   const r = req as Req & { query?: unknown; body?: unknown };
-  for (const [where, value] of [["query parameter", r.query], ["field", r.body]] as const) {
+  for (const [where, value] of [
+    ["query parameter", r.query],
+    ["field", r.body],
+  ] as const) {
     const problem = findBodyShapeProblem(value);
     if (!problem) continue;
     const message =
@@ -79,7 +90,10 @@ export function refuseUnsafeBodyShapes(req: Req, _res: Res, next: (err?: unknown
 export function requireJsonBody(req: Req, _res: Res, next: (err?: unknown) => void): void {
   const route = (req as { $route?: { opts?: { bodyParsers?: { json?: unknown } | false } } }).$route;
   const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
-  const type = String(req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]
+    .trim()
+    .toLowerCase();
   if (!route?.opts?.bodyParsers || !route.opts.bodyParsers.json || !hasBody || type === "application/json") return next();
   next(new AppError("unsupported_media_type", "Send the body as JSON, with 'Content-Type: application/json'."));
 }

@@ -12,7 +12,12 @@ export function toGatewayError(err: unknown, req?: Req): PublicError {
   // code (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_2, ...). The body is not what its Content-Encoding says.
   const encoding = String(req?.headers["content-encoding"] ?? "").slice(0, 40);
   if (e && !e.type && typeof e.code === "string" && /^(Z_|ERR_)/.test(e.code) && encoding && encoding !== "identity") {
-    return { code: "invalid_request", status: 400, envelope: "platform", message: `The request body is not valid '${encoding}' data, as its Content-Encoding says. Send it compressed that way, or without Content-Encoding.` };
+    return {
+      code: "invalid_request",
+      status: 400,
+      envelope: "platform",
+      message: `The request body is not valid '${encoding}' data, as its Content-Encoding says. Send it compressed that way, or without Content-Encoding.`,
+    };
   }
   const plumbing: Record<string, [PublicError["code"], number, string]> = {
     "entity.parse.failed": ["invalid_request", 400, "The request body is not valid JSON."],
@@ -35,6 +40,7 @@ export function toGatewayError(err: unknown, req?: Req): PublicError {
   const known = e?.type ? plumbing[e.type] : undefined;
   if (known) return { code: known[0], status: known[1], message: known[2], envelope: "platform" };
   // moleculer-web's own 503 (an alias whose service has no instance left), which carries no type.
-  if (e?.name === "ServiceUnavailableError" && e.code === 503 && !isErrorCode(e.type)) return { code: "service_unavailable", status: 503, message: plumbing.SERVICE_NOT_AVAILABLE[2], envelope: "platform" };
+  if (e?.name === "ServiceUnavailableError" && e.code === 503 && !isErrorCode(e.type))
+    return { code: "service_unavailable", status: 503, message: plumbing.SERVICE_NOT_AVAILABLE[2], envelope: "platform" };
   return toPublicError(err);
 }

@@ -230,7 +230,12 @@ function buildOperation(key: string, op: OperationSpec): Json {
     [status]: {
       description: op.response.description,
       headers: { "X-Request-Id": { $ref: "#/components/headers/RequestId" } },
-      content: { [contentType]: { schema: contentType === "application/json" ? { type: ["object", "array"] } : { type: "string" }, ...(op.response.example !== undefined ? { example: op.response.example } : {}) } },
+      content: {
+        [contentType]: {
+          schema: contentType === "application/json" ? { type: ["object", "array"] } : { type: "string" },
+          ...(op.response.example !== undefined ? { example: op.response.example } : {}),
+        },
+      },
     },
   };
   for (const [other, r] of Object.entries(op.otherResponses ?? {})) {
@@ -295,7 +300,7 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
       title: "Affiliate tracking API",
       version: packageVersion(),
       description:
-        "Clicks, leads, sales and refunds with their commissions. Amounts are integer minor units (cents). Every error has a stable code in the envelope {\"success\": false, \"error\": {\"code\": ..., \"message\": ...}}, except a retired API key and rate limiting, which answer {\"error\": {\"type\": ..., \"code\": ..., \"message\": ...}}. Send an X-Request-Id header to choose the request id (echoed back and written in every log line of the request).",
+        'Clicks, leads, sales and refunds with their commissions. Amounts are integer minor units (cents). Every error has a stable code in the envelope {"success": false, "error": {"code": ..., "message": ...}}, except a retired API key and rate limiting, which answer {"error": {"type": ..., "code": ..., "message": ...}}. Send an X-Request-Id header to choose the request id (echoed back and written in every log line of the request).',
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/" }],
@@ -304,9 +309,18 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
     components: {
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "A program's API key (it starts with svc_sk_), from your server only." },
-        operatorToken: { type: "http", scheme: "bearer", description: "The operator token: the ADMIN_TOKEN setting, or the token the server generated at its first start (it says where it wrote it)." },
+        operatorToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "The operator token: the ADMIN_TOKEN setting, or the token the server generated at its first start (it says where it wrote it).",
+        },
         session: { type: "apiKey", in: "cookie", name: "svc_session", description: "The dashboard session, set by signing in." },
-        stripeSignature: { type: "apiKey", in: "header", name: "Stripe-Signature", description: "Stripe's signature of the raw body, made with the webhook signing secret (the PROCESSOR_WEBHOOK_SECRET setting)." },
+        stripeSignature: {
+          type: "apiKey",
+          in: "header",
+          name: "Stripe-Signature",
+          description: "Stripe's signature of the raw body, made with the webhook signing secret (the PROCESSOR_WEBHOOK_SECRET setting).",
+        },
       },
       parameters: {
         RequestId: {

@@ -68,7 +68,10 @@ export const NOTIFICATIONS = declareActions("notifications", {
       description: "Sets the notification's read time; marking one that is already read changes nothing.",
       example: { workspaceId: 1, notificationId: 12 },
       errors: ["forbidden", "not_found"],
-      response: { description: "The notification and the new unread counts.", example: { data: { ...notificationExample, readAt: "2026-01-02T00:00:00.000Z" }, unread: { partner_notice: 0, advertiser_warning: 0, total: 0 } } },
+      response: {
+        description: "The notification and the new unread counts.",
+        example: { data: { ...notificationExample, readAt: "2026-01-02T00:00:00.000Z" }, unread: { partner_notice: 0, advertiser_warning: 0, total: 0 } },
+      },
     },
   },
   list: {

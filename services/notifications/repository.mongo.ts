@@ -183,10 +183,12 @@ export class MongoNotificationsRepository implements NotificationsRepository {
 
   async insertOnce(n: NewNotification): Promise<boolean> {
     if (await this.notifications.exists({ eventId: n.eventId, kind: n.kind })) return false;
-    return (await insertOrNull(async () => {
-      await this.notifications.create({ _id: await nextId(this.connection, "notifications"), ...n, createdAt: new Date(), readAt: null });
-      return true;
-    })) ?? false;
+    return (
+      (await insertOrNull(async () => {
+        await this.notifications.create({ _id: await nextId(this.connection, "notifications"), ...n, createdAt: new Date(), readAt: null });
+        return true;
+      })) ?? false
+    );
   }
 
   async list(f: NotificationFilter): Promise<Notification[]> {
@@ -205,10 +207,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
   }
 
   async unreadCounts(workspaceId: number): Promise<UnreadCounts> {
-    const rows = await this.notifications.aggregate<{ _id: NotificationKind; n: number }>([
-      { $match: { workspaceId, readAt: null } },
-      { $group: { _id: "$kind", n: { $sum: 1 } } },
-    ]);
+    const rows = await this.notifications.aggregate<{ _id: NotificationKind; n: number }>([{ $match: { workspaceId, readAt: null } }, { $group: { _id: "$kind", n: { $sum: 1 } } }]);
     const counts: UnreadCounts = { partner_notice: 0, advertiser_warning: 0 };
     for (const r of rows) counts[r._id] = r.n;
     return counts;
@@ -260,10 +259,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
 
   async setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null> {
     if (enabled) {
-      await this.endpoints.updateOne(
-        { _id: id },
-        { $set: { enabled: true, consecutiveFailures: 0, disabledAt: null, disabledReason: null, updatedAt: now } },
-      );
+      await this.endpoints.updateOne({ _id: id }, { $set: { enabled: true, consecutiveFailures: 0, disabledAt: null, disabledReason: null, updatedAt: now } });
     } else {
       // Disabling twice keeps the first time and reason.
       await this.endpoints.updateOne({ _id: id, enabled: true }, { $set: { enabled: false, disabledAt: now, disabledReason: reason, updatedAt: now } });
@@ -276,9 +272,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       await this.endpoints.updateOne({ _id: id, consecutiveFailures: { $ne: 0 } }, { $set: { consecutiveFailures: 0 } });
       return { disabled: false };
     }
-    const after = await this.endpoints
-      .findOneAndUpdate({ _id: id }, { $inc: { consecutiveFailures: 1 } }, { returnDocument: "after" })
-      .lean<EndpointDoc>();
+    const after = await this.endpoints.findOneAndUpdate({ _id: id }, { $inc: { consecutiveFailures: 1 } }, { returnDocument: "after" }).lean<EndpointDoc>();
     if (!after || !after.enabled || after.consecutiveFailures < disableAfter) return { disabled: false };
     // Conditional on still being enabled: of concurrent failures, one disables it and reports so.
     const changed = await this.endpoints.updateOne(
@@ -290,23 +284,25 @@ export class MongoNotificationsRepository implements NotificationsRepository {
 
   async enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean> {
     if (await this.deliveries.exists({ eventId: d.eventId, endpointId: d.endpointId })) return false;
-    return (await insertOrNull(async () => {
-      await this.deliveries.create({
-        _id: await nextId(this.connection, "webhook_deliveries"),
-        ...d,
-        status: "pending",
-        attempts: 0,
-        nextAttemptAt: now,
-        claimedBy: null,
-        claimedUntil: null,
-        lastStatusCode: null,
-        lastError: null,
-        deliveredAt: null,
-        createdAt: now,
-        attemptLog: [],
-      });
-      return true;
-    })) ?? false;
+    return (
+      (await insertOrNull(async () => {
+        await this.deliveries.create({
+          _id: await nextId(this.connection, "webhook_deliveries"),
+          ...d,
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: now,
+          claimedBy: null,
+          claimedUntil: null,
+          lastStatusCode: null,
+          lastError: null,
+          deliveredAt: null,
+          createdAt: now,
+          attemptLog: [],
+        });
+        return true;
+      })) ?? false
+    );
   }
 
   async claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]> {

@@ -166,20 +166,16 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async unreadCounts(workspaceId: number): Promise<UnreadCounts> {
-    const rows = await this.db.query<{ kind: NotificationKind; n: number }>(
-      "SELECT kind, count(*)::int AS n FROM notifications WHERE workspace_id = $1 AND read_at IS NULL GROUP BY kind",
-      [workspaceId],
-    );
+    const rows = await this.db.query<{ kind: NotificationKind; n: number }>("SELECT kind, count(*)::int AS n FROM notifications WHERE workspace_id = $1 AND read_at IS NULL GROUP BY kind", [
+      workspaceId,
+    ]);
     const counts: UnreadCounts = { partner_notice: 0, advertiser_warning: 0 };
     for (const r of rows) counts[r.kind] = r.n;
     return counts;
   }
 
   async markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null> {
-    const [row] = await this.db.query(
-      "UPDATE notifications SET read_at = COALESCE(read_at, $3) WHERE id = $1 AND workspace_id = $2 RETURNING *",
-      [id, workspaceId, now],
-    );
+    const [row] = await this.db.query("UPDATE notifications SET read_at = COALESCE(read_at, $3) WHERE id = $1 AND workspace_id = $2 RETURNING *", [id, workspaceId, now]);
     return row ? toNotification(row) : null;
   }
 
@@ -213,10 +209,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]> {
-    const rows = await this.db.query(
-      "SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND $2 = ANY (event_types) ORDER BY id",
-      [workspaceId, eventType],
-    );
+    const rows = await this.db.query("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND $2 = ANY (event_types) ORDER BY id", [workspaceId, eventType]);
     return rows.map(toEndpoint);
   }
 
@@ -240,10 +233,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     }
     // Row-locked, so concurrent failures count exactly and only one of them reports the disabling.
     return this.db.transaction(async (tx) => {
-      const [row] = await tx.query<{ enabled: boolean; consecutive_failures: number }>(
-        "SELECT enabled, consecutive_failures FROM webhook_endpoints WHERE id = $1 FOR UPDATE",
-        [id],
-      );
+      const [row] = await tx.query<{ enabled: boolean; consecutive_failures: number }>("SELECT enabled, consecutive_failures FROM webhook_endpoints WHERE id = $1 FOR UPDATE", [id]);
       if (!row) return { disabled: false };
       const failures = row.consecutive_failures + 1;
       const disable = row.enabled && failures >= disableAfter;
@@ -298,15 +288,14 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async listDeliveries(f: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>> {
-    const rows = await this.db.query(
-      "SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id DESC LIMIT $3",
-      [f.endpointId, f.status ?? null, f.limit],
-    );
+    const rows = await this.db.query("SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id DESC LIMIT $3", [
+      f.endpointId,
+      f.status ?? null,
+      f.limit,
+    ]);
     const deliveries = rows.map(toDelivery);
     if (deliveries.length === 0) return [];
-    const attempts = await this.db.query("SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::int[]) ORDER BY delivery_id, attempt", [
-      deliveries.map((d) => d.id),
-    ]);
+    const attempts = await this.db.query("SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::int[]) ORDER BY delivery_id, attempt", [deliveries.map((d) => d.id)]);
     const byDelivery = new Map<number, WebhookAttempt[]>();
     for (const r of attempts) byDelivery.set(r.delivery_id, [...(byDelivery.get(r.delivery_id) ?? []), toAttempt(r)]);
     return deliveries.map((d) => ({ ...d, attemptLog: byDelivery.get(d.id) ?? [] }));

@@ -9,7 +9,11 @@ import { z } from "zod";
 import { parseInput } from "../../shared/validation";
 
 /** Processor ids: letters, digits, `_`; never control characters. */
-const ProcessorId = z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, "must be a processor id");
+const ProcessorId = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9_]+$/, "must be a processor id");
 /** An id, an expanded object with an id, or nothing. */
 const Ref = z
   .union([ProcessorId, z.looseObject({ id: ProcessorId })])
@@ -19,7 +23,10 @@ const Cents = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const Text = z.string().max(1000).nullish();
 const UnixTime = z.number().int().nonnegative();
 /** Metadata values are checked one by one later (a bad hint is dropped, not fatal). */
-const Metadata = z.record(z.string(), z.unknown()).nullish().transform((m) => m ?? {});
+const Metadata = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform((m) => m ?? {});
 
 export const CheckoutSession = z.looseObject({
   id: ProcessorId,
@@ -51,9 +58,7 @@ export const Invoice = z.looseObject({
   payments: z.looseObject({ data: z.array(z.looseObject({ payment: z.looseObject({ payment_intent: Ref, charge: Ref }).nullish() })) }).nullish(),
   // Before 2025-03-31.
   subscription_details: z.looseObject({ metadata: Metadata }).nullish(),
-  subscription: z
-    .union([ProcessorId, z.looseObject({ id: ProcessorId, metadata: Metadata })])
-    .nullish(),
+  subscription: z.union([ProcessorId, z.looseObject({ id: ProcessorId, metadata: Metadata })]).nullish(),
   payment_intent: Ref,
   charge: Ref,
   tax: Cents.nullish(),

@@ -43,7 +43,10 @@ export function isFinalStatus(kind: MovementKind, status: string): boolean {
  * the further status, or for a charge snapshot the larger refunded amount.
  * Returns true when `next` should replace `current`.
  */
-export function supersedes(current: Pick<ProcessorMovement, "kind" | "status" | "statusAt" | "amountCents">, next: Pick<ProcessorMovement, "kind" | "status" | "statusAt" | "amountCents">): boolean {
+export function supersedes(
+  current: Pick<ProcessorMovement, "kind" | "status" | "statusAt" | "amountCents">,
+  next: Pick<ProcessorMovement, "kind" | "status" | "statusAt" | "amountCents">,
+): boolean {
   const finalNow = isFinalStatus(current.kind, current.status);
   const finalNext = isFinalStatus(next.kind, next.status);
   if (finalNow !== finalNext) return finalNext;
@@ -62,8 +65,7 @@ const STATUS_PROGRESS: Record<string, number> = {
   needs_response: 2,
   under_review: 3,
 };
-const progress = (m: Pick<ProcessorMovement, "kind" | "status" | "amountCents">) =>
-  m.kind === "charge" ? m.amountCents : (STATUS_PROGRESS[m.status] ?? 0);
+const progress = (m: Pick<ProcessorMovement, "kind" | "status" | "amountCents">) => (m.kind === "charge" ? m.amountCents : (STATUS_PROGRESS[m.status] ?? 0));
 
 /**
  * How much of the charged amount has gone back, from everything known, capped
@@ -82,9 +84,7 @@ export function refundedOnChargesCents(movements: readonly ProcessorMovement[], 
     const counted = refunds.filter((r) => !REFUND_UNDONE.has(r.status)).reduce((sum, r) => sum + r.amountCents, 0);
     const snapshot = list.find((m) => m.kind === "charge");
     const undoneSinceSnapshot = snapshot
-      ? refunds
-          .filter((r) => REFUND_UNDONE.has(r.status) && r.statusAt > snapshot.statusAt && r.createdAt <= snapshot.statusAt)
-          .reduce((sum, r) => sum + r.amountCents, 0)
+      ? refunds.filter((r) => REFUND_UNDONE.has(r.status) && r.statusAt > snapshot.statusAt && r.createdAt <= snapshot.statusAt).reduce((sum, r) => sum + r.amountCents, 0)
       : 0;
     const fromSnapshot = snapshot ? Math.max(0, snapshot.amountCents - undoneSinceSnapshot) : 0;
     const disputed = list.filter((m) => m.kind === "dispute" && DISPUTE_WITHDRAWN.has(m.status)).reduce((sum, d) => sum + d.amountCents, 0);

@@ -222,11 +222,7 @@ export class MongoProcessorRepository implements ProcessorRepository {
   async nextRevision(programId: number, transactionId: string): Promise<number> {
     // Majority-acknowledged so a failover cannot hand out a revision twice.
     const doc = await this.revisions
-      .findOneAndUpdate(
-        { programId, transactionId },
-        { $inc: { revision: 1 } },
-        { upsert: true, returnDocument: "after", writeConcern: { w: "majority", j: true } },
-      )
+      .findOneAndUpdate({ programId, transactionId }, { $inc: { revision: 1 } }, { upsert: true, returnDocument: "after", writeConcern: { w: "majority", j: true } })
       .lean<SaleRevisionDoc>();
     return doc!.revision;
   }

@@ -83,17 +83,16 @@ export class SqlProcessorRepository implements ProcessorRepository {
   }
 
   async finishEvent(eventId: string, status: FinishedEventStatus, outcome: Record<string, unknown>, now: Date): Promise<void> {
-    await this.db.query(
-      "UPDATE processor_events SET status = $2, outcome = $3, processed_at = $4, claimed_until = NULL, last_error = NULL WHERE event_id = $1",
-      [eventId, status, JSON.stringify(outcome), now],
-    );
+    await this.db.query("UPDATE processor_events SET status = $2, outcome = $3, processed_at = $4, claimed_until = NULL, last_error = NULL WHERE event_id = $1", [
+      eventId,
+      status,
+      JSON.stringify(outcome),
+      now,
+    ]);
   }
 
   async releaseEvent(eventId: string, error: string): Promise<void> {
-    await this.db.query("UPDATE processor_events SET status = 'failed', claimed_until = NULL, last_error = $2 WHERE event_id = $1", [
-      eventId,
-      error.slice(0, 1000),
-    ]);
+    await this.db.query("UPDATE processor_events SET status = 'failed', claimed_until = NULL, last_error = $2 WHERE event_id = $1", [eventId, error.slice(0, 1000)]);
   }
 
   async getEvent(eventId: string): Promise<ProcessorEvent | null> {
@@ -122,19 +121,13 @@ export class SqlProcessorRepository implements ProcessorRepository {
   }
 
   async listPaymentReferences(programId: number, transactionId: string): Promise<string[]> {
-    const rows = await this.db.query<{ reference: string }>("SELECT reference FROM processor_payments WHERE program_id = $1 AND transaction_id = $2", [
-      programId,
-      transactionId,
-    ]);
+    const rows = await this.db.query<{ reference: string }>("SELECT reference FROM processor_payments WHERE program_id = $1 AND transaction_id = $2", [programId, transactionId]);
     return rows.map((r) => r.reference);
   }
 
   async addAlias(programId: number, a: string, b: string): Promise<void> {
     if (a === b) return;
-    await this.db.query(
-      "INSERT INTO processor_aliases (program_id, reference, alias) VALUES ($1, $2, $3), ($1, $3, $2) ON CONFLICT DO NOTHING",
-      [programId, a, b],
-    );
+    await this.db.query("INSERT INTO processor_aliases (program_id, reference, alias) VALUES ($1, $2, $3), ($1, $3, $2) ON CONFLICT DO NOTHING", [programId, a, b]);
   }
 
   async listAliases(programId: number, reference: string): Promise<string[]> {

@@ -81,7 +81,10 @@ export const PROGRAMS = declareActions("programs", {
       description: "The partner is enrolled in the program, approved, with a referral code that is unique in the program (409 when taken).",
       example: { programId: 1, name: "Jane", email: "jane@example.com", referralCode: "jane" },
       errors: ["not_found", "conflict"],
-      response: { description: "The partner and its enrollment.", example: { partner: { id: 3, name: "Jane" }, enrollment: { partnerId: 3, programId: 1, status: "approved", referralCode: "jane" } } },
+      response: {
+        description: "The partner and its enrollment.",
+        example: { partner: { id: 3, name: "Jane" }, enrollment: { partnerId: 3, programId: 1, status: "approved", referralCode: "jane" } },
+      },
     },
   },
   updateProcessorConnection: {

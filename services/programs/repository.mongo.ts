@@ -1,24 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
-import {
-  insertOrNull,
-  modelOn,
-  nextId,
-  prepareCollections,
-  requiredStringsMayBeEmpty,
-  schemaOptions,
-  type DocOf,
-} from "../../shared/storage/mongo";
-import type {
-  ApiKey,
-  Enrollment,
-  EnrollmentStatus,
-  NewProgram,
-  Partner,
-  ProcessorConnection,
-  Program,
-  ProgramsRepository,
-} from "./repository";
+import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import type { ApiKey, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
 
 /** The commission rule is stored flat (type and value), as on SQL. */
 type ProgramDoc = Omit<DocOf<Program>, "commissionRule"> & { commissionType: CommissionRule["type"]; commissionValue: number };
@@ -109,10 +92,7 @@ const toProgram = (d: ProgramDoc): Program => ({
   workspaceId: d.workspaceId ?? null,
   name: d.name,
   currency: d.currency,
-  commissionRule:
-    d.commissionType === "percentage"
-      ? { type: "percentage", basisPoints: d.commissionValue }
-      : { type: "flat", amountCents: d.commissionValue },
+  commissionRule: d.commissionType === "percentage" ? { type: "percentage", basisPoints: d.commissionValue } : { type: "flat", amountCents: d.commissionValue },
   holdDays: d.holdDays,
   recurringCommissionMonths: d.recurringCommissionMonths ?? null,
   testMode: d.testMode ?? false,

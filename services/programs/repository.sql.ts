@@ -62,9 +62,7 @@ const toProgram = (r: any): Program => ({
   workspaceId: r.workspace_id,
   name: r.name,
   currency: r.currency,
-  commissionRule: (r.commission_type === "percentage"
-    ? { type: "percentage", basisPoints: r.commission_value }
-    : { type: "flat", amountCents: r.commission_value }) as CommissionRule,
+  commissionRule: (r.commission_type === "percentage" ? { type: "percentage", basisPoints: r.commission_value } : { type: "flat", amountCents: r.commission_value }) as CommissionRule,
   holdDays: r.hold_days,
   recurringCommissionMonths: r.recurring_commission_months,
   testMode: r.test_mode,
@@ -139,10 +137,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async createApiKey(k: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey> {
-    const [row] = await this.db.query(
-      "INSERT INTO api_keys (program_id, prefix, secret_hash) VALUES ($1, $2, $3) RETURNING *",
-      [k.programId, k.prefix, k.secretHash],
-    );
+    const [row] = await this.db.query("INSERT INTO api_keys (program_id, prefix, secret_hash) VALUES ($1, $2, $3) RETURNING *", [k.programId, k.prefix, k.secretHash]);
     return toApiKey(row);
   }
 
@@ -152,10 +147,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async retireApiKey(id: number, at: Date): Promise<ApiKey | null> {
-    const [row] = await this.db.query(
-      "UPDATE api_keys SET retired_at = COALESCE(retired_at, $2) WHERE id = $1 RETURNING *",
-      [id, at],
-    );
+    const [row] = await this.db.query("UPDATE api_keys SET retired_at = COALESCE(retired_at, $2) WHERE id = $1 RETURNING *", [id, at]);
     return row ? toApiKey(row) : null;
   }
 
@@ -171,10 +163,12 @@ export class SqlProgramsRepository implements ProgramsRepository {
 
   async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: string }): Promise<Enrollment | null> {
     try {
-      const [row] = await this.db.query(
-        "INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *",
-        [e.partnerId, e.programId, e.referralCode, e.status],
-      );
+      const [row] = await this.db.query("INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *", [
+        e.partnerId,
+        e.programId,
+        e.referralCode,
+        e.status,
+      ]);
       return toEnrollment(row);
     } catch (err) {
       if (isUniqueViolation(err)) return null;
@@ -183,25 +177,17 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {
-    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND referral_code = $2", [
-      programId,
-      referralCode,
-    ]);
+    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND referral_code = $2", [programId, referralCode]);
     return row ? toEnrollment(row) : null;
   }
 
   async findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null> {
-    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2", [
-      programId,
-      partnerId,
-    ]);
+    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2", [programId, partnerId]);
     return row ? toEnrollment(row) : null;
   }
 
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
-    const rows = await this.db.query("SELECT 1 FROM enrollments WHERE program_id = $1 AND status = 'approved' LIMIT 1", [
-      programId,
-    ]);
+    const rows = await this.db.query("SELECT 1 FROM enrollments WHERE program_id = $1 AND status = 'approved' LIMIT 1", [programId]);
     return rows.length > 0;
   }
 }

@@ -1,13 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import {
-  insertOrNull,
-  modelOn,
-  nextId,
-  prepareCollections,
-  requiredStringsMayBeEmpty,
-  schemaOptions,
-  type DocOf,
-} from "../../shared/storage/mongo";
+import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import type { NewSale, Sale, SalesRepository } from "./repository";
 
 /** Documents written before currency checks have no `noCommissionReason` (read as null). */
@@ -121,7 +113,10 @@ export class MongoSalesRepository implements SalesRepository {
 
   async findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null> {
     // The $type predicate is what lets the planner use the partial index (subscriptionId of type string).
-    const doc = await this.sales.findOne({ programId, subscriptionId: { $eq: subscriptionId, $type: "string" } }).sort({ occurredAt: 1, _id: 1 }).lean();
+    const doc = await this.sales
+      .findOne({ programId, subscriptionId: { $eq: subscriptionId, $type: "string" } })
+      .sort({ occurredAt: 1, _id: 1 })
+      .lean();
     return doc ? toSale(doc) : null;
   }
 
@@ -132,7 +127,11 @@ export class MongoSalesRepository implements SalesRepository {
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
     // MongoDB reads limit(0) as "no limit".
     if (limit < 1) return [];
-    const docs = await this.sales.find({ commissionState: "pending", createdAt: { $lt: before } }).sort({ createdAt: 1 }).limit(limit).lean();
+    const docs = await this.sales
+      .find({ commissionState: "pending", createdAt: { $lt: before } })
+      .sort({ createdAt: 1 })
+      .limit(limit)
+      .lean();
     return docs.map(toSale);
   }
 }

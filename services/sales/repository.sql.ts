@@ -68,9 +68,23 @@ export class SqlSalesRepository implements SalesRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
       [
-        s.programId, s.transactionId, s.amountCents, s.currency, s.customerKey, s.email, s.processorCustomerId, s.partnerId,
-        s.clickId, s.attributionMethod, s.isTest, s.isRecurring, s.saleType, s.subscriptionId, s.commissionState,
-        s.occurredAt, s.noCommissionReason,
+        s.programId,
+        s.transactionId,
+        s.amountCents,
+        s.currency,
+        s.customerKey,
+        s.email,
+        s.processorCustomerId,
+        s.partnerId,
+        s.clickId,
+        s.attributionMethod,
+        s.isTest,
+        s.isRecurring,
+        s.saleType,
+        s.subscriptionId,
+        s.commissionState,
+        s.occurredAt,
+        s.noCommissionReason,
       ],
     );
     return row ? toSale(row) : null;
@@ -87,10 +101,7 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null> {
-    const [row] = await this.db.query(
-      "SELECT * FROM sales WHERE program_id = $1 AND subscription_id = $2 ORDER BY occurred_at, id LIMIT 1",
-      [programId, subscriptionId],
-    );
+    const [row] = await this.db.query("SELECT * FROM sales WHERE program_id = $1 AND subscription_id = $2 ORDER BY occurred_at, id LIMIT 1", [programId, subscriptionId]);
     return row ? toSale(row) : null;
   }
 
@@ -99,10 +110,7 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
-    const rows = await this.db.query(
-      "SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2",
-      [before, limit],
-    );
+    const rows = await this.db.query("SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2", [before, limit]);
     return rows.map(toSale);
   }
 }

@@ -6,30 +6,38 @@ const MAX_ADDITIONAL_DATA_CHARS = 8192;
 export const TransactionId = z.string().trim().min(1).max(255);
 
 /** `POST /api/v1/track/sale` (server side, Bearer program key). */
-export const TrackSaleRequest = z.strictObject({
-  transaction_id: TransactionId.meta({ description: "Your order or payment id; unique per program (a repeat is refused as already recorded).", example: "order-1001" }),
-  amount_cents: Cents.positive("must be a positive integer number of cents").meta({ description: "The sale amount in minor units (cents).", example: 10000 }),
-  // Omitted: the program's currency. Another currency than the program's is refused (currency_mismatch).
-  currency: Currency.optional().meta({ description: "The ISO 4217 currency code (any case); omitted: the program's currency. A sale in another currency than the program's is refused.", example: "usd" }),
-  customer_key: CustomerKey.optional().meta({ description: "The customer key the lead was tracked with; attributes the sale to the lead's partner (tried after the click id and the email).", example: "user-42" }),
-  click_id: ClickId.optional().meta({ description: "A click id from the click call; attributes the sale to the click's partner (tried first).", example: "clk_3f9a6c1e2b7d4a50" }),
-  email: Email.optional().meta({ description: "The customer's email, matched against leads (tried after the click id).", example: "jane@example.com" }),
-  /** The one test switch of every tracking call; `additional_data.test_mode` is the spec's alias. */
-  test: z.boolean().optional().describe("True for a test sale: recorded, never commissioned."),
-  // Free-form (spec 2.1) but bounded: the gateway caps its depth, this its keys and size.
-  additional_data: z
-    .looseObject({ test_mode: z.boolean().optional().describe("Same as test (kept for compatibility); if both are sent they must agree.") })
-    .refine((d) => Object.keys(d).length <= MAX_ADDITIONAL_DATA_KEYS, `may have at most ${MAX_ADDITIONAL_DATA_KEYS} keys`)
-    .refine((d) => JSON.stringify(d).length <= MAX_ADDITIONAL_DATA_CHARS, `must be at most ${MAX_ADDITIONAL_DATA_CHARS} characters as JSON`)
-    .optional()
-    .describe("Free-form data kept with the sale (at most 50 keys and 8 KB as JSON)."),
-  is_recurring: z.boolean().default(false).describe("True for a renewal of a subscription."),
-  sale_type: z.string().trim().max(64).optional().meta({ description: "Your label for the kind of sale.", example: "subscription" }),
-  subscription_id: z.string().trim().max(255).optional().meta({ description: "Your subscription id; renewals count their months from its first sale.", example: "sub_42" }),
-}).refine((r) => r.test === undefined || r.additional_data?.test_mode === undefined || r.test === r.additional_data.test_mode, {
-  path: ["test"],
-  message: "disagrees with 'additional_data.test_mode' (send one of them, or both with the same value)",
-});
+export const TrackSaleRequest = z
+  .strictObject({
+    transaction_id: TransactionId.meta({ description: "Your order or payment id; unique per program (a repeat is refused as already recorded).", example: "order-1001" }),
+    amount_cents: Cents.positive("must be a positive integer number of cents").meta({ description: "The sale amount in minor units (cents).", example: 10000 }),
+    // Omitted: the program's currency. Another currency than the program's is refused (currency_mismatch).
+    currency: Currency.optional().meta({
+      description: "The ISO 4217 currency code (any case); omitted: the program's currency. A sale in another currency than the program's is refused.",
+      example: "usd",
+    }),
+    customer_key: CustomerKey.optional().meta({
+      description: "The customer key the lead was tracked with; attributes the sale to the lead's partner (tried after the click id and the email).",
+      example: "user-42",
+    }),
+    click_id: ClickId.optional().meta({ description: "A click id from the click call; attributes the sale to the click's partner (tried first).", example: "clk_3f9a6c1e2b7d4a50" }),
+    email: Email.optional().meta({ description: "The customer's email, matched against leads (tried after the click id).", example: "jane@example.com" }),
+    /** The one test switch of every tracking call; `additional_data.test_mode` is the spec's alias. */
+    test: z.boolean().optional().describe("True for a test sale: recorded, never commissioned."),
+    // Free-form (spec 2.1) but bounded: the gateway caps its depth, this its keys and size.
+    additional_data: z
+      .looseObject({ test_mode: z.boolean().optional().describe("Same as test (kept for compatibility); if both are sent they must agree.") })
+      .refine((d) => Object.keys(d).length <= MAX_ADDITIONAL_DATA_KEYS, `may have at most ${MAX_ADDITIONAL_DATA_KEYS} keys`)
+      .refine((d) => JSON.stringify(d).length <= MAX_ADDITIONAL_DATA_CHARS, `must be at most ${MAX_ADDITIONAL_DATA_CHARS} characters as JSON`)
+      .optional()
+      .describe("Free-form data kept with the sale (at most 50 keys and 8 KB as JSON)."),
+    is_recurring: z.boolean().default(false).describe("True for a renewal of a subscription."),
+    sale_type: z.string().trim().max(64).optional().meta({ description: "Your label for the kind of sale.", example: "subscription" }),
+    subscription_id: z.string().trim().max(255).optional().meta({ description: "Your subscription id; renewals count their months from its first sale.", example: "sub_42" }),
+  })
+  .refine((r) => r.test === undefined || r.additional_data?.test_mode === undefined || r.test === r.additional_data.test_mode, {
+    path: ["test"],
+    message: "disagrees with 'additional_data.test_mode' (send one of them, or both with the same value)",
+  });
 
 /** Whether a tracked sale is a test: `test`, else its alias `additional_data.test_mode`, else not. */
 export const isTestSale = (r: { test?: boolean; additional_data?: { test_mode?: boolean } }): boolean => r.test ?? r.additional_data?.test_mode ?? false;
@@ -67,7 +75,11 @@ export const ProcessorSaleInput = z.object({
   programId: Id,
   transactionId: TransactionId,
   amountCents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  currency: z.string().trim().toLowerCase().regex(/^[a-z]{3}$/),
+  currency: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z]{3}$/),
   attributionHints: z.object({
     clickId: ClickId.nullish(),
     email: Email.nullish(),

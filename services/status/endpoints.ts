@@ -11,7 +11,8 @@ export const STATUS = declareActions("status", {
       route: "tracking-status",
       tag: "Dashboard",
       summary: "Integration status of a program",
-      description: "The integration checklist: page views (test clicks), referrals (test leads) and payments, each pending or complete, with counts and the latest test event. For a member of the program's workspace whose role grants tracking:read; API keys are refused.",
+      description:
+        "The integration checklist: page views (test clicks), referrals (test leads) and payments, each pending or complete, with counts and the latest test event. For a member of the program's workspace whose role grants tracking:read; API keys are refused.",
       example: { programId: 1 },
       errors: ["forbidden", "not_found"],
       response: {

@@ -1,9 +1,7 @@
 import { percentageOfCents } from "./money";
 
 /** How a program pays its partners; frozen onto each commission at creation. */
-export type CommissionRule =
-  | { type: "percentage"; basisPoints: number }
-  | { type: "flat"; amountCents: number };
+export type CommissionRule = { type: "percentage"; basisPoints: number } | { type: "flat"; amountCents: number };
 
 export function calculateCommissionCents(rule: CommissionRule, saleAmountCents: number): number {
   return rule.type === "percentage" ? percentageOfCents(saleAmountCents, rule.basisPoints) : rule.amountCents;

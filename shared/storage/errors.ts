@@ -13,7 +13,8 @@ const TRANSIENT_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "40001"
 /** Socket errors reaching a database server. */
 const NETWORK_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
 /** What the pg client and pool throw, without a code, when the connection is gone or none can be had. */
-const PG_CONNECTION_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end)/;
+const PG_CONNECTION_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end)/;
 /** The MongoDB driver's (and mongoose's) errors for an unreachable or changing replica set. */
 const MONGO_TRANSIENT_NAMES = new Set([
   "MongoNetworkError",

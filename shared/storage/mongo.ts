@@ -12,11 +12,7 @@ import type { ClientSession, Connection, Model, Schema } from "mongoose";
  */
 export async function nextId(connection: Connection, sequence: string): Promise<number> {
   const counters = connection.collection<{ _id: string; seq: number }>("counters");
-  const doc = await counters.findOneAndUpdate(
-    { _id: sequence },
-    { $inc: { seq: 1 } },
-    { upsert: true, returnDocument: "after", writeConcern: { w: "majority", journal: true } },
-  );
+  const doc = await counters.findOneAndUpdate({ _id: sequence }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: "after", writeConcern: { w: "majority", journal: true } });
   return doc!.seq;
 }
 

@@ -89,9 +89,7 @@ export class PgliteDatabase implements SqlDatabase {
   // PGlite is a single connection: its transactions run one at a time, which
   // gives the serialisation that row locks give on a server.
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) =>
-      fn({ query: async <R>(text: string, params?: unknown[]) => (await tx.query<R>(text, params as any[])).rows }),
-    );
+    return this.db.transaction((tx) => fn({ query: async <R>(text: string, params?: unknown[]) => (await tx.query<R>(text, params as any[])).rows }));
   }
 
   async close(): Promise<void> {
@@ -116,7 +114,11 @@ export async function migrate(db: SqlDatabase, owner: string, migrations: readon
     for (const [index, sql] of migrations.entries()) {
       const version = index + 1;
       if (done.has(version)) continue;
-      for (const statement of sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+      for (const statement of sql
+        .split(/;\s*$/m)
+        .map((s) => s.trim())
+        .filter(Boolean))
+        await tx.query(statement);
       await tx.query("INSERT INTO schema_migrations (owner, version) VALUES ($1, $2)", [owner, version]);
     }
   });

@@ -49,7 +49,7 @@ maybe("browser snippet", () => {
     expect(sale.body).toMatchObject({ attributed: true, partner_id: p.partnerId });
   });
 
-  test("data-test=\"true\": the click and the lead are test events", async () => {
+  test('data-test="true": the click and the lead are test events', async () => {
     const p = await sys.bootstrap();
     const testShop = http.createServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "text/html" });

@@ -130,9 +130,7 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
     it("creates exactly one lead when the same customer signs up concurrently", async () => {
       const programId = nextProgram();
       const customerKey = `cust_race_${unique()}`;
-      const results = await Promise.all(
-        [1, 2, 3, 4, 5, 6, 7, 8].map((partnerId) => repo().recordLead(lead(programId, { customerKey, partnerId, clickId: `clk_${partnerId}` }))),
-      );
+      const results = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map((partnerId) => repo().recordLead(lead(programId, { customerKey, partnerId, clickId: `clk_${partnerId}` }))));
 
       expect(results.filter((r) => r.created)).toHaveLength(1);
       const stored = await repo().findLeadByCustomerKey(programId, customerKey);

@@ -49,15 +49,13 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
     const refund = (saleId: number, amountCents?: number, refundId?: string, now = at(SECOND)) =>
       reverse({ saleId, amountCents, refundId, reasonCode: "refund", reason: "customer refund" }, now);
     const approve = (id: number, now: Date) => repo().transaction((tx) => ledger.approveCommission(tx, id, now));
-    const withdraw = (key: BalanceKey, amountCents: number | undefined, now: Date) =>
-      repo().transaction((tx) => ledger.createWithdrawal(tx, key, amountCents, now));
+    const withdraw = (key: BalanceKey, amountCents: number | undefined, now: Date) => repo().transaction((tx) => ledger.createWithdrawal(tx, key, amountCents, now));
     const pay = (withdrawalId: number, now: Date) => repo().transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, now));
     const balanceOf = async (key: BalanceKey) => {
       const b = await repo().getBalance(key);
       return b ?? { ...key, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
     };
-    const events = async (commissionId: number): Promise<OutboxEvent[]> =>
-      (await repo().listOutbox({ commissionId, limit: 100 })).sort((a, b) => a.id - b.id);
+    const events = async (commissionId: number): Promise<OutboxEvent[]> => (await repo().listOutbox({ commissionId, limit: 100 })).sort((a, b) => a.id - b.id);
 
     describe("createCommission", () => {
       it("stores the commission with its frozen rule and zero refunds", async () => {
@@ -117,9 +115,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
 
       it("creates one commission when the same sale is created concurrently", async () => {
         const input = newCommission();
-        const results = await Promise.all(
-          Array.from({ length: 10 }, () => repo().transaction((tx) => ledger.createCommission(tx, input, at(0)))),
-        );
+        const results = await Promise.all(Array.from({ length: 10 }, () => repo().transaction((tx) => ledger.createCommission(tx, input, at(0)))));
 
         expect(results.filter((r) => r.created)).toHaveLength(1);
         expect(new Set(results.map((r) => r.commission.id)).size).toBe(1);
@@ -387,8 +383,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
     });
 
     describe("restoreReversal (a won dispute)", () => {
-      const restore = (saleId: number, refundId: string, now = at(3 * SECOND)) =>
-        repo().transaction((tx) => ledger.restoreReversal(tx, { saleId, refundId, reason: "dispute won" }, now));
+      const restore = (saleId: number, refundId: string, now = at(3 * SECOND)) => repo().transaction((tx) => ledger.restoreReversal(tx, { saleId, refundId, reason: "dispute won" }, now));
 
       it("undoes a chargeback on an uncredited commission with an opposite entry, once", async () => {
         const c = await create();
@@ -424,9 +419,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
 
     describe("settleProcessorReversal (the processor's cumulative figures)", () => {
       const settle = (saleId: number, revision: number, targetRefundedCents: number, causeId: string, now = at(3 * SECOND), reasonCode: "refund" | "chargeback" = "refund") =>
-        repo().transaction((tx) =>
-          ledger.settleProcessorReversal(tx, { saleId, revision, targetRefundedCents, causeId, reasonCode, reason: "processor", restoreReason: "given back" }, now),
-        );
+        repo().transaction((tx) => ledger.settleProcessorReversal(tx, { saleId, revision, targetRefundedCents, causeId, reasonCode, reason: "processor", restoreReason: "given back" }, now));
       const entries = async (id: number) => (await repo().listRefunds(id)).map((e) => [e.refundId, e.appliedCents, e.deductionCents]);
 
       it("goes up by one entry named after the cause; the same or an older revision changes nothing", async () => {
@@ -602,9 +595,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
         const c = await create({ partnerId });
         await approve(c.id, at(HOLD));
         const key = keyOf(c);
-        const results = await Promise.all(
-          Array.from({ length: 6 }, () => repo().transaction((tx) => ledger.createWithdrawal(tx, key, 500, at(HOLD + SECOND), "wd-race"))),
-        );
+        const results = await Promise.all(Array.from({ length: 6 }, () => repo().transaction((tx) => ledger.createWithdrawal(tx, key, 500, at(HOLD + SECOND), "wd-race"))));
         expect(new Set(results.map((w) => w.id)).size).toBe(1);
         expect(await repo().listWithdrawals(key)).toHaveLength(1);
         expect((await balanceOf(key)).balanceCents).toBe(2000);
@@ -669,9 +660,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
         const c = await create();
         await approve(c.id, at(HOLD));
 
-        const outcomes = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => refund(c.saleId, 1000, `re_${i}`, at(HOLD + SECOND))),
-        );
+        const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => refund(c.saleId, 1000, `re_${i}`, at(HOLD + SECOND))));
 
         expect(outcomes.filter((o) => o.kind === "applied")).toHaveLength(10);
         expect(outcomes.filter((o) => o.kind === "skipped")).toHaveLength(10);
@@ -781,16 +770,16 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       const t = 400 * DAY;
       await enqueueCommissions(12);
       const all = await repo().listOutbox({ limit: 100 });
-      const pending = all.filter((e) => e.dispatchedAt === null).map((e) => e.id).sort((x, y) => x - y);
+      const pending = all
+        .filter((e) => e.dispatchedAt === null)
+        .map((e) => e.id)
+        .sort((x, y) => x - y);
       expect(pending).toHaveLength(12);
 
       const firstTwo = await repo().claimOutbox("relay-a", LEASE, 2, at(t));
       expect(ids(firstTwo)).toEqual(pending.slice(0, 2));
 
-      const [x, y] = await Promise.all([
-        repo().claimOutbox("relay-x", LEASE, 10, at(t + SECOND)),
-        repo().claimOutbox("relay-y", LEASE, 10, at(t + SECOND)),
-      ]);
+      const [x, y] = await Promise.all([repo().claimOutbox("relay-x", LEASE, 10, at(t + SECOND)), repo().claimOutbox("relay-y", LEASE, 10, at(t + SECOND))]);
       const both = [...ids(x), ...ids(y)];
       expect(new Set(both).size).toBe(both.length);
       expect(both.sort((p, q) => p - q)).toEqual(pending.slice(2));
@@ -799,9 +788,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
     it("lists a commission's events and caps the list at the limit", async () => {
       const [commissionId] = await enqueueCommissions(1);
       const sale = (await repo().getCommission(commissionId))!.saleId;
-      await repo().transaction((tx) =>
-        ledger.reverseCommission(tx, { saleId: sale, amountCents: 1000, refundId: "re_o", reasonCode: "refund", reason: "r" }, at(SECOND)),
-      );
+      await repo().transaction((tx) => ledger.reverseCommission(tx, { saleId: sale, amountCents: 1000, refundId: "re_o", reasonCode: "refund", reason: "r" }, at(SECOND)));
 
       const listed = await repo().listOutbox({ commissionId, limit: 10 });
       expect(listed.map((e) => e.type).sort()).toEqual(["commission.created", "commission.refunded"]);

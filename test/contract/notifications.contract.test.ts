@@ -266,9 +266,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
     it("gives each of several concurrent workers different deliveries", async () => {
       const e = await newEndpoint();
       for (let i = 0; i < 12; i++) await repo().enqueueDelivery(delivery(e.id), at());
-      const claims = await Promise.all(
-        Array.from({ length: 4 }, async (_, w) => (await repo().claimDeliveries(`w${w}`, 30 * SECOND, 3, at(SECOND))).filter((d) => d.endpointId === e.id)),
-      );
+      const claims = await Promise.all(Array.from({ length: 4 }, async (_, w) => (await repo().claimDeliveries(`w${w}`, 30 * SECOND, 3, at(SECOND))).filter((d) => d.endpointId === e.id)));
       const more = await claimFor([e.id], "w9", at(SECOND));
       const ids = [...claims.flat(), ...more].map((d) => d.id);
       expect(new Set(ids).size).toBe(ids.length);
@@ -305,9 +303,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       await repo().recordAttempt(f.id, "w1", { attempt: 1, at: at(SECOND), statusCode: null, error: "ECONNREFUSED", durationMs: 3 }, { status: "failed" });
       expect(await claimFor([e.id], "w1", at(100 * SECOND))).toEqual([]);
       const failed = await repo().listDeliveries({ endpointId: e.id, status: "failed", limit: 10 });
-      expect(failed).toEqual([
-        expect.objectContaining({ eventId: failing.eventId, status: "failed", lastStatusCode: null, lastError: "ECONNREFUSED", deliveredAt: null }),
-      ]);
+      expect(failed).toEqual([expect.objectContaining({ eventId: failing.eventId, status: "failed", lastStatusCode: null, lastError: "ECONNREFUSED", deliveredAt: null })]);
       expect((await repo().listDeliveries({ endpointId: e.id, status: "succeeded", limit: 10 })).map((x) => x.eventId)).toEqual([d.eventId]);
       expect(await repo().listDeliveries({ endpointId: e.id, status: "pending", limit: 10 })).toEqual([]);
     });

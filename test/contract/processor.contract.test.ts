@@ -65,7 +65,17 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     expect(await repo().recordMovement({ ...refund, status: "pending", statusAt: at(2 * SECOND) })).toBe(false);
     expect(await repo().recordMovement({ ...refund, status: "failed", statusAt: at(4 * SECOND) })).toBe(true);
     expect(await repo().recordMovement({ ...refund, status: "succeeded", statusAt: at(9 * SECOND) })).toBe(false);
-    const dispute = { programId: 1, movementId: `dp_${unique()}`, kind: "dispute" as const, chargeId: charge, paymentIntentId: null, amountCents: 700, status: "needs_response", createdAt: at(0), statusAt: at(0) };
+    const dispute = {
+      programId: 1,
+      movementId: `dp_${unique()}`,
+      kind: "dispute" as const,
+      chargeId: charge,
+      paymentIntentId: null,
+      amountCents: 700,
+      status: "needs_response",
+      createdAt: at(0),
+      statusAt: at(0),
+    };
     await repo().recordMovement(dispute);
     const byCharge = await repo().listMovements(1, [charge]);
     // In the order of their latest news.

@@ -206,9 +206,7 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
       const code = `code-${unique()}`;
 
       const kept = await repo().createEnrollment({ partnerId: partner.id, programId: program.id, referralCode: code, status: "approved" });
-      expect(
-        await repo().createEnrollment({ partnerId: partner.id, programId: program.id, referralCode: `${code}-again`, status: "approved" }),
-      ).toBeNull();
+      expect(await repo().createEnrollment({ partnerId: partner.id, programId: program.id, referralCode: `${code}-again`, status: "approved" })).toBeNull();
       expect(await repo().findEnrollment(program.id, partner.id)).toEqual(kept);
       expect(await repo().findEnrollmentByReferralCode(program.id, `${code}-again`)).toBeNull();
     });
@@ -218,9 +216,7 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
       const partners = await Promise.all([1, 2, 3, 4, 5].map((n) => repo().createPartner({ name: `Racer ${n}`, email: null })));
       const code = `code-${unique()}`;
 
-      const results = await Promise.all(
-        partners.map((p) => repo().createEnrollment({ partnerId: p.id, programId: program.id, referralCode: code, status: "approved" })),
-      );
+      const results = await Promise.all(partners.map((p) => repo().createEnrollment({ partnerId: p.id, programId: program.id, referralCode: code, status: "approved" })));
       const winners = results.filter((r) => r !== null);
       expect(winners).toHaveLength(1);
       expect(await repo().findEnrollmentByReferralCode(program.id, code)).toEqual(winners[0]);

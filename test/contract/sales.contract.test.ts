@@ -143,7 +143,9 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
       await repo().insertSale(unattributed(programId));
       const confirmed = (await repo().insertSale(sale(programId)))!;
       await repo().markCommissionCreated(confirmed.id, 1);
-      await repo().insertSale(sale(nextProgram())).then((s) => repo().markCommissionCreated(s!.id, 2));
+      await repo()
+        .insertSale(sale(nextProgram()))
+        .then((s) => repo().markCommissionCreated(s!.id, 2));
 
       const all = await repo().listAwaitingCommission(farFuture(), 100);
       expect(all.map((s) => s.id).sort((x, y) => x - y)).toEqual(pending.map((s) => s.id));

@@ -66,9 +66,7 @@ describe("npm run build", () => {
     expect(files).toEqual(expect.arrayContaining([path.join("bin", "start.js"), path.join("cli", "index.js"), path.join("sdk", "browser", "svc.js")]));
     expect(files.some((f) => f.startsWith(path.join("services", "gateway")) && f.endsWith(".html"))).toBe(true);
     expect(files.some((f) => f.startsWith("test"))).toBe(false);
-    expect(JSON.parse(fs.readFileSync(path.join(app, "dist", "package.json"), "utf8")).version).toBe(
-      JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version,
-    );
+    expect(JSON.parse(fs.readFileSync(path.join(app, "dist", "package.json"), "utf8")).version).toBe(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
   });
 });
 

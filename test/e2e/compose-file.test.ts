@@ -211,7 +211,10 @@ describe("Dockerfile", () => {
   });
 
   it("keeps node_modules and local data out of the build context", () => {
-    const ignored = fs.readFileSync(path.join(ROOT, ".dockerignore"), "utf8").split("\n").map((l) => l.trim());
+    const ignored = fs
+      .readFileSync(path.join(ROOT, ".dockerignore"), "utf8")
+      .split("\n")
+      .map((l) => l.trim());
     expect(ignored).toEqual(expect.arrayContaining(["node_modules", "data"]));
   });
 });

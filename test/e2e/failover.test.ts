@@ -113,8 +113,7 @@ describeFailover("losing a node under load over NATS", () => {
   }
 
   /** The node ids the failover middleware of any process declared gone (from its warning in the outputs). */
-  const nodesDeclaredGone = () =>
-    new Set(nodes.flatMap((n) => n.output).flatMap((line) => /Node '([^']+)' is gone \(NATS/.exec(line)?.[1] ?? []));
+  const nodesDeclaredGone = () => new Set(nodes.flatMap((n) => n.output).flatMap((line) => /Node '([^']+)' is gone \(NATS/.exec(line)?.[1] ?? []));
 
   const start = (name: string, env: Record<string, string>) => {
     const node = startNode(name, { ...common, ...env });
@@ -209,7 +208,10 @@ describeFailover("losing a node under load over NATS", () => {
         await http(gateways[1], "POST", "/api/v1/track/lead", { key: state.apiKey, body: { customer_key: customer, click_id: click.body.click_id } });
         const transactionId = `failover-${runId}-${i}`;
         // $10,000 each, so that thousands of $1 refunds fit.
-        const sale = await http(gateways[i % 2], "POST", "/api/v1/track/sale", { key: state.apiKey, body: { transaction_id: transactionId, amount_cents: 1_000_000, customer_key: customer } });
+        const sale = await http(gateways[i % 2], "POST", "/api/v1/track/sale", {
+          key: state.apiKey,
+          body: { transaction_id: transactionId, amount_cents: 1_000_000, customer_key: customer },
+        });
         expect(sale.body).toMatchObject({ attributed: true, commission_id: expect.any(Number) });
         state.sales.push({ transactionId, commissionId: sale.body.commission_id });
       }
@@ -295,7 +297,10 @@ describeFailover("losing a node under load over NATS", () => {
       for (const base of gateways) {
         await waitUntil(`${base}/api/health after restarting sales`, async () => (await http(base, "GET", "/api/health")).status === 200, STARTUP_TIMEOUT_MS);
       }
-      const res = await http(gateways[1], "POST", "/api/v1/track/refund", { key: state.apiKey, body: { transaction_id: state.sales[0].transactionId, refund_amount_cents: 100, refund_id: "fo-after-restart" } });
+      const res = await http(gateways[1], "POST", "/api/v1/track/refund", {
+        key: state.apiKey,
+        body: { transaction_id: state.sales[0].transactionId, refund_amount_cents: 100, refund_id: "fo-after-restart" },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ success: true, status: "refunded" });
       expect(await admin("GET", "/reconcile")).toMatchObject({ ok: true, violations: [] });

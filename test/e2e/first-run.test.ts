@@ -52,7 +52,11 @@ describe("first run with only DATA_DIR set", () => {
   beforeAll(async () => {
     port = await freePort();
     // As a new user's shell: none of the settings the test runner may carry.
-    node = startNode("first-run", { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" }, { unset: ["DATABASE_URL", "ADMIN_TOKEN", "NODE_ENV", "LOG_FORMAT", "LOG_LEVEL", "TRANSPORTER", "SERVICES"] });
+    node = startNode(
+      "first-run",
+      { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1" },
+      { unset: ["DATABASE_URL", "ADMIN_TOKEN", "NODE_ENV", "LOG_FORMAT", "LOG_LEVEL", "TRANSPORTER", "SERVICES"] },
+    );
     await node.waitFor(/Ready: /, 90_000);
     await waitHealthy(`http://127.0.0.1:${port}`, node, 30_000);
   });

@@ -21,11 +21,7 @@ const STARTUP_TIMEOUT_MS = 60_000;
 /** Process B: every service but the gateway (programs, attribution, sales, commissions, status, notifications, ...). */
 const BACKEND_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway");
 
-const skipReason = !NATS_URL
-  ? "NATS_URL is not set"
-  : !postgres
-    ? "TEST_POSTGRES_URL is not set"
-    : null;
+const skipReason = !NATS_URL ? "NATS_URL is not set" : !postgres ? "TEST_POSTGRES_URL is not set" : null;
 if (skipReason) {
   console.warn(
     `NATS SPLIT-DEPLOYMENT E2E SKIPPED: ${skipReason} (.ci/run sets NATS_URL and TEST_POSTGRES_URL); the gateway and services were NOT tested as separate processes over NATS in this run.`,

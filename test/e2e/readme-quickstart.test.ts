@@ -47,10 +47,15 @@ describe("README: Try it in a minute", () => {
     const port = await freePort();
     // What a reader's shell has, plus the two variables the README says can be set (and no settings of the test runner).
     env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !["NODE_OPTIONS", "DATABASE_URL", "ADMIN_TOKEN", "ADMIN_URL", "TRANSPORTER", "SERVICES", "NODE_ENV", "LOG_FORMAT", "LOG_LEVEL"].includes(k) && !k.startsWith("JEST_")),
+      Object.entries(process.env).filter(
+        ([k]) => !["NODE_OPTIONS", "DATABASE_URL", "ADMIN_TOKEN", "ADMIN_URL", "TRANSPORTER", "SERVICES", "NODE_ENV", "LOG_FORMAT", "LOG_LEVEL"].includes(k) && !k.startsWith("JEST_"),
+      ),
     );
     Object.assign(env, { PORT: String(port), DATA_DIR: tmp });
-    const command = serverBlock.split("\n").map((l) => l.replace(/#.*$/, "").trim()).filter(Boolean);
+    const command = serverBlock
+      .split("\n")
+      .map((l) => l.replace(/#.*$/, "").trim())
+      .filter(Boolean);
     expect(command).toEqual(["npm start"]);
     server = spawn("bash", ["-c", command[0]], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const ready = new Promise<void>((resolve, reject) => {

@@ -33,9 +33,7 @@ const CORE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !
 
 const skipReason = !NATS_URL ? "NATS_URL is not set" : !postgres ? "TEST_POSTGRES_URL is not set" : null;
 if (skipReason) {
-  console.warn(
-    `SCALE-OUT E2E SKIPPED: ${skipReason} (.ci/run sets NATS_URL and TEST_POSTGRES_URL); two gateways and two commissions instances were NOT tested over NATS in this run.`,
-  );
+  console.warn(`SCALE-OUT E2E SKIPPED: ${skipReason} (.ci/run sets NATS_URL and TEST_POSTGRES_URL); two gateways and two commissions instances were NOT tested over NATS in this run.`);
 }
 const describeScaleOut = skipReason ? describe.skip : describe;
 
@@ -257,7 +255,10 @@ describeScaleOut("scale-out: two gateways and two commissions instances over NAT
       await stopNode(leaving);
       expect(leaving.exit).toEqual({ code: 0, signal: null });
       for (let i = 0; i < 4; i++) {
-        const res = await http(gateway(i), "POST", "/api/v1/track/refund", { key: state.apiKey, body: { transaction_id: state.sales[i], refund_amount_cents: 1000, refund_id: `re-after-${i}` } });
+        const res = await http(gateway(i), "POST", "/api/v1/track/refund", {
+          key: state.apiKey,
+          body: { transaction_id: state.sales[i], refund_amount_cents: 1000, refund_id: `re-after-${i}` },
+        });
         expect({ status: res.status, commissions: res.servedBy.commissions }).toEqual({ status: 200, commissions: ids.commissions1 });
         expect(res.body).toMatchObject({ status: "refunded", deductionAmount: 2 });
       }

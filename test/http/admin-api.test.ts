@@ -48,7 +48,14 @@ describe("throttle per client address", () => {
 describe("operator token length", () => {
   test("a gateway given an ADMIN_TOKEN shorter than 32 characters does not start, and says why", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "short-token-"));
-    const node = startNode("short-token", { DATABASE_URL: "pglite://memory", PORT: String(await freePort()), HOST: "127.0.0.1", ADMIN_TOKEN: "x".repeat(31), DATA_DIR: dataDir, LOG_LEVEL: "warn" });
+    const node = startNode("short-token", {
+      DATABASE_URL: "pglite://memory",
+      PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN: "x".repeat(31),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+    });
     try {
       const exit = await Promise.race([node.exited, new Promise<null>((r) => setTimeout(() => r(null), 60_000).unref())]);
       expect(exit?.code).not.toBe(0);

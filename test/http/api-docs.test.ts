@@ -91,7 +91,9 @@ describe("API reference content", () => {
     const sale = doc.paths["/api/v1/track/sale"].post.requestBody.content["application/json"].schema;
     expect(sale.properties.amount_cents).toMatchObject({ description: expect.stringMatching(/minor units/), example: 10000 });
     const rule = doc.paths["/api/admin/programs"].post.requestBody.content["application/json"].schema.properties.commissionRule;
-    expect(rule.oneOf ?? rule.anyOf).toEqual(expect.arrayContaining([expect.objectContaining({ properties: expect.objectContaining({ basisPoints: expect.objectContaining({ example: 2000 }) }) })]));
+    expect(rule.oneOf ?? rule.anyOf).toEqual(
+      expect.arrayContaining([expect.objectContaining({ properties: expect.objectContaining({ basisPoints: expect.objectContaining({ example: 2000 }) }) })]),
+    );
     const limit = doc.paths["/api/admin/processor/events"].get.parameters.find((x: Json) => x.name === "limit");
     expect(limit).toMatchObject({ in: "query", description: expect.any(String), example: 20, schema: { type: "integer", maximum: 500 } });
   });

@@ -77,9 +77,7 @@ test("credited refunds deduct from the balance, reduce the newest open withdrawa
     () => sys.admin("GET", `/notifications?programId=${boot.programId}&kind=advertiser_warning`),
     (list: any[]) => list.length >= 1,
   );
-  expect(warnings).toEqual([
-    expect.objectContaining({ kind: "advertiser_warning", commissionId: s2.body.commission_id, status: "reversed", deductionCents: 2000, reason: "chargeback" }),
-  ]);
+  expect(warnings).toEqual([expect.objectContaining({ kind: "advertiser_warning", commissionId: s2.body.commission_id, status: "reversed", deductionCents: 2000, reason: "chargeback" })]);
 });
 
 test("every reversal sends the partner one notice with the facts, after the response", async () => {
@@ -91,8 +89,6 @@ test("every reversal sends the partner one notice with the facts, after the resp
     (list: any[]) => list.some((n) => n.commissionId === s.body.commission_id),
   );
   const mine = notices.filter((n: any) => n.commissionId === s.body.commission_id);
-  expect(mine).toEqual([
-    expect.objectContaining({ transactionId: s.transactionId, status: "refunded", deductionCents: 200, currency: "usd", reason: "Damaged" }),
-  ]);
+  expect(mine).toEqual([expect.objectContaining({ transactionId: s.transactionId, status: "refunded", deductionCents: 200, currency: "usd", reason: "Damaged" })]);
   expect((await sys.admin("GET", "/outbox")).pending).toBeGreaterThanOrEqual(0);
 });

@@ -37,8 +37,7 @@ async function clicksOf(programId: number): Promise<number> {
 const clickOf = async (referralCode: string) =>
   (await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: referralCode } })).body.click_id as string;
 const browserLead = (body: Record<string, unknown>) => sys.http("POST", "/api/v1/track/lead", { body: { program_id: boot.programId, ...body } });
-const sale = (body: Record<string, unknown>) =>
-  sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("tx"), amount_cents: 10_000, ...body } });
+const sale = (body: Record<string, unknown>) => sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("tx"), amount_cents: 10_000, ...body } });
 
 test("a browser lead binds its click to a new customer key; the same signup again is a no-op", async () => {
   const click = await clickOf(boot.referralCode);
@@ -97,6 +96,8 @@ test("a key of program A records no click for program B (and skips none of B's o
   const own = await sys.http("POST", "/api/v1/track/click", { key: boot.apiKey, body: { program_id: boot.programId, referral_code: boot.referralCode } });
   expect(own.status).toBe(200);
   // B's own browser clicks still go through B's origin rule.
-  expect((await sys.http("POST", "/api/v1/track/click", { body: { program_id: other.programId, referral_code: other.referralCode }, headers: { Origin: "https://b.example" } })).status).toBe(200);
+  expect((await sys.http("POST", "/api/v1/track/click", { body: { program_id: other.programId, referral_code: other.referralCode }, headers: { Origin: "https://b.example" } })).status).toBe(
+    200,
+  );
   expect(await clicksOf(other.programId)).toBe(1);
 });

@@ -84,9 +84,7 @@ describePostgres("a PostgreSQL connection lost mid-transaction", () => {
       let waiting: number[] = [];
       for (let i = 0; i < 100 && waiting.length === 0; i++) {
         await sleep(50);
-        const rows = await locker.query<{ pid: number }>(
-          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
-        );
+        const rows = await locker.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
         waiting = rows.rows.map((r) => r.pid);
       }
       expect(waiting).toHaveLength(1);

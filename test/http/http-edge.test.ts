@@ -81,9 +81,24 @@ describe("NUL characters are a 400 naming the field, on every JSON route", () =>
     const counts = async () => ({ sales: await rowCount("sales"), leads: await rowCount("leads"), clicks: await rowCount("clicks"), programs: await rowCount("programs") });
     const before = await counts();
     const cases: Array<[string, string, { key?: string; body?: unknown }, RegExp]> = [
-      ["POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: "tx\u0000evil", amount_cents: 1000 } }, /^Invalid 'transaction_id': text must not contain the NUL character/],
-      ["POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("nul"), amount_cents: 1000, additional_data: { note: ["ok", "bad\u0000"] } } }, /^Invalid 'additional_data\.note\.1'/],
-      ["POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("nul"), amount_cents: 1000, additional_data: { "k\u0000": 1 } } }, /^Invalid 'additional_data': a key contains the NUL character/],
+      [
+        "POST",
+        "/api/v1/track/sale",
+        { key: boot.apiKey, body: { transaction_id: "tx\u0000evil", amount_cents: 1000 } },
+        /^Invalid 'transaction_id': text must not contain the NUL character/,
+      ],
+      [
+        "POST",
+        "/api/v1/track/sale",
+        { key: boot.apiKey, body: { transaction_id: uniqueId("nul"), amount_cents: 1000, additional_data: { note: ["ok", "bad\u0000"] } } },
+        /^Invalid 'additional_data\.note\.1'/,
+      ],
+      [
+        "POST",
+        "/api/v1/track/sale",
+        { key: boot.apiKey, body: { transaction_id: uniqueId("nul"), amount_cents: 1000, additional_data: { "k\u0000": 1 } } },
+        /^Invalid 'additional_data': a key contains the NUL character/,
+      ],
       ["POST", "/api/v1/track/refund", { key: boot.apiKey, body: { transaction_id: "x", refund_reason: "\u0000" } }, /^Invalid 'refund_reason'/],
       ["POST", "/api/v1/track/lead", { key: boot.apiKey, body: { customer_key: "cust\u0000" } }, /^Invalid 'customer_key'/],
       ["POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode, url: "https://shop.example/\u0000" } }, /^Invalid 'url'/],
@@ -117,7 +132,11 @@ describe("a body that is not what its Content-Encoding says is a 400", () => {
   });
 
   test("a body really compressed that way is read", async () => {
-    for (const [encoding, compress] of [["gzip", gzipSync], ["deflate", deflateSync], ["br", brotliCompressSync]] as const) {
+    for (const [encoding, compress] of [
+      ["gzip", gzipSync],
+      ["deflate", deflateSync],
+      ["br", brotliCompressSync],
+    ] as const) {
       const res = await fetch(`${sys.baseUrl}/api/v1/track/sale`, {
         method: "POST",
         headers: { Authorization: `Bearer ${boot.apiKey}`, "Content-Type": "application/json", "Content-Encoding": encoding },
@@ -149,7 +168,10 @@ describe("security headers", () => {
     const dashboard = await sys.http("GET", "/dashboard");
     const csp = dashboard.headers.get("content-security-policy")!;
     const html = fs.readFileSync(path.join(__dirname, "../../services/gateway/dashboard.html"), "utf8");
-    const hash = (tag: string) => `'sha256-${createHash("sha256").update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)![1]).digest("base64")}'`;
+    const hash = (tag: string) =>
+      `'sha256-${createHash("sha256")
+        .update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)![1])
+        .digest("base64")}'`;
     expect(csp.split("; ")).toEqual(
       expect.arrayContaining(["default-src 'none'", `script-src ${hash("script")}`, `style-src ${hash("style")}`, "connect-src 'self'", "frame-ancestors 'none'", "form-action 'none'"]),
     );

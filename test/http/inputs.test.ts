@@ -23,8 +23,7 @@ afterEach(async () => {
   expect(report.violations).toEqual([]);
 });
 
-const clickIn = async (b: Bootstrap) =>
-  (await sys.http("POST", "/api/v1/track/click", { body: { program_id: b.programId, referral_code: b.referralCode } })).body.click_id as string;
+const clickIn = async (b: Bootstrap) => (await sys.http("POST", "/api/v1/track/click", { body: { program_id: b.programId, referral_code: b.referralCode } })).body.click_id as string;
 const trackSale = (body: Record<string, unknown>, b: Bootstrap = boot) => sys.http("POST", "/api/v1/track/sale", { key: b.apiKey, body });
 const saleNotRecorded = async (transactionId: string, b: Bootstrap = boot) =>
   expect((await sys.http("GET", `/api/admin/programs/${b.programId}/sales/${transactionId}`, { key: "test-operator-token-0123456789abcdef" })).status).toBe(404);
@@ -59,7 +58,10 @@ describe("one test switch: `test` on every tracking call", () => {
     const real = await trackSale({ transaction_id: uniqueId("tx"), amount_cents: 100, click_id: await clickIn(boot), test: false, additional_data: { test_mode: false } });
     expect(real.body).toMatchObject({ test: false, commission_id: expect.any(Number) });
 
-    for (const [test, test_mode] of [[true, false], [false, true]]) {
+    for (const [test, test_mode] of [
+      [true, false],
+      [false, true],
+    ]) {
       const tx = uniqueId("tx");
       const res = await trackSale({ transaction_id: tx, amount_cents: 100, click_id: await clickIn(boot), test, additional_data: { test_mode } });
       expectInvalid(res, "test");
@@ -121,7 +123,13 @@ describe("unknown keys and deep JSON are refused, naming the field", () => {
       await sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, raw: `{"transaction_id":"${tx}","amount_cents":100,"additional_data":{"__proto__":{"test_mode":true}}}` }),
       "additional_data.__proto__",
     );
-    expectInvalid(await sys.http("POST", "/api/admin/programs", { key: "test-operator-token-0123456789abcdef", raw: `{"name":"P","commissionRule":{"type":"flat","amountCents":1},"__proto__":{"x":1}}` }), "__proto__");
+    expectInvalid(
+      await sys.http("POST", "/api/admin/programs", {
+        key: "test-operator-token-0123456789abcdef",
+        raw: `{"name":"P","commissionRule":{"type":"flat","amountCents":1},"__proto__":{"x":1}}`,
+      }),
+      "__proto__",
+    );
     expectInvalid(await sys.http("POST", "/api/auth/login", { raw: `{"email":"a@example.com","password":"x","constructor":1}` }), "constructor");
     await saleNotRecorded(tx);
   });
@@ -150,7 +158,10 @@ describe("currencies", () => {
     const upper = await trackSale({ transaction_id: uniqueId("tx"), amount_cents: 100, currency: "USD" });
     expect(upper.body).toMatchObject({ currency: "usd" });
     expect(await sys.admin("GET", `/programs/${boot.programId}`)).toMatchObject({ currency: "usd" });
-    expectInvalid(await sys.http("GET", `/api/admin/programs/${boot.programId}/partners/${boot.partnerId}/balance?currency=xyz`, { key: "test-operator-token-0123456789abcdef" }), "currency");
+    expectInvalid(
+      await sys.http("GET", `/api/admin/programs/${boot.programId}/partners/${boot.partnerId}/balance?currency=xyz`, { key: "test-operator-token-0123456789abcdef" }),
+      "currency",
+    );
     expectInvalid(
       await sys.http("POST", "/api/admin/programs", { key: "test-operator-token-0123456789abcdef", body: { name: "P", currency: "xyz", commissionRule: { type: "flat", amountCents: 1 } } }),
       "currency",
@@ -213,7 +224,13 @@ describe("currencies", () => {
     const eur = session("eur");
     const eventId = await deliverSession(eur);
     const recorded = await sys.admin("GET", `/programs/${shop.programId}/sales/${eur.id}`);
-    expect(recorded).toMatchObject({ currency: "eur", partnerId: shop.partnerId, commissionState: "none", commissionId: null, noCommissionReason: expect.stringContaining("currency_mismatch") });
+    expect(recorded).toMatchObject({
+      currency: "eur",
+      partnerId: shop.partnerId,
+      commissionState: "none",
+      commissionId: null,
+      noCommissionReason: expect.stringContaining("currency_mismatch"),
+    });
     expect(JSON.stringify(await sys.admin("GET", `/processor/events/${eventId}`))).toContain("currency_mismatch");
 
     // The program's own currency earns as before.

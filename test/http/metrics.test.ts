@@ -39,9 +39,7 @@ function parseScrape(text: string): Sample[] {
 
 /** The value of the one sample of `name` whose labels include `labels` (0 when none; the sum when several). */
 function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
-  return samples
-    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
+  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
 }
 
 /** Metric names in a PromQL expression: identifiers that are not functions, keywords, labels, ranges or variables. */
@@ -109,9 +107,9 @@ async function scrape(): Promise<{ text: string; samples: Sample[] }> {
 }
 
 test("metricNamesIn finds the metrics of a PromQL expression, not its functions, labels or ranges", () => {
-  expect(
-    metricNamesIn('histogram_quantile(0.95, sum by (le, route) (rate(affiliate_http_request_duration_seconds_bucket{route=~"/api.*"}[$__rate_interval])))'),
-  ).toEqual(["affiliate_http_request_duration_seconds_bucket"]);
+  expect(metricNamesIn('histogram_quantile(0.95, sum by (le, route) (rate(affiliate_http_request_duration_seconds_bucket{route=~"/api.*"}[$__rate_interval])))')).toEqual([
+    "affiliate_http_request_duration_seconds_bucket",
+  ]);
   expect(metricNamesIn("sum(rate(a_total[5m])) / sum(rate(b_total[5m])) > bool 0.01")).toEqual(["a_total", "b_total"]);
   expect(metricNamesIn("process_memory_rss")).toEqual(["process_memory_rss"]);
 });
@@ -229,7 +227,7 @@ test("counts requests by route template and status, latency, and the business ou
   for (const s of samples.filter((x) => x.name.startsWith("affiliate_"))) {
     for (const [label, val] of Object.entries(s.labels)) {
       if (label === "le" || label === "nodeID" || label === "namespace") continue;
-      expect({ label, val, ok: !val.includes("@") && !/^\d{3,}$/.test(val) || label === "status" }).toEqual({ label, val, ok: true });
+      expect({ label, val, ok: (!val.includes("@") && !/^\d{3,}$/.test(val)) || label === "status" }).toEqual({ label, val, ok: true });
     }
   }
 

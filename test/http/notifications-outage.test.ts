@@ -45,7 +45,12 @@ test(`notifications stopped during ${REVERSALS} reversals: all succeed, and exac
     expect(res.body.commission_id).toEqual(expect.any(Number));
     sales.push({ transactionId, commissionId: res.body.commission_id });
   }
-  expect(await waitFor(() => sys.admin("GET", "/outbox"), (o: any) => o.pending === 0)).toEqual({ pending: 0 });
+  expect(
+    await waitFor(
+      () => sys.admin("GET", "/outbox"),
+      (o: any) => o.pending === 0,
+    ),
+  ).toEqual({ pending: 0 });
 
   await sys.broker.destroyService(sys.broker.getLocalService("notifications")!);
   expect((await sys.http("GET", "/api/admin/notifications", { key: ADMIN_TOKEN })).status).toBe(503);
@@ -95,7 +100,12 @@ async function deliveredOnce(programId: number, sales: Array<{ commissionId: num
     (list: any[]) => list.length >= REVERSALS,
     60_000,
   );
-  expect(await waitFor(() => sys.admin("GET", "/outbox"), (o: any) => o.pending === 0)).toEqual({ pending: 0 });
+  expect(
+    await waitFor(
+      () => sys.admin("GET", "/outbox"),
+      (o: any) => o.pending === 0,
+    ),
+  ).toEqual({ pending: 0 });
   await new Promise((r) => setTimeout(r, 500)); // room for a late duplicate to show up
 
   expect(await storedNotices(programId)).toBe(REVERSALS);

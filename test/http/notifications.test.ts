@@ -184,7 +184,10 @@ describe("the workspace inbox (dashboard API)", () => {
     const boot = await sys.bootstrap({ workspaceId: u.workspaceId, holdDays: 0 });
     const paid = await paidOutSale(boot, 2000);
     await refund(sys, boot.apiKey, { transaction_id: paid.transactionId });
-    await waitFor(() => inbox(u.workspaceId, "", { Cookie: c }), (r) => r.body?.unread?.total === 2);
+    await waitFor(
+      () => inbox(u.workspaceId, "", { Cookie: c }),
+      (r) => r.body?.unread?.total === 2,
+    );
     const res = await sys.http("POST", `/api/workspaces/${u.workspaceId}/notifications/read-all`, { headers: { Cookie: c }, body: { kind: "advertiser_warning" } });
     expect(res.body).toEqual({ updated: 1, unread: { partner_notice: 1, advertiser_warning: 0, total: 1 } });
   });
@@ -287,8 +290,7 @@ describe("after the response, never changing it", () => {
     await down.stop();
   });
 
-  const notices = async (commissionId: number) =>
-    (await down.admin("GET", `/notifications?partnerId=${boot.partnerId}&limit=500`)).filter((n: any) => n.commissionId === commissionId);
+  const notices = async (commissionId: number) => (await down.admin("GET", `/notifications?partnerId=${boot.partnerId}&limit=500`)).filter((n: any) => n.commissionId === commissionId);
 
   test("the refund response comes while the notice is still held back; the notice follows", async () => {
     gate.open = false;
@@ -297,19 +299,30 @@ describe("after the response, never changing it", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true, status: "refunded", deductionAmount: 6, commission_id: sale.body.commission_id });
     // The response is out; the consumer gets the event now and is held: nothing is stored yet.
-    expect(await waitFor(async () => gate.held, (h) => h.includes("commission.refunded"))).toContain("commission.refunded");
+    expect(
+      await waitFor(
+        async () => gate.held,
+        (h) => h.includes("commission.refunded"),
+      ),
+    ).toContain("commission.refunded");
     expect(await notices(sale.body.commission_id)).toEqual([]);
 
     gate.open = true;
     gate.waiting.splice(0).forEach((release) => release());
-    const stored = await waitFor(() => notices(sale.body.commission_id), (l) => l.length >= 1);
+    const stored = await waitFor(
+      () => notices(sale.body.commission_id),
+      (l) => l.length >= 1,
+    );
     expect(stored).toEqual([expect.objectContaining({ kind: "partner_notice", status: "refunded", deductionCents: 600 })]);
   });
 
   test("a failing notifications service does not change the response; the notice arrives once it recovers", async () => {
     gate.open = true;
     const sale = await attributedSale(down, boot, { amountCents: 10_000 });
-    await waitFor(() => down.admin("GET", "/outbox"), (o: any) => o.pending === 0);
+    await waitFor(
+      () => down.admin("GET", "/outbox"),
+      (o: any) => o.pending === 0,
+    );
     gate.failing = true;
     const callsBefore = gate.calls;
 
@@ -328,7 +341,10 @@ describe("after the response, never changing it", () => {
     expect(await notices(sale.body.commission_id)).toEqual([]);
 
     gate.failing = false;
-    await waitFor(() => down.admin("GET", "/outbox"), (o: any) => o.pending === 0);
+    await waitFor(
+      () => down.admin("GET", "/outbox"),
+      (o: any) => o.pending === 0,
+    );
     expect(await notices(sale.body.commission_id)).toEqual([expect.objectContaining({ kind: "partner_notice", eventId: event.id, deductionCents: 600 })]);
   });
 });

@@ -64,8 +64,7 @@ describe("observability of one system (request id, logs, metrics, tracing, healt
     const { body } = await attributedSale(sys, boot, { transactionId });
     expect(body).toMatchObject({ attributed: true, commission_status: "pending" });
   };
-  const refund = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    sys.http("POST", "/api/v1/track/refund", { key: boot.apiKey, body, headers });
+  const refund = (body: Record<string, unknown>, headers: Record<string, string> = {}) => sys.http("POST", "/api/v1/track/refund", { key: boot.apiKey, body, headers });
 
   describe("request id", () => {
     it("echoes the caller's X-Request-Id, on success and on errors", async () => {
@@ -103,7 +102,10 @@ describe("observability of one system (request id, logs, metrics, tracing, healt
       expect(text.some((l) => /SALES: \[req req-refund-42\] refund of sale/.test(l.line))).toBe(true);
 
       // Lines outside any request have no request id.
-      const outside = lines.filter((l) => l.line.startsWith("{")).map((l) => JSON.parse(l.line)).find((l) => /started/.test(l.msg));
+      const outside = lines
+        .filter((l) => l.line.startsWith("{"))
+        .map((l) => JSON.parse(l.line))
+        .find((l) => /started/.test(l.msg));
       expect(outside).toBeDefined();
       expect(outside.requestId).toBeUndefined();
     });

@@ -126,7 +126,10 @@ describe("OpenAPI document", () => {
     };
     walk(doc);
     for (const ref of refs) {
-      const target = ref.replace(/^#\//, "").split("/").reduce<any>((o, k) => o?.[k], doc);
+      const target = ref
+        .replace(/^#\//, "")
+        .split("/")
+        .reduce<any>((o, k) => o?.[k], doc);
       expect({ ref, resolves: target !== undefined }).toEqual({ ref, resolves: true });
     }
     for (const [p, item] of Object.entries(doc.paths as Record<string, Json>)) {
@@ -136,7 +139,10 @@ describe("OpenAPI document", () => {
         expect(ids.has(operation.operationId)).toBe(false);
         ids.add(operation.operationId);
         const templated = [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
-        const declared = (operation.parameters as Json[]).filter((x) => x.in === "path").map((x) => x.name).sort();
+        const declared = (operation.parameters as Json[])
+          .filter((x) => x.in === "path")
+          .map((x) => x.name)
+          .sort();
         expect({ p, method, declared }).toEqual({ p, method, declared: templated });
         for (const scheme of (operation.security ?? []).flatMap((s: Json) => Object.keys(s))) expect(doc.components.securitySchemes[scheme]).toBeDefined();
       }

@@ -141,10 +141,19 @@ describe.each<Layout>(["current", "legacy"])("API layout %s", (layout) => {
       const metadata = { svc_click_id: await click(), program_id: String(boot.programId) };
       const t = now();
       const events: Evt[] = [
-        stripeEvent(layout, "checkout.session.completed", checkoutSession(layout, { mode: "subscription", payment_intent: null, invoice: invoiceId, subscription, metadata }), { created: t }),
+        stripeEvent(layout, "checkout.session.completed", checkoutSession(layout, { mode: "subscription", payment_intent: null, invoice: invoiceId, subscription, metadata }), {
+          created: t,
+        }),
         stripeEvent(layout, "invoice.payment_succeeded", firstInvoice(layout, invoiceId, subscription, paymentIntent, chargeId), { created: t }),
         ...(layout === "current"
-          ? [stripeEvent(layout, "invoice_payment.paid", stripeObject(layout, "invoice_payment", { id: processorId("inpay"), invoice: invoiceId, payment: { type: "payment_intent", payment_intent: paymentIntent }, status: "paid" }), { created: t })]
+          ? [
+              stripeEvent(
+                layout,
+                "invoice_payment.paid",
+                stripeObject(layout, "invoice_payment", { id: processorId("inpay"), invoice: invoiceId, payment: { type: "payment_intent", payment_intent: paymentIntent }, status: "paid" }),
+                { created: t },
+              ),
+            ]
           : []),
         stripeEvent(layout, "refund.created", refundObject(layout, chargeId, paymentIntent, 10_000), { created: t + 1 }),
       ];
@@ -170,7 +179,14 @@ describe.each<Layout>(["current", "legacy"])("API layout %s", (layout) => {
   test("renewals are refunded through their invoice's payment, whatever the order", async () => {
     const subscription = processorId("sub");
     const clickId = await click();
-    await deliver(sys, stripeEvent(layout, "checkout.session.completed", checkoutSession(layout, { mode: "subscription", payment_intent: null, invoice: processorId("in"), subscription, metadata: { svc_click_id: clickId } })));
+    await deliver(
+      sys,
+      stripeEvent(
+        layout,
+        "checkout.session.completed",
+        checkoutSession(layout, { mode: "subscription", payment_intent: null, invoice: processorId("in"), subscription, metadata: { svc_click_id: clickId } }),
+      ),
+    );
     const invoiceId = processorId("in");
     const paymentIntent = processorId("pi");
     const chargeId = processorId("ch");

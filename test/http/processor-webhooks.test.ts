@@ -19,8 +19,7 @@ afterAll(() => sys.stop());
 
 const sale = (transactionId: string) => sys.admin("GET", `/programs/${boot.programId}/sales/${transactionId}`);
 const commission = (id: number) => sys.admin("GET", `/commissions/${id}`);
-const send = (type: string, object: Record<string, unknown>, opts: { id?: string; livemode?: boolean } = {}) =>
-  deliver(sys, event(type, object, { account, ...opts }));
+const send = (type: string, object: Record<string, unknown>, opts: { id?: string; livemode?: boolean } = {}) => deliver(sys, event(type, object, { account, ...opts }));
 
 async function click() {
   return (await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } })).body.click_id as string;
@@ -197,7 +196,16 @@ describe("refunds and disputes", () => {
 
   test("a dispute reverses with reason chargeback; won, it is restored by an opposite entry", async () => {
     const { sale: s, charge } = await paidSession();
-    const dispute = { id: processorId("dp"), object: "dispute", amount: 10_000, charge: charge.id, payment_intent: charge.payment_intent, reason: "fraudulent", status: "needs_response", created: Math.floor(Date.now() / 1000) };
+    const dispute = {
+      id: processorId("dp"),
+      object: "dispute",
+      amount: 10_000,
+      charge: charge.id,
+      payment_intent: charge.payment_intent,
+      reason: "fraudulent",
+      status: "needs_response",
+      created: Math.floor(Date.now() / 1000),
+    };
     await send("charge.dispute.created", dispute);
     expect(await commission(s.commissionId)).toMatchObject({ status: "reversed", deductedCents: 2000, reason: "Chargeback at the processor" });
     expect((await commission(s.commissionId)).refunds[0]).toMatchObject({ refundId: `processor:${dispute.id}`, reasonCode: "chargeback" });
@@ -217,7 +225,16 @@ describe("refunds and disputes", () => {
 
   test("a lost dispute keeps the reversal", async () => {
     const { sale: s, charge } = await paidSession();
-    const dispute = { id: processorId("dp"), object: "dispute", amount: 10_000, charge: charge.id, payment_intent: charge.payment_intent, reason: "fraudulent", status: "needs_response", created: Math.floor(Date.now() / 1000) };
+    const dispute = {
+      id: processorId("dp"),
+      object: "dispute",
+      amount: 10_000,
+      charge: charge.id,
+      payment_intent: charge.payment_intent,
+      reason: "fraudulent",
+      status: "needs_response",
+      created: Math.floor(Date.now() / 1000),
+    };
     await send("charge.dispute.created", dispute);
     const res = await send("charge.dispute.closed", { ...dispute, status: "lost" });
     expect(res.body).toMatchObject({ handled: true, status: "lost" });
@@ -274,7 +291,12 @@ describe("invoice.payment_succeeded: renewals with the Subscription's metadata",
 
   test("the first invoice is counted at checkout, and its refunds find the checkout sale", async () => {
     const { sub, session } = await subscription({ svc_click_id: await click() });
-    const first = renewal({ id: session.invoice, billing_reason: "subscription_create", payment_intent: processorId("pi"), parent: { subscription_details: { subscription: sub, metadata: {} } } });
+    const first = renewal({
+      id: session.invoice,
+      billing_reason: "subscription_create",
+      payment_intent: processorId("pi"),
+      parent: { subscription_details: { subscription: sub, metadata: {} } },
+    });
     const res = await send("invoice.payment_succeeded", first);
     expect(res.body).toMatchObject({ handled: false, reason: expect.stringContaining("checkout") });
     await expect(sale(first.id)).rejects.toThrow(/404/);

@@ -227,9 +227,7 @@ describe("errors", () => {
 describe("concurrency", () => {
   test("the same refund_id sent 20 times at once is applied once", async () => {
     const { transactionId, body: sale } = await attributedSale(sys, boot);
-    const results = await Promise.all(
-      Array.from({ length: 20 }, () => refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1000, refund_id: "same" })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, () => refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 1000, refund_id: "same" })));
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(results.filter((r) => r.body.status === "refunded")).toHaveLength(1);
     expect(results.filter((r) => r.body.status === "skipped")).toHaveLength(19);
@@ -238,9 +236,7 @@ describe("concurrency", () => {
 
   test("20 different refunds at once are capped exactly at the sale amount", async () => {
     const { transactionId, body: sale } = await attributedSale(sys, boot, { amountCents: 10_000 });
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 700, refund_id: `r${i}` })),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => refund(sys, boot.apiKey, { transaction_id: transactionId, refund_amount_cents: 700, refund_id: `r${i}` })));
     expect(results.every((r) => r.status === 200)).toBe(true);
     const applied = results.filter((r) => r.body.status === "refunded" || r.body.status === "reversed");
     expect(applied).toHaveLength(15); // 14 x 700 = 9800, the 15th is capped at 200

@@ -30,7 +30,11 @@ const proxy = http.createServer((req, res) => {
       res.writeHead(action.status, { "Content-Type": "application/json", ...(action.retryAfter !== undefined ? { "Retry-After": action.retryAfter } : {}) });
       return res.end(JSON.stringify({ success: false, error: { code: action.status === 429 ? "rate_limit_exceeded" : "service_unavailable", message: "not now" } }));
     }
-    const upstream = await fetch(sys.baseUrl + req.url, { method: req.method, headers: { authorization: String(req.headers.authorization), "content-type": "application/json" }, body: Buffer.concat(chunks) });
+    const upstream = await fetch(sys.baseUrl + req.url, {
+      method: req.method,
+      headers: { authorization: String(req.headers.authorization), "content-type": "application/json" },
+      body: Buffer.concat(chunks),
+    });
     const text = await upstream.text();
     // The service did the work; the answer is lost on the way back.
     if (action?.kind === "drop-after-forward") return req.socket.destroy();
@@ -95,7 +99,9 @@ test("attempts are bounded: the last 503 is thrown with its attempt count", asyn
 
 test("retry: false makes one attempt", async () => {
   script = [{ kind: "answer", status: 503, retryAfter: "0" }];
-  const err = await clientWith([], { retry: false }).trackLead({ customerExternalId: uniqueId("u") }).catch((e) => e);
+  const err = await clientWith([], { retry: false })
+    .trackLead({ customerExternalId: uniqueId("u") })
+    .catch((e) => e);
   expect(err).toMatchObject({ status: 503, attempts: 1, retryAfterMs: 0 });
   expect(seen).toHaveLength(1);
 });
@@ -113,7 +119,9 @@ test("a lost answer on trackSale (idempotent) is retried: the retry sees already
 test("a lost answer on trackClick (not idempotent) is not retried", async () => {
   const retries: RetryEvent[] = [];
   script = [{ kind: "drop-after-forward" }];
-  const err = await clientWith(retries).trackClick({ programId: boot.programId, referralCode: boot.referralCode }).catch((e) => e);
+  const err = await clientWith(retries)
+    .trackClick({ programId: boot.programId, referralCode: boot.referralCode })
+    .catch((e) => e);
   expect(err).toMatchObject({ status: 0, code: "network_error", attempts: 1 });
   expect(retries).toEqual([]);
   expect(seen).toHaveLength(1);

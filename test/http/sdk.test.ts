@@ -110,7 +110,10 @@ test("trackClick and the test switch: `test: true` is sent on click, lead and sa
 });
 
 describe("handleInvoicePaid (spec 6.2)", () => {
-  const paid = (invoice: Record<string, unknown>) => ({ type: "invoice.paid", data: { object: { id: uniqueId("in"), billing_reason: "subscription_cycle", amount_paid: 2500, currency: "usd", ...invoice } as any } });
+  const paid = (invoice: Record<string, unknown>) => ({
+    type: "invoice.paid",
+    data: { object: { id: uniqueId("in"), billing_reason: "subscription_cycle", amount_paid: 2500, currency: "usd", ...invoice } as any },
+  });
 
   test("only invoice.paid events", async () => {
     expect(await handleInvoicePaid({ type: "invoice.payment_succeeded", data: { object: { id: "in_1" } } }, client)).toMatchObject({ handled: false });

@@ -17,15 +17,13 @@ beforeAll(async () => {
 afterAll(() => sys.stop());
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const status = (programId: number | string, headers: Record<string, string> = { Cookie: cookie }) =>
-  sys.http("GET", `/api/tracking/status/${programId}`, { headers });
+const status = (programId: number | string, headers: Record<string, string> = { Cookie: cookie }) => sys.http("GET", `/api/tracking/status/${programId}`, { headers });
 
 async function programInWorkspace(extra: Record<string, unknown> = {}) {
   return sys.bootstrap({ workspaceId: owner.workspaceId, paymentTrackingMode: "processor_connect", ...extra });
 }
 
-const click = (programId: number, referralCode: string, test: boolean) =>
-  sys.http("POST", "/api/v1/track/click", { body: { program_id: programId, referral_code: referralCode, test } });
+const click = (programId: number, referralCode: string, test: boolean) => sys.http("POST", "/api/v1/track/click", { body: { program_id: programId, referral_code: referralCode, test } });
 
 test("a new program: every field, with every step pending", async () => {
   const p = await programInWorkspace();

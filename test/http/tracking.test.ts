@@ -143,7 +143,9 @@ test("rate limit per API key: 429 with Retry-After in the typed envelope", async
     for (let i = 0; i < 4; i++) statuses.push((await limited.http("POST", "/api/v1/track/refund", { key: b.apiKey, body: { transaction_id: "x" } })).status);
     expect(statuses).toEqual([404, 404, 404, 429]);
     const res = await limited.http("POST", "/api/v1/track/refund", { key: b.apiKey, body: { transaction_id: "x" } });
-    expect(res.body).toEqual({ error: { type: "rate_limit_error", code: "rate_limit_exceeded", message: expect.stringMatching(/^Too many requests for this API key\. Retry after \d+ s\.$/) } });
+    expect(res.body).toEqual({
+      error: { type: "rate_limit_error", code: "rate_limit_exceeded", message: expect.stringMatching(/^Too many requests for this API key\. Retry after \d+ s\.$/) },
+    });
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
     // Another key of the same program has its own budget.
     expect((await limited.http("POST", "/api/v1/track/refund", { key: other.apiKey, body: { transaction_id: "x" } })).status).toBe(404);

@@ -149,7 +149,10 @@ test("signed deliveries of created, refunded and reversed; a failed first attemp
     async () => deliveries(all.id),
     (list: any[]) => list.length === 3 && list.every((d) => d.status === "succeeded"),
   );
-  await waitFor(async () => deliveries(reversedOnly.id), (list: any[]) => list.length === 1 && list[0].status === "succeeded");
+  await waitFor(
+    async () => deliveries(reversedOnly.id),
+    (list: any[]) => list.length === 1 && list[0].status === "succeeded",
+  );
   await new Promise((r) => setTimeout(r, 500)); // room for any stray extra request to show up
 
   // Every request carried a valid signature, and its headers match its body.
@@ -199,7 +202,10 @@ test("a receiver that does not answer in time counts as a failed attempt and get
   const { workspaceId, boot } = await workspaceProgram();
   const slow = await register(workspaceId, "/slow", "hang-first", ["commission.created"]);
   await attributedSale(sys, boot, { amountCents: 1000 });
-  const [d] = await waitFor(async () => deliveries(slow.id), (list: any[]) => list[0]?.status === "succeeded");
+  const [d] = await waitFor(
+    async () => deliveries(slow.id),
+    (list: any[]) => list[0]?.status === "succeeded",
+  );
   expect(d.attemptLog.map((a: any) => [a.statusCode, a.error])).toEqual([
     [null, "no answer within 700 ms"],
     [200, null],
@@ -242,7 +248,13 @@ describe("the admin API", () => {
   test("validates endpoints: http(s) URL, known event types, existing workspace; 404 for unknown endpoints", async () => {
     const { workspaceId } = await workspaceProgram();
     const post = (body: unknown, ws: number = workspaceId) => sys.http("POST", `/api/admin/workspaces/${ws}/webhook-endpoints`, { key: ADMIN_TOKEN, body });
-    for (const body of [{}, { url: "not a url" }, { url: "ftp://example.com/x" }, { url: "https://example.com", eventTypes: ["sale.created"] }, { url: "https://example.com", eventTypes: [] }]) {
+    for (const body of [
+      {},
+      { url: "not a url" },
+      { url: "ftp://example.com/x" },
+      { url: "https://example.com", eventTypes: ["sale.created"] },
+      { url: "https://example.com", eventTypes: [] },
+    ]) {
       const res = await post(body);
       expect([JSON.stringify(body), res.status, res.body.error.code]).toEqual([JSON.stringify(body), 400, "invalid_request"]);
     }
@@ -272,9 +284,15 @@ describe("the admin API", () => {
 
     const sale = await attributedSale(sys, boot, { amountCents: 1000 });
     await refund(sys, boot.apiKey, { transaction_id: sale.transactionId });
-    await waitFor(async () => deliveries(created.id), (list: any[]) => list[0]?.status === "succeeded");
+    await waitFor(
+      async () => deliveries(created.id),
+      (list: any[]) => list[0]?.status === "succeeded",
+    );
     expect((await cli("webhook-deliveries", "--endpoint", String(created.id))).map((d: any) => d.eventType)).toEqual(["commission.reversed"]);
-    await waitFor(() => sys.admin("GET", `/notifications?partnerId=${boot.partnerId}`), (l: any[]) => l.length === 1);
+    await waitFor(
+      () => sys.admin("GET", `/notifications?partnerId=${boot.partnerId}`),
+      (l: any[]) => l.length === 1,
+    );
     expect((await cli("notifications", "--partner", String(boot.partnerId))).map((n: any) => n.commissionId)).toEqual([sale.body.commission_id]);
     expect(await cli("disable-webhook", "--endpoint", String(created.id))).toMatchObject({ enabled: false });
     expect(await cli("enable-webhook", "--endpoint", String(created.id))).toMatchObject({ enabled: true });

@@ -87,7 +87,18 @@ test("the CLI retries a withdrawal whose answer was lost with the same key: one 
     expect(after).toHaveLength(before + 1);
 
     // The operator running it again with the key it printed: still that one withdrawal.
-    const rerun = await cli(sys.baseUrl, "create-withdrawal", "--program", String(boot.programId), "--partner", String(boot.partnerId), "--amount-cents", "2000", "--idempotency-key", created.idempotencyKey);
+    const rerun = await cli(
+      sys.baseUrl,
+      "create-withdrawal",
+      "--program",
+      String(boot.programId),
+      "--partner",
+      String(boot.partnerId),
+      "--amount-cents",
+      "2000",
+      "--idempotency-key",
+      created.idempotencyKey,
+    );
     expect(rerun.code).toBe(0);
     expect(JSON.parse(rerun.stdout)).toEqual(created);
     expect(await withdrawals()).toHaveLength(before + 1);

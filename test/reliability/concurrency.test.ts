@@ -140,7 +140,9 @@ describe.each(backendsToRun)("concurrent refunds on %s", (name, backend) => {
       // Each refund id at most once; each amount without id at most once.
       const ids = c.refunds.map((e: { refundId: string | null }) => e.refundId).filter((id: string | null) => id !== null);
       expect({ context, ids: new Set(ids).size }).toEqual({ context, ids: ids.length });
-      const bare = c.refunds.filter((e: { refundId: string | null; requestedCents: number }) => e.refundId === null && e.requestedCents > 0).map((e: { requestedCents: number }) => e.requestedCents);
+      const bare = c.refunds
+        .filter((e: { refundId: string | null; requestedCents: number }) => e.refundId === null && e.requestedCents > 0)
+        .map((e: { requestedCents: number }) => e.requestedCents);
       expect({ context, bare: new Set(bare).size }).toEqual({ context, bare: bare.length });
       // Every id acknowledged as applied is in the ledger, once.
       for (const x of appliedResponses.filter((x) => x.body.refund_id)) expect(ids).toContain(x.body.refund_id);

@@ -205,9 +205,7 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
   async function sales(prefix: string, n: number): Promise<string[]> {
     const ids = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
     for (const tx of ids) {
-      const res = await untilAnswered(() =>
-        http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: tx, amount_cents: 1_000_000, customer_key: boot.customer } }),
-      );
+      const res = await untilAnswered(() => http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: tx, amount_cents: 1_000_000, customer_key: boot.customer } }));
       expect({ tx, status: res.status }).toEqual({ tx, status: res.status === 409 ? 409 : 200 });
       figures.acknowledged++;
     }

@@ -166,7 +166,11 @@ describe("regressions found by the fuzzer", () => {
   test("a path with malformed percent-encoding is a 400, not a 500", async () => {
     for (const path of ["/api/tracking/status/%E0%A4%A", "/api/v1/track/%E0%A4%A"]) {
       const res = await send({ endpoint: "routing", method: "GET", path, headers: { Cookie: ctx.sessionCookie }, note: "regression" });
-      expect({ path, status: res.status, code: JSON.parse(res.text).error.code }).toEqual({ path, status: path.includes("status") ? 400 : 404, code: path.includes("status") ? "invalid_request" : "not_found" });
+      expect({ path, status: res.status, code: JSON.parse(res.text).error.code }).toEqual({
+        path,
+        status: path.includes("status") ? 400 : 404,
+        code: path.includes("status") ? "invalid_request" : "not_found",
+      });
     }
   });
 

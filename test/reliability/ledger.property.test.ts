@@ -34,20 +34,10 @@ type Op =
 
 const REFUND_IDS = ["re_a", "re_b", "re_c", "dp_1", "dp_2"];
 
-const saleAmount = fc.oneof(
-  fc.integer({ min: 1, max: 100 }),
-  fc.integer({ min: 100, max: 100_000 }),
-  fc.constantFrom(1, 3, 7, 9999, 10_000, 123_456_789, 2 ** 41 - 1),
-);
+const saleAmount = fc.oneof(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 100, max: 100_000 }), fc.constantFrom(1, 3, 7, 9999, 10_000, 123_456_789, 2 ** 41 - 1));
 
 /** Refund amounts: omitted, 0 (the rest), small, around the sale amount, far over it. */
-const refundAmount = fc.oneof(
-  fc.constant(undefined),
-  fc.constant(0),
-  fc.integer({ min: 1, max: 50 }),
-  fc.integer({ min: 1, max: 20_000 }),
-  fc.integer({ min: 100_000, max: 1_000_000_000 }),
-);
+const refundAmount = fc.oneof(fc.constant(undefined), fc.constant(0), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 20_000 }), fc.integer({ min: 100_000, max: 1_000_000_000 }));
 
 export const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   {

@@ -165,7 +165,12 @@ describe.each([
     );
     expect(delivery).toBeDefined();
     const out = await consumer(node, file, "verify", { payloadBase64: delivery!.body.toString("base64"), signature: delivery!.signature, secret });
-    expect(out.event).toMatchObject({ type: "commission.created", workspaceId: expect.any(Number), data: { transactionId: invoiceId, commissionId: sale.body.commission_id }, signedAt: expect.any(Number) });
+    expect(out.event).toMatchObject({
+      type: "commission.created",
+      workspaceId: expect.any(Number),
+      data: { transactionId: invoiceId, commissionId: sale.body.commission_id },
+      signedAt: expect.any(Number),
+    });
     expect(out.tampered).toEqual({ isVerificationError: true, code: "signature_mismatch" });
   });
 });

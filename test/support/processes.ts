@@ -137,8 +137,7 @@ export async function stopNode(node: ChildNode, timeoutMs = 10_000): Promise<voi
   }
 }
 
-export const outputOf = (nodes: ChildNode[]) =>
-  nodes.map((n) => `----- ${n.name} (pid ${n.child.pid}, exit ${JSON.stringify(n.exit)}) -----\n${n.output.join("\n")}`).join("\n");
+export const outputOf = (nodes: ChildNode[]) => nodes.map((n) => `----- ${n.name} (pid ${n.child.pid}, exit ${JSON.stringify(n.exit)}) -----\n${n.output.join("\n")}`).join("\n");
 
 /** Drives a REPL child: sends one line and resolves with what it printed up to the next prompt. */
 export async function replCommand(node: ChildNode, line: string, prompt = "affiliate $", timeoutMs = 20_000): Promise<string> {

@@ -24,8 +24,7 @@ export function event(type: string, object: Record<string, unknown>, opts: { acc
 /** Posts an event with a real Stripe-Signature (or the one given). */
 export async function deliver(sys: TestSystem, evt: object, opts: { secret?: string; timestamp?: number; signature?: string } = {}) {
   const payload = JSON.stringify(evt);
-  const signature =
-    opts.signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET, timestamp: opts.timestamp });
+  const signature = opts.signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET, timestamp: opts.timestamp });
   return sys.http("POST", "/api/v1/webhooks/processor", { raw: payload, headers: { "Stripe-Signature": signature } });
 }
 

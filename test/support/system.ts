@@ -46,9 +46,7 @@ export function defaultBackend(): TestBackend {
  * Starts the whole system (or `services`) in this process on the in-process
  * transporter, with the gateway on an ephemeral port and a fresh database.
  */
-export async function startSystem(
-  opts: { services?: readonly string[]; backend?: TestBackend; env?: Record<string, string>; broker?: BrokerOptions } = {},
-): Promise<TestSystem> {
+export async function startSystem(opts: { services?: readonly string[]; backend?: TestBackend; env?: Record<string, string>; broker?: BrokerOptions } = {}): Promise<TestSystem> {
   const database = await (opts.backend ?? defaultBackend()).create();
   const saved = { ...process.env };
   Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200" }, opts.env);

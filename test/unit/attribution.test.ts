@@ -2,9 +2,7 @@ import { attributionSteps, normalizeEmail } from "../../shared/domain/attributio
 
 describe("attributionSteps", () => {
   it("tries click, email, processor customer, then customer key, in that order", () => {
-    expect(
-      attributionSteps({ customerKey: "cust_1", processorCustomerId: "cus_1", email: "a@example.com", clickId: "clk_1" }),
-    ).toEqual([
+    expect(attributionSteps({ customerKey: "cust_1", processorCustomerId: "cus_1", email: "a@example.com", clickId: "clk_1" })).toEqual([
       { method: "click", value: "clk_1" },
       { method: "email", value: "a@example.com" },
       { method: "processor_customer", value: "cus_1" },
@@ -17,9 +15,7 @@ describe("attributionSteps", () => {
       { method: "email", value: "a@example.com" },
       { method: "customer_key", value: "cust_1" },
     ]);
-    expect(attributionSteps({ clickId: null, email: "", processorCustomerId: "cus_1", customerKey: undefined })).toEqual([
-      { method: "processor_customer", value: "cus_1" },
-    ]);
+    expect(attributionSteps({ clickId: null, email: "", processorCustomerId: "cus_1", customerKey: undefined })).toEqual([{ method: "processor_customer", value: "cus_1" }]);
     expect(attributionSteps({})).toEqual([]);
   });
 

@@ -52,9 +52,31 @@ describe("cli --help", () => {
     const { code, stdout } = await cli("--help");
     expect(code).toBe(0);
     const commands = [
-      "bootstrap", "create-workspace", "create-user", "grant-role", "set-processor", "create-program", "get-program", "create-api-key",
-      "retire-api-key", "create-partner", "approve-due", "create-withdrawal", "pay-withdrawal", "balance", "commission", "sale", "outbox",
-      "processor-events", "processor-event", "reconcile", "notifications", "create-webhook", "webhooks", "disable-webhook", "enable-webhook",
+      "bootstrap",
+      "create-workspace",
+      "create-user",
+      "grant-role",
+      "set-processor",
+      "create-program",
+      "get-program",
+      "create-api-key",
+      "retire-api-key",
+      "create-partner",
+      "approve-due",
+      "create-withdrawal",
+      "pay-withdrawal",
+      "balance",
+      "commission",
+      "sale",
+      "outbox",
+      "processor-events",
+      "processor-event",
+      "reconcile",
+      "notifications",
+      "create-webhook",
+      "webhooks",
+      "disable-webhook",
+      "enable-webhook",
       "webhook-deliveries",
     ];
     for (const name of commands) expect(stdout).toMatch(new RegExp(`^  ${name}\\b`, "m"));
@@ -66,7 +88,10 @@ describe("cli --help", () => {
   });
 
   it.each([
-    ["create-program", ["--name <name>", "--percent <0-100>", "--flat-cents <n>", "--hold-days <n>", "--payment-tracking-mode <mode>", "--allowed-origin <url>", "--workspace <id>", "--currency <code>"]],
+    [
+      "create-program",
+      ["--name <name>", "--percent <0-100>", "--flat-cents <n>", "--hold-days <n>", "--payment-tracking-mode <mode>", "--allowed-origin <url>", "--workspace <id>", "--currency <code>"],
+    ],
     ["create-withdrawal", ["--program <id>", "--partner <id>", "--amount-cents <n>", "--idempotency-key <key>"]],
     ["set-processor", ["--program <id>", "--status <status>", "--account-id <acct_id>", "--charges-enabled [true|false]", "--connected-at <ISO date>"]],
     ["webhook-deliveries", ["--endpoint <id>", "--status <status>", "--limit <n>"]],
@@ -125,7 +150,11 @@ describe("cli requests", () => {
     expect(received.body).toEqual({ name: "Acme", commissionRule: { type: "percentage", basisPoints: 1250 } });
 
     await cli("create-webhook", "--workspace", "4", "--url", "https://hooks.test/a", "--events", "commission.created, commission.reversed");
-    expect(received).toEqual({ method: "POST", url: "/api/admin/workspaces/4/webhook-endpoints", body: { url: "https://hooks.test/a", eventTypes: ["commission.created", "commission.reversed"] } });
+    expect(received).toEqual({
+      method: "POST",
+      url: "/api/admin/workspaces/4/webhook-endpoints",
+      body: { url: "https://hooks.test/a", eventTypes: ["commission.created", "commission.reversed"] },
+    });
 
     await cli("create-withdrawal", "--program", "1", "--partner", "2", "--amount-cents", "-5", "--idempotency-key", "k-1");
     // A negative amount is the server's to refuse, with its stable code, as for any API client.

@@ -73,7 +73,13 @@ describe("the system's declarations", () => {
   ];
 
   it("declares an input for every action of every service, but the few listed", () => {
-    const declared = new Set(DECLARED.flatMap(({ service, actions }) => Object.entries(actions).filter(([, d]) => d.input).map(([name]) => `${service}.${name}`)));
+    const declared = new Set(
+      DECLARED.flatMap(({ service, actions }) =>
+        Object.entries(actions)
+          .filter(([, d]) => d.input)
+          .map(([name]) => `${service}.${name}`),
+      ),
+    );
     const withoutInput: string[] = [];
     for (const name of ALL_SERVICES) {
       const schema = loadService(name) as { name: string; actions?: Record<string, unknown> };
@@ -86,10 +92,12 @@ describe("the system's declarations", () => {
   });
 
   it("declares only actions that exist", () => {
-    const actions = new Set(ALL_SERVICES.flatMap((name) => {
-      const schema = loadService(name) as { name: string; actions?: Record<string, unknown> };
-      return Object.keys(schema.actions ?? {}).map((a) => `${schema.name}.${a}`);
-    }));
+    const actions = new Set(
+      ALL_SERVICES.flatMap((name) => {
+        const schema = loadService(name) as { name: string; actions?: Record<string, unknown> };
+        return Object.keys(schema.actions ?? {}).map((a) => `${schema.name}.${a}`);
+      }),
+    );
     const stale = DECLARED.flatMap(({ service, actions: a }) => Object.keys(a).map((n) => `${service}.${n}`)).filter((n) => !actions.has(n));
     expect(stale).toEqual([]);
   });

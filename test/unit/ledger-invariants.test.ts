@@ -72,7 +72,19 @@ test("a consistent ledger passes every rule, and the report says what was checke
 
 test("totals are per currency, never added across currencies", () => {
   const s = valid();
-  s.commissions.push({ ...s.commissions[0], id: 99, partnerId: 77, currency: "jpy", saleAmountCents: 1000, amountCents: 100, refundedCents: 0, deductedCents: 0, status: "pending", creditedAt: null, paidOutAt: null });
+  s.commissions.push({
+    ...s.commissions[0],
+    id: 99,
+    partnerId: 77,
+    currency: "jpy",
+    saleAmountCents: 1000,
+    amountCents: 100,
+    refundedCents: 0,
+    deductedCents: 0,
+    status: "pending",
+    creditedAt: null,
+    paidOutAt: null,
+  });
   s.outbox.push({ id: 999, type: "commission.created", commissionId: 99, dispatchedAt: null });
   const report = checkLedgerInvariants(s);
   expect(report.violations).toEqual([]);

@@ -48,7 +48,14 @@ describe("named fields in log lines", () => {
 describe("the gateway's fields", () => {
   it("of a tracked event: request id, program (key's, else the body's), status and outcome", () => {
     const ctx = { requestID: "r-1", meta: { programId: 4 } };
-    expect(trackedEventFields("sales.track", ctx, { amount_cents: 100 }, { attributed: true, sale_id: 9, amount_cents: 100, currency: "usd", commission_id: 2, commission_status: "pending", test: false })).toEqual({
+    expect(
+      trackedEventFields(
+        "sales.track",
+        ctx,
+        { amount_cents: 100 },
+        { attributed: true, sale_id: 9, amount_cents: 100, currency: "usd", commission_id: 2, commission_status: "pending", test: false },
+      ),
+    ).toEqual({
       event: "sale",
       requestId: "r-1",
       programId: 4,

@@ -31,11 +31,7 @@ function runRefunds(state: CommissionRefundState, requests: Array<{ amountCents?
 
 describe("planRefund", () => {
   it("follows the spec example: 3000 then 2000 deduct 600 then 400, then the rest 1000", () => {
-    const [first, second, rest] = runRefunds(fresh(), [
-      { amountCents: 3000, refundId: "re_1" },
-      { amountCents: 2000, refundId: "re_2" },
-      {},
-    ]);
+    const [first, second, rest] = runRefunds(fresh(), [{ amountCents: 3000, refundId: "re_1" }, { amountCents: 2000, refundId: "re_2" }, {}]);
     expect(first).toEqual({
       kind: "apply",
       appliedCents: 3000,

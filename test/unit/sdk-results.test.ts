@@ -3,8 +3,7 @@ import { AffiliateApiError } from "../../sdk/src/errors";
 import { camelizeKeys, toClickResult, toLeadResult, toRefundResult, toSaleResult } from "../../sdk/src/results";
 
 const snakeKey = /_[a-z0-9]/;
-const keysOf = (v: unknown): string[] =>
-  Array.isArray(v) ? v.flatMap(keysOf) : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => [k, ...keysOf(x)]) : [];
+const keysOf = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap(keysOf) : v && typeof v === "object" ? Object.entries(v).flatMap(([k, x]) => [k, ...keysOf(x)]) : []);
 
 test("camelizeKeys converts deeply and leaves values and camelCase keys alone", () => {
   expect(camelizeKeys({ sale_id: 1, deductionAmount: 2, nested: { commission_id: 3, list: [{ partner_id: 4 }] }, text: "snake_case_value", none: null })).toEqual({
@@ -17,12 +16,42 @@ test("camelizeKeys converts deeply and leaves values and camelCase keys alone", 
 });
 
 test("sale: the API's example answer, with the SDK's names", () => {
-  const body = { success: true, sale_id: 1, transaction_id: "order-1001", amount_cents: 10000, currency: "usd", test: false, attributed: true, partner_id: 3, attribution_method: "customer_key", commission_id: 7, commission_status: "pending" };
+  const body = {
+    success: true,
+    sale_id: 1,
+    transaction_id: "order-1001",
+    amount_cents: 10000,
+    currency: "usd",
+    test: false,
+    attributed: true,
+    partner_id: 3,
+    attribution_method: "customer_key",
+    commission_id: 7,
+    commission_status: "pending",
+  };
   const result = toSaleResult(body);
-  expect(result).toEqual({ status: "recorded", saleId: 1, invoiceId: "order-1001", amount: 10000, currency: "usd", test: false, attributed: true, partnerId: 3, attributionMethod: "customer_key", commissionId: 7, commissionStatus: "pending" });
+  expect(result).toEqual({
+    status: "recorded",
+    saleId: 1,
+    invoiceId: "order-1001",
+    amount: 10000,
+    currency: "usd",
+    test: false,
+    attributed: true,
+    partnerId: 3,
+    attributionMethod: "customer_key",
+    commissionId: 7,
+    commissionStatus: "pending",
+  });
   expect(keysOf(result).filter((k) => snakeKey.test(k))).toEqual([]);
   // Not attributed: nulls, not missing keys.
-  expect(toSaleResult({ success: true, sale_id: 2, transaction_id: "o", amount_cents: 1, currency: "usd", test: true, attributed: false })).toMatchObject({ partnerId: null, commissionId: null, commissionStatus: null, attributionMethod: null, test: true });
+  expect(toSaleResult({ success: true, sale_id: 2, transaction_id: "o", amount_cents: 1, currency: "usd", test: true, attributed: false })).toMatchObject({
+    partnerId: null,
+    commissionId: null,
+    commissionStatus: null,
+    attributionMethod: null,
+    test: true,
+  });
 });
 
 test("lead and click", () => {

@@ -16,20 +16,12 @@ export function checkBalances(snapshot: Pick<LedgerSnapshot, "commissions" | "ba
     const stored = balances.get(key) ?? { partnerId, programId, currency, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
     const ids = keyIds(stored);
     if (stored.balanceCents !== stored.creditedCents - stored.deductedCents - stored.paidCents) {
-      violate(
-        "balance.arithmetic",
-        ids,
-        `balance ${stored.balanceCents} != credited ${stored.creditedCents} - deducted ${stored.deductedCents} - paid ${stored.paidCents}`,
-      );
+      violate("balance.arithmetic", ids, `balance ${stored.balanceCents} != credited ${stored.creditedCents} - deducted ${stored.deductedCents} - paid ${stored.paidCents}`);
     }
     const paid = ws.filter((w) => w.status === "paid").reduce((s, w) => s + w.amountCents, 0);
     const net = creditedNet.get(key) ?? 0;
     if (stored.balanceCents !== net - paid || stored.paidCents !== paid) {
-      violate(
-        "balance.ledger",
-        ids,
-        `balance ${stored.balanceCents} (paid ${stored.paidCents}); the ledger says credited net ${net} - paid withdrawals ${paid} = ${net - paid}`,
-      );
+      violate("balance.ledger", ids, `balance ${stored.balanceCents} (paid ${stored.paidCents}); the ledger says credited net ${net} - paid withdrawals ${paid} = ${net - paid}`);
     }
     const open = ws.filter((w) => w.status === "open");
     const openTotal = open.reduce((s, w) => s + w.amountCents, 0);

@@ -15,11 +15,7 @@ export function checkCommission(c: SnapshotCommission, entries: readonly Snapsho
   } else if (c.saleAmountCents > 0 && c.amountCents >= 0) {
     const expected = mulDivRound(c.amountCents, c.refundedCents, c.saleAmountCents);
     if (c.deductedCents !== expected) {
-      violate(
-        "commission.deducted_proportional",
-        ids,
-        `deducted ${c.deductedCents} != round(${c.amountCents} x ${c.refundedCents} / ${c.saleAmountCents}) = ${expected}`,
-      );
+      violate("commission.deducted_proportional", ids, `deducted ${c.deductedCents} != round(${c.amountCents} x ${c.refundedCents} / ${c.saleAmountCents}) = ${expected}`);
     }
   } else {
     violate("commission.deducted_proportional", ids, `amount ${c.amountCents} or sale amount ${c.saleAmountCents} is not valid`);

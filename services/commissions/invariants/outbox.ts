@@ -20,11 +20,7 @@ export function checkCommissionEvents(c: SnapshotCommission, entries: readonly S
 }
 
 /** outbox.event_per_change over all events (known type, known commission); counts them by state. */
-export function checkOutboxEvents(
-  outbox: readonly SnapshotOutboxEvent[],
-  commissions: ReadonlyMap<number, SnapshotCommission>,
-  violate: Violate,
-): { dispatched: number; pending: number } {
+export function checkOutboxEvents(outbox: readonly SnapshotOutboxEvent[], commissions: ReadonlyMap<number, SnapshotCommission>, violate: Violate): { dispatched: number; pending: number } {
   let dispatched = 0;
   let pending = 0;
   for (const e of outbox) {

@@ -247,8 +247,7 @@ export const toOutbox = (d: OutboxDoc): OutboxEvent => ({
 export const keyFilter = (k: BalanceKey): BalanceKey => ({ partnerId: k.partnerId, programId: k.programId, currency: k.currency });
 
 /** The patch's defined fields, as the SQL adapter's SET clause (null is a value, undefined is "unchanged"). */
-export const definedFields = <T extends object>(patch: T): Partial<T> =>
-  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+export const definedFields = <T extends object>(patch: T): Partial<T> => Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 export interface Store {
   connection: Connection;

@@ -56,9 +56,7 @@ export class MongoCommissionsTx implements CommissionsTx {
   }
 
   async getCommissionForUpdate(id: number): Promise<Commission | null> {
-    const doc = await this.store.commissions
-      .findOneAndUpdate({ _id: id }, { $inc: { lockVersion: 1 } }, { session: this.session, returnDocument: "after" })
-      .lean();
+    const doc = await this.store.commissions.findOneAndUpdate({ _id: id }, { $inc: { lockVersion: 1 } }, { session: this.session, returnDocument: "after" }).lean();
     return doc ? toCommission(doc) : null;
   }
 
@@ -67,11 +65,7 @@ export class MongoCommissionsTx implements CommissionsTx {
     patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision">>,
     now: Date,
   ): Promise<void> {
-    await this.store.commissions.updateOne(
-      { _id: id },
-      { $set: { ...definedFields(patch), updatedAt: now } },
-      { session: this.session, runValidators: true },
-    );
+    await this.store.commissions.updateOne({ _id: id }, { $set: { ...definedFields(patch), updatedAt: now } }, { session: this.session, runValidators: true });
   }
 
   async listRefunds(commissionId: number): Promise<RefundEntry[]> {
@@ -112,10 +106,7 @@ export class MongoCommissionsTx implements CommissionsTx {
     return toBalance(doc!);
   }
 
-  async changeBalance(
-    key: BalanceKey,
-    delta: Partial<Pick<Balance, "balanceCents" | "creditedCents" | "deductedCents" | "paidCents">>,
-  ): Promise<void> {
+  async changeBalance(key: BalanceKey, delta: Partial<Pick<Balance, "balanceCents" | "creditedCents" | "deductedCents" | "paidCents">>): Promise<void> {
     const inc = Object.fromEntries(Object.entries(delta).filter(([, v]) => v));
     if (!Object.keys(inc).length) return;
     await this.store.balances.updateOne(keyFilter(key), { $inc: inc }, { session: this.session });
@@ -151,9 +142,7 @@ export class MongoCommissionsTx implements CommissionsTx {
 
   async findWithdrawalByIdempotencyKey(programId: number, idempotencyKey: string): Promise<Withdrawal | null> {
     // The $type predicate lets the planner use the partial unique index.
-    const doc = await this.store.withdrawals
-      .findOne({ programId, idempotencyKey: { $eq: idempotencyKey, $type: "string" } }, null, { session: this.session })
-      .lean();
+    const doc = await this.store.withdrawals.findOne({ programId, idempotencyKey: { $eq: idempotencyKey, $type: "string" } }, null, { session: this.session }).lean();
     return doc ? toWithdrawal(doc) : null;
   }
 
@@ -163,9 +152,7 @@ export class MongoCommissionsTx implements CommissionsTx {
   }
 
   async getWithdrawalForUpdate(id: number): Promise<Withdrawal | null> {
-    const doc = await this.store.withdrawals
-      .findOneAndUpdate({ _id: id }, { $inc: { lockVersion: 1 } }, { session: this.session, returnDocument: "after" })
-      .lean();
+    const doc = await this.store.withdrawals.findOneAndUpdate({ _id: id }, { $inc: { lockVersion: 1 } }, { session: this.session, returnDocument: "after" }).lean();
     return doc ? toWithdrawal(doc) : null;
   }
 
@@ -177,26 +164,16 @@ export class MongoCommissionsTx implements CommissionsTx {
 
   async listPayableCommissions(key: BalanceKey): Promise<PayableCommission[]> {
     const candidates = await this.store.commissions
-      .find(
-        { ...keyFilter(key), creditedAt: { $ne: null }, paidOutAt: null, status: { $ne: "reversed" } },
-        { _id: 1, amountCents: 1, deductedCents: 1 },
-        { session: this.session },
-      )
+      .find({ ...keyFilter(key), creditedAt: { $ne: null }, paidOutAt: null, status: { $ne: "reversed" } }, { _id: 1, amountCents: 1, deductedCents: 1 }, { session: this.session })
       .sort({ _id: 1 })
       .lean();
     const ids = candidates.map((c) => c._id);
     const payable = candidates.map((c) => ({ id: c._id, netCents: c.amountCents - c.deductedCents }));
     if (!ids.length) return [];
-    const links = await this.store.withdrawalCommissions
-      .find({ commissionId: { $in: ids } }, { withdrawalId: 1, commissionId: 1 }, { session: this.session })
-      .lean();
+    const links = await this.store.withdrawalCommissions.find({ commissionId: { $in: ids } }, { withdrawalId: 1, commissionId: 1 }, { session: this.session }).lean();
     if (!links.length) return payable;
     const holding = await this.store.withdrawals
-      .find(
-        { _id: { $in: [...new Set(links.map((l) => l.withdrawalId))] }, status: { $in: ["open", "paid"] } },
-        { _id: 1 },
-        { session: this.session },
-      )
+      .find({ _id: { $in: [...new Set(links.map((l) => l.withdrawalId))] }, status: { $in: ["open", "paid"] } }, { _id: 1 }, { session: this.session })
       .lean();
     const holdingIds = new Set(holding.map((w) => w._id));
     const held = new Set(links.filter((l) => holdingIds.has(l.withdrawalId)).map((l) => l.commissionId));
@@ -224,10 +201,7 @@ export class MongoCommissionsTx implements CommissionsTx {
   }
 
   async listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]> {
-    const links = await this.store.withdrawalCommissions
-      .find({ withdrawalId }, { commissionId: 1 }, { session: this.session })
-      .sort({ commissionId: 1 })
-      .lean();
+    const links = await this.store.withdrawalCommissions.find({ withdrawalId }, { commissionId: 1 }, { session: this.session }).sort({ commissionId: 1 }).lean();
     return links.map((l) => l.commissionId);
   }
 
@@ -240,11 +214,7 @@ export class MongoCommissionsTx implements CommissionsTx {
       { $set: { status: "paid", paidOutAt: at, updatedAt: at } },
       { session: this.session },
     );
-    await this.store.commissions.updateMany(
-      { _id: { $in: ids }, paidOutAt: null, status: { $ne: "reversed" } },
-      { $set: { paidOutAt: at, updatedAt: at } },
-      { session: this.session },
-    );
+    await this.store.commissions.updateMany({ _id: { $in: ids }, paidOutAt: null, status: { $ne: "reversed" } }, { $set: { paidOutAt: at, updatedAt: at } }, { session: this.session });
   }
 
   async enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number> {

@@ -6,8 +6,7 @@ import { linkReferences } from "../payments";
  * Events that only tell which references name one payment. A link that joins
  * a known sale settles refunds or disputes that arrived before it.
  */
-const linked = (settled: Record<string, unknown> | null, references: Array<string | null>) =>
-  processed({ linked: references.filter(Boolean), ...(settled ? { settled } : {}) });
+const linked = (settled: Record<string, unknown> | null, references: Array<string | null>) => processed({ linked: references.filter(Boolean), ...(settled ? { settled } : {}) });
 
 /** `invoice_payment.paid` (API 2025-03-31 and later): the invoice was paid by this payment intent or charge. */
 export async function handleInvoicePaymentPaid(h: HandlerContext): Promise<HandlerResult> {

@@ -166,7 +166,7 @@ function breakingValues(f: Field): unknown[] {
 /** Valid-looking noise for a field (may be valid or not: only added next to a breaking change). */
 function noiseValue(r: () => number, f: Field): unknown {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
-  if (f.type === "object") return pick([{ nested: deep(r, 50 + Math.floor(r() * 500)) }, { test_mode: false, "__proto__": { admin: true } }, {}]);
+  if (f.type === "object") return pick([{ nested: deep(r, 50 + Math.floor(r() * 500)) }, { test_mode: false, __proto__: { admin: true } }, {}]);
   if (f.type === "string" || f.type === "code" || f.type === "email") return pick(UNICODE);
   return pick([pick(UNICODE), 1, null, deep(r, 20)]);
 }
@@ -237,7 +237,9 @@ export function generateCases(seed: number, count: number, ctx: FuzzContext): Fu
       () => {
         const t = pick(TEMPLATES);
         const body = t.valid(ctx);
-        const required = Object.entries(t.fields).filter(([, f]) => f.required).map(([k]) => k);
+        const required = Object.entries(t.fields)
+          .filter(([, f]) => f.required)
+          .map(([k]) => k);
         const missing = pick(required);
         delete body[missing];
         return { endpoint: t.endpoint, method: "POST", path: t.path, headers: { ...JSON_TYPE, ...authHeaders(t) }, body: json(body), note: `missing ${missing}` };
@@ -249,7 +251,14 @@ export function generateCases(seed: number, count: number, ctx: FuzzContext): Fu
       () => {
         const t = pick(TEMPLATES);
         const text = r() < 0.5 ? pick(MALFORMED) : JSON.stringify(t.valid(ctx)).slice(0, 1 + Math.floor(r() * 20));
-        return { endpoint: t.endpoint, method: "POST", path: t.path, headers: { ...JSON_TYPE, ...authHeaders(t) }, body: Buffer.from(text, "utf8"), note: `malformed ${JSON.stringify(text).slice(0, 60)}` };
+        return {
+          endpoint: t.endpoint,
+          method: "POST",
+          path: t.path,
+          headers: { ...JSON_TYPE, ...authHeaders(t) },
+          body: Buffer.from(text, "utf8"),
+          note: `malformed ${JSON.stringify(text).slice(0, 60)}`,
+        };
       },
     ],
     // The body as an array or a scalar.
@@ -328,7 +337,15 @@ export function generateCases(seed: number, count: number, ctx: FuzzContext): Fu
       8,
       () => {
         const now = Math.floor(Date.now() / 1000);
-        const event = { id: `evt_fuzz_${Math.floor(r() * 1e9)}`, object: "event", type: pick(["checkout.session.completed", "charge.refunded", "account.updated", "x"]), account: "acct_fuzz", livemode: true, created: now, data: { object: { id: "x", metadata: { svc_click_id: pick(UNICODE) } } } };
+        const event = {
+          id: `evt_fuzz_${Math.floor(r() * 1e9)}`,
+          object: "event",
+          type: pick(["checkout.session.completed", "charge.refunded", "account.updated", "x"]),
+          account: "acct_fuzz",
+          livemode: true,
+          created: now,
+          data: { object: { id: "x", metadata: { svc_click_id: pick(UNICODE) } } },
+        };
         const text = r() < 0.8 ? JSON.stringify(event) : pick(MALFORMED);
         const sign = (secret: string, t: number) => `t=${t},v1=${createHmac("sha256", secret).update(`${t}.${text}`).digest("hex")}`;
         const kind = pick(["missing", "forged", "stale", "future", "wrong secret", "garbage", "empty", "oversized", "signed other body"]);

@@ -118,9 +118,7 @@ export class LedgerModel {
     if (amount !== undefined && amount > available) return { kind: "invalid" };
     const value = amount ?? available;
     const held = new Set(this.withdrawals.filter((w) => w.status !== "cancelled").flatMap((w) => w.holds));
-    const payable = this.commissions
-      .map((c, i) => ({ c, i }))
-      .filter(({ c, i }) => c.partner === partner && c.credited && !c.paidOut && c.status !== "reversed" && !held.has(i));
+    const payable = this.commissions.map((c, i) => ({ c, i })).filter(({ c, i }) => c.partner === partner && c.credited && !c.paidOut && c.status !== "reversed" && !held.has(i));
     let holds: number[];
     if (value === available) {
       holds = payable.map((p) => p.i);
