@@ -78,7 +78,7 @@ test(`notifications stopped during ${REVERSALS} reversals: all succeed, and exac
   } finally {
     await second.stop();
   }
-});
+}, 300_000); // 400 requests on the embedded database: generous for a loaded CI machine.
 
 async function startSecondInstance(services: string[]): Promise<ServiceBroker> {
   const saved = { ...process.env };
