@@ -2,14 +2,10 @@ import { approvableAt, calculateCommissionCents, type CommissionRule } from "../
 import * as ledger from "./ledger";
 import type { CommissionsRepository } from "./repository";
 
-/** What `commissions.createForSale` answers (and the bench floor, through the same function). */
-export interface CreatedCommission {
-  commissionId: number;
-  status: string;
-  amountCents: number;
-  currency: string;
-  created: boolean;
-}
+import type { CreatedCommission } from "./contract";
+
+/** What `commissions.createForSale` answers (and the bench floor, through the same function): defined in the contract. */
+export type { CreatedCommission };
 
 export interface CreateForSaleInput {
   saleId: number;

@@ -2,11 +2,10 @@ import { toMajorUnits } from "../../shared/domain/money";
 import * as ledger from "./ledger";
 import type { CommissionsRepository } from "./repository";
 
-/** The refund endpoint's response (spec 2.2). */
-export type RefundResponse =
-  | { success: true; status: "reversed" | "refunded"; deductionAmount: number; commission_id: number }
-  | { success: true; status: "skipped"; reason: string; commission_id: number }
-  | { success: true; status: "no_commission"; message: string };
+import type { RefundResponse } from "./contract";
+
+/** The refund endpoint's response (spec 2.2), defined in the contract. */
+export type { RefundResponse };
 
 /** Spec 3.1: one refund or chargeback against the sale's commission, in one transaction, as the endpoint answers it. */
 export async function reverseForSale(repo: CommissionsRepository, input: ledger.ReversalRequest, now: Date): Promise<RefundResponse> {
