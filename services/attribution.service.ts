@@ -130,6 +130,10 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
         for (const step of attributionSteps(input)) {
           const found = await this.findPartnerBy(input.programId, step.method, step.value);
           if (!found) continue;
+          // Checked before the processor customer is linked, so the partner's later renewals do not find them through it.
+          if (input.customer && (await isSelfReferredTo(ctx, input.programId, found.partnerId, input.customer))) {
+            return { ...found, method: step.method, selfReferral: true };
+          }
           if (input.processorCustomerId) {
             await this.repo.linkProcessorCustomer({
               programId: input.programId,

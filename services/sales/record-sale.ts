@@ -5,7 +5,6 @@ import { AlreadyRecordedError } from "../../shared/errors";
 import { getProgram } from "../../shared/program-cache";
 import { call, type ResultOf } from "../../shared/bus";
 import { SELF_REFERRAL } from "../../shared/domain/self-referral";
-import { isSelfReferredTo } from "../../shared/self-referral-check";
 
 type CreatedCommission = ResultOf<"commissions.createForSale">;
 import type { Sale, SalesRepository } from "./repository";
@@ -55,10 +54,10 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     programId: input.programId,
     ...input.attributionHints,
     processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
+    // The partner buying through their own link (or as their own lead): recorded unattributed, earns nothing.
+    customer: { email: input.email ?? input.attributionHints.email, customerKey: input.customerKey ?? input.attributionHints.customerKey },
   });
-  // The partner buying through their own link (or as their own lead): recorded unattributed, earns nothing.
-  const customer = { email: input.email ?? input.attributionHints.email, customerKey: input.customerKey ?? input.attributionHints.customerKey };
-  const selfReferral = resolved !== null && (await isSelfReferredTo(ctx, input.programId, resolved.partnerId, customer));
+  const selfReferral = resolved?.selfReferral === true;
   const attribution = selfReferral ? null : resolved;
   // Commissions are in the program's currency (the API refused other currencies before this point): a processor
   // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
