@@ -308,6 +308,7 @@ async function main(): Promise<void> {
       holdDays: 30,
       recurringCommissionMonths: null,
       testMode: false,
+      selfReferralGuard: true,
       paymentTrackingMode: "s2s",
       allowedOrigins: [],
     });

@@ -129,6 +129,7 @@ function buildProgram(): Command {
     .addOption(new Option("--hold-days <n>", "days before a commission can be approved (server default 30)").argParser(parseInteger))
     .addOption(new Option("--payment-tracking-mode <mode>", "how payments are reported").choices(["processor_connect", "s2s"]))
     .option("--allowed-origin <url>", "an origin allowed to call the browser endpoints (repeatable)", collect)
+    .addOption(boolOption("self-referral-guard", "refuse to attribute a partner's own leads and sales (server default true; --self-referral-guard false turns it off)"))
     .action(
       run((o) =>
         admin("POST", "/programs", {
@@ -139,6 +140,7 @@ function buildProgram(): Command {
           holdDays: o.holdDays,
           paymentTrackingMode: o.paymentTrackingMode,
           allowedOrigins: o.allowedOrigin,
+          selfReferralGuard: o.selfReferralGuard,
         }),
       ),
     );
@@ -157,8 +159,9 @@ function buildProgram(): Command {
     .addOption(requiredId("program", "program"))
     .requiredOption("--name <name>", "the partner's name (required)")
     .option("--email <email>", "the partner's email")
+    .option("--customer-key <key>", "the partner's own customer key, if they are also a customer (self-referral guard)")
     .option("--referral-code <code>", "the partner's referral code (default: generated)")
-    .action(run((o) => admin("POST", `/programs/${o.program}/partners`, { name: o.name, email: o.email, referralCode: o.referralCode })));
+    .action(run((o) => admin("POST", `/programs/${o.program}/partners`, { name: o.name, email: o.email, customerKey: o.customerKey, referralCode: o.referralCode })));
 
   command("approve-due", "credit the commissions whose hold has passed")
     .addOption(idOption("program", "only this program's"))

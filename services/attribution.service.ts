@@ -13,6 +13,8 @@ import type { AttributionRepository } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
 import type { Attribution } from "./attribution/contract";
 import * as S from "./attribution/schemas";
+import { SELF_REFERRAL } from "../shared/domain/self-referral";
+import { isSelfReferredTo } from "../shared/self-referral-check";
 
 type Methods = {
   assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number): Promise<void>;
@@ -92,12 +94,15 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
             "This customer key already has a lead in this program: a browser signup only records a new customer. Send the lead from your server with the API key to change it.",
           );
         }
+        // The partner signing up through their own link: recorded, but not theirs (services/attribution/self-referral.ts).
+        const selfReferral = click !== null && (await isSelfReferredTo(ctx, programId, click.partnerId, { email: input.email ?? null, customerKey: input.customer_key }));
         const { lead, created } = await this.repo.recordLead({
           programId,
           customerKey: input.customer_key,
           email: input.email ?? null,
           clickId: click?.clickId ?? null,
-          partnerId: click?.partnerId ?? null,
+          partnerId: selfReferral ? null : (click?.partnerId ?? null),
+          unattributedReason: selfReferral ? SELF_REFERRAL : null,
           isTest: input.test || (click?.isTest ?? false),
           timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
         });
@@ -112,6 +117,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
           created,
           attributed: lead.partnerId !== null,
           partner_id: lead.partnerId,
+          reason: lead.unattributedReason,
           test: lead.isTest,
         };
       },
@@ -124,6 +130,10 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
         for (const step of attributionSteps(input)) {
           const found = await this.findPartnerBy(input.programId, step.method, step.value);
           if (!found) continue;
+          // Checked before the processor customer is linked, so the partner's later renewals do not find them through it.
+          if (input.customer && (await isSelfReferredTo(ctx, input.programId, found.partnerId, input.customer))) {
+            return { ...found, method: step.method, selfReferral: true };
+          }
           if (input.processorCustomerId) {
             await this.repo.linkProcessorCustomer({
               programId: input.programId,

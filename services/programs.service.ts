@@ -115,7 +115,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
         if (await this.repo.findEnrollmentByReferralCode(input.programId, referralCode)) {
           throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
         }
-        const partner = await this.repo.createPartner({ name: input.name, email: input.email ?? null });
+        const partner = await this.repo.createPartner({ name: input.name, email: input.email ?? null, customerKey: input.customerKey ?? null });
         const enrollment = await this.repo.createEnrollment({
           partnerId: partner.id,
           programId: input.programId,
@@ -144,6 +144,16 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
         const enrollment = await this.repo.findEnrollment(programId, partnerId);
         if (!enrollment) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
         return toDto(enrollment);
+      },
+    },
+
+    /** A partner's own identity (internal: the self-referral guard compares it with a lead's or sale's). */
+    getPartner: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerIdInput>>) {
+        const partner = await this.repo.getPartner(ctx.params.partnerId);
+        if (!partner) throw new NotFoundError(`No partner ${ctx.params.partnerId}.`);
+        return toDto(partner);
       },
     },
 

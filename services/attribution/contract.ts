@@ -10,6 +10,8 @@ export interface Attribution {
   clickId: string | null;
   leadId: number | null;
   method: AttributionMethod;
+  /** True when the program's self-referral guard found the sale's customer to be this partner: the caller records it unattributed. */
+  selfReferral?: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface AttributionContract {
   /** HTTP; the caller's program comes from `ctx.meta` when an API key was used. */
   "attribution.trackLead": {
     params: z.input<typeof S.TrackLeadRequest>;
-    result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; test: boolean };
+    result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; reason: string | null; test: boolean };
   };
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };

@@ -32,8 +32,9 @@ export const ATTRIBUTION = declareActions("attribution", {
       example: { customer_key: "user-42", email: "jane@example.com", click_id: "clk_3f9a6c1e2b7d4a50" },
       errors: ["forbidden", "not_found"],
       response: {
-        description: "The lead; created is false when the customer key was already known.",
-        example: { success: true, lead_id: 1, customer_key: "user-42", created: true, attributed: true, partner_id: 3, test: false },
+        description:
+          "The lead; created is false when the customer key was already known. reason is self_referral when the click's partner is the customer (same email or customer key, with the program's self-referral guard on): the lead is then recorded with attributed false. Otherwise null.",
+        example: { success: true, lead_id: 1, customer_key: "user-42", created: true, attributed: true, partner_id: 3, reason: null, test: false },
       },
     },
   },

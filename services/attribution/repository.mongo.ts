@@ -38,6 +38,7 @@ const leadSchema = requiredStringsMayBeEmpty(
       email: { type: String, default: null },
       clickId: { type: String, default: null },
       partnerId: { type: Number, default: null },
+      unattributedReason: { type: String, default: null },
       isTest: { type: Boolean, required: true, default: false },
       timestamp: { type: Date, required: true },
       createdAt: { type: Date, required: true },
@@ -86,6 +87,7 @@ const toLead = (d: LeadDoc): Lead => ({
   email: d.email ?? null,
   clickId: d.clickId ?? null,
   partnerId: d.partnerId ?? null,
+  unattributedReason: d.unattributedReason ?? null,
   isTest: d.isTest,
   timestamp: d.timestamp,
   createdAt: d.createdAt,
@@ -138,7 +140,11 @@ export class MongoAttributionRepository implements AttributionRepository {
     // First touch: only fill what the lead lacks. Each update re-checks its
     // null in the filter, so concurrent signups cannot replace a partner.
     if (l.email !== null) await this.leads.updateOne({ ...key, email: null }, { $set: { email: l.email } });
-    if (l.partnerId !== null) await this.leads.updateOne({ ...key, partnerId: null }, { $set: { partnerId: l.partnerId, clickId: l.clickId } });
+    // A reason only while no partner is set (the SQL adapter's CASE); a partner clears it.
+    if (l.unattributedReason) await this.leads.updateOne({ ...key, partnerId: null, unattributedReason: null }, { $set: { unattributedReason: l.unattributedReason } });
+    if (l.partnerId !== null) {
+      await this.leads.updateOne({ ...key, partnerId: null }, { $set: { partnerId: l.partnerId, clickId: l.clickId, unattributedReason: null } });
+    }
     const lead = await this.leads.findOne(key).lean();
     return { lead: toLead(lead!), created: false };
   }
@@ -153,6 +159,7 @@ export class MongoAttributionRepository implements AttributionRepository {
         email: l.email,
         clickId: l.clickId,
         partnerId: l.partnerId,
+        unattributedReason: l.partnerId === null ? (l.unattributedReason ?? null) : null,
         isTest: l.isTest,
         timestamp: l.timestamp,
         createdAt: new Date(),

@@ -35,6 +35,7 @@ const MIGRATIONS = [
      click_id TEXT,
      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
      PRIMARY KEY (program_id, processor_customer_id));`,
+  `ALTER TABLE leads ADD COLUMN unattributed_reason TEXT;`,
 ];
 
 const toClick = (r: any): Click => ({
@@ -58,6 +59,7 @@ const toLead = (r: any): Lead => ({
   email: r.email,
   clickId: r.click_id,
   partnerId: r.partner_id,
+  unattributedReason: r.unattributed_reason,
   isTest: r.is_test,
   timestamp: r.timestamp,
   createdAt: r.created_at,
@@ -88,14 +90,16 @@ export class SqlAttributionRepository implements AttributionRepository {
   async recordLead(l: NewLead): Promise<{ lead: Lead; created: boolean }> {
     // xmax = 0 tells a fresh insert from an update of an existing row.
     const [row] = await this.db.query(
-      `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp, unattributed_reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (program_id, customer_key) DO UPDATE SET
          email = COALESCE(leads.email, EXCLUDED.email),
          click_id = CASE WHEN leads.partner_id IS NULL AND EXCLUDED.partner_id IS NOT NULL THEN EXCLUDED.click_id ELSE leads.click_id END,
-         partner_id = COALESCE(leads.partner_id, EXCLUDED.partner_id)
+         partner_id = COALESCE(leads.partner_id, EXCLUDED.partner_id),
+         unattributed_reason = CASE WHEN COALESCE(leads.partner_id, EXCLUDED.partner_id) IS NULL
+           THEN COALESCE(leads.unattributed_reason, EXCLUDED.unattributed_reason) END
        RETURNING *, (xmax = 0) AS inserted`,
-      [l.programId, l.customerKey, l.email, l.clickId, l.partnerId, l.isTest, l.timestamp],
+      [l.programId, l.customerKey, l.email, l.clickId, l.partnerId, l.isTest, l.timestamp, l.unattributedReason ?? null],
     );
     return { lead: toLead(row), created: row.inserted };
   }

@@ -23,12 +23,14 @@ export interface Lead {
   email: string | null;
   clickId: string | null;
   partnerId: number | null;
+  /** Why a lead that came with a partner is not attributed (self_referral); null otherwise, and once a partner is set. */
+  unattributedReason: string | null;
   isTest: boolean;
   timestamp: Date;
   createdAt: Date;
 }
 
-export type NewLead = Omit<Lead, "id" | "createdAt">;
+export type NewLead = Omit<Lead, "id" | "createdAt" | "unattributedReason"> & { unattributedReason?: string | null };
 
 export interface ProcessorCustomerLink {
   programId: number;

@@ -30,6 +30,8 @@ export const ResolveInput = z.object({
   email: Email.nullish(),
   customerKey: CustomerKey.nullish(),
   processorCustomerId: z.string().max(255).nullish(),
+  /** The sale's own email and customer key, for the self-referral guard (may differ from the hints). */
+  customer: z.object({ email: Email.nullish(), customerKey: CustomerKey.nullish() }).optional(),
 });
 
 export const TestEventStatsInput = z.object({

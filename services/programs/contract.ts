@@ -21,5 +21,6 @@ export interface ProgramsContract {
   /** The approved enrollment behind a referral code, or null. */
   "programs.findReferral": { params: z.input<typeof S.FindReferralInput>; result: Jsonified<Enrollment> | null };
   "programs.getEnrollment": { params: z.input<typeof S.EnrollmentInput>; result: Jsonified<Enrollment> };
+  "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
 }

@@ -111,6 +111,9 @@ export const PROGRAMS = declareActions("programs", {
   getEnrollment: {
     input: S.EnrollmentInput,
   },
+  getPartner: {
+    input: S.PartnerIdInput,
+  },
   hasApprovedPartners: {
     input: S.ProgramIdInput,
   },

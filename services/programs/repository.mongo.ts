@@ -24,6 +24,7 @@ const programSchema = requiredStringsMayBeEmpty(
       holdDays: { type: Number, required: true, default: 30 },
       recurringCommissionMonths: { type: Number, default: null },
       testMode: { type: Boolean, required: true, default: false },
+      selfReferralGuard: { type: Boolean, required: true, default: true },
       paymentTrackingMode: { type: String, required: true, default: "processor_connect" },
       allowedOrigins: { type: [String], required: true, default: [] },
       processor: {
@@ -64,6 +65,7 @@ const partnerSchema = requiredStringsMayBeEmpty(
       _id: { type: Number, required: true },
       name: { type: String, required: true },
       email: { type: String, default: null },
+      customerKey: { type: String, default: null },
       createdAt: { type: Date, required: true },
     },
     schemaOptions("partners"),
@@ -96,6 +98,8 @@ const toProgram = (d: ProgramDoc): Program => ({
   holdDays: d.holdDays,
   recurringCommissionMonths: d.recurringCommissionMonths ?? null,
   testMode: d.testMode ?? false,
+  // Programs stored before the setting existed: on, like the SQL column's default.
+  selfReferralGuard: d.selfReferralGuard ?? true,
   paymentTrackingMode: d.paymentTrackingMode,
   allowedOrigins: d.allowedOrigins ?? [],
   processor: {
@@ -118,7 +122,7 @@ const toApiKey = (d: ApiKeyDoc): ApiKey => ({
   retiredAt: d.retiredAt ?? null,
 });
 
-const toPartner = (d: PartnerDoc): Partner => ({ id: d._id, name: d.name, email: d.email ?? null, createdAt: d.createdAt });
+const toPartner = (d: PartnerDoc): Partner => ({ id: d._id, name: d.name, email: d.email ?? null, customerKey: d.customerKey ?? null, createdAt: d.createdAt });
 
 const toEnrollment = (d: EnrollmentDoc): Enrollment => ({
   id: d._id,
@@ -158,6 +162,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
       holdDays: p.holdDays,
       recurringCommissionMonths: p.recurringCommissionMonths,
       testMode: p.testMode,
+      selfReferralGuard: p.selfReferralGuard,
       paymentTrackingMode: p.paymentTrackingMode,
       allowedOrigins: p.allowedOrigins,
       createdAt: new Date(),
@@ -211,11 +216,12 @@ export class MongoProgramsRepository implements ProgramsRepository {
     return doc ? toApiKey(doc) : null;
   }
 
-  async createPartner(p: { name: string; email: string | null }): Promise<Partner> {
+  async createPartner(p: { name: string; email: string | null; customerKey?: string | null }): Promise<Partner> {
     const doc = await this.partners.insertOne({
       _id: await nextId(this.connection, "partners"),
       name: p.name,
       email: p.email,
+      customerKey: p.customerKey ?? null,
       createdAt: new Date(),
     });
     return toPartner(doc.toObject());

@@ -46,6 +46,8 @@ const MIGRATIONS = [
    CREATE INDEX programs_workspace ON programs (workspace_id);`,
   `ALTER TABLE programs ADD COLUMN recurring_commission_months INTEGER;
    ALTER TABLE programs ADD COLUMN test_mode BOOLEAN NOT NULL DEFAULT false;`,
+  `ALTER TABLE programs ADD COLUMN self_referral_guard BOOLEAN NOT NULL DEFAULT true;
+   ALTER TABLE partners ADD COLUMN customer_key TEXT;`,
 ];
 
 const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
@@ -66,6 +68,7 @@ const toProgram = (r: any): Program => ({
   holdDays: r.hold_days,
   recurringCommissionMonths: r.recurring_commission_months,
   testMode: r.test_mode,
+  selfReferralGuard: r.self_referral_guard,
   paymentTrackingMode: r.payment_tracking_mode,
   allowedOrigins: r.allowed_origins ?? [],
   processor: {
@@ -88,7 +91,7 @@ const toApiKey = (r: any): ApiKey => ({
   retiredAt: r.retired_at,
 });
 
-const toPartner = (r: any): Partner => ({ id: r.id, name: r.name, email: r.email, createdAt: r.created_at });
+const toPartner = (r: any): Partner => ({ id: r.id, name: r.name, email: r.email, customerKey: r.customer_key, createdAt: r.created_at });
 
 const toEnrollment = (r: any): Enrollment => ({
   id: r.id,
@@ -111,9 +114,9 @@ export class SqlProgramsRepository implements ProgramsRepository {
     const value = p.commissionRule.type === "percentage" ? p.commissionRule.basisPoints : p.commissionRule.amountCents;
     const [row] = await this.db.query(
       `INSERT INTO programs (name, currency, commission_type, commission_value, hold_days, payment_tracking_mode, allowed_origins, workspace_id,
-         recurring_commission_months, test_mode)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins, p.workspaceId, p.recurringCommissionMonths, p.testMode],
+         recurring_commission_months, test_mode, self_referral_guard)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins, p.workspaceId, p.recurringCommissionMonths, p.testMode, p.selfReferralGuard],
     );
     return toProgram(row);
   }
@@ -151,8 +154,8 @@ export class SqlProgramsRepository implements ProgramsRepository {
     return row ? toApiKey(row) : null;
   }
 
-  async createPartner(p: { name: string; email: string | null }): Promise<Partner> {
-    const [row] = await this.db.query("INSERT INTO partners (name, email) VALUES ($1, $2) RETURNING *", [p.name, p.email]);
+  async createPartner(p: { name: string; email: string | null; customerKey?: string | null }): Promise<Partner> {
+    const [row] = await this.db.query("INSERT INTO partners (name, email, customer_key) VALUES ($1, $2, $3) RETURNING *", [p.name, p.email, p.customerKey ?? null]);
     return toPartner(row);
   }
 

@@ -23,6 +23,8 @@ export interface Program {
   recurringCommissionMonths: number | null;
   /** A test-mode program also takes the processor's test-mode (livemode: false) events. */
   testMode: boolean;
+  /** On: a lead or sale whose email or customer key is the partner's own is not attributed (services/attribution/self-referral.ts). */
+  selfReferralGuard: boolean;
   paymentTrackingMode: PaymentTrackingMode;
   /** Browser origins allowed to call the public tracking endpoints (empty: any). */
   allowedOrigins: string[];
@@ -46,6 +48,8 @@ export interface Partner {
   id: number;
   name: string;
   email: string | null;
+  /** The partner's own customer key in the merchant's product, if they are also a customer (self-referral guard). */
+  customerKey: string | null;
   createdAt: Date;
 }
 
@@ -72,7 +76,7 @@ export interface ProgramsRepository {
   findApiKeyByPrefix(prefix: string): Promise<ApiKey | null>;
   /** Sets `retiredAt` once; retiring again keeps the first date. */
   retireApiKey(id: number, at: Date): Promise<ApiKey | null>;
-  createPartner(input: { name: string; email: string | null }): Promise<Partner>;
+  createPartner(input: { name: string; email: string | null; customerKey?: string | null }): Promise<Partner>;
   getPartner(id: number): Promise<Partner | null>;
   /** Returns null when the referral code (or the partner) is already enrolled in the program. */
   createEnrollment(input: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Currency, Id, ReferralCode } from "../../shared/values";
+import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
   z
@@ -32,6 +32,10 @@ export const CreateProgramInput = z.strictObject({
     .nullable()
     .default(null)
     .meta({ description: "For how many months after a subscription's first payment its renewals earn a commission; null for no limit.", example: 12 }),
+  selfReferralGuard: z
+    .boolean()
+    .default(true)
+    .describe("True (default): a lead or sale whose email or customer key is the partner's own is recorded unattributed (reason self_referral) and earns nothing."),
   testMode: z.boolean().default(false).describe("True while integrating: the processor's test-mode events are accepted (a live server otherwise ignores them)."),
   paymentTrackingMode: z
     .enum(["processor_connect", "s2s"])
@@ -52,11 +56,16 @@ export const CreatePartnerInput = z.strictObject({
   programId: Id.describe("The program's id."),
   name: z.string().trim().min(1).max(200).meta({ description: "The partner's name.", example: "Jane" }),
   email: z.string().trim().toLowerCase().email().max(320).optional().meta({ description: "The partner's email.", example: "jane@example.com" }),
+  customerKey: CustomerKey.optional().meta({
+    description: "The partner's own customer key in your product, if they are also a customer; with the program's self-referral guard on, their own leads and sales are not attributed.",
+    example: "user-7",
+  }),
   referralCode: ReferralCode.optional().meta({ description: "The code in the partner's links (letters, digits, - and _); generated when omitted.", example: "jane" }),
 });
 
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });
+export const PartnerIdInput = z.object({ partnerId: Id });
 
 export const UpdateProcessorConnectionInput = z.strictObject({
   programId: Id.describe("The program's id."),

@@ -18,7 +18,8 @@ export const SALES = declareActions("sales", {
       example: { transaction_id: "order-1001", amount_cents: 10000, currency: "usd", customer_key: "user-42" },
       errors: ["already_recorded", "currency_mismatch"],
       response: {
-        description: "The recorded sale and its commission.",
+        description:
+          "The recorded sale and its commission. reason says why a sale earns nothing: self_referral when the program's self-referral guard found the customer to be the partner (email or customer key; the sale is then recorded with attributed false), or the currency mismatch; null otherwise.",
         example: {
           success: true,
           sale_id: 1,
@@ -29,6 +30,7 @@ export const SALES = declareActions("sales", {
           attributed: true,
           partner_id: 3,
           attribution_method: "customer_key",
+          reason: null,
           commission_id: 7,
           commission_status: "pending",
         },

@@ -4,6 +4,7 @@ import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
 import { AlreadyRecordedError } from "../../shared/errors";
 import { getProgram } from "../../shared/program-cache";
 import { call, type ResultOf } from "../../shared/bus";
+import { SELF_REFERRAL } from "../../shared/domain/self-referral";
 
 type CreatedCommission = ResultOf<"commissions.createForSale">;
 import type { Sale, SalesRepository } from "./repository";
@@ -49,11 +50,15 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
   const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
   if (await deps.repo.findSale(input.programId, input.transactionId)) throw duplicate();
 
-  const attribution = await call(ctx, "attribution.resolve", {
+  const resolved = await call(ctx, "attribution.resolve", {
     programId: input.programId,
     ...input.attributionHints,
     processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
+    // The partner buying through their own link (or as their own lead): recorded unattributed, earns nothing.
+    customer: { email: input.email ?? input.attributionHints.email, customerKey: input.customerKey ?? input.attributionHints.customerKey },
   });
+  const selfReferral = resolved?.selfReferral === true;
+  const attribution = selfReferral ? null : resolved;
   // Commissions are in the program's currency (the API refused other currencies before this point): a processor
   // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
   const { currency: programCurrency } = await getProgram(ctx, input.programId);
@@ -76,7 +81,7 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     subscriptionId: input.subscriptionId,
     occurredAt: input.occurredAt,
     commissionState: earns ? "pending" : "none",
-    noCommissionReason: currencyReason,
+    noCommissionReason: selfReferral ? SELF_REFERRAL : currencyReason,
   });
   if (!sale) throw duplicate();
   if (currencyReason) deps.logger.warn(`Sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}) earns no commission: ${currencyReason}.`);
@@ -127,6 +132,7 @@ export function trackSaleResponse(sale: Sale, commission: CreatedCommission | nu
     attributed: sale.partnerId !== null,
     partner_id: sale.partnerId,
     attribution_method: sale.attributionMethod,
+    reason: sale.noCommissionReason,
     commission_id: commission?.commissionId ?? null,
     commission_status: commission?.status ?? (sale.commissionState === "pending" ? "processing" : null),
   };

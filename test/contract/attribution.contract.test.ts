@@ -24,6 +24,7 @@ const lead = (programId: number, over: Partial<NewLead> = {}): NewLead => ({
   email: "buyer@example.com",
   clickId: null,
   partnerId: null,
+  unattributedReason: null,
   isTest: false,
   timestamp: at(0),
   ...over,
@@ -103,6 +104,25 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
       const later = await repo().recordLead({ ...unattributed, partnerId: 10, clickId: "clk_later" });
       expect(later.lead.partnerId).toBe(9);
       expect(later.lead.clickId).toBe("clk_late");
+    });
+
+    it("keeps why a lead is unattributed until a partner takes it", async () => {
+      const programId = nextProgram();
+      const selfReferred = lead(programId, { unattributedReason: "self_referral" });
+      const { lead: original } = await repo().recordLead(selfReferred);
+      expect(original).toMatchObject({ partnerId: null, unattributedReason: "self_referral" });
+      expect(await repo().findLeadByCustomerKey(programId, selfReferred.customerKey)).toEqual(original);
+
+      const again = await repo().recordLead({ ...selfReferred, unattributedReason: null });
+      expect(again.lead.unattributedReason).toBe("self_referral");
+
+      const taken = await repo().recordLead({ ...selfReferred, partnerId: 9, clickId: "clk_other", unattributedReason: null });
+      expect(taken.lead).toMatchObject({ partnerId: 9, unattributedReason: null });
+
+      const attributed = lead(programId, { partnerId: 7, clickId: "clk_a" });
+      await repo().recordLead(attributed);
+      const selfAgain = await repo().recordLead({ ...attributed, partnerId: null, clickId: null, unattributedReason: "self_referral" });
+      expect(selfAgain.lead).toMatchObject({ partnerId: 7, unattributedReason: null });
     });
 
     it("fills in the email of a lead that had none", async () => {

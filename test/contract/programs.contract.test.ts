@@ -12,6 +12,7 @@ const percentageProgram = (): NewProgram => ({
   holdDays: 14,
   recurringCommissionMonths: 12,
   testMode: true,
+  selfReferralGuard: false,
   paymentTrackingMode: "s2s",
   allowedOrigins: ["https://shop.example", "https://www.shop.example"],
 });
@@ -24,6 +25,7 @@ const flatProgram = (): NewProgram => ({
   holdDays: 0,
   recurringCommissionMonths: null,
   testMode: false,
+  selfReferralGuard: true,
   paymentTrackingMode: "processor_connect",
   allowedOrigins: [],
 });
@@ -141,14 +143,14 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
   });
 
   describe("partners", () => {
-    it("round-trips partners with and without an email", async () => {
-      const withEmail = await repo().createPartner({ name: "Ada", email: "ada@example.com" });
+    it("round-trips partners with and without an email and a customer key", async () => {
+      const withEmail = await repo().createPartner({ name: "Ada", email: "ada@example.com", customerKey: "user-ada" });
       const withoutEmail = await repo().createPartner({ name: "Bob", email: null });
 
       expect(Number.isInteger(withEmail.id)).toBe(true);
       expect(withEmail.id).not.toBe(withoutEmail.id);
-      expect(withEmail).toEqual({ id: withEmail.id, name: "Ada", email: "ada@example.com", createdAt: expect.any(Date) });
-      expect(withoutEmail).toEqual({ id: withoutEmail.id, name: "Bob", email: null, createdAt: expect.any(Date) });
+      expect(withEmail).toEqual({ id: withEmail.id, name: "Ada", email: "ada@example.com", customerKey: "user-ada", createdAt: expect.any(Date) });
+      expect(withoutEmail).toEqual({ id: withoutEmail.id, name: "Bob", email: null, customerKey: null, createdAt: expect.any(Date) });
       expect(await repo().getPartner(withEmail.id)).toEqual(withEmail);
       expect(await repo().getPartner(withoutEmail.id)).toEqual(withoutEmail);
       expect(await repo().getPartner(987_654)).toBeNull();

@@ -91,6 +91,19 @@ describe("checkout.session.completed: attribution in the spec's order", () => {
     expect(res.body.attributionMethod).toBe("click");
   });
 
+  test("self-referral: the partner's own checkout is unattributed, and their processor customer is not linked to them", async () => {
+    const email = `${uniqueId("self")}@example.com`;
+    const { enrollment } = await sys.admin("POST", `/programs/${boot.programId}/partners`, { name: "Self", email });
+    const ownClick = (await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: enrollment.referralCode } })).body.click_id;
+    const customer = processorId("cus");
+    const first = checkoutSession({ customer, customer_details: { email: email.toUpperCase() }, metadata: { svc_click_id: ownClick } });
+    expect((await send("checkout.session.completed", first)).body).toMatchObject({ handled: true, partnerId: null, commissionId: null });
+    expect(await sale(first.id)).toMatchObject({ partnerId: null, commissionState: "none", noCommissionReason: "self_referral" });
+    // Without the email, the same processor customer finds no partner: the self-referred session did not link it.
+    const second = checkoutSession({ customer });
+    expect((await send("checkout.session.completed", second)).body).toMatchObject({ handled: true, partnerId: null });
+  });
+
   test("nothing matches: recorded without attribution or commission", async () => {
     const session = checkoutSession({ metadata: { svc_customer_key: "unknown-user" } });
     const res = await send("checkout.session.completed", session);

@@ -90,7 +90,17 @@ describe("cli --help", () => {
   it.each([
     [
       "create-program",
-      ["--name <name>", "--percent <0-100>", "--flat-cents <n>", "--hold-days <n>", "--payment-tracking-mode <mode>", "--allowed-origin <url>", "--workspace <id>", "--currency <code>"],
+      [
+        "--name <name>",
+        "--percent <0-100>",
+        "--flat-cents <n>",
+        "--hold-days <n>",
+        "--payment-tracking-mode <mode>",
+        "--allowed-origin <url>",
+        "--workspace <id>",
+        "--currency <code>",
+        "--self-referral-guard [true|false]",
+      ],
     ],
     ["create-withdrawal", ["--program <id>", "--partner <id>", "--amount-cents <n>", "--idempotency-key <key>"]],
     ["set-processor", ["--program <id>", "--status <status>", "--account-id <acct_id>", "--charges-enabled [true|false]", "--connected-at <ISO date>"]],
@@ -148,6 +158,10 @@ describe("cli requests", () => {
     expect(received.body).toEqual({ workspaceId: 2, name: "Acme", commissionRule: { type: "flat", amountCents: 500 }, holdDays: 0, allowedOrigins: ["https://a.test", "https://b.test"] });
     await cli("create-program", "--name", "Acme", "--percent", "12.5");
     expect(received.body).toEqual({ name: "Acme", commissionRule: { type: "percentage", basisPoints: 1250 } });
+    await cli("create-program", "--name", "Acme", "--self-referral-guard", "false");
+    expect(received.body).toEqual({ name: "Acme", commissionRule: { type: "percentage", basisPoints: 2000 }, selfReferralGuard: false });
+    await cli("create-partner", "--program", "1", "--name", "Jane", "--email", "jane@example.com", "--customer-key", "user-7");
+    expect(received.body).toEqual({ name: "Jane", email: "jane@example.com", customerKey: "user-7" });
 
     await cli("create-webhook", "--workspace", "4", "--url", "https://hooks.test/a", "--events", "commission.created, commission.reversed");
     expect(received).toEqual({
