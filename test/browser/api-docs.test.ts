@@ -4,25 +4,17 @@
  * from /api/openapi.json, every request of the page goes to this server, and
  * the page's Content-Security-Policy blocks nothing the viewer needs.
  */
-import fs from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { describeWithChromium, launchChromium } from "../support/chromium";
 import { startSystem, type TestSystem } from "../support/system";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = fs.existsSync(CHROMIUM);
-if (!available) console.warn(`Browser test SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
-const maybe = available ? describe : describe.skip;
-
-maybe("API reference page", () => {
+describeWithChromium("API reference page", () => {
   let sys: TestSystem;
   let browser: Browser;
 
   beforeAll(async () => {
     sys = await startSystem();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,25 +3,17 @@
  * sign in, see pending steps, send a test click and a test lead through the
  * API, see the steps turn complete.
  */
-import fs from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { describeWithChromium, launchChromium } from "../support/chromium";
 import { startSystem, type TestSystem } from "../support/system";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = fs.existsSync(CHROMIUM);
-if (!available) console.warn(`Browser test SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
-const maybe = available ? describe : describe.skip;
-
-maybe("dashboard checklist page", () => {
+describeWithChromium("dashboard checklist page", () => {
   let sys: TestSystem;
   let browser: Browser;
 
   beforeAll(async () => {
     sys = await startSystem();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

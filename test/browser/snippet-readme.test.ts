@@ -9,13 +9,11 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { ROOT } from "../support/processes";
+import { describeWithChromium, launchChromium } from "../support/chromium";
 import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const maybe = fs.existsSync(CHROMIUM) ? describe : describe.skip;
 
 /** Every ```html fence of the READMEs that loads the snippet. */
 function snippetSamples(): { file: string; html: string }[] {
@@ -24,7 +22,7 @@ function snippetSamples(): { file: string; html: string }[] {
   );
 }
 
-maybe("the README's snippet sample in Chromium", () => {
+describeWithChromium("the README's snippet sample in Chromium", () => {
   let sys: TestSystem;
   let browser: Browser;
   let shop: http.Server;
@@ -33,7 +31,7 @@ maybe("the README's snippet sample in Chromium", () => {
 
   beforeAll(async () => {
     sys = await startSystem();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    browser = await launchChromium();
     shop = http.createServer((_req, res) => {
       res.writeHead(200, { "Content-Type": "text/html" });
       res.end(page);

@@ -2,23 +2,20 @@
  * The browser snippet on a merchant page (another origin): a referral link sets
  * the first-party svc_click_id cookie, and svc.signup(userId) records the lead.
  */
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { describeWithChromium, launchChromium } from "../support/chromium";
 import { startSystem, type TestSystem } from "../support/system";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const maybe = fs.existsSync(CHROMIUM) ? describe : describe.skip;
-
-maybe("browser snippet", () => {
+describeWithChromium("browser snippet", () => {
   let sys: TestSystem;
   let browser: Browser;
   let shop: http.Server;
 
   beforeAll(async () => {
     sys = await startSystem();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
