@@ -5,8 +5,8 @@
  * settle from cumulative figures, every event also delivered twice and
  * concurrently, and the ledger reconciles after each test.
  */
-import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
-import { deliver, event, processorId } from "../support/processor";
+import type { Bootstrap, TestSystem } from "../support/system";
+import { deliver, event, processorId, startConnectedProgram } from "../support/processor";
 import { API_VERSION, stripeObject, type Layout } from "../support/stripe-fixtures";
 import { uniqueId } from "../support/tracking";
 
@@ -15,10 +15,7 @@ let boot: Bootstrap;
 let account: string;
 
 beforeAll(async () => {
-  sys = await startSystem({ env: { PROCESSOR_WEBHOOK_SECRET: "whsec_test_secret" } });
-  boot = await sys.bootstrap({ paymentTrackingMode: "processor_connect" });
-  account = processorId("acct");
-  await sys.admin("PUT", `/programs/${boot.programId}/processor`, { accountId: account, connectionStatus: "connected" });
+  ({ sys, boot, account } = await startConnectedProgram());
 });
 afterAll(() => sys.stop());
 afterEach(async () => {

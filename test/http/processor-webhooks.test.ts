@@ -1,8 +1,8 @@
 /**
  * POST /api/v1/webhooks/processor with real Stripe signatures (spec 6.1, 6.2, 9).
  */
-import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
-import { chargeRefunded, checkoutSession, deliver, event, processorId, refundObject } from "../support/processor";
+import type { Bootstrap, TestSystem } from "../support/system";
+import { chargeRefunded, checkoutSession, deliver, event, processorId, refundObject, startConnectedProgram } from "../support/processor";
 import { refund as refundEndpoint, uniqueId } from "../support/tracking";
 
 let sys: TestSystem;
@@ -10,10 +10,7 @@ let boot: Bootstrap;
 let account: string;
 
 beforeAll(async () => {
-  sys = await startSystem({ env: { PROCESSOR_WEBHOOK_SECRET: "whsec_test_secret" } });
-  boot = await sys.bootstrap({ paymentTrackingMode: "processor_connect" });
-  account = processorId("acct");
-  await sys.admin("PUT", `/programs/${boot.programId}/processor`, { accountId: account, connectionStatus: "connected" });
+  ({ sys, boot, account } = await startConnectedProgram());
 });
 afterAll(() => sys.stop());
 

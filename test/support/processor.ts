@@ -1,5 +1,5 @@
 import Stripe from "stripe";
-import type { TestSystem } from "./system";
+import { startSystem, type Bootstrap, type TestSystem } from "./system";
 
 export const WEBHOOK_SECRET = "whsec_test_secret";
 
@@ -63,4 +63,13 @@ export function chargeRefunded(paymentIntent: string, amount: number, refunds: R
     refunded: refunds.reduce((s, r) => s + r.amount, 0) >= amount,
     refunds: { object: "list", data: refunds },
   };
+}
+
+/** The whole system with the webhook secret set, and a processor_connect program connected to a fresh account. */
+export async function startConnectedProgram(): Promise<{ sys: TestSystem; boot: Bootstrap; account: string }> {
+  const sys = await startSystem({ env: { PROCESSOR_WEBHOOK_SECRET: WEBHOOK_SECRET } });
+  const boot = await sys.bootstrap({ paymentTrackingMode: "processor_connect" });
+  const account = nextId("acct");
+  await sys.admin("PUT", `/programs/${boot.programId}/processor`, { accountId: account, connectionStatus: "connected" });
+  return { sys, boot, account };
 }
