@@ -14,6 +14,7 @@
  */
 import type { Context } from "moleculer";
 import type { z } from "zod";
+import type { Permission } from "./domain/permissions";
 import type { ErrorCode } from "./errors";
 import { parseInput } from "./validation";
 
@@ -22,7 +23,19 @@ export type Auth = "none" | "apiKey" | "optionalApiKey" | "session" | "operator"
 
 /** The gateway's route groups (services/gateway/routes.ts): each has its path prefix, body parser and auth. */
 export type RouteGroup =
-  "health" | "reference" | "track-browser" | "track-server" | "processor-webhooks" | "auth" | "tracking-status" | "workspace-notifications" | "dashboard" | "sdk" | "admin";
+  | "health"
+  | "reference"
+  | "track-browser"
+  | "track-server"
+  | "processor-webhooks"
+  | "auth"
+  | "tracking-status"
+  | "workspace-notifications"
+  | "program-dashboard"
+  | "dashboard"
+  | "assets"
+  | "sdk"
+  | "admin";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -36,6 +49,8 @@ export interface HttpEndpoint {
   route: RouteGroup;
   /** Only where it differs from the route group's (a public endpoint in an authenticated group). */
   auth?: Auth;
+  /** The workspace permission a session route needs, where it differs from its route group's (a write in a read group). */
+  permission?: Permission;
   tag: Tag;
   summary: string;
   /** What a reader of the reference needs: plain text (no Markdown code spans), no internal names or file paths. */

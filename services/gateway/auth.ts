@@ -18,6 +18,7 @@ import { getProgram } from "../../shared/program-cache";
 import { RateLimiter } from "../../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../../shared/secrets";
 import { parseInput } from "../../shared/validation";
+import { ENDPOINT_PERMISSIONS } from "./declarations";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
 
 type SessionUser = ResultOf<"accounts.authenticateSession">;
@@ -120,6 +121,10 @@ const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, re
 
 type Self = AuthMethods & AuthVars;
 
+/** The endpoint's own permission (a write in a read group), else its route group's, else the policy's default. */
+const permissionFor = (req: Req, route: Route, fallback: Permission): Permission =>
+  ENDPOINT_PERMISSIONS.get((req as { $alias?: { action?: string } }).$alias?.action ?? "") ?? route.opts.permission ?? fallback;
+
 /** The gateway's auth methods (`this` is the gateway service). */
 export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Parameters<AuthMethods[K]>) => ReturnType<AuthMethods[K]> } = {
   async authenticateApiKey(ctx, route, req) {
@@ -197,7 +202,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
     const { programId } = parseInput(ProgramIdParam, { programId: req.$params?.programId });
     const program = await getProgram(ctx, programId);
-    const permission = route.opts.permission ?? "tracking:read";
+    const permission = permissionFor(req, route, "tracking:read");
     const access = program.workspaceId ? await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission }) : { member: false, allowed: false };
     if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
@@ -209,7 +214,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
     const { workspaceId } = parseInput(WorkspaceIdParam, { workspaceId: req.$params?.workspaceId });
     await call(ctx, "accounts.getWorkspace", { workspaceId });
-    const permission = route.opts.permission ?? "programs:read";
+    const permission = permissionFor(req, route, "programs:read");
     const access = await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId, permission });
     if (!access.member) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}.`);
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);

@@ -7,6 +7,7 @@
  * survive the JSON of Moleculer's INFO packets) stay usable for the OpenAPI
  * document.
  */
+import type { Permission } from "../../shared/domain/permissions";
 import type { ActionDeclaration, HttpEndpoint, InputSchema, RouteGroup } from "../../shared/endpoint";
 import { ACCOUNTS } from "../accounts/endpoints";
 import { ATTRIBUTION } from "../attribution/endpoints";
@@ -33,7 +34,9 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "auth",
   "tracking-status",
   "workspace-notifications",
+  "program-dashboard",
   "dashboard",
+  "assets",
   "sdk",
   "admin",
 ];
@@ -54,3 +57,6 @@ function collect(): DeclaredEndpoint[] {
 }
 
 export const ENDPOINTS: readonly DeclaredEndpoint[] = collect();
+
+/** The permission each session endpoint needs beyond its route group's default (HttpEndpoint.permission), by action. */
+export const ENDPOINT_PERMISSIONS: ReadonlyMap<string, Permission> = new Map(ENDPOINTS.flatMap((e) => (e.action && e.http.permission ? [[e.action, e.http.permission] as const] : [])));

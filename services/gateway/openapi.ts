@@ -56,7 +56,9 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   auth: "session",
   "tracking-status": "session",
   "workspace-notifications": "session",
+  "program-dashboard": "session",
   dashboard: "none",
+  assets: "none",
   sdk: "none",
   admin: "operator",
 };

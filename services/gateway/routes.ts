@@ -24,6 +24,42 @@ const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: 
 const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "dashboard.html"), "utf8");
 const BROWSER_SNIPPET = fs.readFileSync(path.join(__dirname, "..", "..", "sdk", "browser", "svc.js"), "utf8");
 
+/** A static file the pages load, read once; cached for five minutes (no version in its URL). */
+function staticFile(file: string, contentType: string): (req: Req, res: Res) => void {
+  let body: Buffer | null = null;
+  return (_req, res) => {
+    body ??= fs.readFileSync(file);
+    res.writeHead(200, { "Content-Type": contentType, "Content-Length": body.length, "Cache-Control": "public, max-age=300" });
+    res.end(body);
+  };
+}
+/**
+ * The pages under pages/ (overview, portal) load their script and styles from this origin only: no inline script,
+ * style or handler runs, they talk only to this origin, and cannot be framed.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** An HTML page under pages/, read once, never cached by the browser (it carries no data; its script fetches it). */
+export function htmlPage(file: string): (req: Req, res: Res) => void {
+  let body: Buffer | null = null;
+  return (_req, res) => {
+    body ??= fs.readFileSync(path.join(__dirname, "pages", file));
+    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": PAGE_CSP });
+    res.end(body);
+  };
+}
+
+const UPLOT_DIR = path.dirname(require.resolve("uplot"));
+
 /** 'sha256-...' sources for the inline <script> and <style> blocks of a page, for its Content-Security-Policy. */
 function inlineHashes(html: string, tag: "script" | "style"): string {
   const blocks = [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => m[1]);
@@ -74,6 +110,9 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": DASHBOARD_CSP });
     res.end(DASHBOARD_HTML);
   },
+  appStyles: staticFile(path.join(__dirname, "pages", "app.css"), "text/css; charset=utf-8"),
+  chartScript: staticFile(path.join(UPLOT_DIR, "uPlot.iife.min.js"), "text/javascript; charset=utf-8"),
+  chartStyles: staticFile(path.join(UPLOT_DIR, "uPlot.min.css"), "text/css; charset=utf-8"),
   // The browser snippet, served from the tracking origin so merchants need no build step.
   browserSnippet(_req, res) {
     res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
@@ -134,7 +173,18 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
     authorization: "verifyWorkspaceAccess",
     permission: "programs:read",
   },
+  // A program's dashboard data (lists, overview figures) and the merchant's actions on it: a signed-in member of the
+  // program's workspace; reads need programs:read, writes name their own permission in their declaration.
+  "program-dashboard": {
+    path: "/api/programs",
+    bodyParsers: JSON_BODY,
+    authentication: "authenticateSession",
+    authorization: "verifyProgramAccess",
+    permission: "programs:read",
+  },
   dashboard: { path: "/dashboard", bodyParsers: false },
+  // Static files the pages load (the chart library, shared styles): same origin, so the pages' CSP stays 'self'.
+  assets: { path: "/assets", bodyParsers: false },
   sdk: { path: "/sdk", bodyParsers: false },
   admin: { path: "/api/admin", bodyParsers: JSON_BODY, authentication: "authenticateOperator" },
 };
