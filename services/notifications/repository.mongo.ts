@@ -59,9 +59,10 @@ notificationSchema.index({ partnerId: 1, _id: -1 });
 notificationSchema.index({ programId: 1, kind: 1, _id: -1 });
 notificationSchema.index({ workspaceId: 1, _id: -1 });
 notificationSchema.index({ workspaceId: 1, readAt: 1, kind: 1 });
-// The inbox's cursor pages (listWorkspacePage), as the SQL indexes notifications_workspace_list and notifications_workspace_partner_list.
+// The inbox's cursor pages (listWorkspacePage), as the SQL indexes notifications_workspace_list, _partner_list and _program_list.
 notificationSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
 notificationSchema.index({ workspaceId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+notificationSchema.index({ workspaceId: 1, programId: 1, createdAt: -1, _id: -1 });
 
 const endpointSchema = requiredStringsMayBeEmpty(
   new Schema<EndpointDoc>(

@@ -82,9 +82,10 @@ const MIGRATIONS = [
      error TEXT,
      duration_ms INTEGER NOT NULL,
      PRIMARY KEY (delivery_id, attempt));`,
-  // The inbox's cursor pages (listWorkspaceNotificationsQuery): a workspace's, and one partner's in it.
+  // The inbox's cursor pages (listWorkspaceNotificationsQuery): a workspace's, one partner's in it, one program's in it.
   `CREATE INDEX notifications_workspace_list ON notifications (workspace_id, created_at DESC, id DESC);
-   CREATE INDEX notifications_workspace_partner_list ON notifications (workspace_id, partner_id, created_at DESC, id DESC);`,
+   CREATE INDEX notifications_workspace_partner_list ON notifications (workspace_id, partner_id, created_at DESC, id DESC);
+   CREATE INDEX notifications_workspace_program_list ON notifications (workspace_id, program_id, created_at DESC, id DESC);`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
