@@ -5,6 +5,7 @@ import { toDto } from "../shared/dto";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
 import type { Program, ProgramsRepository } from "./programs/repository";
@@ -14,7 +15,9 @@ import * as S from "./programs/schemas";
 type Methods = { requireProgram(id: number): Promise<Program> };
 
 /** Owns programs, their API keys, partners and partner enrollments. */
-const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<ProgramsRepository>> = {
+type Vars = StorageVars<ProgramsRepository> & { outboxRelay?: ServiceOutboxRelay };
+
+const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "programs",
   mixins: [storageMixin(createProgramsRepository)],
 
@@ -123,6 +126,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
           status: "approved",
         });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
+        this.outboxRelay?.nudge(); // its partner.enrolled event committed with it
         return toDto({ partner, enrollment });
       },
     },
@@ -172,6 +176,15 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       if (!program) throw new NotFoundError(`No program with id ${id}.`);
       return program;
     },
+  },
+
+  started() {
+    // partner.enrolled events, from the programs outbox to notifications.
+    this.outboxRelay = startServiceOutboxRelay(this, "programs", this.repo.outbox);
+  },
+
+  async stopped() {
+    await this.outboxRelay?.stop();
   },
 };
 

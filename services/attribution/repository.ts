@@ -1,3 +1,5 @@
+import type { OutboxStore } from "../../shared/outbox/outbox";
+
 export interface Click {
   id: number;
   /** Opaque public id the browser keeps in the `svc_click_id` cookie. */
@@ -54,6 +56,7 @@ export interface AttributionRepository {
    * keeps its partner, and only gains one (with its click) when it had none.
    */
   recordLead(lead: NewLead): Promise<{ lead: Lead; created: boolean }>;
+  // A created lead's lead.created event is written to the attribution outbox in the same transaction (shared/events.ts).
   findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null>;
   /** The most recent attributed lead with this (normalised) email. */
   findAttributedLeadByEmail(programId: number, email: string): Promise<Lead | null>;
@@ -62,4 +65,6 @@ export interface AttributionRepository {
   linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
   /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
   testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
+  /** The attribution outbox (table or collection `attribution_outbox`), for its relay. */
+  readonly outbox: OutboxStore;
 }

@@ -80,6 +80,10 @@ const MIGRATIONS = [
      error TEXT,
      duration_ms INTEGER NOT NULL,
      PRIMARY KEY (delivery_id, attempt));`,
+  // Events come from several producers (each with its own outbox ids): a delivery is unique per (producer, event, endpoint).
+  `ALTER TABLE webhook_deliveries ADD COLUMN producer TEXT NOT NULL DEFAULT 'commissions';
+   CREATE UNIQUE INDEX webhook_deliveries_event ON webhook_deliveries (producer, event_id, endpoint_id);
+   ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_event_id_endpoint_id_key;`,
 ];
 
 const toNotification = (r: any): Notification => ({
@@ -117,6 +121,7 @@ const toEndpoint = (r: any): WebhookEndpoint => ({
 const toDelivery = (r: any): WebhookDelivery => ({
   id: r.id,
   endpointId: r.endpoint_id,
+  producer: r.producer,
   eventId: r.event_id,
   eventType: r.event_type,
   body: r.body,
@@ -249,9 +254,9 @@ export class SqlNotificationsRepository implements NotificationsRepository {
 
   async enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean> {
     const rows = await this.db.query(
-      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`,
-      [d.endpointId, d.eventId, d.eventType, d.body, now],
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, body, next_attempt_at, created_at, producer)
+       VALUES ($1, $2, $3, $4, $5, $5, $6) ON CONFLICT (producer, event_id, endpoint_id) DO NOTHING RETURNING id`,
+      [d.endpointId, d.eventId, d.eventType, d.body, now, d.producer ?? "commissions"],
     );
     return rows.length > 0;
   }

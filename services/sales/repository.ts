@@ -1,4 +1,5 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
+import type { OutboxStore } from "../../shared/outbox/outbox";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -36,7 +37,11 @@ export type NewSale = Omit<Sale, "id" | "commissionId" | "createdAt">;
 
 /** Storage contract of the sales service. */
 export interface SalesRepository {
-  /** Returns null when the program already has a sale with this transaction id. */
+  /**
+   * Returns null when the program already has a sale with this transaction id.
+   * A new sale's `sale.created` event is written to the sales outbox in the
+   * same transaction (shared/events.ts).
+   */
   insertSale(sale: NewSale): Promise<Sale | null>;
   findSale(programId: number, transactionId: string): Promise<Sale | null>;
   getSale(id: number): Promise<Sale | null>;
@@ -45,4 +50,6 @@ export interface SalesRepository {
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
+  /** The sales outbox (table or collection `sales_outbox`), for its relay. */
+  readonly outbox: OutboxStore;
 }
