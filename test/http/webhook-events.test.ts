@@ -205,3 +205,26 @@ test("with notifications stopped, every action succeeds and its events wait; onc
     if (!restarted) await startServiceLate(sys, loadService("notifications"));
   }
 }, 120_000);
+
+test("the API document lists every event as an OpenAPI webhook: described fields and an example its schema parses", async () => {
+  const res = await sys.http("GET", "/api/openapi.json");
+  expect(res.status).toBe(200);
+  const webhooks = res.body.webhooks as Record<string, any>;
+  expect(Object.keys(webhooks).sort()).toEqual(Object.keys(WEBHOOK_EVENTS).sort());
+  for (const [type, spec] of Object.entries(WEBHOOK_EVENTS)) {
+    const op = webhooks[type].post;
+    expect({ type, summary: op.summary, description: op.description.startsWith(spec.when) }).toEqual({ type, summary: type, description: true });
+    const content = op.requestBody.content["application/json"];
+    const data = content.schema.properties.data;
+    // Every field of the payload is described (nested ones too), and so is every field of the envelope.
+    for (const [name, prop] of [...Object.entries(content.schema.properties), ...Object.entries(data.properties)] as Array<[string, any]>) {
+      expect({ type, name, described: typeof prop.description === "string" && prop.description.length > 0 }).toEqual({ type, name, described: true });
+    }
+    expect(Object.keys(data.properties).sort()).toEqual(Object.keys(spec.schema.shape).sort());
+    expect({ type, parses: spec.schema.safeParse(content.example.data).success, exampleType: content.example.type }).toEqual({ type, parses: true, exampleType: type });
+    expect(op.parameters.map((p: any) => p.name)).toEqual(["Svc-Event-Id", "Svc-Event-Type", "Svc-Signature"]);
+  }
+  // Amounts are integers (minor units) and times ISO strings, in the schema itself.
+  expect(webhooks["sale.created"].post.requestBody.content["application/json"].schema.properties.data.properties.amountCents.type).toBe("integer");
+  expect(webhooks["withdrawal.paid"].post.requestBody.content["application/json"].schema.properties.data.properties.paidAt).toMatchObject({ type: "string", format: "date-time" });
+});
