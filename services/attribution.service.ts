@@ -24,9 +24,9 @@ type Methods = {
 
 export type { Attribution };
 
-/** Owns clicks, leads (customers) and the attribution of sales to partners. */
 type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay };
 
+/** Owns clicks, leads (customers) and the attribution of sales to partners. */
 const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "attribution",
   mixins: [storageMixin(createAttributionRepository), programCacheMixin],

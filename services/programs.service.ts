@@ -8,15 +8,18 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
-import type { Program, ProgramsRepository } from "./programs/repository";
+import type { Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 
-type Methods = { requireProgram(id: number): Promise<Program> };
+type Methods = {
+  requireProgram(id: number): Promise<Program>;
+  setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus): Promise<Enrollment | null>;
+};
 
-/** Owns programs, their API keys, partners and partner enrollments. */
 type Vars = StorageVars<ProgramsRepository> & { outboxRelay?: ServiceOutboxRelay };
 
+/** Owns programs, their API keys, partners and partner enrollments. */
 const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "programs",
   mixins: [storageMixin(createProgramsRepository)],
@@ -175,6 +178,16 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const program = await this.repo.getProgram(id);
       if (!program) throw new NotFoundError(`No program with id ${id}.`);
       return program;
+    },
+
+    /**
+     * Writes an enrollment's status (null when the partner is not enrolled). Becoming approved writes the
+     * partner.enrolled event in the same transaction and sends it at once: the one call for an approval.
+     */
+    async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus): Promise<Enrollment | null> {
+      const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date());
+      if (result?.enrolled) this.outboxRelay?.nudge();
+      return result?.enrollment ?? null;
     },
   },
 
