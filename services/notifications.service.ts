@@ -217,7 +217,9 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       if (workspaceId !== null) {
         const now = new Date();
         // Frozen here: every attempt sends (and signs) the same bytes. The body's id is unique across producers.
-        const body = JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data: payload });
+        // Commission events' data is laid out as before this consumer took other producers' events.
+        const data = producer === "commissions" && type.startsWith("commission.") ? parseInput(S.CommissionEventInput, params).payload : payload;
+        const body = JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data });
         for (const endpoint of await this.repo.listSubscribedEndpoints(workspaceId, type)) {
           if (await this.repo.enqueueDelivery({ producer, endpointId: endpoint.id, eventId, eventType: type, body }, now)) deliveries++;
         }
