@@ -6,16 +6,22 @@ import { mapPage } from "../shared/pagination";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
-import type { Program, ProgramsRepository } from "./programs/repository";
+import type { Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 
-type Methods = { requireProgram(id: number): Promise<Program> };
+type Methods = {
+  requireProgram(id: number): Promise<Program>;
+  setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus): Promise<Enrollment | null>;
+};
+
+type Vars = StorageVars<ProgramsRepository> & { outboxRelay?: ServiceOutboxRelay };
 
 /** Owns programs, their API keys, partners and partner enrollments. */
-const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<ProgramsRepository>> = {
+const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "programs",
   mixins: [storageMixin(createProgramsRepository)],
 
@@ -139,6 +145,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
           status: "approved",
         });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
+        this.outboxRelay?.nudge(); // its partner.enrolled event committed with it
         return toDto({ partner, enrollment });
       },
     },
@@ -188,6 +195,25 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       if (!program) throw new NotFoundError(`No program with id ${id}.`);
       return program;
     },
+
+    /**
+     * Writes an enrollment's status (null when the partner is not enrolled). Becoming approved writes the
+     * partner.enrolled event in the same transaction and sends it at once: the one call for an approval.
+     */
+    async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus): Promise<Enrollment | null> {
+      const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date());
+      if (result?.enrolled) this.outboxRelay?.nudge();
+      return result?.enrollment ?? null;
+    },
+  },
+
+  started() {
+    // partner.enrolled events, from the programs outbox to notifications.
+    this.outboxRelay = startServiceOutboxRelay(this, "programs", this.repo.outbox);
+  },
+
+  async stopped() {
+    await this.outboxRelay?.stop();
   },
 };
 

@@ -1,5 +1,6 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import type { Page, PageRequest } from "../../shared/pagination";
+import type { OutboxStore } from "../../shared/outbox/outbox";
 
 export type PaymentTrackingMode = "processor_connect" | "s2s";
 
@@ -86,9 +87,21 @@ export interface ProgramsRepository {
   retireApiKey(id: number, at: Date): Promise<ApiKey | null>;
   createPartner(input: { name: string; email: string | null; customerKey?: string | null }): Promise<Partner>;
   getPartner(id: number): Promise<Partner | null>;
-  /** Returns null when the referral code (or the partner) is already enrolled in the program. */
+  /**
+   * Returns null when the referral code (or the partner) is already enrolled in the program. An approved
+   * enrollment's partner.enrolled event is written to the programs outbox in the same transaction.
+   */
   createEnrollment(input: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null>;
+  /**
+   * Sets an enrollment's status; null when the partner is not enrolled in the program. When it becomes
+   * `approved` (from another status), the partner.enrolled event is written in the same transaction, once:
+   * `enrolled` says whether this call wrote it (the caller nudges the relay then). Approving an approved
+   * enrollment changes nothing.
+   */
+  setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, now: Date): Promise<{ enrollment: Enrollment; enrolled: boolean } | null>;
   findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
   findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;
   hasApprovedEnrollment(programId: number): Promise<boolean>;
+  /** The programs outbox (table or collection `programs_outbox`), for its relay. */
+  readonly outbox: OutboxStore;
 }
