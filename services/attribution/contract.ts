@@ -29,4 +29,6 @@ export interface AttributionContract {
   };
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
+  /** The partner's clicks in the program, test clicks left out. */
+  "attribution.countPartnerClicks": { params: z.input<typeof S.PartnerClicksInput>; result: { clicks: number } };
 }

@@ -28,6 +28,7 @@ const clickSchema = requiredStringsMayBeEmpty(
 );
 clickSchema.index({ clickId: 1 }, { unique: true });
 clickSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
+clickSchema.index({ programId: 1, partnerId: 1, isTest: 1 });
 
 const leadSchema = requiredStringsMayBeEmpty(
   new Schema<LeadDoc>(
@@ -208,5 +209,9 @@ export class MongoAttributionRepository implements AttributionRepository {
       count: docs.length,
       latest: latest ? { id: latest._id, timestamp: latest.timestamp, createdAt: latest.createdAt } : null,
     };
+  }
+
+  async countPartnerClicks(programId: number, partnerId: number): Promise<number> {
+    return this.clicks.countDocuments({ programId, partnerId, isTest: false });
   }
 }

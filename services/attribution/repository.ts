@@ -62,4 +62,6 @@ export interface AttributionRepository {
   linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
   /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
   testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
+  /** The partner's clicks in the program, test clicks left out (the partner portal). */
+  countPartnerClicks(programId: number, partnerId: number): Promise<number>;
 }

@@ -39,3 +39,5 @@ export const TestEventStatsInput = z.object({
   kind: z.enum(["click", "lead"]),
   limit: z.number().int().min(1).max(100).default(10),
 });
+
+export const PartnerClicksInput = z.object({ programId: Id, partnerId: Id });

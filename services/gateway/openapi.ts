@@ -61,6 +61,8 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   assets: "none",
   sdk: "none",
   admin: "operator",
+  partner: "partnerSession",
+  portal: "none",
 };
 
 function operationOf({ action, input, http }: DeclaredEndpoint): OperationSpec {
@@ -90,6 +92,7 @@ const TAGS = [
   { name: "Health", description: "Readiness and liveness probes." },
   { name: "Reference", description: "This document and its page." },
   { name: "Operator", description: "The operator API (Authorization: Bearer with the operator token), also reached by the CLI." },
+  { name: "Partner portal", description: "Partner sign-in by one-time link and the partner's own data (partner session cookie)." },
 ];
 
 const SECURITY: Record<Auth, Json[] | undefined> = {
@@ -99,6 +102,7 @@ const SECURITY: Record<Auth, Json[] | undefined> = {
   session: [{ session: [] }],
   operator: [{ operatorToken: [] }],
   stripeSignature: [{ stripeSignature: [] }],
+  partnerSession: [{ partnerSession: [] }],
 };
 
 const AUTH_ERRORS: Record<Auth, ErrorCode[]> = {
@@ -108,6 +112,7 @@ const AUTH_ERRORS: Record<Auth, ErrorCode[]> = {
   session: ["unauthorized"],
   operator: ["unauthorized", "rate_limit_exceeded"],
   stripeSignature: ["service_unavailable"],
+  partnerSession: ["unauthorized"],
 };
 
 const ERROR_MESSAGES: Record<ErrorCode, string> = {
@@ -317,6 +322,7 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
           description: "The operator token: the ADMIN_TOKEN setting, or the token the server generated at its first start (it says where it wrote it).",
         },
         session: { type: "apiKey", in: "cookie", name: "svc_session", description: "The dashboard session, set by signing in." },
+        partnerSession: { type: "apiKey", in: "cookie", name: "svc_partner_session", description: "The partner portal session, set by signing in with a one-time link." },
         stripeSignature: {
           type: "apiKey",
           in: "header",

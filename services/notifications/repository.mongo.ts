@@ -11,6 +11,7 @@ import type {
   NotificationFilter,
   NotificationKind,
   NotificationsRepository,
+  PartnerNotice,
   UnreadCounts,
   WebhookAttempt,
   WebhookDelivery,
@@ -117,6 +118,18 @@ deliverySchema.index({ eventId: 1, endpointId: 1 }, { unique: true });
 deliverySchema.index({ status: 1, nextAttemptAt: 1, _id: 1 });
 deliverySchema.index({ endpointId: 1, _id: -1 });
 
+/** A partner's read state of one of their notices (`_id` is the notification's id). */
+interface PartnerNoticeReadDoc {
+  _id: number;
+  partnerId: number;
+  readAt: Date;
+}
+const partnerNoticeReadSchema = new Schema<PartnerNoticeReadDoc>(
+  { _id: { type: Number, required: true }, partnerId: { type: Number, required: true }, readAt: { type: Date, required: true } },
+  schemaOptions("partner_notice_reads"),
+);
+notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, _id: -1 });
+
 const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({
   id: _id,
   ...rest,
@@ -169,6 +182,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     private readonly notifications: Model<NotificationDoc>,
     private readonly endpoints: Model<EndpointDoc>,
     private readonly deliveries: Model<DeliveryDoc>,
+    private readonly partnerNoticeReads: Model<PartnerNoticeReadDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoNotificationsRepository> {
@@ -176,6 +190,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       modelOn(connection, "Notification", notificationSchema),
       modelOn(connection, "WebhookEndpoint", endpointSchema),
       modelOn(connection, "WebhookDelivery", deliverySchema),
+      modelOn(connection, "PartnerNoticeRead", partnerNoticeReadSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoNotificationsRepository(connection, ...models);
@@ -225,6 +240,34 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     if (kind !== undefined) filter.kind = kind;
     const result = await this.notifications.updateMany(filter, { $set: { readAt: now } });
     return result.modifiedCount;
+  }
+
+  async listPartnerNotices(f: { partnerId: number; programId: number; unread?: boolean; beforeId?: number; limit: number }): Promise<PartnerNotice[]> {
+    if (f.limit < 1) return [];
+    const filter: Record<string, unknown> = { partnerId: f.partnerId, programId: f.programId, kind: "partner_notice" };
+    if (f.beforeId !== undefined) filter._id = { $lt: f.beforeId };
+    if (f.unread !== undefined) {
+      // The partner's read ids in this program: few (one per notice), so an $in/$nin is fine.
+      const read = await this.partnerNoticeReads.find({ partnerId: f.partnerId }, { _id: 1 }).lean<{ _id: number }[]>();
+      const ids = read.map((r) => r._id);
+      filter._id = { ...(filter._id as object), [f.unread ? "$nin" : "$in"]: ids };
+    }
+    const docs = await this.notifications.find(filter).sort({ _id: -1 }).limit(f.limit).lean<NotificationDoc[]>();
+    return this.withPartnerReads(docs);
+  }
+
+  async markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null> {
+    const doc = await this.notifications.findOne({ _id: id, partnerId, programId, kind: "partner_notice" }).lean<NotificationDoc>();
+    if (!doc) return null;
+    // $setOnInsert: a second call keeps the first read time.
+    await this.partnerNoticeReads.updateOne({ _id: id }, { $setOnInsert: { partnerId, readAt: now } }, { upsert: true });
+    return (await this.withPartnerReads([doc]))[0];
+  }
+
+  private async withPartnerReads(docs: NotificationDoc[]): Promise<PartnerNotice[]> {
+    const reads = await this.partnerNoticeReads.find({ _id: { $in: docs.map((d) => d._id) } }).lean<PartnerNoticeReadDoc[]>();
+    const readAt = new Map(reads.map((r) => [r._id, r.readAt]));
+    return docs.map((d) => ({ ...toNotification(d), partnerReadAt: readAt.get(d._id) ?? null }));
   }
 
   async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {

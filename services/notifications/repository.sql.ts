@@ -10,6 +10,7 @@ import type {
   NotificationFilter,
   NotificationKind,
   NotificationsRepository,
+  PartnerNotice,
   UnreadCounts,
   WebhookAttempt,
   WebhookDelivery,
@@ -80,6 +81,12 @@ const MIGRATIONS = [
      error TEXT,
      duration_ms INTEGER NOT NULL,
      PRIMARY KEY (delivery_id, attempt));`,
+  // The partner portal: a partner's own read state of their notices, apart from the workspace inbox's read_at.
+  `CREATE TABLE partner_notice_reads (
+     notification_id INTEGER PRIMARY KEY REFERENCES notifications (id),
+     partner_id INTEGER NOT NULL,
+     read_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX notifications_partner_program ON notifications (partner_id, program_id, kind, id DESC);`,
 ];
 
 const toNotification = (r: any): Notification => ({
@@ -187,6 +194,33 @@ export class SqlNotificationsRepository implements NotificationsRepository {
       [workspaceId, now, kind ?? null],
     );
     return row.n;
+  }
+
+  async listPartnerNotices(f: { partnerId: number; programId: number; unread?: boolean; beforeId?: number; limit: number }): Promise<PartnerNotice[]> {
+    const rows = await this.db.query(
+      `SELECT n.*, r.read_at AS partner_read_at FROM notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id
+       WHERE n.partner_id = $1 AND n.program_id = $2 AND n.kind = 'partner_notice'
+         AND ($3::boolean IS NULL OR (r.read_at IS NULL) = $3) AND ($4::int IS NULL OR n.id < $4)
+       ORDER BY n.id DESC LIMIT $5`,
+      [f.partnerId, f.programId, f.unread ?? null, f.beforeId ?? null, f.limit],
+    );
+    return rows.map((r: any) => ({ ...toNotification(r), partnerReadAt: r.partner_read_at }));
+  }
+
+  async markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null> {
+    // Only the partner's own notice gets a read row; a second call keeps the first time.
+    await this.db.query(
+      `INSERT INTO partner_notice_reads (notification_id, partner_id, read_at)
+       SELECT id, $2, $4 FROM notifications WHERE id = $1 AND partner_id = $2 AND program_id = $3 AND kind = 'partner_notice'
+       ON CONFLICT (notification_id) DO NOTHING`,
+      [id, partnerId, programId, now],
+    );
+    const rows = await this.db.query(
+      `SELECT n.*, r.read_at AS partner_read_at FROM notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id
+       WHERE n.id = $1 AND n.partner_id = $2 AND n.program_id = $3 AND n.kind = 'partner_notice'`,
+      [id, partnerId, programId],
+    );
+    return rows.length ? { ...toNotification(rows[0]), partnerReadAt: rows[0].partner_read_at } : null;
   }
 
   async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {

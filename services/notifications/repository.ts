@@ -39,6 +39,9 @@ export interface NotificationFilter {
   limit: number;
 }
 
+/** A partner notice as its partner sees it: the partner's own read state, apart from the workspace inbox's `readAt`. */
+export type PartnerNotice = Notification & { partnerReadAt: Date | null };
+
 export type UnreadCounts = Record<NotificationKind, number>;
 
 export const WEBHOOK_EVENT_TYPES = ["commission.created", "commission.refunded", "commission.reversed"] as const;
@@ -120,6 +123,10 @@ export interface NotificationsRepository {
   markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null>;
   /** Marks every unread notification of the workspace (of `kind`, when given) read; returns how many changed. */
   markAllRead(workspaceId: number, kind: NotificationKind | undefined, now: Date): Promise<number>;
+  /** The partner's own notices (kind partner_notice) in one program, newest first, each with the partner's read state. */
+  listPartnerNotices(f: { partnerId: number; programId: number; unread?: boolean; beforeId?: number; limit: number }): Promise<PartnerNotice[]>;
+  /** Marks one of the partner's notices in the program read by the partner (keeping an earlier time); null when it is not theirs. */
+  markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null>;
 
   createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
   getEndpoint(id: number): Promise<WebhookEndpoint | null>;

@@ -48,6 +48,9 @@ const MIGRATIONS = [
    ALTER TABLE programs ADD COLUMN test_mode BOOLEAN NOT NULL DEFAULT false;`,
   `ALTER TABLE programs ADD COLUMN self_referral_guard BOOLEAN NOT NULL DEFAULT true;
    ALTER TABLE partners ADD COLUMN customer_key TEXT;`,
+  // The partner portal: sign-in finds a partner by email, and lists the partner's programs.
+  `CREATE INDEX partners_email ON partners (email);
+   CREATE INDEX enrollments_partner ON enrollments (partner_id, id);`,
 ];
 
 const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
@@ -192,5 +195,13 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
     const rows = await this.db.query("SELECT 1 FROM enrollments WHERE program_id = $1 AND status = 'approved' LIMIT 1", [programId]);
     return rows.length > 0;
+  }
+
+  async findPartnersByEmail(email: string): Promise<Partner[]> {
+    return (await this.db.query("SELECT * FROM partners WHERE email = $1 ORDER BY id", [email])).map(toPartner);
+  }
+
+  async listPartnerEnrollments(partnerId: number): Promise<Enrollment[]> {
+    return (await this.db.query("SELECT * FROM enrollments WHERE partner_id = $1 ORDER BY id", [partnerId])).map(toEnrollment);
   }
 }

@@ -83,4 +83,8 @@ export interface ProgramsRepository {
   findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
   findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;
   hasApprovedEnrollment(programId: number): Promise<boolean>;
+  /** Partners with this (lower-case) email, oldest first: the partner portal's sign-in. */
+  findPartnersByEmail(email: string): Promise<Partner[]>;
+  /** The partner's enrollments in every program, oldest first. */
+  listPartnerEnrollments(partnerId: number): Promise<Enrollment[]>;
 }
