@@ -3,6 +3,8 @@ import type { ReconcileReport } from "./invariants";
 import type { Jsonified } from "../../shared/dto";
 import type { Balance, Commission, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
 import type * as S from "./schemas";
+import type { Page } from "../../shared/pagination";
+import type { CommissionListItem } from "./list-views";
 
 export interface CreatedCommission {
   commissionId: number;
@@ -38,6 +40,10 @@ export interface CommissionsContract {
   "commissions.payWithdrawal": { params: z.input<typeof S.WithdrawalIdInput>; result: Jsonified<Withdrawal> };
   "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
+  "commissions.list": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
+  "commissions.listForOperator": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
+  "commissions.listWithdrawals": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
+  "commissions.listWithdrawalsForOperator": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
   "commissions.reconcile": { params: z.input<typeof S.NoInput>; result: ReconcileReport & { checkedAt: string; durationMs: number } };
 }
