@@ -65,6 +65,23 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
       },
     },
 
+    /** The partner's commissions in the program, each with its refunds and their reasons (newest first, paginated). */
+    commissions: {
+      async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
+        const { programId, limit, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "commissions.list", { programId, partnerId, limit, cursor });
+      },
+    },
+
+    withdrawals: {
+      async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
+        const { programId, limit, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "commissions.listWithdrawals", { programId, partnerId, limit, cursor });
+      },
+    },
+
     markNoticeRead: {
       async handler(ctx: Context<Input<typeof S.NoticeReadInput>, PartnerMeta>) {
         const { programId, notificationId } = ctx.params;

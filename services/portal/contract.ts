@@ -22,5 +22,7 @@ export interface PortalProgram {
 export interface PortalContract {
   "portal.me": { params: z.input<typeof S.NoInput>; result: { partner: { id: number; name: string; email: string | null }; programs: PortalProgram[] } };
   "portal.notices": { params: z.input<typeof S.NoticesInput>; result: ResultOf<"notifications.listPartnerNotices"> };
+  "portal.commissions": { params: z.input<typeof S.ListInput>; result: ResultOf<"commissions.list"> };
+  "portal.withdrawals": { params: z.input<typeof S.ListInput>; result: ResultOf<"commissions.listWithdrawals"> };
   "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: ResultOf<"notifications.markPartnerNoticeRead"> };
 }

@@ -64,6 +64,61 @@ export const PORTAL = declareActions("portal", {
       response: { description: "A page of notices.", example: { data: [notice], nextCursor: null } },
     },
   },
+  commissions: {
+    input: S.ListInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/commissions",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your commissions in a program",
+      description:
+        "Your commissions, newest first, each with the sale amount, the commission, what refunds took back (deductedCents), what it is worth now (netCents), its status, and each refund with its amount, deduction and reason. Paginated: limit and the nextCursor of the previous page. 404 for a program you are not approved in.",
+      example: { programId: 1, limit: 25 },
+      errors: ["not_found"],
+      response: {
+        description: "A page of commissions.",
+        example: {
+          data: [
+            {
+              id: 7,
+              programId: 1,
+              partnerId: 3,
+              transactionId: "order-1001",
+              currency: "usd",
+              saleAmountCents: 10000,
+              amountCents: 2000,
+              deductedCents: 600,
+              netCents: 1400,
+              status: "refunded",
+              refunds: [{ id: 1, amountCents: 3000, deductionCents: 600, reasonCode: "refund", reason: "customer request" }],
+            },
+          ],
+          nextCursor: null,
+        },
+      },
+    },
+  },
+  withdrawals: {
+    input: S.ListInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/withdrawals",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your withdrawals in a program",
+      description: "Your withdrawals (payouts), newest first: amount, status (open, paid, cancelled) and dates. Paginated. 404 for a program you are not approved in.",
+      example: { programId: 1, limit: 25 },
+      errors: ["not_found"],
+      response: {
+        description: "A page of withdrawals.",
+        example: {
+          data: [{ id: 2, programId: 1, partnerId: 3, currency: "usd", requestedCents: 1400, amountCents: 1400, status: "paid", paidAt: "2026-02-01T00:00:00.000Z" }],
+          nextCursor: null,
+        },
+      },
+    },
+  },
   markNoticeRead: {
     input: S.NoticeReadInput,
     http: {
