@@ -319,3 +319,44 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
     });
   });
 });
+
+describe.each(backends)("notifications repository contract on %s: a partner's own notices", (_name, backend) => {
+  const repo = useRepository<NotificationsRepository>(backend, createNotificationsRepository);
+
+  it("lists only the partner's notices in the program, newest first, with the partner's own read state", async () => {
+    const programId = nextProgram();
+    const otherProgram = nextProgram();
+    await repo().insertOnce(notification({ programId, partnerId: 21, transactionId: "a" }));
+    await repo().insertOnce(notification({ programId, partnerId: 21, transactionId: "b" }));
+    await repo().insertOnce(notification({ programId, partnerId: 21, transactionId: "w", kind: "advertiser_warning", partnerPaid: true }));
+    await repo().insertOnce(notification({ programId, partnerId: 22, transactionId: "other partner" }));
+    await repo().insertOnce(notification({ programId: otherProgram, partnerId: 21, transactionId: "other program" }));
+
+    const mine = await repo().listPartnerNotices({ partnerId: 21, programId, limit: 10 });
+    expect(mine.map((n) => n.transactionId)).toEqual(["b", "a"]);
+    expect(mine.every((n) => n.kind === "partner_notice" && n.partnerReadAt === null)).toBe(true);
+    expect((await repo().listPartnerNotices({ partnerId: 21, programId, limit: 1 })).map((n) => n.transactionId)).toEqual(["b"]);
+    expect((await repo().listPartnerNotices({ partnerId: 21, programId, beforeId: mine[0].id, limit: 10 })).map((n) => n.transactionId)).toEqual(["a"]);
+
+    const read = await repo().markPartnerNoticeRead(21, programId, mine[1].id, at());
+    expect(read).toEqual({ ...mine[1], partnerReadAt: at() });
+    expect((await repo().markPartnerNoticeRead(21, programId, mine[1].id, at(5 * SECOND)))!.partnerReadAt).toEqual(at());
+    expect((await repo().listPartnerNotices({ partnerId: 21, programId, unread: true, limit: 10 })).map((n) => n.transactionId)).toEqual(["b"]);
+    expect((await repo().listPartnerNotices({ partnerId: 21, programId, unread: false, limit: 10 })).map((n) => n.transactionId)).toEqual(["a"]);
+    // The workspace inbox keeps its own read state.
+    expect((await repo().list({ programId, partnerId: 21, kind: "partner_notice", limit: 10 })).every((n) => n.readAt === null)).toBe(true);
+  });
+
+  it("marks nothing that is not the partner's own notice in that program", async () => {
+    const programId = nextProgram();
+    await repo().insertOnce(notification({ programId, partnerId: 31 }));
+    await repo().insertOnce(notification({ programId, partnerId: 31, kind: "advertiser_warning", partnerPaid: true }));
+    const [notice] = await repo().listPartnerNotices({ partnerId: 31, programId, limit: 10 });
+    const [warning] = await repo().list({ programId, kind: "advertiser_warning", limit: 10 });
+    expect(await repo().markPartnerNoticeRead(32, programId, notice.id, at())).toBeNull();
+    expect(await repo().markPartnerNoticeRead(31, nextProgram(), notice.id, at())).toBeNull();
+    expect(await repo().markPartnerNoticeRead(31, programId, warning.id, at())).toBeNull();
+    expect(await repo().markPartnerNoticeRead(31, programId, 9_999_999, at())).toBeNull();
+    expect((await repo().listPartnerNotices({ partnerId: 31, programId, limit: 10 }))[0].partnerReadAt).toBeNull();
+  });
+});
