@@ -3,7 +3,7 @@ import { call, type ResultOf } from "../shared/bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { NotFoundError, UnauthorizedError } from "../shared/errors";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
-import { referralLink } from "./portal/masking";
+import { maskEmail, referralLink, shortenCustomerKey } from "./portal/masking";
 import { PORTAL } from "./portal/endpoints";
 import * as S from "./portal/schemas";
 
@@ -79,6 +79,19 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
         const { programId, limit, cursor } = ctx.params;
         const { partnerId } = await this.requireEnrollment(ctx, programId);
         return call(ctx, "commissions.listWithdrawals", { programId, partnerId, limit, cursor });
+      },
+    },
+
+    /** Customers who signed up through the partner (live leads), masked: they are the merchant's customers. */
+    customers: {
+      async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
+        const { programId, limit, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        const page = await call(ctx, "attribution.listCustomers", { programId, partnerId, test: false, limit, cursor });
+        return {
+          data: page.data.map((lead) => ({ id: lead.id, customer: shortenCustomerKey(lead.customerKey), email: maskEmail(lead.email), createdAt: lead.createdAt })),
+          nextCursor: page.nextCursor,
+        };
       },
     },
 

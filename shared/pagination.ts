@@ -81,6 +81,11 @@ export const DateBound = (description: string, example: string) =>
     .transform((v) => new Date(v))
     .meta({ description, example });
 
+/** A yes/no filter of a list: a JSON boolean, or (query strings carry text) true, false, 1 or 0. */
+export const BooleanFilter = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")], {
+  error: "must be true or false (or 1 or 0)",
+});
+
 /** The fields every list takes: spread into its strict object schema. */
 export const PAGE_FIELDS = {
   limit: Limit,

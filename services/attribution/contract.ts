@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
-import type { TestEventStats } from "./repository";
+import type { Page } from "../../shared/pagination";
+import type { Lead, TestEventStats } from "./repository";
 import type * as S from "./schemas";
 
 /** The partner a sale is attributed to, and how (`attribution.resolve`). */
@@ -28,6 +29,8 @@ export interface AttributionContract {
     result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; reason: string | null; test: boolean };
   };
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
+  "attribution.listCustomers": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
+  "attribution.listCustomersForOperator": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
   /** The partner's clicks in the program, test clicks left out. */
   "attribution.countPartnerClicks": { params: z.input<typeof S.PartnerClicksInput>; result: { clicks: number } };

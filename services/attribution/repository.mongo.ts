@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
-import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
+import type { AttributionRepository, Click, Lead, LeadListFilter, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 
 type ClickDoc = DocOf<Click>;
 
@@ -52,6 +53,9 @@ leadSchema.index({ programId: 1, customerKey: 1 }, { unique: true });
 const ATTRIBUTED = { partnerId: { $type: "number" } };
 leadSchema.index({ programId: 1, email: 1, _id: -1 }, { partialFilterExpression: ATTRIBUTED });
 leadSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
+// The customers lists (listLeadsPage), as the SQL indexes leads_program_list and leads_program_partner_list.
+leadSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+leadSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 
 const processorCustomerSchema = requiredStringsMayBeEmpty(
   new Schema<ProcessorCustomerDoc>(
@@ -209,6 +213,18 @@ export class MongoAttributionRepository implements AttributionRepository {
       count: docs.length,
       latest: latest ? { id: latest._id, timestamp: latest.timestamp, createdAt: latest.createdAt } : null,
     };
+  }
+
+  async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {
+    const own: Record<string, unknown> = { programId: f.programId };
+    if (f.partnerId !== undefined) own.partnerId = f.partnerId;
+    if (f.test !== undefined) own.isTest = f.test;
+    const docs = await this.leads
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toLead);
   }
 
   async countPartnerClicks(programId: number, partnerId: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
+import type { AttributionRepository, Click, Lead, LeadListFilter, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE clicks (
@@ -36,9 +37,20 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
      PRIMARY KEY (program_id, processor_customer_id));`,
   `ALTER TABLE leads ADD COLUMN unattributed_reason TEXT;`,
+  // The customers lists (listLeadsQuery): newest first per program, and per partner of a program.
+  `CREATE INDEX leads_program_list ON leads (program_id, created_at DESC, id DESC);
+   CREATE INDEX leads_program_partner_list ON leads (program_id, partner_id, created_at DESC, id DESC);`,
   // The partner portal's click count: an index-only count of one partner's live clicks.
   `CREATE INDEX clicks_partner_live ON clicks (program_id, partner_id) WHERE NOT is_test;`,
 ];
+
+/** The exact query of listLeadsPage (exported so the query-plan test explains what runs). */
+export function listLeadsQuery(f: LeadListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.test !== undefined) c.add("is_test = ?", f.test);
+  return c.page(f).query("*", "leads", f.limit);
+}
 
 const toClick = (r: any): Click => ({
   id: r.id,
@@ -140,6 +152,11 @@ export class SqlAttributionRepository implements AttributionRepository {
       count: rows.length,
       latest: latest ? { id: latest.id, timestamp: latest.timestamp, createdAt: latest.created_at } : null,
     };
+  }
+
+  async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {
+    const q = listLeadsQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toLead);
   }
 
   async countPartnerClicks(programId: number, partnerId: number): Promise<number> {

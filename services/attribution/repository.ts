@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../../shared/pagination";
+
 export interface Click {
   id: number;
   /** Opaque public id the browser keeps in the `svc_click_id` cookie. */
@@ -46,6 +48,13 @@ export interface TestEventStats {
 }
 
 /** Storage contract of the attribution service: clicks, leads and processor-customer links. */
+/** A page of one program's leads (its customers): one partner's, test or live, created in a range. */
+export interface LeadListFilter extends PageRequest {
+  programId: number;
+  partnerId?: number;
+  test?: boolean;
+}
+
 export interface AttributionRepository {
   createClick(click: NewClick): Promise<Click>;
   findClick(programId: number, clickId: string): Promise<Click | null>;
@@ -62,6 +71,8 @@ export interface AttributionRepository {
   linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
   /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
   testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
+  /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
+  listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;
   /** The partner's clicks in the program, test clicks left out (the partner portal). */
   countPartnerClicks(programId: number, partnerId: number): Promise<number>;
 }

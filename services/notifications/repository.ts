@@ -1,3 +1,4 @@
+import type { Page, PageRequest } from "../../shared/pagination";
 /** `partner_notice`: in-app notice to the partner; `advertiser_warning`: manual-review warning to the program's owner. */
 export type NotificationKind = "partner_notice" | "advertiser_warning";
 
@@ -39,6 +40,15 @@ export interface NotificationFilter {
   limit: number;
 }
 
+/** The dashboard's inbox: a page of one workspace's notifications, newest first, with its filters. */
+export interface WorkspaceNotificationFilter extends PageRequest {
+  workspaceId: number;
+  programId?: number;
+  partnerId?: number;
+  kind?: NotificationKind;
+  /** true: unread only; false: read only. */
+  unread?: boolean;
+}
 /** A partner notice as its partner sees it: the partner's own read state, apart from the workspace inbox's `readAt`. */
 export type PartnerNotice = Notification & { partnerReadAt: Date | null };
 
@@ -118,6 +128,8 @@ export interface NotificationsRepository {
   insertOnce(n: NewNotification): Promise<boolean>;
   /** Newest first. */
   list(filter: NotificationFilter): Promise<Notification[]>;
+  /** A page of a workspace's notifications sorted by (createdAt desc, id desc), served by an index on (workspace, createdAt, id) or (workspace, partner, createdAt, id). */
+  listWorkspacePage(filter: WorkspaceNotificationFilter): Promise<Page<Notification>>;
   unreadCounts(workspaceId: number): Promise<UnreadCounts>;
   /** Marks one of the workspace's notifications read (keeping an earlier read time); null when it is not the workspace's. */
   markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null>;

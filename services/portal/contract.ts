@@ -24,5 +24,7 @@ export interface PortalContract {
   "portal.notices": { params: z.input<typeof S.NoticesInput>; result: ResultOf<"notifications.listPartnerNotices"> };
   "portal.commissions": { params: z.input<typeof S.ListInput>; result: ResultOf<"commissions.list"> };
   "portal.withdrawals": { params: z.input<typeof S.ListInput>; result: ResultOf<"commissions.listWithdrawals"> };
+  /** Masked: the customer key shortened, the email reduced to its first letters and top-level domain. */
+  "portal.customers": { params: z.input<typeof S.ListInput>; result: { data: Array<{ id: number; customer: string; email: string | null; createdAt: string }>; nextCursor: string | null } };
   "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: ResultOf<"notifications.markPartnerNoticeRead"> };
 }

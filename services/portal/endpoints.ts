@@ -119,6 +119,24 @@ export const PORTAL = declareActions("portal", {
       },
     },
   },
+  customers: {
+    input: S.ListInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/customers",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Customers you referred in a program",
+      description:
+        "Customers who signed up through you (test signups left out), newest first, masked: the customer key shortened and the email reduced to its first letters and top-level domain, since they are the merchant's customers. Paginated. 404 for a program you are not approved in.",
+      example: { programId: 1, limit: 25 },
+      errors: ["not_found"],
+      response: {
+        description: "A page of masked customers.",
+        example: { data: [{ id: 9, customer: "us•••42", email: "j•••@e•••.com", createdAt: "2026-01-01T00:00:00.000Z" }], nextCursor: null },
+      },
+    },
+  },
   markNoticeRead: {
     input: S.NoticeReadInput,
     http: {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
+import type { Page } from "../../shared/pagination";
 import type { Enrollment, Partner, Program } from "./repository";
 import type * as S from "./schemas";
 
@@ -10,6 +11,8 @@ import type * as S from "./schemas";
  */
 export interface ProgramsContract {
   "programs.create": { params: z.input<typeof S.CreateProgramInput>; result: Jsonified<Program> };
+  "programs.list": { params: z.input<typeof S.ListProgramsInput>; result: Page<Jsonified<Program>> };
+  "programs.listForWorkspace": { params: z.input<typeof S.ListWorkspaceProgramsInput>; result: Page<Jsonified<Program>> };
   "programs.get": { params: z.input<typeof S.ProgramIdInput>; result: Jsonified<Program> };
   "programs.updateProcessorConnection": { params: z.input<typeof S.UpdateProcessorConnectionInput>; result: Jsonified<Program> | null };
   "programs.findByProcessorAccount": { params: z.input<typeof S.ProcessorAccountInput>; result: Jsonified<Program> | null };

@@ -1,7 +1,8 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
+import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramListFilter, ProgramsRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE programs (
@@ -48,10 +49,20 @@ const MIGRATIONS = [
    ALTER TABLE programs ADD COLUMN test_mode BOOLEAN NOT NULL DEFAULT false;`,
   `ALTER TABLE programs ADD COLUMN self_referral_guard BOOLEAN NOT NULL DEFAULT true;
    ALTER TABLE partners ADD COLUMN customer_key TEXT;`,
+  // The program lists (listProgramsQuery): a workspace's programs for the dashboard, every program for operators.
+  `CREATE INDEX programs_workspace_list ON programs (workspace_id, created_at DESC, id DESC);
+   CREATE INDEX programs_list ON programs (created_at DESC, id DESC);`,
   // The partner portal: sign-in finds a partner by email, and lists the partner's programs.
   `CREATE INDEX partners_email ON partners (email);
    CREATE INDEX enrollments_partner ON enrollments (partner_id, id);`,
 ];
+
+/** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
+export function listProgramsQuery(f: ProgramListFilter): SqlQuery {
+  const c = new SqlConditions();
+  if (f.workspaceId !== undefined) c.add("workspace_id = ?", f.workspaceId);
+  return c.page(f).query("*", "programs", f.limit);
+}
 
 const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
   connectionStatus: "processor_connection_status",
@@ -127,6 +138,11 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async getProgram(id: number): Promise<Program | null> {
     const [row] = await this.db.query("SELECT * FROM programs WHERE id = $1", [id]);
     return row ? toProgram(row) : null;
+  }
+
+  async listProgramsPage(f: ProgramListFilter): Promise<Page<Program>> {
+    const q = listProgramsQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toProgram);
   }
 
   async findProgramByProcessorAccount(accountId: string): Promise<Program | null> {

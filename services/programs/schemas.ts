@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
@@ -97,3 +98,21 @@ export const UpdateProcessorConnectionInput = z.strictObject({
 });
 
 export const ProcessorAccountInput = z.object({ accountId: z.string().trim().min(1).max(255) });
+
+/** Dashboard: a workspace's programs, newest first. */
+export const ListWorkspaceProgramsInput = z
+  .strictObject({
+    workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
+
+/** Operators: every program, or one workspace's, newest first. */
+export const ListProgramsInput = z
+  .strictObject({
+    workspaceId: Id.optional().meta({ description: "Only this workspace's programs; default: every program.", example: 1 }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);

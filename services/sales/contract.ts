@@ -1,3 +1,4 @@
+import type { Page } from "../../shared/pagination";
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { ResultOf } from "../../shared/bus";
@@ -31,5 +32,7 @@ export interface SalesContract {
   /** HTTP; the caller's program comes from `ctx.meta.programId` (the API key). */
   "sales.refund": { params: z.input<typeof S.RefundRequest>; result: ResultOf<"commissions.reverseForSale"> };
   "sales.settleProcessorTransaction": { params: z.input<typeof S.ProcessorSettlementInput>; result: ResultOf<"commissions.settleProcessorForSale"> };
+  "sales.list": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
+  "sales.listForOperator": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
   "sales.get": { params: z.input<typeof S.GetSaleInput>; result: Jsonified<Sale> };
 }

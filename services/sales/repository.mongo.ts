@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
-import type { NewSale, Sale, SalesRepository } from "./repository";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
+import type { NewSale, Sale, SaleListFilter, SalesRepository } from "./repository";
 
 /** Documents written before currency checks have no `noCommissionReason` (read as null). */
 type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };
@@ -37,6 +38,9 @@ const saleSchema = requiredStringsMayBeEmpty(
 saleSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 saleSchema.index({ createdAt: 1 }, { partialFilterExpression: { commissionState: "pending" } });
 saleSchema.index({ programId: 1, subscriptionId: 1, occurredAt: 1 }, { partialFilterExpression: { subscriptionId: { $type: "string" } } });
+// The lists (listSalesPage), as the SQL indexes sales_program_list and sales_program_partner_list.
+saleSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+saleSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 
 const toSale = (d: SaleDoc): Sale => ({
   id: d._id,
@@ -133,5 +137,20 @@ export class MongoSalesRepository implements SalesRepository {
       .limit(limit)
       .lean();
     return docs.map(toSale);
+  }
+
+  async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {
+    // A partner's sales are all attributed: none of them is unattributed.
+    if (f.partnerId !== undefined && f.attributed === false) return { data: [], nextCursor: null };
+    const own: Record<string, unknown> = { programId: f.programId };
+    if (f.partnerId !== undefined) own.partnerId = f.partnerId;
+    else if (f.attributed !== undefined) own.partnerId = f.attributed ? { $ne: null } : null;
+    if (f.test !== undefined) own.isTest = f.test;
+    const docs = await this.sales
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toSale);
   }
 }

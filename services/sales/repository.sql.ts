@@ -1,5 +1,6 @@
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { NewSale, Sale, SalesRepository } from "./repository";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
+import type { NewSale, Sale, SaleListFilter, SalesRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE sales (
@@ -28,7 +29,19 @@ const MIGRATIONS = [
    ALTER TABLE sales ALTER COLUMN occurred_at SET NOT NULL;
    CREATE INDEX sales_subscription ON sales (program_id, subscription_id, occurred_at) WHERE subscription_id IS NOT NULL;`,
   `ALTER TABLE sales ADD COLUMN no_commission_reason TEXT;`,
+  // The dashboard's lists (listSalesQuery): newest first per program, and per partner of a program.
+  `CREATE INDEX sales_program_list ON sales (program_id, created_at DESC, id DESC);
+   CREATE INDEX sales_program_partner_list ON sales (program_id, partner_id, created_at DESC, id DESC);`,
 ];
+
+/** The exact query of listSalesPage (exported so the query-plan test explains what runs). */
+export function listSalesQuery(f: SaleListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.test !== undefined) c.add("is_test = ?", f.test);
+  if (f.attributed !== undefined) c.add(f.attributed ? "partner_id IS NOT NULL" : "partner_id IS NULL");
+  return c.page(f).query("*", "sales", f.limit);
+}
 
 const toSale = (r: any): Sale => ({
   id: r.id,
@@ -112,5 +125,10 @@ export class SqlSalesRepository implements SalesRepository {
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
     const rows = await this.db.query("SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2", [before, limit]);
     return rows.map(toSale);
+  }
+
+  async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {
+    const q = listSalesQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toSale);
   }
 }

@@ -1,4 +1,5 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
+import type { Page, PageRequest } from "../../shared/pagination";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -34,6 +35,14 @@ export interface Sale {
 
 export type NewSale = Omit<Sale, "id" | "commissionId" | "createdAt">;
 
+/** A page of one program's sales: one partner's, test or live, attributed or not, created in a range. */
+export interface SaleListFilter extends PageRequest {
+  programId: number;
+  partnerId?: number;
+  test?: boolean;
+  attributed?: boolean;
+}
+
 /** Storage contract of the sales service. */
 export interface SalesRepository {
   /** Returns null when the program already has a sale with this transaction id. */
@@ -45,4 +54,6 @@ export interface SalesRepository {
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
+  /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
+  listSalesPage(filter: SaleListFilter): Promise<Page<Sale>>;
 }

@@ -45,6 +45,16 @@ beforeAll(async () => {
     const res = await f.sys.http("POST", "/api/v1/track/refund", { key: p.apiKey, body: { transaction_id: sale.transactionId, refund_amount_cents: 3000, refund_reason: reason } });
     expect(res.status).toBe(200);
   }
+  // Signups: one live and one test customer for A, one for B, in P1.
+  for (const [code, customer, email, test] of [
+    [a.codes[p1.programId], "customer-alpha-12345", "jane.doe@example.com", false],
+    [a.codes[p1.programId], "customer-test-1", "test@example.com", true],
+    [b.codes[p1.programId], "customer-bravo-67890", "bob.smith@mail.example.org", false],
+  ] as const) {
+    const click = await f.sys.http("POST", "/api/v1/track/click", { body: { program_id: p1.programId, referral_code: code, test }, headers: { Origin: "https://shop-one.example" } });
+    const lead = await f.sys.http("POST", "/api/v1/track/lead", { key: p1.apiKey, body: { customer_key: customer, email, click_id: click.body.click_id, test } });
+    expect(lead.status).toBe(200);
+  }
   cookieA = await f.signInByInvite(a.partnerId);
   cookieB = await f.signInByInvite(b.partnerId);
   // The notices come from the commissions outbox, after the refund's answer.
@@ -74,7 +84,7 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
       status: "approved",
       referralCode: a.codes[p1.programId],
       referralLink: `https://shop-one.example/?ref=${a.codes[p1.programId]}`,
-      clicks: 2,
+      clicks: 3,
       // 20 % of 10 000 = 2000, a 3000 refund takes 600 back; pending (not credited yet), so the balance is 0.
       balance: { balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 },
     },
@@ -92,7 +102,7 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
   const meB = await get(cookieB, "/me");
   expect(meB.body.partner.id).toBe(b.partnerId);
   expect(meB.body.programs.map((p: { programId: number }) => p.programId)).toEqual([p1.programId]);
-  expect(meB.body.programs[0]).toMatchObject({ referralCode: b.codes[p1.programId], clicks: 1 });
+  expect(meB.body.programs[0]).toMatchObject({ referralCode: b.codes[p1.programId], clicks: 2 });
 });
 
 test("the balance is credited on approval, net of what the refund took back", async () => {
@@ -184,6 +194,17 @@ test("notices: each partner sees only their own; marking another's, or one under
   expect((await get(cookieB, `/programs/${p1.programId}/notices`)).body.data[0].partnerReadAt).toBeNull();
 });
 
+test("referred customers: each partner's own, masked, test signups left out; another program is 404", async () => {
+  const { p1, p2 } = f;
+  const listA = await get(cookieA, `/programs/${p1.programId}/customers`);
+  expect(listA.status).toBe(200);
+  expect(listA.body).toEqual({ data: [{ id: expect.any(Number), customer: "cu•••45", email: "j•••@e•••.com", createdAt: expect.any(String) }], nextCursor: null });
+  expect(JSON.stringify(listA.body)).not.toMatch(/alpha|jane|example\.com/);
+  expect((await get(cookieB, `/programs/${p1.programId}/customers`)).body.data).toEqual([expect.objectContaining({ customer: "cu•••90", email: "b•••@m•••.org" })]);
+  expect((await get(cookieA, `/programs/${p2.programId}/customers`)).body.data).toEqual([]);
+  expect((await get(cookieB, `/programs/${p2.programId}/customers`)).status).toBe(404);
+});
+
 test("a pending enrollment is listed with its status and nothing else, and its data is 404", async () => {
   const p3 = await f.sys.bootstrap({ name: "Program Three" });
   await f.sys.admin("POST", `/programs/${p3.programId}/enrollments`, { partnerId: f.b.partnerId, status: "pending" });
@@ -198,7 +219,7 @@ test("a pending enrollment is listed with its status and nothing else, and its d
     clicks: null,
     balance: null,
   });
-  for (const path of ["commissions", "withdrawals", "notices"]) expect((await get(cookieB, `/programs/${p3.programId}/${path}`)).status).toBe(404);
+  for (const path of ["commissions", "withdrawals", "notices", "customers"]) expect((await get(cookieB, `/programs/${p3.programId}/${path}`)).status).toBe(404);
 });
 
 test("bad input: a malformed program id is 400; an unknown cursor is 400", async () => {

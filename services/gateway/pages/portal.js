@@ -452,7 +452,7 @@
       section("Referred customers", "customers", [el("p", { className: "muted", text: "Shown masked: the customers are the merchant's." }), customers.node]),
       section("Withdrawals", "withdrawals", [withdrawals.node]),
     ]);
-    return Promise.all([notices.load(), commissions.load(), customers.load().catch(function () {}), withdrawals.load()]).then(function () {
+    return Promise.all([notices.load(), commissions.load(), customers.load(), withdrawals.load()]).then(function () {
       // Swapped in whole, so a refresh never shows half-loaded lists (or moves the keyboard focus out of the page).
       var focusedId = document.activeElement && document.activeElement.id;
       view.textContent = "";
