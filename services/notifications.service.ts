@@ -4,6 +4,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { call } from "../shared/bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
+import { mapPage } from "../shared/pagination";
 import { NotFoundError } from "../shared/errors";
 import { attemptLabel, countMetric, METRICS } from "../shared/metrics";
 import { randomToken } from "../shared/secrets";
@@ -141,9 +142,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     /** The partner portal: only notices to this partner in this program (the portal service checked the enrollment). */
     listPartnerNotices: {
       async handler(ctx: Context<Input<typeof S.PartnerNoticesInput>>) {
-        const { partnerId, programId, unread, cursor, limit } = ctx.params;
-        const list = await this.repo.listPartnerNotices({ partnerId, programId, unread, beforeId: cursor === undefined ? undefined : Number(cursor), limit });
-        return { data: list.map(notificationDto), nextCursor: list.length === limit ? String(list[list.length - 1].id) : null };
+        return mapPage(await this.repo.listPartnerNotices(ctx.params), notificationDto);
       },
     },
 

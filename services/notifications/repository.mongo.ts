@@ -14,6 +14,7 @@ import type {
   WorkspaceNotificationFilter,
   NotificationsRepository,
   PartnerNotice,
+  PartnerNoticeFilter,
   UnreadCounts,
   WebhookAttempt,
   WebhookDelivery,
@@ -134,7 +135,7 @@ const partnerNoticeReadSchema = new Schema<PartnerNoticeReadDoc>(
   { _id: { type: Number, required: true }, partnerId: { type: Number, required: true }, readAt: { type: Date, required: true } },
   schemaOptions("partner_notice_reads"),
 );
-notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, _id: -1 });
+notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, createdAt: -1, _id: -1 });
 
 const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({
   id: _id,
@@ -263,18 +264,20 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     return result.modifiedCount;
   }
 
-  async listPartnerNotices(f: { partnerId: number; programId: number; unread?: boolean; beforeId?: number; limit: number }): Promise<PartnerNotice[]> {
-    if (f.limit < 1) return [];
-    const filter: Record<string, unknown> = { partnerId: f.partnerId, programId: f.programId, kind: "partner_notice" };
-    if (f.beforeId !== undefined) filter._id = { $lt: f.beforeId };
+  async listPartnerNotices(f: PartnerNoticeFilter): Promise<Page<PartnerNotice>> {
+    const own: Record<string, unknown> = { partnerId: f.partnerId, programId: f.programId, kind: "partner_notice" };
     if (f.unread !== undefined) {
-      // The partner's read ids in this program: few (one per notice), so an $in/$nin is fine.
+      // The partner's read ids: few (one per notice they read), so an $in/$nin is fine.
       const read = await this.partnerNoticeReads.find({ partnerId: f.partnerId }, { _id: 1 }).lean<{ _id: number }[]>();
-      const ids = read.map((r) => r._id);
-      filter._id = { ...(filter._id as object), [f.unread ? "$nin" : "$in"]: ids };
+      own._id = { [f.unread ? "$nin" : "$in"]: read.map((r) => r._id) };
     }
-    const docs = await this.notifications.find(filter).sort({ _id: -1 }).limit(f.limit).lean<NotificationDoc[]>();
-    return this.withPartnerReads(docs);
+    const docs = await this.notifications
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean<NotificationDoc[]>();
+    const page = pageOf(docs, f.limit, mongoPosition, (d) => d);
+    return { data: await this.withPartnerReads(page.data), nextCursor: page.nextCursor };
   }
 
   async markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null> {

@@ -13,6 +13,7 @@ import type {
   WorkspaceNotificationFilter,
   NotificationsRepository,
   PartnerNotice,
+  PartnerNoticeFilter,
   UnreadCounts,
   WebhookAttempt,
   WebhookDelivery,
@@ -92,7 +93,7 @@ const MIGRATIONS = [
      notification_id INTEGER PRIMARY KEY REFERENCES notifications (id),
      partner_id INTEGER NOT NULL,
      read_at TIMESTAMPTZ NOT NULL);
-   CREATE INDEX notifications_partner_program ON notifications (partner_id, program_id, kind, id DESC);`,
+   CREATE INDEX notifications_partner_program_list ON notifications (partner_id, program_id, kind, created_at DESC, id DESC);`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
@@ -103,6 +104,15 @@ export function listWorkspaceNotificationsQuery(f: WorkspaceNotificationFilter):
   if (f.kind !== undefined) c.add("kind = ?", f.kind);
   if (f.unread !== undefined) c.add(f.unread ? "read_at IS NULL" : "read_at IS NOT NULL");
   return c.page(f).query("*", "notifications", f.limit);
+}
+
+/** The exact query of listPartnerNotices: one partner's notices in one program, with the partner's read time. */
+export function listPartnerNoticesQuery(f: PartnerNoticeFilter): SqlQuery {
+  const c = new SqlConditions().add("n.partner_id = ?", f.partnerId).add("n.program_id = ?", f.programId).add("n.kind = 'partner_notice'");
+  if (f.unread !== undefined) c.add(f.unread ? "r.read_at IS NULL" : "r.read_at IS NOT NULL");
+  return c
+    .page(f, "n.created_at", "n.id")
+    .query("n.*, r.read_at AS partner_read_at", "notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id", f.limit, "n.created_at", "n.id");
 }
 
 const toNotification = (r: any): Notification => ({
@@ -217,15 +227,9 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     return row.n;
   }
 
-  async listPartnerNotices(f: { partnerId: number; programId: number; unread?: boolean; beforeId?: number; limit: number }): Promise<PartnerNotice[]> {
-    const rows = await this.db.query(
-      `SELECT n.*, r.read_at AS partner_read_at FROM notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id
-       WHERE n.partner_id = $1 AND n.program_id = $2 AND n.kind = 'partner_notice'
-         AND ($3::boolean IS NULL OR (r.read_at IS NULL) = $3) AND ($4::int IS NULL OR n.id < $4)
-       ORDER BY n.id DESC LIMIT $5`,
-      [f.partnerId, f.programId, f.unread ?? null, f.beforeId ?? null, f.limit],
-    );
-    return rows.map((r: any) => ({ ...toNotification(r), partnerReadAt: r.partner_read_at }));
+  async listPartnerNotices(f: PartnerNoticeFilter): Promise<Page<PartnerNotice>> {
+    const q = listPartnerNoticesQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, (r: any) => ({ ...toNotification(r), partnerReadAt: r.partner_read_at }));
   }
 
   async markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null> {

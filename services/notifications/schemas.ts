@@ -104,12 +104,7 @@ export const PartnerNoticesInput = z.strictObject({
   partnerId: Id,
   programId: Id.meta({ description: "The program's id.", example: 1 }),
   unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
-  cursor: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, "must be the nextCursor of the previous page")
-    .optional()
-    .meta({ description: "The nextCursor of the previous page.", example: "12" }),
-  limit: Limit(100, 25).meta({ description: "At most this many (1 to 100, default 25).", example: 25 }),
+  ...PAGE_FIELDS,
 });
 
 export const PartnerNoticeReadInput = z.strictObject({
