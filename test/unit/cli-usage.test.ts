@@ -184,8 +184,8 @@ describe("cli requests", () => {
 describe("cli partner portal commands", () => {
   it("lists them and sends their flags", async () => {
     const { stdout } = await cli("--help");
-    expect(stdout).toMatch(/^  partner-link\b/m);
-    expect(stdout).toMatch(/^  enroll-partner\b/m);
+    expect(stdout).toMatch(/^ {2}partner-link\b/m);
+    expect(stdout).toMatch(/^ {2}enroll-partner\b/m);
     replyStatus = 200;
     await cli("partner-link", "--partner", "3", "--expires-in-minutes", "60", "--send");
     expect(received).toEqual({ method: "POST", url: "/api/admin/partners/3/sign-in-links", body: { expiresInMinutes: 60, send: true } });
