@@ -105,6 +105,8 @@ describeWithChromium("partner portal page", () => {
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     expect((await f.sys.http("GET", "/api/partner/me", { headers: { Cookie: await cookieOf(page) } })).status).toBe(401);
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "portal-sign-in");
 
     // A used link cannot sign in again.
     await page.goto(`${f.sys.baseUrl}/portal/sign-in#token=${token}`);
