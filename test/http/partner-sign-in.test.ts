@@ -101,6 +101,27 @@ test("an expired link is refused, even unused", async () => {
   }
 });
 
+test("an expired or idle partner session is refused and removed, like a dashboard session", async () => {
+  const db = await acquireDatabase(f.sys.databaseUrl);
+  try {
+    const repo = await createAccountsRepository(db);
+    const now = Date.now();
+    const expired = randomToken(32);
+    await repo.createPartnerSession({ partnerId: f.a.partnerId, tokenHash: hashSecret(expired), expiresAt: new Date(now - 1000), now: new Date(now - 3600_000) });
+    const idle = randomToken(32);
+    // Within its 7 days, but unused for longer than the 1-day idle timeout.
+    await repo.createPartnerSession({ partnerId: f.a.partnerId, tokenHash: hashSecret(idle), expiresAt: new Date(now + 5 * 86_400_000), now: new Date(now - 2 * 86_400_000) });
+    for (const token of [expired, idle]) {
+      const res = await me(`svc_partner_session=${token}`);
+      expect(res.status).toBe(401);
+      expect(res.body.error.message).toMatch(/expired/);
+      expect(await repo.findPartnerSession(hashSecret(token))).toBeNull();
+    }
+  } finally {
+    await releaseDatabase(f.sys.databaseUrl);
+  }
+});
+
 test("link requests are throttled per email and client address, known email or not (no enumeration by the throttle)", async () => {
   for (const email of [f.b.email, `ghost-${process.pid}@example.com`]) {
     const address = freshAddress();
