@@ -44,6 +44,9 @@ const MIGRATIONS = [
   `CREATE INDEX clicks_partner_live ON clicks (program_id, partner_id) WHERE NOT is_test;`,
 ];
 
+/** The partner portal's click count (exported so the query-plan test explains what runs): $1 program, $2 partner. */
+export const COUNT_PARTNER_CLICKS_SQL = "SELECT count(*)::int AS n FROM clicks WHERE program_id = $1 AND partner_id = $2 AND NOT is_test";
+
 /** The exact query of listLeadsPage (exported so the query-plan test explains what runs). */
 export function listLeadsQuery(f: LeadListFilter): SqlQuery {
   const c = new SqlConditions().add("program_id = ?", f.programId);
@@ -160,7 +163,7 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async countPartnerClicks(programId: number, partnerId: number): Promise<number> {
-    const [row] = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM clicks WHERE program_id = $1 AND partner_id = $2 AND NOT is_test", [programId, partnerId]);
+    const [row] = await this.db.query<{ n: number }>(COUNT_PARTNER_CLICKS_SQL, [programId, partnerId]);
     return row.n;
   }
 }

@@ -93,6 +93,7 @@ const MIGRATIONS = [
      notification_id INTEGER PRIMARY KEY REFERENCES notifications (id),
      partner_id INTEGER NOT NULL,
      read_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX partner_notice_reads_partner ON partner_notice_reads (partner_id, notification_id);
    CREATE INDEX notifications_partner_program_list ON notifications (partner_id, program_id, kind, created_at DESC, id DESC);`,
 ];
 
@@ -112,7 +113,13 @@ export function listPartnerNoticesQuery(f: PartnerNoticeFilter): SqlQuery {
   if (f.unread !== undefined) c.add(f.unread ? "r.read_at IS NULL" : "r.read_at IS NOT NULL");
   return c
     .page(f, "n.created_at", "n.id")
-    .query("n.*, r.read_at AS partner_read_at", "notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id", f.limit, "n.created_at", "n.id");
+    .query(
+      "n.*, r.read_at AS partner_read_at",
+      "notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id AND r.partner_id = n.partner_id",
+      f.limit,
+      "n.created_at",
+      "n.id",
+    );
 }
 
 const toNotification = (r: any): Notification => ({
