@@ -163,6 +163,19 @@ function buildProgram(): Command {
     .option("--referral-code <code>", "the partner's referral code (default: generated)")
     .action(run((o) => admin("POST", `/programs/${o.program}/partners`, { name: o.name, email: o.email, customerKey: o.customerKey, referralCode: o.referralCode })));
 
+  command("enroll-partner", "enroll an existing partner in another program (one partner portal sign-in for all their programs)")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("partner", "partner"))
+    .option("--referral-code <code>", "the partner's referral code in this program (default: generated)")
+    .addOption(new Option("--status <status>", "the enrollment's status").choices(["approved", "pending"]))
+    .action(run((o) => admin("POST", `/programs/${o.program}/enrollments`, { partnerId: o.partner, referralCode: o.referralCode, status: o.status })));
+
+  command("partner-link", "create a one-time partner portal sign-in link (an invite); printed here, and mailed with --send")
+    .addOption(requiredId("partner", "partner"))
+    .addOption(new Option("--expires-in-minutes <n>", "how long the link works, once (default 1440: one day; at most 10080)").argParser(parseInteger))
+    .addOption(boolOption("send", "also mail it to the partner's email"))
+    .action(run((o) => admin("POST", `/partners/${o.partner}/sign-in-links`, { expiresInMinutes: o.expiresInMinutes, send: o.send })));
+
   command("approve-due", "credit the commissions whose hold has passed")
     .addOption(idOption("program", "only this program's"))
     .action(run((o) => admin("POST", "/commissions/approve-due", { programId: o.program })));

@@ -7,6 +7,10 @@ import { ConflictError, NotFoundError, RateLimitError, UnauthorizedError } from 
 import { hashPassword, verifyPassword } from "../shared/passwords";
 import { hashSecret, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { call } from "../shared/bus";
+import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
+import { logFields } from "../shared/observability";
+import { INVITE_LINK_DEFAULT_MINUTES, MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, PARTNER_LINK_WINDOW_MS, partnerLinkThrottleKeys, signInUrl } from "./accounts/partner-sign-in";
 import { createAccountsRepository } from "./accounts/storage";
 import type { AccountsRepository, User } from "./accounts/repository";
 import { ACCOUNTS } from "./accounts/endpoints";
@@ -28,16 +32,27 @@ const dummyPasswordHash = () => (dummyHash ??= hashPassword(randomToken(16)));
 const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name });
 
 /** Owns workspaces, dashboard users, their roles and sessions. */
-type Vars = StorageVars<AccountsRepository> & { sessionMaxAgeMs: number; sessionIdleMs: number };
+type Vars = StorageVars<AccountsRepository> & { sessionMaxAgeMs: number; sessionIdleMs: number; mailer: Mailer; publicUrl: string };
+type Methods = {
+  issuePartnerLink(partner: { id: number; name: string; email: string | null }, ttlMs: number, send: boolean): Promise<{ url: string; expiresAt: Date; sent: boolean }>;
+};
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- moleculer's own default for "no methods"
-const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
+const LINK_REQUESTED = "If this email belongs to a partner, a sign-in link is on its way. It works once, within 15 minutes.";
+const NO_PARTNER_SESSION = "Sign in to the partner portal first.";
+
+const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "accounts",
   mixins: [storageMixin(createAccountsRepository)],
 
   created() {
     this.sessionMaxAgeMs = seconds("SESSION_MAX_AGE_SECONDS", 7 * 86_400);
     this.sessionIdleMs = seconds("SESSION_IDLE_TIMEOUT_SECONDS", 86_400);
+    this.mailer = mailerFromEnv((message, fields) => this.logger.info(message, logFields(fields)));
+    this.publicUrl = publicUrlFromEnv();
+  },
+
+  async stopped() {
+    await this.mailer?.close();
   },
 
   // Params are validated against each action's declared input (accounts/endpoints.ts, shared/endpoint.ts).
@@ -153,6 +168,101 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
       },
     },
 
+    /**
+     * A partner asks for a sign-in link by email. The answer is the same for
+     * every email (known, unknown, without an approved enrollment), and the
+     * mail is sent after answering, so neither the answer nor its timing says
+     * whether the email is a partner's. Every request counts towards the
+     * throttle (partner-sign-in.ts), known email or not.
+     */
+    requestPartnerLink: {
+      async handler(ctx: Context<Input<typeof S.PartnerLinkRequest>, { clientAddress?: string }>) {
+        const { email } = ctx.params;
+        const keys = partnerLinkThrottleKeys(email, ctx.meta.clientAddress ?? "unknown");
+        const now = new Date();
+        const attempt = await this.repo.recordLoginFailures(Object.values(keys), now);
+        const stats = await this.repo.loginFailureStats(Object.values(keys), new Date(now.getTime() - PARTNER_LINK_WINDOW_MS), attempt);
+        const decision = decideLoginAttempt(
+          { email_address: stats.get(keys.email_address)!, address: stats.get(keys.address)!, email: stats.get(keys.email)! },
+          now,
+          PARTNER_LINK_THROTTLE_RULES,
+        );
+        if (!decision.allowed) {
+          await this.repo.forgetLoginFailures(attempt);
+          throw new RateLimitError(decision.retryAfterSeconds, decision.limited);
+        }
+        const partner = await call(ctx, "programs.findPartnerForSignIn", { email });
+        if (partner) {
+          this.issuePartnerLink(partner, MAGIC_LINK_TTL_MS, true).catch((err: unknown) =>
+            this.logger.error("partner sign-in link not sent", logFields({ partnerId: partner.id, error: err instanceof Error ? err.message : String(err) })),
+          );
+        }
+        return { sent: true as const, message: LINK_REQUESTED };
+      },
+    },
+
+    /** Operators: an invite link for a partner with an approved enrollment, returned (and mailed, with send). */
+    createPartnerLink: {
+      async handler(ctx: Context<Input<typeof S.CreatePartnerLinkInput>>) {
+        const { partnerId, expiresInMinutes, send } = ctx.params;
+        const { partner, enrollments } = await call(ctx, "programs.getPartnerEnrollments", { partnerId });
+        if (!enrollments.some((e) => e.status === "approved")) throw new NotFoundError(`Partner ${partnerId} has no approved enrollment: approve one before inviting them.`);
+        if (send && !partner.email) throw new NotFoundError(`Partner ${partnerId} has no email to send the link to.`);
+        const link = await this.issuePartnerLink(partner, (expiresInMinutes ?? INVITE_LINK_DEFAULT_MINUTES) * 60_000, send);
+        return { partnerId, url: link.url, expiresAt: link.expiresAt.toISOString(), sent: link.sent };
+      },
+    },
+
+    /**
+     * Opens a sign-in link: used once (atomically), before it expires, by a
+     * partner who still has an approved enrollment. Every refusal is the same
+     * 401, whatever the reason.
+     */
+    signInPartner: {
+      async handler(ctx: Context<Input<typeof S.PartnerSignInRequest>>) {
+        const now = new Date();
+        const link = await this.repo.consumePartnerSignInLink(hashSecret(ctx.params.token), now);
+        const refused = "This sign-in link is invalid, used or expired. Ask for a new one.";
+        if (!link) throw new UnauthorizedError(refused);
+        // A partner removed since the link was made is refused like an expired link; an outage stays an outage (503).
+        const { enrollments } = await call(ctx, "programs.getPartnerEnrollments", { partnerId: link.partnerId }).catch((err: unknown) => {
+          if ((err as { type?: string } | null)?.type === "not_found") return { enrollments: [] };
+          throw err;
+        });
+        if (!enrollments.some((e) => e.status === "approved")) throw new UnauthorizedError(refused);
+        const token = randomToken(32);
+        const maxAgeMs = this.sessionMaxAgeMs;
+        const session = await this.repo.createPartnerSession({ partnerId: link.partnerId, tokenHash: hashSecret(token), expiresAt: new Date(now.getTime() + maxAgeMs), now });
+        return { partnerId: link.partnerId, session: { token, expiresAt: session.expiresAt.toISOString(), maxAgeSeconds: maxAgeMs / 1000 } };
+      },
+    },
+
+    signOutPartner: {
+      async handler(ctx: Context<Input<typeof S.SessionTokenInput>>) {
+        await this.repo.deletePartnerSession(hashSecret(ctx.params.token));
+        return { success: true };
+      },
+    },
+
+    /** Resolves a partner cookie's token: the same expiry and idle rules as dashboard sessions. */
+    authenticatePartnerSession: {
+      visibility: "public",
+      async handler(ctx: Context) {
+        const input = S.SessionTokenInput.safeParse(ctx.params);
+        if (!input.success) throw new UnauthorizedError(NO_PARTNER_SESSION);
+        const tokenHash = hashSecret(input.data.token);
+        const session = await this.repo.findPartnerSession(tokenHash);
+        const now = new Date();
+        if (!session) throw new UnauthorizedError(NO_PARTNER_SESSION);
+        if (session.expiresAt <= now || now.getTime() - session.lastSeenAt.getTime() > this.sessionIdleMs) {
+          await this.repo.deletePartnerSession(tokenHash);
+          throw new UnauthorizedError("Your partner portal session has expired. Ask for a new sign-in link.");
+        }
+        if (now.getTime() - session.lastSeenAt.getTime() > 60_000) await this.repo.touchPartnerSession(session.id, now);
+        return { partnerId: session.partnerId, sessionId: session.id };
+      },
+    },
+
     /** Whether the user's role in the workspace grants the permission. */
     checkPermission: {
       visibility: "public",
@@ -161,6 +271,26 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, {}, Vars> = {
         const membership = await this.repo.findMembership(workspaceId, userId);
         return { member: membership !== null, role: membership?.role ?? null, allowed: membership ? roleAllows(membership.role, permission as Permission) : false };
       },
+    },
+  },
+
+  methods: {
+    /** Stores a new link (its token only hashed) and, with `send`, mails it; the URL is returned for operators. */
+    async issuePartnerLink(partner, ttlMs, send) {
+      const token = randomToken(32);
+      const now = new Date();
+      const expiresAt = new Date(now.getTime() + ttlMs);
+      await this.repo.createPartnerSignInLink({ partnerId: partner.id, tokenHash: hashSecret(token), expiresAt, now });
+      const url = signInUrl(this.publicUrl, token);
+      if (send && partner.email) {
+        const minutes = Math.round(ttlMs / 60_000);
+        await this.mailer.send({
+          to: partner.email,
+          subject: "Your sign-in link to the partner portal",
+          text: `Hello ${partner.name},\n\nOpen this link to sign in to the partner portal:\n\n${url}\n\nIt works once, within ${minutes} minutes. If you did not ask for it, ignore this mail.\n`,
+        });
+      }
+      return { url, expiresAt, sent: send && partner.email !== null };
     },
   },
 };

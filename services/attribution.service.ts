@@ -178,6 +178,14 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return toDto(await this.repo.testEventStats(programId, kind, limit));
       },
     },
+
+    countPartnerClicks: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerClicksInput>>) {
+        const { programId, partnerId } = ctx.params;
+        return { clicks: await this.repo.countPartnerClicks(programId, partnerId) };
+      },
+    },
   },
 
   methods: {

@@ -8,7 +8,7 @@ import { measureHttpRequest } from "../shared/metrics";
 import { logFields, requestIdOf } from "../shared/observability";
 import { programCacheMixin } from "../shared/program-cache";
 import { transporterState } from "../shared/transporter-status";
-import { authMethods, createAuthState, sessionCookie, type AuthMethods, type AuthVars, type Req, type Res, type SessionMeta } from "./gateway/auth";
+import { authMethods, createAuthState, partnerSessionCookie, sessionCookie, type AuthMethods, type AuthVars, type Req, type Res, type SessionMeta } from "./gateway/auth";
 import { GATEWAY } from "./gateway/endpoints";
 import { refuseNulCharacters, refuseOptionsButPreflights, refuseUnsafeBodyShapes, requireJsonBody } from "./gateway/guards";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, toGatewayError } from "./gateway/http-errors";
@@ -76,6 +76,23 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       async handler(ctx: Context<unknown, SessionMeta>) {
         if (ctx.meta.sessionToken) await call(ctx, "accounts.logout", { token: ctx.meta.sessionToken });
         ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", 0, ctx.meta.secureTransport === true) };
+        return { success: true };
+      },
+    },
+
+    /** Opens a partner sign-in link and sets the partner cookie; the token never appears in the body. */
+    partnerSignIn: {
+      async handler(ctx: Context<unknown, SessionMeta>) {
+        const { partnerId, session } = await call(ctx, "accounts.signInPartner", ctx.params as ParamsOf<"accounts.signInPartner">); // checked by accounts
+        ctx.meta.$responseHeaders = { "Set-Cookie": partnerSessionCookie(session.token, session.maxAgeSeconds, ctx.meta.secureTransport === true) };
+        return { success: true, partnerId };
+      },
+    },
+
+    partnerSignOut: {
+      async handler(ctx: Context<unknown, SessionMeta>) {
+        if (ctx.meta.partnerSessionToken) await call(ctx, "accounts.signOutPartner", { token: ctx.meta.partnerSessionToken });
+        ctx.meta.$responseHeaders = { "Set-Cookie": partnerSessionCookie("", 0, ctx.meta.secureTransport === true) };
         return { success: true };
       },
     },

@@ -4,6 +4,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { call } from "../shared/bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
+import { mapPage } from "../shared/pagination";
 import { NotFoundError } from "../shared/errors";
 import { attemptLabel, countMetric, METRICS } from "../shared/metrics";
 import { randomToken } from "../shared/secrets";
@@ -40,7 +41,7 @@ const positive = (name: string, fallback: number): number => {
 };
 
 /** The notification as callers see it: `deductionAmount` is `deductionCents` in major units of the currency. */
-const notificationDto = (n: Notification) => toDto({ ...n, deductionAmount: toMajorUnits(n.deductionCents, n.currency) });
+const notificationDto = <N extends Notification>(n: N) => toDto({ ...n, deductionAmount: toMajorUnits(n.deductionCents, n.currency) });
 const withTotal = (counts: UnreadCounts) => ({ ...counts, total: counts.partner_notice + counts.advertiser_warning });
 
 /**
@@ -116,6 +117,23 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         const n = await this.repo.markRead(workspaceId, notificationId, new Date());
         if (!n) throw new NotFoundError(`No notification with id ${notificationId} in workspace ${workspaceId}.`);
         return { data: notificationDto(n), unread: withTotal(await this.repo.unreadCounts(workspaceId)) };
+      },
+    },
+
+    /** The partner portal: only notices to this partner in this program (the portal service checked the enrollment). */
+    listPartnerNotices: {
+      async handler(ctx: Context<Input<typeof S.PartnerNoticesInput>>) {
+        return mapPage(await this.repo.listPartnerNotices(ctx.params), notificationDto);
+      },
+    },
+
+    /** Another partner's notice, or one of another program, is not found (never "forbidden": it does not say it exists). */
+    markPartnerNoticeRead: {
+      async handler(ctx: Context<Input<typeof S.PartnerNoticeReadInput>>) {
+        const { partnerId, programId, notificationId } = ctx.params;
+        const notice = await this.repo.markPartnerNoticeRead(partnerId, programId, notificationId, new Date());
+        if (!notice) throw new NotFoundError(`No notice with id ${notificationId} in program ${programId}.`);
+        return notificationDto(notice);
       },
     },
 

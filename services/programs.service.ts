@@ -142,7 +142,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           partnerId: partner.id,
           programId: input.programId,
           referralCode,
-          status: "approved",
+          status: input.status ?? "approved",
         });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
         this.outboxRelay?.nudge(); // its partner.enrolled event committed with it
@@ -177,6 +177,45 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const partner = await this.repo.getPartner(ctx.params.partnerId);
         if (!partner) throw new NotFoundError(`No partner ${ctx.params.partnerId}.`);
         return toDto(partner);
+      },
+    },
+
+    /** An existing partner in one more program. */
+    enrollPartner: {
+      async handler(ctx: Context<Input<typeof S.EnrollPartnerInput>>) {
+        const { programId, partnerId, status } = ctx.params;
+        await this.requireProgram(programId);
+        if (!(await this.repo.getPartner(partnerId))) throw new NotFoundError(`No partner ${partnerId}.`);
+        if (await this.repo.findEnrollment(programId, partnerId)) throw new ConflictError(`Partner ${partnerId} is already enrolled in program ${programId}.`);
+        const referralCode = ctx.params.referralCode ?? randomToken(6);
+        const enrollment = await this.repo.createEnrollment({ partnerId, programId, referralCode, status });
+        if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${programId}.`);
+        return toDto(enrollment);
+      },
+    },
+
+    /**
+     * The partner portal's sign-in: of the partners with this email, the
+     * oldest with an approved enrollment (a partner enrolled in several
+     * programs is one partner: see enrollPartner); null when none.
+     */
+    findPartnerForSignIn: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerEmailInput>>) {
+        for (const partner of await this.repo.findPartnersByEmail(ctx.params.email)) {
+          const enrollments = await this.repo.listPartnerEnrollments(partner.id);
+          if (enrollments.some((e) => e.status === "approved")) return toDto(partner);
+        }
+        return null;
+      },
+    },
+
+    getPartnerEnrollments: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerIdInput>>) {
+        const partner = await this.repo.getPartner(ctx.params.partnerId);
+        if (!partner) throw new NotFoundError(`No partner ${ctx.params.partnerId}.`);
+        return toDto({ partner, enrollments: await this.repo.listPartnerEnrollments(partner.id) });
       },
     },
 

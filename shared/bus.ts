@@ -5,6 +5,7 @@ import type { CommissionsContract } from "../services/commissions/contract";
 import type { GatewayContract } from "../services/gateway/contract";
 import type { NotificationsContract } from "../services/notifications/contract";
 import type { ProcessorContract } from "../services/processor/contract";
+import type { PortalContract } from "../services/portal/contract";
 import type { ProgramsContract } from "../services/programs/contract";
 import type { SalesContract } from "../services/sales/contract";
 import type { StatusContract } from "../services/status/contract";
@@ -32,6 +33,7 @@ export type BusContracts = AccountsContract &
   GatewayContract &
   NotificationsContract &
   ProcessorContract &
+  PortalContract &
   ProgramsContract &
   SalesContract &
   StatusContract &

@@ -19,7 +19,7 @@ import type { ErrorCode } from "./errors";
 import { parseInput } from "./validation";
 
 /** How a caller authenticates on a route (the gateway's `authentication` method, as the OpenAPI document names it). */
-export type Auth = "none" | "apiKey" | "optionalApiKey" | "session" | "operator" | "stripeSignature";
+export type Auth = "none" | "apiKey" | "optionalApiKey" | "session" | "operator" | "stripeSignature" | "partnerSession";
 
 /** The gateway's route groups (services/gateway/routes.ts): each has its path prefix, body parser and auth. */
 export type RouteGroup =
@@ -35,11 +35,13 @@ export type RouteGroup =
   | "dashboard"
   | "assets"
   | "sdk"
-  | "admin";
+  | "admin"
+  | "partner"
+  | "portal";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type Tag = "Health" | "Tracking" | "Dashboard" | "Processor" | "Reference" | "Operator";
+export type Tag = "Health" | "Tracking" | "Dashboard" | "Processor" | "Reference" | "Operator" | "Partner portal";
 
 /** An action's HTTP endpoint: where the gateway routes it and what the OpenAPI document says about it. */
 export interface HttpEndpoint {

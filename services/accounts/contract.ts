@@ -16,6 +16,12 @@ export interface SessionUser extends PublicUser {
   sessionId: number;
 }
 
+/** The signed-in partner, as the gateway puts it in `ctx.meta.partner` on partner portal routes. */
+export interface PartnerSessionUser {
+  partnerId: number;
+  sessionId: number;
+}
+
 /**
  * The accounts service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
@@ -32,5 +38,12 @@ export interface AccountsContract {
   "accounts.authenticateSession": { params: z.input<typeof S.SessionTokenInput>; result: SessionUser };
   /** The user comes from `ctx.meta.user` (set by the gateway), not from params. */
   "accounts.me": { params: Record<string, never>; result: { user: PublicUser; workspaces: { workspaceId: number; role: Role }[] } };
+  /** Always the same answer, whether the email belongs to a partner or not. */
+  "accounts.requestPartnerLink": { params: z.input<typeof S.PartnerLinkRequest>; result: { sent: true; message: string } };
+  "accounts.createPartnerLink": { params: z.input<typeof S.CreatePartnerLinkInput>; result: { partnerId: number; url: string; expiresAt: string; sent: boolean } };
+  /** The session token is in this answer only (the gateway moves it into the partner cookie). */
+  "accounts.signInPartner": { params: z.input<typeof S.PartnerSignInRequest>; result: { partnerId: number; session: { token: string; expiresAt: string; maxAgeSeconds: number } } };
+  "accounts.signOutPartner": { params: z.input<typeof S.SessionTokenInput>; result: { success: true } };
+  "accounts.authenticatePartnerSession": { params: z.input<typeof S.SessionTokenInput>; result: PartnerSessionUser };
   "accounts.checkPermission": { params: z.input<typeof S.CheckPermissionInput>; result: { member: boolean; role: Role | null; allowed: boolean } };
 }

@@ -55,6 +55,46 @@ export const ACCOUNTS = declareActions("accounts", {
       response: { description: "The membership.", example: { workspaceId: 1, userId: 5, role: "developer" } },
     },
   },
+  requestPartnerLink: {
+    input: S.PartnerLinkRequest,
+    http: {
+      method: "POST",
+      path: "/api/partner/auth/link",
+      route: "partner",
+      auth: "none",
+      tag: "Partner portal",
+      summary: "Ask for a sign-in link",
+      description:
+        "Mails a one-time sign-in link (valid 15 minutes) to the email when it belongs to a partner with an approved enrollment. The answer is the same whether or not it does, so it reveals no account. Throttled per email and per client address (429 with Retry-After), counting every request.",
+      example: { email: "jane@example.com" },
+      errors: ["rate_limit_exceeded"],
+      response: { description: "Always the same.", example: { sent: true, message: "If this email belongs to a partner, a sign-in link is on its way. It works once, within 15 minutes." } },
+    },
+  },
+  createPartnerLink: {
+    input: S.CreatePartnerLinkInput,
+    http: {
+      method: "POST",
+      path: "/api/admin/partners/:partnerId/sign-in-links",
+      route: "admin",
+      tag: "Operator",
+      summary: "Create a partner sign-in link (invite)",
+      description:
+        "A one-time link that signs the partner in to the partner portal, for an invite: valid one day unless expiresInMinutes says otherwise (at most 7 days). With send, it is also mailed to the partner. 404 when the partner does not exist or has no approved enrollment.",
+      example: { partnerId: 3, expiresInMinutes: 1440, send: false },
+      errors: ["not_found"],
+      response: {
+        description: "The link (shown once).",
+        example: { partnerId: 3, url: "https://track.example.com/portal/sign-in#token=...", expiresAt: "2026-01-02T00:00:00.000Z", sent: false },
+      },
+    },
+  },
+  signInPartner: {
+    input: S.PartnerSignInRequest,
+  },
+  signOutPartner: {
+    input: S.SessionTokenInput,
+  },
   getWorkspace: {
     input: S.WorkspaceIdInput,
   },

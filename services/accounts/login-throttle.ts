@@ -55,9 +55,9 @@ export interface ScopeFailures {
 
 export type LoginThrottleDecision = { allowed: true } | { allowed: false; scope: LoginScope; retryAfterSeconds: number; limited: string };
 
-/** Whether an attempt made at `now` may have its password checked. */
-export function decideLoginAttempt(stats: Record<LoginScope, ScopeFailures>, now: Date): LoginThrottleDecision {
-  for (const rule of LOGIN_THROTTLE_RULES) {
+/** Whether an attempt made at `now` may have its password checked (other rules: the partner sign-in link throttle). */
+export function decideLoginAttempt(stats: Record<LoginScope, ScopeFailures>, now: Date, rules: readonly LoginThrottleRule[] = LOGIN_THROTTLE_RULES): LoginThrottleDecision {
+  for (const rule of rules) {
     const { failures, latestAt } = stats[rule.scope];
     const delay = loginDelayMs(rule, failures);
     if (delay === 0 || !latestAt) continue;

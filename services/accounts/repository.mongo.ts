@@ -1,12 +1,14 @@
 import { Schema, Types, type Connection, type Model } from "mongoose";
 import type { Role } from "../../shared/domain/permissions";
 import { insertOrNull, modelOn, nextId, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
-import type { AccountsRepository, Membership, Session, User, Workspace } from "./repository";
+import type { AccountsRepository, Membership, PartnerSession, PartnerSignInLink, Session, User, Workspace } from "./repository";
 
 type WorkspaceDoc = Omit<Workspace, "id"> & { _id: number };
 type UserDoc = Omit<User, "id"> & { _id: number };
 type MembershipDoc = Membership;
 type SessionDoc = Omit<Session, "id"> & { _id: number };
+type PartnerSignInLinkDoc = Omit<PartnerSignInLink, "id"> & { _id: number };
+type PartnerSessionDoc = Omit<PartnerSession, "id"> & { _id: number };
 interface LoginFailureDoc {
   key: string;
   at: Date;
@@ -60,6 +62,35 @@ const loginFailureSchema = new Schema<LoginFailureDoc>({ key: { type: String, re
 loginFailureSchema.index({ key: 1, at: 1 });
 loginFailureSchema.index({ at: 1 }, { expireAfterSeconds: 86_400 });
 
+const partnerSignInLinkSchema = new Schema<PartnerSignInLinkDoc>(
+  {
+    _id: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    tokenHash: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    usedAt: { type: Date, default: null },
+  },
+  schemaOptions("partner_sign_in_links"),
+);
+partnerSignInLinkSchema.index({ tokenHash: 1 }, { unique: true });
+// Expired links are useless: MongoDB removes them a day later.
+partnerSignInLinkSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 86_400 });
+
+const partnerSessionSchema = new Schema<PartnerSessionDoc>(
+  {
+    _id: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    tokenHash: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    lastSeenAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  schemaOptions("partner_sessions"),
+);
+partnerSessionSchema.index({ tokenHash: 1 }, { unique: true });
+partnerSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+
 const withId = <T extends { _id: number }>({ _id, ...rest }: T) => ({ id: _id, ...rest });
 const toMembership = (d: MembershipDoc): Membership => ({ workspaceId: d.workspaceId, userId: d.userId, role: d.role as Role, createdAt: d.createdAt });
 
@@ -71,6 +102,8 @@ export class MongoAccountsRepository implements AccountsRepository {
     private readonly memberships: Model<MembershipDoc>,
     private readonly sessions: Model<SessionDoc>,
     private readonly loginFailures: Model<LoginFailureDoc>,
+    private readonly partnerSignInLinks: Model<PartnerSignInLinkDoc>,
+    private readonly partnerSessions: Model<PartnerSessionDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoAccountsRepository> {
@@ -80,6 +113,8 @@ export class MongoAccountsRepository implements AccountsRepository {
       modelOn(connection, "Membership", membershipSchema),
       modelOn(connection, "Session", sessionSchema),
       modelOn(connection, "LoginFailure", loginFailureSchema),
+      modelOn(connection, "PartnerSignInLink", partnerSignInLinkSchema),
+      modelOn(connection, "PartnerSession", partnerSessionSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoAccountsRepository(connection, ...models);
@@ -171,5 +206,38 @@ export class MongoAccountsRepository implements AccountsRepository {
 
   async clearLoginFailures(key: string): Promise<void> {
     await this.loginFailures.deleteMany({ key });
+  }
+
+  async createPartnerSignInLink(l: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSignInLink> {
+    const doc = { _id: await nextId(this.connection, "partner_sign_in_links"), partnerId: l.partnerId, tokenHash: l.tokenHash, createdAt: l.now, expiresAt: l.expiresAt, usedAt: null };
+    await this.partnerSignInLinks.create(doc);
+    return withId(doc);
+  }
+
+  async consumePartnerSignInLink(tokenHash: string, now: Date): Promise<PartnerSignInLink | null> {
+    // A conditional single-document update: of two concurrent uses, one matches.
+    const doc = await this.partnerSignInLinks
+      .findOneAndUpdate({ tokenHash, usedAt: null, expiresAt: { $gt: now } }, { $set: { usedAt: now } }, { returnDocument: "after" })
+      .lean<PartnerSignInLinkDoc>();
+    return doc ? withId(doc) : null;
+  }
+
+  async createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSession> {
+    const doc = { _id: await nextId(this.connection, "partner_sessions"), partnerId: s.partnerId, tokenHash: s.tokenHash, createdAt: s.now, lastSeenAt: s.now, expiresAt: s.expiresAt };
+    await this.partnerSessions.create(doc);
+    return withId(doc);
+  }
+
+  async findPartnerSession(tokenHash: string): Promise<PartnerSession | null> {
+    const doc = await this.partnerSessions.findOne({ tokenHash }).lean<PartnerSessionDoc>();
+    return doc ? withId(doc) : null;
+  }
+
+  async touchPartnerSession(id: number, now: Date): Promise<void> {
+    await this.partnerSessions.updateOne({ _id: id }, { $set: { lastSeenAt: now } });
+  }
+
+  async deletePartnerSession(tokenHash: string): Promise<void> {
+    await this.partnerSessions.deleteOne({ tokenHash });
   }
 }

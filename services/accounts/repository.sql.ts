@@ -1,6 +1,6 @@
 import { isUniqueViolation } from "../../shared/storage/errors";
 import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { AccountsRepository, Membership, Session, User, Workspace } from "./repository";
+import type { AccountsRepository, Membership, PartnerSession, PartnerSignInLink, Session, User, Workspace } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE workspaces (
@@ -31,6 +31,21 @@ const MIGRATIONS = [
      key TEXT NOT NULL,
      at TIMESTAMPTZ NOT NULL);
    CREATE INDEX login_failures_key ON login_failures (key, at);`,
+  // The partner portal: one-time sign-in links and partner sessions (partner ids belong to the programs service).
+  `CREATE TABLE partner_sign_in_links (
+     id SERIAL PRIMARY KEY,
+     partner_id INTEGER NOT NULL,
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at TIMESTAMPTZ NOT NULL,
+     expires_at TIMESTAMPTZ NOT NULL,
+     used_at TIMESTAMPTZ);
+   CREATE TABLE partner_sessions (
+     id SERIAL PRIMARY KEY,
+     partner_id INTEGER NOT NULL,
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at TIMESTAMPTZ NOT NULL,
+     last_seen_at TIMESTAMPTZ NOT NULL,
+     expires_at TIMESTAMPTZ NOT NULL);`,
 ];
 
 export class SqlAccountsRepository implements AccountsRepository {
@@ -130,5 +145,40 @@ export class SqlAccountsRepository implements AccountsRepository {
 
   async clearLoginFailures(key: string): Promise<void> {
     await this.db.query("DELETE FROM login_failures WHERE key = $1", [key]);
+  }
+
+  async createPartnerSignInLink(l: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSignInLink> {
+    return (await this.one<PartnerSignInLink>("INSERT INTO partner_sign_in_links (partner_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4) RETURNING *", [
+      l.partnerId,
+      l.tokenHash,
+      l.now,
+      l.expiresAt,
+    ]))!;
+  }
+
+  consumePartnerSignInLink(tokenHash: string, now: Date): Promise<PartnerSignInLink | null> {
+    // One statement: the row lock makes a second concurrent use find used_at set.
+    return this.one("UPDATE partner_sign_in_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *", [tokenHash, now]);
+  }
+
+  async createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSession> {
+    return (await this.one<PartnerSession>("INSERT INTO partner_sessions (partner_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4) RETURNING *", [
+      s.partnerId,
+      s.tokenHash,
+      s.now,
+      s.expiresAt,
+    ]))!;
+  }
+
+  findPartnerSession(tokenHash: string): Promise<PartnerSession | null> {
+    return this.one("SELECT * FROM partner_sessions WHERE token_hash = $1", [tokenHash]);
+  }
+
+  async touchPartnerSession(id: number, now: Date): Promise<void> {
+    await this.db.query("UPDATE partner_sessions SET last_seen_at = $2 WHERE id = $1", [id, now]);
+  }
+
+  async deletePartnerSession(tokenHash: string): Promise<void> {
+    await this.db.query("DELETE FROM partner_sessions WHERE token_hash = $1", [tokenHash]);
   }
 }

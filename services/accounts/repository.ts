@@ -31,7 +31,29 @@ export interface Session {
   expiresAt: Date;
 }
 
-/** Storage contract of the accounts service: workspaces, dashboard users, memberships, sessions, login failures. */
+/** A one-time partner sign-in link (magic link or operator invite): only the hash of its 256-bit token is stored. */
+export interface PartnerSignInLink {
+  id: number;
+  /** The partner's id in the programs service. */
+  partnerId: number;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Set when the link is opened; a used link never signs in again. */
+  usedAt: Date | null;
+}
+
+/** A signed-in partner (the partner portal's cookie), with the same expiry rules as a dashboard session. */
+export interface PartnerSession {
+  id: number;
+  partnerId: number;
+  tokenHash: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+/** Storage contract of the accounts service: workspaces, dashboard users, memberships, sessions, login failures, partner sign-in links and sessions. */
 export interface AccountsRepository {
   createWorkspace(name: string): Promise<Workspace>;
   getWorkspace(id: number): Promise<Workspace | null>;
@@ -57,4 +79,16 @@ export interface AccountsRepository {
   loginFailureStats(keys: string[], since: Date, exclude: string[]): Promise<Map<string, { failures: number; latestAt: Date | null }>>;
   forgetLoginFailures(ids: string[]): Promise<void>;
   clearLoginFailures(key: string): Promise<void>;
+
+  createPartnerSignInLink(l: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSignInLink>;
+  /**
+   * Marks the link used and returns it, only when it exists, is unused and has
+   * not expired at `now`; null otherwise. Atomic: of two concurrent calls with
+   * the same token, one gets the link.
+   */
+  consumePartnerSignInLink(tokenHash: string, now: Date): Promise<PartnerSignInLink | null>;
+  createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSession>;
+  findPartnerSession(tokenHash: string): Promise<PartnerSession | null>;
+  touchPartnerSession(id: number, now: Date): Promise<void>;
+  deletePartnerSession(tokenHash: string): Promise<void>;
 }

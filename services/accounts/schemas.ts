@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ROLES } from "../../shared/domain/permissions";
 import { PERMISSIONS } from "../../shared/domain/permissions";
 import { Email, Id } from "../../shared/values";
+import { INVITE_LINK_MAX_MINUTES } from "./partner-sign-in";
 
 export const CreateWorkspaceInput = z.strictObject({ name: z.string().trim().min(1).max(200).meta({ description: "The workspace's display name.", example: "Acme Inc" }) });
 export const WorkspaceIdInput = z.object({ workspaceId: Id.describe("The workspace's id.") });
@@ -27,3 +28,26 @@ export const LoginRequest = z.strictObject({
 export const SessionTokenInput = z.object({ token: z.string().min(1).max(200) });
 
 export const CheckPermissionInput = z.object({ userId: Id, workspaceId: Id, permission: z.enum(PERMISSIONS) });
+
+/** `POST /api/partner/auth/link`: a partner asks for a sign-in link. */
+export const PartnerLinkRequest = z.strictObject({
+  email: Email.meta({ description: "The email the merchant enrolled you with (any case).", example: "jane@example.com" }),
+});
+
+/** Operators: a sign-in link for a partner (an invite), shown to the operator and, with send, mailed to the partner. */
+export const CreatePartnerLinkInput = z.strictObject({
+  partnerId: Id.meta({ description: "The partner's id.", example: 3 }),
+  expiresInMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(INVITE_LINK_MAX_MINUTES)
+    .optional()
+    .meta({ description: `How long the link may be used (once): 1 to ${INVITE_LINK_MAX_MINUTES} minutes; default 1440 (one day).`, example: 1440 }),
+  send: z.boolean().default(false).describe("Also mail the link to the partner's email (through the configured mailer)."),
+});
+
+/** `POST /api/partner/auth/sign-in`: the token of a sign-in link. */
+export const PartnerSignInRequest = z.strictObject({
+  token: z.string().min(1).max(200).meta({ description: "The token from the sign-in link (after #token=).", example: "q3T0...43 characters" }),
+});

@@ -32,4 +32,6 @@ export interface AttributionContract {
   "attribution.listCustomers": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   "attribution.listCustomersForOperator": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
+  /** The partner's clicks in the program, test clicks left out. */
+  "attribution.countPartnerClicks": { params: z.input<typeof S.PartnerClicksInput>; result: { clicks: number } };
 }

@@ -85,4 +85,7 @@ export const ATTRIBUTION = declareActions("attribution", {
   testEventStats: {
     input: S.TestEventStatsInput,
   },
+  countPartnerClicks: {
+    input: S.PartnerClicksInput,
+  },
 });

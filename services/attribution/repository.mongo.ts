@@ -31,6 +31,7 @@ const clickSchema = requiredStringsMayBeEmpty(
 );
 clickSchema.index({ clickId: 1 }, { unique: true });
 clickSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
+clickSchema.index({ programId: 1, partnerId: 1, isTest: 1 });
 
 const leadSchema = requiredStringsMayBeEmpty(
   new Schema<LeadDoc>(
@@ -243,5 +244,9 @@ export class MongoAttributionRepository implements AttributionRepository {
       .limit(f.limit + 1)
       .lean();
     return pageOf(docs, f.limit, mongoPosition, toLead);
+  }
+
+  async countPartnerClicks(programId: number, partnerId: number): Promise<number> {
+    return this.clicks.countDocuments({ programId, partnerId, isTest: false });
   }
 }

@@ -44,7 +44,12 @@ const MIGRATIONS = [
    CREATE INDEX leads_program_partner_list ON leads (program_id, partner_id, created_at DESC, id DESC);`,
   // lead.created events, written with the lead (shared/outbox).
   outboxTableMigration("attribution_outbox"),
+  // The partner portal's click count: an index-only count of one partner's live clicks.
+  `CREATE INDEX clicks_partner_live ON clicks (program_id, partner_id) WHERE NOT is_test;`,
 ];
+
+/** The partner portal's click count (exported so the query-plan test explains what runs): $1 program, $2 partner. */
+export const COUNT_PARTNER_CLICKS_SQL = "SELECT count(*)::int AS n FROM clicks WHERE program_id = $1 AND partner_id = $2 AND NOT is_test";
 
 /** The exact query of listLeadsPage (exported so the query-plan test explains what runs). */
 export function listLeadsQuery(f: LeadListFilter): SqlQuery {
@@ -168,5 +173,10 @@ export class SqlAttributionRepository implements AttributionRepository {
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {
     const q = listLeadsQuery(f);
     return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toLead);
+  }
+
+  async countPartnerClicks(programId: number, partnerId: number): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(COUNT_PARTNER_CLICKS_SQL, [programId, partnerId]);
+    return row.n;
   }
 }

@@ -77,4 +77,6 @@ export interface AttributionRepository {
   listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;
   /** The attribution outbox (table or collection `attribution_outbox`), for its relay. */
   readonly outbox: OutboxStore;
+  /** The partner's clicks in the program, test clicks left out (the partner portal). */
+  countPartnerClicks(programId: number, partnerId: number): Promise<number>;
 }

@@ -51,3 +51,4 @@ export const ListCustomersInput = z
     ...PAGE_FIELDS,
   })
   .superRefine(checkRange);
+export const PartnerClicksInput = z.object({ programId: Id, partnerId: Id });

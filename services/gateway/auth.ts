@@ -22,6 +22,7 @@ import { ENDPOINT_PERMISSIONS } from "./declarations";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
 
 type SessionUser = ResultOf<"accounts.authenticateSession">;
+type PartnerSessionUser = ResultOf<"accounts.authenticatePartnerSession">;
 
 export type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
 export type Res = ServerResponse;
@@ -35,11 +36,16 @@ export interface SessionMeta extends CallerMeta {
   /** The caller's address (shared/client-address.ts), for the sign-in throttle. */
   clientAddress?: string;
   processorSignature?: string;
+  /** The signed-in partner, on partner portal routes. */
+  partner?: PartnerSessionUser | null;
+  partnerSessionToken?: string;
   $responseHeaders?: Record<string, string>;
   $responseType?: string;
 }
 
 export const SESSION_COOKIE = "svc_session";
+/** The partner portal's session: another cookie than the dashboard's, so neither session opens the other's routes. */
+export const PARTNER_SESSION_COOKIE = "svc_partner_session";
 
 /** Where the operator token comes from, for the start banner (bin/start.ts): never the token itself. */
 export type AdminTokenOrigin = { source: "ADMIN_TOKEN" } | { source: "file"; file: string; generated: boolean };
@@ -59,6 +65,7 @@ export type AuthMethods = {
   authenticateOptionalApiKey(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): Promise<null>;
   authenticateOperator(ctx: Context, route: unknown, req: Req): Promise<null>;
   authenticateSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<SessionUser>;
+  authenticatePartnerSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<null>;
   verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
@@ -103,6 +110,14 @@ function cookieValue(req: Req, name: string): string | undefined {
 export function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
   return [`${SESSION_COOKIE}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`, ...(secure ? ["Secure"] : [])].join("; ");
 }
+
+/** The partner portal's cookie: the same attributes as the dashboard's. */
+export function partnerSessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return [`${PARTNER_SESSION_COOKIE}=${encodeURIComponent(value)}`, "Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${maxAgeSeconds}`, ...(secure ? ["Secure"] : [])].join("; ");
+}
+
+/** Partner portal actions that pass without a partner session. */
+const PARTNER_PUBLIC_ACTIONS = new Set(["accounts.requestPartnerLink", "gateway.partnerSignIn", "gateway.partnerSignOut"]);
 
 /**
  * Whether the request came over HTTPS: a TLS socket, or a proxy's
@@ -195,6 +210,28 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     }
     if (!token) throw new UnauthorizedError(overLong ? "Unknown session. Sign in to the dashboard again." : "Sign in to the dashboard first.");
     return call(ctx, "accounts.authenticateSession", { token });
+  },
+
+  /**
+   * Partner portal routes accept only the partner cookie: an API key is
+   * refused, and the dashboard's cookie is not read. Link requests, sign-in
+   * and sign-out pass without a session (the first with the client address,
+   * for its throttle).
+   */
+  async authenticatePartnerSession(ctx, _route, req) {
+    ctx.meta.secureTransport = isSecure(req);
+    ctx.meta.clientAddress = clientAddress(req);
+    const cookie = cookieValue(req, PARTNER_SESSION_COOKIE);
+    const token = cookie !== undefined && cookie.length <= MAX_CREDENTIAL_LENGTH ? cookie : undefined;
+    const action = (req as { $alias?: { action?: string } }).$alias?.action ?? "";
+    if (PARTNER_PUBLIC_ACTIONS.has(action)) {
+      ctx.meta.partnerSessionToken = token;
+      return null;
+    }
+    if (req.headers.authorization !== undefined) throw new UnauthorizedError("The partner portal takes a signed-in partner session, not an API key. Sign in at /portal.");
+    if (!token) throw new UnauthorizedError(cookie !== undefined ? "Unknown partner session. Sign in to the partner portal again." : "Sign in to the partner portal first.");
+    ctx.meta.partner = await call(ctx, "accounts.authenticatePartnerSession", { token });
+    return null;
   },
 
   async verifyProgramAccess(ctx, route, req) {

@@ -13,6 +13,7 @@ import { ACCOUNTS } from "../accounts/endpoints";
 import { ATTRIBUTION } from "../attribution/endpoints";
 import { COMMISSIONS } from "../commissions/endpoints";
 import { NOTIFICATIONS } from "../notifications/endpoints";
+import { PORTAL } from "../portal/endpoints";
 import { PROCESSOR } from "../processor/endpoints";
 import { PROGRAMS } from "../programs/endpoints";
 import { SALES } from "../sales/endpoints";
@@ -39,10 +40,23 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "assets",
   "sdk",
   "admin",
+  "partner",
+  "portal",
 ];
 
 // In this order within a route group (the document lists operations in this order too).
-const SERVICES: Array<{ service: string; actions: Record<string, ActionDeclaration> }> = [GATEWAY, ATTRIBUTION, STATUS, PROGRAMS, SALES, COMMISSIONS, PROCESSOR, NOTIFICATIONS, ACCOUNTS];
+const SERVICES: Array<{ service: string; actions: Record<string, ActionDeclaration> }> = [
+  GATEWAY,
+  ATTRIBUTION,
+  STATUS,
+  PROGRAMS,
+  SALES,
+  COMMISSIONS,
+  PROCESSOR,
+  NOTIFICATIONS,
+  ACCOUNTS,
+  PORTAL,
+];
 
 function collect(): DeclaredEndpoint[] {
   const all: DeclaredEndpoint[] = [];

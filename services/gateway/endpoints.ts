@@ -91,6 +91,35 @@ export const GATEWAY = declareActions("gateway", {
       response: { description: "Signed out; the cookie is cleared.", example: { success: true } },
     },
   },
+  partnerSignIn: {
+    // The same schema accounts.signInPartner validates with.
+    input: ACCOUNTS.actions.signInPartner.input,
+    http: {
+      method: "POST",
+      path: "/api/partner/auth/sign-in",
+      route: "partner",
+      auth: "none",
+      tag: "Partner portal",
+      summary: "Sign in with a one-time link",
+      description:
+        "Takes the token of a sign-in link (the page the link opens sends it) and sets the svc_partner_session cookie (HttpOnly, SameSite=Lax, Secure over HTTPS; same lifetime as a dashboard session). A link works once, within its lifetime, for a partner who still has an approved enrollment; otherwise 401, the same for every reason.",
+      example: { token: "q3T0...43 characters" },
+      errors: ["unauthorized"],
+      response: { description: "Signed in; the session is in the Set-Cookie header.", example: { success: true, partnerId: 3 } },
+    },
+  },
+  partnerSignOut: {
+    http: {
+      method: "POST",
+      path: "/api/partner/auth/sign-out",
+      route: "partner",
+      auth: "none",
+      tag: "Partner portal",
+      summary: "Sign out of the partner portal",
+      description: "Ends the session of the svc_partner_session cookie, if any, and clears the cookie. Always succeeds.",
+      response: { description: "Signed out; the cookie is cleared.", example: { success: true } },
+    },
+  },
 });
 
 /** Routes the gateway answers itself (pages and files, no action); their handlers are in routes.ts. */
@@ -161,6 +190,38 @@ export const GATEWAY_PAGES = {
     description: "uPlot's stylesheet, served from this server.",
     busErrors: false,
     response: { description: "CSS.", contentType: "text/css" },
+  },
+  portal: {
+    method: "GET",
+    path: "/portal",
+    route: "portal",
+    tag: "Partner portal",
+    summary: "The partner portal page",
+    description:
+      "Partners sign in here (a sign-in link by email) and see, per program, their referral link, clicks, referred customers (masked), commissions with refunds, balance, withdrawals and notices.",
+    busErrors: false,
+    response: { description: "The page; it shows the sign-in form when there is no partner session.", contentType: "text/html" },
+  },
+  portalSignIn: {
+    method: "GET",
+    path: "/portal/sign-in",
+    route: "portal",
+    tag: "Partner portal",
+    summary: "Where a sign-in link lands",
+    description:
+      "The page a sign-in link opens: its script sends the link's token (kept in the URL fragment, which browsers never send to servers) to the sign-in endpoint, then opens the portal.",
+    busErrors: false,
+    response: { description: "The page.", contentType: "text/html" },
+  },
+  portalScript: {
+    method: "GET",
+    path: "/assets/portal.js",
+    route: "assets",
+    tag: "Partner portal",
+    summary: "Script of the partner portal page",
+    description: "The partner portal page's script, served from this server (the page's Content-Security-Policy allows scripts from this origin only).",
+    busErrors: false,
+    response: { description: "JavaScript.", contentType: "text/javascript" },
   },
   browserSnippet: {
     method: "GET",

@@ -62,6 +62,8 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   assets: "none",
   sdk: "none",
   admin: "operator",
+  partner: "partnerSession",
+  portal: "none",
 };
 
 function operationOf({ action, input, http }: DeclaredEndpoint): OperationSpec {
@@ -92,6 +94,7 @@ const TAGS = [
   { name: "Reference", description: "This document and its page." },
   { name: "Operator", description: "The operator API (Authorization: Bearer with the operator token), also reached by the CLI." },
   { name: "Webhooks", description: "Events this server posts to the endpoints an operator registered for a workspace." },
+  { name: "Partner portal", description: "Partner sign-in by one-time link and the partner's own data (partner session cookie)." },
 ];
 
 const SECURITY: Record<Auth, Json[] | undefined> = {
@@ -101,6 +104,7 @@ const SECURITY: Record<Auth, Json[] | undefined> = {
   session: [{ session: [] }],
   operator: [{ operatorToken: [] }],
   stripeSignature: [{ stripeSignature: [] }],
+  partnerSession: [{ partnerSession: [] }],
 };
 
 const AUTH_ERRORS: Record<Auth, ErrorCode[]> = {
@@ -110,6 +114,7 @@ const AUTH_ERRORS: Record<Auth, ErrorCode[]> = {
   session: ["unauthorized"],
   operator: ["unauthorized", "rate_limit_exceeded"],
   stripeSignature: ["service_unavailable"],
+  partnerSession: ["unauthorized"],
 };
 
 const ERROR_MESSAGES: Record<ErrorCode, string> = {
@@ -371,6 +376,7 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
           description: "The operator token: the ADMIN_TOKEN setting, or the token the server generated at its first start (it says where it wrote it).",
         },
         session: { type: "apiKey", in: "cookie", name: "svc_session", description: "The dashboard session, set by signing in." },
+        partnerSession: { type: "apiKey", in: "cookie", name: "svc_partner_session", description: "The partner portal session, set by signing in with a one-time link." },
         stripeSignature: {
           type: "apiKey",
           in: "header",

@@ -113,6 +113,9 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
   appStyles: staticFile(path.join(__dirname, "pages", "app.css"), "text/css; charset=utf-8"),
   chartScript: staticFile(path.join(UPLOT_DIR, "uPlot.iife.min.js"), "text/javascript; charset=utf-8"),
   chartStyles: staticFile(path.join(UPLOT_DIR, "uPlot.min.css"), "text/css; charset=utf-8"),
+  portal: htmlPage("portal.html"),
+  portalSignIn: htmlPage("portal.html"),
+  portalScript: staticFile(path.join(__dirname, "pages", "portal.js"), "text/javascript; charset=utf-8"),
   // The browser snippet, served from the tracking origin so merchants need no build step.
   browserSnippet(_req, res) {
     res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
@@ -187,6 +190,12 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   assets: { path: "/assets", bodyParsers: false },
   sdk: { path: "/sdk", bodyParsers: false },
   admin: { path: "/api/admin", bodyParsers: JSON_BODY, authentication: "authenticateOperator" },
+  // The partner portal's API: only the partner session cookie (svc_partner_session); a dashboard session or API key is
+  // refused. Sign-in link requests, sign-in and sign-out pass without one. Which programs a partner may see is the
+  // portal service's to decide (services/portal.service.ts: approved enrollments only, 404 otherwise).
+  partner: { path: "/api/partner", bodyParsers: JSON_BODY, authentication: "authenticatePartnerSession" },
+  // The partner portal page and the page sign-in links open.
+  portal: { path: "/portal", bodyParsers: false },
 };
 
 type Alias = string | ((req: Req, res: Res) => void);

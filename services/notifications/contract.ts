@@ -1,10 +1,11 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
-import type { Notification, UnreadCounts, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "./repository";
+import type { Notification, PartnerNotice, UnreadCounts, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "./repository";
 import type * as S from "./schemas";
 
 /** A notification as the dashboard gets it: the deduction also in major units. */
 export type NotificationView = Jsonified<Notification & { deductionAmount: number }>;
+export type PartnerNoticeView = Jsonified<PartnerNotice & { deductionAmount: number }>;
 type UnreadWithTotal = UnreadCounts & { total: number };
 
 /**
@@ -20,6 +21,9 @@ export interface NotificationsContract {
   "notifications.list": { params: z.input<typeof S.ListInput>; result: NotificationView[] };
   "notifications.listForWorkspace": { params: z.input<typeof S.WorkspaceListInput>; result: { data: NotificationView[]; unread: UnreadWithTotal; nextCursor: string | null } };
   "notifications.markRead": { params: z.input<typeof S.MarkReadInput>; result: { data: NotificationView; unread: UnreadWithTotal } };
+  /** The partner portal: the partner's own notices in one program, with the partner's read state. */
+  "notifications.listPartnerNotices": { params: z.input<typeof S.PartnerNoticesInput>; result: { data: PartnerNoticeView[]; nextCursor: string | null } };
+  "notifications.markPartnerNoticeRead": { params: z.input<typeof S.PartnerNoticeReadInput>; result: PartnerNoticeView };
   "notifications.markAllRead": { params: z.input<typeof S.MarkAllReadInput>; result: { updated: number; unread: UnreadWithTotal } };
   /** The signing secret is in this answer only. */
   "notifications.createWebhookEndpoint": { params: z.input<typeof S.CreateEndpointInput>; result: Jsonified<WebhookEndpoint & { secret: string }> };

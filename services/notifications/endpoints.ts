@@ -158,4 +158,10 @@ export const NOTIFICATIONS = declareActions("notifications", {
       response: { description: "Newest first.", example: [{ id: 9, eventId: 2, status: "failed", attempts: [{ attempt: 1, statusCode: 500, error: null }] }] },
     },
   },
+  listPartnerNotices: {
+    input: S.PartnerNoticesInput,
+  },
+  markPartnerNoticeRead: {
+    input: S.PartnerNoticeReadInput,
+  },
 });

@@ -13,6 +13,8 @@ import type {
   NotificationKind,
   WorkspaceNotificationFilter,
   NotificationsRepository,
+  PartnerNotice,
+  PartnerNoticeFilter,
   UnreadCounts,
   WebhookAttempt,
   WebhookDelivery,
@@ -126,6 +128,18 @@ const OLD_DELIVERY_EVENT_INDEX = "eventId_1_endpointId_1";
 deliverySchema.index({ status: 1, nextAttemptAt: 1, _id: 1 });
 deliverySchema.index({ endpointId: 1, _id: -1 });
 
+/** A partner's read state of one of their notices (`_id` is the notification's id). */
+interface PartnerNoticeReadDoc {
+  _id: number;
+  partnerId: number;
+  readAt: Date;
+}
+const partnerNoticeReadSchema = new Schema<PartnerNoticeReadDoc>(
+  { _id: { type: Number, required: true }, partnerId: { type: Number, required: true }, readAt: { type: Date, required: true } },
+  schemaOptions("partner_notice_reads"),
+);
+notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, createdAt: -1, _id: -1 });
+
 const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({
   id: _id,
   ...rest,
@@ -179,6 +193,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     private readonly notifications: Model<NotificationDoc>,
     private readonly endpoints: Model<EndpointDoc>,
     private readonly deliveries: Model<DeliveryDoc>,
+    private readonly partnerNoticeReads: Model<PartnerNoticeReadDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoNotificationsRepository> {
@@ -186,6 +201,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       modelOn(connection, "Notification", notificationSchema),
       modelOn(connection, "WebhookEndpoint", endpointSchema),
       modelOn(connection, "WebhookDelivery", deliverySchema),
+      modelOn(connection, "PartnerNoticeRead", partnerNoticeReadSchema),
     ] as const;
     await prepareCollections(models);
     // Deliveries written before events had producers were all commission events. Backfilled before the old
@@ -256,6 +272,36 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     if (kind !== undefined) filter.kind = kind;
     const result = await this.notifications.updateMany(filter, { $set: { readAt: now } });
     return result.modifiedCount;
+  }
+
+  async listPartnerNotices(f: PartnerNoticeFilter): Promise<Page<PartnerNotice>> {
+    const own: Record<string, unknown> = { partnerId: f.partnerId, programId: f.programId, kind: "partner_notice" };
+    if (f.unread !== undefined) {
+      // The partner's read ids: few (one per notice they read), so an $in/$nin is fine.
+      const read = await this.partnerNoticeReads.find({ partnerId: f.partnerId }, { _id: 1 }).lean<{ _id: number }[]>();
+      own._id = { [f.unread ? "$nin" : "$in"]: read.map((r) => r._id) };
+    }
+    const docs = await this.notifications
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean<NotificationDoc[]>();
+    const page = pageOf(docs, f.limit, mongoPosition, (d) => d);
+    return { data: await this.withPartnerReads(page.data), nextCursor: page.nextCursor };
+  }
+
+  async markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null> {
+    const doc = await this.notifications.findOne({ _id: id, partnerId, programId, kind: "partner_notice" }).lean<NotificationDoc>();
+    if (!doc) return null;
+    // $setOnInsert: a second call keeps the first read time.
+    await this.partnerNoticeReads.updateOne({ _id: id }, { $setOnInsert: { partnerId, readAt: now } }, { upsert: true });
+    return (await this.withPartnerReads([doc]))[0];
+  }
+
+  private async withPartnerReads(docs: NotificationDoc[]): Promise<PartnerNotice[]> {
+    const reads = await this.partnerNoticeReads.find({ _id: { $in: docs.map((d) => d._id) } }).lean<PartnerNoticeReadDoc[]>();
+    const readAt = new Map(reads.map((r) => [r._id, r.readAt]));
+    return docs.map((d) => ({ ...toNotification(d), partnerReadAt: readAt.get(d._id) ?? null }));
   }
 
   async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {

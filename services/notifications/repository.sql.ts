@@ -12,6 +12,8 @@ import type {
   NotificationKind,
   WorkspaceNotificationFilter,
   NotificationsRepository,
+  PartnerNotice,
+  PartnerNoticeFilter,
   UnreadCounts,
   WebhookAttempt,
   WebhookDelivery,
@@ -90,6 +92,13 @@ const MIGRATIONS = [
   `ALTER TABLE webhook_deliveries ADD COLUMN producer TEXT NOT NULL DEFAULT 'commissions';
    CREATE UNIQUE INDEX webhook_deliveries_event ON webhook_deliveries (producer, event_id, endpoint_id);
    ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_event_id_endpoint_id_key;`,
+  // The partner portal: a partner's own read state of their notices, apart from the workspace inbox's read_at.
+  `CREATE TABLE partner_notice_reads (
+     notification_id INTEGER PRIMARY KEY REFERENCES notifications (id),
+     partner_id INTEGER NOT NULL,
+     read_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX partner_notice_reads_partner ON partner_notice_reads (partner_id, notification_id);
+   CREATE INDEX notifications_partner_program_list ON notifications (partner_id, program_id, kind, created_at DESC, id DESC);`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
@@ -100,6 +109,21 @@ export function listWorkspaceNotificationsQuery(f: WorkspaceNotificationFilter):
   if (f.kind !== undefined) c.add("kind = ?", f.kind);
   if (f.unread !== undefined) c.add(f.unread ? "read_at IS NULL" : "read_at IS NOT NULL");
   return c.page(f).query("*", "notifications", f.limit);
+}
+
+/** The exact query of listPartnerNotices: one partner's notices in one program, with the partner's read time. */
+export function listPartnerNoticesQuery(f: PartnerNoticeFilter): SqlQuery {
+  const c = new SqlConditions().add("n.partner_id = ?", f.partnerId).add("n.program_id = ?", f.programId).add("n.kind = 'partner_notice'");
+  if (f.unread !== undefined) c.add(f.unread ? "r.read_at IS NULL" : "r.read_at IS NOT NULL");
+  return c
+    .page(f, "n.created_at", "n.id")
+    .query(
+      "n.*, r.read_at AS partner_read_at",
+      "notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id AND r.partner_id = n.partner_id",
+      f.limit,
+      "n.created_at",
+      "n.id",
+    );
 }
 
 const toNotification = (r: any): Notification => ({
@@ -213,6 +237,27 @@ export class SqlNotificationsRepository implements NotificationsRepository {
       [workspaceId, now, kind ?? null],
     );
     return row.n;
+  }
+
+  async listPartnerNotices(f: PartnerNoticeFilter): Promise<Page<PartnerNotice>> {
+    const q = listPartnerNoticesQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, (r: any) => ({ ...toNotification(r), partnerReadAt: r.partner_read_at }));
+  }
+
+  async markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null> {
+    // Only the partner's own notice gets a read row; a second call keeps the first time.
+    await this.db.query(
+      `INSERT INTO partner_notice_reads (notification_id, partner_id, read_at)
+       SELECT id, $2, $4 FROM notifications WHERE id = $1 AND partner_id = $2 AND program_id = $3 AND kind = 'partner_notice'
+       ON CONFLICT (notification_id) DO NOTHING`,
+      [id, partnerId, programId, now],
+    );
+    const rows = await this.db.query(
+      `SELECT n.*, r.read_at AS partner_read_at FROM notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id
+       WHERE n.id = $1 AND n.partner_id = $2 AND n.program_id = $3 AND n.kind = 'partner_notice'`,
+      [id, partnerId, programId],
+    );
+    return rows.length ? { ...toNotification(rows[0]), partnerReadAt: rows[0].partner_read_at } : null;
   }
 
   async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {

@@ -49,6 +49,16 @@ export interface WorkspaceNotificationFilter extends PageRequest {
   /** true: unread only; false: read only. */
   unread?: boolean;
 }
+/** A partner notice as its partner sees it: the partner's own read state, apart from the workspace inbox's `readAt`. */
+export type PartnerNotice = Notification & { partnerReadAt: Date | null };
+
+/** The partner portal's notices: a page of one partner's notices in one program. */
+export interface PartnerNoticeFilter extends PageRequest {
+  partnerId: number;
+  programId: number;
+  /** true: unread by the partner only; false: read only. */
+  unread?: boolean;
+}
 
 export type UnreadCounts = Record<NotificationKind, number>;
 
@@ -136,6 +146,10 @@ export interface NotificationsRepository {
   markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null>;
   /** Marks every unread notification of the workspace (of `kind`, when given) read; returns how many changed. */
   markAllRead(workspaceId: number, kind: NotificationKind | undefined, now: Date): Promise<number>;
+  /** The partner's own notices (kind partner_notice) in one program, newest first, each with the partner's read state. */
+  listPartnerNotices(f: PartnerNoticeFilter): Promise<Page<PartnerNotice>>;
+  /** Marks one of the partner's notices in the program read by the partner (keeping an earlier time); null when it is not theirs. */
+  markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null>;
 
   createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
   getEndpoint(id: number): Promise<WebhookEndpoint | null>;

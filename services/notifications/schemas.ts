@@ -112,3 +112,17 @@ export const ListDeliveriesInput = z.strictObject({
   status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
   limit: Limit(200, 50).meta({ description: "At most this many (1 to 200).", example: 50 }),
 });
+
+/** The partner portal: a partner's own notices in one program (partnerId comes from the partner's session, never from the caller). */
+export const PartnerNoticesInput = z.strictObject({
+  partnerId: Id,
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
+  ...PAGE_FIELDS,
+});
+
+export const PartnerNoticeReadInput = z.strictObject({
+  partnerId: Id,
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  notificationId: Id.meta({ description: "The notice's id.", example: 12 }),
+});

@@ -26,4 +26,9 @@ export interface ProgramsContract {
   "programs.getEnrollment": { params: z.input<typeof S.EnrollmentInput>; result: Jsonified<Enrollment> };
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
+  "programs.enrollPartner": { params: z.input<typeof S.EnrollPartnerInput>; result: Jsonified<Enrollment> };
+  /** The partner who signs in to the portal with this email: the oldest with an approved enrollment, or null. */
+  "programs.findPartnerForSignIn": { params: z.input<typeof S.PartnerEmailInput>; result: Jsonified<Partner> | null };
+  /** The partner and their enrollments in every program (any status). */
+  "programs.getPartnerEnrollments": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<{ partner: Partner; enrollments: Enrollment[] }> };
 }

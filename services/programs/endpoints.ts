@@ -144,4 +144,25 @@ export const PROGRAMS = declareActions("programs", {
   hasApprovedPartners: {
     input: S.ProgramIdInput,
   },
+  enrollPartner: {
+    input: S.EnrollPartnerInput,
+    http: {
+      method: "POST",
+      path: "/api/admin/programs/:programId/enrollments",
+      route: "admin",
+      tag: "Operator",
+      summary: "Enroll an existing partner in a program",
+      description:
+        "The same partner (one partner portal sign-in) in one more program, with a referral code unique in that program (generated when omitted). 404 when the program or partner does not exist, 409 when the partner is already enrolled or the code is taken.",
+      example: { programId: 2, partnerId: 3, referralCode: "jane-2" },
+      errors: ["not_found", "conflict"],
+      response: { description: "The enrollment.", example: { id: 4, partnerId: 3, programId: 2, status: "approved", referralCode: "jane-2" } },
+    },
+  },
+  findPartnerForSignIn: {
+    input: S.PartnerEmailInput,
+  },
+  getPartnerEnrollments: {
+    input: S.PartnerIdInput,
+  },
 });

@@ -79,6 +79,8 @@ const partnerSchema = requiredStringsMayBeEmpty(
   ),
 );
 
+partnerSchema.index({ email: 1 });
+
 const enrollmentSchema = requiredStringsMayBeEmpty(
   new Schema<EnrollmentDoc>(
     {
@@ -95,6 +97,7 @@ const enrollmentSchema = requiredStringsMayBeEmpty(
 enrollmentSchema.index({ programId: 1, referralCode: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1 }, { partialFilterExpression: { status: "approved" } });
+enrollmentSchema.index({ partnerId: 1, _id: 1 });
 
 const toProgram = (d: ProgramDoc): Program => ({
   id: d._id,
@@ -299,5 +302,15 @@ export class MongoProgramsRepository implements ProgramsRepository {
 
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
     return (await this.enrollments.exists({ programId, status: "approved" })) !== null;
+  }
+
+  async findPartnersByEmail(email: string): Promise<Partner[]> {
+    const docs = await this.partners.find({ email }).sort({ _id: 1 }).lean();
+    return docs.map(toPartner);
+  }
+
+  async listPartnerEnrollments(partnerId: number): Promise<Enrollment[]> {
+    const docs = await this.enrollments.find({ partnerId }).sort({ _id: 1 }).lean();
+    return docs.map(toEnrollment);
   }
 }

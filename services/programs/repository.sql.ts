@@ -56,6 +56,9 @@ const MIGRATIONS = [
    CREATE INDEX programs_list ON programs (created_at DESC, id DESC);`,
   // partner.enrolled events, written with the enrollment's approval (shared/outbox).
   outboxTableMigration("programs_outbox"),
+  // The partner portal: sign-in finds a partner by email, and lists the partner's programs.
+  `CREATE INDEX partners_email ON partners (email);
+   CREATE INDEX enrollments_partner ON enrollments (partner_id, id);`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -239,5 +242,13 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
     const rows = await this.db.query("SELECT 1 FROM enrollments WHERE program_id = $1 AND status = 'approved' LIMIT 1", [programId]);
     return rows.length > 0;
+  }
+
+  async findPartnersByEmail(email: string): Promise<Partner[]> {
+    return (await this.db.query("SELECT * FROM partners WHERE email = $1 ORDER BY id", [email])).map(toPartner);
+  }
+
+  async listPartnerEnrollments(partnerId: number): Promise<Enrollment[]> {
+    return (await this.db.query("SELECT * FROM enrollments WHERE partner_id = $1 ORDER BY id", [partnerId])).map(toEnrollment);
   }
 }

@@ -104,4 +104,8 @@ export interface ProgramsRepository {
   hasApprovedEnrollment(programId: number): Promise<boolean>;
   /** The programs outbox (table or collection `programs_outbox`), for its relay. */
   readonly outbox: OutboxStore;
+  /** Partners with this (lower-case) email, oldest first: the partner portal's sign-in. */
+  findPartnersByEmail(email: string): Promise<Partner[]>;
+  /** The partner's enrollments in every program, oldest first. */
+  listPartnerEnrollments(partnerId: number): Promise<Enrollment[]>;
 }

@@ -62,7 +62,21 @@ export const CreatePartnerInput = z.strictObject({
     example: "user-7",
   }),
   referralCode: ReferralCode.optional().meta({ description: "The code in the partner's links (letters, digits, - and _); generated when omitted.", example: "jane" }),
+  status: z
+    .enum(["approved", "pending"])
+    .optional()
+    .meta({ description: "The enrollment's status: approved (default) or pending (no attribution, no partner portal sign-in until approved).", example: "approved" }),
 });
+
+/** Enrolls an existing partner in one more program (one partner, one portal sign-in, several programs). */
+export const EnrollPartnerInput = z.strictObject({
+  programId: Id.describe("The program's id."),
+  partnerId: Id.meta({ description: "The partner's id (from creating the partner in another program).", example: 3 }),
+  referralCode: ReferralCode.optional().meta({ description: "The code in the partner's links in this program; generated when omitted.", example: "jane" }),
+  status: z.enum(["approved", "pending"]).default("approved").meta({ description: "approved (default) or pending.", example: "approved" }),
+});
+
+export const PartnerEmailInput = z.object({ email: z.string().trim().toLowerCase().max(320) });
 
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });

@@ -241,3 +241,20 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
     });
   });
 });
+
+describe.each(backends)("attribution repository contract on %s: partner click counts", (_name, backend) => {
+  const repo = useRepository<AttributionRepository>(backend, createAttributionRepository);
+
+  it("counts one partner's live clicks in one program, test clicks left out", async () => {
+    const programId = nextProgram();
+    const otherProgram = nextProgram();
+    for (let i = 0; i < 3; i++) await repo().createClick(click(programId, { partnerId: 41 }));
+    await repo().createClick(click(programId, { partnerId: 41, isTest: true }));
+    await repo().createClick(click(programId, { partnerId: 42 }));
+    await repo().createClick(click(otherProgram, { partnerId: 41 }));
+    expect(await repo().countPartnerClicks(programId, 41)).toBe(3);
+    expect(await repo().countPartnerClicks(programId, 42)).toBe(1);
+    expect(await repo().countPartnerClicks(otherProgram, 41)).toBe(1);
+    expect(await repo().countPartnerClicks(programId, 43)).toBe(0);
+  });
+});

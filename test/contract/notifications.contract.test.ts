@@ -1,5 +1,6 @@
 import { createNotificationsRepository } from "../../services/notifications/storage";
-import type { NewNotification, NewWebhookEndpoint, Notification, NotificationsRepository } from "../../services/notifications/repository";
+import type { NewNotification, NewWebhookEndpoint, Notification, NotificationsRepository, PartnerNoticeFilter } from "../../services/notifications/repository";
+import { decodeCursor } from "../../shared/pagination";
 import { SECOND, at, backends, counter, useRepository } from "./harness";
 
 const nextEvent = counter(1);
@@ -325,5 +326,49 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       await repo().setEndpointEnabled(e.id, true, null, at());
       expect((await claimFor([e.id], "w1", at(SECOND))).map((x) => x.eventId)).toEqual([d.eventId]);
     });
+  });
+});
+
+describe.each(backends)("notifications repository contract on %s: a partner's own notices", (_name, backend) => {
+  const repo = useRepository<NotificationsRepository>(backend, createNotificationsRepository);
+
+  it("lists only the partner's notices in the program, newest first, with the partner's own read state", async () => {
+    const programId = nextProgram();
+    const otherProgram = nextProgram();
+    await repo().insertOnce(notification({ programId, partnerId: 21, transactionId: "a" }));
+    await repo().insertOnce(notification({ programId, partnerId: 21, transactionId: "b" }));
+    await repo().insertOnce(notification({ programId, partnerId: 21, transactionId: "w", kind: "advertiser_warning", partnerPaid: true }));
+    await repo().insertOnce(notification({ programId, partnerId: 22, transactionId: "other partner" }));
+    await repo().insertOnce(notification({ programId: otherProgram, partnerId: 21, transactionId: "other program" }));
+
+    const ids = async (f: Partial<PartnerNoticeFilter>) => (await repo().listPartnerNotices({ partnerId: 21, programId, limit: 10, ...f })).data.map((n) => n.transactionId);
+    const { data: mine, nextCursor } = await repo().listPartnerNotices({ partnerId: 21, programId, limit: 10 });
+    expect(nextCursor).toBeNull();
+    expect(mine.map((n) => n.transactionId)).toEqual(["b", "a"]);
+    expect(mine.every((n) => n.kind === "partner_notice" && n.partnerReadAt === null)).toBe(true);
+    const first = await repo().listPartnerNotices({ partnerId: 21, programId, limit: 1 });
+    expect(first.data.map((n) => n.transactionId)).toEqual(["b"]);
+    expect(await ids({ cursor: decodeCursor(first.nextCursor!)! })).toEqual(["a"]);
+
+    const read = await repo().markPartnerNoticeRead(21, programId, mine[1].id, at());
+    expect(read).toEqual({ ...mine[1], partnerReadAt: at() });
+    expect((await repo().markPartnerNoticeRead(21, programId, mine[1].id, at(5 * SECOND)))!.partnerReadAt).toEqual(at());
+    expect(await ids({ unread: true })).toEqual(["b"]);
+    expect(await ids({ unread: false })).toEqual(["a"]);
+    // The workspace inbox keeps its own read state.
+    expect((await repo().list({ programId, partnerId: 21, kind: "partner_notice", limit: 10 })).every((n) => n.readAt === null)).toBe(true);
+  });
+
+  it("marks nothing that is not the partner's own notice in that program", async () => {
+    const programId = nextProgram();
+    await repo().insertOnce(notification({ programId, partnerId: 31 }));
+    await repo().insertOnce(notification({ programId, partnerId: 31, kind: "advertiser_warning", partnerPaid: true }));
+    const [notice] = (await repo().listPartnerNotices({ partnerId: 31, programId, limit: 10 })).data;
+    const [warning] = await repo().list({ programId, kind: "advertiser_warning", limit: 10 });
+    expect(await repo().markPartnerNoticeRead(32, programId, notice.id, at())).toBeNull();
+    expect(await repo().markPartnerNoticeRead(31, nextProgram(), notice.id, at())).toBeNull();
+    expect(await repo().markPartnerNoticeRead(31, programId, warning.id, at())).toBeNull();
+    expect(await repo().markPartnerNoticeRead(31, programId, 9_999_999, at())).toBeNull();
+    expect((await repo().listPartnerNotices({ partnerId: 31, programId, limit: 10 })).data[0].partnerReadAt).toBeNull();
   });
 });

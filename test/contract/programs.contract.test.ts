@@ -257,3 +257,24 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
     });
   });
 });
+
+describe.each(backends)("programs repository contract on %s: partner portal lookups", (_name, backend) => {
+  const repo = useRepository<ProgramsRepository>(backend, createProgramsRepository);
+
+  it("finds partners by email, oldest first, and lists a partner's enrollments in every program", async () => {
+    const p1 = await repo().createProgram(percentageProgram());
+    const p2 = await repo().createProgram(flatProgram());
+    const email = `portal-${unique()}@example.com`;
+    const first = await repo().createPartner({ name: "First", email });
+    const second = await repo().createPartner({ name: "Second", email });
+    await repo().createPartner({ name: "Other", email: `other-${unique()}@example.com` });
+    expect(await repo().findPartnersByEmail(email)).toEqual([first, second]);
+    expect(await repo().findPartnersByEmail(`nobody-${unique()}@example.com`)).toEqual([]);
+
+    const e1 = await repo().createEnrollment({ partnerId: first.id, programId: p1.id, referralCode: `a${unique()}`, status: "approved" });
+    const e2 = await repo().createEnrollment({ partnerId: first.id, programId: p2.id, referralCode: `b${unique()}`, status: "pending" });
+    await repo().createEnrollment({ partnerId: second.id, programId: p1.id, referralCode: `c${unique()}`, status: "approved" });
+    expect(await repo().listPartnerEnrollments(first.id)).toEqual([e1, e2]);
+    expect(await repo().listPartnerEnrollments(999_999)).toEqual([]);
+  });
+});

@@ -9,8 +9,8 @@ import { ALL_SERVICES, serviceNames } from "../../bin/start";
 
 const ROOT = path.resolve(__dirname, "../..");
 const SERVICES = ["gateway", "programs", "attribution", "sales", "commissions", "status", "notifications"] as const;
-/** Services that own data: on the bus and the database. Every service bin/start.ts knows but gateway and status. */
-const STORAGE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "status");
+/** Services that own data: on the bus and the database. Every service bin/start.ts knows but gateway, status and portal. */
+const STORAGE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "status" && name !== "portal");
 const INFRASTRUCTURE = ["mongo", "nats", "postgres", "prometheus", "grafana"];
 
 type ComposeService = {

@@ -14,6 +14,7 @@ let cookie: string;
 let boot: Bootstrap;
 let ids: Record<string, number>;
 let transactionId: string;
+let partnerCookie: string;
 
 beforeAll(async () => {
   sys = await startSystem();
@@ -42,14 +43,20 @@ beforeAll(async () => {
     endpointId: endpoint.id,
     userId: user.id,
     notificationId: inbox.body.data[0].id,
+    // A partner of another program, for the enrollment route.
+    otherPartnerId: (await sys.bootstrap()).partnerId,
   };
+  // The bootstrap partner, signed in to the partner portal with an invite link.
+  const link = await sys.admin("POST", `/partners/${boot.partnerId}/sign-in-links`, {});
+  const signedIn = await sys.http("POST", "/api/partner/auth/sign-in", { body: { token: new URL(link.url).hash.slice("#token=".length) } });
+  partnerCookie = signedIn.headers.get("set-cookie")!.split(";")[0];
 });
 afterAll(() => sys.stop());
 
 /** Other spellings of `n` that number parsers read as `n`. */
 const spellings = (n: number) => [`0${n}`, `00${n}`, `0x${n.toString(16)}`, `${n}.0`, `${n}e0`, `+${n}`, `%20${n}`, `${n}%20`, `${n}n`];
 
-type Route = { method: string; path: string; body?: () => Record<string, unknown>; session?: boolean };
+type Route = { method: string; path: string; body?: () => Record<string, unknown>; session?: boolean; partner?: boolean };
 
 /** Every route with an id in its path; `body` is what makes the canonical call succeed. */
 const ROUTES: Route[] = [
@@ -80,11 +87,19 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/programs/:programId/commissions", session: true },
   { method: "GET", path: "/api/programs/:programId/withdrawals", session: true },
   { method: "GET", path: "/api/programs/:programId/customers", session: true },
+  // The partner portal (issue 15.3): the partner's routes, and the operator's invite link and enrollment.
+  { method: "GET", path: "/api/partner/programs/:programId/commissions", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/withdrawals", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/customers", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/notices", partner: true },
+  { method: "POST", path: "/api/partner/programs/:programId/notices/:notificationId/read", partner: true },
+  { method: "POST", path: "/api/admin/partners/:partnerId/sign-in-links", body: () => ({}) },
+  { method: "POST", path: "/api/admin/programs/:programId/enrollments", body: () => ({ partnerId: ids.otherPartnerId }) },
 ];
 
 const send = (route: Route, path: string) =>
   sys.http(route.method, path, {
-    ...(route.session ? { headers: { Cookie: cookie } } : { key: ADMIN_TOKEN }),
+    ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: ADMIN_TOKEN }),
     body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
   });
 

@@ -187,3 +187,18 @@ describe("cli requests", () => {
     expect(received.url).toBe("/api/admin/processor/events?status=rejected&limit=10");
   });
 });
+
+describe("cli partner portal commands", () => {
+  it("lists them and sends their flags", async () => {
+    const { stdout } = await cli("--help");
+    expect(stdout).toMatch(/^ {2}partner-link\b/m);
+    expect(stdout).toMatch(/^ {2}enroll-partner\b/m);
+    replyStatus = 200;
+    await cli("partner-link", "--partner", "3", "--expires-in-minutes", "60", "--send");
+    expect(received).toEqual({ method: "POST", url: "/api/admin/partners/3/sign-in-links", body: { expiresInMinutes: 60, send: true } });
+    await cli("partner-link", "--partner", "3");
+    expect(received.body).toEqual({});
+    await cli("enroll-partner", "--program", "2", "--partner", "3", "--referral-code", "jane-2", "--status", "pending");
+    expect(received).toEqual({ method: "POST", url: "/api/admin/programs/2/enrollments", body: { partnerId: 3, referralCode: "jane-2", status: "pending" } });
+  });
+});

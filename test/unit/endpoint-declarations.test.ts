@@ -13,6 +13,7 @@ import { ATTRIBUTION } from "../../services/attribution/endpoints";
 import { COMMISSIONS } from "../../services/commissions/endpoints";
 import { GATEWAY } from "../../services/gateway/endpoints";
 import { NOTIFICATIONS } from "../../services/notifications/endpoints";
+import { PORTAL } from "../../services/portal/endpoints";
 import { PROCESSOR } from "../../services/processor/endpoints";
 import { PROGRAMS } from "../../services/programs/endpoints";
 import { SALES } from "../../services/sales/endpoints";
@@ -58,14 +59,16 @@ describe("inputValidator", () => {
 });
 
 describe("the system's declarations", () => {
-  const DECLARED = [ACCOUNTS, ATTRIBUTION, COMMISSIONS, GATEWAY, NOTIFICATIONS, PROCESSOR, PROGRAMS, SALES, STATUS];
+  const DECLARED = [ACCOUNTS, ATTRIBUTION, COMMISSIONS, GATEWAY, NOTIFICATIONS, PROCESSOR, PROGRAMS, SALES, STATUS, PORTAL];
   /** Actions (of the service schemas, not their mixins) that take no params, or check them in the handler (a raw webhook, an event parsed by type first). */
   const WITHOUT_INPUT = [
+    "accounts.authenticatePartnerSession",
     "accounts.authenticateSession",
     "accounts.me",
     "gateway.health",
     "gateway.live",
     "gateway.logout",
+    "gateway.partnerSignOut",
     "gateway.processorWebhook",
     "notifications.commissionEvent",
     "notifications.event",

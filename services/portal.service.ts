@@ -1,0 +1,126 @@
+import type { Context, ServiceSchema } from "moleculer";
+import { call, type ResultOf } from "../shared/bus";
+import { inputValidator, type Input } from "../shared/endpoint";
+import { NotFoundError, UnauthorizedError } from "../shared/errors";
+import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { maskEmail, referralLink, shortenCustomerKey } from "./portal/masking";
+import { PORTAL } from "./portal/endpoints";
+import * as S from "./portal/schemas";
+
+type PartnerMeta = { partner?: ResultOf<"accounts.authenticatePartnerSession"> | null };
+type Methods = {
+  partnerOf(ctx: Context<unknown, PartnerMeta>): number;
+  requireEnrollment(ctx: Context<unknown, PartnerMeta>, programId: number): Promise<{ partnerId: number; enrollment: ResultOf<"programs.getEnrollment"> }>;
+};
+
+const isNotFound = (err: unknown) => (err as { type?: string } | null)?.type === "not_found";
+
+/**
+ * The partner portal's data (docs/partners.md). Owns nothing: like status, it
+ * asks the owners. The partner is always the signed-in one (`ctx.meta.partner`,
+ * set by the gateway from the partner cookie), never a parameter; a program
+ * the partner is not approved in is "not found", the same answer as a program
+ * that does not exist, so the portal never confirms another program's or
+ * partner's existence.
+ */
+const PortalService: ServiceSchema<Record<string, never>, Methods> = {
+  name: "portal",
+  mixins: [programCacheMixin],
+
+  hooks: { before: { "*": inputValidator(PORTAL) } },
+
+  actions: {
+    /** The partner and each program they are enrolled in: status, referral code and link, clicks and balance (approved ones). */
+    me: {
+      async handler(ctx: Context<Input<typeof S.NoInput>, PartnerMeta>) {
+        const partnerId = this.partnerOf(ctx);
+        const { partner, enrollments } = await call(ctx, "programs.getPartnerEnrollments", { partnerId });
+        const programs = await Promise.all(
+          enrollments.map(async (e) => {
+            const program = await getProgram(ctx, e.programId);
+            const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status };
+            if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, clicks: null, balance: null };
+            const [{ clicks }, balance] = await Promise.all([
+              call(ctx, "attribution.countPartnerClicks", { programId: program.id, partnerId }),
+              call(ctx, "commissions.balance", { programId: program.id, partnerId }),
+            ]);
+            return {
+              ...base,
+              referralCode: e.referralCode,
+              referralLink: referralLink(program.allowedOrigins, e.referralCode),
+              clicks,
+              balance: { balanceCents: balance.balanceCents, creditedCents: balance.creditedCents, deductedCents: balance.deductedCents, paidCents: balance.paidCents },
+            };
+          }),
+        );
+        return { partner: { id: partner.id, name: partner.name, email: partner.email }, programs };
+      },
+    },
+
+    notices: {
+      async handler(ctx: Context<Input<typeof S.NoticesInput>, PartnerMeta>) {
+        const { programId, unread, cursor, limit } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.listPartnerNotices", { partnerId, programId, unread, cursor, limit });
+      },
+    },
+
+    /** The partner's commissions in the program, each with its refunds and their reasons (newest first, paginated). */
+    commissions: {
+      async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
+        const { programId, limit, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "commissions.list", { programId, partnerId, limit, cursor });
+      },
+    },
+
+    withdrawals: {
+      async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
+        const { programId, limit, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "commissions.listWithdrawals", { programId, partnerId, limit, cursor });
+      },
+    },
+
+    /** Customers who signed up through the partner (live leads), masked: they are the merchant's customers. */
+    customers: {
+      async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
+        const { programId, limit, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        const page = await call(ctx, "attribution.listCustomers", { programId, partnerId, test: false, limit, cursor });
+        return {
+          data: page.data.map((lead) => ({ id: lead.id, customer: shortenCustomerKey(lead.customerKey), email: maskEmail(lead.email), createdAt: lead.createdAt })),
+          nextCursor: page.nextCursor,
+        };
+      },
+    },
+
+    markNoticeRead: {
+      async handler(ctx: Context<Input<typeof S.NoticeReadInput>, PartnerMeta>) {
+        const { programId, notificationId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.markPartnerNoticeRead", { partnerId, programId, notificationId });
+      },
+    },
+  },
+
+  methods: {
+    partnerOf(ctx) {
+      const partner = ctx.meta.partner;
+      if (!partner) throw new UnauthorizedError("Sign in to the partner portal first.");
+      return partner.partnerId;
+    },
+
+    async requireEnrollment(ctx, programId) {
+      const partnerId = this.partnerOf(ctx);
+      const notHere = () => new NotFoundError(`No program ${programId} in your partner portal.`);
+      const enrollment = await call(ctx, "programs.getEnrollment", { programId, partnerId }).catch((err: unknown) => {
+        throw isNotFound(err) ? notHere() : err;
+      });
+      if (enrollment.status !== "approved") throw notHere();
+      return { partnerId, enrollment };
+    },
+  },
+};
+
+export default PortalService;

@@ -1,0 +1,154 @@
+/** The portal service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). All under the partner session. */
+import { declareActions } from "../../shared/endpoint";
+import * as S from "./schemas";
+
+const notice = {
+  id: 12,
+  kind: "partner_notice",
+  programId: 1,
+  partnerId: 3,
+  commissionId: 7,
+  transactionId: "order-1001",
+  status: "refunded",
+  deductionCents: 600,
+  deductionAmount: 6,
+  currency: "usd",
+  reason: "customer request",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  partnerReadAt: null,
+};
+
+export const PORTAL = declareActions("portal", {
+  me: {
+    input: S.NoInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/me",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "The signed-in partner and their programs",
+      description:
+        "The partner (name, email) and each program they are enrolled in with the enrollment's status; for approved enrollments also the referral code, the referral link (the merchant's site with ?ref=code, null when the program names no site), the number of clicks (test clicks left out) and the balance in minor units.",
+      response: {
+        description: "The partner and their programs.",
+        example: {
+          partner: { id: 3, name: "Jane", email: "jane@example.com" },
+          programs: [
+            {
+              programId: 1,
+              name: "Acme",
+              currency: "usd",
+              status: "approved",
+              referralCode: "jane",
+              referralLink: "https://shop.example/?ref=jane",
+              clicks: 120,
+              balance: { balanceCents: 1400, creditedCents: 2000, deductedCents: 600, paidCents: 0 },
+            },
+          ],
+        },
+      },
+    },
+  },
+  notices: {
+    input: S.NoticesInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/notices",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your notices in a program",
+      description:
+        "Notices about your commissions (a refund or chargeback reduced one, with the reason), newest first, each with partnerReadAt (your read state). Paginated: limit and the nextCursor of the previous page. 404 for a program you are not approved in.",
+      example: { programId: 1, limit: 25 },
+      errors: ["not_found"],
+      response: { description: "A page of notices.", example: { data: [notice], nextCursor: null } },
+    },
+  },
+  commissions: {
+    input: S.ListInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/commissions",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your commissions in a program",
+      description:
+        "Your commissions, newest first, each with the sale amount, the commission, what refunds took back (deductedCents), what it is worth now (netCents), its status, and each refund with its amount, deduction and reason. Paginated: limit and the nextCursor of the previous page. 404 for a program you are not approved in.",
+      example: { programId: 1, limit: 25 },
+      errors: ["not_found"],
+      response: {
+        description: "A page of commissions.",
+        example: {
+          data: [
+            {
+              id: 7,
+              programId: 1,
+              partnerId: 3,
+              transactionId: "order-1001",
+              currency: "usd",
+              saleAmountCents: 10000,
+              amountCents: 2000,
+              deductedCents: 600,
+              netCents: 1400,
+              status: "refunded",
+              refunds: [{ id: 1, amountCents: 3000, deductionCents: 600, reasonCode: "refund", reason: "customer request" }],
+            },
+          ],
+          nextCursor: null,
+        },
+      },
+    },
+  },
+  withdrawals: {
+    input: S.ListInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/withdrawals",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your withdrawals in a program",
+      description: "Your withdrawals (payouts), newest first: amount, status (open, paid, cancelled) and dates. Paginated. 404 for a program you are not approved in.",
+      example: { programId: 1, limit: 25 },
+      errors: ["not_found"],
+      response: {
+        description: "A page of withdrawals.",
+        example: {
+          data: [{ id: 2, programId: 1, partnerId: 3, currency: "usd", requestedCents: 1400, amountCents: 1400, status: "paid", paidAt: "2026-02-01T00:00:00.000Z" }],
+          nextCursor: null,
+        },
+      },
+    },
+  },
+  customers: {
+    input: S.ListInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/customers",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Customers you referred in a program",
+      description:
+        "Customers who signed up through you (test signups left out), newest first, masked: the customer key shortened and the email reduced to its first letters and top-level domain, since they are the merchant's customers. Paginated. 404 for a program you are not approved in.",
+      example: { programId: 1, limit: 25 },
+      errors: ["not_found"],
+      response: {
+        description: "A page of masked customers.",
+        example: { data: [{ id: 9, customer: "us•••42", email: "j•••@e•••.com", createdAt: "2026-01-01T00:00:00.000Z" }], nextCursor: null },
+      },
+    },
+  },
+  markNoticeRead: {
+    input: S.NoticeReadInput,
+    http: {
+      method: "POST",
+      path: "/api/partner/programs/:programId/notices/:notificationId/read",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Mark a notice read",
+      description: "Sets partnerReadAt (once: marking again keeps the first time). 404 when the notice is not yours or not in this program.",
+      example: { programId: 1, notificationId: 12 },
+      errors: ["not_found"],
+      response: { description: "The notice.", example: { ...notice, partnerReadAt: "2026-01-02T00:00:00.000Z" } },
+    },
+  },
+});

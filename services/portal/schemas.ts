@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { fromDecimalText } from "../../shared/validation";
+import { Id } from "../../shared/values";
+
+/** The partner portal's routes carry no partner id: it is the signed-in partner's (ctx.meta.partner). */
+export const NoInput = z.strictObject({});
+
+export const ProgramInput = z.strictObject({ programId: Id.meta({ description: "The program's id (one you are enrolled in).", example: 1 }) });
+
+const Flag = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
+
+/** Pagination in (docs/partners.md): limit 1..100 (default 25) and the opaque cursor of the previous page. */
+const Page = {
+  limit: z.preprocess(fromDecimalText, z.number().int().min(1).max(100)).default(25).meta({ description: "At most this many (1 to 100, default 25).", example: 25 }),
+  cursor: z.string().min(1).max(200).optional().meta({ description: "The nextCursor of the previous page.", example: "12" }),
+};
+
+export const NoticesInput = ProgramInput.extend({
+  unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
+  ...Page,
+});
+
+export const NoticeReadInput = ProgramInput.extend({ notificationId: Id.meta({ description: "The notice's id.", example: 12 }) });
+
+export const ListInput = ProgramInput.extend(Page);

@@ -1,0 +1,54 @@
+/** The partner portal's pure rules: masking referred customers, referral links, the link-request throttle and link URLs. */
+import { decideLoginAttempt } from "../../services/accounts/login-throttle";
+import { MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, partnerLinkThrottleKeys, signInUrl } from "../../services/accounts/partner-sign-in";
+import { maskEmail, referralLink, shortenCustomerKey } from "../../services/portal/masking";
+
+test.each([
+  ["jane.doe@example.com", "j•••@e•••.com"],
+  ["J@x.co.uk", "J•••@x•••.uk"],
+  ["a@localhost", "a•••@l•••"],
+  ["broken", "b•••"],
+])("maskEmail(%s) = %s", (email, masked) => {
+  expect(maskEmail(email)).toBe(masked);
+});
+
+test("maskEmail keeps no more than two letters and the top-level domain", () => {
+  expect(maskEmail(null)).toBeNull();
+  const masked = maskEmail("verylongname@verylongdomain.com")!;
+  expect(masked.replace(/[•@.]/g, "")).toBe("vvcom");
+});
+
+test.each([
+  ["user-12345", "us•••45"],
+  ["cus_9f8e7d6c5b", "cu•••5b"],
+  ["abcdef", "a•••"],
+  ["7", "7•••"],
+])("shortenCustomerKey(%s) = %s", (key, short) => {
+  expect(shortenCustomerKey(key)).toBe(short);
+});
+
+test("referral links: the program's first site with ?ref=code, keeping its path and query; null without a site", () => {
+  expect(referralLink(["https://shop.example", "https://www.shop.example"], "jane")).toBe("https://shop.example/?ref=jane");
+  expect(referralLink(["https://shop.example/en?utm=x"], "ja-ne_1")).toBe("https://shop.example/en?utm=x&ref=ja-ne_1");
+  expect(referralLink([], "jane")).toBeNull();
+});
+
+test("sign-in links carry the token in the fragment, under PUBLIC_URL", () => {
+  expect(signInUrl("https://track.example.com/", "tok")).toBe("https://track.example.com/portal/sign-in#token=tok");
+  expect(MAGIC_LINK_TTL_MS).toBe(15 * 60_000);
+});
+
+test("link requests: 3 per email and address, then a doubling wait; the narrowest limit is named", () => {
+  const now = new Date("2026-01-01T12:00:00Z");
+  const none = { failures: 0, latestAt: null };
+  const stats = (n: number, scope: "email_address" | "address" | "email") => ({ email_address: none, address: none, email: none, [scope]: { failures: n, latestAt: now } });
+  expect(decideLoginAttempt(stats(2, "email_address"), now, PARTNER_LINK_THROTTLE_RULES)).toEqual({ allowed: true });
+  expect(decideLoginAttempt(stats(3, "email_address"), now, PARTNER_LINK_THROTTLE_RULES)).toMatchObject({ allowed: false, scope: "email_address", retryAfterSeconds: 60 });
+  expect(decideLoginAttempt(stats(4, "email_address"), now, PARTNER_LINK_THROTTLE_RULES)).toMatchObject({ retryAfterSeconds: 120 });
+  expect(decideLoginAttempt(stats(30, "email_address"), now, PARTNER_LINK_THROTTLE_RULES)).toMatchObject({ retryAfterSeconds: 900 });
+  expect(decideLoginAttempt(stats(19, "address"), now, PARTNER_LINK_THROTTLE_RULES)).toEqual({ allowed: true });
+  expect(decideLoginAttempt(stats(20, "address"), now, PARTNER_LINK_THROTTLE_RULES)).toMatchObject({ allowed: false, scope: "address" });
+  expect(decideLoginAttempt(stats(5, "email"), now, PARTNER_LINK_THROTTLE_RULES)).toMatchObject({ allowed: false, scope: "email" });
+  // Kept apart from the dashboard's failed sign-ins.
+  expect(Object.values(partnerLinkThrottleKeys("a@b.c", "1.2.3.4")).every((k) => k.startsWith("partner-link|"))).toBe(true);
+});
