@@ -9,6 +9,7 @@ import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { countMetric, METRICS, setGauge } from "../shared/metrics";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { answerStats } from "../shared/stats-input";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
 import { OutboxRelay } from "./commissions/outbox-relay";
@@ -115,6 +116,20 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.WithdrawalIdInput>>) {
         const { withdrawalId } = ctx.params;
         return toDto(await this.repo.transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, new Date())));
+      },
+    },
+
+    /** Commission amounts by state per UTC day and per partner, and the partners' balances (the program overview; docs/merchants.md). */
+    stats: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.StatsInput>>) {
+        const input = ctx.params;
+        const { currency } = await getProgram(ctx, input.programId);
+        const zero = { commissions: 0, pendingCents: 0, creditedCents: 0, paidCents: 0, reversedCents: 0 };
+        // Test sales never earn a commission: the test view has none.
+        const answer = await answerStats(input, zero, (q) => (q.test ? Promise.resolve({ byDay: [], byPartner: [] }) : this.repo.commissionStats(q, currency)));
+        const balances = input.test ? [] : await this.repo.programBalances(input.programId, currency, input.partnerIds);
+        return { ...answer, currency, balances: balances.map((b) => ({ partnerId: b.partnerId, balanceCents: b.balanceCents })) };
       },
     },
 

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
-import type { TestEventStats } from "./repository";
+import type { StatsAnswer } from "../../shared/domain/stats";
+import type { ActivityFigures, TestEventStats } from "./repository";
 import type * as S from "./schemas";
 
 /** The partner a sale is attributed to, and how (`attribution.resolve`). */
@@ -29,4 +30,6 @@ export interface AttributionContract {
   };
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
+  /** Clicks and attributed leads per UTC day (zero-filled) and per partner, for the program overview. */
+  "attribution.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<ActivityFigures> };
 }

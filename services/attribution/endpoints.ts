@@ -44,4 +44,7 @@ export const ATTRIBUTION = declareActions("attribution", {
   testEventStats: {
     input: S.TestEventStatsInput,
   },
+  stats: {
+    input: S.StatsInput,
+  },
 });

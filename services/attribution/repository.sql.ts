@@ -1,5 +1,7 @@
+import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
+import { statsWhere } from "../../shared/storage/stats-sql";
+import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE clicks (
@@ -36,6 +38,9 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
      PRIMARY KEY (program_id, processor_customer_id));`,
   `ALTER TABLE leads ADD COLUMN unattributed_reason TEXT;`,
+  // The overview's figures (activityStats): a range scan per program and mode, partner in the index for the per-partner sums.
+  `CREATE INDEX clicks_stats ON clicks (program_id, is_test, timestamp, partner_id);
+   CREATE INDEX leads_stats ON leads (program_id, is_test, timestamp, partner_id) WHERE partner_id IS NOT NULL;`,
 ];
 
 const toClick = (r: any): Click => ({
@@ -138,5 +143,19 @@ export class SqlAttributionRepository implements AttributionRepository {
       count: rows.length,
       latest: latest ? { id: latest.id, timestamp: latest.timestamp, createdAt: latest.created_at } : null,
     };
+  }
+
+  async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
+    const zero = { clicks: 0, leads: 0 };
+    const clicks = statsWhere(q, "timestamp", "is_test");
+    const leads = statsWhere(q, "timestamp", "is_test", ["partner_id IS NOT NULL"]);
+    const daily = q.start !== null;
+    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
+      daily ? this.db.query(`SELECT ${clicks.day} AS day, count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, clicks.params) : [],
+      daily ? this.db.query(`SELECT ${leads.day} AS day, count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, leads.params) : [],
+      this.db.query(`SELECT partner_id AS "partnerId", count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, clicks.params),
+      this.db.query(`SELECT partner_id AS "partnerId", count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, leads.params),
+    ]);
+    return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners) };
   }
 }

@@ -1,3 +1,5 @@
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+
 export interface Click {
   id: number;
   /** Opaque public id the browser keeps in the `svc_click_id` cookie. */
@@ -62,4 +64,14 @@ export interface AttributionRepository {
   linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
   /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
   testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
+  /**
+   * Clicks and attributed leads (by their `timestamp`) per UTC day and per
+   * partner, live or test ones, for the program overview; only days and
+   * partners with something are returned. Served by the clicks_stats and
+   * leads_stats indexes.
+   */
+  activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>>;
 }
+
+/** What attribution counts for the overview. */
+export type ActivityFigures = { clicks: number; leads: number };

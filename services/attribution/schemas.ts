@@ -39,3 +39,6 @@ export const TestEventStatsInput = z.object({
   kind: z.enum(["click", "lead"]),
   limit: z.number().int().min(1).max(100).default(10),
 });
+
+/** attribution.stats: clicks and attributed leads per day and per partner (shared/stats-input.ts). */
+export { StatsInput } from "../../shared/stats-input";

@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { ReconcileReport } from "./invariants";
 import type { Jsonified } from "../../shared/dto";
-import type { Balance, Commission, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
+import type { StatsAnswer } from "../../shared/domain/stats";
+import type { Balance, Commission, CommissionFigures, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
 import type * as S from "./schemas";
 
 export interface CreatedCommission {
@@ -39,5 +40,13 @@ export interface CommissionsContract {
   "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
+  /**
+   * Commission amounts by state per UTC day (zero-filled, by creation day) and per partner, in the program's
+   * currency, with the partners' current balances (of `partnerIds` when given).
+   */
+  "commissions.stats": {
+    params: z.input<typeof S.StatsInput>;
+    result: StatsAnswer<CommissionFigures> & { currency: string; balances: Array<{ partnerId: number; balanceCents: number }> };
+  };
   "commissions.reconcile": { params: z.input<typeof S.NoInput>; result: ReconcileReport & { checkedAt: string; durationMs: number } };
 }

@@ -121,4 +121,7 @@ export const COMMISSIONS = declareActions("commissions", {
   settleProcessorForSale: {
     input: S.SettleProcessorForSaleInput,
   },
+  stats: {
+    input: S.StatsInput,
+  },
 });

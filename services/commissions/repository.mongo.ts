@@ -1,7 +1,9 @@
 import type { Connection } from "mongoose";
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
-import type { Balance, BalanceKey, Commission, CommissionsRepository, CommissionsTx, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
+import type { Balance, BalanceKey, Commission, CommissionFigures, CommissionsRepository, CommissionsTx, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
 import {
   commissionSchema,
   refundSchema,
@@ -174,5 +176,38 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     } finally {
       await session.endSession();
     }
+  }
+
+  async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
+    // Field order of the commissions_stats index: program, currency, time.
+    const match = { programId: q.programId, currency, ...statsMatch(q, "createdAt", null) };
+    const net = { $subtract: ["$amountCents", "$deductedCents"] };
+    const isSet = (field: string) => ({ $gt: [`$${field}`, null] });
+    const group = (key: unknown) =>
+      this.store.commissions.aggregate<{ _id: string | number } & CommissionFigures>([
+        { $match: match },
+        {
+          $group: {
+            _id: key,
+            commissions: { $sum: 1 },
+            pendingCents: { $sum: { $cond: [isSet("creditedAt"), 0, net] } },
+            creditedCents: { $sum: { $cond: [{ $and: [isSet("creditedAt"), { $not: [isSet("paidOutAt")] }] }, net, 0] } },
+            paidCents: { $sum: { $cond: [isSet("paidOutAt"), net, 0] } },
+            reversedCents: { $sum: "$deductedCents" },
+          },
+        },
+      ]);
+    const [byDay, byPartner] = await Promise.all([q.start ? group(dayOf("createdAt")) : [], group("$partnerId")]);
+    const figures = ({ _id, ...f }: { _id: string | number } & CommissionFigures): CommissionFigures => f;
+    return {
+      byDay: byDay.map((r) => ({ day: String(r._id), ...figures(r) })),
+      byPartner: byPartner.map((r) => ({ partnerId: Number(r._id), ...figures(r) })),
+    };
+  }
+
+  async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {
+    const filter = partnerIds ? { programId, currency, partnerId: { $in: [...partnerIds] } } : { programId, currency };
+    const docs = await this.store.balances.find(filter).sort({ partnerId: 1 }).lean();
+    return docs.map(toBalance);
   }
 }

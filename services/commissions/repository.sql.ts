@@ -1,9 +1,12 @@
 import type { LedgerSnapshot } from "./invariants/snapshot";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
+import { statsWhere } from "../../shared/storage/stats-sql";
 import type {
   Balance,
   BalanceKey,
   Commission,
+  CommissionFigures,
   CommissionsRepository,
   CommissionsTx,
   NewCommission,
@@ -95,6 +98,9 @@ const MIGRATIONS = [
   // An operator's retry of create-withdrawal after a timeout must not open a second one.
   `ALTER TABLE withdrawals ADD COLUMN idempotency_key TEXT;
    CREATE UNIQUE INDEX withdrawals_idempotency_key ON withdrawals (program_id, idempotency_key) WHERE idempotency_key IS NOT NULL;`,
+  // The overview's figures (commissionStats) and the partners' balances of a program (programBalances).
+  `CREATE INDEX commissions_stats ON commissions (program_id, currency, created_at, partner_id);
+   CREATE INDEX partner_balances_program ON partner_balances (program_id, currency, partner_id);`,
 ];
 
 const toCommission = (r: any): Commission => ({
@@ -458,5 +464,37 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       }));
       return { commissions, refunds, balances, withdrawals, outbox };
     });
+  }
+
+  async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
+    const w = statsWhere(q, "created_at", null);
+    const params = [...w.params, currency];
+    const where = `${w.where} AND currency = $${params.length}`;
+    const net = "amount_cents - deducted_cents";
+    const figures = `count(*)::int AS commissions,
+      COALESCE(sum(${net}) FILTER (WHERE credited_at IS NULL), 0)::bigint AS "pendingCents",
+      COALESCE(sum(${net}) FILTER (WHERE credited_at IS NOT NULL AND paid_out_at IS NULL), 0)::bigint AS "creditedCents",
+      COALESCE(sum(${net}) FILTER (WHERE paid_out_at IS NOT NULL), 0)::bigint AS "paidCents",
+      COALESCE(sum(deducted_cents), 0)::bigint AS "reversedCents"`;
+    const [byDay, byPartner] = await Promise.all([
+      q.start ? this.db.query(`SELECT ${w.day} AS day, ${figures} FROM commissions WHERE ${where} GROUP BY 1`, params) : [],
+      this.db.query(`SELECT partner_id AS "partnerId", ${figures} FROM commissions WHERE ${where} GROUP BY 1`, params),
+    ]);
+    const numbers = (r: any) => ({
+      ...r,
+      commissions: Number(r.commissions),
+      pendingCents: Number(r.pendingCents),
+      creditedCents: Number(r.creditedCents),
+      paidCents: Number(r.paidCents),
+      reversedCents: Number(r.reversedCents),
+    });
+    return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
+  }
+
+  async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {
+    const rows = partnerIds
+      ? await this.db.query("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 AND partner_id = ANY($3::int[]) ORDER BY partner_id", [programId, currency, partnerIds])
+      : await this.db.query("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 ORDER BY partner_id", [programId, currency]);
+    return rows.map(toBalance);
   }
 }

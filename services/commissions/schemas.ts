@@ -63,3 +63,6 @@ export const NoInput = z.strictObject({});
 
 export const WithdrawalIdInput = z.strictObject({ withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }) });
 export const CommissionIdInput = z.strictObject({ commissionId: Id.meta({ description: "The commission's id.", example: 7 }) });
+
+/** commissions.stats: commission amounts by state per day and per partner, with balances (shared/stats-input.ts). */
+export { StatsInput } from "../../shared/stats-input";

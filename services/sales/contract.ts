@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { ResultOf } from "../../shared/bus";
-import type { Sale } from "./repository";
+import type { StatsAnswer } from "../../shared/domain/stats";
+import type { Sale, SalesFigures } from "./repository";
 import type * as S from "./schemas";
 
 /** `POST /api/v1/track/sale`'s answer (spec 2.1). */
@@ -32,4 +33,6 @@ export interface SalesContract {
   "sales.refund": { params: z.input<typeof S.RefundRequest>; result: ResultOf<"commissions.reverseForSale"> };
   "sales.settleProcessorTransaction": { params: z.input<typeof S.ProcessorSettlementInput>; result: ResultOf<"commissions.settleProcessorForSale"> };
   "sales.get": { params: z.input<typeof S.GetSaleInput>; result: Jsonified<Sale> };
+  /** Attributed sales and revenue (program currency) per UTC day (zero-filled) and per partner, for the program overview. */
+  "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };
 }

@@ -75,4 +75,7 @@ export const SALES = declareActions("sales", {
   settleProcessorTransaction: {
     input: S.ProcessorSettlementInput,
   },
+  stats: {
+    input: S.StatsInput,
+  },
 });

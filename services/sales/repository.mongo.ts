@@ -1,6 +1,8 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
-import type { NewSale, Sale, SalesRepository } from "./repository";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
+import type { NewSale, Sale, SalesFigures, SalesRepository } from "./repository";
 
 /** Documents written before currency checks have no `noCommissionReason` (read as null). */
 type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };
@@ -37,6 +39,10 @@ const saleSchema = requiredStringsMayBeEmpty(
 saleSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 saleSchema.index({ createdAt: 1 }, { partialFilterExpression: { commissionState: "pending" } });
 saleSchema.index({ programId: 1, subscriptionId: 1, occurredAt: 1 }, { partialFilterExpression: { subscriptionId: { $type: "string" } } });
+// "partner_id IS NOT NULL": queries repeat the filter to use the partial index.
+const ATTRIBUTED = { partnerId: { $type: "number" } };
+// The overview's figures (salesStats), as sales_stats in SQL.
+saleSchema.index({ programId: 1, isTest: 1, occurredAt: 1, partnerId: 1 }, { partialFilterExpression: ATTRIBUTED });
 
 const toSale = (d: SaleDoc): Sale => ({
   id: d._id,
@@ -133,5 +139,19 @@ export class MongoSalesRepository implements SalesRepository {
       .limit(limit)
       .lean();
     return docs.map(toSale);
+  }
+
+  async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
+    const match = statsMatch(q, "occurredAt", "isTest", ATTRIBUTED);
+    const group = (key: unknown) =>
+      this.sales.aggregate<{ _id: string | number; sales: number; revenueCents: number }>([
+        { $match: match },
+        { $group: { _id: key, sales: { $sum: 1 }, revenueCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } } } },
+      ]);
+    const [byDay, byPartner] = await Promise.all([q.start ? group(dayOf("occurredAt")) : [], group("$partnerId")]);
+    return {
+      byDay: byDay.map((r) => ({ day: String(r._id), sales: r.sales, revenueCents: r.revenueCents })),
+      byPartner: byPartner.map((r) => ({ partnerId: Number(r._id), sales: r.sales, revenueCents: r.revenueCents })),
+    };
   }
 }

@@ -1,5 +1,7 @@
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { NewSale, Sale, SalesRepository } from "./repository";
+import { statsWhere } from "../../shared/storage/stats-sql";
+import type { NewSale, Sale, SalesFigures, SalesRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE sales (
@@ -28,6 +30,8 @@ const MIGRATIONS = [
    ALTER TABLE sales ALTER COLUMN occurred_at SET NOT NULL;
    CREATE INDEX sales_subscription ON sales (program_id, subscription_id, occurred_at) WHERE subscription_id IS NOT NULL;`,
   `ALTER TABLE sales ADD COLUMN no_commission_reason TEXT;`,
+  // The overview's figures (salesStats): a range scan per program and mode; amount and currency included for an index-only scan.
+  `CREATE INDEX sales_stats ON sales (program_id, is_test, occurred_at, partner_id) INCLUDE (amount_cents, currency) WHERE partner_id IS NOT NULL;`,
 ];
 
 const toSale = (r: any): Sale => ({
@@ -112,5 +116,18 @@ export class SqlSalesRepository implements SalesRepository {
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
     const rows = await this.db.query("SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2", [before, limit]);
     return rows.map(toSale);
+  }
+
+  async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
+    const w = statsWhere(q, "occurred_at", "is_test", ["partner_id IS NOT NULL"]);
+    const currencyParam = `$${w.params.length + 1}`;
+    const figures = `count(*)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = ${currencyParam}), 0)::bigint AS "revenueCents"`;
+    const params = [...w.params, currency];
+    const [byDay, byPartner] = await Promise.all([
+      q.start ? this.db.query(`SELECT ${w.day} AS day, ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, params) : [],
+      this.db.query(`SELECT partner_id AS "partnerId", ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, params),
+    ]);
+    const numbers = (r: any) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
+    return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
   }
 }

@@ -1,4 +1,5 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -45,4 +46,14 @@ export interface SalesRepository {
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
+  /**
+   * Attributed sales (by `occurredAt`) per UTC day and per partner, live or
+   * test ones: their count, and the sum of the amounts of those in `currency`
+   * (the program's). Only days and partners with a sale are returned. Served by
+   * the sales_stats index.
+   */
+  salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>>;
 }
+
+/** What sales counts for the overview. */
+export type SalesFigures = { sales: number; revenueCents: number };

@@ -105,3 +105,6 @@ export const ProcessorSettlementInput = z.object({
   reason: z.string().min(1).max(1000),
   restoreReason: z.string().min(1).max(1000),
 });
+
+/** sales.stats: attributed sales and revenue per day and per partner (shared/stats-input.ts). */
+export { StatsInput } from "../../shared/stats-input";

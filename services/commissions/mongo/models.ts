@@ -72,6 +72,8 @@ commissionSchema.index({ saleId: 1 }, { unique: true });
 // partialFilterExpression cannot express; the null is the first key instead.
 commissionSchema.index({ creditedAt: 1, approvableAt: 1, _id: 1 });
 commissionSchema.index({ partnerId: 1, programId: 1, currency: 1 });
+// The overview's figures (commissionStats), as commissions_stats in SQL.
+commissionSchema.index({ programId: 1, currency: 1, createdAt: 1, partnerId: 1 });
 
 export const refundSchema = requiredStringsMayBeEmpty(
   new Schema<RefundDoc>(
@@ -109,6 +111,8 @@ export const balanceSchema = requiredStringsMayBeEmpty(
   ),
 );
 balanceSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { unique: true });
+// A program's balances (programBalances).
+balanceSchema.index({ programId: 1, currency: 1, partnerId: 1 });
 
 export const withdrawalSchema = requiredStringsMayBeEmpty(
   new Schema<WithdrawalDoc>(
