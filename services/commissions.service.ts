@@ -133,6 +133,31 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** The dashboard's create-withdrawal (payouts:write, checked by the gateway): the operator's action, for one program. */
+    createProgramWithdrawal: {
+      async handler(ctx: Context<Input<typeof S.CreateWithdrawalInput>>) {
+        const input = ctx.params;
+        // A partner of another program is not found here (404), rather than given an empty balance.
+        await call(ctx, "programs.getEnrollment", { programId: input.programId, partnerId: input.partnerId });
+        const key = await this.balanceKey(ctx, input);
+        return toDto(await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date(), input.idempotencyKey)));
+      },
+    },
+
+    /** The dashboard's mark-paid: only a withdrawal of the program in the path (another's is not found, as if it did not exist). */
+    payProgramWithdrawal: {
+      async handler(ctx: Context<Input<typeof S.ProgramWithdrawalIdInput>>) {
+        const { programId, withdrawalId } = ctx.params;
+        return toDto(
+          await this.repo.transaction(async (tx) => {
+            const found = await tx.getWithdrawal(withdrawalId);
+            if (!found || found.programId !== programId) throw new NotFoundError(`No withdrawal with id ${withdrawalId} in program ${programId}.`);
+            return ledger.payWithdrawal(tx, withdrawalId, new Date());
+          }),
+        );
+      },
+    },
+
     /** A partner's balance in a program, with its withdrawals. */
     balance: {
       idempotent: true,

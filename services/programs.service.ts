@@ -10,8 +10,20 @@ import { createProgramsRepository } from "./programs/storage";
 import type { Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
+import type { Page } from "../shared/pagination";
+import type { EnrollmentDecision as EnrollmentDecisionResult, PartnerRow, ProgramOverview } from "./programs/contract";
+import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
+import { joinDays, joinPartners, joinTotals } from "./programs/overview";
 
-type Methods = { requireProgram(id: number): Promise<Program> };
+type Methods = {
+  requireProgram(id: number): Promise<Program>;
+  overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview>;
+  partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>>;
+  decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
+};
+
+/** The 100 partners with the most revenue: the overview's per-partner table stays one screenful of data. */
+const OVERVIEW_PARTNERS = 100;
 
 /** Owns programs, their API keys, partners and partner enrollments. */
 const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<ProgramsRepository>> = {
@@ -120,7 +132,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
           partnerId: partner.id,
           programId: input.programId,
           referralCode,
-          status: "approved",
+          status: input.status,
         });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
         return toDto({ partner, enrollment });
@@ -157,6 +169,55 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       },
     },
 
+    /** The program overview (docs/merchants.md): figures per day, per partner and in total. */
+    overview: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.OverviewInput>>) {
+        return this.overviewOf(ctx, ctx.params);
+      },
+    },
+
+    operatorOverview: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.OverviewInput>>) {
+        return this.overviewOf(ctx, ctx.params);
+      },
+    },
+
+    /** The partners list: enrollments newest first, with each partner's all-time totals. */
+    listPartners: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListPartnersInput>>) {
+        return this.partnersPage(ctx, ctx.params);
+      },
+    },
+
+    operatorListPartners: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListPartnersInput>>) {
+        return this.partnersPage(ctx, ctx.params);
+      },
+    },
+
+    approvePartner: {
+      async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
+        return this.decide(ctx.params.programId, ctx.params.partnerId, "approve");
+      },
+    },
+
+    declinePartner: {
+      async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
+        return this.decide(ctx.params.programId, ctx.params.partnerId, "decline");
+      },
+    },
+
+    setPartnerStatus: {
+      async handler(ctx: Context<Input<typeof S.SetEnrollmentStatusInput>>) {
+        const { programId, partnerId, status } = ctx.params;
+        return this.decide(programId, partnerId, status === "approved" ? "approve" : "decline");
+      },
+    },
+
     hasApprovedPartners: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
@@ -171,6 +232,77 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       const program = await this.repo.getProgram(id);
       if (!program) throw new NotFoundError(`No program with id ${id}.`);
       return program;
+    },
+
+    /** Each service counts its own data (no service reads another's tables); joined here on day and partner. */
+    async overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview> {
+      const program = await this.requireProgram(input.programId);
+      const query = { programId: input.programId, from: input.from, to: input.to, test: input.test };
+      const [activity, sales, commissions] = await Promise.all([call(ctx, "attribution.stats", query), call(ctx, "sales.stats", query), call(ctx, "commissions.stats", query)]);
+      const ranked = joinPartners(activity, sales, commissions);
+      const shown = ranked.slice(0, OVERVIEW_PARTNERS);
+      const enrolled = new Map(
+        (
+          await this.repo.findEnrolledPartners(
+            input.programId,
+            shown.map((p) => p.partnerId),
+          )
+        ).map((e) => [e.partnerId, e]),
+      );
+      return {
+        programId: program.id,
+        currency: program.currency,
+        from: activity.from!,
+        to: activity.to!,
+        test: input.test,
+        days: joinDays(activity, sales, commissions),
+        totals: joinTotals(activity, sales, commissions),
+        partners: shown.map((p) => {
+          const e = enrolled.get(p.partnerId);
+          return { ...p, name: e?.partner.name ?? `Partner ${p.partnerId}`, status: e?.status ?? "unknown", referralCode: e?.referralCode ?? "" };
+        }),
+        partnersWithActivity: ranked.length,
+      };
+    },
+
+    /** One page of enrollments, then the totals of exactly those partners from each service (all time, live data). */
+    async partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>> {
+      await this.requireProgram(input.programId);
+      const page = await this.repo.listEnrollments(input.programId, { status: input.status, limit: input.limit, cursor: input.cursor });
+      if (!page.data.length) return { data: [], nextCursor: page.nextCursor };
+      const partnerIds = page.data.map((e) => e.partnerId);
+      const query = { programId: input.programId, allTime: true, partnerIds };
+      const [activity, sales, commissions] = await Promise.all([call(ctx, "attribution.stats", query), call(ctx, "sales.stats", query), call(ctx, "commissions.stats", query)]);
+      const totals = joinPartners(activity, sales, commissions, partnerIds);
+      return {
+        data: page.data.map((e, i) => {
+          const { partnerId: _id, ...figures } = totals[i];
+          return {
+            partnerId: e.partnerId,
+            name: e.partner.name,
+            email: e.partner.email,
+            status: e.status,
+            referralCode: e.referralCode,
+            enrolledAt: e.createdAt.toISOString(),
+            totals: figures,
+          };
+        }),
+        nextCursor: page.nextCursor,
+      };
+    },
+
+    /** Approve or decline (enrollment-status.ts says which changes are allowed). */
+    async decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult> {
+      await this.requireProgram(programId);
+      const current = await this.repo.findEnrollment(programId, partnerId);
+      if (!current) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+      const transition = enrollmentTransition(current.status, decision);
+      if (transition.kind === "refused") throw new ConflictError(transition.message);
+      // Conditional on the current status: a concurrent decision cannot be overwritten by a stale read.
+      const result = await this.repo.setEnrollmentStatus(programId, partnerId, targetOf(decision), ALLOWED_FROM[decision]);
+      if (!result) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+      const e = result.enrollment;
+      return { partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, changed: result.changed };
     },
   },
 };

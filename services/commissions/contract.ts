@@ -37,6 +37,8 @@ export interface CommissionsContract {
   "commissions.approveDue": { params: z.input<typeof S.ApproveDueInput>; result: { approved: number; commissionIds: number[] } };
   "commissions.createWithdrawal": { params: z.input<typeof S.CreateWithdrawalInput>; result: Jsonified<Withdrawal> };
   "commissions.payWithdrawal": { params: z.input<typeof S.WithdrawalIdInput>; result: Jsonified<Withdrawal> };
+  "commissions.createProgramWithdrawal": { params: z.input<typeof S.CreateWithdrawalInput>; result: Jsonified<Withdrawal> };
+  "commissions.payProgramWithdrawal": { params: z.input<typeof S.ProgramWithdrawalIdInput>; result: Jsonified<Withdrawal> };
   "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };

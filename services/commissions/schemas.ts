@@ -66,3 +66,9 @@ export const CommissionIdInput = z.strictObject({ commissionId: Id.meta({ descri
 
 /** commissions.stats: commission amounts by state per day and per partner, with balances (shared/stats-input.ts). */
 export { StatsInput } from "../../shared/stats-input";
+
+/** A withdrawal of one program (the dashboard's program-scoped routes): another program's withdrawal is not found. */
+export const ProgramWithdrawalIdInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }),
+});

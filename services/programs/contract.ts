@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
+import type { Page } from "../../shared/pagination";
+import type { OverviewFigures } from "./overview";
 import type { Enrollment, Partner, Program } from "./repository";
 import type * as S from "./schemas";
 
@@ -23,4 +25,46 @@ export interface ProgramsContract {
   "programs.getEnrollment": { params: z.input<typeof S.EnrollmentInput>; result: Jsonified<Enrollment> };
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
+  "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
+  "programs.operatorOverview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
+  "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
+  "programs.operatorListPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
+  "programs.approvePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
+  "programs.declinePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
+  "programs.setPartnerStatus": { params: z.input<typeof S.SetEnrollmentStatusInput>; result: EnrollmentDecision };
+}
+
+/** The program overview (GET /api/programs/:programId/overview): docs/merchants.md. */
+export interface ProgramOverview {
+  programId: number;
+  currency: string;
+  from: string;
+  to: string;
+  test: boolean;
+  days: Array<{ date: string } & OverviewFigures>;
+  totals: OverviewFigures;
+  /** The 100 partners with the most revenue in the range (then clicks). */
+  partners: Array<{ partnerId: number; name: string; status: string; referralCode: string; balanceCents: number } & OverviewFigures>;
+  /** How many partners had anything in the range (more than `partners` holds when over 100). */
+  partnersWithActivity: number;
+}
+
+/** One row of the partners list. */
+export interface PartnerRow {
+  partnerId: number;
+  name: string;
+  email: string | null;
+  status: string;
+  referralCode: string;
+  enrolledAt: string;
+  totals: OverviewFigures & { balanceCents: number };
+}
+
+/** What approving or declining did: the enrollment after the call, and whether this call changed it. */
+export interface EnrollmentDecision {
+  partnerId: number;
+  programId: number;
+  status: string;
+  referralCode: string;
+  changed: boolean;
 }

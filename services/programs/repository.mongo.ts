@@ -1,7 +1,8 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
-import type { ApiKey, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page, type PageRequest } from "../../shared/pagination";
+import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
 
 /** The commission rule is stored flat (type and value), as on SQL. */
 type ProgramDoc = Omit<DocOf<Program>, "commissionRule"> & { commissionType: CommissionRule["type"]; commissionValue: number };
@@ -88,6 +89,9 @@ const enrollmentSchema = requiredStringsMayBeEmpty(
 enrollmentSchema.index({ programId: 1, referralCode: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1 }, { partialFilterExpression: { status: "approved" } });
+// The partners list (listEnrollments), as enrollments_list and enrollments_list_status in SQL.
+enrollmentSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+enrollmentSchema.index({ programId: 1, status: 1, createdAt: -1, _id: -1 });
 
 const toProgram = (d: ProgramDoc): Program => ({
   id: d._id,
@@ -258,5 +262,38 @@ export class MongoProgramsRepository implements ProgramsRepository {
 
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
     return (await this.enrollments.exists({ programId, status: "approved" })) !== null;
+  }
+
+  async setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    allowedFrom: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; changed: boolean } | null> {
+    // One conditional write, as the SQL UPDATE ... WHERE status = ANY(...).
+    const updated = await this.enrollments.findOneAndUpdate({ programId, partnerId, status: { $in: [...allowedFrom] } }, { $set: { status } }, { new: true }).lean();
+    if (updated) return { enrollment: toEnrollment(updated), changed: true };
+    const current = await this.enrollments.findOne({ programId, partnerId }).lean();
+    return current ? { enrollment: toEnrollment(current), changed: false } : null;
+  }
+
+  async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
+    const conditions: Record<string, unknown>[] = [{ programId, ...(filter.status ? { status: filter.status } : {}) }, ...mongoPageFilter(filter)];
+    const docs = await this.enrollments
+      .find({ $and: conditions })
+      .sort(MONGO_LIST_SORT)
+      .limit(filter.limit + 1)
+      .lean();
+    const partners = await this.partners.find({ _id: { $in: docs.map((d) => d.partnerId) } }).lean();
+    const byId = new Map(partners.map((p) => [p._id, toPartner(p)]));
+    return pageOf(docs, filter.limit, mongoPosition, (d) => ({ ...toEnrollment(d), partner: byId.get(d.partnerId)! }));
+  }
+
+  async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {
+    if (!partnerIds.length) return [];
+    const docs = await this.enrollments.find({ programId, partnerId: { $in: [...partnerIds] } }).lean();
+    const partners = await this.partners.find({ _id: { $in: docs.map((d) => d.partnerId) } }).lean();
+    const byId = new Map(partners.map((p) => [p._id, toPartner(p)]));
+    return docs.map((d) => ({ ...toEnrollment(d), partner: byId.get(d.partnerId)! }));
   }
 }

@@ -1,7 +1,8 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
+import { pageOf, SqlConditions, sqlPosition, type Page, type PageRequest } from "../../shared/pagination";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
+import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE programs (
@@ -48,6 +49,9 @@ const MIGRATIONS = [
    ALTER TABLE programs ADD COLUMN test_mode BOOLEAN NOT NULL DEFAULT false;`,
   `ALTER TABLE programs ADD COLUMN self_referral_guard BOOLEAN NOT NULL DEFAULT true;
    ALTER TABLE partners ADD COLUMN customer_key TEXT;`,
+  // The partners list (listEnrollments): newest first per program, and per program and status.
+  `CREATE INDEX enrollments_list ON enrollments (program_id, created_at DESC, id DESC);
+   CREATE INDEX enrollments_list_status ON enrollments (program_id, status, created_at DESC, id DESC);`,
 ];
 
 const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
@@ -100,6 +104,12 @@ const toEnrollment = (r: any): Enrollment => ({
   status: r.status,
   referralCode: r.referral_code,
   createdAt: r.created_at,
+});
+
+/** A row of enrollments joined with its partner (columns partner_*). */
+const withPartner = (r: any): EnrolledPartner => ({
+  ...toEnrollment(r),
+  partner: toPartner({ id: r.partner_id, name: r.partner_name, email: r.partner_email, customer_key: r.partner_customer_key, created_at: r.partner_created_at }),
 });
 
 export class SqlProgramsRepository implements ProgramsRepository {
@@ -192,5 +202,49 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
     const rows = await this.db.query("SELECT 1 FROM enrollments WHERE program_id = $1 AND status = 'approved' LIMIT 1", [programId]);
     return rows.length > 0;
+  }
+
+  async setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    allowedFrom: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; changed: boolean } | null> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 AND status = ANY($4::text[]) RETURNING *", [
+        programId,
+        partnerId,
+        status,
+        allowedFrom,
+      ]);
+      if (row) return { enrollment: toEnrollment(row), changed: true };
+      const [current] = await tx.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2", [programId, partnerId]);
+      return current ? { enrollment: toEnrollment(current), changed: false } : null;
+    });
+  }
+
+  async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
+    const where = new SqlConditions().add("e.program_id = ?", programId);
+    if (filter.status) where.add("e.status = ?", filter.status);
+    where.page(filter, "e.created_at", "e.id");
+    const q = where.query(
+      "e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at",
+      "enrollments e JOIN partners p ON p.id = e.partner_id",
+      filter.limit,
+      "e.created_at",
+      "e.id",
+    );
+    const rows = await this.db.query(q.text, q.values);
+    return pageOf(rows, filter.limit, sqlPosition, withPartner);
+  }
+
+  async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {
+    if (!partnerIds.length) return [];
+    const rows = await this.db.query(
+      `SELECT e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at
+       FROM enrollments e JOIN partners p ON p.id = e.partner_id WHERE e.program_id = $1 AND e.partner_id = ANY($2::int[])`,
+      [programId, partnerIds],
+    );
+    return rows.map(withPartner);
   }
 }

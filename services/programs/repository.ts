@@ -1,4 +1,5 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
+import type { Page, PageRequest } from "../../shared/pagination";
 
 export type PaymentTrackingMode = "processor_connect" | "s2s";
 
@@ -83,4 +84,26 @@ export interface ProgramsRepository {
   findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
   findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;
   hasApprovedEnrollment(programId: number): Promise<boolean>;
+  /**
+   * Sets the enrollment's status to `status` when its current one is in
+   * `allowedFrom` (one conditional write: two concurrent decisions cannot both
+   * apply). `changed` says whether this call changed it; the enrollment is as it
+   * is after the call. Null when the partner is not enrolled in the program.
+   * The one place an enrollment's status changes: what must happen when one
+   * becomes approved (the partner.enrolled event) belongs here.
+   */
+  setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, allowedFrom: readonly EnrollmentStatus[]): Promise<{ enrollment: Enrollment; changed: boolean } | null>;
+  /**
+   * The program's enrollments with their partners, newest first by
+   * (createdAt desc, id desc), one page (shared/pagination.ts), optionally of one
+   * status. Served by the enrollments_list and enrollments_list_status indexes.
+   */
+  listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>>;
+  /** The enrollments of these partners in the program, with their partners (any order; none for a partner not enrolled). */
+  findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]>;
+}
+
+/** An enrollment with its partner, as the partners list shows it. */
+export interface EnrolledPartner extends Enrollment {
+  partner: Partner;
 }
