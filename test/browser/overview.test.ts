@@ -96,8 +96,8 @@ describeWithChromium("program overview page", () => {
     // Approve Pat with the keyboard alone: focus reaches the button by Tab from the pending section, Enter presses it.
     const approve = page.getByRole("button", { name: "Approve Pat Pending" });
     await page.locator("#pending-title").focus();
-    for (let i = 0; i < 5 && !(await approve.evaluate((b) => b === document.activeElement)); i++) await page.keyboard.press("Tab");
-    expect(await approve.evaluate((b) => b === document.activeElement)).toBe(true);
+    for (let i = 0; i < 5 && !(await approve.evaluate((b) => b.matches(":focus"))); i++) await page.keyboard.press("Tab");
+    expect(await approve.evaluate((b) => b.matches(":focus"))).toBe(true);
     await page.keyboard.press("Enter");
     await page.locator("#pending-empty").waitFor({ state: "visible" });
     await expectText(page.locator("#action-status"), "Pat Pending approved.");
@@ -135,7 +135,7 @@ describeWithChromium("program overview page", () => {
 
 /** The page is no wider than the viewport (wide tables scroll inside their own box). */
 function noHorizontalOverflow(page: Page): Promise<boolean> {
-  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as Promise<boolean>;
 }
 
 async function expectText(locator: Locator, text: string, timeoutMs = 15_000): Promise<void> {
