@@ -14,6 +14,7 @@ import type { Page } from "../shared/pagination";
 import type { EnrollmentDecision as EnrollmentDecisionResult, PartnerRow, ProgramOverview } from "./programs/contract";
 import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
 import { joinDays, joinPartners, joinTotals } from "./programs/overview";
+import { currencyExponent } from "../shared/domain/money";
 
 type Methods = {
   requireProgram(id: number): Promise<Program>;
@@ -251,7 +252,9 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       );
       return {
         programId: program.id,
+        workspaceId: program.workspaceId,
         currency: program.currency,
+        currencyExponent: currencyExponent(program.currency),
         from: activity.from!,
         to: activity.to!,
         test: input.test,

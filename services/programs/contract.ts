@@ -37,7 +37,11 @@ export interface ProgramsContract {
 /** The program overview (GET /api/programs/:programId/overview): docs/merchants.md. */
 export interface ProgramOverview {
   programId: number;
+  /** The workspace that owns the program (its notifications inbox), null for a program without one. */
+  workspaceId: number | null;
   currency: string;
+  /** Decimals of the currency (ISO 4217: 2 for usd, 0 for jpy): a page shows minor units as amounts with it. */
+  currencyExponent: number;
   from: string;
   to: string;
   test: boolean;

@@ -17,7 +17,9 @@ const figuresExample = { clicks: 12, leads: 4, sales: 2, revenueCents: 20000, co
 
 const overviewExample = {
   programId: 1,
+  workspaceId: 1,
   currency: "usd",
+  currencyExponent: 2,
   from: "2026-01-01",
   to: "2026-01-30",
   test: false,

@@ -19,12 +19,11 @@
 
   const errorText = (r) => (r.json && r.json.error && r.json.error.message) || `Error ${r.status}`;
 
-  /** Minor units to the currency's display (the currency's own number of decimals). */
+  /** Minor units to an amount: the ISO 4217 exponent comes with the overview (Intl's CLDR digits differ for some codes). */
   function money(cents, currency) {
     const code = (currency || "usd").toUpperCase();
-    const fmt = new Intl.NumberFormat("en", { style: "currency", currency: code });
-    const digits = fmt.resolvedOptions().maximumFractionDigits;
-    return fmt.format(cents / 10 ** digits);
+    const digits = state.overview ? state.overview.currencyExponent : 2;
+    return new Intl.NumberFormat("en", { style: "currency", currency: code, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(cents / 10 ** digits);
   }
   const count = (n) => new Intl.NumberFormat("en").format(n);
 
@@ -134,8 +133,7 @@
     for (const chart of state.charts) chart.destroy();
     state.charts = [];
     const xs = o.days.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000);
-    const digits = new Intl.NumberFormat("en", { style: "currency", currency: o.currency.toUpperCase() }).resolvedOptions().maximumFractionDigits;
-    const major = (cents) => cents / 10 ** digits;
+    const major = (cents) => cents / 10 ** o.currencyExponent;
     const width = () => Math.max(280, $("chart-activity").clientWidth || 600);
     const common = (title) => ({
       title,
