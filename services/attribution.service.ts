@@ -3,6 +3,7 @@ import { inputValidator, type Input } from "../shared/endpoint";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
 import { call } from "../shared/bus";
 import { toDto } from "../shared/dto";
+import { mapPage } from "../shared/pagination";
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
@@ -146,6 +147,23 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
           return { ...found, method: step.method };
         }
         return null;
+      },
+    },
+
+    /** A page of the program's leads (dashboard; the partner portal passes partnerId and masks them itself). */
+    listCustomers: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return mapPage(await this.repo.listLeadsPage(ctx.params), toDto);
+      },
+    },
+    /** The same list for operators (admin route, programId in the query; 404 for an unknown program). */
+    listCustomersForOperator: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return mapPage(await this.repo.listLeadsPage(ctx.params), toDto);
       },
     },
 

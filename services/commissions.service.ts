@@ -3,7 +3,7 @@ import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
-import { call, type ParamsOf } from "../shared/bus";
+import { call, type ParamsOf, type ResultOf } from "../shared/bus";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
@@ -19,11 +19,19 @@ import { COMMISSIONS } from "./commissions/endpoints";
 import { createForSale, type CreatedCommission } from "./commissions/create-for-sale";
 import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
+import { commissionListItem, withdrawalListItem } from "./commissions/list-views";
+import { mapPage } from "../shared/pagination";
 
 export type { CreatedCommission } from "./commissions/create-for-sale";
 export type { RefundResponse } from "./commissions/reverse-for-sale";
 
-type Methods = { balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> };
+type ListCommissions = Input<typeof S.ListCommissionsInput>;
+type ListWithdrawals = Input<typeof S.ListWithdrawalsInput>;
+type Methods = {
+  balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey>;
+  listCommissions(ctx: Context, input: ListCommissions): Promise<ResultOf<"commissions.list">>;
+  listWithdrawals(ctx: Context, input: ListWithdrawals): Promise<ResultOf<"commissions.listWithdrawals">>;
+};
 type Vars = StorageVars<CommissionsRepository> & { relay: OutboxRelay; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -168,6 +176,34 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** A page of a program's commissions with their refunds (dashboard; the partner portal passes partnerId). */
+    list: {
+      idempotent: true,
+      handler(ctx: Context<ListCommissions>) {
+        return this.listCommissions(ctx, ctx.params);
+      },
+    },
+    /** The same list for operators (admin route, programId in the query). */
+    listForOperator: {
+      idempotent: true,
+      handler(ctx: Context<ListCommissions>) {
+        return this.listCommissions(ctx, ctx.params);
+      },
+    },
+    /** A page of a program's withdrawals (dashboard; the partner portal passes partnerId). */
+    listWithdrawals: {
+      idempotent: true,
+      handler(ctx: Context<ListWithdrawals>) {
+        return this.listWithdrawals(ctx, ctx.params);
+      },
+    },
+    listWithdrawalsForOperator: {
+      idempotent: true,
+      handler(ctx: Context<ListWithdrawals>) {
+        return this.listWithdrawals(ctx, ctx.params);
+      },
+    },
+
     /** A commission with its refunds and outbox events (operators, REPL). */
     get: {
       idempotent: true,
@@ -199,6 +235,15 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    async listCommissions(ctx: Context, input: ListCommissions) {
+      // 404 for a program that does not exist (the dashboard's policy checked it already; operators have none).
+      await getProgram(ctx, input.programId);
+      return mapPage(await this.repo.listCommissionsPage(input), commissionListItem);
+    },
+    async listWithdrawals(ctx: Context, input: ListWithdrawals) {
+      await getProgram(ctx, input.programId);
+      return mapPage(await this.repo.listWithdrawalsPage(input), withdrawalListItem);
+    },
     /** Balances are per partner, program and currency; the currency defaults to the program's. */
     async balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> {
       const currency = input.currency ?? (await call(ctx, "programs.get", { programId: input.programId })).currency;

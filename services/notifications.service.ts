@@ -124,14 +124,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     /** Dashboard: the workspace's notices and warnings with unread counts. The gateway checked membership. */
     listForWorkspace: {
       async handler(ctx: Context<Input<typeof S.WorkspaceListInput>>) {
-        const { workspaceId, kind, unread, before, limit } = ctx.params;
-        const [list, counts] = [await this.repo.list({ workspaceId, kind, unread, beforeId: before, limit }), await this.repo.unreadCounts(workspaceId)];
-        return {
-          data: list.map(notificationDto),
-          unread: withTotal(counts),
-          // Pass as `before` for the next page; null when this page is the last.
-          nextBefore: list.length === limit ? list[list.length - 1].id : null,
-        };
+        const [page, counts] = [await this.repo.listWorkspacePage(ctx.params), await this.repo.unreadCounts(ctx.params.workspaceId)];
+        return { data: page.data.map(notificationDto), unread: withTotal(counts), nextCursor: page.nextCursor };
       },
     },
 

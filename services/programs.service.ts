@@ -2,6 +2,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { call } from "../shared/bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { toDto } from "../shared/dto";
+import { mapPage } from "../shared/pagination";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
@@ -40,6 +41,21 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
         const input = ctx.params;
         if (input.workspaceId !== null) await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
         return toDto(await this.repo.createProgram(input));
+      },
+    },
+
+    /** Operators: every program, or one workspace's. */
+    list: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListProgramsInput>>) {
+        return mapPage(await this.repo.listProgramsPage(ctx.params), toDto);
+      },
+    },
+    /** Dashboard: the workspace's programs (the gateway checked the membership). */
+    listForWorkspace: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListWorkspaceProgramsInput>>) {
+        return mapPage(await this.repo.listProgramsPage(ctx.params), toDto);
       },
     },
 

@@ -12,6 +12,7 @@ import { answerStats } from "../shared/stats-input";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { createSalesRepository } from "./sales/storage";
+import { mapPage } from "../shared/pagination";
 import type { Sale, SalesRepository } from "./sales/repository";
 import { SALES } from "./sales/endpoints";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
@@ -154,6 +155,23 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           this.logger.info(`Processor ${settlement.reasonCode} news on sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}): ${JSON.stringify(result)}.`);
         }
         return result;
+      },
+    },
+
+    /** A page of a program's sales (dashboard). */
+    list: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return mapPage(await this.repo.listSalesPage(ctx.params), toDto);
+      },
+    },
+    /** The same list for operators (admin route, programId in the query; 404 for an unknown program). */
+    listForOperator: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return mapPage(await this.repo.listSalesPage(ctx.params), toDto);
       },
     },
 

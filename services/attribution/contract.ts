@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
 import type { StatsAnswer } from "../../shared/domain/stats";
-import type { ActivityFigures, TestEventStats } from "./repository";
+import type { ActivityFigures, TestEventStats, Lead } from "./repository";
+import type { Page } from "../../shared/pagination";
 import type * as S from "./schemas";
 
 /** The partner a sale is attributed to, and how (`attribution.resolve`). */
@@ -29,6 +30,8 @@ export interface AttributionContract {
     result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; reason: string | null; test: boolean };
   };
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
+  "attribution.listCustomers": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
+  "attribution.listCustomersForOperator": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
   /** Clicks and attributed leads per UTC day (zero-filled) and per partner, for the program overview. */
   "attribution.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<ActivityFigures> };

@@ -2,6 +2,20 @@
 import { declareActions } from "../../shared/endpoint";
 import * as S from "./schemas";
 
+const PAGING = "Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.";
+const customerExample = {
+  id: 5,
+  programId: 1,
+  customerKey: "user_42",
+  email: "buyer@example.com",
+  clickId: "clk_8Yq2",
+  partnerId: 3,
+  unattributedReason: null,
+  isTest: false,
+  timestamp: "2026-01-01T09:00:00.000Z",
+  createdAt: "2026-01-01T09:00:00.000Z",
+};
+
 export const ATTRIBUTION = declareActions("attribution", {
   trackClick: {
     input: S.TrackClickRequest,
@@ -36,6 +50,33 @@ export const ATTRIBUTION = declareActions("attribution", {
           "The lead; created is false when the customer key was already known. reason is self_referral when the click's partner is the customer (same email or customer key, with the program's self-referral guard on): the lead is then recorded with attributed false. Otherwise null.",
         example: { success: true, lead_id: 1, customer_key: "user-42", created: true, attributed: true, partner_id: 3, reason: null, test: false },
       },
+    },
+  },
+  listCustomers: {
+    input: S.ListCustomersInput,
+    http: {
+      method: "GET",
+      path: "/api/programs/:programId/customers",
+      route: "program-dashboard",
+      tag: "Dashboard",
+      summary: "The program's customers (leads)",
+      description: `The customers recorded as leads for the program, with the partner who referred each (null when none), filtered by partner, test or live, and creation date. ${PAGING} For members of the program's workspace whose role grants programs:read.`,
+      example: { programId: 1, partnerId: 3, limit: 25 },
+      response: { description: "A page of customers.", example: { data: [customerExample], nextCursor: null } },
+    },
+  },
+  listCustomersForOperator: {
+    input: S.ListCustomersInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/customers",
+      route: "admin",
+      tag: "Operator",
+      summary: "A program's customers (leads)",
+      description: `The customers recorded as leads for one program (programId is required), filtered by partner, test or live, and creation date. ${PAGING}`,
+      example: { programId: 1 },
+      errors: ["not_found"],
+      response: { description: "A page of customers.", example: { data: [customerExample], nextCursor: null } },
     },
   },
   resolve: {

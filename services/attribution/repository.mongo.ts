@@ -2,7 +2,8 @@ import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
-import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
+import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, LeadListFilter } from "./repository";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 
 type ClickDoc = DocOf<Click>;
 
@@ -56,6 +57,9 @@ const ATTRIBUTED = { partnerId: { $type: "number" } };
 leadSchema.index({ programId: 1, email: 1, _id: -1 }, { partialFilterExpression: ATTRIBUTED });
 leadSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
 leadSchema.index({ programId: 1, isTest: 1, timestamp: 1, partnerId: 1 }, { partialFilterExpression: ATTRIBUTED });
+// The customers lists (listLeadsPage), as the SQL indexes leads_program_list and leads_program_partner_list.
+leadSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+leadSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 
 const processorCustomerSchema = requiredStringsMayBeEmpty(
   new Schema<ProcessorCustomerDoc>(
@@ -234,5 +238,17 @@ export class MongoAttributionRepository implements AttributionRepository {
       byDay: mergeRows("day", zero, as("day", clickDays), as("day", leadDays)),
       byPartner: mergeRows("partnerId", zero, as("partnerId", clickPartners), as("partnerId", leadPartners)),
     };
+  }
+
+  async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {
+    const own: Record<string, unknown> = { programId: f.programId };
+    if (f.partnerId !== undefined) own.partnerId = f.partnerId;
+    if (f.test !== undefined) own.isTest = f.test;
+    const docs = await this.leads
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toLead);
   }
 }

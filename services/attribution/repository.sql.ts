@@ -1,7 +1,8 @@
 import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
-import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
+import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, LeadListFilter } from "./repository";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
   `CREATE TABLE clicks (
@@ -38,10 +39,21 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
      PRIMARY KEY (program_id, processor_customer_id));`,
   `ALTER TABLE leads ADD COLUMN unattributed_reason TEXT;`,
+  // The customers lists (listLeadsQuery): newest first per program, and per partner of a program.
+  `CREATE INDEX leads_program_list ON leads (program_id, created_at DESC, id DESC);
+   CREATE INDEX leads_program_partner_list ON leads (program_id, partner_id, created_at DESC, id DESC);`,
   // The overview's figures (activityStats): a range scan per program and mode, partner in the index for the per-partner sums.
   `CREATE INDEX clicks_stats ON clicks (program_id, is_test, timestamp, partner_id);
    CREATE INDEX leads_stats ON leads (program_id, is_test, timestamp, partner_id) WHERE partner_id IS NOT NULL;`,
 ];
+
+/** The exact query of listLeadsPage (exported so the query-plan test explains what runs). */
+export function listLeadsQuery(f: LeadListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.test !== undefined) c.add("is_test = ?", f.test);
+  return c.page(f).query("*", "leads", f.limit);
+}
 
 const toClick = (r: any): Click => ({
   id: r.id,
@@ -157,5 +169,10 @@ export class SqlAttributionRepository implements AttributionRepository {
       this.db.query(`SELECT partner_id AS "partnerId", count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, leads.params),
     ]);
     return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners) };
+  }
+
+  async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {
+    const q = listLeadsQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toLead);
   }
 }

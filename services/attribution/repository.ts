@@ -1,4 +1,5 @@
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { Page, PageRequest } from "../../shared/pagination";
 
 export interface Click {
   id: number;
@@ -48,6 +49,13 @@ export interface TestEventStats {
 }
 
 /** Storage contract of the attribution service: clicks, leads and processor-customer links. */
+/** A page of one program's leads (its customers): one partner's, test or live, created in a range. */
+export interface LeadListFilter extends PageRequest {
+  programId: number;
+  partnerId?: number;
+  test?: boolean;
+}
+
 export interface AttributionRepository {
   createClick(click: NewClick): Promise<Click>;
   findClick(programId: number, clickId: string): Promise<Click | null>;
@@ -71,6 +79,8 @@ export interface AttributionRepository {
    * leads_stats indexes.
    */
   activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>>;
+  /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
+  listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;
 }
 
 /** What attribution counts for the overview. */

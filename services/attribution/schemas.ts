@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BooleanFilter, checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { ClickId, CustomerKey, Email, Id, ReferralCode } from "../../shared/values";
 
 const OptionalText = (max: number) => z.string().max(max).optional();
@@ -42,3 +43,13 @@ export const TestEventStatsInput = z.object({
 
 /** attribution.stats: clicks and attributed leads per day and per partner (shared/stats-input.ts). */
 export { StatsInput } from "../../shared/stats-input";
+/** A program's customers (its leads), newest first: dashboard, operators, and the partner portal with partnerId. */
+export const ListCustomersInput = z
+  .strictObject({
+    programId: Id.meta({ description: "The program's id.", example: 1 }),
+    partnerId: Id.optional().meta({ description: "Only customers referred by this partner.", example: 3 }),
+    test: BooleanFilter.optional().meta({ description: "true for test leads only, false for live ones only (also 1 or 0).", example: "false" }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);

@@ -4,6 +4,8 @@ import type { Jsonified } from "../../shared/dto";
 import type { StatsAnswer } from "../../shared/domain/stats";
 import type { Balance, Commission, CommissionFigures, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
 import type * as S from "./schemas";
+import type { Page } from "../../shared/pagination";
+import type { CommissionListItem } from "./list-views";
 
 export interface CreatedCommission {
   commissionId: number;
@@ -41,6 +43,10 @@ export interface CommissionsContract {
   "commissions.payProgramWithdrawal": { params: z.input<typeof S.ProgramWithdrawalIdInput>; result: Jsonified<Withdrawal> };
   "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
+  "commissions.list": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
+  "commissions.listForOperator": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
+  "commissions.listWithdrawals": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
+  "commissions.listWithdrawalsForOperator": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
   /**
    * Commission amounts by state per UTC day (zero-filled, by creation day) and per partner, in the program's

@@ -2,7 +2,98 @@
 import { declareActions } from "../../shared/endpoint";
 import * as S from "./schemas";
 
+const refundItemExample = { id: 4, refundId: "re_1", amountCents: 3000, deductionCents: 600, reasonCode: "refund", reason: "customer asked", createdAt: "2026-01-03T09:00:00.000Z" };
+const commissionItemExample = {
+  id: 7,
+  programId: 1,
+  partnerId: 3,
+  saleId: 9,
+  transactionId: "order-1001",
+  currency: "usd",
+  saleAmountCents: 10000,
+  amountCents: 2000,
+  refundedCents: 3000,
+  deductedCents: 600,
+  netCents: 1400,
+  status: "refunded",
+  reason: "customer asked",
+  approvableAt: "2026-01-31T10:00:00.000Z",
+  creditedAt: null,
+  paidOutAt: null,
+  createdAt: "2026-01-01T10:00:00.000Z",
+  refunds: [refundItemExample],
+};
+const withdrawalItemExample = {
+  id: 2,
+  partnerId: 3,
+  programId: 1,
+  currency: "usd",
+  requestedCents: 1000,
+  amountCents: 1000,
+  status: "open",
+  idempotencyKey: "payout-2030-01-partner-3",
+  createdAt: "2026-02-01T10:00:00.000Z",
+  paidAt: null,
+  cancelledAt: null,
+};
+const NEXT_CURSOR = "MjAyNi0wMS0wMVQxMDowMDowMC4wMDBafDc";
+const PAGING = "Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.";
+
 export const COMMISSIONS = declareActions("commissions", {
+  list: {
+    input: S.ListCommissionsInput,
+    http: {
+      method: "GET",
+      path: "/api/programs/:programId/commissions",
+      route: "program-dashboard",
+      tag: "Dashboard",
+      summary: "The program's commissions, with their refunds",
+      description: `Commissions of the program, each with the refunds applied to it (amount, deduction, reason), filtered by partner, state and creation date. ${PAGING} For members of the program's workspace whose role grants programs:read.`,
+      example: { programId: 1, partnerId: 3, status: "refunded", from: "2026-01-01", limit: 25 },
+      response: { description: "A page of commissions.", example: { data: [commissionItemExample], nextCursor: NEXT_CURSOR } },
+    },
+  },
+  listForOperator: {
+    input: S.ListCommissionsInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/commissions",
+      route: "admin",
+      tag: "Operator",
+      summary: "A program's commissions, with their refunds",
+      description: `Commissions of one program (programId is required), each with its refunds, filtered by partner, state and creation date. ${PAGING}`,
+      example: { programId: 1, status: "approved", limit: 50 },
+      errors: ["not_found"],
+      response: { description: "A page of commissions.", example: { data: [commissionItemExample], nextCursor: null } },
+    },
+  },
+  listWithdrawals: {
+    input: S.ListWithdrawalsInput,
+    http: {
+      method: "GET",
+      path: "/api/programs/:programId/withdrawals",
+      route: "program-dashboard",
+      tag: "Dashboard",
+      summary: "The program's withdrawals",
+      description: `Withdrawals (payouts) of the program's partners, filtered by partner, state and creation date. ${PAGING} For members of the program's workspace whose role grants programs:read.`,
+      example: { programId: 1, status: "open" },
+      response: { description: "A page of withdrawals.", example: { data: [withdrawalItemExample], nextCursor: null } },
+    },
+  },
+  listWithdrawalsForOperator: {
+    input: S.ListWithdrawalsInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/withdrawals",
+      route: "admin",
+      tag: "Operator",
+      summary: "A program's withdrawals",
+      description: `Withdrawals of one program (programId is required), filtered by partner, state and creation date. ${PAGING}`,
+      example: { programId: 1, partnerId: 3 },
+      errors: ["not_found"],
+      response: { description: "A page of withdrawals.", example: { data: [withdrawalItemExample], nextCursor: null } },
+    },
+  },
   get: {
     input: S.CommissionIdInput,
     http: {

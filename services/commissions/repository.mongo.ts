@@ -3,7 +3,21 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
-import type { Balance, BalanceKey, Commission, CommissionFigures, CommissionsRepository, CommissionsTx, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
+import type {
+  Balance,
+  BalanceKey,
+  Commission,
+  CommissionFigures,
+  CommissionListFilter,
+  CommissionsRepository,
+  CommissionsTx,
+  CommissionWithRefunds,
+  OutboxEvent,
+  RefundEntry,
+  Withdrawal,
+  WithdrawalListFilter,
+} from "./repository";
 import {
   commissionSchema,
   refundSchema,
@@ -86,6 +100,32 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       .limit(limit)
       .lean();
     return docs.map((d) => d._id);
+  }
+
+  async listCommissionsPage(f: CommissionListFilter): Promise<Page<CommissionWithRefunds>> {
+    const docs = await this.store.commissions
+      .find(listFilter(f))
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    const page = pageOf(docs, f.limit, mongoPosition, toCommission);
+    if (!page.data.length) return { data: [], nextCursor: page.nextCursor };
+    const refunds = (
+      await this.store.refunds
+        .find({ commissionId: { $in: page.data.map((c) => c.id) } })
+        .sort({ _id: 1 })
+        .lean()
+    ).map(toRefund);
+    return { data: page.data.map((c) => ({ ...c, refunds: refunds.filter((r) => r.commissionId === c.id) })), nextCursor: page.nextCursor };
+  }
+
+  async listWithdrawalsPage(f: WithdrawalListFilter): Promise<Page<Withdrawal>> {
+    const docs = await this.store.withdrawals
+      .find(listFilter(f))
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toWithdrawal);
   }
 
   async getBalance(key: BalanceKey): Promise<Balance | null> {
@@ -210,4 +250,13 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     const docs = await this.store.balances.find(filter).sort({ partnerId: 1 }).lean();
     return docs.map(toBalance);
   }
+}
+
+/** The filter of a commissions or withdrawals list: program, then partner and status when given, then the page. */
+function listFilter(f: CommissionListFilter | WithdrawalListFilter): Record<string, unknown> {
+  const conditions: Record<string, unknown>[] = [
+    { programId: f.programId, ...(f.partnerId === undefined ? {} : { partnerId: f.partnerId }), ...(f.status === undefined ? {} : { status: f.status }) },
+    ...mongoPageFilter(f),
+  ];
+  return { $and: conditions };
 }

@@ -2,11 +2,14 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
 import type {
   Balance,
   BalanceKey,
   Commission,
   CommissionFigures,
+  CommissionListFilter,
+  CommissionWithRefunds,
   CommissionsRepository,
   CommissionsTx,
   NewCommission,
@@ -15,6 +18,7 @@ import type {
   PayableCommission,
   RefundEntry,
   Withdrawal,
+  WithdrawalListFilter,
 } from "./repository";
 
 const MIGRATIONS = [
@@ -98,10 +102,32 @@ const MIGRATIONS = [
   // An operator's retry of create-withdrawal after a timeout must not open a second one.
   `ALTER TABLE withdrawals ADD COLUMN idempotency_key TEXT;
    CREATE UNIQUE INDEX withdrawals_idempotency_key ON withdrawals (program_id, idempotency_key) WHERE idempotency_key IS NOT NULL;`,
+  // The dashboard's and the portal's lists (listCommissionsQuery, listWithdrawalsQuery): newest first per program,
+  // and per partner of a program. Status and date filters are read along the same index.
+  `CREATE INDEX commissions_program_list ON commissions (program_id, created_at DESC, id DESC);
+   CREATE INDEX commissions_program_partner_list ON commissions (program_id, partner_id, created_at DESC, id DESC);
+   CREATE INDEX withdrawals_program_list ON withdrawals (program_id, created_at DESC, id DESC);
+   CREATE INDEX withdrawals_program_partner_list ON withdrawals (program_id, partner_id, created_at DESC, id DESC);`,
   // The overview's figures (commissionStats) and the partners' balances of a program (programBalances).
   `CREATE INDEX commissions_stats ON commissions (program_id, currency, created_at, partner_id);
    CREATE INDEX partner_balances_program ON partner_balances (program_id, currency, partner_id);`,
 ];
+
+/** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
+export function listCommissionsQuery(f: CommissionListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.status !== undefined) c.add("status = ?", f.status);
+  return c.page(f).query("*", "commissions", f.limit);
+}
+
+/** The exact query of listWithdrawalsPage. */
+export function listWithdrawalsQuery(f: WithdrawalListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.status !== undefined) c.add("status = ?", f.status);
+  return c.page(f).query("*", "withdrawals", f.limit);
+}
 
 const toCommission = (r: any): Commission => ({
   id: r.id,
@@ -390,6 +416,20 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       [now, limit, programId ?? null],
     );
     return rows.map((r) => r.id);
+  }
+
+  async listCommissionsPage(f: CommissionListFilter): Promise<Page<CommissionWithRefunds>> {
+    const q = listCommissionsQuery(f);
+    const page = pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toCommission);
+    if (!page.data.length) return { data: [], nextCursor: page.nextCursor };
+    // One query for the page's refunds, through commission_refunds_commission.
+    const refunds = (await this.db.query("SELECT * FROM commission_refunds WHERE commission_id = ANY($1::int[]) ORDER BY id", [page.data.map((c) => c.id)])).map(toRefund);
+    return { data: page.data.map((c) => ({ ...c, refunds: refunds.filter((r) => r.commissionId === c.id) })), nextCursor: page.nextCursor };
+  }
+
+  async listWithdrawalsPage(f: WithdrawalListFilter): Promise<Page<Withdrawal>> {
+    const q = listWithdrawalsQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toWithdrawal);
   }
 
   async getBalance(key: BalanceKey): Promise<Balance | null> {

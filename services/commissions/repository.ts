@@ -1,6 +1,7 @@
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
+import type { Page, PageRequest } from "../../shared/pagination";
 
 export interface Commission {
   id: number;
@@ -85,6 +86,25 @@ export interface Withdrawal extends BalanceKey {
   cancelledAt: Date | null;
 }
 
+/** A page of one program's commissions (newest first), optionally one partner's, in one status, created in a range. */
+export interface CommissionListFilter extends PageRequest {
+  programId: number;
+  partnerId?: number;
+  status?: CommissionStatus;
+}
+
+export interface CommissionWithRefunds extends Commission {
+  /** Every refund entry applied to the commission, oldest first. */
+  refunds: RefundEntry[];
+}
+
+/** A page of one program's withdrawals (newest first), optionally one partner's, in one status, created in a range. */
+export interface WithdrawalListFilter extends PageRequest {
+  programId: number;
+  partnerId?: number;
+  status?: WithdrawalStatus;
+}
+
 export interface OutboxEvent {
   id: number;
   type: string;
@@ -148,6 +168,13 @@ export interface CommissionsRepository {
   listRefunds(commissionId: number): Promise<RefundEntry[]>;
   /** Ids of uncredited, unreversed commissions whose hold has passed (oldest first). */
   listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]>;
+  /**
+   * A page of commissions with their refund entries, sorted by (createdAt desc, id desc) (shared/pagination.ts),
+   * served by an index on (program, createdAt, id) or (program, partner, createdAt, id).
+   */
+  listCommissionsPage(filter: CommissionListFilter): Promise<Page<CommissionWithRefunds>>;
+  /** A page of withdrawals, sorted and indexed like listCommissionsPage. */
+  listWithdrawalsPage(filter: WithdrawalListFilter): Promise<Page<Withdrawal>>;
   getBalance(key: BalanceKey): Promise<Balance | null>;
   listWithdrawals(key: BalanceKey): Promise<Withdrawal[]>;
   /** Claims up to `limit` undispatched events whose lease expired, for `leaseMs`, for one relay. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents as AnyCents, Currency as IsoCurrency, Id } from "../../shared/values";
 
 const Cents = AnyCents.nonnegative();
@@ -72,3 +73,33 @@ export const ProgramWithdrawalIdInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
   withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }),
 });
+const COMMISSION_STATUSES = ["pending", "approved", "paid", "refunded", "reversed"] as const;
+const WITHDRAWAL_STATUSES = ["open", "paid", "cancelled"] as const;
+
+/** A program's commissions, newest first (dashboard, operators, the partner portal with partnerId). */
+export const ListCommissionsInput = z
+  .strictObject({
+    programId: Id.meta({ description: "The program's id.", example: 1 }),
+    partnerId: Id.optional().meta({ description: "Only this partner's commissions.", example: 3 }),
+    status: z
+      .enum(COMMISSION_STATUSES, { error: `must be one of ${COMMISSION_STATUSES.join(", ")}` })
+      .optional()
+      .meta({ description: "Only commissions in this state: pending, approved, paid, refunded or reversed.", example: "approved" }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
+
+/** A program's withdrawals, newest first. */
+export const ListWithdrawalsInput = z
+  .strictObject({
+    programId: Id.meta({ description: "The program's id.", example: 1 }),
+    partnerId: Id.optional().meta({ description: "Only this partner's withdrawals.", example: 3 }),
+    status: z
+      .enum(WITHDRAWAL_STATUSES, { error: `must be one of ${WITHDRAWAL_STATUSES.join(", ")}` })
+      .optional()
+      .meta({ description: "Only withdrawals in this state: open, paid or cancelled.", example: "open" }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);

@@ -16,7 +16,7 @@ export interface NotificationsContract {
   /** From the commissions outbox relay; an event type without notices or webhooks answers `handled: false`. */
   "notifications.commissionEvent": { params: z.input<typeof S.CommissionEventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };
   "notifications.list": { params: z.input<typeof S.ListInput>; result: NotificationView[] };
-  "notifications.listForWorkspace": { params: z.input<typeof S.WorkspaceListInput>; result: { data: NotificationView[]; unread: UnreadWithTotal; nextBefore: number | null } };
+  "notifications.listForWorkspace": { params: z.input<typeof S.WorkspaceListInput>; result: { data: NotificationView[]; unread: UnreadWithTotal; nextCursor: string | null } };
   "notifications.markRead": { params: z.input<typeof S.MarkReadInput>; result: { data: NotificationView; unread: UnreadWithTotal } };
   "notifications.markAllRead": { params: z.input<typeof S.MarkAllReadInput>; result: { updated: number; unread: UnreadWithTotal } };
   /** The signing secret is in this answer only. */

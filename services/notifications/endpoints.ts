@@ -37,10 +37,11 @@ export const NOTIFICATIONS = declareActions("notifications", {
       route: "workspace-notifications",
       tag: "Dashboard",
       summary: "The workspace's notices and warnings",
-      description: "Newest first, with unread counts per kind. Pass nextBefore as before for the next page. For members of the workspace whose role grants programs:read.",
+      description:
+        "Newest first, with unread counts per kind, filtered by kind, read state, program, partner and creation date. Pass nextCursor as cursor for the next page; it is null on the last page. For members of the workspace whose role grants programs:read.",
       example: { workspaceId: 1, kind: "partner_notice", unread: "true", limit: 50 },
       errors: ["forbidden", "not_found"],
-      response: { description: "A page of notifications.", example: { data: [notificationExample], unread: unreadExample, nextBefore: null } },
+      response: { description: "A page of notifications.", example: { data: [notificationExample], unread: unreadExample, nextCursor: null } },
     },
   },
   markAllRead: {

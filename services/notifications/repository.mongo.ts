@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions } from "../../shared/storage/mongo";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import type {
   ClaimedDelivery,
   DeliveryNext,
@@ -10,6 +11,7 @@ import type {
   Notification,
   NotificationFilter,
   NotificationKind,
+  WorkspaceNotificationFilter,
   NotificationsRepository,
   UnreadCounts,
   WebhookAttempt,
@@ -57,6 +59,10 @@ notificationSchema.index({ partnerId: 1, _id: -1 });
 notificationSchema.index({ programId: 1, kind: 1, _id: -1 });
 notificationSchema.index({ workspaceId: 1, _id: -1 });
 notificationSchema.index({ workspaceId: 1, readAt: 1, kind: 1 });
+// The inbox's cursor pages (listWorkspacePage), as the SQL indexes notifications_workspace_list, _partner_list and _program_list.
+notificationSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+notificationSchema.index({ workspaceId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+notificationSchema.index({ workspaceId: 1, programId: 1, createdAt: -1, _id: -1 });
 
 const endpointSchema = requiredStringsMayBeEmpty(
   new Schema<EndpointDoc>(
@@ -204,6 +210,21 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     if (f.beforeId !== undefined) filter._id = { $lt: f.beforeId };
     const docs = await this.notifications.find(filter).sort({ _id: -1 }).limit(f.limit).lean<NotificationDoc[]>();
     return docs.map(toNotification);
+  }
+
+  async listWorkspacePage(f: WorkspaceNotificationFilter): Promise<Page<Notification>> {
+    const own: Record<string, unknown> = { workspaceId: f.workspaceId };
+    if (f.partnerId !== undefined) own.partnerId = f.partnerId;
+    if (f.programId !== undefined) own.programId = f.programId;
+    if (f.kind !== undefined) own.kind = f.kind;
+    // `null` also matches a missing field, like SQL's NULL for rows older than the column.
+    if (f.unread !== undefined) own.readAt = f.unread ? null : { $ne: null };
+    const docs = await this.notifications
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean<NotificationDoc[]>();
+    return pageOf(docs, f.limit, mongoPosition, toNotification);
   }
 
   async unreadCounts(workspaceId: number): Promise<UnreadCounts> {

@@ -1,4 +1,5 @@
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
 import type {
   ClaimedDelivery,
   DeliveryNext,
@@ -9,6 +10,7 @@ import type {
   Notification,
   NotificationFilter,
   NotificationKind,
+  WorkspaceNotificationFilter,
   NotificationsRepository,
   UnreadCounts,
   WebhookAttempt,
@@ -80,7 +82,21 @@ const MIGRATIONS = [
      error TEXT,
      duration_ms INTEGER NOT NULL,
      PRIMARY KEY (delivery_id, attempt));`,
+  // The inbox's cursor pages (listWorkspaceNotificationsQuery): a workspace's, one partner's in it, one program's in it.
+  `CREATE INDEX notifications_workspace_list ON notifications (workspace_id, created_at DESC, id DESC);
+   CREATE INDEX notifications_workspace_partner_list ON notifications (workspace_id, partner_id, created_at DESC, id DESC);
+   CREATE INDEX notifications_workspace_program_list ON notifications (workspace_id, program_id, created_at DESC, id DESC);`,
 ];
+
+/** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
+export function listWorkspaceNotificationsQuery(f: WorkspaceNotificationFilter): SqlQuery {
+  const c = new SqlConditions().add("workspace_id = ?", f.workspaceId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.programId !== undefined) c.add("program_id = ?", f.programId);
+  if (f.kind !== undefined) c.add("kind = ?", f.kind);
+  if (f.unread !== undefined) c.add(f.unread ? "read_at IS NULL" : "read_at IS NOT NULL");
+  return c.page(f).query("*", "notifications", f.limit);
+}
 
 const toNotification = (r: any): Notification => ({
   id: r.id,
@@ -163,6 +179,11 @@ export class SqlNotificationsRepository implements NotificationsRepository {
       [f.workspaceId ?? null, f.programId ?? null, f.partnerId ?? null, f.kind ?? null, f.unread ?? null, f.beforeId ?? null, f.limit],
     );
     return rows.map(toNotification);
+  }
+
+  async listWorkspacePage(f: WorkspaceNotificationFilter): Promise<Page<Notification>> {
+    const q = listWorkspaceNotificationsQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toNotification);
   }
 
   async unreadCounts(workspaceId: number): Promise<UnreadCounts> {

@@ -1,3 +1,4 @@
+import type { Page, PageRequest } from "../../shared/pagination";
 /** `partner_notice`: in-app notice to the partner; `advertiser_warning`: manual-review warning to the program's owner. */
 export type NotificationKind = "partner_notice" | "advertiser_warning";
 
@@ -37,6 +38,16 @@ export interface NotificationFilter {
   /** Keyset paging: only ids below this one (newest first). */
   beforeId?: number;
   limit: number;
+}
+
+/** The dashboard's inbox: a page of one workspace's notifications, newest first, with its filters. */
+export interface WorkspaceNotificationFilter extends PageRequest {
+  workspaceId: number;
+  programId?: number;
+  partnerId?: number;
+  kind?: NotificationKind;
+  /** true: unread only; false: read only. */
+  unread?: boolean;
 }
 
 export type UnreadCounts = Record<NotificationKind, number>;
@@ -115,6 +126,8 @@ export interface NotificationsRepository {
   insertOnce(n: NewNotification): Promise<boolean>;
   /** Newest first. */
   list(filter: NotificationFilter): Promise<Notification[]>;
+  /** A page of a workspace's notifications sorted by (createdAt desc, id desc), served by an index on (workspace, createdAt, id) or (workspace, partner, createdAt, id). */
+  listWorkspacePage(filter: WorkspaceNotificationFilter): Promise<Page<Notification>>;
   unreadCounts(workspaceId: number): Promise<UnreadCounts>;
   /** Marks one of the workspace's notifications read (keeping an earlier read time); null when it is not the workspace's. */
   markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fromDecimalText } from "../../shared/validation";
+import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Id } from "../../shared/values";
 import { WEBHOOK_EVENT_TYPES } from "./repository";
 
@@ -38,14 +39,18 @@ export const ListInput = z.strictObject({
   limit: Limit(500, 50).meta({ description: "At most this many (1 to 500).", example: 50 }),
 });
 
-/** Dashboard: the workspace's inbox, newest first, `before` pages back. */
-export const WorkspaceListInput = z.strictObject({
-  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
-  kind: Kind.optional().meta({ description: "partner_notice (to a partner) or advertiser_warning (to the merchant).", example: "partner_notice" }),
-  unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
-  before: Id.optional().meta({ description: "Only notifications older than this id: the nextBefore of the previous page.", example: 12 }),
-  limit: Limit(200, 50).meta({ description: "At most this many (1 to 200).", example: 50 }),
-});
+/** Dashboard: the workspace's inbox, newest first, in cursor pages (shared/pagination.ts). */
+export const WorkspaceListInput = z
+  .strictObject({
+    workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+    kind: Kind.optional().meta({ description: "partner_notice (to a partner) or advertiser_warning (to the merchant).", example: "partner_notice" }),
+    unread: Flag.optional().meta({ description: "true for unread only, false for read only (also 1 or 0).", example: "true" }),
+    programId: Id.optional().meta({ description: "Only notifications about this program.", example: 1 }),
+    partnerId: Id.optional().meta({ description: "Only notifications about this partner.", example: 3 }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
 
 export const MarkReadInput = z.strictObject({
   workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),

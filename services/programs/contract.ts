@@ -12,6 +12,8 @@ import type * as S from "./schemas";
  */
 export interface ProgramsContract {
   "programs.create": { params: z.input<typeof S.CreateProgramInput>; result: Jsonified<Program> };
+  "programs.list": { params: z.input<typeof S.ListProgramsInput>; result: Page<Jsonified<Program>> };
+  "programs.listForWorkspace": { params: z.input<typeof S.ListWorkspaceProgramsInput>; result: Page<Jsonified<Program>> };
   "programs.get": { params: z.input<typeof S.ProgramIdInput>; result: Jsonified<Program> };
   "programs.updateProcessorConnection": { params: z.input<typeof S.UpdateProcessorConnectionInput>; result: Jsonified<Program> | null };
   "programs.findByProcessorAccount": { params: z.input<typeof S.ProcessorAccountInput>; result: Jsonified<Program> | null };

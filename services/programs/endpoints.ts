@@ -70,6 +70,33 @@ export const PROGRAMS = declareActions("programs", {
       response: { description: "The program.", example: programExample },
     },
   },
+  list: {
+    input: S.ListProgramsInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/programs",
+      route: "admin",
+      tag: "Operator",
+      summary: "Programs",
+      description: "Every program, or one workspace's, with their settings. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.",
+      example: { workspaceId: 1, limit: 50 },
+      response: { description: "A page of programs.", example: { data: [programExample], nextCursor: null } },
+    },
+  },
+  listForWorkspace: {
+    input: S.ListWorkspaceProgramsInput,
+    http: {
+      method: "GET",
+      path: "/api/workspaces/:workspaceId/programs",
+      route: "workspace-notifications",
+      tag: "Dashboard",
+      summary: "The workspace's programs",
+      description:
+        "The programs of the workspace, with their settings. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page. For members of the workspace whose role grants programs:read.",
+      example: { workspaceId: 1 },
+      response: { description: "A page of programs.", example: { data: [programExample], nextCursor: null } },
+    },
+  },
   createApiKey: {
     input: S.ProgramIdInput,
     http: {

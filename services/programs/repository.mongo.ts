@@ -2,7 +2,7 @@ import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page, type PageRequest } from "../../shared/pagination";
-import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
+import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository, ProgramListFilter } from "./repository";
 
 /** The commission rule is stored flat (type and value), as on SQL. */
 type ProgramDoc = Omit<DocOf<Program>, "commissionRule"> & { commissionType: CommissionRule["type"]; commissionValue: number };
@@ -43,6 +43,9 @@ const programSchema = requiredStringsMayBeEmpty(
 );
 // UNIQUE on a nullable column: only accounts actually set must be unique.
 programSchema.index({ workspaceId: 1 });
+// The lists (listProgramsPage), as the SQL indexes programs_workspace_list and programs_list.
+programSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+programSchema.index({ createdAt: -1, _id: -1 });
 programSchema.index({ "processor.accountId": 1 }, { unique: true, partialFilterExpression: { "processor.accountId": { $type: "string" } } });
 
 const apiKeySchema = requiredStringsMayBeEmpty(
@@ -177,6 +180,16 @@ export class MongoProgramsRepository implements ProgramsRepository {
   async getProgram(id: number): Promise<Program | null> {
     const doc = await this.programs.findById(id).lean();
     return doc ? toProgram(doc) : null;
+  }
+
+  async listProgramsPage(f: ProgramListFilter): Promise<Page<Program>> {
+    const own = f.workspaceId === undefined ? {} : { workspaceId: f.workspaceId };
+    const docs = await this.programs
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toProgram);
   }
 
   async findProgramByProcessorAccount(accountId: string): Promise<Program | null> {

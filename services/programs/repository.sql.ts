@@ -1,8 +1,8 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
-import { pageOf, SqlConditions, sqlPosition, type Page, type PageRequest } from "../../shared/pagination";
+import { pageOf, SqlConditions, sqlPosition, type Page, type PageRequest, type SqlQuery } from "../../shared/pagination";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository } from "./repository";
+import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository, ProgramListFilter } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE programs (
@@ -49,10 +49,20 @@ const MIGRATIONS = [
    ALTER TABLE programs ADD COLUMN test_mode BOOLEAN NOT NULL DEFAULT false;`,
   `ALTER TABLE programs ADD COLUMN self_referral_guard BOOLEAN NOT NULL DEFAULT true;
    ALTER TABLE partners ADD COLUMN customer_key TEXT;`,
+  // The program lists (listProgramsQuery): a workspace's programs for the dashboard, every program for operators.
+  `CREATE INDEX programs_workspace_list ON programs (workspace_id, created_at DESC, id DESC);
+   CREATE INDEX programs_list ON programs (created_at DESC, id DESC);`,
   // The partners list (listEnrollments): newest first per program, and per program and status.
   `CREATE INDEX enrollments_list ON enrollments (program_id, created_at DESC, id DESC);
    CREATE INDEX enrollments_list_status ON enrollments (program_id, status, created_at DESC, id DESC);`,
 ];
+
+/** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
+export function listProgramsQuery(f: ProgramListFilter): SqlQuery {
+  const c = new SqlConditions();
+  if (f.workspaceId !== undefined) c.add("workspace_id = ?", f.workspaceId);
+  return c.page(f).query("*", "programs", f.limit);
+}
 
 const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
   connectionStatus: "processor_connection_status",
@@ -134,6 +144,11 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async getProgram(id: number): Promise<Program | null> {
     const [row] = await this.db.query("SELECT * FROM programs WHERE id = $1", [id]);
     return row ? toProgram(row) : null;
+  }
+
+  async listProgramsPage(f: ProgramListFilter): Promise<Page<Program>> {
+    const q = listProgramsQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toProgram);
   }
 
   async findProgramByProcessorAccount(accountId: string): Promise<Program | null> {

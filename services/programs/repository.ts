@@ -35,6 +35,11 @@ export interface Program {
 
 export type NewProgram = Omit<Program, "id" | "createdAt" | "processor">;
 
+/** A page of programs: one workspace's, or every program (operators). */
+export interface ProgramListFilter extends PageRequest {
+  workspaceId?: number;
+}
+
 export interface ApiKey {
   id: number;
   programId: number;
@@ -69,6 +74,8 @@ export interface Enrollment {
 export interface ProgramsRepository {
   createProgram(input: NewProgram): Promise<Program>;
   getProgram(id: number): Promise<Program | null>;
+  /** A page of programs sorted by (createdAt desc, id desc), served by an index on (workspace, createdAt, id) or (createdAt, id). */
+  listProgramsPage(filter: ProgramListFilter): Promise<Page<Program>>;
   /** The program a processor connected account belongs to. */
   findProgramByProcessorAccount(accountId: string): Promise<Program | null>;
   /** Changes the processor connection fields given; null when the program does not exist. */

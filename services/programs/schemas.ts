@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PAGE_FIELDS } from "../../shared/pagination";
+import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
@@ -117,3 +117,20 @@ export const EnrollmentDecisionInput = z.strictObject({
 export const SetEnrollmentStatusInput = EnrollmentDecisionInput.extend({
   status: z.enum(["approved", "declined"]).meta({ description: "approved or declined (nothing goes back to pending).", example: "approved" }),
 });
+/** Dashboard: a workspace's programs, newest first. */
+export const ListWorkspaceProgramsInput = z
+  .strictObject({
+    workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
+
+/** Operators: every program, or one workspace's, newest first. */
+export const ListProgramsInput = z
+  .strictObject({
+    workspaceId: Id.optional().meta({ description: "Only this workspace's programs; default: every program.", example: 1 }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);

@@ -1,3 +1,4 @@
+import type { Page } from "../../shared/pagination";
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { ResultOf } from "../../shared/bus";
@@ -32,6 +33,8 @@ export interface SalesContract {
   /** HTTP; the caller's program comes from `ctx.meta.programId` (the API key). */
   "sales.refund": { params: z.input<typeof S.RefundRequest>; result: ResultOf<"commissions.reverseForSale"> };
   "sales.settleProcessorTransaction": { params: z.input<typeof S.ProcessorSettlementInput>; result: ResultOf<"commissions.settleProcessorForSale"> };
+  "sales.list": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
+  "sales.listForOperator": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
   "sales.get": { params: z.input<typeof S.GetSaleInput>; result: Jsonified<Sale> };
   /** Attributed sales and revenue (program currency) per UTC day (zero-filled) and per partner, for the program overview. */
   "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };

@@ -4,6 +4,29 @@ import * as S from "./schemas";
 
 const refundedExample = { success: true, status: "refunded", deductionAmount: 6, commission_id: 7 };
 
+const saleItemExample = {
+  id: 9,
+  programId: 1,
+  transactionId: "order-1001",
+  amountCents: 10000,
+  currency: "usd",
+  customerKey: "user_42",
+  email: "buyer@example.com",
+  processorCustomerId: null,
+  partnerId: 3,
+  clickId: "clk_8Yq2",
+  attributionMethod: "click",
+  isTest: false,
+  isRecurring: false,
+  saleType: null,
+  subscriptionId: null,
+  commissionState: "created",
+  commissionId: 7,
+  noCommissionReason: null,
+  occurredAt: "2026-01-01T10:00:00.000Z",
+  createdAt: "2026-01-01T10:00:00.000Z",
+};
+
 export const SALES = declareActions("sales", {
   track: {
     input: S.TrackSaleRequest,
@@ -53,6 +76,35 @@ export const SALES = declareActions("sales", {
       example: { transaction_id: "order-1001", refund_amount_cents: 3000, refund_id: "re_1", refund_reason: "customer request" },
       errors: ["not_found"],
       response: { description: "What the refund did to the commission (deductionAmount is in major units).", example: refundedExample },
+    },
+  },
+  list: {
+    input: S.ListSalesInput,
+    http: {
+      method: "GET",
+      path: "/api/programs/:programId/sales",
+      route: "program-dashboard",
+      tag: "Dashboard",
+      summary: "The program's sales",
+      description:
+        "Sales recorded for the program, filtered by partner, test or live, attributed or not, and creation date. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page. For members of the program's workspace whose role grants programs:read.",
+      example: { programId: 1, test: "false", from: "2026-01-01", limit: 25 },
+      response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
+    },
+  },
+  listForOperator: {
+    input: S.ListSalesInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/sales",
+      route: "admin",
+      tag: "Operator",
+      summary: "A program's sales",
+      description:
+        "Sales of one program (programId is required), filtered by partner, test or live, attributed or not, and creation date. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.",
+      example: { programId: 1, partnerId: 3 },
+      errors: ["not_found"],
+      response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
     },
   },
   get: {

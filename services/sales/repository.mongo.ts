@@ -2,7 +2,8 @@ import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
-import type { NewSale, Sale, SalesFigures, SalesRepository } from "./repository";
+import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 
 /** Documents written before currency checks have no `noCommissionReason` (read as null). */
 type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };
@@ -43,6 +44,9 @@ saleSchema.index({ programId: 1, subscriptionId: 1, occurredAt: 1 }, { partialFi
 const ATTRIBUTED = { partnerId: { $type: "number" } };
 // The overview's figures (salesStats), as sales_stats in SQL.
 saleSchema.index({ programId: 1, isTest: 1, occurredAt: 1, partnerId: 1 }, { partialFilterExpression: ATTRIBUTED });
+// The lists (listSalesPage), as the SQL indexes sales_program_list and sales_program_partner_list.
+saleSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+saleSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 
 const toSale = (d: SaleDoc): Sale => ({
   id: d._id,
@@ -153,5 +157,20 @@ export class MongoSalesRepository implements SalesRepository {
       byDay: byDay.map((r) => ({ day: String(r._id), sales: r.sales, revenueCents: r.revenueCents })),
       byPartner: byPartner.map((r) => ({ partnerId: Number(r._id), sales: r.sales, revenueCents: r.revenueCents })),
     };
+  }
+
+  async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {
+    // A partner's sales are all attributed: none of them is unattributed.
+    if (f.partnerId !== undefined && f.attributed === false) return { data: [], nextCursor: null };
+    const own: Record<string, unknown> = { programId: f.programId };
+    if (f.partnerId !== undefined) own.partnerId = f.partnerId;
+    else if (f.attributed !== undefined) own.partnerId = f.attributed ? { $ne: null } : null;
+    if (f.test !== undefined) own.isTest = f.test;
+    const docs = await this.sales
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toSale);
   }
 }

@@ -1,7 +1,8 @@
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
-import type { NewSale, Sale, SalesFigures, SalesRepository } from "./repository";
+import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
   `CREATE TABLE sales (
@@ -30,9 +31,21 @@ const MIGRATIONS = [
    ALTER TABLE sales ALTER COLUMN occurred_at SET NOT NULL;
    CREATE INDEX sales_subscription ON sales (program_id, subscription_id, occurred_at) WHERE subscription_id IS NOT NULL;`,
   `ALTER TABLE sales ADD COLUMN no_commission_reason TEXT;`,
+  // The dashboard's lists (listSalesQuery): newest first per program, and per partner of a program.
+  `CREATE INDEX sales_program_list ON sales (program_id, created_at DESC, id DESC);
+   CREATE INDEX sales_program_partner_list ON sales (program_id, partner_id, created_at DESC, id DESC);`,
   // The overview's figures (salesStats): a range scan per program and mode; amount and currency included for an index-only scan.
   `CREATE INDEX sales_stats ON sales (program_id, is_test, occurred_at, partner_id) INCLUDE (amount_cents, currency) WHERE partner_id IS NOT NULL;`,
 ];
+
+/** The exact query of listSalesPage (exported so the query-plan test explains what runs). */
+export function listSalesQuery(f: SaleListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.test !== undefined) c.add("is_test = ?", f.test);
+  if (f.attributed !== undefined) c.add(f.attributed ? "partner_id IS NOT NULL" : "partner_id IS NULL");
+  return c.page(f).query("*", "sales", f.limit);
+}
 
 const toSale = (r: any): Sale => ({
   id: r.id,
@@ -129,5 +142,10 @@ export class SqlSalesRepository implements SalesRepository {
     ]);
     const numbers = (r: any) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
     return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
+  }
+
+  async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {
+    const q = listSalesQuery(f);
+    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toSale);
   }
 }

@@ -1,5 +1,6 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { Page, PageRequest } from "../../shared/pagination";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -35,6 +36,14 @@ export interface Sale {
 
 export type NewSale = Omit<Sale, "id" | "commissionId" | "createdAt">;
 
+/** A page of one program's sales: one partner's, test or live, attributed or not, created in a range. */
+export interface SaleListFilter extends PageRequest {
+  programId: number;
+  partnerId?: number;
+  test?: boolean;
+  attributed?: boolean;
+}
+
 /** Storage contract of the sales service. */
 export interface SalesRepository {
   /** Returns null when the program already has a sale with this transaction id. */
@@ -53,6 +62,8 @@ export interface SalesRepository {
    * the sales_stats index.
    */
   salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>>;
+  /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
+  listSalesPage(filter: SaleListFilter): Promise<Page<Sale>>;
 }
 
 /** What sales counts for the overview. */

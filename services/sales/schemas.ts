@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BooleanFilter, checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents, ClickId, Currency, CustomerKey, Email, Id } from "../../shared/values";
 
 const MAX_ADDITIONAL_DATA_KEYS = 50;
@@ -108,3 +109,14 @@ export const ProcessorSettlementInput = z.object({
 
 /** sales.stats: attributed sales and revenue per day and per partner (shared/stats-input.ts). */
 export { StatsInput } from "../../shared/stats-input";
+/** A program's sales, newest first (dashboard, operators). */
+export const ListSalesInput = z
+  .strictObject({
+    programId: Id.meta({ description: "The program's id.", example: 1 }),
+    partnerId: Id.optional().meta({ description: "Only sales attributed to this partner.", example: 3 }),
+    test: BooleanFilter.optional().meta({ description: "true for test sales only, false for live sales only (also 1 or 0).", example: "false" }),
+    attributed: BooleanFilter.optional().meta({ description: "true for sales attributed to a partner, false for unattributed ones (also 1 or 0).", example: "true" }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);

@@ -5,8 +5,9 @@
  */
 import * as ledger from "../../services/commissions/ledger";
 import { createCommissionsRepository } from "../../services/commissions/storage";
-import type { BalanceKey, Commission, CommissionsRepository, NewCommission, OutboxEvent } from "../../services/commissions/repository";
+import type { BalanceKey, Commission, CommissionsRepository, NewCommission, OutboxEvent, Withdrawal } from "../../services/commissions/repository";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
+import { decodeCursor, type CursorPosition, type Page } from "../../shared/pagination";
 import { at, backends, counter, DAY, SECOND, useRepository } from "./harness";
 
 const nextSale = counter(1);
@@ -795,6 +796,111 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       expect(listed.every((e) => e.payload.commissionId === commissionId)).toBe(true);
       expect(await repo().listOutbox({ commissionId, limit: 1 })).toHaveLength(1);
       expect(await repo().listOutbox({ limit: 3 })).toHaveLength(3);
+    });
+  });
+
+  describe("lists (cursor pages, newest first)", () => {
+    const repo = useRepository<CommissionsRepository>(backend, createCommissionsRepository);
+    const PROGRAM = 500;
+    const OTHER_PROGRAM = 501;
+    const [alice, bob] = [7001, 7002];
+
+    /** Reads every page of a list with `limit` rows each; fails on a page over the limit. */
+    async function walk<T>(read: (cursor: CursorPosition | undefined) => Promise<Page<T>>, limit: number): Promise<T[]> {
+      const all: T[] = [];
+      let cursor: CursorPosition | undefined;
+      for (let pages = 0; pages < 100; pages++) {
+        const page = await read(cursor);
+        expect(page.data.length).toBeLessThanOrEqual(limit);
+        all.push(...page.data);
+        if (!page.nextCursor) return all;
+        expect(page.data).toHaveLength(limit);
+        cursor = decodeCursor(page.nextCursor)!;
+      }
+      throw new Error("more than 100 pages");
+    }
+
+    // 9 commissions: alice and bob alternate, three share one instant (the id breaks the tie), one in another program.
+    const created: Commission[] = [];
+    const times = [0, 1, 2, 2, 2, 3, 4, 5, 6].map((h) => at(h * 3600 * SECOND));
+    beforeAll(async () => {
+      for (const [i, when] of times.entries()) {
+        const c = newCommission({ programId: PROGRAM, partnerId: i % 2 ? bob : alice });
+        created.push((await repo().transaction((tx) => ledger.createCommission(tx, c, when))).commission);
+      }
+      await repo().transaction((tx) => ledger.createCommission(tx, newCommission({ programId: OTHER_PROGRAM, partnerId: alice }), at(0)));
+      // Two refunds on the newest commission, one on the second newest.
+      await repo().transaction((tx) =>
+        ledger.reverseCommission(tx, { saleId: created[8].saleId, amountCents: 3000, refundId: "re_a", reasonCode: "refund", reason: "first" }, at(7 * 3600 * SECOND)),
+      );
+      await repo().transaction((tx) =>
+        ledger.reverseCommission(tx, { saleId: created[8].saleId, amountCents: 2000, refundId: "re_b", reasonCode: "chargeback", reason: "second" }, at(8 * 3600 * SECOND)),
+      );
+      await repo().transaction((tx) => ledger.reverseCommission(tx, { saleId: created[7].saleId, reasonCode: "refund", reason: "all of it" }, at(8 * 3600 * SECOND)));
+    });
+    const newestFirst = () => [...created].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id).map((c) => c.id);
+
+    it("pages through a program's commissions newest first, ties by id, with no row twice or missing", async () => {
+      for (const limit of [1, 2, 4, 9, 100]) {
+        const ids = (await walk((cursor) => repo().listCommissionsPage({ programId: PROGRAM, limit, cursor }), limit)).map((c) => c.id);
+        expect(ids).toEqual(newestFirst());
+      }
+    });
+
+    it("carries each commission's refunds, oldest first", async () => {
+      const [newest, second, third] = (await repo().listCommissionsPage({ programId: PROGRAM, limit: 3 })).data;
+      expect(newest.refunds.map((r) => [r.refundId, r.appliedCents, r.deductionCents, r.reasonCode, r.reason])).toEqual([
+        ["re_a", 3000, 600, "refund", "first"],
+        ["re_b", 2000, 400, "chargeback", "second"],
+      ]);
+      expect(newest.refunds[0].createdAt).toEqual(at(7 * 3600 * SECOND));
+      expect(second.refunds.map((r) => [r.appliedCents, r.deductionCents])).toEqual([[10_000, 2000]]);
+      expect(second.status).toBe("reversed");
+      expect(third.refunds).toEqual([]);
+    });
+
+    it("filters by partner, status and creation range, and pages within the filter", async () => {
+      const alices = await walk((cursor) => repo().listCommissionsPage({ programId: PROGRAM, partnerId: alice, limit: 2, cursor }), 2);
+      expect(alices.map((c) => c.id)).toEqual(newestFirst().filter((id) => created.find((c) => c.id === id)!.partnerId === alice));
+      expect((await repo().listCommissionsPage({ programId: PROGRAM, status: "reversed", limit: 25 })).data.map((c) => c.id)).toEqual([created[7].id]);
+      expect((await repo().listCommissionsPage({ programId: PROGRAM, status: "paid", limit: 25 })).data).toEqual([]);
+      // from inclusive, to exclusive: hours 2 (three rows) and 3.
+      const ranged = await walk((cursor) => repo().listCommissionsPage({ programId: PROGRAM, from: times[2], to: times[6], limit: 2, cursor }), 2);
+      expect(ranged.map((c) => c.id)).toEqual([created[5].id, created[4].id, created[3].id, created[2].id]);
+      expect((await repo().listCommissionsPage({ programId: OTHER_PROGRAM, limit: 25 })).data).toHaveLength(1);
+      expect(await repo().listCommissionsPage({ programId: 999, limit: 25 })).toEqual({ data: [], nextCursor: null });
+    });
+
+    it("a cursor page stays the same when newer rows arrive", async () => {
+      const first = await repo().listCommissionsPage({ programId: PROGRAM, limit: 3 });
+      const cursor = decodeCursor(first.nextCursor!)!;
+      const before = await repo().listCommissionsPage({ programId: PROGRAM, limit: 3, cursor });
+      await repo().transaction((tx) => ledger.createCommission(tx, newCommission({ programId: PROGRAM, partnerId: alice }), at(9 * 3600 * SECOND)));
+      await repo().transaction((tx) => ledger.createCommission(tx, newCommission({ programId: PROGRAM, partnerId: bob }), at(4 * 3600 * SECOND)));
+      const after = await repo().listCommissionsPage({ programId: PROGRAM, limit: 3, cursor });
+      expect(after.data.map((c) => c.id)).toEqual(before.data.map((c) => c.id));
+    });
+
+    it("pages through withdrawals, filtered by partner and status", async () => {
+      // Credit every commission of the program, then withdraw in three steps per partner.
+      const all = await walk((cursor) => repo().listCommissionsPage({ programId: PROGRAM, limit: 100, cursor }), 100);
+      for (const c of all) await repo().transaction((tx) => ledger.approveCommission(tx, c.id, at(HOLD + 9 * 3600 * SECOND)));
+      const opened: Withdrawal[] = [];
+      for (const [i, partnerId] of [alice, bob, alice, bob, alice].entries()) {
+        const key = { partnerId, programId: PROGRAM, currency: "usd" };
+        opened.push(await repo().transaction((tx) => ledger.createWithdrawal(tx, key, 100, at(HOLD + (10 + (i >> 1)) * 3600 * SECOND))));
+      }
+      await repo().transaction((tx) => ledger.payWithdrawal(tx, opened[0].id, at(HOLD + 20 * 3600 * SECOND)));
+      const expected = [...opened].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id).map((w) => w.id);
+      for (const limit of [1, 2, 5]) {
+        expect((await walk((cursor) => repo().listWithdrawalsPage({ programId: PROGRAM, limit, cursor }), limit)).map((w) => w.id)).toEqual(expected);
+      }
+      const bobs = await walk((cursor) => repo().listWithdrawalsPage({ programId: PROGRAM, partnerId: bob, limit: 1, cursor }), 1);
+      expect(bobs.map((w) => w.id)).toEqual(expected.filter((id) => [opened[1].id, opened[3].id].includes(id)));
+      const paid = await repo().listWithdrawalsPage({ programId: PROGRAM, status: "paid", limit: 25 });
+      expect(paid.data.map((w) => [w.id, w.status])).toEqual([[opened[0].id, "paid"]]);
+      expect((await repo().listWithdrawalsPage({ programId: PROGRAM, from: at(HOLD + 11 * 3600 * SECOND), limit: 25 })).data).toHaveLength(3);
+      expect((await repo().listWithdrawalsPage({ programId: OTHER_PROGRAM, limit: 25 })).data).toEqual([]);
     });
   });
 });

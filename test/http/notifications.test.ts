@@ -28,11 +28,11 @@ const ofCommission = (list: any[], commissionId: number) => list.filter((n) => n
 /** Waits until the workspace inbox holds `count` notifications of the commission, then a little longer to catch duplicates. */
 async function noticesOf(commissionId: number, count: number): Promise<any[]> {
   await waitFor(
-    async () => ofCommission((await inbox(owner.workspaceId, "?limit=200")).body.data, commissionId),
+    async () => ofCommission((await inbox(owner.workspaceId, "?limit=100")).body.data, commissionId),
     (l) => l.length >= count,
   );
   await new Promise((r) => setTimeout(r, 300));
-  return ofCommission((await inbox(owner.workspaceId, "?limit=200")).body.data, commissionId);
+  return ofCommission((await inbox(owner.workspaceId, "?limit=100")).body.data, commissionId);
 }
 
 /** Sale credited and paid out: approve (hold 0 days), withdraw everything, pay. */
@@ -136,7 +136,7 @@ test("a paid-out reversal also yields one advertiser warning saying the partner 
 });
 
 describe("the workspace inbox (dashboard API)", () => {
-  test("lists newest first with unread counts per kind; filters by kind and unread; pages with before", async () => {
+  test("lists newest first with unread counts per kind; filters by kind, unread, program and partner; pages with the cursor", async () => {
     const u = await sys.dashboardUser("owner");
     const c = await sys.login(u.email, u.password);
     const boot = await sys.bootstrap({ workspaceId: u.workspaceId, holdDays: 0 });
@@ -149,8 +149,9 @@ describe("the workspace inbox (dashboard API)", () => {
     const all = await waitFor(get, (r) => r.body?.data?.length === 3);
     expect(all.status).toBe(200);
     expect(all.body.unread).toEqual({ partner_notice: 2, advertiser_warning: 1, total: 3 });
-    expect(all.body.data.map((n: any) => n.id)).toEqual([...all.body.data.map((n: any) => n.id)].sort((a: number, b: number) => b - a));
-    expect(all.body.nextBefore).toBeNull();
+    const newestFirst = (a: any, b: any) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id - a.id;
+    expect(all.body.data.map((n: any) => n.id)).toEqual([...all.body.data].sort(newestFirst).map((n: any) => n.id));
+    expect(all.body.nextCursor).toBeNull();
     expect(all.body.data.every((n: any) => n.workspaceId === u.workspaceId)).toBe(true);
 
     const warnings = await get("?kind=advertiser_warning");
@@ -158,8 +159,18 @@ describe("the workspace inbox (dashboard API)", () => {
 
     const page1 = await get("?limit=2");
     expect(page1.body.data).toHaveLength(2);
-    const page2 = await get(`?limit=2&before=${page1.body.nextBefore}`);
+    expect(page1.body.nextCursor).toEqual(expect.any(String));
+    const page2 = await get(`?limit=2&cursor=${page1.body.nextCursor}`);
+    expect(page2.body.nextCursor).toBeNull();
     expect([...page1.body.data, ...page2.body.data].map((n: any) => n.id)).toEqual(all.body.data.map((n: any) => n.id));
+
+    // Program and partner filters: this workspace's one program; the paid sale's partner has a notice and a warning.
+    expect((await get(`?programId=${boot.programId}`)).body.data).toHaveLength(3);
+    expect((await get(`?programId=${boot.programId + 1000}`)).body.data).toEqual([]);
+    const paidPartner = all.body.data.find((n: any) => n.commissionId === paid.body.commission_id).partnerId;
+    const partners = await get(`?partnerId=${paidPartner}`);
+    expect(partners.body.data.length).toBeGreaterThan(0);
+    expect(partners.body.data.every((n: any) => n.partnerId === paidPartner)).toBe(true);
 
     // Mark one read: counts drop, the unread filter leaves it out, a second call keeps the first read time.
     const target = all.body.data[0];
@@ -226,7 +237,7 @@ describe("the workspace inbox (dashboard API)", () => {
   });
 
   test("bad filters: 400", async () => {
-    for (const q of ["?kind=everything", "?unread=maybe", "?limit=0", "?limit=1000", "?before=x"]) {
+    for (const q of ["?kind=everything", "?unread=maybe", "?limit=0", "?limit=101", "?cursor=x", "?before=12", "?partnerId=0", "?from=yesterday"]) {
       const res = await inbox(owner.workspaceId, q);
       expect([q, res.status]).toEqual([q, 400]);
     }

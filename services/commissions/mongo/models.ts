@@ -74,6 +74,9 @@ commissionSchema.index({ creditedAt: 1, approvableAt: 1, _id: 1 });
 commissionSchema.index({ partnerId: 1, programId: 1, currency: 1 });
 // The overview's figures (commissionStats), as commissions_stats in SQL.
 commissionSchema.index({ programId: 1, currency: 1, createdAt: 1, partnerId: 1 });
+// The lists (listCommissionsPage), as the SQL indexes commissions_program_list and commissions_program_partner_list.
+commissionSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+commissionSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 
 export const refundSchema = requiredStringsMayBeEmpty(
   new Schema<RefundDoc>(
@@ -135,6 +138,8 @@ export const withdrawalSchema = requiredStringsMayBeEmpty(
 );
 withdrawalSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { partialFilterExpression: { status: "open" } });
 withdrawalSchema.index({ programId: 1, idempotencyKey: 1 }, { unique: true, partialFilterExpression: { idempotencyKey: { $type: "string" } } });
+withdrawalSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+withdrawalSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 
 // A link collection, as the SQL table (rather than an array on the withdrawal):
 // "is this commission held by an open or paid withdrawal" stays an indexed lookup.

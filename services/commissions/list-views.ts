@@ -1,0 +1,59 @@
+/** What the commission and withdrawal lists show per row (dashboard, operators, the partner portal). */
+import { toDto, type Jsonified } from "../../shared/dto";
+import type { CommissionWithRefunds, Withdrawal } from "./repository";
+
+export interface CommissionListItem {
+  id: number;
+  programId: number;
+  partnerId: number;
+  saleId: number;
+  transactionId: string;
+  currency: string;
+  saleAmountCents: number;
+  amountCents: number;
+  refundedCents: number;
+  deductedCents: number;
+  /** What the commission is worth now: amount minus what refunds took back. */
+  netCents: number;
+  status: string;
+  reason: string | null;
+  approvableAt: Date;
+  creditedAt: Date | null;
+  paidOutAt: Date | null;
+  createdAt: Date;
+  refunds: Array<{ id: number; refundId: string | null; amountCents: number; deductionCents: number; reasonCode: string; reason: string; createdAt: Date }>;
+}
+
+export function commissionListItem(c: CommissionWithRefunds): Jsonified<CommissionListItem> {
+  return toDto({
+    id: c.id,
+    programId: c.programId,
+    partnerId: c.partnerId,
+    saleId: c.saleId,
+    transactionId: c.transactionId,
+    currency: c.currency,
+    saleAmountCents: c.saleAmountCents,
+    amountCents: c.amountCents,
+    refundedCents: c.refundedCents,
+    deductedCents: c.deductedCents,
+    netCents: c.amountCents - c.deductedCents,
+    status: c.status,
+    reason: c.reason,
+    approvableAt: c.approvableAt,
+    creditedAt: c.creditedAt,
+    paidOutAt: c.paidOutAt,
+    createdAt: c.createdAt,
+    // amountCents: the part of the sale this refund applied (after capping at the sale amount).
+    refunds: c.refunds.map((r) => ({
+      id: r.id,
+      refundId: r.refundId,
+      amountCents: r.appliedCents,
+      deductionCents: r.deductionCents,
+      reasonCode: r.reasonCode,
+      reason: r.reason,
+      createdAt: r.createdAt,
+    })),
+  });
+}
+
+export const withdrawalListItem = (w: Withdrawal): Jsonified<Withdrawal> => toDto(w);

@@ -1,0 +1,190 @@
+/**
+ * Every list is served by its index (issue 15, item 1): on PostgreSQL with 100k rows in each listed table,
+ * EXPLAIN of the exact query each repository runs (its exported query builder) must read the list's index
+ * (Index Scan or Index Only Scan), and must neither scan the table sequentially nor sort it: first page and
+ * cursor page, with and without the partner filter. PostgreSQL only (PGlite's planner is the same, but a
+ * plan at this size on a real server is the claim); skipped loudly without TEST_POSTGRES_URL.
+ */
+import { listCommissionsQuery, listWithdrawalsQuery } from "../../services/commissions/repository.sql";
+import { createCommissionsRepository } from "../../services/commissions/storage";
+import { listLeadsQuery } from "../../services/attribution/repository.sql";
+import { createAttributionRepository } from "../../services/attribution/storage";
+import { listWorkspaceNotificationsQuery } from "../../services/notifications/repository.sql";
+import { createNotificationsRepository } from "../../services/notifications/storage";
+import { listProgramsQuery } from "../../services/programs/repository.sql";
+import { createProgramsRepository } from "../../services/programs/storage";
+import { listSalesQuery } from "../../services/sales/repository.sql";
+import { createSalesRepository } from "../../services/sales/storage";
+import { sqlPosition, type CursorPosition, type PageRequest, type SqlQuery } from "../../shared/pagination";
+import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
+import type { SqlDatabase } from "../../shared/storage/sql";
+import { postgres } from "../support/databases";
+
+const ROWS = 100_000;
+if (!postgres) console.warn("List query plans SKIPPED: TEST_POSTGRES_URL is not set; the indexes of the lists were NOT checked at 100k rows.");
+const describeOnPostgres = postgres ? describe : describe.skip;
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Plan Rows": number;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
+  let database: { url: string; drop(): Promise<void> };
+  let sql: SqlDatabase;
+
+  beforeAll(async () => {
+    database = await postgres!.create();
+    const db = await acquireDatabase(database.url);
+    if (db.kind !== "sql") throw new Error("expected a SQL database");
+    sql = db.sql;
+    // The repositories create the tables and indexes, as at start.
+    for (const create of [createCommissionsRepository, createSalesRepository, createProgramsRepository, createAttributionRepository, createNotificationsRepository]) await create(db);
+    // 10 programs (10k rows each), 50 partners per program (200 rows each), one row a second, some sharing a second.
+    const at = "timestamptz '2026-01-01' + ((i / 2) * interval '1 second')";
+    const program = "(i % 10) + 1";
+    const partner = "((i / 10) % 50) + 1";
+    await sql.query(
+      `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
+         status, approvable_at, created_at, updated_at)
+       SELECT ${program}, ${partner}, i, 'tx_' || i, 'usd', 10000, 'percentage', 2000, 2000,
+         (ARRAY['pending', 'approved', 'paid', 'refunded', 'reversed'])[((i / 7) % 5) + 1], ${at}, ${at}, ${at}
+       FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, status, created_at)
+       SELECT ${partner}, ${program}, 'usd', 100, 100, (ARRAY['open', 'paid', 'cancelled'])[((i / 7) % 3) + 1], ${at} FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, partner_id, is_test, commission_state, occurred_at, created_at)
+       SELECT ${program}, 'tx_' || i, 10000, 'usd', CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, 'created', ${at}, ${at}
+       FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO programs (name, currency, commission_type, commission_value, workspace_id, created_at)
+       SELECT 'Program ' || i, 'usd', 'percentage', 2000, (i % 100) + 1, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO leads (program_id, customer_key, email, partner_id, is_test, timestamp, created_at)
+       SELECT ${program}, 'customer_' || i, 'c' || i || '@example.com', ${partner}, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason, created_at)
+       SELECT i, CASE WHEN i % 4 = 0 THEN 'advertiser_warning' ELSE 'partner_notice' END, (i % 10) + 1, ${program}, ${partner}, i, 'tx_' || i, 'refunded', 100, 'usd', 'refund', ${at}
+       FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query("ANALYZE");
+  }, 300_000);
+
+  afterAll(async () => {
+    if (!database) return;
+    await releaseDatabase(database.url);
+    await database.drop();
+  });
+
+  /** The plan of the query, after checking it runs and, for the first page, reading the cursor of its last row. */
+  const plans: string[] = [];
+  afterAll(() => console.log(`List query plans at ${ROWS} rows per table (PostgreSQL):\n${plans.join("\n")}`));
+
+  async function planOf(q: SqlQuery): Promise<PlanNode[]> {
+    const [row] = await sql.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${q.text}`, q.values);
+    return nodesOf(row["QUERY PLAN"][0].Plan);
+  }
+
+  async function lastPosition(q: SqlQuery): Promise<CursorPosition> {
+    const rows = await sql.query(q.text, q.values);
+    expect(rows.length).toBeGreaterThan(2);
+    return sqlPosition(rows[rows.length - 2]);
+  }
+
+  /** `index`: the list's index; `alsoIndexes`: others the planner may combine with it for a narrow filter (a bitmap, then a small sort). */
+  type Case = { list: string; table: string; index: string; alsoIndexes?: string[]; query: (page: PageRequest) => SqlQuery };
+  const CASES: Case[] = [
+    { list: "commissions", table: "commissions", index: "commissions_program_list", query: (p) => listCommissionsQuery({ programId: 3, ...p }) },
+    { list: "commissions, one partner", table: "commissions", index: "commissions_program_partner_list", query: (p) => listCommissionsQuery({ programId: 3, partnerId: 7, ...p }) },
+    { list: "commissions, one status", table: "commissions", index: "commissions_program_list", query: (p) => listCommissionsQuery({ programId: 3, status: "approved", ...p }) },
+    {
+      list: "commissions, one partner, one status, a range",
+      table: "commissions",
+      index: "commissions_program_partner_list",
+      query: (p) => listCommissionsQuery({ programId: 3, partnerId: 7, status: "pending", from: new Date("2026-01-01T02:00:00Z"), ...p }),
+    },
+    { list: "withdrawals", table: "withdrawals", index: "withdrawals_program_list", query: (p) => listWithdrawalsQuery({ programId: 3, ...p }) },
+    { list: "withdrawals, one partner", table: "withdrawals", index: "withdrawals_program_partner_list", query: (p) => listWithdrawalsQuery({ programId: 3, partnerId: 7, ...p }) },
+    { list: "withdrawals, open", table: "withdrawals", index: "withdrawals_program_list", query: (p) => listWithdrawalsQuery({ programId: 3, status: "open", ...p }) },
+    { list: "sales", table: "sales", index: "sales_program_list", query: (p) => listSalesQuery({ programId: 3, ...p }) },
+    { list: "sales, one partner", table: "sales", index: "sales_program_partner_list", query: (p) => listSalesQuery({ programId: 3, partnerId: 7, ...p }) },
+    { list: "sales, live and attributed", table: "sales", index: "sales_program_list", query: (p) => listSalesQuery({ programId: 3, test: false, attributed: true, ...p }) },
+    {
+      list: "sales, a range",
+      table: "sales",
+      index: "sales_program_list",
+      query: (p) => listSalesQuery({ programId: 3, from: new Date("2026-01-01T01:00:00Z"), to: new Date("2026-01-01T10:00:00Z"), ...p }),
+    },
+    { list: "programs of a workspace", table: "programs", index: "programs_workspace_list", query: (p) => listProgramsQuery({ workspaceId: 42, ...p }) },
+    { list: "every program", table: "programs", index: "programs_list", query: (p) => listProgramsQuery({ ...p }) },
+    { list: "customers", table: "leads", index: "leads_program_list", query: (p) => listLeadsQuery({ programId: 3, ...p }) },
+    { list: "customers, one partner", table: "leads", index: "leads_program_partner_list", query: (p) => listLeadsQuery({ programId: 3, partnerId: 7, ...p }) },
+    { list: "notifications", table: "notifications", index: "notifications_workspace_list", query: (p) => listWorkspaceNotificationsQuery({ workspaceId: 3, ...p }) },
+    {
+      list: "notifications, one partner",
+      table: "notifications",
+      index: "notifications_workspace_partner_list",
+      query: (p) => listWorkspaceNotificationsQuery({ workspaceId: 3, partnerId: 7, ...p }),
+    },
+    {
+      list: "notifications, unread warnings",
+      table: "notifications",
+      index: "notifications_workspace_list",
+      query: (p) => listWorkspaceNotificationsQuery({ workspaceId: 3, kind: "advertiser_warning", unread: true, ...p }),
+    },
+    {
+      list: "notifications, unread warnings of a program",
+      table: "notifications",
+      index: "notifications_workspace_program_list",
+      // The older (program, kind, id) index answers "a program's warnings" as well: the planner may AND it with the workspace's.
+      alsoIndexes: ["notifications_program", "notifications_workspace"],
+      query: (p) => listWorkspaceNotificationsQuery({ workspaceId: 3, programId: 3, kind: "advertiser_warning", unread: true, ...p }),
+    },
+  ];
+
+  // A sort is allowed only over what a narrow filter left (a bitmap scan of a partner's rows): never over the big table.
+  const SMALL_SORT = 1000;
+
+  test.each(CASES)("$list: the first page and a cursor page read $index, without a sequential scan or a sort of the table", async ({ table, index, alsoIndexes = [], query }) => {
+    const first = query({ limit: 25 });
+    const cursor = await lastPosition(first);
+    for (const [page, q] of [
+      ["first page", first],
+      ["cursor page", query({ limit: 25, cursor })],
+      ["largest page", query({ limit: 100, cursor })],
+    ] as const) {
+      const nodes = await planOf(q);
+      const summary = nodes.map(
+        (n) => `${n["Node Type"]}${n["Relation Name"] ? ` on ${n["Relation Name"]}` : ""}${n["Index Name"] ? ` using ${n["Index Name"]}` : ""} (${n["Plan Rows"]} rows)`,
+      );
+      plans.push(`${q === first ? "" : "  "}${page}: ${summary.join(" <- ")}`);
+      const accepted = [index, ...alsoIndexes];
+      const usesIndex =
+        nodes.some((n) => ["Index Scan", "Index Only Scan"].includes(n["Node Type"]) && n["Index Name"] === index) ||
+        nodes.some((n) => ["Index Scan", "Index Only Scan", "Bitmap Index Scan"].includes(n["Node Type"]) && accepted.includes(n["Index Name"] ?? ""));
+      expect({ page, summary, usesIndex }).toEqual({
+        page,
+        summary,
+        usesIndex: true,
+      });
+      expect({ page, summary, seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === table).length }).toEqual({ page, summary, seqScans: 0 });
+      const bigSorts = nodes.filter((n) => ["Sort", "Incremental Sort"].includes(n["Node Type"]) && n["Plan Rows"] > SMALL_SORT);
+      expect({ page, summary, bigSorts: bigSorts.length }).toEqual({ page, summary, bigSorts: 0 });
+      // Without a narrow filter, no sort at all: the index gives the order.
+      if (alsoIndexes.length === 0 && !nodes.some((n) => n["Node Type"] === "Bitmap Index Scan")) {
+        expect({ page, summary, sorts: nodes.filter((n) => ["Sort", "Incremental Sort"].includes(n["Node Type"])).length }).toEqual({ page, summary, sorts: 0 });
+      }
+    }
+  });
+});
