@@ -4,14 +4,11 @@
  * pending partner with the keyboard, create and pay a withdrawal, mark an
  * advertiser warning read; screenshots at 1280 and 390 px wide.
  */
-import fs from "node:fs";
-import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Browser, Locator } from "playwright-core";
 import { describeWithChromium, launchChromium } from "../support/chromium";
+import { pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
 import { startSystem, type TestSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
-
-const SHOTS = path.join(__dirname, "screenshots");
 
 describeWithChromium("program overview page", () => {
   let sys: TestSystem;
@@ -20,7 +17,6 @@ describeWithChromium("program overview page", () => {
   beforeAll(async () => {
     sys = await startSystem();
     browser = await launchChromium();
-    fs.mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -54,10 +50,12 @@ describeWithChromium("program overview page", () => {
     await referredSale(p.programId, p.apiKey, bobEnrollment.referralCode, 5_000);
     await sys.admin("POST", "/commissions/approve-due", { programId: p.programId });
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser.newPage({ viewport: WIDTHS.desktop });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    page.on("console", (m) => (m.type() === "error" ? errors.push(m.text()) : undefined));
+    // Failed requests are reported by URL below (the 401 of the first "who am I" before signing in is expected).
+    page.on("console", (m) => (m.type() === "error" && !m.text().startsWith("Failed to load resource") ? errors.push(m.text()) : undefined));
+    page.on("response", (r) => (r.status() >= 400 && !r.url().endsWith("/api/auth/me") ? errors.push(`${r.status()} ${r.url()}`) : undefined));
     await page.goto(`${sys.baseUrl}/dashboard?program=${p.programId}`);
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(user.password);
@@ -91,13 +89,11 @@ describeWithChromium("program overview page", () => {
 
     // The checklist: real (not test) events do not complete it; payments are server-side.
     await expectText(page.locator('li[data-step="payments"] .detail'), "Server-side sale tracking.");
-    await page.screenshot({ path: path.join(SHOTS, "overview-1280.png"), fullPage: true });
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "overview");
 
-    // Approve Pat with the keyboard alone: focus reaches the button by Tab from the pending section, Enter presses it.
-    const approve = page.getByRole("button", { name: "Approve Pat Pending" });
-    await page.locator("#pending-title").focus();
-    for (let i = 0; i < 5 && !(await approve.evaluate((b) => b.matches(":focus"))); i++) await page.keyboard.press("Tab");
-    expect(await approve.evaluate((b) => b.matches(":focus"))).toBe(true);
+    // Approve Pat with the keyboard alone: Tab until the button has the focus (with a visible ring), Enter presses it.
+    await tabTo(page, page.getByRole("button", { name: "Approve Pat Pending" }));
     await page.keyboard.press("Enter");
     await page.locator("#pending-empty").waitFor({ state: "visible" });
     await expectText(page.locator("#action-status"), "Pat Pending approved.");
@@ -124,19 +120,14 @@ describeWithChromium("program overview page", () => {
     await expectText(page.locator("#unread"), "0 warning(s)");
     expect(await page.locator("#inbox li", { hasText: "Warning" }).getByRole("button").count()).toBe(0);
 
-    await page.screenshot({ path: path.join(SHOTS, "overview-1280-after.png"), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(200);
-    expect(await noHorizontalOverflow(page)).toBe(true);
-    await page.screenshot({ path: path.join(SHOTS, "overview-390.png"), fullPage: true });
+    await saveScreenshot(page, "overview-after");
+    await page.setViewportSize(WIDTHS.phone);
+    await page.waitForTimeout(300);
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "overview-after");
     expect(errors).toEqual([]);
   });
 });
-
-/** The page is no wider than the viewport (wide tables scroll inside their own box). */
-function noHorizontalOverflow(page: Page): Promise<boolean> {
-  return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth") as Promise<boolean>;
-}
 
 async function expectText(locator: Locator, text: string, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
