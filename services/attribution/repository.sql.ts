@@ -55,6 +55,19 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
   return c.page(f).query("*", "leads", f.limit);
 }
 
+/** The exact queries of activityStats (exported so the query-plan test explains what runs); no daily ones for all time. */
+export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadDays" | "clickPartners" | "leadPartners", SqlQuery | null> {
+  const clicks = statsWhere(q, "timestamp", "is_test");
+  const leads = statsWhere(q, "timestamp", "is_test", ["partner_id IS NOT NULL"]);
+  const daily = q.start !== null;
+  return {
+    clickDays: daily ? { text: `SELECT ${clicks.day} AS day, count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, values: clicks.params } : null,
+    leadDays: daily ? { text: `SELECT ${leads.day} AS day, count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, values: leads.params } : null,
+    clickPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, values: clicks.params },
+    leadPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, values: leads.params },
+  };
+}
+
 const toClick = (r: any): Click => ({
   id: r.id,
   clickId: r.click_id,
@@ -159,15 +172,9 @@ export class SqlAttributionRepository implements AttributionRepository {
 
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
     const zero = { clicks: 0, leads: 0 };
-    const clicks = statsWhere(q, "timestamp", "is_test");
-    const leads = statsWhere(q, "timestamp", "is_test", ["partner_id IS NOT NULL"]);
-    const daily = q.start !== null;
-    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
-      daily ? this.db.query(`SELECT ${clicks.day} AS day, count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, clicks.params) : [],
-      daily ? this.db.query(`SELECT ${leads.day} AS day, count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, leads.params) : [],
-      this.db.query(`SELECT partner_id AS "partnerId", count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, clicks.params),
-      this.db.query(`SELECT partner_id AS "partnerId", count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, leads.params),
-    ]);
+    const queries = activityStatsQueries(q);
+    const run = (query: SqlQuery | null) => (query ? this.db.query(query.text, query.values) : Promise.resolve([]));
+    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([run(queries.clickDays), run(queries.leadDays), run(queries.clickPartners), run(queries.leadPartners)]);
     return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners) };
   }
 

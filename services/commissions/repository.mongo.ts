@@ -219,8 +219,8 @@ export class MongoCommissionsRepository implements CommissionsRepository {
   }
 
   async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
-    // Field order of the commissions_stats index: program, currency, time.
-    const match = { programId: q.programId, currency, ...statsMatch(q, "createdAt", null) };
+    // Served by the lists' { programId, createdAt, _id } index (a range) and { partnerId, programId, currency } (a page of partners).
+    const match = { ...statsMatch(q, "createdAt", null), currency };
     const net = { $subtract: ["$amountCents", "$deductedCents"] };
     const isSet = (field: string) => ({ $gt: [`$${field}`, null] });
     const group = (key: unknown) =>

@@ -199,7 +199,7 @@ export interface CommissionsRepository {
    * counted in the state it is in now (pending: not credited; credited: not paid
    * out; paid), and what refunds took back as reversed. So pending + credited +
    * paid + reversed is what the commissions earned. Only days and partners with
-   * a commission are returned. Served by the commissions_stats index. The test
+   * a commission are returned. Served by the commissions lists' indexes. The test
    * switch is ignored here: test sales never earn a commission.
    */
   commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>>;

@@ -116,6 +116,20 @@ const toEnrollment = (r: any): Enrollment => ({
   createdAt: r.created_at,
 });
 
+/** The exact query of listEnrollments (exported so the query-plan test explains what runs). */
+export function listEnrollmentsQuery(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): SqlQuery {
+  const where = new SqlConditions().add("e.program_id = ?", programId);
+  if (filter.status) where.add("e.status = ?", filter.status);
+  where.page(filter, "e.created_at", "e.id");
+  return where.query(
+    "e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at",
+    "enrollments e JOIN partners p ON p.id = e.partner_id",
+    filter.limit,
+    "e.created_at",
+    "e.id",
+  );
+}
+
 /** A row of enrollments joined with its partner (columns partner_*). */
 const withPartner = (r: any): EnrolledPartner => ({
   ...toEnrollment(r),
@@ -239,18 +253,8 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
-    const where = new SqlConditions().add("e.program_id = ?", programId);
-    if (filter.status) where.add("e.status = ?", filter.status);
-    where.page(filter, "e.created_at", "e.id");
-    const q = where.query(
-      "e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at",
-      "enrollments e JOIN partners p ON p.id = e.partner_id",
-      filter.limit,
-      "e.created_at",
-      "e.id",
-    );
-    const rows = await this.db.query(q.text, q.values);
-    return pageOf(rows, filter.limit, sqlPosition, withPartner);
+    const q = listEnrollmentsQuery(programId, filter);
+    return pageOf(await this.db.query(q.text, q.values), filter.limit, sqlPosition, withPartner);
   }
 
   async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {

@@ -47,6 +47,17 @@ export function listSalesQuery(f: SaleListFilter): SqlQuery {
   return c.page(f).query("*", "sales", f.limit);
 }
 
+/** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
+export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
+  const w = statsWhere(q, "occurred_at", "is_test", ["partner_id IS NOT NULL"]);
+  const values = [...w.params, currency];
+  const figures = `count(*)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = $${values.length}), 0)::bigint AS "revenueCents"`;
+  return {
+    byDay: q.start ? { text: `SELECT ${w.day} AS day, ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, values } : null,
+    byPartner: { text: `SELECT partner_id AS "partnerId", ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, values },
+  };
+}
+
 const toSale = (r: any): Sale => ({
   id: r.id,
   programId: r.program_id,
@@ -132,13 +143,10 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
-    const w = statsWhere(q, "occurred_at", "is_test", ["partner_id IS NOT NULL"]);
-    const currencyParam = `$${w.params.length + 1}`;
-    const figures = `count(*)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = ${currencyParam}), 0)::bigint AS "revenueCents"`;
-    const params = [...w.params, currency];
+    const queries = salesStatsQueries(q, currency);
     const [byDay, byPartner] = await Promise.all([
-      q.start ? this.db.query(`SELECT ${w.day} AS day, ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, params) : [],
-      this.db.query(`SELECT partner_id AS "partnerId", ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, params),
+      queries.byDay ? this.db.query(queries.byDay.text, queries.byDay.values) : [],
+      this.db.query(queries.byPartner.text, queries.byPartner.values),
     ]);
     const numbers = (r: any) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
     return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };

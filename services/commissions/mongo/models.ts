@@ -72,8 +72,6 @@ commissionSchema.index({ saleId: 1 }, { unique: true });
 // partialFilterExpression cannot express; the null is the first key instead.
 commissionSchema.index({ creditedAt: 1, approvableAt: 1, _id: 1 });
 commissionSchema.index({ partnerId: 1, programId: 1, currency: 1 });
-// The overview's figures (commissionStats), as commissions_stats in SQL.
-commissionSchema.index({ programId: 1, currency: 1, createdAt: 1, partnerId: 1 });
 // The lists (listCommissionsPage), as the SQL indexes commissions_program_list and commissions_program_partner_list.
 commissionSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 commissionSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
