@@ -9,6 +9,8 @@
  *   affiliate $ balance 1 3 [--currency usd]   # a partner's balance and withdrawals
  *   affiliate $ outbox                     # events not yet delivered to notifications
  *   affiliate $ reconcile                  # ledger invariants (when commissions has the action)
+ *   affiliate $ list-commissions 1 --partner 3 --status refunded --limit 10   # one page; --cursor <nextCursor> for the next
+ *   (also list-programs [--workspace N], list-sales, list-withdrawals, list-customers <programId>)
  *
  * The built-in commands stay available: `call`, `dcall`, `nodes`, `services`,
  * `actions`, `metrics`, `info`, ...
@@ -94,6 +96,52 @@ export const replLookups = {
   },
 };
 
+/** The options every list command takes (passed to the action, which validates them: a bad one is invalid_request). */
+const PAGE_OPTIONS = [
+  { option: "-l, --limit <n>", description: "Rows per page, 1 to 100 (default 25)" },
+  { option: "--cursor <cursor>", description: "Where the page starts: the nextCursor of the previous page" },
+  { option: "--from <date>", description: "Only rows created at or after this ISO date or date-time" },
+  { option: "--to <date>", description: "Only rows created before this ISO date or date-time" },
+];
+
+/** The flags given, as the list action's params (moleculer-repl passes them as text or true). */
+function listParams(options: Record<string, unknown> | undefined, names: Record<string, string>): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [flag, param] of Object.entries({ limit: "limit", cursor: "cursor", from: "from", to: "to", ...names })) {
+    const value = options?.[flag];
+    if (value !== undefined) params[param] = typeof value === "number" ? String(value) : value;
+  }
+  return params;
+}
+
+/** The list commands (issue 15.1): one page of the operator's list action, `{ data, nextCursor }`. */
+export const replLists = {
+  async programs(broker: ServiceBroker, options?: Record<string, unknown>) {
+    await need(broker, "programs");
+    return call(broker, "programs.list", listParams(options, { workspace: "workspaceId" }));
+  },
+  async sales(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
+    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", test: "test", attributed: "attributed" }) };
+    await need(broker, "sales");
+    return call(broker, "sales.listForOperator", params);
+  },
+  async commissions(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
+    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", status: "status" }) };
+    await need(broker, "commissions");
+    return call(broker, "commissions.listForOperator", params);
+  },
+  async withdrawals(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
+    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", status: "status" }) };
+    await need(broker, "commissions");
+    return call(broker, "commissions.listWithdrawalsForOperator", params);
+  },
+  async customers(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
+    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", test: "test" }) };
+    await need(broker, "attribution");
+    return call(broker, "attribution.listCustomersForOperator", params);
+  },
+};
+
 /** Node ids running a service, as this node's registry sees them. */
 function nodesOf(broker: ServiceBroker, service: string): string[] {
   const list = broker.registry.getServiceList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string; nodeID: string }>;
@@ -154,6 +202,53 @@ export function replCommands(print?: Print): NonNullable<ReplOptions["customComm
       command: "reconcile",
       description: "Checks the ledger invariants (commissions.reconcile), when the commissions service has it",
       run: (broker) => replLookups.reconcile(broker),
+    }),
+    command({
+      command: "list-programs",
+      description: "Programs, newest first, one page (e.g. `list-programs --workspace 1 --limit 10`)",
+      options: [{ option: "-w, --workspace <id>", description: "Only this workspace's programs" }, ...PAGE_OPTIONS],
+      run: (broker, a) => replLists.programs(broker, a.options),
+    }),
+    command({
+      command: "list-sales <programId>",
+      description: "A program's sales, newest first, one page (e.g. `list-sales 1 --partner 3 --test false`)",
+      options: [
+        { option: "-p, --partner <id>", description: "Only this partner's sales" },
+        { option: "--test <true|false>", description: "Only test (true) or live (false) sales" },
+        { option: "--attributed <true|false>", description: "Only attributed (true) or unattributed (false) sales" },
+        ...PAGE_OPTIONS,
+      ],
+      run: (broker, a) => replLists.sales(broker, a.programId, a.options),
+    }),
+    command({
+      command: "list-commissions <programId>",
+      description: "A program's commissions with their refunds, newest first, one page (e.g. `list-commissions 1 --status refunded`)",
+      options: [
+        { option: "-p, --partner <id>", description: "Only this partner's commissions" },
+        { option: "-s, --status <status>", description: "pending, approved, paid, refunded or reversed" },
+        ...PAGE_OPTIONS,
+      ],
+      run: (broker, a) => replLists.commissions(broker, a.programId, a.options),
+    }),
+    command({
+      command: "list-withdrawals <programId>",
+      description: "A program's withdrawals, newest first, one page (e.g. `list-withdrawals 1 --status open`)",
+      options: [
+        { option: "-p, --partner <id>", description: "Only this partner's withdrawals" },
+        { option: "-s, --status <status>", description: "open, paid or cancelled" },
+        ...PAGE_OPTIONS,
+      ],
+      run: (broker, a) => replLists.withdrawals(broker, a.programId, a.options),
+    }),
+    command({
+      command: "list-customers <programId>",
+      description: "A program's customers (leads), newest first, one page (e.g. `list-customers 1 --partner 3`)",
+      options: [
+        { option: "-p, --partner <id>", description: "Only this partner's customers" },
+        { option: "--test <true|false>", description: "Only test (true) or live (false) leads" },
+        ...PAGE_OPTIONS,
+      ],
+      run: (broker, a) => replLists.customers(broker, a.programId, a.options),
     }),
   ] as unknown as NonNullable<ReplOptions["customCommands"]>;
 }

@@ -245,6 +245,44 @@ function buildProgram(): Command {
     .addOption(boolOption("unread", "only unread ones"))
     .action(run((o) => admin("GET", `/notifications?${query({ programId: o.program, partnerId: o.partner, workspaceId: o.workspace, kind: o.kind, unread: o.unread })}`)));
 
+  // Lists (issue 15.1): one page of JSON ({ data, nextCursor }); the next page's command goes to stderr.
+  const listCommand = (name: string, description: string) =>
+    command(name, description)
+      .addOption(new Option("--limit <n>", "rows per page, 1 to 100 (server default 25)").argParser(parseInteger))
+      .option("--cursor <cursor>", "where the page starts: the nextCursor of the previous page")
+      .option("--from <ISO date>", "only rows created at or after this date or date-time")
+      .option("--to <ISO date>", "only rows created before this date or date-time");
+  /** Prints where the next page is (stderr, so stdout stays the page's JSON). */
+  const page = (name: string) => async (path: string, params: Record<string, unknown>, o: Opts) => {
+    const body = await admin("GET", `${path}${queryString({ ...params, from: o.from, to: o.to, limit: o.limit, cursor: o.cursor })}`);
+    console.error(body.nextCursor ? `next page: ${name} ... --cursor ${body.nextCursor}` : "last page");
+    return body;
+  };
+  listCommand("list-programs", "programs, newest first (every program, or one workspace's)")
+    .addOption(idOption("workspace", "workspace"))
+    .action(run((o) => page("list-programs")("/programs", { workspaceId: o.workspace }, o)));
+  listCommand("list-sales", "a program's sales, newest first")
+    .addOption(requiredId("program", "program"))
+    .addOption(idOption("partner", "partner"))
+    .addOption(boolOption("test", "only test sales (--test false: only live ones)"))
+    .addOption(boolOption("attributed", "only attributed sales (--attributed false: only unattributed ones)"))
+    .action(run((o) => page("list-sales")("/sales", { programId: o.program, partnerId: o.partner, test: o.test, attributed: o.attributed }, o)));
+  listCommand("list-commissions", "a program's commissions with their refunds, newest first")
+    .addOption(requiredId("program", "program"))
+    .addOption(idOption("partner", "partner"))
+    .addOption(new Option("--status <status>", "only these").choices(["pending", "approved", "paid", "refunded", "reversed"]))
+    .action(run((o) => page("list-commissions")("/commissions", { programId: o.program, partnerId: o.partner, status: o.status }, o)));
+  listCommand("list-withdrawals", "a program's withdrawals, newest first")
+    .addOption(requiredId("program", "program"))
+    .addOption(idOption("partner", "partner"))
+    .addOption(new Option("--status <status>", "only these").choices(["open", "paid", "cancelled"]))
+    .action(run((o) => page("list-withdrawals")("/withdrawals", { programId: o.program, partnerId: o.partner, status: o.status }, o)));
+  listCommand("list-customers", "a program's customers (leads), newest first")
+    .addOption(requiredId("program", "program"))
+    .addOption(idOption("partner", "partner"))
+    .addOption(boolOption("test", "only test leads (--test false: only live ones)"))
+    .action(run((o) => page("list-customers")("/customers", { programId: o.program, partnerId: o.partner, test: o.test }, o)));
+
   command("create-webhook", "add an outbound webhook endpoint to a workspace (the secret is shown once)")
     .addOption(requiredId("workspace", "workspace"))
     .requiredOption("--url <url>", "where events are POSTed (required)")

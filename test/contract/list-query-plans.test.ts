@@ -89,10 +89,13 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
 
   /** The plan of the query, after checking it runs and, for the first page, reading the cursor of its last row. */
   const plans: string[] = [];
+  let lastExecutionMs = 0;
   afterAll(() => console.log(`List query plans at ${ROWS} rows per table (PostgreSQL):\n${plans.join("\n")}`));
 
   async function planOf(q: SqlQuery): Promise<PlanNode[]> {
-    const [row] = await sql.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${q.text}`, q.values);
+    // ANALYZE runs the query too: its execution time is printed with the plans (a figure, never asserted).
+    const [row] = await sql.query<{ "QUERY PLAN": Array<{ Plan: PlanNode; "Execution Time": number }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values);
+    lastExecutionMs = row["QUERY PLAN"][0]["Execution Time"];
     return nodesOf(row["QUERY PLAN"][0].Plan);
   }
 
@@ -168,7 +171,7 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
       const summary = nodes.map(
         (n) => `${n["Node Type"]}${n["Relation Name"] ? ` on ${n["Relation Name"]}` : ""}${n["Index Name"] ? ` using ${n["Index Name"]}` : ""} (${n["Plan Rows"]} rows)`,
       );
-      plans.push(`${q === first ? "" : "  "}${page}: ${summary.join(" <- ")}`);
+      plans.push(`${q === first ? "" : "  "}${page} (${lastExecutionMs.toFixed(3)} ms): ${summary.join(" <- ")}`);
       const accepted = [index, ...alsoIndexes];
       const usesIndex =
         nodes.some((n) => ["Index Scan", "Index Only Scan"].includes(n["Node Type"]) && n["Index Name"] === index) ||

@@ -2,6 +2,8 @@
  * The read APIs (issue 15, item 1): every list's cursor pages (walked to the end: no row twice, none missing, stable
  * when rows arrive meanwhile), every filter, the dashboard policy (401, 403, 404, 400) and the operator routes.
  */
+import { execFile } from "node:child_process";
+import path from "node:path";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { attributedSale, refund, uniqueId } from "../support/tracking";
 
@@ -295,4 +297,49 @@ describe("the operator routes", () => {
     expect(mine.map((p) => p.id)).toContain(boot.programId);
     expect(mine.map((p) => p.id)).not.toContain(otherProgramId);
   });
+});
+
+/** Runs the operator CLI against the system; resolves with its exit code, stdout and stderr. */
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join("node_modules", "tsx", "dist", "cli.mjs"), path.join("cli", "index.ts"), ...args],
+      { env: { ...process.env, NODE_OPTIONS: "", ADMIN_URL: sys.baseUrl, ADMIN_TOKEN } },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("the CLI's list commands", () => {
+  test("list-commissions prints a page and the next cursor; --cursor walks to the last page", async () => {
+    const expected = (await walk(op, `/api/admin/commissions?programId=${boot.programId}&partnerId=${boot.partnerId}`, 100)).map((c) => c.id);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const res = await cli("list-commissions", "--program", String(boot.programId), "--partner", String(boot.partnerId), "--limit", "2", ...(cursor ? ["--cursor", cursor] : []));
+      expect(res.code).toBe(0);
+      const page = JSON.parse(res.stdout);
+      seen.push(...page.data.map((c: any) => c.id));
+      cursor = page.nextCursor;
+      expect(res.stderr).toContain(cursor ? `--cursor ${cursor}` : "last page");
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(expected);
+  }, 60_000);
+
+  test("the other list commands, their filters, and their errors", async () => {
+    const programs = await cli("list-programs", "--workspace", String(owner.workspaceId));
+    expect(JSON.parse(programs.stdout).data.map((p: any) => p.id)).toContain(boot.programId);
+    const sales = JSON.parse((await cli("list-sales", "--program", String(boot.programId), "--test", "--limit", "100")).stdout);
+    expect(sales.data).toHaveLength(2);
+    const withdrawals = JSON.parse((await cli("list-withdrawals", "--program", String(boot.programId), "--status", "paid")).stdout);
+    expect(withdrawals.data).toHaveLength(1);
+    const customers = JSON.parse((await cli("list-customers", "--program", String(boot.programId), "--partner", String(second.partnerId), "--from", "2000-01-01")).stdout);
+    expect(customers.data.every((c: any) => c.partnerId === second.partnerId)).toBe(true);
+    const badCursor = await cli("list-sales", "--program", String(boot.programId), "--cursor", "nope");
+    expect([badCursor.code, badCursor.stderr]).toEqual([1, expect.stringContaining("Invalid 'cursor'")]);
+    expect((await cli("list-commissions", "--program", String(boot.programId), "--status", "lost")).code).toBe(2);
+    expect((await cli("list-sales")).code).toBe(2);
+  }, 60_000);
 });

@@ -74,6 +74,12 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/admin/webhook-endpoints/:endpointId/deliveries" },
   { method: "POST", path: "/api/admin/workspaces/:workspaceId/members", body: () => ({ userId: ids.userId, role: "viewer" }) },
   { method: "PUT", path: "/api/admin/programs/:programId/processor", body: () => ({ connectionStatus: "onboarding" }) },
+  // The lists (issue 15.1).
+  { method: "GET", path: "/api/workspaces/:workspaceId/programs", session: true },
+  { method: "GET", path: "/api/programs/:programId/sales", session: true },
+  { method: "GET", path: "/api/programs/:programId/commissions", session: true },
+  { method: "GET", path: "/api/programs/:programId/withdrawals", session: true },
+  { method: "GET", path: "/api/programs/:programId/customers", session: true },
 ];
 
 const send = (route: Route, path: string) =>

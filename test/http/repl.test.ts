@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ServiceBroker } from "moleculer";
-import { replCommands, replLookups, runReplCommand } from "../../bin/repl-commands";
+import { replCommands, replLists, replLookups, runReplCommand } from "../../bin/repl-commands";
 import { freePort, outputOf, printedJson, replCommand, startNode, stopNode, type ChildNode } from "../support/processes";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { attributedSale } from "../support/tracking";
@@ -69,7 +69,43 @@ describe("REPL commands over a broker", () => {
 
   it("declares each command in moleculer-repl's format", () => {
     const commands = replCommands().map((c) => c.command);
-    expect(commands).toEqual(["sale <programId> <transactionId>", "commission <commissionId>", "balance <programId> <partnerId>", "outbox", "reconcile"]);
+    expect(commands).toEqual([
+      "sale <programId> <transactionId>",
+      "commission <commissionId>",
+      "balance <programId> <partnerId>",
+      "outbox",
+      "reconcile",
+      "list-programs",
+      "list-sales <programId>",
+      "list-commissions <programId>",
+      "list-withdrawals <programId>",
+      "list-customers <programId>",
+    ]);
+  });
+
+  it("list-*: one page of the operator's list, with its filters and cursor", async () => {
+    await attributedSale(sys, boot, { transactionId: "repl-order-2" });
+    const first = (await replLists.commissions(sys.broker, String(boot.programId), { limit: 1, partner: String(boot.partnerId) })) as { data: any[]; nextCursor: string };
+    expect(first.data).toHaveLength(1);
+    const second = (await replLists.commissions(sys.broker, boot.programId, { limit: 1, cursor: first.nextCursor })) as { data: any[]; nextCursor: string | null };
+    expect([...first.data, ...second.data].map((c) => c.transactionId)).toEqual(["repl-order-2", "repl-order-1"]);
+    expect(second.data[0].refunds).toEqual([expect.objectContaining({ refundId: "re_repl", amountCents: 3000 })]);
+    expect(second.nextCursor).toBeNull();
+    expect(((await replLists.commissions(sys.broker, boot.programId, { status: "refunded" })) as { data: unknown[] }).data).toHaveLength(1);
+    expect(((await replLists.sales(sys.broker, boot.programId, { test: "false", limit: 5 })) as { data: unknown[] }).data).toHaveLength(2);
+    expect(((await replLists.customers(sys.broker, boot.programId, { partner: boot.partnerId })) as { data: unknown[] }).data).toHaveLength(2);
+    expect(((await replLists.withdrawals(sys.broker, boot.programId)) as { data: unknown[] }).data).toEqual([]);
+    expect(((await replLists.programs(sys.broker, { limit: 10 })) as { data: Array<{ id: number }> }).data.map((p) => p.id)).toContain(boot.programId);
+    const printed: string[] = [];
+    await runReplCommand(
+      () => replLists.commissions(sys.broker, boot.programId, { status: "lost" }),
+      (l) => printed.push(l),
+    );
+    await runReplCommand(
+      () => replLists.sales(sys.broker, boot.programId, { cursor: "nope" }),
+      (l) => printed.push(l),
+    );
+    expect(printed).toEqual([expect.stringMatching(/^>> ERROR \(invalid_request\): Invalid 'status': /), expect.stringMatching(/^>> ERROR \(invalid_request\): Invalid 'cursor': /)]);
   });
 });
 
@@ -137,6 +173,10 @@ describe("the real REPL: npm start -- --repl", () => {
       expect(printedJson(await replCommand(node, `balance ${program.id} ${partner.id} --currency usd`))).toMatchObject({ partnerId: partner.id, currency: "usd", balanceCents: 0 });
       expect(printedJson(await replCommand(node, "outbox"))).toEqual({ pending: expect.any(Number), relays: [expect.any(String)] });
       expect(printedJson(await replCommand(node, "reconcile"))).toMatchObject({ available: true, report: { ok: true } });
+      expect(printedJson(await replCommand(node, `list-commissions ${program.id} --partner ${partner.id} --limit 5`))).toEqual({
+        data: [expect.objectContaining({ id: sale.commission_id, refunds: [] })],
+        nextCursor: null,
+      });
       expect(await replCommand(node, `sale ${program.id} nope`)).toMatch(/>> ERROR \(not_found\): No sale with transaction_id 'nope'/);
       // The built-in commands are still there.
       expect(await replCommand(node, "services")).toMatch(/commissions/);

@@ -118,6 +118,12 @@ describe("1. program isolation: A's key never sees B's data", () => {
       ["GET", "/api/auth/me"],
       ["GET", `/api/admin/programs/${b.programId}`],
       ["GET", "/api/admin/reconcile"],
+      ["GET", `/api/workspaces/${owner.workspaceId}/programs`],
+      ["GET", `/api/programs/${p.programId}/sales`],
+      ["GET", `/api/programs/${p.programId}/commissions`],
+      ["GET", `/api/programs/${p.programId}/customers`],
+      ["GET", `/api/admin/sales?programId=${b.programId}`],
+      ["GET", "/api/admin/programs"],
     ]) {
       const res = await sys.http(method, path, { key: a.apiKey });
       expect({ path, status: res.status }).toEqual({ path, status: 401 });
@@ -132,6 +138,10 @@ describe("1. program isolation: A's key never sees B's data", () => {
     const cookieB = await sys.login(ownerB.email, ownerB.password);
     expect((await sys.http("GET", `/api/tracking/status/${programA.programId}`, { headers: { Cookie: cookieB } })).status).toBe(403);
     expect((await sys.http("GET", `/api/workspaces/${ownerA.workspaceId}/notifications`, { headers: { Cookie: cookieB } })).status).toBe(403);
+    for (const list of ["sales", "commissions", "withdrawals", "customers"]) {
+      expect((await sys.http("GET", `/api/programs/${programA.programId}/${list}`, { headers: { Cookie: cookieB } })).status).toBe(403);
+    }
+    expect((await sys.http("GET", `/api/workspaces/${ownerA.workspaceId}/programs`, { headers: { Cookie: cookieB } })).status).toBe(403);
     ok();
   });
 });

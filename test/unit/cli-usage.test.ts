@@ -78,6 +78,11 @@ describe("cli --help", () => {
       "disable-webhook",
       "enable-webhook",
       "webhook-deliveries",
+      "list-programs",
+      "list-sales",
+      "list-commissions",
+      "list-withdrawals",
+      "list-customers",
       "list-partners",
       "approve-partner",
       "decline-partner",
@@ -109,6 +114,8 @@ describe("cli --help", () => {
     ["create-withdrawal", ["--program <id>", "--partner <id>", "--amount-cents <n>", "--idempotency-key <key>"]],
     ["set-processor", ["--program <id>", "--status <status>", "--account-id <acct_id>", "--charges-enabled [true|false]", "--connected-at <ISO date>"]],
     ["webhook-deliveries", ["--endpoint <id>", "--status <status>", "--limit <n>"]],
+    ["list-commissions", ["--program <id>", "--partner <id>", "--status <status>", "--from <ISO date>", "--to <ISO date>", "--limit <n>", "--cursor <cursor>"]],
+    ["list-sales", ["--program <id>", "--partner <id>", "--test [true|false]", "--attributed [true|false]", "--limit <n>", "--cursor <cursor>"]],
   ])("%s --help lists its flags", async (command, flags) => {
     const { code, stdout } = await cli(command, "--help");
     expect(code).toBe(0);
