@@ -194,7 +194,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       },
     },
 
-    operatorOverview: {
+    overviewForOperator: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.OverviewInput>>) {
         return this.overviewOf(ctx, ctx.params);
@@ -209,7 +209,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       },
     },
 
-    operatorListPartners: {
+    listPartnersForOperator: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ListPartnersInput>>) {
         return this.partnersPage(ctx, ctx.params);

@@ -28,9 +28,9 @@ export interface ProgramsContract {
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
   "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
-  "programs.operatorOverview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
+  "programs.overviewForOperator": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
   "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
-  "programs.operatorListPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
+  "programs.listPartnersForOperator": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
   "programs.approvePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.declinePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.setPartnerStatus": { params: z.input<typeof S.SetEnrollmentStatusInput>; result: EnrollmentDecision };

@@ -234,7 +234,7 @@ export const PROGRAMS = declareActions("programs", {
       response: { description: "The enrollment after the call.", example: { ...decisionExample, status: "declined" } },
     },
   },
-  operatorOverview: {
+  overviewForOperator: {
     input: S.OverviewInput,
     http: {
       method: "GET",
@@ -248,7 +248,7 @@ export const PROGRAMS = declareActions("programs", {
       response: { description: "The overview.", example: overviewExample },
     },
   },
-  operatorListPartners: {
+  listPartnersForOperator: {
     input: S.ListPartnersInput,
     http: {
       method: "GET",
