@@ -9,6 +9,7 @@ import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { createAttributionRepository } from "./attribution/storage";
 import type { AttributionRepository } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
@@ -25,8 +26,10 @@ type Methods = {
 
 export type { Attribution };
 
+type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay };
+
 /** Owns clicks, leads (customers) and the attribution of sales to partners. */
-const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<AttributionRepository>> = {
+const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "attribution",
   mixins: [storageMixin(createAttributionRepository), programCacheMixin],
 
@@ -108,6 +111,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
           isTest: input.test || (click?.isTest ?? false),
           timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
         });
+        if (created) this.outboxRelay?.nudge(); // its lead.created event committed with it
         // Another signup of the same key won the race: the browser's click did not become its first touch.
         if (fromBrowser && !created && claimed(lead)) {
           throw new ConflictError("This customer key already has a lead in this program: a browser signup only records a new customer.");
@@ -215,6 +219,15 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, StorageVa
         }
       }
     },
+  },
+
+  started() {
+    // lead.created events, from the attribution outbox to notifications.
+    this.outboxRelay = startServiceOutboxRelay(this, "attribution", this.repo.outbox);
+  },
+
+  async stopped() {
+    await this.outboxRelay?.stop();
   },
 };
 

@@ -108,6 +108,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           }
           if (ids.length < 200) break;
         }
+        // Each credit wrote a commission.credited event.
+        if (approved.length) this.relay.nudge();
         return { approved: approved.length, commissionIds: approved };
       },
     },
@@ -116,14 +118,18 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.CreateWithdrawalInput>>) {
         const input = ctx.params;
         const key = await this.balanceKey(ctx, input);
-        return toDto(await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date(), input.idempotencyKey)));
+        const withdrawal = await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date(), input.idempotencyKey));
+        this.relay.nudge(); // withdrawal.created (a replayed request wrote nothing: the nudge finds no work)
+        return toDto(withdrawal);
       },
     },
 
     payWithdrawal: {
       async handler(ctx: Context<Input<typeof S.WithdrawalIdInput>>) {
         const { withdrawalId } = ctx.params;
-        return toDto(await this.repo.transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, new Date())));
+        const withdrawal = await this.repo.transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, new Date()));
+        this.relay.nudge(); // withdrawal.paid and a commission.paid per commission it paid
+        return toDto(withdrawal);
       },
     },
 
@@ -255,9 +261,14 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.relay = new OutboxRelay(
       this.repo,
       async (event) => {
-        // The outbox keeps the payload as stored JSON; notifications validates it (CommissionEventInput).
-        const payload = event.payload as ParamsOf<"notifications.commissionEvent">["payload"];
-        await call(this.broker, "notifications.commissionEvent", { eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload }, { timeout: 5000 });
+        // The outbox keeps the payload as stored JSON; notifications validates it (its type's schema, shared/events.ts).
+        const payload = event.payload as ParamsOf<"notifications.event">["payload"];
+        await call(
+          this.broker,
+          "notifications.event",
+          { producer: "commissions", eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload },
+          { timeout: 5000 },
+        );
       },
       {
         relayId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}`,

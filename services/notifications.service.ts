@@ -11,14 +11,19 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { generateWebhookSecret } from "../shared/webhook-signature";
 import { createNotificationsRepository } from "./notifications/storage";
-import { WEBHOOK_EVENT_TYPES, type Notification, type NotificationsRepository, type UnreadCounts, type WebhookEventType } from "./notifications/repository";
+import { isWebhookEventType, publicEventId, WEBHOOK_EVENTS } from "../shared/events";
+import { InvalidRequestError } from "../shared/errors";
+import type { Notification, NotificationsRepository, UnreadCounts } from "./notifications/repository";
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
 
 type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger">;
 
-type Methods = { workspaceOf(ctx: Context, programId: number): Promise<number | null> };
+type Methods = {
+  workspaceOf(ctx: Context, programId: number): Promise<number | null>;
+  consumeEvent(ctx: Context, params: unknown): Promise<{ handled: false } | { handled: true; notices: number; deliveries: number }>;
+};
 type Vars = StorageVars<NotificationsRepository> & {
   webhookConfig: WebhookConfig;
   worker?: WebhookWorker;
@@ -37,7 +42,6 @@ const positive = (name: string, fallback: number): number => {
 /** The notification as callers see it: `deductionAmount` is `deductionCents` in major units of the currency. */
 const notificationDto = (n: Notification) => toDto({ ...n, deductionAmount: toMajorUnits(n.deductionCents, n.currency) });
 const withTotal = (counts: UnreadCounts) => ({ ...counts, total: counts.partner_notice + counts.advertiser_warning });
-const isWebhookEventType = (type: string): type is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
 
 /**
  * Turns commission events from the commissions outbox into a partner notice
@@ -71,46 +75,23 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
   hooks: { before: { "*": inputValidator(NOTIFICATIONS) } },
 
   actions: {
-    /** Called by the commissions outbox relay; throwing makes the relay retry the event later. */
+    /**
+     * Called by every producer's outbox relay (commissions, attribution, sales, programs) with one event;
+     * throwing makes the relay retry it later. Exactly once in effect: notices are unique on (event, kind),
+     * deliveries on (producer, event, endpoint).
+     */
+    event: {
+      visibility: "public",
+      handler(ctx: Context) {
+        return this.consumeEvent(ctx, ctx.params);
+      },
+    },
+
+    /** The commissions relay's action before `event` existed (an older commissions instance may still call it). */
     commissionEvent: {
       visibility: "public",
-      async handler(ctx: Context) {
-        // Other event types (the commissions outbox may grow) are acknowledged unread, whatever their payload.
-        if (!isWebhookEventType(parseInput(S.EventTypeInput, ctx.params).type)) return { handled: false };
-        const { eventId, type, occurredAt, payload } = parseInput(S.CommissionEventInput, ctx.params);
-        if (!isWebhookEventType(type)) return { handled: false };
-        const workspaceId = await this.workspaceOf(ctx, payload.programId);
-
-        let notices = 0;
-        if (type === "commission.refunded" || type === "commission.reversed") {
-          const facts = {
-            eventId,
-            workspaceId,
-            programId: payload.programId,
-            partnerId: payload.partnerId,
-            commissionId: payload.commissionId,
-            transactionId: payload.transactionId,
-            status: payload.status,
-            deductionCents: payload.deductionCents ?? 0,
-            currency: payload.currency,
-            reason: payload.reason,
-            partnerPaid: payload.wasPaidOut === true,
-          };
-          if (await this.repo.insertOnce({ ...facts, kind: "partner_notice" })) notices++;
-          if (facts.partnerPaid && (await this.repo.insertOnce({ ...facts, kind: "advertiser_warning" }))) notices++;
-        }
-
-        let deliveries = 0;
-        if (workspaceId !== null) {
-          const now = new Date();
-          // Frozen here: every attempt sends (and signs) the same bytes.
-          const body = JSON.stringify({ id: eventId, type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data: payload });
-          for (const endpoint of await this.repo.listSubscribedEndpoints(workspaceId, type)) {
-            if (await this.repo.enqueueDelivery({ endpointId: endpoint.id, eventId, eventType: type, body }, now)) deliveries++;
-          }
-          if (deliveries > 0) this.worker?.nudge();
-        }
-        return { handled: true, notices, deliveries };
+      handler(ctx: Context) {
+        return this.consumeEvent(ctx, { ...(ctx.params as object), producer: "commissions" });
       },
     },
 
@@ -196,6 +177,51 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
   },
 
   methods: {
+    async consumeEvent(ctx: Context, params: unknown) {
+      // Other event types (an outbox may grow) are acknowledged unread, whatever their payload.
+      if (!isWebhookEventType(parseInput(S.EventTypeInput, params).type)) return { handled: false };
+      const { producer, eventId, type, occurredAt, payload } = parseInput(S.EventInput, params);
+      if (!isWebhookEventType(type)) return { handled: false };
+      // The documented payload (shared/events.ts); a producer writing anything else is a bug to see, not to send.
+      const checked = WEBHOOK_EVENTS[type].schema.safeParse(payload);
+      if (!checked.success) throw new InvalidRequestError(`The ${type} event ${producer}:${eventId} does not match its schema: ${checked.error.message}`);
+      const workspaceId = await this.workspaceOf(ctx, payload.programId);
+
+      let notices = 0;
+      if (producer === "commissions" && (type === "commission.refunded" || type === "commission.reversed")) {
+        const commission = parseInput(S.CommissionEventInput, params).payload;
+        const facts = {
+          eventId,
+          workspaceId,
+          programId: commission.programId,
+          partnerId: commission.partnerId,
+          commissionId: commission.commissionId,
+          transactionId: commission.transactionId,
+          status: commission.status,
+          deductionCents: commission.deductionCents ?? 0,
+          currency: commission.currency,
+          reason: commission.reason,
+          partnerPaid: commission.wasPaidOut === true,
+        };
+        if (await this.repo.insertOnce({ ...facts, kind: "partner_notice" })) notices++;
+        if (facts.partnerPaid && (await this.repo.insertOnce({ ...facts, kind: "advertiser_warning" }))) notices++;
+      }
+
+      let deliveries = 0;
+      if (workspaceId !== null) {
+        const now = new Date();
+        // Frozen here: every attempt sends (and signs) the same bytes. The body's id is unique across producers.
+        // Commission events' data is laid out as before this consumer took other producers' events.
+        const data = producer === "commissions" && type.startsWith("commission.") ? parseInput(S.CommissionEventInput, params).payload : payload;
+        const body = JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data });
+        for (const endpoint of await this.repo.listSubscribedEndpoints(workspaceId, type)) {
+          if (await this.repo.enqueueDelivery({ producer, endpointId: endpoint.id, eventId, eventType: type, body }, now)) deliveries++;
+        }
+        if (deliveries > 0) this.worker?.nudge();
+      }
+      return { handled: true, notices, deliveries };
+    },
+
     /** The program's workspace, from its owner (programs), cached briefly. */
     async workspaceOf(ctx: Context, programId: number): Promise<number | null> {
       const cached = this.workspaceCache.get(programId);

@@ -6,9 +6,10 @@ import { mapPage } from "../shared/pagination";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
-import type { Program, ProgramsRepository } from "./programs/repository";
+import type { Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 import type { Page } from "../shared/pagination";
@@ -22,13 +23,21 @@ type Methods = {
   overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview>;
   partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>>;
   decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
+  setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
 };
 
 /** The 100 partners with the most revenue: the overview's per-partner table stays one screenful of data. */
 const OVERVIEW_PARTNERS = 100;
 
+type Vars = StorageVars<ProgramsRepository> & { outboxRelay?: ServiceOutboxRelay };
+
 /** Owns programs, their API keys, partners and partner enrollments. */
-const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<ProgramsRepository>> = {
+const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "programs",
   mixins: [storageMixin(createProgramsRepository)],
 
@@ -152,6 +161,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
           status: input.status,
         });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
+        this.outboxRelay?.nudge(); // its partner.enrolled event committed with it
         return toDto({ partner, enrollment });
       },
     },
@@ -318,11 +328,30 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, StorageVars<
       const transition = enrollmentTransition(current.status, decision);
       if (transition.kind === "refused") throw new ConflictError(transition.message);
       // Conditional on the current status: a concurrent decision cannot be overwritten by a stale read.
-      const result = await this.repo.setEnrollmentStatus(programId, partnerId, targetOf(decision), ALLOWED_FROM[decision]);
+      const result = await this.setEnrollmentStatus(programId, partnerId, targetOf(decision), ALLOWED_FROM[decision]);
       if (!result) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
       const e = result.enrollment;
       return { partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, changed: result.changed };
     },
+
+    /**
+     * Writes an enrollment's status (null when the partner is not enrolled). Becoming approved writes the
+     * partner.enrolled event in the same transaction and sends it at once: the one call for an approval.
+     */
+    async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, allowedFrom?: readonly EnrollmentStatus[]) {
+      const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date(), allowedFrom);
+      if (result?.enrolled) this.outboxRelay?.nudge();
+      return result;
+    },
+  },
+
+  started() {
+    // partner.enrolled events, from the programs outbox to notifications.
+    this.outboxRelay = startServiceOutboxRelay(this, "programs", this.repo.outbox);
+  },
+
+  async stopped() {
+    await this.outboxRelay?.stop();
   },
 };
 

@@ -11,6 +11,7 @@ import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { answerStats } from "../shared/stats-input";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { createSalesRepository } from "./sales/storage";
 import { mapPage } from "../shared/pagination";
 import type { Sale, SalesRepository } from "./sales/repository";
@@ -26,7 +27,7 @@ type Methods = {
   programOf(ctx: Context<unknown, CallerMeta>): number;
   retryPendingCommissions(): Promise<void>;
 };
-type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout };
+type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout; outboxRelay?: ServiceOutboxRelay };
 
 const RETRY_INTERVAL_MS = Number(process.env.COMMISSION_RETRY_INTERVAL_MS ?? 30_000);
 
@@ -224,10 +225,13 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     });
     this.retryTimer = setInterval(() => void this.retryPendingCommissions().catch(() => undefined), RETRY_INTERVAL_MS);
     this.retryTimer.unref();
+    // sale.created events, from the sales outbox to notifications.
+    this.outboxRelay = startServiceOutboxRelay(this, "sales", this.repo.outbox);
   },
 
-  stopped() {
+  async stopped() {
     clearInterval(this.retryTimer);
+    await this.outboxRelay?.stop();
   },
 };
 

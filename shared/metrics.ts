@@ -87,7 +87,7 @@ export const METRIC_DEFS: Record<MetricName, MetricDef> = {
   [METRICS.outboxOldestAge]: {
     type: "gauge",
     labelNames: ["outbox"],
-    description: "Age in seconds of the oldest undispatched outbox event (0 when none), by outbox (commissions)",
+    description: "Age in seconds of the oldest undispatched outbox event (0 when none), by outbox (commissions, attribution, sales, programs)",
   },
   [METRICS.failoverNodesRemoved]: {
     type: "counter",

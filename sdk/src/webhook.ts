@@ -16,12 +16,26 @@ export const WEBHOOK_EVENT_ID_HEADER = "svc-event-id";
 export const WEBHOOK_EVENT_TYPE_HEADER = "svc-event-type";
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
 
-export type WebhookEventType = "commission.created" | "commission.refunded" | "commission.reversed" | (string & {});
+export type WebhookEventType =
+  | "commission.created"
+  | "commission.refunded"
+  | "commission.reversed"
+  | "commission.credited"
+  | "commission.paid"
+  | "withdrawal.created"
+  | "withdrawal.paid"
+  | "lead.created"
+  | "sale.created"
+  | "partner.enrolled"
+  | (string & {});
 
 /** A delivery's body. `data` is the event's payload (camelCase, amounts in minor units as `...Cents`). */
 export interface WebhookEvent<Data = Record<string, unknown>> {
-  /** Deduplicate on it: a delivery may come more than once, always with the same body. */
-  id: number;
+  /**
+   * Deduplicate on it: a delivery may come more than once, always with the same body. A number for
+   * commission and withdrawal events, text such as "sales:42" for the others (unique across all events).
+   */
+  id: number | string;
   type: WebhookEventType;
   createdAt: string;
   workspaceId: number;

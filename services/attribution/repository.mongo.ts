@@ -1,9 +1,11 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
 import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
 import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, LeadListFilter } from "./repository";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
+import { leadCreatedPayload } from "../../shared/events";
+import { MongoOutbox } from "../../shared/outbox/mongo";
 
 type ClickDoc = DocOf<Click>;
 
@@ -108,6 +110,7 @@ export class MongoAttributionRepository implements AttributionRepository {
     private readonly clicks: Model<ClickDoc>,
     private readonly leads: Model<LeadDoc>,
     private readonly processorCustomers: Model<ProcessorCustomerDoc>,
+    readonly outbox: MongoOutbox,
   ) {}
 
   static async create(connection: Connection): Promise<MongoAttributionRepository> {
@@ -115,7 +118,9 @@ export class MongoAttributionRepository implements AttributionRepository {
     const leads = modelOn(connection, "Lead", leadSchema);
     const processorCustomers = modelOn(connection, "ProcessorCustomer", processorCustomerSchema);
     await prepareCollections([clicks, leads, processorCustomers]);
-    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers);
+    // Created here, not inside a transaction.
+    const outbox = await MongoOutbox.create(connection, "attribution_outbox");
+    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers, outbox);
   }
 
   async createClick(c: NewClick): Promise<Click> {
@@ -158,23 +163,37 @@ export class MongoAttributionRepository implements AttributionRepository {
     return { lead: toLead(lead!), created: false };
   }
 
-  /** Null when a concurrent call created the lead first. */
+  /**
+   * Null when a concurrent call created the lead first. The lead and its
+   * lead.created event are one transaction: a duplicate customer key aborts
+   * it, writing neither.
+   */
   private async insertLead(l: NewLead): Promise<Lead | null> {
-    return insertOrNull(async () => {
-      const doc = await this.leads.insertOne({
-        _id: await nextId(this.connection, "leads"),
-        programId: l.programId,
-        customerKey: l.customerKey,
-        email: l.email,
-        clickId: l.clickId,
-        partnerId: l.partnerId,
-        unattributedReason: l.partnerId === null ? (l.unattributedReason ?? null) : null,
-        isTest: l.isTest,
-        timestamp: l.timestamp,
-        createdAt: new Date(),
-      });
-      return toLead(doc.toObject());
-    });
+    // The id once, outside the transaction: a retried transaction inserts the same lead.
+    const id = await nextId(this.connection, "leads");
+    const now = new Date();
+    return insertOrNull(() =>
+      withTransaction(this.connection, async (session) => {
+        const doc = await this.leads.insertOne(
+          {
+            _id: id,
+            programId: l.programId,
+            customerKey: l.customerKey,
+            email: l.email,
+            clickId: l.clickId,
+            partnerId: l.partnerId,
+            unattributedReason: l.partnerId === null ? (l.unattributedReason ?? null) : null,
+            isTest: l.isTest,
+            timestamp: l.timestamp,
+            createdAt: now,
+          },
+          { session },
+        );
+        const lead = toLead(doc.toObject());
+        await this.outbox.enqueue(session, "lead.created", leadCreatedPayload(lead), now);
+        return lead;
+      }),
+    );
   }
 
   async findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null> {

@@ -1,3 +1,5 @@
+import { leadCreatedPayload } from "../../shared/events";
+import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
@@ -42,6 +44,8 @@ const MIGRATIONS = [
   // The customers lists (listLeadsQuery): newest first per program, and per partner of a program.
   `CREATE INDEX leads_program_list ON leads (program_id, created_at DESC, id DESC);
    CREATE INDEX leads_program_partner_list ON leads (program_id, partner_id, created_at DESC, id DESC);`,
+  // lead.created events, written with the lead (shared/outbox).
+  outboxTableMigration("attribution_outbox"),
   // The overview's figures (activityStats): a range scan per program and mode, partner in the index for the per-partner sums.
   `CREATE INDEX clicks_stats ON clicks (program_id, is_test, timestamp, partner_id);
    CREATE INDEX leads_stats ON leads (program_id, is_test, timestamp, partner_id) WHERE partner_id IS NOT NULL;`,
@@ -96,7 +100,11 @@ const toLead = (r: any): Lead => ({
 });
 
 export class SqlAttributionRepository implements AttributionRepository {
-  private constructor(private readonly db: SqlDatabase) {}
+  readonly outbox: SqlOutbox;
+
+  private constructor(private readonly db: SqlDatabase) {
+    this.outbox = new SqlOutbox(db, "attribution_outbox");
+  }
 
   static async create(db: SqlDatabase): Promise<SqlAttributionRepository> {
     await migrate(db, "attribution", MIGRATIONS);
@@ -118,9 +126,11 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async recordLead(l: NewLead): Promise<{ lead: Lead; created: boolean }> {
-    // xmax = 0 tells a fresh insert from an update of an existing row.
-    const [row] = await this.db.query(
-      `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp, unattributed_reason)
+    // The lead and, when it is new, its lead.created event: one transaction.
+    return this.db.transaction(async (q) => {
+      // xmax = 0 tells a fresh insert from an update of an existing row.
+      const [row] = await q.query(
+        `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp, unattributed_reason)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (program_id, customer_key) DO UPDATE SET
          email = COALESCE(leads.email, EXCLUDED.email),
@@ -129,9 +139,12 @@ export class SqlAttributionRepository implements AttributionRepository {
          unattributed_reason = CASE WHEN COALESCE(leads.partner_id, EXCLUDED.partner_id) IS NULL
            THEN COALESCE(leads.unattributed_reason, EXCLUDED.unattributed_reason) END
        RETURNING *, (xmax = 0) AS inserted`,
-      [l.programId, l.customerKey, l.email, l.clickId, l.partnerId, l.isTest, l.timestamp, l.unattributedReason ?? null],
-    );
-    return { lead: toLead(row), created: row.inserted };
+        [l.programId, l.customerKey, l.email, l.clickId, l.partnerId, l.isTest, l.timestamp, l.unattributedReason ?? null],
+      );
+      const lead = toLead(row);
+      if (row.inserted) await this.outbox.enqueue(q, "lead.created", leadCreatedPayload(lead), lead.createdAt);
+      return { lead, created: row.inserted };
+    });
   }
 
   async findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null> {

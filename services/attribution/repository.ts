@@ -1,5 +1,6 @@
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
+import type { OutboxStore } from "../../shared/outbox/outbox";
 
 export interface Click {
   id: number;
@@ -64,6 +65,7 @@ export interface AttributionRepository {
    * keeps its partner, and only gains one (with its click) when it had none.
    */
   recordLead(lead: NewLead): Promise<{ lead: Lead; created: boolean }>;
+  // A created lead's lead.created event is written to the attribution outbox in the same transaction (shared/events.ts).
   findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null>;
   /** The most recent attributed lead with this (normalised) email. */
   findAttributedLeadByEmail(programId: number, email: string): Promise<Lead | null>;
@@ -81,6 +83,8 @@ export interface AttributionRepository {
   activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>>;
   /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;
+  /** The attribution outbox (table or collection `attribution_outbox`), for its relay. */
+  readonly outbox: OutboxStore;
 }
 
 /** What attribution counts for the overview. */

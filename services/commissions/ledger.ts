@@ -284,7 +284,9 @@ export async function approveCommission(tx: CommissionsTx, commissionId: number,
   const status = c.status === "pending" ? "approved" : c.status;
   await tx.updateCommission(c.id, { status, creditedAt: now }, now);
   await tx.changeBalance(key, { balanceCents: netCents, creditedCents: netCents });
-  return { ...c, status, creditedAt: now, updatedAt: now };
+  const credited: Commission = { ...c, status, creditedAt: now, updatedAt: now };
+  await tx.enqueue("commission.credited", c.id, commissionEvent(credited, { creditedCents: netCents }), now);
+  return credited;
 }
 
 /**
@@ -320,8 +322,26 @@ export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, reque
   // serialises those of the same partner): that one's withdrawal decides.
   if (!withdrawal) return (await replay())!;
   const payable = await tx.listPayableCommissions(key);
-  await tx.attachToWithdrawal(withdrawal.id, amountCents === availableCents ? payable.map((c) => c.id) : commissionsCovered(payable, amountCents));
+  const held = amountCents === availableCents ? payable.map((c) => c.id) : commissionsCovered(payable, amountCents);
+  await tx.attachToWithdrawal(withdrawal.id, held);
+  await tx.enqueue("withdrawal.created", null, withdrawalEvent(withdrawal, held), now);
   return withdrawal;
+}
+
+/** The facts of a withdrawal event (shared/events.ts): the withdrawal and the commissions it holds. */
+function withdrawalEvent(w: Withdrawal, commissionIds: number[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    withdrawalId: w.id,
+    programId: w.programId,
+    partnerId: w.partnerId,
+    currency: w.currency,
+    requestedCents: w.requestedCents,
+    amountCents: w.amountCents,
+    status: w.status,
+    commissionIds,
+    createdAt: w.createdAt.toISOString(),
+    ...extra,
+  };
 }
 
 function commissionsCovered(payable: readonly PayableCommission[], amountCents: number): number[] {
@@ -344,6 +364,15 @@ export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now
   if (w.status !== "open") throw new ConflictError(`Withdrawal ${withdrawalId} is ${w.status}; only open withdrawals can be paid.`);
   await tx.changeBalance(key, { balanceCents: -w.amountCents, paidCents: w.amountCents });
   await tx.updateWithdrawal(w.id, { status: "paid", paidAt: now });
-  await tx.markCommissionsPaid(await tx.listWithdrawalCommissionIds(w.id), now);
-  return { ...w, status: "paid", paidAt: now };
+  const held = await tx.listWithdrawalCommissionIds(w.id);
+  await tx.markCommissionsPaid(held, now);
+  const paid: Withdrawal = { ...w, status: "paid", paidAt: now };
+  await tx.enqueue("withdrawal.paid", null, withdrawalEvent(paid, held, { paidAt: now.toISOString() }), now);
+  // One commission.paid for each commission this payment paid out (not those a refund reversed meanwhile).
+  for (const id of held) {
+    const c = await tx.getCommission(id);
+    if (c?.paidOutAt?.getTime() !== now.getTime()) continue;
+    await tx.enqueue("commission.paid", c.id, commissionEvent(c, { withdrawalId: w.id, paidCents: c.amountCents - c.deductedCents }), now);
+  }
+  return paid;
 }

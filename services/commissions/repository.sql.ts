@@ -379,7 +379,7 @@ class SqlCommissionsTx implements CommissionsTx {
     );
   }
 
-  async enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number> {
+  async enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number> {
     const [row] = await this.q.query<{ id: number }>("INSERT INTO outbox (type, payload, commission_id, created_at, available_at) VALUES ($1, $2, $3, $4, $4) RETURNING id", [
       type,
       JSON.stringify(payload),

@@ -151,8 +151,8 @@ export interface CommissionsTx {
   listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]>;
   /** Sets `paidOutAt` on those not reversed meanwhile, and moves `approved` ones to `paid`. */
   markCommissionsPaid(ids: number[], at: Date): Promise<void>;
-  /** Writes an event about a commission to the outbox; the relay dispatches it after commit. */
-  enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number>;
+  /** Writes an event about a commission (null: about a withdrawal) to the outbox; the relay dispatches it after commit. */
+  enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number>;
 }
 
 /** Storage contract of the commissions service. */

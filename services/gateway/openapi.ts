@@ -19,6 +19,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { Auth, Tag } from "../../shared/endpoint";
 import { ERROR_CODES, type ErrorCode } from "../../shared/errors";
+import { publicEventId, WEBHOOK_EVENTS, type EventProducer, type WebhookEventType } from "../../shared/events";
 import { ENDPOINTS, ROUTE_ORDER, type DeclaredEndpoint } from "./declarations";
 
 export type { Auth };
@@ -90,6 +91,7 @@ const TAGS = [
   { name: "Health", description: "Readiness and liveness probes." },
   { name: "Reference", description: "This document and its page." },
   { name: "Operator", description: "The operator API (Authorization: Bearer with the operator token), also reached by the CLI." },
+  { name: "Webhooks", description: "Events this server posts to the endpoints an operator registered for a workspace." },
 ];
 
 const SECURITY: Record<Auth, Json[] | undefined> = {
@@ -280,6 +282,57 @@ function buildOperation(key: string, op: OperationSpec): Json {
   };
 }
 
+/** The example id of an event of this type: a number from the commissions service, "<producer>:<n>" from the others. */
+function exampleEventId(type: WebhookEventType): number | string {
+  const producer: Record<string, EventProducer> = { lead: "attribution", sale: "sales", partner: "programs", commission: "commissions", withdrawal: "commissions" };
+  return publicEventId(producer[type.split(".")[0]], 42);
+}
+
+/**
+ * OpenAPI 3.1 webhooks: one per event type, generated from its payload
+ * schema (shared/events.ts) inside the body every delivery has.
+ */
+export function webhooksDocument(): Json {
+  const header = (name: string, description: string, example: string): Json => ({ name, in: "header", required: true, description, schema: { type: "string" }, example });
+  return Object.fromEntries(
+    (Object.entries(WEBHOOK_EVENTS) as Array<[WebhookEventType, (typeof WEBHOOK_EVENTS)[WebhookEventType]]>).map(([type, spec]) => {
+      const body: Json = {
+        type: "object",
+        description: "The event. Apply it once per id: the same event may be posted more than once, always with the same bytes.",
+        required: ["id", "type", "createdAt", "workspaceId", "data"],
+        properties: {
+          id: {
+            type: ["integer", "string"],
+            description: "The event's id, unique across all events: a number for commission events, text such as sales:42 for the others. The Svc-Event-Id header carries it as text.",
+          },
+          type: { const: type, description: "The event type." },
+          createdAt: { type: "string", format: "date-time", description: "When the event happened." },
+          workspaceId: { type: "integer", description: "The workspace owning the program." },
+          data: { ...jsonSchemaOf(spec.schema), description: "The event's facts." },
+        },
+      };
+      const operation: Json = {
+        operationId: `webhook${type.replace(/(^|\.)([a-z])/g, (_m, _dot: string, c: string) => c.toUpperCase())}`,
+        tags: ["Webhooks"],
+        summary: type,
+        description: `${spec.when} Posted as JSON and signed with the endpoint's secret: Svc-Signature is t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">. Answer 2xx within 10 seconds; other answers are retried with backoff.`,
+        security: [],
+        parameters: [
+          header("Svc-Event-Id", "The event's id (the body's id as text): deduplicate on it.", String(exampleEventId(type))),
+          header("Svc-Event-Type", "The event type.", type),
+          header("Svc-Signature", "The signature: t=<unix time>,v1=<hex HMAC-SHA256 of the time, a dot and the raw body>.", "t=1767225600,v1=5f0c9e"),
+        ],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: body, example: { id: exampleEventId(type), type, createdAt: "2026-01-01T00:00:00.000Z", workspaceId: 1, data: spec.example } } },
+        },
+        responses: { "200": { description: "Any 2xx answer acknowledges the event; anything else, or no answer in time, is retried." } },
+      };
+      return [type, { post: operation }];
+    }),
+  );
+}
+
 function packageVersion(): string {
   try {
     return JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")).version ?? "0.0.0";
@@ -308,6 +361,7 @@ export function buildOpenApiDocument(operations: Record<string, OperationSpec> =
     servers: [{ url: "/" }],
     tags: TAGS,
     paths,
+    webhooks: webhooksDocument(),
     components: {
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "A program's API key (it starts with svc_sk_), from your server only." },

@@ -13,7 +13,9 @@ type UnreadWithTotal = UnreadCounts & { total: number };
  * are ISO strings). Callers use `call` from shared/bus.ts.
  */
 export interface NotificationsContract {
-  /** From the commissions outbox relay; an event type without notices or webhooks answers `handled: false`. */
+  /** From every producer's outbox relay (commissions, attribution, sales, programs); an event type without webhooks answers `handled: false`. */
+  "notifications.event": { params: z.input<typeof S.EventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };
+  /** The commissions relay's former action (same as `event` with producer commissions). From the commissions outbox relay; an event type without notices or webhooks answers `handled: false`. */
   "notifications.commissionEvent": { params: z.input<typeof S.CommissionEventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };
   "notifications.list": { params: z.input<typeof S.ListInput>; result: NotificationView[] };
   "notifications.listForWorkspace": { params: z.input<typeof S.WorkspaceListInput>; result: { data: NotificationView[]; unread: UnreadWithTotal; nextCursor: string | null } };

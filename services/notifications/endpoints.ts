@@ -96,7 +96,8 @@ export const NOTIFICATIONS = declareActions("notifications", {
       route: "admin",
       tag: "Operator",
       summary: "Register a webhook endpoint",
-      description: "Commission events of the workspace are posted to the URL, signed with the endpoint's secret. The secret is in this answer only.",
+      description:
+        "Events of the workspace's programs (partners enrolled, leads, sales, commissions, withdrawals; see the webhooks of this document) are posted to the URL, signed with the endpoint's secret. The secret is in this answer only.",
       example: { workspaceId: 1, url: "https://merchant.example/hooks", eventTypes: ["commission.refunded", "commission.reversed"] },
       errors: ["not_found"],
       response: { description: "The endpoint with its secret.", example: { ...endpointExample, secret: "whsec_..." } },

@@ -102,6 +102,7 @@ const deliverySchema = requiredStringsMayBeEmpty(
     {
       _id: { type: Number, required: true },
       endpointId: { type: Number, required: true },
+      producer: { type: String, required: true, default: "commissions" },
       eventId: { type: Number, required: true },
       eventType: { type: String, required: true },
       body: { type: String, required: true },
@@ -119,7 +120,9 @@ const deliverySchema = requiredStringsMayBeEmpty(
     schemaOptions("webhook_deliveries"),
   ),
 );
-deliverySchema.index({ eventId: 1, endpointId: 1 }, { unique: true });
+deliverySchema.index({ producer: 1, eventId: 1, endpointId: 1 }, { unique: true });
+/** The unique index of earlier versions (before events had producers), dropped at start. */
+const OLD_DELIVERY_EVENT_INDEX = "eventId_1_endpointId_1";
 deliverySchema.index({ status: 1, nextAttemptAt: 1, _id: 1 });
 deliverySchema.index({ endpointId: 1, _id: -1 });
 
@@ -149,6 +152,7 @@ const toEndpoint = (d: EndpointDoc): WebhookEndpoint => ({
 const toDelivery = (d: DeliveryDoc): WebhookDelivery => ({
   id: d._id,
   endpointId: d.endpointId,
+  producer: d.producer ?? "commissions",
   eventId: d.eventId,
   eventType: d.eventType,
   body: d.body,
@@ -184,6 +188,12 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       modelOn(connection, "WebhookDelivery", deliverySchema),
     ] as const;
     await prepareCollections(models);
+    // Deliveries written before events had producers were all commission events. Backfilled before the old
+    // unique index goes, so (producer, event, endpoint) is as unique as (event, endpoint) was.
+    await models[2].updateMany({ producer: { $exists: false } }, { $set: { producer: "commissions" } });
+    await models[2].collection.dropIndex(OLD_DELIVERY_EVENT_INDEX).catch((err: { codeName?: string }) => {
+      if (err.codeName !== "IndexNotFound" && err.codeName !== "NamespaceNotFound") throw err;
+    });
     return new MongoNotificationsRepository(connection, ...models);
   }
 
@@ -304,12 +314,14 @@ export class MongoNotificationsRepository implements NotificationsRepository {
   }
 
   async enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean> {
-    if (await this.deliveries.exists({ eventId: d.eventId, endpointId: d.endpointId })) return false;
+    const producer = d.producer ?? "commissions";
+    if (await this.deliveries.exists({ producer, eventId: d.eventId, endpointId: d.endpointId })) return false;
     return (
       (await insertOrNull(async () => {
         await this.deliveries.create({
           _id: await nextId(this.connection, "webhook_deliveries"),
           ...d,
+          producer,
           status: "pending",
           attempts: 0,
           nextAttemptAt: now,

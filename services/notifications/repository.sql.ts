@@ -86,6 +86,10 @@ const MIGRATIONS = [
   `CREATE INDEX notifications_workspace_list ON notifications (workspace_id, created_at DESC, id DESC);
    CREATE INDEX notifications_workspace_partner_list ON notifications (workspace_id, partner_id, created_at DESC, id DESC);
    CREATE INDEX notifications_workspace_program_list ON notifications (workspace_id, program_id, created_at DESC, id DESC);`,
+  // Events come from several producers (each with its own outbox ids): a delivery is unique per (producer, event, endpoint).
+  `ALTER TABLE webhook_deliveries ADD COLUMN producer TEXT NOT NULL DEFAULT 'commissions';
+   CREATE UNIQUE INDEX webhook_deliveries_event ON webhook_deliveries (producer, event_id, endpoint_id);
+   ALTER TABLE webhook_deliveries DROP CONSTRAINT IF EXISTS webhook_deliveries_event_id_endpoint_id_key;`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
@@ -133,6 +137,7 @@ const toEndpoint = (r: any): WebhookEndpoint => ({
 const toDelivery = (r: any): WebhookDelivery => ({
   id: r.id,
   endpointId: r.endpoint_id,
+  producer: r.producer,
   eventId: r.event_id,
   eventType: r.event_type,
   body: r.body,
@@ -270,9 +275,9 @@ export class SqlNotificationsRepository implements NotificationsRepository {
 
   async enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean> {
     const rows = await this.db.query(
-      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (event_id, endpoint_id) DO NOTHING RETURNING id`,
-      [d.endpointId, d.eventId, d.eventType, d.body, now],
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, body, next_attempt_at, created_at, producer)
+       VALUES ($1, $2, $3, $4, $5, $5, $6) ON CONFLICT (producer, event_id, endpoint_id) DO NOTHING RETURNING id`,
+      [d.endpointId, d.eventId, d.eventType, d.body, now, d.producer ?? "commissions"],
     );
     return rows.length > 0;
   }

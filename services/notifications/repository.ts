@@ -52,8 +52,9 @@ export interface WorkspaceNotificationFilter extends PageRequest {
 
 export type UnreadCounts = Record<NotificationKind, number>;
 
-export const WEBHOOK_EVENT_TYPES = ["commission.created", "commission.refunded", "commission.reversed"] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+// The event types and their payloads are shared/events.ts (one schema per type).
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../shared/events";
+import type { WebhookEventType } from "../../shared/events";
 
 /** A merchant's webhook endpoint. The signing secret is not part of the read model: it is shown once, at creation. */
 export interface WebhookEndpoint {
@@ -92,10 +93,12 @@ export interface WebhookAttempt {
   durationMs: number;
 }
 
-/** One event for one endpoint; unique on (event id, endpoint). */
+/** One event for one endpoint; unique on (producer, event id, endpoint). */
 export interface WebhookDelivery {
   id: number;
   endpointId: number;
+  /** The service whose outbox wrote the event (commissions, attribution, sales, programs): event ids are per producer. */
+  producer: string;
   eventId: number;
   eventType: WebhookEventType;
   /** The exact body sent (and signed) on every attempt. */
@@ -110,7 +113,7 @@ export interface WebhookDelivery {
   createdAt: Date;
 }
 
-export type NewWebhookDelivery = Pick<WebhookDelivery, "endpointId" | "eventId" | "eventType" | "body">;
+export type NewWebhookDelivery = Pick<WebhookDelivery, "endpointId" | "eventId" | "eventType" | "body"> & { /** Default: commissions. */ producer?: string };
 
 /** A claimed delivery with what the worker needs to send it. */
 export interface ClaimedDelivery extends WebhookDelivery {
@@ -148,7 +151,7 @@ export interface NotificationsRepository {
    */
   recordEndpointOutcome(id: number, ok: boolean, disableAfter: number, now: Date): Promise<{ disabled: boolean }>;
 
-  /** Creates the delivery unless one exists for (event, endpoint); returns whether it was created. Due at once. */
+  /** Creates the delivery unless one exists for (producer, event, endpoint); returns whether it was created. Due at once. */
   enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean>;
   /** Claims up to `limit` due, pending deliveries of enabled endpoints whose lease expired, for `leaseMs`; counts an attempt on each. */
   claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]>;

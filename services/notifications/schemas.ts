@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fromDecimalText } from "../../shared/validation";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Id } from "../../shared/values";
+import { EVENT_PRODUCERS } from "../../shared/events";
 import { WEBHOOK_EVENT_TYPES } from "./repository";
 
 const Kind = z.enum(["partner_notice", "advertiser_warning"]);
@@ -27,6 +28,19 @@ export const CommissionEventInput = z.object({
     deductionCents: z.number().int().optional(),
     wasPaidOut: z.boolean().optional(),
   }),
+});
+
+/**
+ * What every producer's outbox relay sends (one outbox event): the producer
+ * (event ids are per producer), the event, its time and payload. The payload
+ * is checked against its type's schema (shared/events.ts) by the consumer.
+ */
+export const EventInput = z.object({
+  producer: z.enum(EVENT_PRODUCERS).default("commissions"),
+  eventId: Id,
+  type: z.string(),
+  occurredAt: z.iso.datetime({ offset: true }).optional(),
+  payload: z.looseObject({ programId: Id }),
 });
 
 /** Operators: any notifications, by workspace, program, partner or kind. */

@@ -1,6 +1,9 @@
 import { exponentialBackoffMs, PollingLoop } from "../../shared/polling-loop";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "../../shared/webhook-signature";
+import { EVENT_PRODUCERS, publicEventId, type EventProducer } from "../../shared/events";
 import type { ClaimedDelivery, DeliveryNext, NotificationsRepository } from "./repository";
+
+const producerOf = (p: string): EventProducer => ((EVENT_PRODUCERS as readonly string[]).includes(p) ? (p as EventProducer) : "commissions");
 
 export interface WebhookWorkerOptions {
   workerId: string;
@@ -101,7 +104,8 @@ export class WebhookWorker {
           "Content-Type": "application/json",
           "User-Agent": "affiliate-tracking-webhooks/1",
           [SIGNATURE_HEADER]: signWebhook(d.secret, d.body),
-          [EVENT_ID_HEADER]: String(d.eventId),
+          // The body's id: unique across producers ("sales:42"; a bare number for commission events).
+          [EVENT_ID_HEADER]: String(publicEventId(producerOf(d.producer), d.eventId)),
           [EVENT_TYPE_HEADER]: d.eventType,
         },
         body: d.body,

@@ -1,8 +1,11 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
-import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page, type PageRequest } from "../../shared/pagination";
 import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository, ProgramListFilter } from "./repository";
+import type { ClientSession } from "mongoose";
+import { partnerEnrolledPayload } from "../../shared/events";
+import { MongoOutbox } from "../../shared/outbox/mongo";
 
 /** The commission rule is stored flat (type and value), as on SQL. */
 type ProgramDoc = Omit<DocOf<Program>, "commissionRule"> & { commissionType: CommissionRule["type"]; commissionValue: number };
@@ -147,6 +150,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
     private readonly apiKeys: Model<ApiKeyDoc>,
     private readonly partners: Model<PartnerDoc>,
     private readonly enrollments: Model<EnrollmentDoc>,
+    readonly outbox: MongoOutbox,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProgramsRepository> {
@@ -155,7 +159,9 @@ export class MongoProgramsRepository implements ProgramsRepository {
     const partners = modelOn(connection, "Partner", partnerSchema);
     const enrollments = modelOn(connection, "Enrollment", enrollmentSchema);
     await prepareCollections([programs, apiKeys, partners, enrollments]);
-    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments);
+    // Created here, not inside a transaction.
+    const outbox = await MongoOutbox.create(connection, "programs_outbox");
+    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox);
   }
 
   async createProgram(p: NewProgram): Promise<Program> {
@@ -250,17 +256,50 @@ export class MongoProgramsRepository implements ProgramsRepository {
   }
 
   async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null> {
-    return insertOrNull(async () => {
-      const doc = await this.enrollments.insertOne({
-        _id: await nextId(this.connection, "enrollments"),
-        partnerId: e.partnerId,
-        programId: e.programId,
-        status: e.status,
-        referralCode: e.referralCode,
-        createdAt: new Date(),
-      });
-      return toEnrollment(doc.toObject());
+    // The id once, outside the transaction: a retried transaction inserts the same enrollment.
+    const id = await nextId(this.connection, "enrollments");
+    const now = new Date();
+    // The enrollment and (approved) its partner.enrolled event: one transaction; a duplicate aborts both.
+    return insertOrNull(() =>
+      withTransaction(this.connection, async (session) => {
+        const doc = await this.enrollments.insertOne(
+          { _id: id, partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, createdAt: now },
+          { session },
+        );
+        const enrollment = toEnrollment(doc.toObject());
+        if (enrollment.status === "approved") await this.enqueueEnrolled(session, enrollment, now);
+        return enrollment;
+      }),
+    );
+  }
+
+  async setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
+    return withTransaction(this.connection, async (session) => {
+      // A conditional write in the transaction: concurrent decisions conflict, the driver retries one, which then
+      // sees the other's status (and leaves it, when it is not in allowedFrom).
+      const from = allowedFrom ? allowedFrom.filter((s) => s !== status) : null;
+      const filter = { programId, partnerId, status: from ? { $in: from } : { $ne: status } };
+      const before = await this.enrollments.findOneAndUpdate(filter, { $set: { status } }, { session, returnDocument: "before" }).lean();
+      if (!before) {
+        const current = await this.enrollments.findOne({ programId, partnerId }, null, { session }).lean();
+        return current ? { enrollment: toEnrollment(current), enrolled: false, changed: false } : null;
+      }
+      const enrollment = toEnrollment({ ...before, status });
+      const enrolled = status === "approved";
+      if (enrolled) await this.enqueueEnrolled(session, enrollment, now);
+      return { enrollment, enrolled, changed: true };
     });
+  }
+
+  private async enqueueEnrolled(session: ClientSession, enrollment: Enrollment, at: Date): Promise<void> {
+    const partner = await this.partners.findById(enrollment.partnerId, { name: 1 }, { session }).lean();
+    await this.outbox.enqueue(session, "partner.enrolled", partnerEnrolledPayload(enrollment, partner?.name ?? "", at), at);
   }
 
   async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {
@@ -275,19 +314,6 @@ export class MongoProgramsRepository implements ProgramsRepository {
 
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
     return (await this.enrollments.exists({ programId, status: "approved" })) !== null;
-  }
-
-  async setEnrollmentStatus(
-    programId: number,
-    partnerId: number,
-    status: EnrollmentStatus,
-    allowedFrom: readonly EnrollmentStatus[],
-  ): Promise<{ enrollment: Enrollment; changed: boolean } | null> {
-    // One conditional write, as the SQL UPDATE ... WHERE status = ANY(...).
-    const updated = await this.enrollments.findOneAndUpdate({ programId, partnerId, status: { $in: [...allowedFrom] } }, { $set: { status } }, { new: true }).lean();
-    if (updated) return { enrollment: toEnrollment(updated), changed: true };
-    const current = await this.enrollments.findOne({ programId, partnerId }).lean();
-    return current ? { enrollment: toEnrollment(current), changed: false } : null;
   }
 
   async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {

@@ -1,8 +1,10 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
-import { pageOf, SqlConditions, sqlPosition, type Page, type PageRequest, type SqlQuery } from "../../shared/pagination";
-import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository, ProgramListFilter } from "./repository";
+import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery, type PageRequest } from "../../shared/pagination";
+import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramListFilter, ProgramsRepository, EnrollmentStatus, EnrolledPartner } from "./repository";
+import { partnerEnrolledPayload } from "../../shared/events";
+import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 
 const MIGRATIONS = [
   `CREATE TABLE programs (
@@ -52,6 +54,8 @@ const MIGRATIONS = [
   // The program lists (listProgramsQuery): a workspace's programs for the dashboard, every program for operators.
   `CREATE INDEX programs_workspace_list ON programs (workspace_id, created_at DESC, id DESC);
    CREATE INDEX programs_list ON programs (created_at DESC, id DESC);`,
+  // partner.enrolled events, written with the enrollment's approval (shared/outbox).
+  outboxTableMigration("programs_outbox"),
   // The partners list (listEnrollments): newest first per program, and per program and status.
   `CREATE INDEX enrollments_list ON enrollments (program_id, created_at DESC, id DESC);
    CREATE INDEX enrollments_list_status ON enrollments (program_id, status, created_at DESC, id DESC);`,
@@ -137,7 +141,11 @@ const withPartner = (r: any): EnrolledPartner => ({
 });
 
 export class SqlProgramsRepository implements ProgramsRepository {
-  private constructor(private readonly db: SqlDatabase) {}
+  readonly outbox: SqlOutbox;
+
+  private constructor(private readonly db: SqlDatabase) {
+    this.outbox = new SqlOutbox(db, "programs_outbox");
+  }
 
   static async create(db: SqlDatabase): Promise<SqlProgramsRepository> {
     await migrate(db, "programs", MIGRATIONS);
@@ -205,17 +213,47 @@ export class SqlProgramsRepository implements ProgramsRepository {
 
   async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: string }): Promise<Enrollment | null> {
     try {
-      const [row] = await this.db.query("INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *", [
-        e.partnerId,
-        e.programId,
-        e.referralCode,
-        e.status,
-      ]);
-      return toEnrollment(row);
+      // A unique violation rolls the transaction back: no enrollment, no event.
+      return await this.db.transaction(async (q) => {
+        const [row] = await q.query("INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *", [
+          e.partnerId,
+          e.programId,
+          e.referralCode,
+          e.status,
+        ]);
+        const enrollment = toEnrollment(row);
+        if (enrollment.status === "approved") await this.enqueueEnrolled(q, enrollment, enrollment.createdAt);
+        return enrollment;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) return null;
       throw err;
     }
+  }
+
+  async setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
+    return this.db.transaction(async (q) => {
+      // Locked, so two concurrent approvals write one event, and two concurrent decisions apply one.
+      const [before] = await q.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
+      if (!before) return null;
+      if (before.status === status || (allowedFrom && !allowedFrom.includes(before.status))) return { enrollment: toEnrollment(before), enrolled: false, changed: false };
+      const [row] = await q.query("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *", [programId, partnerId, status]);
+      const enrollment = toEnrollment(row);
+      const enrolled = status === "approved";
+      if (enrolled) await this.enqueueEnrolled(q, enrollment, now);
+      return { enrollment, enrolled, changed: true };
+    });
+  }
+
+  private async enqueueEnrolled(q: SqlExecutor, enrollment: Enrollment, at: Date): Promise<void> {
+    const [partner] = await q.query<{ name: string }>("SELECT name FROM partners WHERE id = $1", [enrollment.partnerId]);
+    await this.outbox.enqueue(q, "partner.enrolled", partnerEnrolledPayload(enrollment, partner?.name ?? "", at), at);
   }
 
   async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {
@@ -231,25 +269,6 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async hasApprovedEnrollment(programId: number): Promise<boolean> {
     const rows = await this.db.query("SELECT 1 FROM enrollments WHERE program_id = $1 AND status = 'approved' LIMIT 1", [programId]);
     return rows.length > 0;
-  }
-
-  async setEnrollmentStatus(
-    programId: number,
-    partnerId: number,
-    status: EnrollmentStatus,
-    allowedFrom: readonly EnrollmentStatus[],
-  ): Promise<{ enrollment: Enrollment; changed: boolean } | null> {
-    return this.db.transaction(async (tx) => {
-      const [row] = await tx.query("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 AND status = ANY($4::text[]) RETURNING *", [
-        programId,
-        partnerId,
-        status,
-        allowedFrom,
-      ]);
-      if (row) return { enrollment: toEnrollment(row), changed: true };
-      const [current] = await tx.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2", [programId, partnerId]);
-      return current ? { enrollment: toEnrollment(current), changed: false } : null;
-    });
   }
 
   async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {

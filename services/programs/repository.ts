@@ -1,5 +1,6 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import type { Page, PageRequest } from "../../shared/pagination";
+import type { OutboxStore } from "../../shared/outbox/outbox";
 
 export type PaymentTrackingMode = "processor_connect" | "s2s";
 
@@ -86,20 +87,29 @@ export interface ProgramsRepository {
   retireApiKey(id: number, at: Date): Promise<ApiKey | null>;
   createPartner(input: { name: string; email: string | null; customerKey?: string | null }): Promise<Partner>;
   getPartner(id: number): Promise<Partner | null>;
-  /** Returns null when the referral code (or the partner) is already enrolled in the program. */
+  /**
+   * Returns null when the referral code (or the partner) is already enrolled in the program. An approved
+   * enrollment's partner.enrolled event is written to the programs outbox in the same transaction.
+   */
   createEnrollment(input: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null>;
+  /**
+   * Sets an enrollment's status; null when the partner is not enrolled in the program. With `allowedFrom`, only
+   * an enrollment whose current status is in it changes (decided under the row's lock: two concurrent decisions
+   * cannot both apply); otherwise it is returned as it is. `changed` says whether this call changed it. When it
+   * becomes `approved` (from another status), the partner.enrolled event is written in the same transaction, once:
+   * `enrolled` says whether this call wrote it (the caller nudges the relay then). Setting the status an
+   * enrollment already has changes nothing.
+   */
+  setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
   findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
   findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;
   hasApprovedEnrollment(programId: number): Promise<boolean>;
-  /**
-   * Sets the enrollment's status to `status` when its current one is in
-   * `allowedFrom` (one conditional write: two concurrent decisions cannot both
-   * apply). `changed` says whether this call changed it; the enrollment is as it
-   * is after the call. Null when the partner is not enrolled in the program.
-   * The one place an enrollment's status changes: what must happen when one
-   * becomes approved (the partner.enrolled event) belongs here.
-   */
-  setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, allowedFrom: readonly EnrollmentStatus[]): Promise<{ enrollment: Enrollment; changed: boolean } | null>;
   /**
    * The program's enrollments with their partners, newest first by
    * (createdAt desc, id desc), one page (shared/pagination.ts), optionally of one
@@ -108,6 +118,8 @@ export interface ProgramsRepository {
   listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>>;
   /** The enrollments of these partners in the program, with their partners (any order; none for a partner not enrolled). */
   findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]>;
+  /** The programs outbox (table or collection `programs_outbox`), for its relay. */
+  readonly outbox: OutboxStore;
 }
 
 /** An enrollment with its partner, as the partners list shows it. */

@@ -17,6 +17,8 @@ import type { Sale, SalesRepository } from "./repository";
 export interface SalesDeps {
   repo: SalesRepository;
   logger: Pick<Logger, "info" | "warn">;
+  /** The sales outbox relay, nudged after a sale (and its sale.created event) commits; absent in the bench floor. */
+  outboxRelay?: { nudge(): void };
 }
 
 /** Anything that can call an action: a context, or the broker for background jobs. */
@@ -84,6 +86,7 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     noCommissionReason: selfReferral ? SELF_REFERRAL : currencyReason,
   });
   if (!sale) throw duplicate();
+  deps.outboxRelay?.nudge();
   if (currencyReason) deps.logger.warn(`Sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}) earns no commission: ${currencyReason}.`);
 
   // If this fails the sale stays `pending` and the retry job (or the first refund) creates it.

@@ -1,9 +1,11 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
+import { saleCreatedPayload } from "../../shared/events";
+import { MongoOutbox } from "../../shared/outbox/mongo";
 
 /** Documents written before currency checks have no `noCommissionReason` (read as null). */
 type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };
@@ -75,40 +77,56 @@ export class MongoSalesRepository implements SalesRepository {
   private constructor(
     private readonly connection: Connection,
     private readonly sales: Model<SaleDoc>,
+    readonly outbox: MongoOutbox,
   ) {}
 
   static async create(connection: Connection): Promise<MongoSalesRepository> {
     const sales = modelOn(connection, "Sale", saleSchema);
     await prepareCollections([sales]);
-    return new MongoSalesRepository(connection, sales);
+    // Created here, not inside a transaction (a collection cannot be created in one on older servers).
+    const outbox = await MongoOutbox.create(connection, "sales_outbox");
+    return new MongoSalesRepository(connection, sales, outbox);
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {
-    return insertOrNull(async () => {
-      const doc = await this.sales.insertOne({
-        _id: await nextId(this.connection, "sales"),
-        programId: s.programId,
-        transactionId: s.transactionId,
-        amountCents: s.amountCents,
-        currency: s.currency,
-        customerKey: s.customerKey,
-        email: s.email,
-        processorCustomerId: s.processorCustomerId,
-        partnerId: s.partnerId,
-        clickId: s.clickId,
-        attributionMethod: s.attributionMethod,
-        isTest: s.isTest,
-        isRecurring: s.isRecurring,
-        saleType: s.saleType,
-        subscriptionId: s.subscriptionId,
-        occurredAt: s.occurredAt,
-        commissionState: s.commissionState,
-        commissionId: null,
-        noCommissionReason: s.noCommissionReason,
-        createdAt: new Date(),
-      });
-      return toSale(doc.toObject());
-    });
+    // The id once, outside the transaction: a retried transaction inserts the same sale.
+    const id = await nextId(this.connection, "sales");
+    const now = new Date();
+    // The sale and its sale.created event in one transaction. A duplicate transaction id aborts it (nothing
+    // written) and reads as "already recorded"; a concurrent insert of the same key conflicts, is retried by
+    // the driver and then meets the duplicate.
+    return insertOrNull(() =>
+      withTransaction(this.connection, async (session) => {
+        const doc = await this.sales.insertOne(
+          {
+            _id: id,
+            programId: s.programId,
+            transactionId: s.transactionId,
+            amountCents: s.amountCents,
+            currency: s.currency,
+            customerKey: s.customerKey,
+            email: s.email,
+            processorCustomerId: s.processorCustomerId,
+            partnerId: s.partnerId,
+            clickId: s.clickId,
+            attributionMethod: s.attributionMethod,
+            isTest: s.isTest,
+            isRecurring: s.isRecurring,
+            saleType: s.saleType,
+            subscriptionId: s.subscriptionId,
+            occurredAt: s.occurredAt,
+            commissionState: s.commissionState,
+            commissionId: null,
+            noCommissionReason: s.noCommissionReason,
+            createdAt: now,
+          },
+          { session },
+        );
+        const sale = toSale(doc.toObject());
+        await this.outbox.enqueue(session, "sale.created", saleCreatedPayload(sale), now);
+        return sale;
+      }),
+    );
   }
 
   async findSale(programId: number, transactionId: string): Promise<Sale | null> {

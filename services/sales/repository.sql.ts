@@ -1,3 +1,5 @@
+import { saleCreatedPayload } from "../../shared/events";
+import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
@@ -34,6 +36,8 @@ const MIGRATIONS = [
   // The dashboard's lists (listSalesQuery): newest first per program, and per partner of a program.
   `CREATE INDEX sales_program_list ON sales (program_id, created_at DESC, id DESC);
    CREATE INDEX sales_program_partner_list ON sales (program_id, partner_id, created_at DESC, id DESC);`,
+  // sale.created events, written with the sale (shared/outbox).
+  outboxTableMigration("sales_outbox"),
   // The overview's figures (salesStats): a range scan per program and mode; amount and currency included for an index-only scan.
   `CREATE INDEX sales_stats ON sales (program_id, is_test, occurred_at, partner_id) INCLUDE (amount_cents, currency) WHERE partner_id IS NOT NULL;`,
 ];
@@ -82,7 +86,11 @@ const toSale = (r: any): Sale => ({
 });
 
 export class SqlSalesRepository implements SalesRepository {
-  private constructor(private readonly db: SqlDatabase) {}
+  readonly outbox: SqlOutbox;
+
+  private constructor(private readonly db: SqlDatabase) {
+    this.outbox = new SqlOutbox(db, "sales_outbox");
+  }
 
   static async create(db: SqlDatabase): Promise<SqlSalesRepository> {
     await migrate(db, "sales", MIGRATIONS);
@@ -90,32 +98,37 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {
-    const [row] = await this.db.query(
-      `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
+    return this.db.transaction(async (q) => {
+      const [row] = await q.query(
+        `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
          click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
-      [
-        s.programId,
-        s.transactionId,
-        s.amountCents,
-        s.currency,
-        s.customerKey,
-        s.email,
-        s.processorCustomerId,
-        s.partnerId,
-        s.clickId,
-        s.attributionMethod,
-        s.isTest,
-        s.isRecurring,
-        s.saleType,
-        s.subscriptionId,
-        s.commissionState,
-        s.occurredAt,
-        s.noCommissionReason,
-      ],
-    );
-    return row ? toSale(row) : null;
+        [
+          s.programId,
+          s.transactionId,
+          s.amountCents,
+          s.currency,
+          s.customerKey,
+          s.email,
+          s.processorCustomerId,
+          s.partnerId,
+          s.clickId,
+          s.attributionMethod,
+          s.isTest,
+          s.isRecurring,
+          s.saleType,
+          s.subscriptionId,
+          s.commissionState,
+          s.occurredAt,
+          s.noCommissionReason,
+        ],
+      );
+      if (!row) return null;
+      const sale = toSale(row);
+      await this.outbox.enqueue(q, "sale.created", saleCreatedPayload(sale), sale.createdAt);
+      return sale;
+    });
   }
 
   async findSale(programId: number, transactionId: string): Promise<Sale | null> {

@@ -1,6 +1,7 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
+import type { OutboxStore } from "../../shared/outbox/outbox";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -46,7 +47,11 @@ export interface SaleListFilter extends PageRequest {
 
 /** Storage contract of the sales service. */
 export interface SalesRepository {
-  /** Returns null when the program already has a sale with this transaction id. */
+  /**
+   * Returns null when the program already has a sale with this transaction id.
+   * A new sale's `sale.created` event is written to the sales outbox in the
+   * same transaction (shared/events.ts).
+   */
   insertSale(sale: NewSale): Promise<Sale | null>;
   findSale(programId: number, transactionId: string): Promise<Sale | null>;
   getSale(id: number): Promise<Sale | null>;
@@ -64,6 +69,8 @@ export interface SalesRepository {
   salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>>;
   /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listSalesPage(filter: SaleListFilter): Promise<Page<Sale>>;
+  /** The sales outbox (table or collection `sales_outbox`), for its relay. */
+  readonly outbox: OutboxStore;
 }
 
 /** What sales counts for the overview. */

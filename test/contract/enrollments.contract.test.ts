@@ -68,17 +68,24 @@ describe.each(backends)("programs repository: enrollments on %s", (_name, backen
   test("setEnrollmentStatus changes only from the allowed statuses, once, and says so", async () => {
     const p = await program();
     const { partner, enrollment } = await enroll(p.id, "Pat", "pending");
-    const approved = await repo().setEnrollmentStatus(p.id, partner.id, "approved", ["pending", "declined"]);
-    expect(approved).toEqual({ enrollment: { ...enrollment, status: "approved" }, changed: true });
-    expect(await repo().setEnrollmentStatus(p.id, partner.id, "approved", ["pending", "declined"])).toEqual({ enrollment: { ...enrollment, status: "approved" }, changed: false });
+    const approved = await repo().setEnrollmentStatus(p.id, partner.id, "approved", new Date(), ["pending", "declined"]);
+    expect(approved).toEqual({ enrollment: { ...enrollment, status: "approved" }, enrolled: true, changed: true });
+    expect(await repo().setEnrollmentStatus(p.id, partner.id, "approved", new Date(), ["pending", "declined"])).toEqual({
+      enrollment: { ...enrollment, status: "approved" },
+      enrolled: false,
+      changed: false,
+    });
     // Not from a status outside the list: unchanged, as it is.
-    expect(await repo().setEnrollmentStatus(p.id, partner.id, "declined", ["pending"])).toMatchObject({ enrollment: { status: "approved" }, changed: false });
+    expect(await repo().setEnrollmentStatus(p.id, partner.id, "declined", new Date(), ["pending"])).toMatchObject({ enrollment: { status: "approved" }, changed: false });
     expect((await repo().findEnrollment(p.id, partner.id))!.status).toBe("approved");
-    expect(await repo().setEnrollmentStatus(p.id, 999_999, "approved", ["pending"])).toBeNull();
+    expect(await repo().setEnrollmentStatus(p.id, 999_999, "approved", new Date(), ["pending"])).toBeNull();
 
     // Two decisions at once on a pending enrollment: exactly one applies.
     const { partner: q } = await enroll(p.id, "Quinn", "pending");
-    const both = await Promise.all([repo().setEnrollmentStatus(p.id, q.id, "approved", ["pending"]), repo().setEnrollmentStatus(p.id, q.id, "declined", ["pending"])]);
+    const both = await Promise.all([
+      repo().setEnrollmentStatus(p.id, q.id, "approved", new Date(), ["pending"]),
+      repo().setEnrollmentStatus(p.id, q.id, "declined", new Date(), ["pending"]),
+    ]);
     expect(both.filter((r) => r!.changed)).toHaveLength(1);
     expect((await repo().findEnrollment(p.id, q.id))!.status).toBe(both.find((r) => r!.changed)!.enrollment.status);
   });

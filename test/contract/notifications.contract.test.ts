@@ -216,13 +216,20 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
     const claimFor = async (endpointIds: number[], worker: string, now: Date, leaseMs = 30 * SECOND) =>
       (await repo().claimDeliveries(worker, leaseMs, 1000, now)).filter((d) => endpointIds.includes(d.endpointId));
 
-    it("enqueues once per (event, endpoint), also concurrently", async () => {
+    it("enqueues once per (producer, event, endpoint), also concurrently", async () => {
       const e = await newEndpoint();
       const other = await newEndpoint();
       const d = delivery(e.id);
       expect(await repo().enqueueDelivery(d, at())).toBe(true);
       expect(await repo().enqueueDelivery({ ...d, body: "{}" }, at())).toBe(false);
       expect(await repo().enqueueDelivery({ ...d, endpointId: other.id }, at())).toBe(true);
+      // The same outbox id from another producer is another event (ids are per producer).
+      expect(await repo().enqueueDelivery({ ...d, endpointId: other.id, producer: "sales", eventType: "sale.created" }, at())).toBe(true);
+      expect(await repo().enqueueDelivery({ ...d, endpointId: other.id, producer: "sales", eventType: "sale.created" }, at())).toBe(false);
+      expect((await repo().listDeliveries({ endpointId: other.id, limit: 10 })).map((x) => [x.producer, x.eventId])).toEqual([
+        ["sales", d.eventId],
+        ["commissions", d.eventId],
+      ]);
       const d2 = delivery(e.id);
       const results = await Promise.all(Array.from({ length: 8 }, () => repo().enqueueDelivery(d2, at())));
       expect(results.filter(Boolean)).toHaveLength(1);
@@ -232,6 +239,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       expect(listed[1]).toEqual({
         id: expect.any(Number),
         endpointId: e.id,
+        producer: "commissions",
         eventId: d.eventId,
         eventType: "commission.created",
         body: d.body,

@@ -217,8 +217,10 @@ test("counts requests by route template and status, latency, and the business ou
   expect(v("affiliate_webhook_endpoints_disabled_total")).toBe(0);
 
   // Outbox: its oldest pending event is young (the relay keeps up), and nothing was lost to failover.
-  const age = samples.find((s) => s.name === "affiliate_outbox_oldest_age_seconds");
-  expect(age?.labels.outbox).toBe("commissions");
+  // One series per outbox (the commissions one, and attribution, sales and programs for their events).
+  const ages = samples.filter((s) => s.name === "affiliate_outbox_oldest_age_seconds");
+  expect(ages.map((s) => s.labels.outbox).sort()).toEqual(["attribution", "commissions", "programs", "sales"]);
+  const age = ages.find((s) => s.labels.outbox === "commissions");
   expect(age!.value).toBeGreaterThanOrEqual(0);
   expect(age!.value).toBeLessThan(60);
   expect(text).toMatch(/^affiliate_failover_nodes_removed_total(\{[^}]*\})? 0$/m);

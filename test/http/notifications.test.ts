@@ -280,7 +280,9 @@ describe("after the response, never changing it", () => {
       mixins: [real],
       hooks: {
         before: {
-          async commissionEvent(ctx: { params: { type: string } }) {
+          // Every producer's relay calls this action; only the commission events are gated here.
+          async event(ctx: { params: { type: string; producer?: string } }) {
+            if ((ctx.params.producer ?? "commissions") !== "commissions") return;
             gate.calls++;
             if (gate.failing) throw new Error("notifications are broken");
             // Holds refund events only, so a sale's commission.created does not stall the relay.

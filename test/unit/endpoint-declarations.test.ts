@@ -68,6 +68,7 @@ describe("the system's declarations", () => {
     "gateway.logout",
     "gateway.processorWebhook",
     "notifications.commissionEvent",
+    "notifications.event",
     "processor.handleWebhook",
     "programs.authenticateKey",
   ];

@@ -36,8 +36,11 @@
  *   withdrawal's commissions are paid out unless a refund reached them.
  * - outbox.event_per_change: every commission has one `commission.created`
  *   event, one `commission.refunded`/`commission.reversed` per positive entry
- *   and one `commission.restored` per negative entry; no event names an
- *   unknown commission; every event is of a known type and either dispatched
+ *   and one `commission.restored` per negative entry; at most one
+ *   `commission.credited` (none before it is credited) and one
+ *   `commission.paid` (none before it is paid out); no commission event names
+ *   an unknown commission, and `withdrawal.*` events name none; every event
+ *   is of a known type and either dispatched
  *   or pending (nothing else exists: the relay delivers pending ones).
  */
 import { checkBalances } from "./balances";

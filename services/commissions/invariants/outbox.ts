@@ -1,7 +1,9 @@
 import type { SnapshotCommission, SnapshotOutboxEvent, SnapshotRefund, Violate } from "./snapshot";
 
 const REFUND_EVENTS = new Set(["commission.refunded", "commission.reversed"]);
-const KNOWN_EVENTS = new Set(["commission.created", "commission.refunded", "commission.reversed", "commission.restored"]);
+const COMMISSION_EVENTS = new Set(["commission.created", "commission.refunded", "commission.reversed", "commission.restored", "commission.credited", "commission.paid"]);
+/** Events about a withdrawal name no commission. */
+const WITHDRAWAL_EVENTS = new Set(["withdrawal.created", "withdrawal.paid"]);
 
 /** outbox.event_per_change for one commission: one event per change of its entries. */
 export function checkCommissionEvents(c: SnapshotCommission, entries: readonly SnapshotRefund[], events: readonly SnapshotOutboxEvent[], violate: Violate): void {
@@ -17,6 +19,16 @@ export function checkCommissionEvents(c: SnapshotCommission, entries: readonly S
       `events: ${created} created, ${refundEvents} refunded/reversed, ${restoredEvents} restored; expected 1, ${positive} (refund entries), ${negative} (restorations)`,
     );
   }
+  // Credited and paid out once each. Events of earlier versions (before these types existed) are not required.
+  const credited = events.filter((e) => e.type === "commission.credited").length;
+  const paid = events.filter((e) => e.type === "commission.paid").length;
+  if (credited > (c.creditedAt ? 1 : 0) || paid > (c.paidOutAt ? 1 : 0)) {
+    violate(
+      "outbox.event_per_change",
+      { commission: c.id, outboxEvents: events.map((e) => e.id) },
+      `events: ${credited} credited, ${paid} paid; expected at most ${c.creditedAt ? 1 : 0} and ${c.paidOutAt ? 1 : 0}`,
+    );
+  }
 }
 
 /** outbox.event_per_change over all events (known type, known commission); counts them by state. */
@@ -26,7 +38,11 @@ export function checkOutboxEvents(outbox: readonly SnapshotOutboxEvent[], commis
   for (const e of outbox) {
     if (e.dispatchedAt) dispatched++;
     else pending++;
-    if (!KNOWN_EVENTS.has(e.type)) violate("outbox.event_per_change", { outboxEvent: e.id }, `unknown event type '${e.type}'`);
+    if (WITHDRAWAL_EVENTS.has(e.type)) {
+      if (e.commissionId !== null) violate("outbox.event_per_change", { outboxEvent: e.id }, `a ${e.type} event names commission ${e.commissionId}`);
+      continue;
+    }
+    if (!COMMISSION_EVENTS.has(e.type)) violate("outbox.event_per_change", { outboxEvent: e.id }, `unknown event type '${e.type}'`);
     if (e.commissionId === null || !commissions.has(e.commissionId)) {
       violate("outbox.event_per_change", { outboxEvent: e.id, commission: e.commissionId ?? "null" }, "event of an unknown commission");
     }

@@ -217,7 +217,7 @@ export class MongoCommissionsTx implements CommissionsTx {
     await this.store.commissions.updateMany({ _id: { $in: ids }, paidOutAt: null, status: { $ne: "reversed" } }, { $set: { paidOutAt: at, updatedAt: at } }, { session: this.session });
   }
 
-  async enqueue(type: string, commissionId: number, payload: Record<string, unknown>, now: Date): Promise<number> {
+  async enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number> {
     const id = await nextId(this.store.connection, "outbox");
     await this.store.outbox.insertOne(
       {

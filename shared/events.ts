@@ -1,0 +1,338 @@
+import { z } from "zod";
+
+/**
+ * The events sent to merchants' webhook endpoints: one zod schema per event
+ * type for its `data` (the payload its producer writes to its outbox), with
+ * an example the schema parses. Producers build payloads with the builders
+ * below, notifications validates what it receives against these schemas, and
+ * the OpenAPI document (services/gateway/openapi.ts, `webhooks`) is generated
+ * from them. Every amount is an integer in minor units, every time an ISO
+ * 8601 string; no secrets and no partner email (docs/architecture.md, "Events").
+ */
+
+const int = (description: string, example: number) => z.number().int().meta({ description, example });
+const text = (description: string, example: string) => z.string().meta({ description, example });
+const time = (description: string, example: string) => z.iso.datetime({ offset: true }).meta({ description, example });
+const nullableText = (description: string, example: string | null) => z.string().nullable().meta({ description, example });
+const nullableTime = (description: string, example: string | null) => z.iso.datetime({ offset: true }).nullable().meta({ description, example });
+const nullableInt = (description: string, example: number | null) => z.number().int().nullable().meta({ description, example });
+const flag = (description: string, example: boolean) => z.boolean().meta({ description, example });
+
+/** The facts every commission event carries (the payload of commission.created, extended by the others). */
+const commissionFacts = {
+  commissionId: int("The commission's id.", 7),
+  programId: int("The program's id.", 1),
+  partnerId: int("The partner earning the commission.", 3),
+  saleId: int("The sale's id.", 9),
+  transactionId: text("Your id of the sale (transaction_id).", "order-1001"),
+  status: text("The commission's status after the change: pending, approved, paid, refunded or reversed.", "pending"),
+  currency: text("ISO 4217 currency code, lowercase.", "usd"),
+  amountCents: int("The commission as earned, in minor units.", 2000),
+  netCents: int("What the commission is worth now (amount minus what refunds took back), in minor units.", 2000),
+  reason: nullableText("The reason recorded by the latest refund or chargeback, or null.", null),
+  creditedAt: nullableTime("When the commission was credited to the partner's balance, or null.", null),
+  paidOutAt: nullableTime("When the withdrawal holding it was paid, or null.", null),
+};
+
+const commissionExample = {
+  commissionId: 7,
+  programId: 1,
+  partnerId: 3,
+  saleId: 9,
+  transactionId: "order-1001",
+  status: "pending",
+  currency: "usd",
+  amountCents: 2000,
+  netCents: 2000,
+  reason: null,
+  creditedAt: null,
+  paidOutAt: null,
+};
+
+const refundFacts = {
+  ...commissionFacts,
+  deductionCents: int("What this refund took off the commission, in minor units.", 2000),
+  deductionAmount: z.number().meta({ description: "The same deduction in major units of the currency.", example: 20 }),
+  balanceDeductionCents: int("The part of the deduction taken from the partner's balance (0 when the commission was not yet credited).", 0),
+  refundedCents: int("The refunded part of the sale so far, in minor units.", 10000),
+  saleAmountCents: int("The sale's amount, in minor units.", 10000),
+  reasonCode: z.enum(["refund", "chargeback"]).meta({ description: "refund or chargeback.", example: "refund" }),
+  refundId: nullableText("Your refund id, or null.", "re_1"),
+  wasPaidOut: flag("The commission had already been paid out to the partner (it needs a manual review).", false),
+};
+
+const withdrawalFacts = {
+  withdrawalId: int("The withdrawal's id.", 5),
+  programId: int("The program's id.", 1),
+  partnerId: int("The partner being paid.", 3),
+  currency: text("ISO 4217 currency code, lowercase.", "usd"),
+  requestedCents: int("The amount asked for, in minor units.", 2000),
+  amountCents: int("The amount to pay, in minor units (refunds may have reduced it below the amount asked for).", 2000),
+  status: text("The withdrawal's status: open or paid.", "open"),
+  commissionIds: z.array(z.number().int()).meta({ description: "The commissions the withdrawal pays.", example: [7] }),
+  createdAt: time("When the withdrawal was opened.", "2026-01-01T00:00:00.000Z"),
+};
+
+const withdrawalExample = {
+  withdrawalId: 5,
+  programId: 1,
+  partnerId: 3,
+  currency: "usd",
+  requestedCents: 2000,
+  amountCents: 2000,
+  status: "open",
+  commissionIds: [7],
+  createdAt: "2026-01-01T00:00:00.000Z",
+};
+
+export const WEBHOOK_EVENT_TYPES = [
+  "commission.created",
+  "commission.refunded",
+  "commission.reversed",
+  "commission.credited",
+  "commission.paid",
+  "withdrawal.created",
+  "withdrawal.paid",
+  "lead.created",
+  "sale.created",
+  "partner.enrolled",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface WebhookEventSpec {
+  /** When it is sent, for people (plain text: it goes into the OpenAPI document). */
+  when: string;
+  schema: z.ZodObject<z.ZodRawShape>;
+  example: Record<string, unknown>;
+}
+
+export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
+  "commission.created": {
+    when: "A sale earned a commission (pending until its hold passes).",
+    schema: z.object(commissionFacts),
+    example: commissionExample,
+  },
+  "commission.refunded": {
+    when: "A partial refund or chargeback reduced a commission.",
+    schema: z.object(refundFacts),
+    example: {
+      ...commissionExample,
+      status: "refunded",
+      netCents: 1400,
+      reason: "refund",
+      deductionCents: 600,
+      deductionAmount: 6,
+      balanceDeductionCents: 0,
+      refundedCents: 3000,
+      saleAmountCents: 10000,
+      reasonCode: "refund",
+      refundId: "re_1",
+      wasPaidOut: false,
+    },
+  },
+  "commission.reversed": {
+    when: "The sale was fully refunded or charged back: the commission is worth nothing.",
+    schema: z.object(refundFacts),
+    example: {
+      ...commissionExample,
+      status: "reversed",
+      netCents: 0,
+      reason: "refund",
+      deductionCents: 2000,
+      deductionAmount: 20,
+      balanceDeductionCents: 0,
+      refundedCents: 10000,
+      saleAmountCents: 10000,
+      reasonCode: "refund",
+      refundId: "re_1",
+      wasPaidOut: false,
+    },
+  },
+  "commission.credited": {
+    when: "The commission's hold passed: its net amount was added to the partner's balance.",
+    schema: z.object({ ...commissionFacts, creditedCents: int("The amount added to the partner's balance, in minor units.", 2000) }),
+    example: { ...commissionExample, status: "approved", creditedAt: "2026-01-31T00:00:00.000Z", creditedCents: 2000 },
+  },
+  "commission.paid": {
+    when: "A paid withdrawal paid the commission out to the partner.",
+    schema: z.object({
+      ...commissionFacts,
+      withdrawalId: int("The withdrawal that paid it.", 5),
+      paidCents: int("The commission's net amount paid, in minor units.", 2000),
+    }),
+    example: { ...commissionExample, status: "paid", creditedAt: "2026-01-31T00:00:00.000Z", paidOutAt: "2026-02-02T00:00:00.000Z", withdrawalId: 5, paidCents: 2000 },
+  },
+  "withdrawal.created": {
+    when: "A withdrawal of a partner's balance was opened.",
+    schema: z.object(withdrawalFacts),
+    example: withdrawalExample,
+  },
+  "withdrawal.paid": {
+    when: "A withdrawal was paid: its amount left the partner's balance and its commissions are paid.",
+    schema: z.object({ ...withdrawalFacts, paidAt: time("When it was paid.", "2026-02-02T00:00:00.000Z") }),
+    example: { ...withdrawalExample, status: "paid", paidAt: "2026-02-02T00:00:00.000Z" },
+  },
+  "lead.created": {
+    when: "A new lead (signup) was recorded, attributed to a partner or not.",
+    schema: z.object({
+      leadId: int("The lead's id.", 11),
+      programId: int("The program's id.", 1),
+      customerKey: text("Your key of the customer, as you sent it.", "user_42"),
+      partnerId: nullableInt("The partner the lead is attributed to, or null.", 3),
+      clickId: nullableText("The click the lead came from, or null.", "clk_8d2f"),
+      unattributedReason: nullableText("Why a lead that came with a partner is not attributed (self_referral), or null.", null),
+      isTest: flag("A test lead (not counted in reports).", false),
+      occurredAt: time("When the signup happened.", "2026-01-01T00:00:00.000Z"),
+      createdAt: time("When it was recorded.", "2026-01-01T00:00:01.000Z"),
+    }),
+    example: {
+      leadId: 11,
+      programId: 1,
+      customerKey: "user_42",
+      partnerId: 3,
+      clickId: "clk_8d2f",
+      unattributedReason: null,
+      isTest: false,
+      occurredAt: "2026-01-01T00:00:00.000Z",
+      createdAt: "2026-01-01T00:00:01.000Z",
+    },
+  },
+  "sale.created": {
+    when: "A new sale was recorded (from the API or the payment processor), attributed to a partner or not.",
+    schema: z.object({
+      saleId: int("The sale's id.", 9),
+      programId: int("The program's id.", 1),
+      transactionId: text("Your id of the sale (the processor's id for processor sales).", "order-1001"),
+      amountCents: int("The sale's amount, in minor units.", 10000),
+      currency: text("ISO 4217 currency code, lowercase.", "usd"),
+      customerKey: nullableText("Your key of the customer, or null.", "user_42"),
+      partnerId: nullableInt("The partner the sale is attributed to, or null.", 3),
+      clickId: nullableText("The click the sale came from, or null.", "clk_8d2f"),
+      attributionMethod: nullableText("How the partner was found: click, email, processor_customer or customer_key; null when unattributed.", "click"),
+      isTest: flag("A test sale (it earns no commission).", false),
+      isRecurring: flag("A renewal of a subscription.", false),
+      subscriptionId: nullableText("The subscription it belongs to, or null.", null),
+      commissionDue: flag("A commission is due for this sale (a commission.created event follows).", true),
+      noCommissionReason: nullableText("Why a sale that could have earned earns no commission, or null.", null),
+      occurredAt: time("When the payment happened.", "2026-01-01T00:00:00.000Z"),
+      createdAt: time("When it was recorded.", "2026-01-01T00:00:01.000Z"),
+    }),
+    example: {
+      saleId: 9,
+      programId: 1,
+      transactionId: "order-1001",
+      amountCents: 10000,
+      currency: "usd",
+      customerKey: "user_42",
+      partnerId: 3,
+      clickId: "clk_8d2f",
+      attributionMethod: "click",
+      isTest: false,
+      isRecurring: false,
+      subscriptionId: null,
+      commissionDue: true,
+      noCommissionReason: null,
+      occurredAt: "2026-01-01T00:00:00.000Z",
+      createdAt: "2026-01-01T00:00:01.000Z",
+    },
+  },
+  "partner.enrolled": {
+    when: "A partner's enrollment in a program became approved (at creation, or when approved later).",
+    schema: z.object({
+      enrollmentId: int("The enrollment's id.", 4),
+      programId: int("The program's id.", 1),
+      partnerId: int("The partner's id.", 3),
+      partnerName: text("The partner's name.", "Jane"),
+      referralCode: text("The partner's referral code in the program.", "jane"),
+      status: text("Always approved.", "approved"),
+      enrolledAt: time("When the enrollment was approved.", "2026-01-01T00:00:00.000Z"),
+    }),
+    example: { enrollmentId: 4, programId: 1, partnerId: 3, partnerName: "Jane", referralCode: "jane", status: "approved", enrolledAt: "2026-01-01T00:00:00.000Z" },
+  },
+};
+
+export const isWebhookEventType = (type: string): type is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+
+/**
+ * The producers that have an outbox, and so name the events they write. An
+ * event is identified by (producer, outbox id); its public id (the webhook
+ * body's `id`, the Svc-Event-Id header) is the bare number for commission
+ * events, as before, and "<producer>:<id>" for the others, so ids never
+ * collide across producers.
+ */
+export const EVENT_PRODUCERS = ["commissions", "attribution", "sales", "programs"] as const;
+export type EventProducer = (typeof EVENT_PRODUCERS)[number];
+
+export function publicEventId(producer: EventProducer, id: number): number | string {
+  return producer === "commissions" ? id : `${producer}:${id}`;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+// Payload builders: what each producer writes, from its own record (a structural type, so no service imports another's).
+
+export function leadCreatedPayload(l: {
+  id: number;
+  programId: number;
+  customerKey: string;
+  partnerId: number | null;
+  clickId: string | null;
+  unattributedReason: string | null;
+  isTest: boolean;
+  timestamp: Date;
+  createdAt: Date;
+}): Record<string, unknown> {
+  return {
+    leadId: l.id,
+    programId: l.programId,
+    customerKey: l.customerKey,
+    partnerId: l.partnerId,
+    clickId: l.clickId,
+    unattributedReason: l.unattributedReason,
+    isTest: l.isTest,
+    occurredAt: iso(l.timestamp),
+    createdAt: iso(l.createdAt),
+  };
+}
+
+export function saleCreatedPayload(s: {
+  id: number;
+  programId: number;
+  transactionId: string;
+  amountCents: number;
+  currency: string;
+  customerKey: string | null;
+  partnerId: number | null;
+  clickId: string | null;
+  attributionMethod: string | null;
+  isTest: boolean;
+  isRecurring: boolean;
+  subscriptionId: string | null;
+  commissionState: string;
+  noCommissionReason: string | null;
+  occurredAt: Date;
+  createdAt: Date;
+}): Record<string, unknown> {
+  return {
+    saleId: s.id,
+    programId: s.programId,
+    transactionId: s.transactionId,
+    amountCents: s.amountCents,
+    currency: s.currency,
+    customerKey: s.customerKey,
+    partnerId: s.partnerId,
+    clickId: s.clickId,
+    attributionMethod: s.attributionMethod,
+    isTest: s.isTest,
+    isRecurring: s.isRecurring,
+    subscriptionId: s.subscriptionId,
+    commissionDue: s.commissionState !== "none",
+    noCommissionReason: s.noCommissionReason,
+    occurredAt: iso(s.occurredAt),
+    createdAt: iso(s.createdAt),
+  };
+}
+
+export function partnerEnrolledPayload(e: { id: number; programId: number; partnerId: number; referralCode: string }, partnerName: string, enrolledAt: Date): Record<string, unknown> {
+  return { enrollmentId: e.id, programId: e.programId, partnerId: e.partnerId, partnerName, referralCode: e.referralCode, status: "approved", enrolledAt: iso(enrolledAt) };
+}
