@@ -10,7 +10,7 @@
  *   affiliate $ outbox                     # events not yet delivered to notifications
  *   affiliate $ reconcile                  # ledger invariants (when commissions has the action)
  *   affiliate $ list-commissions 1 --partner 3 --status refunded --limit 10   # one page; --cursor <nextCursor> for the next
- *   (also list-programs [--workspace N], list-sales, list-withdrawals, list-customers <programId>)
+ *   (also list-programs [--workspace N], list-sales, list-withdrawals, list-customers, list-partners <programId>)
  *
  * The built-in commands stay available: `call`, `dcall`, `nodes`, `services`,
  * `actions`, `metrics`, `info`, ...
@@ -140,6 +140,12 @@ export const replLists = {
     await need(broker, "attribution");
     return call(broker, "attribution.listCustomersForOperator", params);
   },
+  /** A program's partners with their all-time totals and balance (the overview's partners list). */
+  async partners(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
+    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { status: "status" }) };
+    await need(broker, "programs");
+    return call(broker, "programs.listPartnersForOperator", params);
+  },
 };
 
 /** Node ids running a service, as this node's registry sees them. */
@@ -249,6 +255,16 @@ export function replCommands(print?: Print): NonNullable<ReplOptions["customComm
         ...PAGE_OPTIONS,
       ],
       run: (broker, a) => replLists.customers(broker, a.programId, a.options),
+    }),
+    command({
+      command: "list-partners <programId>",
+      description: "A program's partners with their totals and balance, newest first, one page (e.g. `list-partners 1 --status pending`)",
+      options: [
+        { option: "-s, --status <status>", description: "approved, pending or declined" },
+        { option: "-l, --limit <n>", description: "Rows per page, 1 to 100 (default 25)" },
+        { option: "--cursor <cursor>", description: "Where the page starts: the nextCursor of the previous page" },
+      ],
+      run: (broker, a) => replLists.partners(broker, a.programId, a.options),
     }),
   ] as unknown as NonNullable<ReplOptions["customCommands"]>;
 }

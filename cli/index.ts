@@ -161,7 +161,30 @@ function buildProgram(): Command {
     .option("--email <email>", "the partner's email")
     .option("--customer-key <key>", "the partner's own customer key, if they are also a customer (self-referral guard)")
     .option("--referral-code <code>", "the partner's referral code (default: generated)")
-    .action(run((o) => admin("POST", `/programs/${o.program}/partners`, { name: o.name, email: o.email, customerKey: o.customerKey, referralCode: o.referralCode })));
+    .addOption(new Option("--status <status>", "approved (default) or pending: an application to approve later").choices(["approved", "pending"]))
+    .action(run((o) => admin("POST", `/programs/${o.program}/partners`, { name: o.name, email: o.email, customerKey: o.customerKey, referralCode: o.referralCode, status: o.status })));
+
+  // The program overview's operator equivalents (docs/merchants.md).
+  command("list-partners", "a program's partners, newest first, with their all-time totals and balances")
+    .addOption(requiredId("program", "program"))
+    .addOption(new Option("--status <status>", "only these").choices(["approved", "pending", "declined"]))
+    .addOption(new Option("--limit <n>", "at most this many (1 to 100, server default 25)").argParser(parseInteger))
+    .option("--cursor <cursor>", "the nextCursor of the previous page")
+    .action(run((o) => admin("GET", `/programs/${o.program}/partners${queryString({ status: o.status, limit: o.limit, cursor: o.cursor })}`)));
+  command("approve-partner", "approve a pending or declined partner: their links are tracked from now on")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("partner", "partner"))
+    .action(run((o) => admin("POST", `/programs/${o.program}/partners/${o.partner}/status`, { status: "approved" })));
+  command("decline-partner", "decline a pending or approved partner: their links stop being tracked")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("partner", "partner"))
+    .action(run((o) => admin("POST", `/programs/${o.program}/partners/${o.partner}/status`, { status: "declined" })));
+  command("overview", "a program's figures per UTC day, per partner and in total")
+    .addOption(requiredId("program", "program"))
+    .option("--from <YYYY-MM-DD>", "first day (default: 29 days before --to)")
+    .option("--to <YYYY-MM-DD>", "last day (default: today)")
+    .addOption(boolOption("test", "test data only"))
+    .action(run((o) => admin("GET", `/programs/${o.program}/overview${queryString({ from: o.from, to: o.to, test: o.test })}`)));
 
   command("enroll-partner", "enroll an existing partner in another program (one partner portal sign-in for all their programs)")
     .addOption(requiredId("program", "program"))

@@ -17,6 +17,7 @@ import type { Attribution } from "./attribution/contract";
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
 import { isSelfReferredTo } from "../shared/self-referral-check";
+import { answerStats } from "../shared/stats-input";
 
 type Methods = {
   assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number): Promise<void>;
@@ -184,6 +185,13 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.PartnerClicksInput>>) {
         const { programId, partnerId } = ctx.params;
         return { clicks: await this.repo.countPartnerClicks(programId, partnerId) };
+      },
+    },
+    /** Clicks and attributed leads per UTC day and per partner (the program overview; docs/merchants.md). */
+    stats: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.StatsInput>>) {
+        return answerStats(ctx.params, { clicks: 0, leads: 0 }, (q) => this.repo.activityStats(q));
       },
     },
   },

@@ -9,6 +9,7 @@ import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { countMetric, METRICS, setGauge } from "../shared/metrics";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { answerStats } from "../shared/stats-input";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
 import { OutboxRelay } from "./commissions/outbox-relay";
@@ -129,6 +130,45 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const withdrawal = await this.repo.transaction((tx) => ledger.payWithdrawal(tx, withdrawalId, new Date()));
         this.relay.nudge(); // withdrawal.paid and a commission.paid per commission it paid
         return toDto(withdrawal);
+      },
+    },
+
+    /** Commission amounts by state per UTC day and per partner, and the partners' balances (the program overview; docs/merchants.md). */
+    stats: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.StatsInput>>) {
+        const input = ctx.params;
+        const { currency } = await getProgram(ctx, input.programId);
+        const zero = { commissions: 0, pendingCents: 0, creditedCents: 0, paidCents: 0, reversedCents: 0 };
+        // Test sales never earn a commission: the test view has none.
+        const answer = await answerStats(input, zero, (q) => (q.test ? Promise.resolve({ byDay: [], byPartner: [] }) : this.repo.commissionStats(q, currency)));
+        const balances = input.test ? [] : await this.repo.programBalances(input.programId, currency, input.partnerIds);
+        return { ...answer, currency, balances: balances.map((b) => ({ partnerId: b.partnerId, balanceCents: b.balanceCents })) };
+      },
+    },
+
+    /** The dashboard's create-withdrawal (payouts:write, checked by the gateway): the operator's action, for one program. */
+    createProgramWithdrawal: {
+      async handler(ctx: Context<Input<typeof S.CreateWithdrawalInput>>) {
+        const input = ctx.params;
+        // A partner of another program is not found here (404), rather than given an empty balance.
+        await call(ctx, "programs.getEnrollment", { programId: input.programId, partnerId: input.partnerId });
+        const key = await this.balanceKey(ctx, input);
+        return toDto(await this.repo.transaction((tx) => ledger.createWithdrawal(tx, key, input.amountCents, new Date(), input.idempotencyKey)));
+      },
+    },
+
+    /** The dashboard's mark-paid: only a withdrawal of the program in the path (another's is not found, as if it did not exist). */
+    payProgramWithdrawal: {
+      async handler(ctx: Context<Input<typeof S.ProgramWithdrawalIdInput>>) {
+        const { programId, withdrawalId } = ctx.params;
+        return toDto(
+          await this.repo.transaction(async (tx) => {
+            const found = await tx.getWithdrawal(withdrawalId);
+            if (!found || found.programId !== programId) throw new NotFoundError(`No withdrawal with id ${withdrawalId} in program ${programId}.`);
+            return ledger.payWithdrawal(tx, withdrawalId, new Date());
+          }),
+        );
       },
     },
 

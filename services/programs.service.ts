@@ -12,11 +12,27 @@ import { createProgramsRepository } from "./programs/storage";
 import type { Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
+import type { Page } from "../shared/pagination";
+import type { EnrollmentDecision as EnrollmentDecisionResult, PartnerRow, ProgramOverview } from "./programs/contract";
+import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
+import { joinDays, joinPartners, joinTotals } from "./programs/overview";
+import { currencyExponent } from "../shared/domain/money";
 
 type Methods = {
   requireProgram(id: number): Promise<Program>;
-  setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus): Promise<Enrollment | null>;
+  overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview>;
+  partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>>;
+  decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
+  setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
 };
+
+/** The 100 partners with the most revenue: the overview's per-partner table stays one screenful of data. */
+const OVERVIEW_PARTNERS = 100;
 
 type Vars = StorageVars<ProgramsRepository> & { outboxRelay?: ServiceOutboxRelay };
 
@@ -142,7 +158,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           partnerId: partner.id,
           programId: input.programId,
           referralCode,
-          status: input.status ?? "approved",
+          status: input.status,
         });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
         this.outboxRelay?.nudge(); // its partner.enrolled event committed with it
@@ -218,6 +234,54 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return toDto({ partner, enrollments: await this.repo.listPartnerEnrollments(partner.id) });
       },
     },
+    /** The program overview (docs/merchants.md): figures per day, per partner and in total. */
+    overview: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.OverviewInput>>) {
+        return this.overviewOf(ctx, ctx.params);
+      },
+    },
+
+    overviewForOperator: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.OverviewInput>>) {
+        return this.overviewOf(ctx, ctx.params);
+      },
+    },
+
+    /** The partners list: enrollments newest first, with each partner's all-time totals. */
+    listPartners: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListPartnersInput>>) {
+        return this.partnersPage(ctx, ctx.params);
+      },
+    },
+
+    listPartnersForOperator: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListPartnersInput>>) {
+        return this.partnersPage(ctx, ctx.params);
+      },
+    },
+
+    approvePartner: {
+      async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
+        return this.decide(ctx.params.programId, ctx.params.partnerId, "approve");
+      },
+    },
+
+    declinePartner: {
+      async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
+        return this.decide(ctx.params.programId, ctx.params.partnerId, "decline");
+      },
+    },
+
+    setPartnerStatus: {
+      async handler(ctx: Context<Input<typeof S.SetEnrollmentStatusInput>>) {
+        const { programId, partnerId, status } = ctx.params;
+        return this.decide(programId, partnerId, status === "approved" ? "approve" : "decline");
+      },
+    },
 
     hasApprovedPartners: {
       idempotent: true,
@@ -235,14 +299,87 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return program;
     },
 
+    /** Each service counts its own data (no service reads another's tables); joined here on day and partner. */
+    async overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview> {
+      const program = await this.requireProgram(input.programId);
+      const query = { programId: input.programId, from: input.from, to: input.to, test: input.test };
+      const [activity, sales, commissions] = await Promise.all([call(ctx, "attribution.stats", query), call(ctx, "sales.stats", query), call(ctx, "commissions.stats", query)]);
+      const ranked = joinPartners(activity, sales, commissions);
+      const shown = ranked.slice(0, OVERVIEW_PARTNERS);
+      const enrolled = new Map(
+        (
+          await this.repo.findEnrolledPartners(
+            input.programId,
+            shown.map((p) => p.partnerId),
+          )
+        ).map((e) => [e.partnerId, e]),
+      );
+      return {
+        programId: program.id,
+        workspaceId: program.workspaceId,
+        currency: program.currency,
+        currencyExponent: currencyExponent(program.currency),
+        from: activity.from!,
+        to: activity.to!,
+        test: input.test,
+        days: joinDays(activity, sales, commissions),
+        totals: joinTotals(activity, sales, commissions),
+        partners: shown.map((p) => {
+          const e = enrolled.get(p.partnerId);
+          return { ...p, name: e?.partner.name ?? `Partner ${p.partnerId}`, status: e?.status ?? "unknown", referralCode: e?.referralCode ?? "" };
+        }),
+        partnersWithActivity: ranked.length,
+      };
+    },
+
+    /** One page of enrollments, then the totals of exactly those partners from each service (all time, live data). */
+    async partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>> {
+      await this.requireProgram(input.programId);
+      const page = await this.repo.listEnrollments(input.programId, { status: input.status, limit: input.limit, cursor: input.cursor });
+      if (!page.data.length) return { data: [], nextCursor: page.nextCursor };
+      const partnerIds = page.data.map((e) => e.partnerId);
+      const query = { programId: input.programId, allTime: true, partnerIds };
+      const [activity, sales, commissions] = await Promise.all([call(ctx, "attribution.stats", query), call(ctx, "sales.stats", query), call(ctx, "commissions.stats", query)]);
+      const totals = joinPartners(activity, sales, commissions, partnerIds);
+      return {
+        data: page.data.map((e, i) => {
+          const { partnerId: _id, ...figures } = totals[i];
+          return {
+            partnerId: e.partnerId,
+            name: e.partner.name,
+            email: e.partner.email,
+            status: e.status,
+            referralCode: e.referralCode,
+            enrolledAt: e.createdAt.toISOString(),
+            totals: figures,
+          };
+        }),
+        nextCursor: page.nextCursor,
+      };
+    },
+
+    /** Approve or decline (enrollment-status.ts says which changes are allowed). */
+    async decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult> {
+      await this.requireProgram(programId);
+      const current = await this.repo.findEnrollment(programId, partnerId);
+      if (!current) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+      const transition = enrollmentTransition(current.status, decision);
+      if (transition.kind === "refused") throw new ConflictError(transition.message);
+      // Conditional on the current status: a concurrent decision cannot be overwritten by a stale read.
+      const result = await this.setEnrollmentStatus(programId, partnerId, targetOf(decision), ALLOWED_FROM[decision]);
+      if (!result) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+      const e = result.enrollment;
+      return { partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, changed: result.changed };
+    },
+
     /**
      * Writes an enrollment's status (null when the partner is not enrolled). Becoming approved writes the
      * partner.enrolled event in the same transaction and sends it at once: the one call for an approval.
      */
-    async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus): Promise<Enrollment | null> {
-      const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date());
+    async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, allowedFrom?: readonly EnrollmentStatus[]) {
+      const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date(), allowedFrom);
       if (result?.enrolled) this.outboxRelay?.nudge();
-      return result?.enrollment ?? null;
+      return result;
     },
   },
 

@@ -8,6 +8,7 @@ import { CurrencyMismatchError, InvalidRequestError, NotFoundError, Unauthorized
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { answerStats } from "../shared/stats-input";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
@@ -180,6 +181,15 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.GetSaleInput>>) {
         const { programId, transactionId } = ctx.params;
         return toDto(await this.requireSale(programId, transactionId));
+      },
+    },
+
+    /** Attributed sales and revenue per UTC day and per partner (the program overview; docs/merchants.md). */
+    stats: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.StatsInput>>) {
+        const { currency } = await getProgram(ctx, ctx.params.programId);
+        return answerStats(ctx.params, { sales: 0, revenueCents: 0 }, (q) => this.repo.salesStats(q, currency));
       },
     },
   },

@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
+import type { StatsAnswer } from "../../shared/domain/stats";
+import type { ActivityFigures, TestEventStats, Lead } from "./repository";
 import type { Page } from "../../shared/pagination";
-import type { Lead, TestEventStats } from "./repository";
 import type * as S from "./schemas";
 
 /** The partner a sale is attributed to, and how (`attribution.resolve`). */
@@ -34,4 +35,6 @@ export interface AttributionContract {
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
   /** The partner's clicks in the program, test clicks left out. */
   "attribution.countPartnerClicks": { params: z.input<typeof S.PartnerClicksInput>; result: { clicks: number } };
+  /** Clicks and attributed leads per UTC day (zero-filled) and per partner, for the program overview. */
+  "attribution.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<ActivityFigures> };
 }

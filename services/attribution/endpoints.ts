@@ -88,4 +88,7 @@ export const ATTRIBUTION = declareActions("attribution", {
   countPartnerClicks: {
     input: S.PartnerClicksInput,
   },
+  stats: {
+    input: S.StatsInput,
+  },
 });

@@ -1,7 +1,9 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
+import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
+import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
+import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, LeadListFilter } from "./repository";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
-import type { AttributionRepository, Click, Lead, LeadListFilter, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 import { leadCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
 
@@ -32,6 +34,8 @@ const clickSchema = requiredStringsMayBeEmpty(
 clickSchema.index({ clickId: 1 }, { unique: true });
 clickSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
 clickSchema.index({ programId: 1, partnerId: 1, isTest: 1 });
+// The overview's figures (activityStats), as clicks_stats in SQL.
+clickSchema.index({ programId: 1, isTest: 1, timestamp: 1, partnerId: 1 });
 
 const leadSchema = requiredStringsMayBeEmpty(
   new Schema<LeadDoc>(
@@ -55,6 +59,7 @@ leadSchema.index({ programId: 1, customerKey: 1 }, { unique: true });
 const ATTRIBUTED = { partnerId: { $type: "number" } };
 leadSchema.index({ programId: 1, email: 1, _id: -1 }, { partialFilterExpression: ATTRIBUTED });
 leadSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
+leadSchema.index({ programId: 1, isTest: 1, timestamp: 1, partnerId: 1 }, { partialFilterExpression: ATTRIBUTED });
 // The customers lists (listLeadsPage), as the SQL indexes leads_program_list and leads_program_partner_list.
 leadSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 leadSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
@@ -231,6 +236,27 @@ export class MongoAttributionRepository implements AttributionRepository {
     return {
       count: docs.length,
       latest: latest ? { id: latest._id, timestamp: latest.timestamp, createdAt: latest.createdAt } : null,
+    };
+  }
+
+  async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
+    const zero = { clicks: 0, leads: 0 };
+    const clicks = statsMatch(q, "timestamp", "isTest");
+    // Repeats the partial index's filter, so the index serves it.
+    const leads = statsMatch(q, "timestamp", "isTest", ATTRIBUTED);
+    const daily = q.start !== null;
+    const count = (model: Model<any>, match: object, key: unknown, field: string) =>
+      model.aggregate([{ $match: match }, { $group: { _id: key, [field]: { $sum: 1 } } }, { $project: { _id: 0, key: "$_id", [field]: 1 } }]);
+    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
+      daily ? count(this.clicks, clicks, dayOf("timestamp"), "clicks") : [],
+      daily ? count(this.leads, leads, dayOf("timestamp"), "leads") : [],
+      count(this.clicks, clicks, "$partnerId", "clicks"),
+      count(this.leads, leads, "$partnerId", "leads"),
+    ]);
+    const as = (key: string, rows: Array<Record<string, unknown>>) => rows.map(({ key: k, ...figures }) => ({ [key]: k, ...figures }));
+    return {
+      byDay: mergeRows("day", zero, as("day", clickDays), as("day", leadDays)),
+      byPartner: mergeRows("partnerId", zero, as("partnerId", clickPartners), as("partnerId", leadPartners)),
     };
   }
 

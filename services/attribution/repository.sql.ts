@@ -1,8 +1,10 @@
 import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
+import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
+import { statsWhere } from "../../shared/storage/stats-sql";
+import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, LeadListFilter } from "./repository";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
-import type { AttributionRepository, Click, Lead, LeadListFilter, NewClick, NewLead, ProcessorCustomerLink, TestEventStats } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE clicks (
@@ -46,6 +48,9 @@ const MIGRATIONS = [
   outboxTableMigration("attribution_outbox"),
   // The partner portal's click count: an index-only count of one partner's live clicks.
   `CREATE INDEX clicks_partner_live ON clicks (program_id, partner_id) WHERE NOT is_test;`,
+  // The overview's figures (activityStats): a range scan per program and mode, partner in the index for the per-partner sums.
+  `CREATE INDEX clicks_stats ON clicks (program_id, is_test, timestamp, partner_id);
+   CREATE INDEX leads_stats ON leads (program_id, is_test, timestamp, partner_id) WHERE partner_id IS NOT NULL;`,
 ];
 
 /** The partner portal's click count (exported so the query-plan test explains what runs): $1 program, $2 partner. */
@@ -57,6 +62,19 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
   if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
   if (f.test !== undefined) c.add("is_test = ?", f.test);
   return c.page(f).query("*", "leads", f.limit);
+}
+
+/** The exact queries of activityStats (exported so the query-plan test explains what runs); no daily ones for all time. */
+export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadDays" | "clickPartners" | "leadPartners", SqlQuery | null> {
+  const clicks = statsWhere(q, "timestamp", "is_test");
+  const leads = statsWhere(q, "timestamp", "is_test", ["partner_id IS NOT NULL"]);
+  const daily = q.start !== null;
+  return {
+    clickDays: daily ? { text: `SELECT ${clicks.day} AS day, count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, values: clicks.params } : null,
+    leadDays: daily ? { text: `SELECT ${leads.day} AS day, count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, values: leads.params } : null,
+    clickPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, values: clicks.params },
+    leadPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, values: leads.params },
+  };
 }
 
 const toClick = (r: any): Click => ({
@@ -168,6 +186,14 @@ export class SqlAttributionRepository implements AttributionRepository {
       count: rows.length,
       latest: latest ? { id: latest.id, timestamp: latest.timestamp, createdAt: latest.created_at } : null,
     };
+  }
+
+  async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
+    const zero = { clicks: 0, leads: 0 };
+    const queries = activityStatsQueries(q);
+    const run = (query: SqlQuery | null) => (query ? this.db.query(query.text, query.values) : Promise.resolve([]));
+    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([run(queries.clickDays), run(queries.leadDays), run(queries.clickPartners), run(queries.leadPartners)]);
+    return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners) };
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {

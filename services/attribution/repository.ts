@@ -1,3 +1,4 @@
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 
@@ -73,6 +74,13 @@ export interface AttributionRepository {
   linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
   /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
   testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
+  /**
+   * Clicks and attributed leads (by their `timestamp`) per UTC day and per
+   * partner, live or test ones, for the program overview; only days and
+   * partners with something are returned. Served by the clicks_stats and
+   * leads_stats indexes.
+   */
+  activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>>;
   /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;
   /** The attribution outbox (table or collection `attribution_outbox`), for its relay. */
@@ -80,3 +88,6 @@ export interface AttributionRepository {
   /** The partner's clicks in the program, test clicks left out (the partner portal). */
   countPartnerClicks(programId: number, partnerId: number): Promise<number>;
 }
+
+/** What attribution counts for the overview. */
+export type ActivityFigures = { clicks: number; leads: number };

@@ -41,6 +41,8 @@ export const TestEventStatsInput = z.object({
   limit: z.number().int().min(1).max(100).default(10),
 });
 
+/** attribution.stats: clicks and attributed leads per day and per partner (shared/stats-input.ts). */
+export { StatsInput } from "../../shared/stats-input";
 /** A program's customers (its leads), newest first: dashboard, operators, and the partner portal with partnerId. */
 export const ListCustomersInput = z
   .strictObject({

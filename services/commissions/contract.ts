@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { ReconcileReport } from "./invariants";
 import type { Jsonified } from "../../shared/dto";
-import type { Balance, Commission, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
+import type { StatsAnswer } from "../../shared/domain/stats";
+import type { Balance, Commission, CommissionFigures, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
 import type * as S from "./schemas";
 import type { Page } from "../../shared/pagination";
 import type { CommissionListItem } from "./list-views";
@@ -38,6 +39,8 @@ export interface CommissionsContract {
   "commissions.approveDue": { params: z.input<typeof S.ApproveDueInput>; result: { approved: number; commissionIds: number[] } };
   "commissions.createWithdrawal": { params: z.input<typeof S.CreateWithdrawalInput>; result: Jsonified<Withdrawal> };
   "commissions.payWithdrawal": { params: z.input<typeof S.WithdrawalIdInput>; result: Jsonified<Withdrawal> };
+  "commissions.createProgramWithdrawal": { params: z.input<typeof S.CreateWithdrawalInput>; result: Jsonified<Withdrawal> };
+  "commissions.payProgramWithdrawal": { params: z.input<typeof S.ProgramWithdrawalIdInput>; result: Jsonified<Withdrawal> };
   "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
   "commissions.list": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
@@ -45,5 +48,13 @@ export interface CommissionsContract {
   "commissions.listWithdrawals": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
   "commissions.listWithdrawalsForOperator": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
+  /**
+   * Commission amounts by state per UTC day (zero-filled, by creation day) and per partner, in the program's
+   * currency, with the partners' current balances (of `partnerIds` when given).
+   */
+  "commissions.stats": {
+    params: z.input<typeof S.StatsInput>;
+    result: StatsAnswer<CommissionFigures> & { currency: string; balances: Array<{ partnerId: number; balanceCents: number }> };
+  };
   "commissions.reconcile": { params: z.input<typeof S.NoInput>; result: ReconcileReport & { checkedAt: string; durationMs: number } };
 }

@@ -179,6 +179,40 @@ export const COMMISSIONS = declareActions("commissions", {
       response: { description: "The paid withdrawal.", example: { id: 2, status: "paid", amountCents: 1000 } },
     },
   },
+  createProgramWithdrawal: {
+    input: S.CreateWithdrawalInput,
+    http: {
+      method: "POST",
+      path: "/api/programs/:programId/partners/:partnerId/withdrawals",
+      route: "program-dashboard",
+      permission: "payouts:write",
+      tag: "Dashboard",
+      summary: "Create a partner's withdrawal",
+      description:
+        "Takes the amount (default: the whole available balance) out of the partner's balance for a payout. Same rules as the operator's route: with an idempotency key, the same request again returns the same withdrawal; another request with that key is 409. For members whose role grants payouts:write.",
+      example: { programId: 1, partnerId: 3, amountCents: 1000, idempotencyKey: "payout-2030-01-partner-3" },
+      errors: ["forbidden", "not_found", "conflict"],
+      response: {
+        description: "The withdrawal.",
+        example: { id: 2, partnerId: 3, programId: 1, currency: "usd", requestedCents: 1000, amountCents: 1000, status: "open", idempotencyKey: "payout-2030-01-partner-3" },
+      },
+    },
+  },
+  payProgramWithdrawal: {
+    input: S.ProgramWithdrawalIdInput,
+    http: {
+      method: "POST",
+      path: "/api/programs/:programId/withdrawals/:withdrawalId/pay",
+      route: "program-dashboard",
+      permission: "payouts:write",
+      tag: "Dashboard",
+      summary: "Mark a withdrawal paid",
+      description: "Records that the payout was sent. A withdrawal is paid once (409 otherwise); one of another program is not found. For members whose role grants payouts:write.",
+      example: { programId: 1, withdrawalId: 2 },
+      errors: ["forbidden", "not_found", "conflict"],
+      response: { description: "The paid withdrawal.", example: { id: 2, programId: 1, status: "paid", amountCents: 1000 } },
+    },
+  },
   outboxBacklog: {
     input: S.NoInput,
     http: {
@@ -211,5 +245,8 @@ export const COMMISSIONS = declareActions("commissions", {
   },
   settleProcessorForSale: {
     input: S.SettleProcessorForSaleInput,
+  },
+  stats: {
+    input: S.StatsInput,
   },
 });

@@ -1,11 +1,14 @@
 import type { Connection } from "mongoose";
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import type {
   Balance,
   BalanceKey,
   Commission,
+  CommissionFigures,
   CommissionListFilter,
   CommissionsRepository,
   CommissionsTx,
@@ -213,6 +216,39 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     } finally {
       await session.endSession();
     }
+  }
+
+  async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
+    // Served by the lists' { programId, createdAt, _id } index (a range) and { partnerId, programId, currency } (a page of partners).
+    const match = { ...statsMatch(q, "createdAt", null), currency };
+    const net = { $subtract: ["$amountCents", "$deductedCents"] };
+    const isSet = (field: string) => ({ $gt: [`$${field}`, null] });
+    const group = (key: unknown) =>
+      this.store.commissions.aggregate<{ _id: string | number } & CommissionFigures>([
+        { $match: match },
+        {
+          $group: {
+            _id: key,
+            commissions: { $sum: 1 },
+            pendingCents: { $sum: { $cond: [isSet("creditedAt"), 0, net] } },
+            creditedCents: { $sum: { $cond: [{ $and: [isSet("creditedAt"), { $not: [isSet("paidOutAt")] }] }, net, 0] } },
+            paidCents: { $sum: { $cond: [isSet("paidOutAt"), net, 0] } },
+            reversedCents: { $sum: "$deductedCents" },
+          },
+        },
+      ]);
+    const [byDay, byPartner] = await Promise.all([q.start ? group(dayOf("createdAt")) : [], group("$partnerId")]);
+    const figures = ({ _id, ...f }: { _id: string | number } & CommissionFigures): CommissionFigures => f;
+    return {
+      byDay: byDay.map((r) => ({ day: String(r._id), ...figures(r) })),
+      byPartner: byPartner.map((r) => ({ partnerId: Number(r._id), ...figures(r) })),
+    };
+  }
+
+  async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {
+    const filter = partnerIds ? { programId, currency, partnerId: { $in: [...partnerIds] } } : { programId, currency };
+    const docs = await this.store.balances.find(filter).sort({ partnerId: 1 }).lean();
+    return docs.map(toBalance);
   }
 }
 

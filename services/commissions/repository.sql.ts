@@ -1,10 +1,13 @@
 import type { LedgerSnapshot } from "./invariants/snapshot";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
+import { statsWhere } from "../../shared/storage/stats-sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
 import type {
   Balance,
   BalanceKey,
   Commission,
+  CommissionFigures,
   CommissionListFilter,
   CommissionWithRefunds,
   CommissionsRepository,
@@ -105,6 +108,10 @@ const MIGRATIONS = [
    CREATE INDEX commissions_program_partner_list ON commissions (program_id, partner_id, created_at DESC, id DESC);
    CREATE INDEX withdrawals_program_list ON withdrawals (program_id, created_at DESC, id DESC);
    CREATE INDEX withdrawals_program_partner_list ON withdrawals (program_id, partner_id, created_at DESC, id DESC);`,
+  // The partners' balances of a program (programBalances). The overview's figures (commissionStats) need no index of
+  // their own: commissions_program_list (a range of one program's created_at) and commissions_partner (a page of
+  // partners, all time) serve them (test/contract/stats-query-plans.test.ts).
+  `CREATE INDEX partner_balances_program ON partner_balances (program_id, currency, partner_id);`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -121,6 +128,23 @@ export function listWithdrawalsQuery(f: WithdrawalListFilter): SqlQuery {
   if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
   if (f.status !== undefined) c.add("status = ?", f.status);
   return c.page(f).query("*", "withdrawals", f.limit);
+}
+
+/** The exact queries of commissionStats (exported so the query-plan test explains what runs); no daily one for all time. */
+export function commissionStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
+  const w = statsWhere(q, "created_at", null);
+  const values = [...w.params, currency];
+  const where = `${w.where} AND currency = $${values.length}`;
+  const net = "amount_cents - deducted_cents";
+  const figures = `count(*)::int AS commissions,
+      COALESCE(sum(${net}) FILTER (WHERE credited_at IS NULL), 0)::bigint AS "pendingCents",
+      COALESCE(sum(${net}) FILTER (WHERE credited_at IS NOT NULL AND paid_out_at IS NULL), 0)::bigint AS "creditedCents",
+      COALESCE(sum(${net}) FILTER (WHERE paid_out_at IS NOT NULL), 0)::bigint AS "paidCents",
+      COALESCE(sum(deducted_cents), 0)::bigint AS "reversedCents"`;
+  return {
+    byDay: q.start ? { text: `SELECT ${w.day} AS day, ${figures} FROM commissions WHERE ${where} GROUP BY 1`, values } : null,
+    byPartner: { text: `SELECT partner_id AS "partnerId", ${figures} FROM commissions WHERE ${where} GROUP BY 1`, values },
+  };
 }
 
 const toCommission = (r: any): Commission => ({
@@ -498,5 +522,29 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       }));
       return { commissions, refunds, balances, withdrawals, outbox };
     });
+  }
+
+  async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
+    const queries = commissionStatsQueries(q, currency);
+    const [byDay, byPartner] = await Promise.all([
+      queries.byDay ? this.db.query(queries.byDay.text, queries.byDay.values) : [],
+      this.db.query(queries.byPartner.text, queries.byPartner.values),
+    ]);
+    const numbers = (r: any) => ({
+      ...r,
+      commissions: Number(r.commissions),
+      pendingCents: Number(r.pendingCents),
+      creditedCents: Number(r.creditedCents),
+      paidCents: Number(r.paidCents),
+      reversedCents: Number(r.reversedCents),
+    });
+    return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
+  }
+
+  async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {
+    const rows = partnerIds
+      ? await this.db.query("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 AND partner_id = ANY($3::int[]) ORDER BY partner_id", [programId, currency, partnerIds])
+      : await this.db.query("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 ORDER BY partner_id", [programId, currency]);
+    return rows.map(toBalance);
   }
 }

@@ -1,4 +1,5 @@
 import type { LedgerSnapshot } from "./invariants/snapshot";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import type { Page, PageRequest } from "../../shared/pagination";
 
@@ -192,4 +193,19 @@ export interface CommissionsRepository {
    * ledger invariants (`reconcile`). Loads it all in memory.
    */
   ledgerSnapshot(): Promise<LedgerSnapshot>;
+  /**
+   * Commissions in `currency` (by `createdAt`) per UTC day and per partner, for
+   * the overview: each one's net amount (amount minus what refunds took back)
+   * counted in the state it is in now (pending: not credited; credited: not paid
+   * out; paid), and what refunds took back as reversed. So pending + credited +
+   * paid + reversed is what the commissions earned. Only days and partners with
+   * a commission are returned. Served by the commissions lists' indexes. The test
+   * switch is ignored here: test sales never earn a commission.
+   */
+  commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>>;
+  /** The balances in `currency` of the program's partners (of `partnerIds` when given), by partner id; no row for a partner with none. */
+  programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]>;
 }
+
+/** What commissions counts for the overview, in minor units (and the number of commissions). */
+export type CommissionFigures = { commissions: number; pendingCents: number; creditedCents: number; paidCents: number; reversedCents: number };

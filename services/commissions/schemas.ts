@@ -65,6 +65,14 @@ export const NoInput = z.strictObject({});
 export const WithdrawalIdInput = z.strictObject({ withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }) });
 export const CommissionIdInput = z.strictObject({ commissionId: Id.meta({ description: "The commission's id.", example: 7 }) });
 
+/** commissions.stats: commission amounts by state per day and per partner, with balances (shared/stats-input.ts). */
+export { StatsInput } from "../../shared/stats-input";
+
+/** A withdrawal of one program (the dashboard's program-scoped routes): another program's withdrawal is not found. */
+export const ProgramWithdrawalIdInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }),
+});
 const COMMISSION_STATUSES = ["pending", "approved", "paid", "refunded", "reversed"] as const;
 const WITHDRAWAL_STATUSES = ["open", "paid", "cancelled"] as const;
 

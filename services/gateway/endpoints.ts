@@ -157,9 +157,20 @@ export const GATEWAY_PAGES = {
     path: "/dashboard",
     route: "dashboard",
     tag: "Dashboard",
-    summary: "The integration checklist page",
-    description: "The dashboard page showing a program's integration checklist; it asks for a sign-in and then reads the status endpoint.",
+    summary: "The program overview page",
+    description:
+      "The merchant's page for one program: figures and charts over time, partners with their totals, partners waiting for approval, balances and withdrawals, the integration checklist and the notifications inbox. It asks for a sign-in, then reads the API.",
     response: { description: "The page; it shows a sign-in form when there is no session.", contentType: "text/html" },
+  },
+  overviewScript: {
+    method: "GET",
+    path: "/dashboard/overview.js",
+    route: "dashboard",
+    tag: "Dashboard",
+    summary: "Script of the program overview page",
+    description: "The program overview page's script, served from this server (the page runs no inline script).",
+    busErrors: false,
+    response: { description: "JavaScript.", contentType: "text/javascript" },
   },
   appStyles: {
     method: "GET",

@@ -5,7 +5,6 @@
  * (its path without the group's prefix), routed to its action, or to one of
  * the gateway's own pages.
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Context } from "moleculer";
@@ -21,7 +20,6 @@ import { trackedEventFields } from "./request-log";
 
 const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: true }, urlencoded: false };
 
-const DASHBOARD_HTML = fs.readFileSync(path.join(__dirname, "dashboard.html"), "utf8");
 const BROWSER_SNIPPET = fs.readFileSync(path.join(__dirname, "..", "..", "sdk", "browser", "svc.js"), "utf8");
 
 /** A static file the pages load, read once; cached for five minutes (no version in its URL). */
@@ -60,24 +58,6 @@ export function htmlPage(file: string): (req: Req, res: Res) => void {
 
 const UPLOT_DIR = path.dirname(require.resolve("uplot"));
 
-/** 'sha256-...' sources for the inline <script> and <style> blocks of a page, for its Content-Security-Policy. */
-function inlineHashes(html: string, tag: "script" | "style"): string {
-  const blocks = [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => m[1]);
-  return blocks.map((b) => `'sha256-${createHash("sha256").update(b, "utf8").digest("base64")}'`).join(" ");
-}
-
-/** The dashboard runs only its own inline script and style, talks only to this origin, and cannot be framed. */
-const DASHBOARD_CSP = [
-  "default-src 'none'",
-  `script-src ${inlineHashes(DASHBOARD_HTML, "script")}`,
-  `style-src ${inlineHashes(DASHBOARD_HTML, "style")}`,
-  "connect-src 'self'",
-  "img-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
 /** One log line per tracked event (click, lead, sale, refund, processor webhook): request-log.ts. */
 function logTrackedEvent(this: { logger: { info(...args: unknown[]): void } }, ctx: Context<unknown, CallerMeta>, _route: unknown, req: Req, _res: Res, data: unknown) {
   const fields = trackedEventFields((req as { $alias?: { action?: string } }).$alias?.action, ctx, req.$params, data);
@@ -106,10 +86,9 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
     res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Content-Length": body.length, "Cache-Control": "public, max-age=31536000, immutable" });
     res.end(body);
   },
-  dashboard(_req, res) {
-    res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": DASHBOARD_CSP });
-    res.end(DASHBOARD_HTML);
-  },
+  // The program overview (pages/overview.html, its script pages/overview.js): docs/merchants.md.
+  dashboard: htmlPage("overview.html"),
+  overviewScript: staticFile(path.join(__dirname, "pages", "overview.js"), "text/javascript; charset=utf-8"),
   appStyles: staticFile(path.join(__dirname, "pages", "app.css"), "text/css; charset=utf-8"),
   chartScript: staticFile(path.join(UPLOT_DIR, "uPlot.iife.min.js"), "text/javascript; charset=utf-8"),
   chartStyles: staticFile(path.join(UPLOT_DIR, "uPlot.min.css"), "text/css; charset=utf-8"),

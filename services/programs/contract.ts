@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { Page } from "../../shared/pagination";
+import type { OverviewFigures } from "./overview";
 import type { Enrollment, Partner, Program } from "./repository";
 import type * as S from "./schemas";
 
@@ -31,4 +32,50 @@ export interface ProgramsContract {
   "programs.findPartnerForSignIn": { params: z.input<typeof S.PartnerEmailInput>; result: Jsonified<Partner> | null };
   /** The partner and their enrollments in every program (any status). */
   "programs.getPartnerEnrollments": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<{ partner: Partner; enrollments: Enrollment[] }> };
+  "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
+  "programs.overviewForOperator": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
+  "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
+  "programs.listPartnersForOperator": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
+  "programs.approvePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
+  "programs.declinePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
+  "programs.setPartnerStatus": { params: z.input<typeof S.SetEnrollmentStatusInput>; result: EnrollmentDecision };
+}
+
+/** The program overview (GET /api/programs/:programId/overview): docs/merchants.md. */
+export interface ProgramOverview {
+  programId: number;
+  /** The workspace that owns the program (its notifications inbox), null for a program without one. */
+  workspaceId: number | null;
+  currency: string;
+  /** Decimals of the currency (ISO 4217: 2 for usd, 0 for jpy): a page shows minor units as amounts with it. */
+  currencyExponent: number;
+  from: string;
+  to: string;
+  test: boolean;
+  days: Array<{ date: string } & OverviewFigures>;
+  totals: OverviewFigures;
+  /** The 100 partners with the most revenue in the range (then clicks). */
+  partners: Array<{ partnerId: number; name: string; status: string; referralCode: string; balanceCents: number } & OverviewFigures>;
+  /** How many partners had anything in the range (more than `partners` holds when over 100). */
+  partnersWithActivity: number;
+}
+
+/** One row of the partners list. */
+export interface PartnerRow {
+  partnerId: number;
+  name: string;
+  email: string | null;
+  status: string;
+  referralCode: string;
+  enrolledAt: string;
+  totals: OverviewFigures & { balanceCents: number };
+}
+
+/** What approving or declining did: the enrollment after the call, and whether this call changed it. */
+export interface EnrollmentDecision {
+  partnerId: number;
+  programId: number;
+  status: string;
+  referralCode: string;
+  changed: boolean;
 }

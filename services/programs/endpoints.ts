@@ -13,6 +13,34 @@ const programExample = {
   testMode: false,
 };
 
+const figuresExample = { clicks: 12, leads: 4, sales: 2, revenueCents: 20000, commissions: 2, pendingCents: 2000, creditedCents: 1400, paidCents: 0, reversedCents: 600 };
+
+const overviewExample = {
+  programId: 1,
+  workspaceId: 1,
+  currency: "usd",
+  currencyExponent: 2,
+  from: "2026-01-01",
+  to: "2026-01-30",
+  test: false,
+  days: [{ date: "2026-01-01", ...figuresExample }],
+  totals: figuresExample,
+  partners: [{ partnerId: 3, name: "Jane", status: "approved", referralCode: "jane", ...figuresExample, balanceCents: 1400 }],
+  partnersWithActivity: 1,
+};
+
+const partnerRowExample = {
+  partnerId: 3,
+  name: "Jane",
+  email: "jane@example.com",
+  status: "approved",
+  referralCode: "jane",
+  enrolledAt: "2026-01-01T00:00:00.000Z",
+  totals: { ...figuresExample, balanceCents: 1400 },
+};
+
+const decisionExample = { partnerId: 3, programId: 1, status: "approved", referralCode: "jane", changed: true };
+
 export const PROGRAMS = declareActions("programs", {
   create: {
     input: S.CreateProgramInput,
@@ -164,5 +192,110 @@ export const PROGRAMS = declareActions("programs", {
   },
   getPartnerEnrollments: {
     input: S.PartnerIdInput,
+  },
+  overview: {
+    input: S.OverviewInput,
+    http: {
+      method: "GET",
+      path: "/api/programs/:programId/overview",
+      route: "program-dashboard",
+      tag: "Dashboard",
+      summary: "Program overview: figures over time and per partner",
+      description:
+        "Clicks, referred signups (leads), referred sales and their revenue, and commissions by state (pending, credited, paid, and what refunds reversed) for each UTC day of the range (days without anything are zeros), per partner (the 100 with the most revenue) and in total. Money in minor units of the program's currency. Commissions count on the day they were created, in the state they are in now. For members whose role grants programs:read.",
+      example: { programId: 1, from: "2026-01-01", to: "2026-01-30" },
+      errors: ["forbidden", "not_found"],
+      response: { description: "The overview.", example: overviewExample },
+    },
+  },
+  listPartners: {
+    input: S.ListPartnersInput,
+    http: {
+      method: "GET",
+      path: "/api/programs/:programId/partners",
+      route: "program-dashboard",
+      tag: "Dashboard",
+      summary: "The program's partners with their totals",
+      description:
+        "Newest enrollment first, one page at a time (pass nextCursor as cursor for the next). Each row: the partner, the enrollment's status and referral code, when they enrolled, and their all-time totals (clicks, leads, sales, revenue, commissions by state) and current balance, in minor units. For members whose role grants programs:read.",
+      example: { programId: 1, status: "pending", limit: 25 },
+      errors: ["forbidden", "not_found"],
+      response: { description: "A page of partners.", example: { data: [partnerRowExample], nextCursor: null } },
+    },
+  },
+  approvePartner: {
+    input: S.EnrollmentDecisionInput,
+    http: {
+      method: "POST",
+      path: "/api/programs/:programId/partners/:partnerId/approve",
+      route: "program-dashboard",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Approve a partner",
+      description:
+        "A pending or declined partner becomes approved: their referral links are tracked from now on. Approving an approved partner changes nothing (changed is false). For members whose role grants programs:write.",
+      example: { programId: 1, partnerId: 3 },
+      errors: ["forbidden", "not_found"],
+      response: { description: "The enrollment after the call.", example: decisionExample },
+    },
+  },
+  declinePartner: {
+    input: S.EnrollmentDecisionInput,
+    http: {
+      method: "POST",
+      path: "/api/programs/:programId/partners/:partnerId/decline",
+      route: "program-dashboard",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Decline a partner",
+      description:
+        "A pending or approved partner becomes declined: their referral links stop being tracked (commissions already earned stay). Declining a declined partner changes nothing (changed is false). For members whose role grants programs:write.",
+      example: { programId: 1, partnerId: 3 },
+      errors: ["forbidden", "not_found"],
+      response: { description: "The enrollment after the call.", example: { ...decisionExample, status: "declined" } },
+    },
+  },
+  overviewForOperator: {
+    input: S.OverviewInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/programs/:programId/overview",
+      route: "admin",
+      tag: "Operator",
+      summary: "A program's overview",
+      description: "The same figures as the dashboard's program overview: per UTC day of the range, per partner and in total, money in minor units.",
+      example: { programId: 1, from: "2026-01-01", to: "2026-01-30" },
+      errors: ["not_found"],
+      response: { description: "The overview.", example: overviewExample },
+    },
+  },
+  listPartnersForOperator: {
+    input: S.ListPartnersInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/programs/:programId/partners",
+      route: "admin",
+      tag: "Operator",
+      summary: "A program's partners with their totals",
+      description: "The same list as the dashboard's: newest enrollment first, a page at a time, with each partner's all-time totals and balance in minor units.",
+      example: { programId: 1, status: "pending", limit: 25 },
+      errors: ["not_found"],
+      response: { description: "A page of partners.", example: { data: [partnerRowExample], nextCursor: null } },
+    },
+  },
+  setPartnerStatus: {
+    input: S.SetEnrollmentStatusInput,
+    http: {
+      method: "POST",
+      path: "/api/admin/programs/:programId/partners/:partnerId/status",
+      route: "admin",
+      tag: "Operator",
+      summary: "Approve or decline a partner",
+      description:
+        "Sets an enrollment to approved (from pending or declined) or declined (from pending or approved); nothing goes back to pending. Setting the status it already has changes nothing (changed is false).",
+      example: { programId: 1, partnerId: 3, status: "approved" },
+      errors: ["not_found"],
+      response: { description: "The enrollment after the call.", example: decisionExample },
+    },
   },
 });

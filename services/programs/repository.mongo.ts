@@ -1,8 +1,8 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
-import type { ApiKey, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository, ProgramListFilter } from "./repository";
-import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page, type PageRequest } from "../../shared/pagination";
+import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository, ProgramListFilter } from "./repository";
 import type { ClientSession } from "mongoose";
 import { partnerEnrolledPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
@@ -98,6 +98,9 @@ enrollmentSchema.index({ programId: 1, referralCode: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1 }, { partialFilterExpression: { status: "approved" } });
 enrollmentSchema.index({ partnerId: 1, _id: 1 });
+// The partners list (listEnrollments), as enrollments_list and enrollments_list_status in SQL.
+enrollmentSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+enrollmentSchema.index({ programId: 1, status: 1, createdAt: -1, _id: -1 });
 
 const toProgram = (d: ProgramDoc): Program => ({
   id: d._id,
@@ -273,15 +276,27 @@ export class MongoProgramsRepository implements ProgramsRepository {
     );
   }
 
-  async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, now: Date): Promise<{ enrollment: Enrollment; enrolled: boolean } | null> {
+  async setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
     return withTransaction(this.connection, async (session) => {
-      // A write in the transaction: concurrent approvals conflict, the driver retries one, which then sees "approved".
-      const before = await this.enrollments.findOneAndUpdate({ programId, partnerId }, { $set: { status } }, { session, returnDocument: "before" }).lean();
-      if (!before) return null;
+      // A conditional write in the transaction: concurrent decisions conflict, the driver retries one, which then
+      // sees the other's status (and leaves it, when it is not in allowedFrom).
+      const from = allowedFrom ? allowedFrom.filter((s) => s !== status) : null;
+      const filter = { programId, partnerId, status: from ? { $in: from } : { $ne: status } };
+      const before = await this.enrollments.findOneAndUpdate(filter, { $set: { status } }, { session, returnDocument: "before" }).lean();
+      if (!before) {
+        const current = await this.enrollments.findOne({ programId, partnerId }, null, { session }).lean();
+        return current ? { enrollment: toEnrollment(current), enrolled: false, changed: false } : null;
+      }
       const enrollment = toEnrollment({ ...before, status });
-      const enrolled = status === "approved" && before.status !== "approved";
+      const enrolled = status === "approved";
       if (enrolled) await this.enqueueEnrolled(session, enrollment, now);
-      return { enrollment, enrolled };
+      return { enrollment, enrolled, changed: true };
     });
   }
 
@@ -312,5 +327,24 @@ export class MongoProgramsRepository implements ProgramsRepository {
   async listPartnerEnrollments(partnerId: number): Promise<Enrollment[]> {
     const docs = await this.enrollments.find({ partnerId }).sort({ _id: 1 }).lean();
     return docs.map(toEnrollment);
+  }
+  async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
+    const conditions: Record<string, unknown>[] = [{ programId, ...(filter.status ? { status: filter.status } : {}) }, ...mongoPageFilter(filter)];
+    const docs = await this.enrollments
+      .find({ $and: conditions })
+      .sort(MONGO_LIST_SORT)
+      .limit(filter.limit + 1)
+      .lean();
+    const partners = await this.partners.find({ _id: { $in: docs.map((d) => d.partnerId) } }).lean();
+    const byId = new Map(partners.map((p) => [p._id, toPartner(p)]));
+    return pageOf(docs, filter.limit, mongoPosition, (d) => ({ ...toEnrollment(d), partner: byId.get(d.partnerId)! }));
+  }
+
+  async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {
+    if (!partnerIds.length) return [];
+    const docs = await this.enrollments.find({ programId, partnerId: { $in: [...partnerIds] } }).lean();
+    const partners = await this.partners.find({ _id: { $in: docs.map((d) => d.partnerId) } }).lean();
+    const byId = new Map(partners.map((p) => [p._id, toPartner(p)]));
+    return docs.map((d) => ({ ...toEnrollment(d), partner: byId.get(d.partnerId)! }));
   }
 }

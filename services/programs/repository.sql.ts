@@ -1,8 +1,8 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
-import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
-import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramListFilter, ProgramsRepository, EnrollmentStatus } from "./repository";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery, type PageRequest } from "../../shared/pagination";
+import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramListFilter, ProgramsRepository, EnrollmentStatus, EnrolledPartner } from "./repository";
 import { partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 
@@ -59,6 +59,9 @@ const MIGRATIONS = [
   // The partner portal: sign-in finds a partner by email, and lists the partner's programs.
   `CREATE INDEX partners_email ON partners (email);
    CREATE INDEX enrollments_partner ON enrollments (partner_id, id);`,
+  // The partners list (listEnrollments): newest first per program, and per program and status.
+  `CREATE INDEX enrollments_list ON enrollments (program_id, created_at DESC, id DESC);
+   CREATE INDEX enrollments_list_status ON enrollments (program_id, status, created_at DESC, id DESC);`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -118,6 +121,26 @@ const toEnrollment = (r: any): Enrollment => ({
   status: r.status,
   referralCode: r.referral_code,
   createdAt: r.created_at,
+});
+
+/** The exact query of listEnrollments (exported so the query-plan test explains what runs). */
+export function listEnrollmentsQuery(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): SqlQuery {
+  const where = new SqlConditions().add("e.program_id = ?", programId);
+  if (filter.status) where.add("e.status = ?", filter.status);
+  where.page(filter, "e.created_at", "e.id");
+  return where.query(
+    "e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at",
+    "enrollments e JOIN partners p ON p.id = e.partner_id",
+    filter.limit,
+    "e.created_at",
+    "e.id",
+  );
+}
+
+/** A row of enrollments joined with its partner (columns partner_*). */
+const withPartner = (r: any): EnrolledPartner => ({
+  ...toEnrollment(r),
+  partner: toPartner({ id: r.partner_id, name: r.partner_name, email: r.partner_email, customer_key: r.partner_customer_key, created_at: r.partner_created_at }),
 });
 
 export class SqlProgramsRepository implements ProgramsRepository {
@@ -211,16 +234,23 @@ export class SqlProgramsRepository implements ProgramsRepository {
     }
   }
 
-  async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, now: Date): Promise<{ enrollment: Enrollment; enrolled: boolean } | null> {
+  async setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
     return this.db.transaction(async (q) => {
-      // Locked, so two concurrent approvals write one event.
-      const [before] = await q.query<{ status: string }>("SELECT status FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
+      // Locked, so two concurrent approvals write one event, and two concurrent decisions apply one.
+      const [before] = await q.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
       if (!before) return null;
+      if (before.status === status || (allowedFrom && !allowedFrom.includes(before.status))) return { enrollment: toEnrollment(before), enrolled: false, changed: false };
       const [row] = await q.query("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *", [programId, partnerId, status]);
       const enrollment = toEnrollment(row);
-      const enrolled = status === "approved" && before.status !== "approved";
+      const enrolled = status === "approved";
       if (enrolled) await this.enqueueEnrolled(q, enrollment, now);
-      return { enrollment, enrolled };
+      return { enrollment, enrolled, changed: true };
     });
   }
 
@@ -250,5 +280,19 @@ export class SqlProgramsRepository implements ProgramsRepository {
 
   async listPartnerEnrollments(partnerId: number): Promise<Enrollment[]> {
     return (await this.db.query("SELECT * FROM enrollments WHERE partner_id = $1 ORDER BY id", [partnerId])).map(toEnrollment);
+  }
+  async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
+    const q = listEnrollmentsQuery(programId, filter);
+    return pageOf(await this.db.query(q.text, q.values), filter.limit, sqlPosition, withPartner);
+  }
+
+  async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {
+    if (!partnerIds.length) return [];
+    const rows = await this.db.query(
+      `SELECT e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at
+       FROM enrollments e JOIN partners p ON p.id = e.partner_id WHERE e.program_id = $1 AND e.partner_id = ANY($2::int[])`,
+      [programId, partnerIds],
+    );
+    return rows.map(withPartner);
   }
 }

@@ -93,19 +93,40 @@ export interface ProgramsRepository {
    */
   createEnrollment(input: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null>;
   /**
-   * Sets an enrollment's status; null when the partner is not enrolled in the program. When it becomes
-   * `approved` (from another status), the partner.enrolled event is written in the same transaction, once:
-   * `enrolled` says whether this call wrote it (the caller nudges the relay then). Approving an approved
-   * enrollment changes nothing.
+   * Sets an enrollment's status; null when the partner is not enrolled in the program. With `allowedFrom`, only
+   * an enrollment whose current status is in it changes (decided under the row's lock: two concurrent decisions
+   * cannot both apply); otherwise it is returned as it is. `changed` says whether this call changed it. When it
+   * becomes `approved` (from another status), the partner.enrolled event is written in the same transaction, once:
+   * `enrolled` says whether this call wrote it (the caller nudges the relay then). Setting the status an
+   * enrollment already has changes nothing.
    */
-  setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, now: Date): Promise<{ enrollment: Enrollment; enrolled: boolean } | null>;
+  setEnrollmentStatus(
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
   findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
   findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;
   hasApprovedEnrollment(programId: number): Promise<boolean>;
+  /**
+   * The program's enrollments with their partners, newest first by
+   * (createdAt desc, id desc), one page (shared/pagination.ts), optionally of one
+   * status. Served by the enrollments_list and enrollments_list_status indexes.
+   */
+  listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>>;
+  /** The enrollments of these partners in the program, with their partners (any order; none for a partner not enrolled). */
+  findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]>;
   /** The programs outbox (table or collection `programs_outbox`), for its relay. */
   readonly outbox: OutboxStore;
   /** Partners with this (lower-case) email, oldest first: the partner portal's sign-in. */
   findPartnersByEmail(email: string): Promise<Partner[]>;
   /** The partner's enrollments in every program, oldest first. */
   listPartnerEnrollments(partnerId: number): Promise<Enrollment[]>;
+}
+
+/** An enrollment with its partner, as the partners list shows it. */
+export interface EnrolledPartner extends Enrollment {
+  partner: Partner;
 }

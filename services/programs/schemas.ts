@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
+import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
@@ -64,8 +64,8 @@ export const CreatePartnerInput = z.strictObject({
   referralCode: ReferralCode.optional().meta({ description: "The code in the partner's links (letters, digits, - and _); generated when omitted.", example: "jane" }),
   status: z
     .enum(["approved", "pending"])
-    .optional()
-    .meta({ description: "The enrollment's status: approved (default) or pending (no attribution, no partner portal sign-in until approved).", example: "approved" }),
+    .default("approved")
+    .meta({ description: "approved (default): tracked at once; pending: an application the merchant approves or declines in the dashboard.", example: "approved" }),
 });
 
 /** Enrolls an existing partner in one more program (one partner, one portal sign-in, several programs). */
@@ -99,6 +99,34 @@ export const UpdateProcessorConnectionInput = z.strictObject({
 
 export const ProcessorAccountInput = z.object({ accountId: z.string().trim().min(1).max(255) });
 
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day written YYYY-MM-DD");
+const Flag = z.union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")]);
+
+/** The program overview: figures per UTC day over a range, per partner, and in total. */
+export const OverviewInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  from: Day.optional().meta({ description: "First day of the range (UTC, YYYY-MM-DD, inclusive); default: 29 days before to.", example: "2026-01-01" }),
+  to: Day.optional().meta({ description: "Last day of the range (UTC, YYYY-MM-DD, inclusive); default: today. At most 366 days in all.", example: "2026-01-30" }),
+  test: Flag.default(false).meta({ description: "true for test events and test sales only (the integration's), false (default) for live ones.", example: "false" }),
+});
+
+/** The partners list: one page of the program's enrollments with each partner's all-time totals. */
+export const ListPartnersInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  status: z.enum(["approved", "pending", "declined"]).optional().meta({ description: "Only enrollments in this status.", example: "pending" }),
+  ...PAGE_FIELDS,
+});
+
+/** Approve or decline one partner's enrollment (the dashboard). */
+export const EnrollmentDecisionInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  partnerId: Id.meta({ description: "The partner's id.", example: 3 }),
+});
+
+/** The operator's equivalent: the status to set. */
+export const SetEnrollmentStatusInput = EnrollmentDecisionInput.extend({
+  status: z.enum(["approved", "declined"]).meta({ description: "approved or declined (nothing goes back to pending).", example: "approved" }),
+});
 /** Dashboard: a workspace's programs, newest first. */
 export const ListWorkspaceProgramsInput = z
   .strictObject({

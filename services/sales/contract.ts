@@ -2,7 +2,8 @@ import type { Page } from "../../shared/pagination";
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { ResultOf } from "../../shared/bus";
-import type { Sale } from "./repository";
+import type { StatsAnswer } from "../../shared/domain/stats";
+import type { Sale, SalesFigures } from "./repository";
 import type * as S from "./schemas";
 
 /** `POST /api/v1/track/sale`'s answer (spec 2.1). */
@@ -35,4 +36,6 @@ export interface SalesContract {
   "sales.list": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
   "sales.listForOperator": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
   "sales.get": { params: z.input<typeof S.GetSaleInput>; result: Jsonified<Sale> };
+  /** Attributed sales and revenue (program currency) per UTC day (zero-filled) and per partner, for the program overview. */
+  "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };
 }

@@ -127,4 +127,7 @@ export const SALES = declareActions("sales", {
   settleProcessorTransaction: {
     input: S.ProcessorSettlementInput,
   },
+  stats: {
+    input: S.StatsInput,
+  },
 });

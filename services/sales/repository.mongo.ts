@@ -1,7 +1,9 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
+import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
-import type { NewSale, Sale, SaleListFilter, SalesRepository } from "./repository";
 import { saleCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
 
@@ -40,6 +42,10 @@ const saleSchema = requiredStringsMayBeEmpty(
 saleSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 saleSchema.index({ createdAt: 1 }, { partialFilterExpression: { commissionState: "pending" } });
 saleSchema.index({ programId: 1, subscriptionId: 1, occurredAt: 1 }, { partialFilterExpression: { subscriptionId: { $type: "string" } } });
+// "partner_id IS NOT NULL": queries repeat the filter to use the partial index.
+const ATTRIBUTED = { partnerId: { $type: "number" } };
+// The overview's figures (salesStats), as sales_stats in SQL.
+saleSchema.index({ programId: 1, isTest: 1, occurredAt: 1, partnerId: 1 }, { partialFilterExpression: ATTRIBUTED });
 // The lists (listSalesPage), as the SQL indexes sales_program_list and sales_program_partner_list.
 saleSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 saleSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
@@ -155,6 +161,20 @@ export class MongoSalesRepository implements SalesRepository {
       .limit(limit)
       .lean();
     return docs.map(toSale);
+  }
+
+  async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
+    const match = statsMatch(q, "occurredAt", "isTest", ATTRIBUTED);
+    const group = (key: unknown) =>
+      this.sales.aggregate<{ _id: string | number; sales: number; revenueCents: number }>([
+        { $match: match },
+        { $group: { _id: key, sales: { $sum: 1 }, revenueCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } } } },
+      ]);
+    const [byDay, byPartner] = await Promise.all([q.start ? group(dayOf("occurredAt")) : [], group("$partnerId")]);
+    return {
+      byDay: byDay.map((r) => ({ day: String(r._id), sales: r.sales, revenueCents: r.revenueCents })),
+      byPartner: byPartner.map((r) => ({ partnerId: Number(r._id), sales: r.sales, revenueCents: r.revenueCents })),
+    };
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {

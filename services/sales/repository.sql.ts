@@ -1,8 +1,10 @@
 import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
+import { statsWhere } from "../../shared/storage/stats-sql";
+import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
-import type { NewSale, Sale, SaleListFilter, SalesRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE sales (
@@ -36,6 +38,8 @@ const MIGRATIONS = [
    CREATE INDEX sales_program_partner_list ON sales (program_id, partner_id, created_at DESC, id DESC);`,
   // sale.created events, written with the sale (shared/outbox).
   outboxTableMigration("sales_outbox"),
+  // The overview's figures (salesStats): a range scan per program and mode; amount and currency included for an index-only scan.
+  `CREATE INDEX sales_stats ON sales (program_id, is_test, occurred_at, partner_id) INCLUDE (amount_cents, currency) WHERE partner_id IS NOT NULL;`,
 ];
 
 /** The exact query of listSalesPage (exported so the query-plan test explains what runs). */
@@ -45,6 +49,17 @@ export function listSalesQuery(f: SaleListFilter): SqlQuery {
   if (f.test !== undefined) c.add("is_test = ?", f.test);
   if (f.attributed !== undefined) c.add(f.attributed ? "partner_id IS NOT NULL" : "partner_id IS NULL");
   return c.page(f).query("*", "sales", f.limit);
+}
+
+/** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
+export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
+  const w = statsWhere(q, "occurred_at", "is_test", ["partner_id IS NOT NULL"]);
+  const values = [...w.params, currency];
+  const figures = `count(*)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = $${values.length}), 0)::bigint AS "revenueCents"`;
+  return {
+    byDay: q.start ? { text: `SELECT ${w.day} AS day, ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, values } : null,
+    byPartner: { text: `SELECT partner_id AS "partnerId", ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, values },
+  };
 }
 
 const toSale = (r: any): Sale => ({
@@ -138,6 +153,16 @@ export class SqlSalesRepository implements SalesRepository {
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
     const rows = await this.db.query("SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2", [before, limit]);
     return rows.map(toSale);
+  }
+
+  async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
+    const queries = salesStatsQueries(q, currency);
+    const [byDay, byPartner] = await Promise.all([
+      queries.byDay ? this.db.query(queries.byDay.text, queries.byDay.values) : [],
+      this.db.query(queries.byPartner.text, queries.byPartner.values),
+    ]);
+    const numbers = (r: any) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
+    return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {

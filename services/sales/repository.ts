@@ -1,4 +1,5 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
+import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 
@@ -59,8 +60,18 @@ export interface SalesRepository {
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
+  /**
+   * Attributed sales (by `occurredAt`) per UTC day and per partner, live or
+   * test ones: their count, and the sum of the amounts of those in `currency`
+   * (the program's). Only days and partners with a sale are returned. Served by
+   * the sales_stats index.
+   */
+  salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>>;
   /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listSalesPage(filter: SaleListFilter): Promise<Page<Sale>>;
   /** The sales outbox (table or collection `sales_outbox`), for its relay. */
   readonly outbox: OutboxStore;
 }
+
+/** What sales counts for the overview. */
+export type SalesFigures = { sales: number; revenueCents: number };

@@ -107,6 +107,8 @@ export const ProcessorSettlementInput = z.object({
   restoreReason: z.string().min(1).max(1000),
 });
 
+/** sales.stats: attributed sales and revenue per day and per partner (shared/stats-input.ts). */
+export { StatsInput } from "../../shared/stats-input";
 /** A program's sales, newest first (dashboard, operators). */
 export const ListSalesInput = z
   .strictObject({

@@ -1,7 +1,8 @@
 /**
- * The checklist page end to end in headless Chromium (Debian's chromium):
- * sign in, see pending steps, send a test click and a test lead through the
- * API, see the steps turn complete.
+ * The integration checklist of the dashboard (now a section of the program
+ * overview, pages/overview.html) end to end in headless Chromium (Debian's
+ * chromium): sign in, see pending steps, send a test click and a test lead
+ * through the API, see the steps turn complete.
  */
 import type { Browser } from "playwright-core";
 import { describeWithChromium, launchChromium } from "../support/chromium";
@@ -35,13 +36,13 @@ describeWithChromium("dashboard checklist page", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
 
     const badge = (step: string) => page.locator(`li[data-step="${step}"] .badge`);
-    await page.getByText(`Program ${p.programId}`).waitFor();
+    await page.getByRole("heading", { name: "Integration checklist" }).waitFor();
     for (const step of ["pageview", "referrals", "payments"]) await expectText(badge(step), "pending");
 
     await sys.http("POST", "/api/v1/track/click", { body: { program_id: p.programId, referral_code: p.referralCode, test: true } });
     await sys.http("POST", "/api/v1/track/lead", { key: p.apiKey, body: { customer_key: "browser-test-user", test: true } });
 
-    // The page refreshes itself.
+    // The checklist refreshes itself.
     await expectText(badge("pageview"), "complete");
     await expectText(badge("referrals"), "complete");
     await expectText(badge("payments"), "pending");

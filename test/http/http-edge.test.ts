@@ -5,9 +5,6 @@
  * response says nosniff, the HTML pages have a CSP, the session cookie is
  * Secure over HTTPS, and over-long credentials are unknown credentials (401).
  */
-import { createHash } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
@@ -165,17 +162,15 @@ describe("security headers", () => {
     expect(responses.map((r) => r.headers.get("x-content-type-options"))).toEqual(responses.map(() => "nosniff"));
   });
 
-  test("the HTML pages have a Content-Security-Policy; the dashboard's allows only its own inline script and style", async () => {
+  test("the HTML pages have a Content-Security-Policy; the dashboard runs only scripts and styles of this origin", async () => {
     const dashboard = await sys.http("GET", "/dashboard");
     const csp = dashboard.headers.get("content-security-policy")!;
-    const html = fs.readFileSync(path.join(__dirname, "../../services/gateway/dashboard.html"), "utf8");
-    const hash = (tag: string) =>
-      `'sha256-${createHash("sha256")
-        .update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)![1])
-        .digest("base64")}'`;
     expect(csp.split("; ")).toEqual(
-      expect.arrayContaining(["default-src 'none'", `script-src ${hash("script")}`, `style-src ${hash("style")}`, "connect-src 'self'", "frame-ancestors 'none'", "form-action 'none'"]),
+      expect.arrayContaining(["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "form-action 'none'"]),
     );
+    // No inline script or style: the page's own script is a file of this origin.
+    expect(dashboard.body).not.toMatch(/<script>|<style>|\son[a-z]+=/);
+    expect(dashboard.body).toContain('<script src="/dashboard/overview.js" defer></script>');
     expect(csp).not.toContain("unsafe");
     expect((await sys.http("GET", "/api/docs")).headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
   });

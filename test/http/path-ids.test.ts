@@ -25,6 +25,8 @@ beforeAll(async () => {
   transactionId = sale.transactionId;
   await sys.admin("POST", "/commissions/approve-due", { programId: boot.programId });
   const withdrawal = await sys.admin("POST", `/programs/${boot.programId}/partners/${boot.partnerId}/withdrawals`, { amountCents: 100 });
+  // Another one for the dashboard's pay route (the operator's pays the first).
+  const dashboardWithdrawal = await sys.admin("POST", `/programs/${boot.programId}/partners/${boot.partnerId}/withdrawals`, { amountCents: 100 });
   const key = await sys.admin("POST", `/programs/${boot.programId}/api-keys`);
   const endpoint = await sys.admin("POST", `/workspaces/${owner.workspaceId}/webhook-endpoints`, { url: "http://127.0.0.1:9/hooks", eventTypes: ["commission.reversed"] });
   const user = await sys.admin("POST", "/users", { email: `ids-${process.pid}@example.com`, name: "Ids", password: "a long enough password" });
@@ -45,6 +47,7 @@ beforeAll(async () => {
     notificationId: inbox.body.data[0].id,
     // A partner of another program, for the enrollment route.
     otherPartnerId: (await sys.bootstrap()).partnerId,
+    dashboardWithdrawalId: dashboardWithdrawal.id,
   };
   // The bootstrap partner, signed in to the partner portal with an invite link.
   const link = await sys.admin("POST", `/partners/${boot.partnerId}/sign-in-links`, {});
@@ -56,7 +59,16 @@ afterAll(() => sys.stop());
 /** Other spellings of `n` that number parsers read as `n`. */
 const spellings = (n: number) => [`0${n}`, `00${n}`, `0x${n.toString(16)}`, `${n}.0`, `${n}e0`, `+${n}`, `%20${n}`, `${n}%20`, `${n}n`];
 
-type Route = { method: string; path: string; body?: () => Record<string, unknown>; session?: boolean; partner?: boolean };
+type Route = {
+  method: string;
+  path: string;
+  body?: () => Record<string, unknown>;
+  session?: boolean;
+  ids?: () => Record<string, number>;
+  /** Only these parameters' spellings (a route whose canonical call can succeed once: paying a withdrawal). */
+  only?: string[];
+  partner?: boolean;
+};
 
 /** Every route with an id in its path; `body` is what makes the canonical call succeed. */
 const ROUTES: Route[] = [
@@ -95,6 +107,16 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/partner/programs/:programId/notices/:notificationId/read", partner: true },
   { method: "POST", path: "/api/admin/partners/:partnerId/sign-in-links", body: () => ({}) },
   { method: "POST", path: "/api/admin/programs/:programId/enrollments", body: () => ({ partnerId: ids.otherPartnerId }) },
+  // The program overview (issue 15.2). Decline, then approve again: the partner ends as it began.
+  { method: "GET", path: "/api/programs/:programId/overview", session: true },
+  { method: "GET", path: "/api/programs/:programId/partners", session: true },
+  { method: "POST", path: "/api/programs/:programId/partners/:partnerId/withdrawals", session: true, body: () => ({ amountCents: 1 }) },
+  { method: "POST", path: "/api/programs/:programId/withdrawals/:withdrawalId/pay", session: true, ids: () => ({ withdrawalId: ids.dashboardWithdrawalId }), only: ["withdrawalId"] },
+  { method: "POST", path: "/api/programs/:programId/partners/:partnerId/decline", session: true },
+  { method: "POST", path: "/api/programs/:programId/partners/:partnerId/approve", session: true },
+  { method: "GET", path: "/api/admin/programs/:programId/overview" },
+  { method: "GET", path: "/api/admin/programs/:programId/partners" },
+  { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/status", body: () => ({ status: "approved" }) },
 ];
 
 const send = (route: Route, path: string) =>
@@ -108,7 +130,7 @@ function pathOf(route: Route, override?: { param: string; value: string }) {
   return route.path.replace(/:([A-Za-z]+)/g, (_, param: string) => {
     if (param === override?.param) return override.value;
     if (param === "transactionId") return transactionId;
-    return param === "eventId" ? "evt_never_received" : String(ids[param]);
+    return param === "eventId" ? "evt_never_received" : String(route.ids?.()[param] ?? ids[param]);
   });
 }
 
@@ -123,7 +145,7 @@ test("every route of the running gateway with a path parameter is in this table"
 });
 
 describe.each(ROUTES.filter((r) => idParams(r).length).map((r) => [`${r.method} ${r.path}`, r] as const))("%s", (_name, route) => {
-  test.each(idParams(route))("another spelling of an existing %s is a 400 invalid_request; the canonical id answers", async (param) => {
+  test.each(route.only ?? idParams(route))("another spelling of an existing %s is a 400 invalid_request; the canonical id answers", async (param) => {
     for (const value of spellings(ids[param])) {
       const res = await send(route, pathOf(route, { param, value }));
       expect({ value, status: res.status }).toEqual({ value, status: 400 });

@@ -80,6 +80,7 @@ describe("REPL commands over a broker", () => {
       "list-commissions <programId>",
       "list-withdrawals <programId>",
       "list-customers <programId>",
+      "list-partners <programId>",
     ]);
   });
 
@@ -96,6 +97,8 @@ describe("REPL commands over a broker", () => {
     expect(((await replLists.customers(sys.broker, boot.programId, { partner: boot.partnerId })) as { data: unknown[] }).data).toHaveLength(2);
     expect(((await replLists.withdrawals(sys.broker, boot.programId)) as { data: unknown[] }).data).toEqual([]);
     expect(((await replLists.programs(sys.broker, { limit: 10 })) as { data: Array<{ id: number }> }).data.map((p) => p.id)).toContain(boot.programId);
+    const partners = (await replLists.partners(sys.broker, boot.programId, { status: "approved" })) as { data: Array<{ partnerId: number; totals: { sales: number } }> };
+    expect(partners.data).toEqual([expect.objectContaining({ partnerId: boot.partnerId, totals: expect.objectContaining({ sales: 2 }) })]);
     const printed: string[] = [];
     await runReplCommand(
       () => replLists.commissions(sys.broker, boot.programId, { status: "lost" }),

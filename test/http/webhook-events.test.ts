@@ -228,3 +228,24 @@ test("the API document lists every event as an OpenAPI webhook: described fields
   expect(webhooks["sale.created"].post.requestBody.content["application/json"].schema.properties.data.properties.amountCents.type).toBe("integer");
   expect(webhooks["withdrawal.paid"].post.requestBody.content["application/json"].schema.properties.data.properties.paidAt).toMatchObject({ type: "string", format: "date-time" });
 });
+
+test("partner.enrolled: a pending partner sends none; approving in the dashboard sends one, approving again none, re-approving after a decline one more", async () => {
+  const p = "/approvals";
+  const { workspaceId } = await workspaceWithEndpoint(p);
+  const owner = await sys.dashboardUser("owner", workspaceId);
+  const cookie = await sys.login(owner.email, owner.password);
+  const boot = await sys.bootstrap({ workspaceId });
+  await received(p, "partner.enrolled"); // the bootstrap's approved partner
+  const { partner } = await sys.admin("POST", `/programs/${boot.programId}/partners`, { name: "Pat Pending", status: "pending" });
+  const decide = (decision: string) => sys.http("POST", `/api/programs/${boot.programId}/partners/${partner.id}/${decision}`, { headers: { Cookie: cookie } });
+
+  expect((await decide("approve")).body).toMatchObject({ status: "approved", changed: true });
+  const [, approved] = await received(p, "partner.enrolled", 2);
+  expect(checkDelivery(approved, workspaceId)).toMatchObject({ programId: boot.programId, partnerId: partner.id, partnerName: "Pat Pending", status: "approved" });
+  expect((await decide("approve")).body).toMatchObject({ changed: false });
+  expect((await decide("decline")).body).toMatchObject({ status: "declined", changed: true });
+  expect((await decide("approve")).body).toMatchObject({ status: "approved", changed: true });
+  await received(p, "partner.enrolled", 3);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(ofType(p, "partner.enrolled").map((r) => r.body.data.partnerId)).toEqual([boot.partnerId, partner.id, partner.id]);
+});

@@ -124,6 +124,12 @@ describe("1. program isolation: A's key never sees B's data", () => {
       ["GET", `/api/programs/${p.programId}/customers`],
       ["GET", `/api/admin/sales?programId=${b.programId}`],
       ["GET", "/api/admin/programs"],
+      ["GET", `/api/programs/${p.programId}/overview`],
+      ["GET", `/api/programs/${p.programId}/partners`],
+      ["POST", `/api/programs/${p.programId}/partners/${p.partnerId}/decline`],
+      ["POST", `/api/programs/${p.programId}/partners/${p.partnerId}/withdrawals`],
+      ["POST", `/api/programs/${p.programId}/withdrawals/1/pay`],
+      ["GET", `/api/admin/programs/${b.programId}/overview`],
     ]) {
       const res = await sys.http(method, path, { key: a.apiKey });
       expect({ path, status: res.status }).toEqual({ path, status: 401 });
@@ -142,6 +148,16 @@ describe("1. program isolation: A's key never sees B's data", () => {
       expect((await sys.http("GET", `/api/programs/${programA.programId}/${list}`, { headers: { Cookie: cookieB } })).status).toBe(403);
     }
     expect((await sys.http("GET", `/api/workspaces/${ownerA.workspaceId}/programs`, { headers: { Cookie: cookieB } })).status).toBe(403);
+    // The overview and its actions (issue 15.2): nothing read, nothing changed.
+    for (const [method, path] of [
+      ["GET", `/api/programs/${programA.programId}/overview`],
+      ["GET", `/api/programs/${programA.programId}/partners`],
+      ["POST", `/api/programs/${programA.programId}/partners/${programA.partnerId}/decline`],
+      ["POST", `/api/programs/${programA.programId}/partners/${programA.partnerId}/withdrawals`],
+    ]) {
+      expect({ path, status: (await sys.http(method, path, { headers: { Cookie: cookieB } })).status }).toEqual({ path, status: 403 });
+    }
+    expect((await sys.http("POST", "/api/v1/track/click", { body: { program_id: programA.programId, referral_code: programA.referralCode } })).status).toBe(200);
     ok();
   });
 });

@@ -83,6 +83,10 @@ describe("cli --help", () => {
       "list-commissions",
       "list-withdrawals",
       "list-customers",
+      "list-partners",
+      "approve-partner",
+      "decline-partner",
+      "overview",
     ];
     for (const name of commands) expect(stdout).toMatch(new RegExp(`^  ${name}\\b`, "m"));
     // Without a command: the same list, exit 0.
@@ -185,6 +189,17 @@ describe("cli requests", () => {
     expect(received.url).toBe("/api/admin/notifications?partnerId=5&unread=true");
     await cli("processor-events", "--status", "rejected", "--limit", "10");
     expect(received.url).toBe("/api/admin/processor/events?status=rejected&limit=10");
+
+    await cli("list-partners", "--program", "1", "--status", "pending", "--limit", "10", "--cursor", "abc");
+    expect(received).toMatchObject({ method: "GET", url: "/api/admin/programs/1/partners?status=pending&limit=10&cursor=abc" });
+    await cli("approve-partner", "--program", "1", "--partner", "4");
+    expect(received).toEqual({ method: "POST", url: "/api/admin/programs/1/partners/4/status", body: { status: "approved" } });
+    await cli("decline-partner", "--program", "1", "--partner", "4");
+    expect(received).toEqual({ method: "POST", url: "/api/admin/programs/1/partners/4/status", body: { status: "declined" } });
+    await cli("create-partner", "--program", "1", "--name", "Pat", "--status", "pending");
+    expect(received.body).toEqual({ name: "Pat", status: "pending" });
+    await cli("overview", "--program", "1", "--from", "2030-01-01", "--to", "2030-01-31", "--test");
+    expect(received).toMatchObject({ method: "GET", url: "/api/admin/programs/1/overview?from=2030-01-01&to=2030-01-31&test=true" });
   });
 });
 

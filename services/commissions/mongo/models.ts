@@ -112,6 +112,8 @@ export const balanceSchema = requiredStringsMayBeEmpty(
   ),
 );
 balanceSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { unique: true });
+// A program's balances (programBalances).
+balanceSchema.index({ programId: 1, currency: 1, partnerId: 1 });
 
 export const withdrawalSchema = requiredStringsMayBeEmpty(
   new Schema<WithdrawalDoc>(

@@ -1,0 +1,155 @@
+/**
+ * The program overview's figures over time (docs/merchants.md): a date range of
+ * whole UTC days, and the daily series each stats action answers with, every
+ * day of the range present (zero when nothing happened). Each service counts
+ * its own data with one GROUP BY (day) and one GROUP BY (partner); these
+ * functions turn those rows into the answer.
+ */
+
+/** At most a year and a day per request: the series stays small enough to chart and to answer fast. */
+export const MAX_STATS_DAYS = 366;
+export const DEFAULT_STATS_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+const DAY_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A range of whole UTC days: `from` and `to` inclusive as YYYY-MM-DD, and the instants a query compares with. */
+export interface StatsRange {
+  from: string;
+  to: string;
+  /** Midnight UTC starting `from`. */
+  start: Date;
+  /** Midnight UTC after `to` (exclusive). */
+  end: Date;
+  /** Every day from `from` to `to`, in order. */
+  days: string[];
+}
+
+export type RangeResult = { ok: true; range: StatsRange } | { ok: false; message: string };
+
+const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
+
+function parseDay(text: string): Date | null {
+  if (!DAY_TEXT.test(text)) return null;
+  const date = new Date(`${text}T00:00:00.000Z`);
+  // 2030-02-30 parses to March 2nd: refused by comparing back.
+  return Number.isNaN(date.getTime()) || dayOf(date) !== text ? null : date;
+}
+
+/**
+ * The range asked for: `to` defaults to today (UTC), `from` to 29 days before
+ * `to` (30 days in all). Refused: a day that is not YYYY-MM-DD, `from` after
+ * `to`, more than MAX_STATS_DAYS days.
+ */
+export function resolveStatsRange(asked: { from?: string; to?: string }, now: Date): RangeResult {
+  const to = asked.to === undefined ? parseDay(dayOf(now)) : parseDay(asked.to);
+  if (!to) return { ok: false, message: "Invalid 'to': must be a day written YYYY-MM-DD." };
+  const from = asked.from === undefined ? new Date(to.getTime() - (DEFAULT_STATS_DAYS - 1) * DAY_MS) : parseDay(asked.from);
+  if (!from) return { ok: false, message: "Invalid 'from': must be a day written YYYY-MM-DD." };
+  if (from > to) return { ok: false, message: "Invalid 'from': it is after 'to'." };
+  const count = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
+  if (count > MAX_STATS_DAYS) return { ok: false, message: `Invalid range: ${count} days asked for, at most ${MAX_STATS_DAYS}.` };
+  const days = Array.from({ length: count }, (_, i) => dayOf(new Date(from.getTime() + i * DAY_MS)));
+  return { ok: true, range: { from: days[0], to: days[count - 1], start: from, end: new Date(to.getTime() + DAY_MS), days } };
+}
+
+/** Figures are records of integers (counts and minor units). */
+export type Figures = Record<string, number>;
+
+/** One row per day that had something, as a GROUP BY returns it. */
+export type DayRow<F extends Figures> = { day: string } & F;
+
+/**
+ * Every day of `days` in order, with its row's figures or zeros. Rows for days
+ * outside the range are ignored (they cannot come from a query on the range).
+ */
+export function fillDays<F extends Figures>(days: readonly string[], rows: ReadonlyArray<DayRow<F>>, zero: F): Array<{ date: string } & F> {
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  return days.map((date) => {
+    const row = byDay.get(date);
+    const figures = { ...zero };
+    if (row) for (const key of Object.keys(zero) as Array<keyof F>) figures[key] = Number(row[key] ?? 0) as F[keyof F];
+    return { date, ...figures };
+  });
+}
+
+/** The sum of each figure over rows (the range's totals from its days). */
+export function sumFigures<F extends Figures>(rows: ReadonlyArray<F>, zero: F): F {
+  const total = { ...zero };
+  for (const row of rows) for (const key of Object.keys(zero) as Array<keyof F>) total[key] = (total[key] + Number(row[key] ?? 0)) as F[keyof F];
+  return total;
+}
+
+/**
+ * Per-partner figures for `partnerIds` when given (every one present, zeros
+ * for those without rows, in the order given), else for the partners the rows
+ * name (most figures first is the caller's choice; here: by partner id).
+ */
+export function partnerTotals<F extends Figures>(rows: ReadonlyArray<{ partnerId: number } & F>, zero: F, partnerIds?: readonly number[]): Array<{ partnerId: number } & F> {
+  const byPartner = new Map(rows.map((r) => [Number(r.partnerId), r]));
+  const ids = partnerIds ?? [...byPartner.keys()].sort((a, b) => a - b);
+  return ids.map((partnerId) => {
+    const row = byPartner.get(partnerId);
+    const figures = { ...zero };
+    if (row) for (const key of Object.keys(zero) as Array<keyof F>) figures[key] = Number(row[key] ?? 0) as F[keyof F];
+    return { partnerId, ...figures };
+  });
+}
+
+/** What a stats action answers: the daily series, the per-partner totals, and the range's totals. */
+export interface StatsAnswer<F extends Figures> {
+  from: string | null;
+  to: string | null;
+  days: Array<{ date: string } & F>;
+  partners: Array<{ partnerId: number } & F>;
+  totals: F;
+}
+
+/**
+ * Assembles a stats answer from a repository's rows. `range` null means all
+ * time (no series: the partners list's totals).
+ */
+export function statsAnswer<F extends Figures>(
+  range: StatsRange | null,
+  rows: { byDay: ReadonlyArray<DayRow<F>>; byPartner: ReadonlyArray<{ partnerId: number } & F> },
+  zero: F,
+  partnerIds?: readonly number[],
+): StatsAnswer<F> {
+  const partners = partnerTotals(rows.byPartner, zero, partnerIds);
+  const days = range ? fillDays(range.days, rows.byDay, zero) : [];
+  // Totals from the per-day rows when there is a range (every figure counted once), else from the partners.
+  const totals = range ? sumFigures(days, zero) : sumFigures(partners, zero);
+  return { from: range?.from ?? null, to: range?.to ?? null, days, partners, totals };
+}
+
+/** What a repository's stats method is asked: one program, live or test data, a range of instants or all time, maybe some partners. */
+export interface StatsQuery {
+  programId: number;
+  /** Test data only (true) or live data only (false): the overview's test switch. */
+  test: boolean;
+  /** Null with `end` null: all time (no daily rows are needed then). */
+  start: Date | null;
+  end: Date | null;
+  /** Only these partners (the partners list's page); all when absent. */
+  partnerIds?: readonly number[];
+}
+
+/** The rows a repository's stats method returns: one per day that had something, one per partner that had something. */
+export interface StatsRows<F extends Figures> {
+  byDay: Array<DayRow<F>>;
+  byPartner: Array<{ partnerId: number } & F>;
+}
+
+/** Merges rows of several queries keyed alike (clicks and leads per day, say) into one row per key. */
+export function mergeRows<K extends string, F extends Figures>(key: K, zero: F, ...lists: ReadonlyArray<ReadonlyArray<Record<string, unknown>>>): Array<Record<K, any> & F> {
+  const merged = new Map<unknown, Record<string, unknown>>();
+  for (const list of lists) {
+    for (const row of list) {
+      const k = row[key];
+      const into = merged.get(k) ?? { [key]: k, ...zero };
+      for (const f of Object.keys(zero)) if (row[f] !== undefined) into[f] = Number(into[f]) + Number(row[f]);
+      merged.set(k, into);
+    }
+  }
+  return [...merged.values()] as Array<Record<K, any> & F>;
+}

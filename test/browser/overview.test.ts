@@ -1,0 +1,138 @@
+/**
+ * The program overview page (/dashboard) end to end in headless Chromium:
+ * sign in, see the figures and the charts with the right numbers, approve a
+ * pending partner with the keyboard, create and pay a withdrawal, mark an
+ * advertiser warning read; screenshots at 1280 and 390 px wide.
+ */
+import type { Browser, Locator } from "playwright-core";
+import { describeWithChromium, launchChromium } from "../support/chromium";
+import { pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
+import { startSystem, type TestSystem } from "../support/system";
+import { uniqueId } from "../support/tracking";
+
+describeWithChromium("program overview page", () => {
+  let sys: TestSystem;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await sys?.stop();
+  });
+
+  /** Click, lead and sale for a partner's code; returns the transaction id. */
+  async function referredSale(programId: number, apiKey: string, code: string, amountCents: number): Promise<string> {
+    const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: programId, referral_code: code } });
+    const customerKey = uniqueId("customer");
+    await sys.http("POST", "/api/v1/track/lead", { key: apiKey, body: { customer_key: customerKey, click_id: click.body.click_id } });
+    const transactionId = uniqueId("tx");
+    const sale = await sys.http("POST", "/api/v1/track/sale", { key: apiKey, body: { transaction_id: transactionId, amount_cents: amountCents, customer_key: customerKey } });
+    expect(sale.status).toBe(200);
+    return transactionId;
+  }
+
+  test("sign in, figures and charts, approve by keyboard, create and pay a withdrawal, mark a warning read", async () => {
+    const user = await sys.dashboardUser("owner");
+    const p = await sys.bootstrap({ workspaceId: user.workspaceId, holdDays: 0, paymentTrackingMode: "s2s" });
+    const { partner: bob, enrollment: bobEnrollment } = await sys.admin("POST", `/programs/${p.programId}/partners`, { name: "Bob Builder" });
+    const { partner: pat } = await sys.admin("POST", `/programs/${p.programId}/partners`, { name: "Pat Pending", email: "pat@example.com", status: "pending" });
+
+    // Jane: a sale of 100.00 whose 20.00 commission is credited, paid out, then fully refunded (an advertiser warning).
+    const janeSale = await referredSale(p.programId, p.apiKey, p.referralCode, 10_000);
+    await sys.admin("POST", "/commissions/approve-due", { programId: p.programId });
+    const paid = await sys.admin("POST", `/programs/${p.programId}/partners/${p.partnerId}/withdrawals`, {});
+    await sys.admin("POST", `/withdrawals/${paid.id}/pay`);
+    await sys.http("POST", "/api/v1/track/refund", { key: p.apiKey, body: { transaction_id: janeSale, reason: "refund" } });
+    // Bob: a sale of 50.00, 10.00 credited: his balance, withdrawn from the page.
+    await referredSale(p.programId, p.apiKey, bobEnrollment.referralCode, 5_000);
+    await sys.admin("POST", "/commissions/approve-due", { programId: p.programId });
+
+    const page = await browser.newPage({ viewport: WIDTHS.desktop });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    // Failed requests are reported by URL below (the 401 of the first "who am I" before signing in is expected).
+    page.on("console", (m) => (m.type() === "error" && !m.text().startsWith("Failed to load resource") ? errors.push(m.text()) : undefined));
+    page.on("response", (r) => (r.status() >= 400 && !r.url().endsWith("/api/auth/me") ? errors.push(`${r.status()} ${r.url()}`) : undefined));
+    await page.goto(`${sys.baseUrl}/dashboard?program=${p.programId}`);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByLabel("Password").fill(user.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+
+    // The figure cards.
+    const figure = (label: string) => page.locator(`.figure[data-figure="${label}"] .value`);
+    await expectText(figure("Clicks"), "2");
+    expect(await figure("Leads").textContent()).toBe("2");
+    expect(await figure("Sales").textContent()).toBe("2");
+    expect(await figure("Revenue").textContent()).toBe("$150.00");
+    expect(await figure("Commissions pending").textContent()).toBe("$0.00");
+    expect(await figure("Commissions credited").textContent()).toBe("$10.00");
+    expect(await figure("Commissions paid").textContent()).toBe("$0.00");
+    expect(await figure("Reversed by refunds").textContent()).toBe("$20.00");
+
+    // The charts are drawn, and their numbers are in words and in the table for those who cannot see them.
+    await page.locator("#chart-activity canvas").first().waitFor();
+    expect(await page.locator(".uplot").count()).toBe(2);
+    await expectText(page.locator("#chart-summary"), "2 clicks, 2 leads, 2 sales, revenue $150.00");
+    const today = new Date().toISOString().slice(0, 10);
+    const todayRow = page.locator("#days-table tbody tr", { hasText: today });
+    expect((await todayRow.locator("td").allTextContents()).slice(0, 4)).toEqual(["2", "2", "2", "$150.00"]);
+
+    // Per partner, most revenue first, with the total row.
+    const partnerRows = page.locator("#partners-table tbody tr");
+    expect(await partnerRows.count()).toBe(2);
+    expect(await partnerRows.nth(0).locator("th").textContent()).toContain("Partner One");
+    expect(await partnerRows.nth(1).locator("th").textContent()).toContain("Bob Builder");
+    expect(await page.locator("#partners-table tfoot td").nth(3).textContent()).toBe("$150.00");
+
+    // The checklist: real (not test) events do not complete it; payments are server-side.
+    await expectText(page.locator('li[data-step="payments"] .detail'), "Server-side sale tracking.");
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "overview");
+
+    // Approve Pat with the keyboard alone: Tab until the button has the focus (with a visible ring), Enter presses it.
+    await tabTo(page, page.getByRole("button", { name: "Approve Pat Pending" }));
+    await page.keyboard.press("Enter");
+    await page.locator("#pending-empty").waitFor({ state: "visible" });
+    await expectText(page.locator("#action-status"), "Pat Pending approved.");
+    const enrollment = await sys.admin("GET", `/programs/${p.programId}/partners?status=approved`);
+    expect(enrollment.data.map((r: { partnerId: number }) => r.partnerId)).toContain(pat.id);
+
+    // Create Bob's withdrawal (his 10.00), then mark it paid.
+    const bobBalance = page.locator(`#balances-table tr[data-partner="${bob.id}"]`);
+    expect(await bobBalance.locator("td").first().textContent()).toBe("$10.00");
+    await page.getByRole("button", { name: "Create withdrawal for Bob Builder" }).click();
+    const withdrawal = page.locator("#withdrawals-table tbody tr", { hasText: "Bob Builder" });
+    await withdrawal.locator(".state", { hasText: "open" }).waitFor();
+    expect(await withdrawal.locator("td.num").textContent()).toBe("$10.00");
+    await withdrawal.getByRole("button", { name: /Mark withdrawal \d+ paid/ }).click();
+    await withdrawal.locator(".state", { hasText: "paid" }).waitFor();
+    const balance = await sys.admin("GET", `/programs/${p.programId}/partners/${bob.id}/balance`);
+    expect(balance).toMatchObject({ balanceCents: 0, paidCents: 1000 });
+
+    // The advertiser warning of Jane's refund after payout: marked read.
+    const warning = page.locator("#inbox li", { hasText: "Warning" });
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain("$20.00 to recover");
+    await warning.getByRole("button", { name: /Mark notification \d+ read/ }).click();
+    await expectText(page.locator("#unread"), "0 warning(s)");
+    expect(await page.locator("#inbox li", { hasText: "Warning" }).getByRole("button").count()).toBe(0);
+
+    await saveScreenshot(page, "overview-after");
+    await page.setViewportSize(WIDTHS.phone);
+    await page.waitForTimeout(300);
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "overview-after");
+    expect(errors).toEqual([]);
+  });
+});
+
+async function expectText(locator: Locator, text: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!((await locator.first().textContent()) ?? "").includes(text)) {
+    if (Date.now() > until) throw new Error(`Expected "${text}", saw "${await locator.first().textContent()}"`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

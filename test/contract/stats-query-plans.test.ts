@@ -1,0 +1,127 @@
+/**
+ * The overview's aggregations and the partners list are served by their indexes (issue 15, item 2): on PostgreSQL
+ * with 100k rows in each table (10 programs, 50 partners each, one row every 5 minutes over about a year), EXPLAIN
+ * of the exact queries the repositories run (their exported builders) reads one of the indexes meant for it and never
+ * scans the table sequentially: a 30-day range per day and per partner, and all time for a page of partners (where the
+ * planner may prefer the lists' (program, partner, created_at) index: as good for "these partners' rows").
+ * PostgreSQL only; skipped loudly without TEST_POSTGRES_URL.
+ */
+import { activityStatsQueries } from "../../services/attribution/repository.sql";
+import { createAttributionRepository } from "../../services/attribution/storage";
+import { commissionStatsQueries } from "../../services/commissions/repository.sql";
+import { createCommissionsRepository } from "../../services/commissions/storage";
+import { listEnrollmentsQuery } from "../../services/programs/repository.sql";
+import { createProgramsRepository } from "../../services/programs/storage";
+import { salesStatsQueries } from "../../services/sales/repository.sql";
+import { createSalesRepository } from "../../services/sales/storage";
+import type { StatsQuery } from "../../shared/domain/stats";
+import type { SqlQuery } from "../../shared/pagination";
+import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
+import type { SqlDatabase } from "../../shared/storage/sql";
+import { postgres } from "../support/databases";
+
+const ROWS = 100_000;
+if (!postgres) console.warn("Stats query plans SKIPPED: TEST_POSTGRES_URL is not set; the overview's indexes were NOT checked at 100k rows.");
+const describeOnPostgres = postgres ? describe : describe.skip;
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Plan Rows": number;
+  Plans?: PlanNode[];
+}
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
+  let database: { url: string; drop(): Promise<void> };
+  let sql: SqlDatabase;
+  const plans: string[] = [];
+
+  beforeAll(async () => {
+    database = await postgres!.create();
+    const db = await acquireDatabase(database.url);
+    if (db.kind !== "sql") throw new Error("expected a SQL database");
+    sql = db.sql;
+    for (const create of [createAttributionRepository, createSalesRepository, createCommissionsRepository, createProgramsRepository]) await create(db);
+    const at = "timestamptz '2026-01-01' + (i * interval '5 minutes')";
+    const program = "(i % 10) + 1";
+    const partner = "((i / 10) % 50) + 1";
+    await sql.query(
+      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
+       SELECT 'clk_' || i, ${program}, ${partner}, 'code', i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO leads (program_id, customer_key, partner_id, is_test, timestamp, created_at)
+       SELECT ${program}, 'c_' || i, CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, partner_id, is_test, commission_state, occurred_at, created_at)
+       SELECT ${program}, 'tx_' || i, 10000, 'usd', CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, 'created', ${at}, ${at}
+       FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
+         deducted_cents, approvable_at, credited_at, created_at, updated_at)
+       SELECT ${program}, ${partner}, i, 'tx_' || i, 'usd', 10000, 'percentage', 2000, 2000, (i % 3) * 100, ${at},
+         CASE WHEN i % 2 = 0 THEN ${at} END, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query(
+      `INSERT INTO programs (name, currency, commission_type, commission_value, created_at)
+       SELECT 'Program ' || i, 'usd', 'percentage', 2000, ${at} FROM generate_series(1, 10) AS i`,
+    );
+    await sql.query(`INSERT INTO partners (name, created_at) SELECT 'Partner ' || i, ${at} FROM generate_series(1, ${ROWS}) AS i`);
+    await sql.query(
+      `INSERT INTO enrollments (partner_id, program_id, status, referral_code, created_at)
+       SELECT i, ${program}, (ARRAY['approved', 'pending', 'declined'])[(i % 3) + 1], 'code_' || i, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+    );
+    await sql.query("ANALYZE");
+  }, 300_000);
+
+  afterAll(async () => {
+    console.log(`Overview query plans at ${ROWS} rows per table (PostgreSQL):\n${plans.join("\n")}`);
+    if (!database) return;
+    await releaseDatabase(database.url);
+    await database.drop();
+  });
+
+  async function planOf(q: SqlQuery): Promise<string[]> {
+    const [row] = await sql.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${q.text}`, q.values);
+    return nodesOf(row["QUERY PLAN"][0].Plan).map(
+      (n) => `${n["Node Type"]}${n["Relation Name"] ? ` on ${n["Relation Name"]}` : ""}${n["Index Name"] ? ` using ${n["Index Name"]}` : ""} (${n["Plan Rows"]} rows)`,
+    );
+  }
+
+  const month: StatsQuery = { programId: 3, test: false, start: new Date("2026-06-01T00:00:00Z"), end: new Date("2026-07-01T00:00:00Z") };
+  const pageOfPartners: StatsQuery = { programId: 3, test: false, start: null, end: null, partnerIds: Array.from({ length: 25 }, (_, i) => i + 1) };
+
+  const CASES: Array<{ name: string; table: string; index: string | string[]; query: SqlQuery }> = [
+    { name: "clicks per day, 30 days", table: "clicks", index: "clicks_stats", query: activityStatsQueries(month).clickDays! },
+    { name: "clicks per partner, 30 days", table: "clicks", index: "clicks_stats", query: activityStatsQueries(month).clickPartners! },
+    { name: "clicks of 25 partners, all time", table: "clicks", index: "clicks_stats", query: activityStatsQueries(pageOfPartners).clickPartners! },
+    { name: "leads per day, 30 days", table: "leads", index: "leads_stats", query: activityStatsQueries(month).leadDays! },
+    { name: "leads of 25 partners, all time", table: "leads", index: ["leads_stats", "leads_program_partner_list"], query: activityStatsQueries(pageOfPartners).leadPartners! },
+    { name: "sales per day, 30 days", table: "sales", index: "sales_stats", query: salesStatsQueries(month, "usd").byDay! },
+    { name: "sales per partner, 30 days", table: "sales", index: "sales_stats", query: salesStatsQueries(month, "usd").byPartner },
+    { name: "sales of 25 partners, all time", table: "sales", index: ["sales_stats", "sales_program_partner_list"], query: salesStatsQueries(pageOfPartners, "usd").byPartner },
+    { name: "commissions per day, 30 days", table: "commissions", index: "commissions_program_list", query: commissionStatsQueries(month, "usd").byDay! },
+    { name: "commissions per partner, 30 days", table: "commissions", index: "commissions_program_list", query: commissionStatsQueries(month, "usd").byPartner },
+    {
+      name: "commissions of 25 partners, all time",
+      table: "commissions",
+      index: ["commissions_partner", "commissions_program_partner_list"],
+      query: commissionStatsQueries(pageOfPartners, "usd").byPartner,
+    },
+    { name: "partners list, first page", table: "enrollments", index: "enrollments_list", query: listEnrollmentsQuery(3, { limit: 25 }) },
+    { name: "partners list, pending", table: "enrollments", index: "enrollments_list_status", query: listEnrollmentsQuery(3, { limit: 25, status: "pending" }) },
+  ];
+
+  test.each(CASES)("$name reads its index and never scans $table sequentially", async ({ name, table, index, query }) => {
+    const summary = await planOf(query);
+    plans.push(`${name}: ${summary.join(" <- ")}`);
+    const accepted = Array.isArray(index) ? index : [index];
+    const usesIndex = summary.some((s) => accepted.includes(/ using (\S+)/.exec(s)?.[1] ?? ""));
+    const seqScans = summary.filter((s) => s.startsWith(`Seq Scan on ${table} `)).length;
+    expect({ summary, usesIndex, seqScans }).toEqual({ summary, usesIndex: true, seqScans: 0 });
+  });
+});

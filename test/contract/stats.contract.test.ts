@@ -1,0 +1,194 @@
+/**
+ * The overview's stats methods (attribution.activityStats, sales.salesStats,
+ * commissions.commissionStats and programBalances) on every reachable backend:
+ * the same rows per UTC day and per partner, live and test apart, partners
+ * filtered, all time without daily rows.
+ */
+import * as ledger from "../../services/commissions/ledger";
+import { createAttributionRepository } from "../../services/attribution/storage";
+import type { AttributionRepository } from "../../services/attribution/repository";
+import { createCommissionsRepository } from "../../services/commissions/storage";
+import type { CommissionsRepository, NewCommission } from "../../services/commissions/repository";
+import { createSalesRepository } from "../../services/sales/storage";
+import type { NewSale, SalesRepository } from "../../services/sales/repository";
+import type { StatsQuery } from "../../shared/domain/stats";
+import { backends, counter, useRepository } from "./harness";
+
+const unique = counter(1);
+const nextProgram = counter(500);
+
+const JAN1 = new Date("2030-01-01T00:00:00.000Z");
+const JAN3 = new Date("2030-01-03T00:00:00.000Z");
+/** Jan 1st and 2nd (UTC), the range the tests ask for. */
+const range = (programId: number, over: Partial<StatsQuery> = {}): StatsQuery => ({ programId, test: false, start: JAN1, end: JAN3, ...over });
+const sortBy = <T extends Record<string, unknown>>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true }));
+
+describe.each(backends)("stats methods on %s", (_name, backend) => {
+  describe("attribution.activityStats", () => {
+    const repo = useRepository<AttributionRepository>(backend, createAttributionRepository);
+
+    test("clicks and attributed leads per UTC day and per partner; test, unattributed and out-of-range ones apart", async () => {
+      const programId = nextProgram();
+      const click = (partnerId: number, timestamp: string, isTest = false) =>
+        repo().createClick({
+          clickId: `clk_s${unique()}`,
+          programId,
+          partnerId,
+          referralCode: `r${partnerId}`,
+          isTest,
+          landingUrl: null,
+          referrer: null,
+          userAgent: null,
+          timestamp: new Date(timestamp),
+        });
+      const lead = (partnerId: number | null, timestamp: string, isTest = false) =>
+        repo().recordLead({ programId, customerKey: `c${unique()}`, email: null, clickId: null, partnerId, isTest, timestamp: new Date(timestamp) });
+      await click(1, "2030-01-01T00:00:00Z");
+      await click(1, "2030-01-01T23:59:59.999Z");
+      await click(2, "2030-01-02T10:00:00Z");
+      await click(2, "2029-12-31T23:59:59Z"); // before the range
+      await click(2, "2030-01-03T00:00:00Z"); // the range's end is exclusive
+      await click(1, "2030-01-01T05:00:00Z", true); // test
+      await lead(1, "2030-01-02T01:00:00Z");
+      await lead(2, "2030-01-02T02:00:00Z");
+      await lead(null, "2030-01-02T03:00:00Z"); // unattributed
+      await lead(2, "2030-01-01T04:00:00Z", true); // test
+
+      const live = await repo().activityStats(range(programId));
+      expect(sortBy(live.byDay, "day")).toEqual([
+        { day: "2030-01-01", clicks: 2, leads: 0 },
+        { day: "2030-01-02", clicks: 1, leads: 2 },
+      ]);
+      expect(sortBy(live.byPartner, "partnerId")).toEqual([
+        { partnerId: 1, clicks: 2, leads: 1 },
+        { partnerId: 2, clicks: 1, leads: 1 },
+      ]);
+
+      const test = await repo().activityStats(range(programId, { test: true }));
+      expect(sortBy(test.byDay, "day")).toEqual([{ day: "2030-01-01", clicks: 1, leads: 1 }]);
+
+      const onlyTwo = await repo().activityStats(range(programId, { partnerIds: [2, 99] }));
+      expect(onlyTwo.byPartner).toEqual([{ partnerId: 2, clicks: 1, leads: 1 }]);
+      expect(sortBy(onlyTwo.byDay, "day")).toEqual([{ day: "2030-01-02", clicks: 1, leads: 1 }]);
+
+      const allTime = await repo().activityStats(range(programId, { start: null, end: null }));
+      expect(allTime.byDay).toEqual([]);
+      expect(sortBy(allTime.byPartner, "partnerId")).toEqual([
+        { partnerId: 1, clicks: 2, leads: 1 },
+        { partnerId: 2, clicks: 3, leads: 1 },
+      ]);
+
+      expect(await repo().activityStats(range(nextProgram()))).toEqual({ byDay: [], byPartner: [] });
+    });
+  });
+
+  describe("sales.salesStats", () => {
+    const repo = useRepository<SalesRepository>(backend, createSalesRepository);
+
+    test("attributed sales and revenue in the program's currency per day and per partner", async () => {
+      const programId = nextProgram();
+      const sale = (over: Partial<NewSale>) =>
+        repo().insertSale({
+          programId,
+          transactionId: `tx_s${unique()}`,
+          amountCents: 10_000,
+          currency: "usd",
+          customerKey: null,
+          email: null,
+          processorCustomerId: null,
+          partnerId: 1,
+          clickId: null,
+          attributionMethod: "customer_key",
+          isTest: false,
+          isRecurring: false,
+          saleType: null,
+          subscriptionId: null,
+          commissionState: "none",
+          noCommissionReason: null,
+          occurredAt: new Date("2030-01-01T08:00:00Z"),
+          ...over,
+        });
+      await sale({ amountCents: 12_345 });
+      await sale({ amountCents: 1, occurredAt: new Date("2030-01-02T23:00:00Z") });
+      await sale({ partnerId: 2, amountCents: 5_000, occurredAt: new Date("2030-01-02T00:00:00Z") });
+      await sale({ partnerId: 2, amountCents: 777, currency: "eur" }); // counted, not in revenue
+      await sale({ partnerId: null, attributionMethod: null, amountCents: 99_999 }); // unattributed
+      await sale({ isTest: true, amountCents: 400 });
+      await sale({ amountCents: 50, occurredAt: new Date("2030-01-05T00:00:00Z") }); // after the range
+
+      const live = await repo().salesStats(range(programId), "usd");
+      expect(sortBy(live.byDay, "day")).toEqual([
+        { day: "2030-01-01", sales: 2, revenueCents: 12_345 },
+        { day: "2030-01-02", sales: 2, revenueCents: 5_001 },
+      ]);
+      expect(sortBy(live.byPartner, "partnerId")).toEqual([
+        { partnerId: 1, sales: 2, revenueCents: 12_346 },
+        { partnerId: 2, sales: 2, revenueCents: 5_000 },
+      ]);
+      expect((await repo().salesStats(range(programId, { test: true }), "usd")).byPartner).toEqual([{ partnerId: 1, sales: 1, revenueCents: 400 }]);
+      const allTime = await repo().salesStats(range(programId, { start: null, end: null, partnerIds: [1] }), "usd");
+      expect(allTime).toEqual({ byDay: [], byPartner: [{ partnerId: 1, sales: 3, revenueCents: 12_396 }] });
+    });
+  });
+
+  describe("commissions.commissionStats and programBalances", () => {
+    const repo = useRepository<CommissionsRepository>(backend, createCommissionsRepository);
+
+    test("net amounts by current state, what refunds took back as reversed, per creation day and partner", async () => {
+      const programId = nextProgram();
+      const create = async (partnerId: number, amountCents: number, createdAt: Date, currency = "usd") => {
+        const saleId = unique() + 10_000;
+        const input: NewCommission = {
+          programId,
+          partnerId,
+          saleId,
+          transactionId: `tx_c${saleId}`,
+          currency,
+          saleAmountCents: amountCents * 5,
+          ruleType: "percentage",
+          ruleValue: 2000,
+          amountCents,
+          approvableAt: createdAt,
+        };
+        return (await repo().transaction((tx) => ledger.createCommission(tx, input, createdAt))).commission;
+      };
+      const d1 = new Date("2030-01-01T10:00:00Z");
+      const d2 = new Date("2030-01-02T10:00:00Z");
+      const later = new Date("2030-01-10T00:00:00Z");
+      const a = await create(1, 2000, d1); // credited, then paid
+      const b = await create(1, 1000, d1); // credited, half refunded
+      const c = await create(2, 3000, d2); // pending, fully refunded
+      await create(2, 500, d2); // pending
+      await create(2, 700, d2, "eur"); // another currency: not counted
+      await create(2, 900, new Date("2030-01-03T00:00:00Z")); // after the range
+
+      await repo().transaction((tx) => ledger.approveCommission(tx, a.id, later));
+      await repo().transaction((tx) => ledger.approveCommission(tx, b.id, later));
+      await repo().transaction((tx) => ledger.reverseCommission(tx, { saleId: b.saleId, amountCents: b.saleAmountCents / 2, reasonCode: "refund", reason: "half" }, later));
+      await repo().transaction((tx) => ledger.reverseCommission(tx, { saleId: c.saleId, reasonCode: "chargeback", reason: "all" }, later));
+      const w = await repo().transaction((tx) => ledger.createWithdrawal(tx, { partnerId: 1, programId, currency: "usd" }, 2000, later));
+      await repo().transaction((tx) => ledger.payWithdrawal(tx, w.id, later));
+
+      const stats = await repo().commissionStats(range(programId), "usd");
+      expect(sortBy(stats.byDay, "day")).toEqual([
+        { day: "2030-01-01", commissions: 2, pendingCents: 0, creditedCents: 500, paidCents: 2000, reversedCents: 500 },
+        { day: "2030-01-02", commissions: 2, pendingCents: 500, creditedCents: 0, paidCents: 0, reversedCents: 3000 },
+      ]);
+      expect(sortBy(stats.byPartner, "partnerId")).toEqual([
+        { partnerId: 1, commissions: 2, pendingCents: 0, creditedCents: 500, paidCents: 2000, reversedCents: 500 },
+        { partnerId: 2, commissions: 2, pendingCents: 500, creditedCents: 0, paidCents: 0, reversedCents: 3000 },
+      ]);
+      const allTime = await repo().commissionStats(range(programId, { start: null, end: null, partnerIds: [2] }), "usd");
+      expect(allTime).toEqual({ byDay: [], byPartner: [{ partnerId: 2, commissions: 3, pendingCents: 1400, creditedCents: 0, paidCents: 0, reversedCents: 3000 }] });
+
+      const balances = await repo().programBalances(programId, "usd");
+      // Partner 2's chargeback opened a (zero) balance row; partner 1 has what was credited, minus the refund and the payout.
+      expect(balances.map((x) => [x.partnerId, x.balanceCents])).toEqual([
+        [1, 500],
+        [2, 0],
+      ]);
+      expect((await repo().programBalances(programId, "usd", [1, 3])).map((x) => x.partnerId)).toEqual([1]);
+      expect(await repo().programBalances(programId, "eur")).toEqual([]);
+    });
+  });
+});
