@@ -16,91 +16,53 @@ import { createProgramsRepository } from "../../services/programs/storage";
 import { listSalesQuery } from "../../services/sales/repository.sql";
 import { createSalesRepository } from "../../services/sales/storage";
 import { sqlPosition, type CursorPosition, type PageRequest, type SqlQuery } from "../../shared/pagination";
-import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
-import type { SqlDatabase } from "../../shared/storage/sql";
-import { postgres } from "../support/databases";
+import { ROWS, SEED_PARTNER, SEED_PROGRAM, onPostgresOnly, usePlanDatabase } from "../support/query-plans";
 
-const ROWS = 100_000;
-if (!postgres) console.warn("List query plans SKIPPED: TEST_POSTGRES_URL is not set; the indexes of the lists were NOT checked at 100k rows.");
-const describeOnPostgres = postgres ? describe : describe.skip;
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Plan Rows": number;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+const describeOnPostgres = onPostgresOnly("List query plans SKIPPED: TEST_POSTGRES_URL is not set; the indexes of the lists were NOT checked at 100k rows.");
 
 describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
-  let database: { url: string; drop(): Promise<void> };
-  let sql: SqlDatabase;
-
-  beforeAll(async () => {
-    database = await postgres!.create();
-    const db = await acquireDatabase(database.url);
-    if (db.kind !== "sql") throw new Error("expected a SQL database");
-    sql = db.sql;
-    // The repositories create the tables and indexes, as at start.
-    for (const create of [createCommissionsRepository, createSalesRepository, createProgramsRepository, createAttributionRepository, createNotificationsRepository]) await create(db);
+  const db = usePlanDatabase({
+    title: `List query plans at ${ROWS} rows per table (PostgreSQL)`,
+    repositories: [createCommissionsRepository, createSalesRepository, createProgramsRepository, createAttributionRepository, createNotificationsRepository],
     // 10 programs (10k rows each), 50 partners per program (200 rows each), one row a second, some sharing a second.
-    const at = "timestamptz '2026-01-01' + ((i / 2) * interval '1 second')";
-    const program = "(i % 10) + 1";
-    const partner = "((i / 10) % 50) + 1";
-    await sql.query(
-      `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
-         status, approvable_at, created_at, updated_at)
-       SELECT ${program}, ${partner}, i, 'tx_' || i, 'usd', 10000, 'percentage', 2000, 2000,
-         (ARRAY['pending', 'approved', 'paid', 'refunded', 'reversed'])[((i / 7) % 5) + 1], ${at}, ${at}, ${at}
-       FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, status, created_at)
-       SELECT ${partner}, ${program}, 'usd', 100, 100, (ARRAY['open', 'paid', 'cancelled'])[((i / 7) % 3) + 1], ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, partner_id, is_test, commission_state, occurred_at, created_at)
-       SELECT ${program}, 'tx_' || i, 10000, 'usd', CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, 'created', ${at}, ${at}
-       FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO programs (name, currency, commission_type, commission_value, workspace_id, created_at)
-       SELECT 'Program ' || i, 'usd', 'percentage', 2000, (i % 100) + 1, ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO leads (program_id, customer_key, email, partner_id, is_test, timestamp, created_at)
-       SELECT ${program}, 'customer_' || i, 'c' || i || '@example.com', ${partner}, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason, created_at)
-       SELECT i, CASE WHEN i % 4 = 0 THEN 'advertiser_warning' ELSE 'partner_notice' END, (i % 10) + 1, ${program}, ${partner}, i, 'tx_' || i, 'refunded', 100, 'usd', 'refund', ${at}
-       FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query("ANALYZE");
-  }, 300_000);
-
-  afterAll(async () => {
-    if (!database) return;
-    await releaseDatabase(database.url);
-    await database.drop();
+    async seed(sql) {
+      const at = "timestamptz '2026-01-01' + ((i / 2) * interval '1 second')";
+      const program = SEED_PROGRAM;
+      const partner = SEED_PARTNER;
+      await sql.query(
+        `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
+           status, approvable_at, created_at, updated_at)
+         SELECT ${program}, ${partner}, i, 'tx_' || i, 'usd', 10000, 'percentage', 2000, 2000,
+           (ARRAY['pending', 'approved', 'paid', 'refunded', 'reversed'])[((i / 7) % 5) + 1], ${at}, ${at}, ${at}
+         FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, status, created_at)
+         SELECT ${partner}, ${program}, 'usd', 100, 100, (ARRAY['open', 'paid', 'cancelled'])[((i / 7) % 3) + 1], ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, partner_id, is_test, commission_state, occurred_at, created_at)
+         SELECT ${program}, 'tx_' || i, 10000, 'usd', CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, 'created', ${at}, ${at}
+         FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO programs (name, currency, commission_type, commission_value, workspace_id, created_at)
+         SELECT 'Program ' || i, 'usd', 'percentage', 2000, (i % 100) + 1, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO leads (program_id, customer_key, email, partner_id, is_test, timestamp, created_at)
+         SELECT ${program}, 'customer_' || i, 'c' || i || '@example.com', ${partner}, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason, created_at)
+         SELECT i, CASE WHEN i % 4 = 0 THEN 'advertiser_warning' ELSE 'partner_notice' END, (i % 10) + 1, ${program}, ${partner}, i, 'tx_' || i, 'refunded', 100, 'usd', 'refund', ${at}
+         FROM generate_series(1, ${ROWS}) AS i`,
+      );
+    },
   });
 
-  /** The plan of the query, after checking it runs and, for the first page, reading the cursor of its last row. */
-  const plans: string[] = [];
-  let lastExecutionMs = 0;
-  afterAll(() => console.log(`List query plans at ${ROWS} rows per table (PostgreSQL):\n${plans.join("\n")}`));
-
-  async function planOf(q: SqlQuery): Promise<PlanNode[]> {
-    // ANALYZE runs the query too: its execution time is printed with the plans (a figure, never asserted).
-    const [row] = await sql.query<{ "QUERY PLAN": Array<{ Plan: PlanNode; "Execution Time": number }> }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values);
-    lastExecutionMs = row["QUERY PLAN"][0]["Execution Time"];
-    return nodesOf(row["QUERY PLAN"][0].Plan);
-  }
-
   async function lastPosition(q: SqlQuery): Promise<CursorPosition> {
-    const rows = await sql.query(q.text, q.values);
+    const rows = await db.sql.query(q.text, q.values);
     expect(rows.length).toBeGreaterThan(2);
     return sqlPosition(rows[rows.length - 2]);
   }
@@ -167,11 +129,9 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
       ["cursor page", query({ limit: 25, cursor })],
       ["largest page", query({ limit: 100, cursor })],
     ] as const) {
-      const nodes = await planOf(q);
-      const summary = nodes.map(
-        (n) => `${n["Node Type"]}${n["Relation Name"] ? ` on ${n["Relation Name"]}` : ""}${n["Index Name"] ? ` using ${n["Index Name"]}` : ""} (${n["Plan Rows"]} rows)`,
-      );
-      plans.push(`${q === first ? "" : "  "}${page} (${lastExecutionMs.toFixed(3)} ms): ${summary.join(" <- ")}`);
+      // ANALYZE runs the query too: its execution time is printed with the plans (a figure, never asserted).
+      const { nodes, summary, executionMs = 0 } = await db.planOf(q, { analyze: true });
+      db.plans.push(`${q === first ? "" : "  "}${page} (${executionMs.toFixed(3)} ms): ${summary.join(" <- ")}`);
       const accepted = [index, ...alsoIndexes];
       const usesIndex =
         nodes.some((n) => ["Index Scan", "Index Only Scan"].includes(n["Node Type"]) && n["Index Name"] === index) ||

@@ -10,65 +10,34 @@ import { createAttributionRepository } from "../../services/attribution/storage"
 import { listPartnerNoticesQuery } from "../../services/notifications/repository.sql";
 import { createNotificationsRepository } from "../../services/notifications/storage";
 import { sqlPosition, type SqlQuery } from "../../shared/pagination";
-import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
-import type { SqlDatabase } from "../../shared/storage/sql";
-import { postgres } from "../support/databases";
+import { ROWS, SEED_PARTNER, SEED_PROGRAM, onPostgresOnly, usePlanDatabase, type PlanNode } from "../support/query-plans";
 
-const ROWS = 100_000;
-if (!postgres) console.warn("Portal query plans SKIPPED: TEST_POSTGRES_URL is not set; the portal's indexes were NOT checked at 100k rows.");
-const describeOnPostgres = postgres ? describe : describe.skip;
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Plan Rows": number;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-const summaryOf = (nodes: PlanNode[]) =>
-  nodes.map((n) => `${n["Node Type"]}${n["Relation Name"] ? ` on ${n["Relation Name"]}` : ""}${n["Index Name"] ? ` using ${n["Index Name"]}` : ""} (${n["Plan Rows"]} rows)`).join(" <- ");
+const describeOnPostgres = onPostgresOnly("Portal query plans SKIPPED: TEST_POSTGRES_URL is not set; the portal's indexes were NOT checked at 100k rows.");
 
 describeOnPostgres("partner portal queries at 100k rows on PostgreSQL", () => {
-  let database: { url: string; drop(): Promise<void> };
-  let sql: SqlDatabase;
-  const plans: string[] = [];
-
-  beforeAll(async () => {
-    database = await postgres!.create();
-    const db = await acquireDatabase(database.url);
-    if (db.kind !== "sql") throw new Error("expected a SQL database");
-    sql = db.sql;
-    for (const create of [createNotificationsRepository, createAttributionRepository]) await create(db);
+  const db = usePlanDatabase({
+    title: `Partner portal query plans at ${ROWS} rows (PostgreSQL)`,
+    repositories: [createNotificationsRepository, createAttributionRepository],
     // 10 programs, 50 partners each; one row a second, two sharing a second; a third of the notices read by the partner.
-    const at = "timestamptz '2026-01-01' + ((i / 2) * interval '1 second')";
-    const program = "(i % 10) + 1";
-    const partner = "((i / 10) % 50) + 1";
-    await sql.query(
-      `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason, created_at)
-       SELECT i, CASE WHEN i % 4 = 0 THEN 'advertiser_warning' ELSE 'partner_notice' END, (i % 10) + 1, ${program}, ${partner}, i, 'tx_' || i, 'refunded', 100, 'usd', 'refund', ${at}
-       FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      "INSERT INTO partner_notice_reads (notification_id, partner_id, read_at) SELECT id, partner_id, created_at FROM notifications WHERE id % 3 = 0 AND kind = 'partner_notice'",
-    );
-    await sql.query(
-      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
-       SELECT 'clk_' || i, ${program}, ${partner}, 'code_' || ${partner}, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query("ANALYZE");
-  }, 300_000);
-  afterAll(async () => {
-    console.log(`Partner portal query plans at ${ROWS} rows (PostgreSQL):\n${plans.join("\n")}`);
-    if (!database) return;
-    await releaseDatabase(database.url);
-    await database.drop();
+    async seed(sql) {
+      const at = "timestamptz '2026-01-01' + ((i / 2) * interval '1 second')";
+      const program = SEED_PROGRAM;
+      const partner = SEED_PARTNER;
+      await sql.query(
+        `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason, created_at)
+         SELECT i, CASE WHEN i % 4 = 0 THEN 'advertiser_warning' ELSE 'partner_notice' END, (i % 10) + 1, ${program}, ${partner}, i, 'tx_' || i, 'refunded', 100, 'usd', 'refund', ${at}
+         FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        "INSERT INTO partner_notice_reads (notification_id, partner_id, read_at) SELECT id, partner_id, created_at FROM notifications WHERE id % 3 = 0 AND kind = 'partner_notice'",
+      );
+      await sql.query(
+        `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
+         SELECT 'clk_' || i, ${program}, ${partner}, 'code_' || ${partner}, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+    },
   });
 
-  async function planOf(text: string, values: unknown[]): Promise<PlanNode[]> {
-    const [row] = await sql.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
-    return nodesOf(row["QUERY PLAN"][0].Plan);
-  }
   const bigSeqScanOrSort = (nodes: PlanNode[]) => nodes.some((n) => n["Node Type"] === "Seq Scan" || (n["Node Type"] === "Sort" && n["Plan Rows"] > 1000));
 
   test.each([
@@ -77,22 +46,22 @@ describeOnPostgres("partner portal queries at 100k rows on PostgreSQL", () => {
     ["read", false],
   ] as const)("a partner's notices in a program (%s): first and cursor page read notifications_partner_program_list", async (_what, unread) => {
     const query = (cursor?: ReturnType<typeof sqlPosition>): SqlQuery => listPartnerNoticesQuery({ partnerId: 7, programId: 3, unread, limit: 25, cursor });
-    const rows = await sql.query(query().text, query().values);
+    const rows = await db.sql.query(query().text, query().values);
     expect(rows.length).toBeGreaterThan(2);
     for (const [page, q] of [
       ["first page", query()],
       ["cursor page", query(sqlPosition(rows[rows.length - 2]))],
     ] as const) {
-      const nodes = await planOf(q.text, q.values);
-      plans.push(`notices (${_what}), ${page}: ${summaryOf(nodes)}`);
+      const { nodes, summary } = await db.planOf(q);
+      db.plans.push(`notices (${_what}), ${page}: ${summary.join(" <- ")}`);
       const usesIndex = nodes.some((n) => ["Index Scan", "Index Only Scan", "Bitmap Index Scan"].includes(n["Node Type"]) && n["Index Name"] === "notifications_partner_program_list");
       expect({ page, usesIndex, bigSeqScanOrSort: bigSeqScanOrSort(nodes) }).toEqual({ page, usesIndex: true, bigSeqScanOrSort: false });
     }
   });
 
   test("a partner's live click count reads clicks_partner_live", async () => {
-    const nodes = await planOf(COUNT_PARTNER_CLICKS_SQL, [3, 7]);
-    plans.push(`click count: ${summaryOf(nodes)}`);
+    const { nodes, summary } = await db.planOf({ text: COUNT_PARTNER_CLICKS_SQL, values: [3, 7] });
+    db.plans.push(`click count: ${summary.join(" <- ")}`);
     expect(nodes.some((n) => n["Index Name"] === "clicks_partner_live")).toBe(true);
     expect(bigSeqScanOrSort(nodes)).toBe(false);
   });

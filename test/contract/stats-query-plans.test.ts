@@ -16,81 +16,48 @@ import { salesStatsQueries } from "../../services/sales/repository.sql";
 import { createSalesRepository } from "../../services/sales/storage";
 import type { StatsQuery } from "../../shared/domain/stats";
 import type { SqlQuery } from "../../shared/pagination";
-import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
-import type { SqlDatabase } from "../../shared/storage/sql";
-import { postgres } from "../support/databases";
+import { ROWS, SEED_PARTNER, SEED_PROGRAM, onPostgresOnly, usePlanDatabase } from "../support/query-plans";
 
-const ROWS = 100_000;
-if (!postgres) console.warn("Stats query plans SKIPPED: TEST_POSTGRES_URL is not set; the overview's indexes were NOT checked at 100k rows.");
-const describeOnPostgres = postgres ? describe : describe.skip;
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Plan Rows": number;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+const describeOnPostgres = onPostgresOnly("Stats query plans SKIPPED: TEST_POSTGRES_URL is not set; the overview's indexes were NOT checked at 100k rows.");
 
 describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
-  let database: { url: string; drop(): Promise<void> };
-  let sql: SqlDatabase;
-  const plans: string[] = [];
-
-  beforeAll(async () => {
-    database = await postgres!.create();
-    const db = await acquireDatabase(database.url);
-    if (db.kind !== "sql") throw new Error("expected a SQL database");
-    sql = db.sql;
-    for (const create of [createAttributionRepository, createSalesRepository, createCommissionsRepository, createProgramsRepository]) await create(db);
-    const at = "timestamptz '2026-01-01' + (i * interval '5 minutes')";
-    const program = "(i % 10) + 1";
-    const partner = "((i / 10) % 50) + 1";
-    await sql.query(
-      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
-       SELECT 'clk_' || i, ${program}, ${partner}, 'code', i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO leads (program_id, customer_key, partner_id, is_test, timestamp, created_at)
-       SELECT ${program}, 'c_' || i, CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, partner_id, is_test, commission_state, occurred_at, created_at)
-       SELECT ${program}, 'tx_' || i, 10000, 'usd', CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, 'created', ${at}, ${at}
-       FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
-         deducted_cents, approvable_at, credited_at, created_at, updated_at)
-       SELECT ${program}, ${partner}, i, 'tx_' || i, 'usd', 10000, 'percentage', 2000, 2000, (i % 3) * 100, ${at},
-         CASE WHEN i % 2 = 0 THEN ${at} END, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query(
-      `INSERT INTO programs (name, currency, commission_type, commission_value, created_at)
-       SELECT 'Program ' || i, 'usd', 'percentage', 2000, ${at} FROM generate_series(1, 10) AS i`,
-    );
-    await sql.query(`INSERT INTO partners (name, created_at) SELECT 'Partner ' || i, ${at} FROM generate_series(1, ${ROWS}) AS i`);
-    await sql.query(
-      `INSERT INTO enrollments (partner_id, program_id, status, referral_code, created_at)
-       SELECT i, ${program}, (ARRAY['approved', 'pending', 'declined'])[(i % 3) + 1], 'code_' || i, ${at} FROM generate_series(1, ${ROWS}) AS i`,
-    );
-    await sql.query("ANALYZE");
-  }, 300_000);
-
-  afterAll(async () => {
-    console.log(`Overview query plans at ${ROWS} rows per table (PostgreSQL):\n${plans.join("\n")}`);
-    if (!database) return;
-    await releaseDatabase(database.url);
-    await database.drop();
+  const db = usePlanDatabase({
+    title: `Overview query plans at ${ROWS} rows per table (PostgreSQL)`,
+    repositories: [createAttributionRepository, createSalesRepository, createCommissionsRepository, createProgramsRepository],
+    async seed(sql) {
+      const at = "timestamptz '2026-01-01' + (i * interval '5 minutes')";
+      const program = SEED_PROGRAM;
+      const partner = SEED_PARTNER;
+      await sql.query(
+        `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
+         SELECT 'clk_' || i, ${program}, ${partner}, 'code', i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO leads (program_id, customer_key, partner_id, is_test, timestamp, created_at)
+         SELECT ${program}, 'c_' || i, CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, partner_id, is_test, commission_state, occurred_at, created_at)
+         SELECT ${program}, 'tx_' || i, 10000, 'usd', CASE WHEN i % 7 = 0 THEN NULL ELSE ${partner} END, i % 13 = 0, 'created', ${at}, ${at}
+         FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
+           deducted_cents, approvable_at, credited_at, created_at, updated_at)
+         SELECT ${program}, ${partner}, i, 'tx_' || i, 'usd', 10000, 'percentage', 2000, 2000, (i % 3) * 100, ${at},
+           CASE WHEN i % 2 = 0 THEN ${at} END, ${at}, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO programs (name, currency, commission_type, commission_value, created_at)
+         SELECT 'Program ' || i, 'usd', 'percentage', 2000, ${at} FROM generate_series(1, 10) AS i`,
+      );
+      await sql.query(`INSERT INTO partners (name, created_at) SELECT 'Partner ' || i, ${at} FROM generate_series(1, ${ROWS}) AS i`);
+      await sql.query(
+        `INSERT INTO enrollments (partner_id, program_id, status, referral_code, created_at)
+         SELECT i, ${program}, (ARRAY['approved', 'pending', 'declined'])[(i % 3) + 1], 'code_' || i, ${at} FROM generate_series(1, ${ROWS}) AS i`,
+      );
+    },
   });
-
-  async function planOf(q: SqlQuery): Promise<string[]> {
-    const [row] = await sql.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${q.text}`, q.values);
-    return nodesOf(row["QUERY PLAN"][0].Plan).map(
-      (n) => `${n["Node Type"]}${n["Relation Name"] ? ` on ${n["Relation Name"]}` : ""}${n["Index Name"] ? ` using ${n["Index Name"]}` : ""} (${n["Plan Rows"]} rows)`,
-    );
-  }
 
   const month: StatsQuery = { programId: 3, test: false, start: new Date("2026-06-01T00:00:00Z"), end: new Date("2026-07-01T00:00:00Z") };
   const pageOfPartners: StatsQuery = { programId: 3, test: false, start: null, end: null, partnerIds: Array.from({ length: 25 }, (_, i) => i + 1) };
@@ -117,8 +84,8 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
   ];
 
   test.each(CASES)("$name reads its index and never scans $table sequentially", async ({ name, table, index, query }) => {
-    const summary = await planOf(query);
-    plans.push(`${name}: ${summary.join(" <- ")}`);
+    const { summary } = await db.planOf(query);
+    db.plans.push(`${name}: ${summary.join(" <- ")}`);
     const accepted = Array.isArray(index) ? index : [index];
     const usesIndex = summary.some((s) => accepted.includes(/ using (\S+)/.exec(s)?.[1] ?? ""));
     const seqScans = summary.filter((s) => s.startsWith(`Seq Scan on ${table} `)).length;
