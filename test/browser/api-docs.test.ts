@@ -4,24 +4,14 @@
  * from /api/openapi.json, every request of the page goes to this server, and
  * the page's Content-Security-Policy blocks nothing the viewer needs.
  */
-import type { Browser } from "playwright-core";
-import { describeWithChromium, launchChromium } from "../support/chromium";
-import { startSystem, type TestSystem } from "../support/system";
+import { describeWithChromium, useChromiumWith } from "../support/chromium";
+import { startSystem } from "../support/system";
 
 describeWithChromium("API reference page", () => {
-  let sys: TestSystem;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    sys = await startSystem();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await sys?.stop();
-  });
+  const suite = useChromiumWith(startSystem);
 
   test("renders the operations from this server alone, with nothing blocked", async () => {
+    const { fixture: sys, browser } = suite;
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const requests: string[] = [];
     context.on("request", (r) => requests.push(r.url()));

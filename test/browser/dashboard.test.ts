@@ -4,24 +4,14 @@
  * chromium): sign in, see pending steps, send a test click and a test lead
  * through the API, see the steps turn complete.
  */
-import type { Browser } from "playwright-core";
-import { describeWithChromium, launchChromium } from "../support/chromium";
-import { startSystem, type TestSystem } from "../support/system";
+import { describeWithChromium, useChromiumWith } from "../support/chromium";
+import { startSystem } from "../support/system";
 
 describeWithChromium("dashboard checklist page", () => {
-  let sys: TestSystem;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    sys = await startSystem();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await sys?.stop();
-  });
+  const suite = useChromiumWith(startSystem);
 
   test("sign in, pending steps, then complete after a test click and a test lead", async () => {
+    const { fixture: sys, browser } = suite;
     const user = await sys.dashboardUser("viewer");
     const p = await sys.bootstrap({ workspaceId: user.workspaceId, paymentTrackingMode: "processor_connect" });
     const page = await browser.newPage();

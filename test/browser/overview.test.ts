@@ -4,27 +4,18 @@
  * pending partner with the keyboard, create and pay a withdrawal, mark an
  * advertiser warning read; screenshots at 1280 and 390 px wide.
  */
-import type { Browser, Locator } from "playwright-core";
-import { describeWithChromium, launchChromium } from "../support/chromium";
+import type { Locator } from "playwright-core";
+import { describeWithChromium, useChromiumWith } from "../support/chromium";
 import { pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
-import { startSystem, type TestSystem } from "../support/system";
+import { startSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
 
 describeWithChromium("program overview page", () => {
-  let sys: TestSystem;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    sys = await startSystem();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await sys?.stop();
-  });
+  const suite = useChromiumWith(startSystem);
 
   /** Click, lead and sale for a partner's code; returns the transaction id. */
   async function referredSale(programId: number, apiKey: string, code: string, amountCents: number): Promise<string> {
+    const sys = suite.fixture;
     const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: programId, referral_code: code } });
     const customerKey = uniqueId("customer");
     await sys.http("POST", "/api/v1/track/lead", { key: apiKey, body: { customer_key: customerKey, click_id: click.body.click_id } });
@@ -35,6 +26,7 @@ describeWithChromium("program overview page", () => {
   }
 
   test("sign in, figures and charts, approve by keyboard, create and pay a withdrawal, mark a warning read", async () => {
+    const { fixture: sys, browser } = suite;
     const user = await sys.dashboardUser("owner");
     const p = await sys.bootstrap({ workspaceId: user.workspaceId, holdDays: 0, paymentTrackingMode: "s2s" });
     const { partner: bob, enrollment: bobEnrollment } = await sys.admin("POST", `/programs/${p.programId}/partners`, { name: "Bob Builder" });

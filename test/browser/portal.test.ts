@@ -6,26 +6,17 @@
  * by keyboard. Checked at 1280 and 390 px (contrast, overflow, labels,
  * keyboard reach); screenshots under test/browser/screenshots/.
  */
-import type { Browser, Locator, Page } from "playwright-core";
-import { describeWithChromium, launchChromium } from "../support/chromium";
+import type { Locator, Page } from "playwright-core";
+import { describeWithChromium, useChromiumWith } from "../support/chromium";
 import { pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
-import { startPortalFixture, type PortalFixture } from "../support/portal";
+import { startPortalFixture } from "../support/portal";
 import { uniqueId } from "../support/tracking";
 
 describeWithChromium("partner portal page", () => {
-  let f: PortalFixture;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    f = await startPortalFixture();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await f?.stop();
-  });
+  const suite = useChromiumWith(startPortalFixture);
 
   test("sign in by emailed link, see a sale appear, a refund reduce it, mark the notice read; at 1280 and 390 px", async () => {
+    const { fixture: f, browser } = suite;
     const { p1, a } = f;
     const context = await browser.newContext({ viewport: WIDTHS.desktop });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: f.sys.baseUrl });

@@ -15,3 +15,30 @@ export function launchChromium(): Promise<Browser> {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"],
   });
 }
+
+/**
+ * For a browser suite: starts `start()` (the system, or a fixture around it) and Chromium before its tests and
+ * stops both after them. Read `fixture` and `browser` inside a test.
+ */
+export function useChromiumWith<T extends { stop(): Promise<void> }>(start: () => Promise<T>): { readonly fixture: T; readonly browser: Browser } {
+  let fixture: T | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    fixture = await start();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await fixture?.stop();
+  });
+  return {
+    get fixture() {
+      if (!fixture) throw new Error("the suite's fixture is not started (read it inside a test)");
+      return fixture;
+    },
+    get browser() {
+      if (!browser) throw new Error("Chromium is not launched (read it inside a test)");
+      return browser;
+    },
+  };
+}
