@@ -25,23 +25,25 @@ import {
   withdrawalSchema,
   withdrawalCommissionSchema,
   outboxSchema,
-  OUTBOX_CLAIM_INDEX,
   OLD_OUTBOX_CLAIM_INDEX,
   toCommission,
   toRefund,
   toBalance,
   toWithdrawal,
-  toOutbox,
   keyFilter,
   type Store,
 } from "./mongo/models";
 import { MongoCommissionsTx } from "./mongo/transaction";
+import { MongoOutbox, toOutboxEvent } from "../../shared/outbox/mongo";
 
 export class MongoCommissionsRepository implements CommissionsRepository {
   private readonly reads: MongoCommissionsTx;
 
+  private readonly outbox: MongoOutbox;
+
   private constructor(private readonly store: Store) {
     this.reads = new MongoCommissionsTx(store, undefined);
+    this.outbox = MongoOutbox.over(store.connection, "outbox", store.outbox);
   }
 
   static async create(connection: Connection): Promise<MongoCommissionsRepository> {
@@ -138,41 +140,25 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     return docs.map(toWithdrawal);
   }
 
-  async claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
-    const claimedUntil = new Date(now.getTime() + leaseMs);
-    const claimed: OutboxEvent[] = [];
-    // One atomic claim per event: relays running this concurrently never get the same event.
-    while (claimed.length < limit) {
-      const doc = await this.store.outbox
-        .findOneAndUpdate(
-          { dispatchedAt: null, availableAt: { $lte: now }, $or: [{ claimedUntil: null }, { claimedUntil: { $lt: now } }] },
-          { $set: { claimedBy: relayId, claimedUntil }, $inc: { attempts: 1 } },
-          { sort: { _id: 1 }, hint: OUTBOX_CLAIM_INDEX, returnDocument: "after" },
-        )
-        .lean();
-      if (!doc) break;
-      claimed.push(toOutbox(doc));
-    }
-    // Another relay's deferral can free a lower id between two claims.
-    return claimed.sort((a, b) => a.id - b.id);
+  // Claims, acknowledgements and backlog reads are the shared outbox's (the collection is one, with commissionId added).
+  claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
+    return this.outbox.claimOutbox(relayId, leaseMs, limit, now);
   }
 
-  async markDispatched(id: number, relayId: string, now: Date): Promise<void> {
-    await this.store.outbox.updateOne({ _id: id, claimedBy: relayId }, { $set: { dispatchedAt: now, claimedUntil: null } });
+  markDispatched(id: number, relayId: string, now: Date): Promise<void> {
+    return this.outbox.markDispatched(id, relayId, now);
   }
 
-  async deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
-    await this.store.outbox.updateOne({ _id: id, claimedBy: relayId, dispatchedAt: null }, { $set: { availableAt: retryAt, claimedUntil: null, lastError: error.slice(0, 1000) } });
+  deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
+    return this.outbox.deferOutbox(id, relayId, retryAt, error);
   }
 
   outboxBacklog(): Promise<number> {
-    return this.store.outbox.countDocuments({ dispatchedAt: null }).exec();
+    return this.outbox.outboxBacklog();
   }
 
-  async oldestPendingOutboxAt(): Promise<Date | null> {
-    // The claim index (dispatchedAt, _id) gives the lowest pending id at once; ids are handed out in write order.
-    const doc = await this.store.outbox.findOne({ dispatchedAt: null }, { createdAt: 1 }).sort({ _id: 1 }).lean();
-    return doc ? doc.createdAt : null;
+  oldestPendingOutboxAt(): Promise<Date | null> {
+    return this.outbox.oldestPendingOutboxAt();
   }
 
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {
@@ -183,7 +169,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       .sort({ _id: -1 })
       .limit(filter.limit)
       .lean();
-    return docs.map(toOutbox);
+    return docs.map(toOutboxEvent);
   }
 
   async ledgerSnapshot(): Promise<LedgerSnapshot> {

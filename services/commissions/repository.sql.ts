@@ -2,6 +2,7 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
+import { SqlOutbox, toOutboxEvent } from "../../shared/outbox/sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
 import type {
   Balance,
@@ -207,16 +208,6 @@ const toWithdrawal = (r: any): Withdrawal => ({
   cancelledAt: r.cancelled_at,
 });
 
-const toOutbox = (r: any): OutboxEvent => ({
-  id: r.id,
-  type: r.type,
-  payload: r.payload,
-  attempts: r.attempts,
-  createdAt: r.created_at,
-  dispatchedAt: r.dispatched_at,
-  lastError: r.last_error,
-});
-
 const COLUMNS: Record<string, string> = {
   status: "status",
   refundedCents: "refunded_cents",
@@ -394,7 +385,11 @@ class SqlCommissionsTx implements CommissionsTx {
 const RETRYABLE = new Set(["40P01", "40001"]);
 
 export class SqlCommissionsRepository implements CommissionsRepository {
-  private constructor(private readonly db: SqlDatabase) {}
+  private readonly outbox: SqlOutbox;
+
+  private constructor(private readonly db: SqlDatabase) {
+    this.outbox = new SqlOutbox(db, "outbox");
+  }
 
   static async create(db: SqlDatabase): Promise<SqlCommissionsRepository> {
     await migrate(db, "commissions", MIGRATIONS);
@@ -460,45 +455,30 @@ export class SqlCommissionsRepository implements CommissionsRepository {
     return rows.map(toWithdrawal);
   }
 
-  async claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
-    const rows = await this.db.query(
-      `UPDATE outbox SET claimed_by = $1, claimed_until = $2, attempts = attempts + 1
-       WHERE id IN (SELECT id FROM outbox
-                    WHERE dispatched_at IS NULL AND available_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3)
-                    ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
-      [relayId, new Date(now.getTime() + leaseMs), now, limit],
-    );
-    return rows.map(toOutbox).sort((a, b) => a.id - b.id);
+  // Claims, acknowledgements and backlog reads are the shared outbox's (the table is one, with commission_id added).
+  claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
+    return this.outbox.claimOutbox(relayId, leaseMs, limit, now);
   }
 
-  async markDispatched(id: number, relayId: string, now: Date): Promise<void> {
-    await this.db.query("UPDATE outbox SET dispatched_at = $3, claimed_until = NULL WHERE id = $1 AND claimed_by = $2", [id, relayId, now]);
+  markDispatched(id: number, relayId: string, now: Date): Promise<void> {
+    return this.outbox.markDispatched(id, relayId, now);
   }
 
-  async deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
-    await this.db.query("UPDATE outbox SET available_at = $3, claimed_until = NULL, last_error = $4 WHERE id = $1 AND claimed_by = $2 AND dispatched_at IS NULL", [
-      id,
-      relayId,
-      retryAt,
-      error.slice(0, 1000),
-    ]);
+  deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
+    return this.outbox.deferOutbox(id, relayId, retryAt, error);
   }
 
-  async outboxBacklog(): Promise<number> {
-    const [row] = await this.db.query<{ n: number }>("SELECT count(*)::int AS n FROM outbox WHERE dispatched_at IS NULL");
-    return row.n;
+  outboxBacklog(): Promise<number> {
+    return this.outbox.outboxBacklog();
   }
 
-  async oldestPendingOutboxAt(): Promise<Date | null> {
-    // Reads only the pending rows, through the partial index outbox_pending.
-    const [row] = await this.db.query<{ at: Date | string | null }>("SELECT min(created_at) AS at FROM outbox WHERE dispatched_at IS NULL");
-    return row.at === null ? null : new Date(row.at);
+  oldestPendingOutboxAt(): Promise<Date | null> {
+    return this.outbox.oldestPendingOutboxAt();
   }
 
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {
     const rows = await this.db.query("SELECT * FROM outbox WHERE ($1::int IS NULL OR commission_id = $1) ORDER BY id DESC LIMIT $2", [filter.commissionId ?? null, filter.limit]);
-    return rows.map(toOutbox);
+    return rows.map(toOutboxEvent);
   }
 
   ledgerSnapshot(): Promise<LedgerSnapshot> {

@@ -2,6 +2,7 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import type { Page, PageRequest } from "../../shared/pagination";
+import type { OutboxEvent, OutboxStore } from "../../shared/outbox/outbox";
 
 export interface Commission {
   id: number;
@@ -105,15 +106,8 @@ export interface WithdrawalListFilter extends PageRequest {
   status?: WithdrawalStatus;
 }
 
-export interface OutboxEvent {
-  id: number;
-  type: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  createdAt: Date;
-  dispatchedAt: Date | null;
-  lastError: string | null;
-}
+/** The shared outbox's event (shared/outbox/outbox.ts). */
+export type { OutboxEvent };
 
 /**
  * The operations one commissions transaction may perform. Every method runs
@@ -155,8 +149,8 @@ export interface CommissionsTx {
   enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number>;
 }
 
-/** Storage contract of the commissions service. */
-export interface CommissionsRepository {
+/** Storage contract of the commissions service; its outbox (table/collection `outbox`) is a shared one (shared/outbox) with the commission an event is about. */
+export interface CommissionsRepository extends Omit<OutboxStore, "listOutbox"> {
   /**
    * Runs `fn` in one transaction. `fn` may run more than once (retried on
    * deadlocks, serialization failures and MongoDB transient errors), so it must
@@ -177,14 +171,7 @@ export interface CommissionsRepository {
   listWithdrawalsPage(filter: WithdrawalListFilter): Promise<Page<Withdrawal>>;
   getBalance(key: BalanceKey): Promise<Balance | null>;
   listWithdrawals(key: BalanceKey): Promise<Withdrawal[]>;
-  /** Claims up to `limit` undispatched events whose lease expired, for `leaseMs`, for one relay. */
-  claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]>;
-  markDispatched(id: number, relayId: string, now: Date): Promise<void>;
-  /** Releases a claim after a failed dispatch; the event is retried at `retryAt`. */
-  deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void>;
-  outboxBacklog(): Promise<number>;
-  /** When the oldest undispatched event was written (null when none is), for the outbox age gauge. */
-  oldestPendingOutboxAt(): Promise<Date | null>;
+  /** Newest first; only one commission's events with `commissionId`. */
   listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]>;
   /**
    * Every commission, refund entry, balance, withdrawal (with the commissions

@@ -2,16 +2,17 @@ import { Schema, type ClientSession, type Connection, type Model } from "mongoos
 import { modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../storage/mongo";
 import { checkOutboxName, type OutboxEvent, type OutboxStore } from "./outbox";
 
-type OutboxDoc = DocOf<OutboxEvent> & { availableAt: Date; claimedBy: string | null; claimedUntil: Date | null };
+export type OutboxDoc = DocOf<OutboxEvent> & { availableAt: Date; claimedBy: string | null; claimedUntil: Date | null };
 
 /**
  * "dispatchedAt: null" cannot be a partial filter, so it leads the index; with
  * _id next the claim walks the index in claim order and stops at the first
  * claimable event (as the commissions outbox does).
  */
-const CLAIM_INDEX = { dispatchedAt: 1, _id: 1 } as const;
+export const CLAIM_INDEX = { dispatchedAt: 1, _id: 1 } as const;
 
-function outboxSchema(collection: string): Schema<OutboxDoc> {
+/** The schema of an outbox collection; an owner may add fields and indexes of its own (the commissions outbox adds commissionId). */
+export function outboxSchema(collection: string): Schema<OutboxDoc> {
   const schema = requiredStringsMayBeEmpty(
     new Schema<OutboxDoc>(
       {
@@ -34,7 +35,7 @@ function outboxSchema(collection: string): Schema<OutboxDoc> {
   return schema;
 }
 
-const toOutbox = (d: OutboxDoc): OutboxEvent => ({
+export const toOutboxEvent = (d: OutboxDoc): OutboxEvent => ({
   id: d._id,
   type: d.type,
   payload: d.payload,
@@ -58,6 +59,12 @@ export class MongoOutbox implements OutboxStore {
     const events = modelOn(connection, `Outbox_${name}`, outboxSchema(name));
     await prepareCollections([events]);
     return new MongoOutbox(connection, name, events);
+  }
+
+  /** Over a model its owner made from outboxSchema (with fields of its own) and prepared. */
+  static over<D extends OutboxDoc>(connection: Connection, collection: string, events: Model<D>): MongoOutbox {
+    // Reads and writes only the outbox's own fields: the owner's are left as they are.
+    return new MongoOutbox(connection, checkOutboxName(collection), events as unknown as Model<OutboxDoc>);
   }
 
   /**
@@ -99,7 +106,7 @@ export class MongoOutbox implements OutboxStore {
         )
         .lean();
       if (!doc) break;
-      claimed.push(toOutbox(doc as OutboxDoc));
+      claimed.push(toOutboxEvent(doc as OutboxDoc));
     }
     return claimed.sort((a, b) => a.id - b.id);
   }
@@ -125,6 +132,6 @@ export class MongoOutbox implements OutboxStore {
     // MongoDB reads limit(0) as "no limit".
     if (filter.limit < 1) return [];
     const docs = await this.events.find({}).sort({ _id: -1 }).limit(filter.limit).lean();
-    return docs.map((d) => toOutbox(d as OutboxDoc));
+    return docs.map((d) => toOutboxEvent(d as OutboxDoc));
   }
 }

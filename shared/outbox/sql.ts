@@ -22,7 +22,8 @@ export function outboxTableMigration(table: string): string {
    CREATE INDEX ${t}_pending ON ${t} (available_at, id) WHERE dispatched_at IS NULL;`;
 }
 
-const toOutbox = (r: any): OutboxEvent => ({
+/** An outbox row as an event (also for owners that read their outbox with filters of their own). */
+export const toOutboxEvent = (r: any): OutboxEvent => ({
   id: r.id,
   type: r.type,
   payload: r.payload,
@@ -62,7 +63,7 @@ export class SqlOutbox implements OutboxStore {
        RETURNING *`,
       [relayId, new Date(now.getTime() + leaseMs), now, limit],
     );
-    return rows.map(toOutbox).sort((a, b) => a.id - b.id);
+    return rows.map(toOutboxEvent).sort((a, b) => a.id - b.id);
   }
 
   async markDispatched(id: number, relayId: string, now: Date): Promise<void> {
@@ -90,6 +91,6 @@ export class SqlOutbox implements OutboxStore {
 
   async listOutbox(filter: { limit: number }): Promise<OutboxEvent[]> {
     const rows = await this.db.query(`SELECT * FROM ${this.table} ORDER BY id DESC LIMIT $1`, [filter.limit]);
-    return rows.map(toOutbox);
+    return rows.map(toOutboxEvent);
   }
 }

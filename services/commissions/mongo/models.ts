@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
-import type { Balance, BalanceKey, Commission, OutboxEvent, RefundEntry, Withdrawal } from "../repository";
+import type { Balance, BalanceKey, Commission, RefundEntry, Withdrawal } from "../repository";
+import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc } from "../../../shared/outbox/mongo";
 
 /**
  * The commissions service's MongoDB documents, schemas and indexes, and their mapping to the domain types.
@@ -31,13 +32,8 @@ export interface WithdrawalCommissionDoc {
   commissionId: number;
 }
 
-/** The relay's claim and retry fields are storage only. */
-export type OutboxDoc = DocOf<OutboxEvent> & {
-  commissionId: number | null;
-  availableAt: Date;
-  claimedBy: string | null;
-  claimedUntil: Date | null;
-};
+/** The shared outbox's document (its claim and retry fields are storage only) plus the commission an event is about. */
+export type OutboxDoc = SharedOutboxDoc & { commissionId: number | null };
 
 export const commissionSchema = requiredStringsMayBeEmpty(
   new Schema<CommissionDoc>(
@@ -151,34 +147,12 @@ export const withdrawalCommissionSchema = new Schema<WithdrawalCommissionDoc>(
 withdrawalCommissionSchema.index({ withdrawalId: 1, commissionId: 1 }, { unique: true });
 withdrawalCommissionSchema.index({ commissionId: 1 });
 
-export const outboxSchema = requiredStringsMayBeEmpty(
-  new Schema<OutboxDoc>(
-    {
-      _id: { type: Number, required: true },
-      type: { type: String, required: true },
-      payload: { type: Schema.Types.Mixed, required: true },
-      commissionId: { type: Number, default: null },
-      createdAt: { type: Date, required: true },
-      availableAt: { type: Date, required: true },
-      attempts: { type: Number, required: true, default: 0 },
-      claimedBy: { type: String, default: null },
-      claimedUntil: { type: Date, default: null },
-      dispatchedAt: { type: Date, default: null },
-      lastError: { type: String, default: null },
-    },
-    // Keep empty objects in payloads, as JSONB does.
-    { ...schemaOptions("outbox"), minimize: false },
-  ),
-);
-// As for commissions: "dispatched_at IS NULL" cannot be a partial filter, so it leads the index. The claim
-// sorts by _id: with the equality on dispatchedAt first and _id next, the index walk is in claim order and
-// stops at the first claimable event (no in-memory sort of the whole backlog per claim), so draining a backlog
-// is linear. (An index with availableAt between the two could not serve that sort.)
-export const OUTBOX_CLAIM_INDEX = { dispatchedAt: 1, _id: 1 } as const;
-outboxSchema.index(OUTBOX_CLAIM_INDEX);
+/** The shared outbox's schema (shared/outbox/mongo.ts, with its claim index) plus the commission an event is about. */
+export const outboxSchema = sharedOutboxSchema("outbox") as unknown as Schema<OutboxDoc>;
+outboxSchema.add({ commissionId: { type: Number, default: null } });
+outboxSchema.index({ commissionId: 1, _id: -1 });
 /** The claim index of earlier versions, dropped at start. */
 export const OLD_OUTBOX_CLAIM_INDEX = "dispatchedAt_1_availableAt_1__id_1";
-outboxSchema.index({ commissionId: 1, _id: -1 });
 
 export const toCommission = (d: CommissionDoc): Commission => ({
   id: d._id,
@@ -238,16 +212,6 @@ export const toWithdrawal = (d: WithdrawalDoc): Withdrawal => ({
   createdAt: d.createdAt,
   paidAt: d.paidAt ?? null,
   cancelledAt: d.cancelledAt ?? null,
-});
-
-export const toOutbox = (d: OutboxDoc): OutboxEvent => ({
-  id: d._id,
-  type: d.type,
-  payload: d.payload,
-  attempts: d.attempts,
-  createdAt: d.createdAt,
-  dispatchedAt: d.dispatchedAt ?? null,
-  lastError: d.lastError ?? null,
 });
 
 // Callers may pass a whole withdrawal as the key: only these three fields identify the balance.
