@@ -3,106 +3,18 @@
  * first attempts, and applies each event once however often it comes.
  */
 import { execFile } from "node:child_process";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import { verifyWebhookSignature } from "../../shared/webhook-signature";
 import { waitFor } from "../support/notifications";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { attributedSale, refund } from "../support/tracking";
-
-type Behaviour = "fail-first" | "ok" | "always-500" | "hang-first";
-
-interface Request {
-  path: string;
-  eventId: string;
-  type: string;
-  body: any;
-  signature: string;
-  verified: boolean;
-  answered: number | "hung";
-}
-
-/**
- * A merchant's receiver, written the way the docs say: verify the signature on
- * the raw body, then apply the event once per Svc-Event-Id. "fail-first"
- * applies the event and then answers 500, as a receiver that crashed after
- * its work would: the retry must not apply it again.
- */
-class Receiver {
-  readonly requests: Request[] = [];
-  readonly effects = new Map<string, number>();
-  private readonly routes = new Map<string, { secret: string; behaviour: Behaviour }>();
-  private readonly server = http.createServer((req, res) => this.handle(req, res));
-  url = "";
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  route(p: string, secret: string, behaviour: Behaviour): void {
-    this.routes.set(p, { secret, behaviour });
-  }
-
-  on(p: string): Request[] {
-    return this.requests.filter((r) => r.path === p);
-  }
-
-  effectsOn(p: string): Map<string, number> {
-    return new Map([...this.effects].filter(([k]) => k.startsWith(`${p} `)).map(([k, v]) => [k.slice(p.length + 1), v]));
-  }
-
-  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks);
-      const p = req.url ?? "";
-      const route = this.routes.get(p);
-      const signature = String(req.headers["svc-signature"] ?? "");
-      const verified = route !== undefined && verifyWebhookSignature({ secret: route.secret, body: raw, header: signature }).ok;
-      const eventId = String(req.headers["svc-event-id"] ?? "");
-      const request: Request = { path: p, eventId, type: String(req.headers["svc-event-type"] ?? ""), body: JSON.parse(raw.toString("utf8")), signature, verified, answered: 0 };
-      this.requests.push(request);
-      const answer = (status: number) => {
-        request.answered = status;
-        res.writeHead(status).end();
-      };
-      if (!route || !verified) return answer(400);
-      const key = `${p} ${eventId}`;
-      const firstTime = !this.effects.has(key);
-      switch (route.behaviour) {
-        case "always-500":
-          return answer(500);
-        case "hang-first":
-          if (firstTime) {
-            this.effects.set(key, 0); // seen, not applied
-            request.answered = "hung";
-            return; // never answers: the sender's timeout ends it
-          }
-          this.effects.set(key, (this.effects.get(key) ?? 0) + 1);
-          return answer(200);
-        case "ok":
-        case "fail-first":
-          if (firstTime) this.effects.set(key, 1); // the event's one effect
-          return answer(firstTime && route.behaviour === "fail-first" ? 500 : 200);
-      }
-    });
-  }
-}
+import { WebhookReceiver, type ReceiverBehaviour } from "../support/webhook-receiver";
 
 let sys: TestSystem;
-let receiver: Receiver;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  receiver = new Receiver();
+  receiver = new WebhookReceiver();
   await receiver.start();
   sys = await startSystem({
     env: {
@@ -125,7 +37,7 @@ async function workspaceProgram(): Promise<{ workspaceId: number; boot: Bootstra
   return { workspaceId: workspace.id, boot: await sys.bootstrap({ workspaceId: workspace.id, holdDays: 0 }) };
 }
 
-async function register(workspaceId: number, p: string, behaviour: Behaviour, eventTypes?: string[]) {
+async function register(workspaceId: number, p: string, behaviour: ReceiverBehaviour, eventTypes?: string[]) {
   const endpoint = await sys.admin("POST", `/workspaces/${workspaceId}/webhook-endpoints`, { url: receiver.url + p, eventTypes, description: `test ${p}` });
   receiver.route(p, endpoint.secret, behaviour);
   return endpoint;
