@@ -16,7 +16,7 @@
  * `actions`, `metrics`, `info`, ...
  */
 import type { ReplOptions, ServiceBroker } from "moleculer";
-import { call } from "../shared/bus";
+import { call, type ActionName, type ParamsOf } from "../shared/bus";
 
 /** How long a command waits for the service it needs to be discovered (a REPL that just joined the mesh). */
 const DISCOVERY_TIMEOUT_MS = Number(process.env.REPL_DISCOVERY_TIMEOUT_MS ?? 5000);
@@ -96,10 +96,13 @@ export const replLookups = {
   },
 };
 
-/** The options every list command takes (passed to the action, which validates them: a bad one is invalid_request). */
-const PAGE_OPTIONS = [
+/** The options every list command takes, and those with a date range (passed to the action, which validates them: a bad one is invalid_request). */
+const CURSOR_OPTIONS = [
   { option: "-l, --limit <n>", description: "Rows per page, 1 to 100 (default 25)" },
   { option: "--cursor <cursor>", description: "Where the page starts: the nextCursor of the previous page" },
+];
+const PAGE_OPTIONS = [
+  ...CURSOR_OPTIONS,
   { option: "--from <date>", description: "Only rows created at or after this ISO date or date-time" },
   { option: "--to <date>", description: "Only rows created before this ISO date or date-time" },
 ];
@@ -114,38 +117,28 @@ function listParams(options: Record<string, unknown> | undefined, names: Record<
   return params;
 }
 
+/** A program's list: one page of `action` (of `service`), with the list flags and these filter flags (flag: param). */
+function programList<A extends ActionName>(service: string, action: A, filters: Record<string, string>) {
+  return async (broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) => {
+    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, filters) };
+    await need(broker, service);
+    // The action validates the params (a bad flag is invalid_request).
+    return call(broker, action, params as ParamsOf<A>);
+  };
+}
+
 /** The list commands (issue 15.1): one page of the operator's list action, `{ data, nextCursor }`. */
 export const replLists = {
   async programs(broker: ServiceBroker, options?: Record<string, unknown>) {
     await need(broker, "programs");
     return call(broker, "programs.list", listParams(options, { workspace: "workspaceId" }));
   },
-  async sales(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
-    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", test: "test", attributed: "attributed" }) };
-    await need(broker, "sales");
-    return call(broker, "sales.listForOperator", params);
-  },
-  async commissions(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
-    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", status: "status" }) };
-    await need(broker, "commissions");
-    return call(broker, "commissions.listForOperator", params);
-  },
-  async withdrawals(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
-    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", status: "status" }) };
-    await need(broker, "commissions");
-    return call(broker, "commissions.listWithdrawalsForOperator", params);
-  },
-  async customers(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
-    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { partner: "partnerId", test: "test" }) };
-    await need(broker, "attribution");
-    return call(broker, "attribution.listCustomersForOperator", params);
-  },
+  sales: programList("sales", "sales.listForOperator", { partner: "partnerId", test: "test", attributed: "attributed" }),
+  commissions: programList("commissions", "commissions.listForOperator", { partner: "partnerId", status: "status" }),
+  withdrawals: programList("commissions", "commissions.listWithdrawalsForOperator", { partner: "partnerId", status: "status" }),
+  customers: programList("attribution", "attribution.listCustomersForOperator", { partner: "partnerId", test: "test" }),
   /** A program's partners with their all-time totals and balance (the overview's partners list). */
-  async partners(broker: ServiceBroker, programId: unknown, options?: Record<string, unknown>) {
-    const params = { programId: positiveInt(programId, "programId"), ...listParams(options, { status: "status" }) };
-    await need(broker, "programs");
-    return call(broker, "programs.listPartnersForOperator", params);
-  },
+  partners: programList("programs", "programs.listPartnersForOperator", { status: "status" }),
 };
 
 /** Node ids running a service, as this node's registry sees them. */
@@ -259,11 +252,7 @@ export function replCommands(print?: Print): NonNullable<ReplOptions["customComm
     command({
       command: "list-partners <programId>",
       description: "A program's partners with their totals and balance, newest first, one page (e.g. `list-partners 1 --status pending`)",
-      options: [
-        { option: "-s, --status <status>", description: "approved, pending or declined" },
-        { option: "-l, --limit <n>", description: "Rows per page, 1 to 100 (default 25)" },
-        { option: "--cursor <cursor>", description: "Where the page starts: the nextCursor of the previous page" },
-      ],
+      options: [{ option: "-s, --status <status>", description: "approved, pending or declined" }, ...CURSOR_OPTIONS],
       run: (broker, a) => replLists.partners(broker, a.programId, a.options),
     }),
   ] as unknown as NonNullable<ReplOptions["customCommands"]>;
