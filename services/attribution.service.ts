@@ -1,7 +1,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
-import { call } from "../shared/bus";
+import { call, type ResultOf } from "../shared/bus";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
 import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError } from "../shared/errors";
@@ -22,6 +22,7 @@ import { answerStats } from "../shared/stats-input";
 type Methods = {
   assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number): Promise<void>;
   findPartnerBy(programId: number, method: AttributionMethod, value: string): Promise<Omit<Attribution, "method"> | null>;
+  customersPage(ctx: Context, input: Input<typeof S.ListCustomersInput>): Promise<ResultOf<"attribution.listCustomers">>;
 };
 
 export type { Attribution };
@@ -157,17 +158,15 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** A page of the program's leads (dashboard; the partner portal passes partnerId and masks them itself). */
     listCustomers: {
       idempotent: true,
-      async handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
-        await getProgram(ctx, ctx.params.programId);
-        return mapPage(await this.repo.listLeadsPage(ctx.params), toDto);
+      handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
+        return this.customersPage(ctx, ctx.params);
       },
     },
     /** The same list for operators (admin route, programId in the query; 404 for an unknown program). */
     listCustomersForOperator: {
       idempotent: true,
-      async handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
-        await getProgram(ctx, ctx.params.programId);
-        return mapPage(await this.repo.listLeadsPage(ctx.params), toDto);
+      handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
+        return this.customersPage(ctx, ctx.params);
       },
     },
 
@@ -197,6 +196,12 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    /** One page of a program's leads (404 for an unknown program): the dashboard's list and the operator's. */
+    async customersPage(ctx: Context, input: Input<typeof S.ListCustomersInput>) {
+      await getProgram(ctx, input.programId);
+      return mapPage(await this.repo.listLeadsPage(input), toDto);
+    },
+
     /** Browser calls (no API key) must come from one of the program's allowed origins, when it lists any. */
     async assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number) {
       if (ctx.meta.programId !== undefined) return;

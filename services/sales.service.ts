@@ -26,6 +26,7 @@ type Methods = {
   requireSale(programId: number, transactionId: string): Promise<Sale>;
   programOf(ctx: Context<unknown, CallerMeta>): number;
   retryPendingCommissions(): Promise<void>;
+  salesPage(ctx: Context, input: Input<typeof S.ListSalesInput>): Promise<ResultOf<"sales.list">>;
 };
 type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout; outboxRelay?: ServiceOutboxRelay };
 
@@ -162,17 +163,15 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** A page of a program's sales (dashboard). */
     list: {
       idempotent: true,
-      async handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
-        await getProgram(ctx, ctx.params.programId);
-        return mapPage(await this.repo.listSalesPage(ctx.params), toDto);
+      handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
+        return this.salesPage(ctx, ctx.params);
       },
     },
     /** The same list for operators (admin route, programId in the query; 404 for an unknown program). */
     listForOperator: {
       idempotent: true,
-      async handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
-        await getProgram(ctx, ctx.params.programId);
-        return mapPage(await this.repo.listSalesPage(ctx.params), toDto);
+      handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
+        return this.salesPage(ctx, ctx.params);
       },
     },
 
@@ -195,6 +194,12 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    /** One page of a program's sales (404 for an unknown program): the dashboard's list and the operator's. */
+    async salesPage(ctx: Context, input: Input<typeof S.ListSalesInput>) {
+      await getProgram(ctx, input.programId);
+      return mapPage(await this.repo.listSalesPage(input), toDto);
+    },
+
     /** Only the program's own sales are visible: another program's transaction id is not found. */
     async requireSale(programId: number, transactionId: string): Promise<Sale> {
       const sale = await this.repo.findSale(programId, transactionId);
