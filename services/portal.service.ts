@@ -40,16 +40,24 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
             const program = await getProgram(ctx, e.programId);
             const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status };
             if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, clicks: null, balance: null };
-            const [{ clicks }, balance] = await Promise.all([
+            // Pending: earned but still in the hold period (net of refunds), which the balance does not hold yet.
+            const [{ clicks }, balance, earnings] = await Promise.all([
               call(ctx, "attribution.countPartnerClicks", { programId: program.id, partnerId }),
               call(ctx, "commissions.balance", { programId: program.id, partnerId }),
+              call(ctx, "commissions.stats", { programId: program.id, partnerIds: [partnerId], allTime: true }),
             ]);
             return {
               ...base,
               referralCode: e.referralCode,
               referralLink: referralLink(program.allowedOrigins, e.referralCode),
               clicks,
-              balance: { balanceCents: balance.balanceCents, creditedCents: balance.creditedCents, deductedCents: balance.deductedCents, paidCents: balance.paidCents },
+              balance: {
+                balanceCents: balance.balanceCents,
+                pendingCents: earnings.totals.pendingCents,
+                creditedCents: balance.creditedCents,
+                deductedCents: balance.deductedCents,
+                paidCents: balance.paidCents,
+              },
             };
           }),
         );

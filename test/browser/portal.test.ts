@@ -62,6 +62,7 @@ describeWithChromium("partner portal page", () => {
     await expectText(row, "$125.00");
     await expectText(row.locator("td.net"), "$25.00");
     await expectText(page.locator('[data-figure="clicks"] .value'), "1");
+    await expectText(page.locator('[data-figure="pending"] .value'), "$25.00");
 
     // 4. A refund reduces the commission (and says why); its notice arrives.
     const refund = await f.sys.http("POST", "/api/v1/track/refund", {
@@ -72,6 +73,7 @@ describeWithChromium("partner portal page", () => {
     const markRead = page.getByRole("button", { name: `Mark read: order ${transactionId}` });
     await refreshUntil(page, markRead);
     await expectText(row.locator("td.net"), "$15.00");
+    await expectText(page.locator('[data-figure="pending"] .value'), "$15.00");
     await expectText(row, "Returned one item");
     await page.getByText(/New: Commission reduced for order/).waitFor();
     expect(await pageProblems(page)).toEqual([]);

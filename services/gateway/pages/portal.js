@@ -433,6 +433,7 @@
     var b = p.balance;
     var figures = el("div", { className: "grid" }, [
       figure("Clicks", String(p.clicks), "clicks"),
+      figure("Pending", money(b.pendingCents, p.currency), "pending"),
       figure("Balance", money(b.balanceCents, p.currency), "balance"),
       figure("Credited", money(b.creditedCents, p.currency), "credited"),
       figure("Paid out", money(b.paidCents, p.currency), "paid"),
