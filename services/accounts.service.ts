@@ -29,6 +29,9 @@ const seconds = (name: string, fallback: number) => Number(process.env[name] ?? 
 let dummyHash: Promise<string> | undefined;
 const dummyPasswordHash = () => (dummyHash ??= hashPassword(randomToken(16)));
 
+/** The sooner of a session's expiry and its idle limit, counted from when it was last seen. */
+const sessionValidUntil = (session: { expiresAt: Date }, lastSeenAt: Date, idleMs: number) => new Date(Math.min(session.expiresAt.getTime(), lastSeenAt.getTime() + idleMs));
+
 const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name });
 
 /** Owns workspaces, dashboard users, their roles and sessions. */
@@ -89,7 +92,10 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const input = ctx.params;
         if (!(await this.repo.getWorkspace(input.workspaceId))) throw new NotFoundError(`No workspace with id ${input.workspaceId}.`);
         if (!(await this.repo.getUser(input.userId))) throw new NotFoundError(`No user with id ${input.userId}.`);
-        return toDto(await this.repo.setMembership({ ...input, role: input.role as Role }));
+        const membership = await this.repo.setMembership({ ...input, role: input.role as Role });
+        // Gateways cache permission answers: awaited, so this process's gateway has dropped them before we answer.
+        await ctx.broadcast("accounts.membershipChanged", { workspaceId: membership.workspaceId, userId: membership.userId });
+        return toDto(membership);
       },
     },
 
@@ -129,16 +135,22 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     logout: {
       async handler(ctx: Context<Input<typeof S.SessionTokenInput>>) {
-        const { token } = ctx.params;
-        await this.repo.deleteSession(hashSecret(token));
+        const tokenHash = hashSecret(ctx.params.token);
+        const session = await this.repo.findSession(tokenHash);
+        await this.repo.deleteSession(tokenHash);
+        // Gateways cache sessions: awaited, so this process's gateway has dropped it before the sign-out is answered.
+        if (session) await ctx.broadcast("accounts.sessionEnded", { sessionId: session.id, userId: session.userId });
         return { success: true };
       },
     },
 
-    /** Resolves a session cookie's token to its user; expired and idle sessions are refused (and removed). */
+    /**
+     * Resolves a session cookie's token to its user; expired and idle sessions are refused (and removed).
+     * `validUntil` (the sooner of the expiry and the idle limit) bounds how long a gateway may remember the answer.
+     */
     authenticateSession: {
       visibility: "public",
-      async handler(ctx: Context): Promise<SessionUser> {
+      async handler(ctx: Context): Promise<SessionUser & { validUntil: string }> {
         // A malformed or over-long token is an unknown credential (401), not a bad request.
         const input = S.SessionTokenInput.safeParse(ctx.params);
         if (!input.success) throw new UnauthorizedError("Sign in to the dashboard first.");
@@ -149,13 +161,16 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (!session) throw new UnauthorizedError("Sign in to the dashboard first.");
         if (session.expiresAt <= now || now.getTime() - session.lastSeenAt.getTime() > this.sessionIdleMs) {
           await this.repo.deleteSession(tokenHash);
+          await ctx.broadcast("accounts.sessionEnded", { sessionId: session.id, userId: session.userId });
           throw new UnauthorizedError("Your session has expired. Sign in again.");
         }
         // Writing on every request would make each read a write; a minute of slack is enough for the idle timeout.
-        if (now.getTime() - session.lastSeenAt.getTime() > 60_000) await this.repo.touchSession(session.id, now);
+        const touched = now.getTime() - session.lastSeenAt.getTime() > 60_000;
+        if (touched) await this.repo.touchSession(session.id, now);
         const user = await this.repo.getUser(session.userId);
         if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
-        return { ...publicUser(user), sessionId: session.id };
+        const validUntil = sessionValidUntil(session, touched ? now : session.lastSeenAt, this.sessionIdleMs);
+        return { ...publicUser(user), sessionId: session.id, validUntil: validUntil.toISOString() };
       },
     },
 
@@ -239,7 +254,10 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     signOutPartner: {
       async handler(ctx: Context<Input<typeof S.SessionTokenInput>>) {
-        await this.repo.deletePartnerSession(hashSecret(ctx.params.token));
+        const tokenHash = hashSecret(ctx.params.token);
+        const session = await this.repo.findPartnerSession(tokenHash);
+        await this.repo.deletePartnerSession(tokenHash);
+        if (session) await ctx.broadcast("accounts.partnerSessionEnded", { sessionId: session.id, partnerId: session.partnerId });
         return { success: true };
       },
     },
@@ -256,10 +274,13 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (!session) throw new UnauthorizedError(NO_PARTNER_SESSION);
         if (session.expiresAt <= now || now.getTime() - session.lastSeenAt.getTime() > this.sessionIdleMs) {
           await this.repo.deletePartnerSession(tokenHash);
+          await ctx.broadcast("accounts.partnerSessionEnded", { sessionId: session.id, partnerId: session.partnerId });
           throw new UnauthorizedError("Your partner portal session has expired. Ask for a new sign-in link.");
         }
-        if (now.getTime() - session.lastSeenAt.getTime() > 60_000) await this.repo.touchPartnerSession(session.id, now);
-        return { partnerId: session.partnerId, sessionId: session.id };
+        const touched = now.getTime() - session.lastSeenAt.getTime() > 60_000;
+        if (touched) await this.repo.touchPartnerSession(session.id, now);
+        const validUntil = sessionValidUntil(session, touched ? now : session.lastSeenAt, this.sessionIdleMs);
+        return { partnerId: session.partnerId, sessionId: session.id, validUntil: validUntil.toISOString() };
       },
     },
 

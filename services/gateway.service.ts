@@ -1,6 +1,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { call, healthAction, STORAGE_SERVICES, type ParamsOf } from "../shared/bus";
+import { call, healthAction, STORAGE_SERVICES, type BroadcastOf, type ParamsOf } from "../shared/bus";
+import { hashSecret } from "../shared/secrets";
 import { inputValidator } from "../shared/endpoint";
 import { toEnvelope } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
@@ -74,7 +75,11 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
     logout: {
       async handler(ctx: Context<unknown, SessionMeta>) {
-        if (ctx.meta.sessionToken) await call(ctx, "accounts.logout", { token: ctx.meta.sessionToken });
+        if (ctx.meta.sessionToken) {
+          // Dropped here too, so this gateway refuses the cookie next even if the broadcast were lost.
+          this.sessionCache.delete(hashSecret(ctx.meta.sessionToken));
+          await call(ctx, "accounts.logout", { token: ctx.meta.sessionToken });
+        }
         ctx.meta.$responseHeaders = { "Set-Cookie": sessionCookie("", 0, ctx.meta.secureTransport === true) };
         return { success: true };
       },
@@ -91,7 +96,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
     partnerSignOut: {
       async handler(ctx: Context<unknown, SessionMeta>) {
-        if (ctx.meta.partnerSessionToken) await call(ctx, "accounts.signOutPartner", { token: ctx.meta.partnerSessionToken });
+        if (ctx.meta.partnerSessionToken) {
+          this.partnerSessionCache.delete(hashSecret(ctx.meta.partnerSessionToken));
+          await call(ctx, "accounts.signOutPartner", { token: ctx.meta.partnerSessionToken });
+        }
         ctx.meta.$responseHeaders = { "Set-Cookie": partnerSessionCookie("", 0, ctx.meta.secureTransport === true) };
         return { success: true };
       },
@@ -171,8 +179,22 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
   events: {
     /** Broadcast by programs.retireApiKey: every gateway forgets the key before (or as soon as) the retirement is answered. */
-    "programs.apiKeyRetired"(ctx: Context<{ keyId: number }>) {
+    "programs.apiKeyRetired"(ctx: Context<BroadcastOf<"programs.apiKeyRetired">>) {
       this.keyCache.forgetKey(ctx.params.keyId);
+    },
+    /** Broadcast by accounts when a session ends (sign-out, expiry; every session of the user with sessionId null). */
+    "accounts.sessionEnded"(ctx: Context<BroadcastOf<"accounts.sessionEnded">>) {
+      const { sessionId, userId } = ctx.params;
+      this.sessionCache.deleteWhere((user) => (sessionId === null ? user.id === userId : user.sessionId === sessionId));
+    },
+    "accounts.partnerSessionEnded"(ctx: Context<BroadcastOf<"accounts.partnerSessionEnded">>) {
+      const { sessionId, partnerId } = ctx.params;
+      this.partnerSessionCache.deleteWhere((p) => (sessionId === null ? p.partnerId === partnerId : p.sessionId === sessionId));
+    },
+    /** Broadcast by accounts.grantRole: the user's permission answers in that workspace are dropped. */
+    "accounts.membershipChanged"(ctx: Context<BroadcastOf<"accounts.membershipChanged">>) {
+      const { workspaceId, userId } = ctx.params;
+      this.permissionCache.deleteWhere((e) => e.userId === userId && e.workspaceId === workspaceId);
     },
   },
 };

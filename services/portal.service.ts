@@ -7,7 +7,7 @@ import { maskEmail, referralLink, shortenCustomerKey } from "./portal/masking";
 import { PORTAL } from "./portal/endpoints";
 import * as S from "./portal/schemas";
 
-type PartnerMeta = { partner?: ResultOf<"accounts.authenticatePartnerSession"> | null };
+type PartnerMeta = { partner?: Omit<ResultOf<"accounts.authenticatePartnerSession">, "validUntil"> | null };
 type Methods = {
   partnerOf(ctx: Context<unknown, PartnerMeta>): number;
   requireEnrollment(ctx: Context<unknown, PartnerMeta>, programId: number): Promise<{ partnerId: number; enrollment: ResultOf<"programs.getEnrollment"> }>;

@@ -1,12 +1,12 @@
 import type { CallingOptions } from "moleculer";
-import type { AccountsContract } from "../services/accounts/contract";
+import type { AccountsBroadcasts, AccountsContract } from "../services/accounts/contract";
 import type { AttributionContract } from "../services/attribution/contract";
 import type { CommissionsContract } from "../services/commissions/contract";
 import type { GatewayContract } from "../services/gateway/contract";
 import type { NotificationsContract } from "../services/notifications/contract";
 import type { ProcessorContract } from "../services/processor/contract";
 import type { PortalContract } from "../services/portal/contract";
-import type { ProgramsContract } from "../services/programs/contract";
+import type { ProgramsBroadcasts, ProgramsContract } from "../services/programs/contract";
 import type { SalesContract } from "../services/sales/contract";
 import type { StatusContract } from "../services/status/contract";
 
@@ -44,6 +44,10 @@ export type ActionName = keyof BusContracts;
 export type ParamsOf<A extends ActionName> = BusContracts[A]["params"];
 /** The action's answer as it arrives: JSON, so dates are ISO strings (`Jsonified`). Convert where a Date is needed. */
 export type ResultOf<A extends ActionName> = BusContracts[A]["result"];
+
+/** The events services broadcast for other processes' caches (docs/architecture.md, "Bus broadcasts"), by name: their payload. */
+export type BusBroadcasts = AccountsBroadcasts & ProgramsBroadcasts;
+export type BroadcastOf<E extends keyof BusBroadcasts> = BusBroadcasts[E];
 
 /** Anything that can call an action: a moleculer Context, or the ServiceBroker (background jobs, CLI, REPL). */
 export interface BusCaller {

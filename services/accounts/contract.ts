@@ -35,7 +35,8 @@ export interface AccountsContract {
   /** The session token is in this answer only (the gateway moves it into a cookie). */
   "accounts.login": { params: z.input<typeof S.LoginRequest>; result: { user: PublicUser; session: { token: string; expiresAt: string; maxAgeSeconds: number } } };
   "accounts.logout": { params: z.input<typeof S.SessionTokenInput>; result: { success: true } };
-  "accounts.authenticateSession": { params: z.input<typeof S.SessionTokenInput>; result: SessionUser };
+  /** `validUntil`: the sooner of the session's expiry and its idle limit (a gateway remembers the answer no longer). */
+  "accounts.authenticateSession": { params: z.input<typeof S.SessionTokenInput>; result: SessionUser & { validUntil: string } };
   /** The user comes from `ctx.meta.user` (set by the gateway), not from params. */
   "accounts.me": { params: Record<string, never>; result: { user: PublicUser; workspaces: { workspaceId: number; role: Role }[] } };
   /** Always the same answer, whether the email belongs to a partner or not. */
@@ -44,6 +45,16 @@ export interface AccountsContract {
   /** The session token is in this answer only (the gateway moves it into the partner cookie). */
   "accounts.signInPartner": { params: z.input<typeof S.PartnerSignInRequest>; result: { partnerId: number; session: { token: string; expiresAt: string; maxAgeSeconds: number } } };
   "accounts.signOutPartner": { params: z.input<typeof S.SessionTokenInput>; result: { success: true } };
-  "accounts.authenticatePartnerSession": { params: z.input<typeof S.SessionTokenInput>; result: PartnerSessionUser };
+  "accounts.authenticatePartnerSession": { params: z.input<typeof S.SessionTokenInput>; result: PartnerSessionUser & { validUntil: string } };
   "accounts.checkPermission": { params: z.input<typeof S.CheckPermissionInput>; result: { member: boolean; role: Role | null; allowed: boolean } };
+}
+
+/**
+ * What accounts broadcasts on the bus (docs/architecture.md, "Bus broadcasts"), for the caches of the gateways.
+ * `sessionId: null` ends every session of the user (for a future password change or disabled user).
+ */
+export interface AccountsBroadcasts {
+  "accounts.sessionEnded": { sessionId: number | null; userId: number };
+  "accounts.partnerSessionEnded": { sessionId: number | null; partnerId: number };
+  "accounts.membershipChanged": { workspaceId: number; userId: number };
 }

@@ -10,6 +10,7 @@ import type { Context } from "moleculer";
 import { loadAdminToken } from "../../shared/admin-token";
 import { call, type ResultOf } from "../../shared/bus";
 import { ApiKeyCache } from "../../shared/api-key-cache";
+import { InvalidatedCache } from "../../shared/invalidated-cache";
 import { clientAddressOf } from "../../shared/client-address";
 import type { Permission } from "../../shared/domain/permissions";
 import { ForbiddenError, RateLimitError, UnauthorizedError } from "../../shared/errors";
@@ -21,8 +22,11 @@ import { parseInput } from "../../shared/validation";
 import { ENDPOINT_PERMISSIONS } from "./declarations";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
 
-type SessionUser = ResultOf<"accounts.authenticateSession">;
-type PartnerSessionUser = ResultOf<"accounts.authenticatePartnerSession">;
+type SessionUser = Omit<ResultOf<"accounts.authenticateSession">, "validUntil">;
+type PartnerSessionUser = Omit<ResultOf<"accounts.authenticatePartnerSession">, "validUntil">;
+type Access = ResultOf<"accounts.checkPermission">;
+/** A cached permission answer, with whose it is (to drop it when that membership changes). */
+type CachedAccess = { userId: number; workspaceId: number; access: Access };
 
 export type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
 export type Res = ServerResponse;
@@ -56,6 +60,12 @@ export type AuthVars = {
   adminTokenOrigin: AdminTokenOrigin;
   rateLimiter: RateLimiter;
   keyCache: ApiKeyCache;
+  /** Dashboard sessions by the SHA-256 of their token (never the token), dropped on `accounts.sessionEnded`. */
+  sessionCache: InvalidatedCache<string, SessionUser>;
+  /** Partner portal sessions, the same way, dropped on `accounts.partnerSessionEnded`. */
+  partnerSessionCache: InvalidatedCache<string, PartnerSessionUser>;
+  /** `accounts.checkPermission` answers by user, workspace and permission, dropped on `accounts.membershipChanged`. */
+  permissionCache: InvalidatedCache<string, CachedAccess>;
   adminRequests: RateLimiter;
   adminFailures: RateLimiter;
 };
@@ -77,7 +87,26 @@ export type AuthMethods = {
  */
 const MAX_CREDENTIAL_LENGTH = 200;
 
-/** The operator token's hash, the API key cache and the throttles, from the environment. */
+const sessionCacheTtlMs = () => Number(process.env.SESSION_CACHE_TTL_MS ?? 5000);
+
+/** Until when a session answer may be remembered: its `validUntil`, or no limit of its own from an accounts that does not say. */
+const notAfter = (validUntil: string | undefined) => {
+  const at = Date.parse(validUntil ?? "");
+  return Number.isFinite(at) ? at : Infinity;
+};
+
+/** `accounts.checkPermission` through the gateway's cache. */
+async function checkPermission(self: Self, ctx: Context, userId: number, workspaceId: number, permission: Permission): Promise<Access> {
+  const key = `${userId}:${workspaceId}:${permission}`;
+  const hit = self.permissionCache.get(key);
+  if (hit) return hit.access;
+  const ticket = self.permissionCache.ticket();
+  const access = await call(ctx, "accounts.checkPermission", { userId, workspaceId, permission });
+  self.permissionCache.set(key, { userId, workspaceId, access }, ticket);
+  return access;
+}
+
+/** The operator token's hash, the API key and session caches and the throttles, from the environment. */
 export function createAuthState(): AuthVars {
   const { token, generated, file } = loadAdminToken();
   return {
@@ -86,6 +115,10 @@ export function createAuthState(): AuthVars {
     adminTokenOrigin: file ? { source: "file", file, generated } : { source: "ADMIN_TOKEN" },
     rateLimiter: new RateLimiter(Number(process.env.RATE_LIMIT_PER_MINUTE ?? 1200), 60_000),
     keyCache: new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000)),
+    // A backstop only: sign-outs and role changes drop entries at once by broadcast (docs/security.md, "Session cache").
+    sessionCache: new InvalidatedCache(sessionCacheTtlMs()),
+    partnerSessionCache: new InvalidatedCache(sessionCacheTtlMs()),
+    permissionCache: new InvalidatedCache(sessionCacheTtlMs()),
     // The admin API, per client address: failed operator tokens, and all requests.
     adminFailures: new RateLimiter(Number(process.env.ADMIN_AUTH_FAILURES_PER_MINUTE ?? 10), 60_000),
     adminRequests: new RateLimiter(Number(process.env.ADMIN_RATE_LIMIT_PER_MINUTE ?? 1200), 60_000),
@@ -209,7 +242,14 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
       throw new UnauthorizedError("This endpoint takes a signed-in dashboard session, not an API key. Sign in at /dashboard.");
     }
     if (!token) throw new UnauthorizedError(overLong ? "Unknown session. Sign in to the dashboard again." : "Sign in to the dashboard first.");
-    return call(ctx, "accounts.authenticateSession", { token });
+    // A session seen within SESSION_CACHE_TTL_MS is not looked up again (dropped at once when it ends).
+    const tokenHash = hashSecret(token);
+    const cached = this.sessionCache.get(tokenHash);
+    if (cached) return cached;
+    const ticket = this.sessionCache.ticket();
+    const { validUntil, ...user } = await call(ctx, "accounts.authenticateSession", { token });
+    this.sessionCache.set(tokenHash, user, ticket, notAfter(validUntil));
+    return user;
   },
 
   /**
@@ -230,7 +270,16 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     }
     if (req.headers.authorization !== undefined) throw new UnauthorizedError("The partner portal takes a signed-in partner session, not an API key. Sign in at /portal.");
     if (!token) throw new UnauthorizedError(cookie !== undefined ? "Unknown partner session. Sign in to the partner portal again." : "Sign in to the partner portal first.");
-    ctx.meta.partner = await call(ctx, "accounts.authenticatePartnerSession", { token });
+    const tokenHash = hashSecret(token);
+    const cached = this.partnerSessionCache.get(tokenHash);
+    if (cached) {
+      ctx.meta.partner = cached;
+      return null;
+    }
+    const ticket = this.partnerSessionCache.ticket();
+    const { validUntil, ...partner } = await call(ctx, "accounts.authenticatePartnerSession", { token });
+    this.partnerSessionCache.set(tokenHash, partner, ticket, notAfter(validUntil));
+    ctx.meta.partner = partner;
     return null;
   },
 
@@ -240,7 +289,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     const { programId } = parseInput(ProgramIdParam, { programId: req.$params?.programId });
     const program = await getProgram(ctx, programId);
     const permission = permissionFor(req, route, "tracking:read");
-    const access = program.workspaceId ? await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId: program.workspaceId, permission }) : { member: false, allowed: false };
+    const access = program.workspaceId ? await checkPermission(this, ctx, user.id, program.workspaceId, permission) : { member: false, allowed: false };
     if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
   },
@@ -252,7 +301,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     const { workspaceId } = parseInput(WorkspaceIdParam, { workspaceId: req.$params?.workspaceId });
     await call(ctx, "accounts.getWorkspace", { workspaceId });
     const permission = permissionFor(req, route, "programs:read");
-    const access = await call(ctx, "accounts.checkPermission", { userId: user.id, workspaceId, permission });
+    const access = await checkPermission(this, ctx, user.id, workspaceId, permission);
     if (!access.member) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}.`);
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);
   },

@@ -79,3 +79,11 @@ export interface EnrollmentDecision {
   referralCode: string;
   changed: boolean;
 }
+
+/** What programs broadcasts on the bus for other processes' caches (docs/architecture.md, "Bus broadcasts"). */
+export interface ProgramsBroadcasts {
+  "programs.changed": { programId: number };
+  "programs.apiKeyRetired": { keyId: number; programId: number };
+  /** An enrollment was created or its status changed (so whether the program has an approved partner may have). */
+  "programs.enrollmentChanged": { programId: number; partnerId: number; status: string };
+}
