@@ -41,6 +41,7 @@ import { roleAllows } from "../shared/domain/permissions";
 import { recordedReason } from "../shared/domain/refunds";
 import { buildTrackingStatus, TEST_EVENT_CAP } from "../services/status/tracking-status";
 import { ApiKeyCache } from "../shared/api-key-cache";
+import { InvalidatedCache } from "../shared/invalidated-cache";
 import { toDto } from "../shared/dto";
 import { AppError, ERROR_CODES } from "../shared/errors";
 import { hashPassword } from "../shared/passwords";
@@ -233,22 +234,40 @@ async function main(): Promise<void> {
     });
   }
 
+  /** services/gateway/auth.ts: sessions and permission answers cached in the gateway with this TTL. */
+  const sessionTtlMs = Number(process.env.SESSION_CACHE_TTL_MS ?? 5000);
+  const sessionCache = new InvalidatedCache<string, { id: number }>(sessionTtlMs);
+  const permissionCache = new InvalidatedCache<string, boolean>(sessionTtlMs);
+
   /** accounts.authenticateSession + the gateway's verifyProgramAccess + status.forProgram */
   async function status(req: http.IncomingMessage, programId: number) {
     const token = /(?:^|;\s*)svc_session=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
     if (!token) throw new HttpError(401, "unauthorized");
     const tokenHash = hashSecret(decodeURIComponent(token));
-    const session = await accounts.findSession(tokenHash);
     const now = new Date();
-    if (!session || session.expiresAt <= now) throw new HttpError(401, "unauthorized");
-    if (now.getTime() - session.lastSeenAt.getTime() > 60_000) await accounts.touchSession(session.id, now);
-    const user = await accounts.getUser(session.userId);
-    if (!user) throw new HttpError(401, "unauthorized");
+    // The gateway's session cache (services/gateway/auth.ts): a hit does no database work.
+    let user = sessionCache.get(tokenHash);
+    if (!user) {
+      const session = await accounts.findSession(tokenHash);
+      if (!session || session.expiresAt <= now) throw new HttpError(401, "unauthorized");
+      if (now.getTime() - session.lastSeenAt.getTime() > 60_000) await accounts.touchSession(session.id, now);
+      const found = await accounts.getUser(session.userId);
+      if (!found) throw new HttpError(401, "unauthorized");
+      user = { id: found.id };
+      sessionCache.set(tokenHash, user, sessionCache.ticket(), session.expiresAt.getTime());
+    }
 
     const owner = await cachedProgram(programId);
     if (!owner) throw new HttpError(404, "not_found");
-    const membership = owner.workspaceId ? await accounts.findMembership(owner.workspaceId, user.id) : null;
-    if (!membership || !roleAllows(membership.role, "tracking:read")) throw new HttpError(403, "forbidden");
+    // The gateway's permission cache, keyed the same way.
+    const accessKey = `${user.id}:${owner.workspaceId}:tracking:read`;
+    let allowed = permissionCache.get(accessKey);
+    if (allowed === undefined) {
+      const membership = owner.workspaceId ? await accounts.findMembership(owner.workspaceId, user.id) : null;
+      allowed = membership !== null && roleAllows(membership.role, "tracking:read");
+      permissionCache.set(accessKey, allowed, permissionCache.ticket());
+    }
+    if (!allowed) throw new HttpError(403, "forbidden");
 
     const [program, clicks, leads, hasPartners] = await Promise.all([
       cachedProgram(programId),
