@@ -269,10 +269,9 @@ async function main(): Promise<void> {
     }
     if (!allowed) throw new HttpError(403, "forbidden");
 
-    const [program, clicks, leads, hasPartners] = await Promise.all([
+    const [program, { clicks, leads }, hasPartners] = await Promise.all([
       cachedProgram(programId),
-      attribution.testEventStats(programId, "click", TEST_EVENT_CAP),
-      attribution.testEventStats(programId, "lead", TEST_EVENT_CAP),
+      attribution.testEventStats(programId, TEST_EVENT_CAP),
       programs.hasApprovedEnrollment(programId),
     ]);
     const p = toDto(program!.processor);

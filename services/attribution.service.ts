@@ -170,12 +170,23 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    testEventStats: {
+    /** Both kinds in one call and one query: the status page asks for them on every request. */
+    testEvents: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.TestEventsInput>>) {
+        const { programId, limit } = ctx.params;
+        return toDto(await this.repo.testEventStats(programId, limit));
+      },
+    },
+
+    /** One kind, for a status instance of an earlier version during a rolling upgrade. */
+    testEventStats: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.TestEventStatsInput>>) {
         const { programId, kind, limit } = ctx.params;
-        return toDto(await this.repo.testEventStats(programId, kind, limit));
+        const summary = await this.repo.testEventStats(programId, limit);
+        return toDto(kind === "click" ? summary.clicks : summary.leads);
       },
     },
 

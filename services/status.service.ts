@@ -23,11 +23,9 @@ const StatusService: ServiceSchema = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ForProgramInput>>) {
         const { programId } = ctx.params;
-        const stats = (kind: "click" | "lead") => call(ctx, "attribution.testEventStats", { programId, kind, limit: TEST_EVENT_CAP });
-        const [program, clicks, leads, hasPartners] = await Promise.all([
+        const [program, { clicks, leads }, hasPartners] = await Promise.all([
           getProgram(ctx, programId),
-          stats("click"),
-          stats("lead"),
+          call(ctx, "attribution.testEvents", { programId, limit: TEST_EVENT_CAP }),
           call(ctx, "programs.hasApprovedPartners", { programId }),
         ]);
         const p = program.processor;

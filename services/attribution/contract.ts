@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
 import type { StatsAnswer } from "../../shared/domain/stats";
-import type { ActivityFigures, TestEventStats, Lead } from "./repository";
+import type { ActivityFigures, TestEventStats, TestEventSummary, Lead } from "./repository";
 import type { Page } from "../../shared/pagination";
 import type * as S from "./schemas";
 
@@ -32,6 +32,9 @@ export interface AttributionContract {
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
   "attribution.listCustomers": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   "attribution.listCustomersForOperator": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
+  /** Test clicks and test leads, each counted up to `limit`, in one call (status.forProgram). */
+  "attribution.testEvents": { params: z.input<typeof S.TestEventsInput>; result: Jsonified<TestEventSummary> };
+  /** One kind: kept for a status instance of an earlier version during a rolling upgrade. */
   "attribution.testEventStats": { params: z.input<typeof S.TestEventStatsInput>; result: Jsonified<TestEventStats> };
   /** The partner's clicks in the program, test clicks left out. */
   "attribution.countPartnerClicks": { params: z.input<typeof S.PartnerClicksInput>; result: { clicks: number } };

@@ -82,6 +82,9 @@ export const ATTRIBUTION = declareActions("attribution", {
   resolve: {
     input: S.ResolveInput,
   },
+  testEvents: {
+    input: S.TestEventsInput,
+  },
   testEventStats: {
     input: S.TestEventStatsInput,
   },

@@ -3,7 +3,7 @@ import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
-import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, LeadListFilter } from "./repository";
+import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, TestEventSummary, LeadListFilter } from "./repository";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
@@ -175,17 +175,21 @@ export class SqlAttributionRepository implements AttributionRepository {
     );
   }
 
-  async testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats> {
-    const table = kind === "click" ? "clicks" : "leads";
-    const rows = await this.db.query<{ id: number; timestamp: Date; created_at: Date }>(
-      `SELECT id, timestamp, created_at FROM ${table} WHERE program_id = $1 AND is_test ORDER BY id DESC LIMIT $2`,
+  async testEventStats(programId: number, limit: number): Promise<TestEventSummary> {
+    // One statement for both kinds (a round trip fewer); each branch is served by its partial index (clicks_test, leads_test).
+    const rows = await this.db.query<{ kind: "click" | "lead"; id: number; timestamp: Date; created_at: Date }>(
+      `(SELECT 'click' AS kind, id, timestamp, created_at FROM clicks WHERE program_id = $1 AND is_test ORDER BY id DESC LIMIT $2)
+       UNION ALL
+       (SELECT 'lead' AS kind, id, timestamp, created_at FROM leads WHERE program_id = $1 AND is_test ORDER BY id DESC LIMIT $2)`,
       [programId, limit],
     );
-    const [latest] = rows;
-    return {
-      count: rows.length,
-      latest: latest ? { id: latest.id, timestamp: latest.timestamp, createdAt: latest.created_at } : null,
+    const summarize = (kind: "click" | "lead"): TestEventStats => {
+      const found = rows.filter((r) => r.kind === kind);
+      // The newest by id, not by position: UNION ALL does not promise to keep each branch's order.
+      const latest = found.reduce<(typeof found)[number] | null>((a, r) => (a === null || Number(r.id) > Number(a.id) ? r : a), null);
+      return { count: found.length, latest: latest ? { id: Number(latest.id), timestamp: latest.timestamp, createdAt: latest.created_at } : null };
     };
+    return { clicks: summarize("click"), leads: summarize("lead") };
   }
 
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {

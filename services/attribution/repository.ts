@@ -49,6 +49,12 @@ export interface TestEventStats {
   latest: { id: number; timestamp: Date; createdAt: Date } | null;
 }
 
+/** A program's test clicks and test leads, each counted up to the limit (the integration status). */
+export interface TestEventSummary {
+  clicks: TestEventStats;
+  leads: TestEventStats;
+}
+
 /** Storage contract of the attribution service: clicks, leads and processor-customer links. */
 /** A page of one program's leads (its customers): one partner's, test or live, created in a range. */
 export interface LeadListFilter extends PageRequest {
@@ -72,8 +78,8 @@ export interface AttributionRepository {
   findProcessorCustomer(programId: number, processorCustomerId: string): Promise<ProcessorCustomerLink | null>;
   /** Keeps the first link for a processor customer. */
   linkProcessorCustomer(link: ProcessorCustomerLink): Promise<void>;
-  /** Counts test clicks or leads with a LIMIT in the query (never a full count). */
-  testEventStats(programId: number, kind: "click" | "lead", limit: number): Promise<TestEventStats>;
+  /** Counts test clicks and test leads, each with a LIMIT in the query (never a full count), in one round trip where the database allows. */
+  testEventStats(programId: number, limit: number): Promise<TestEventSummary>;
   /**
    * Clicks and attributed leads (by their `timestamp`) per UTC day and per
    * partner, live or test ones, for the program overview; only days and

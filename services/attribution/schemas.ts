@@ -35,6 +35,13 @@ export const ResolveInput = z.object({
   customer: z.object({ email: Email.nullish(), customerKey: CustomerKey.nullish() }).optional(),
 });
 
+/** attribution.testEvents: both kinds in one call (the integration status). */
+export const TestEventsInput = z.object({
+  programId: Id,
+  limit: z.number().int().min(1).max(100).default(10),
+});
+
+/** attribution.testEventStats: one kind (kept for a status instance of an earlier version; answered from the same read). */
 export const TestEventStatsInput = z.object({
   programId: Id,
   kind: z.enum(["click", "lead"]),

@@ -201,6 +201,8 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
   });
 
   describe("test event stats", () => {
+    const none = { count: 0, latest: null };
+
     it("counts test clicks up to the limit and reports the latest", async () => {
       const programId = nextProgram();
       const stored = [];
@@ -209,14 +211,13 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
       await repo().createClick(click(nextProgram(), { isTest: true, timestamp: at(11 * SECOND) }));
       const latest = stored[stored.length - 1];
 
-      const capped = await repo().testEventStats(programId, "click", 3);
-      expect(capped).toEqual({ count: 3, latest: { id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt } });
+      const capped = await repo().testEventStats(programId, 3);
+      expect(capped).toEqual({ clicks: { count: 3, latest: { id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt } }, leads: none });
 
-      const all = await repo().testEventStats(programId, "click", 10);
-      expect(all.count).toBe(5);
-      expect(all.latest).toEqual({ id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt });
-
-      expect(await repo().testEventStats(programId, "lead", 10)).toEqual({ count: 0, latest: null });
+      const all = await repo().testEventStats(programId, 10);
+      expect(all.clicks.count).toBe(5);
+      expect(all.clicks.latest).toEqual({ id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt });
+      expect(all.leads).toEqual(none);
     });
 
     it("counts test leads up to the limit and reports the latest", async () => {
@@ -226,18 +227,35 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
       await repo().recordLead(lead(programId, { isTest: false, timestamp: at(10 * SECOND) }));
       const latest = stored[stored.length - 1];
 
-      expect(await repo().testEventStats(programId, "lead", 2)).toEqual({
-        count: 2,
-        latest: { id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt },
+      expect(await repo().testEventStats(programId, 2)).toEqual({
+        clicks: none,
+        leads: { count: 2, latest: { id: latest.id, timestamp: latest.timestamp, createdAt: latest.createdAt } },
       });
-      expect((await repo().testEventStats(programId, "lead", 100)).count).toBe(4);
-      expect(await repo().testEventStats(programId, "click", 100)).toEqual({ count: 0, latest: null });
+      expect((await repo().testEventStats(programId, 100)).leads.count).toBe(4);
+    });
+
+    it("counts both kinds in one answer, each up to the limit on its own, with each kind's latest", async () => {
+      const programId = nextProgram();
+      const clicks = [];
+      const leads = [];
+      // Interleaved, so neither kind's rows are all newer than the other's.
+      for (let i = 0; i < 4; i++) {
+        clicks.push(await repo().createClick(click(programId, { isTest: true, timestamp: at(i * SECOND) })));
+        leads.push((await repo().recordLead(lead(programId, { isTest: true, timestamp: at(i * SECOND) }))).lead);
+      }
+      const [c, l] = [clicks[clicks.length - 1], leads[leads.length - 1]];
+      expect(await repo().testEventStats(programId, 3)).toEqual({
+        clicks: { count: 3, latest: { id: c.id, timestamp: c.timestamp, createdAt: c.createdAt } },
+        leads: { count: 3, latest: { id: l.id, timestamp: l.timestamp, createdAt: l.createdAt } },
+      });
+      const all = await repo().testEventStats(programId, 10);
+      expect([all.clicks.count, all.leads.count]).toEqual([4, 4]);
     });
 
     it("reports nothing for a program without test events", async () => {
       const programId = nextProgram();
       await repo().createClick(click(programId, { isTest: false }));
-      expect(await repo().testEventStats(programId, "click", 10)).toEqual({ count: 0, latest: null });
+      expect(await repo().testEventStats(programId, 10)).toEqual({ clicks: none, leads: none });
     });
   });
 });
