@@ -239,6 +239,17 @@ async function main(): Promise<void> {
   const sessionCache = new InvalidatedCache<string, { id: number }>(sessionTtlMs);
   const permissionCache = new InvalidatedCache<string, boolean>(sessionTtlMs);
 
+  /** services/status.service.ts: whether a program has an approved partner, cached in the status process with this TTL. */
+  const partnersCache = new InvalidatedCache<number, boolean>(Number(process.env.PARTNERS_CACHE_TTL_MS ?? 5000));
+  async function hasApprovedPartners(programId: number): Promise<boolean> {
+    const hit = partnersCache.get(programId);
+    if (hit !== undefined) return hit;
+    const ticket = partnersCache.ticket();
+    const answer = await programs.hasApprovedEnrollment(programId);
+    partnersCache.set(programId, answer, ticket);
+    return answer;
+  }
+
   /** accounts.authenticateSession + the gateway's verifyProgramAccess + status.forProgram */
   async function status(req: http.IncomingMessage, programId: number) {
     const token = /(?:^|;\s*)svc_session=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
@@ -269,11 +280,7 @@ async function main(): Promise<void> {
     }
     if (!allowed) throw new HttpError(403, "forbidden");
 
-    const [program, { clicks, leads }, hasPartners] = await Promise.all([
-      cachedProgram(programId),
-      attribution.testEventStats(programId, TEST_EVENT_CAP),
-      programs.hasApprovedEnrollment(programId),
-    ]);
+    const [program, { clicks, leads }, hasPartners] = await Promise.all([cachedProgram(programId), attribution.testEventStats(programId, TEST_EVENT_CAP), hasApprovedPartners(programId)]);
     const p = toDto(program!.processor);
     return buildTrackingStatus({
       programId: String(programId),

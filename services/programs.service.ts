@@ -1,5 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { call } from "../shared/bus";
+import { call, type BroadcastOf } from "../shared/bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
@@ -29,6 +29,7 @@ type Methods = {
     status: EnrollmentStatus,
     allowedFrom?: readonly EnrollmentStatus[],
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
+  announceEnrollment(enrollment: Enrollment): Promise<void>;
 };
 
 /** The 100 partners with the most revenue: the overview's per-partner table stays one screenful of data. */
@@ -162,6 +163,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
         this.outboxRelay?.nudge(); // its partner.enrolled event committed with it
+        await this.announceEnrollment(enrollment);
         return toDto({ partner, enrollment });
       },
     },
@@ -206,6 +208,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const referralCode = ctx.params.referralCode ?? randomToken(6);
         const enrollment = await this.repo.createEnrollment({ partnerId, programId, referralCode, status });
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${programId}.`);
+        await this.announceEnrollment(enrollment);
         return toDto(enrollment);
       },
     },
@@ -372,6 +375,12 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return { partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, changed: result.changed };
     },
 
+    /** The status service caches whether a program has an approved partner: awaited, so its copy is gone before we answer. */
+    async announceEnrollment(e: Enrollment) {
+      const payload: BroadcastOf<"programs.enrollmentChanged"> = { programId: e.programId, partnerId: e.partnerId, status: e.status };
+      await this.broker.broadcast("programs.enrollmentChanged", payload);
+    },
+
     /**
      * Writes an enrollment's status (null when the partner is not enrolled). Becoming approved writes the
      * partner.enrolled event in the same transaction and sends it at once: the one call for an approval.
@@ -379,6 +388,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, allowedFrom?: readonly EnrollmentStatus[]) {
       const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date(), allowedFrom);
       if (result?.enrolled) this.outboxRelay?.nudge();
+      if (result?.changed) await this.announceEnrollment(result.enrollment);
       return result;
     },
   },

@@ -10,7 +10,8 @@ let owner: { workspaceId: number; userId: number; email: string; password: strin
 let cookie: string;
 
 beforeAll(async () => {
-  sys = await startSystem();
+  // Long cache TTLs: only the broadcasts (programs.enrollmentChanged, accounts.*) can make a cached answer change here.
+  sys = await startSystem({ env: { PARTNERS_CACHE_TTL_MS: "600000", SESSION_CACHE_TTL_MS: "600000" } });
   owner = await sys.dashboardUser("owner");
   cookie = await sys.login(owner.email, owner.password);
 });
@@ -118,6 +119,26 @@ test("payments: complete in s2s mode without any processor", async () => {
 test("hasPartners is false without an approved enrollment", async () => {
   const p = await sys.admin("POST", "/programs", { workspaceId: owner.workspaceId, name: "Empty", commissionRule: { type: "flat", amountCents: 100 } });
   expect((await status(p.id)).body.data.hasPartners).toBe(false);
+});
+
+test("hasPartners flips at once when a partner is approved, declined, approved again or enrolled", async () => {
+  const p = await sys.admin("POST", "/programs", { workspaceId: owner.workspaceId, name: "Applications", commissionRule: { type: "flat", amountCents: 100 } });
+  const hasPartners = async () => (await status(p.id)).body.data.hasPartners;
+  expect(await hasPartners()).toBe(false);
+  const { partner } = await sys.admin("POST", `/programs/${p.id}/partners`, { name: "Applicant", status: "pending" });
+  expect(await hasPartners()).toBe(false);
+  const decide = (partnerId: number, decision: "approve" | "decline") => sys.http("POST", `/api/programs/${p.id}/partners/${partnerId}/${decision}`, { headers: { Cookie: cookie } });
+  expect((await decide(partner.id, "approve")).status).toBe(200);
+  expect(await hasPartners()).toBe(true);
+  expect((await decide(partner.id, "decline")).status).toBe(200);
+  expect(await hasPartners()).toBe(false);
+  await sys.admin("POST", `/programs/${p.id}/partners/${partner.id}/status`, { status: "approved" });
+  expect(await hasPartners()).toBe(true);
+  await sys.admin("POST", `/programs/${p.id}/partners/${partner.id}/status`, { status: "declined" });
+  expect(await hasPartners()).toBe(false);
+  const other = await sys.bootstrap();
+  await sys.admin("POST", `/programs/${p.id}/enrollments`, { partnerId: other.partnerId });
+  expect(await hasPartners()).toBe(true);
 });
 
 describe("verify-program-access", () => {
