@@ -8,6 +8,7 @@ import { hashPassword, verifyPassword } from "../shared/passwords";
 import { hashSecret, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { call } from "../shared/bus";
+import { broadcastConfirmed } from "../shared/confirmed-broadcast";
 import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
 import { logFields } from "../shared/observability";
 import { INVITE_LINK_DEFAULT_MINUTES, MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, PARTNER_LINK_WINDOW_MS, partnerLinkThrottleKeys, signInUrl } from "./accounts/partner-sign-in";
@@ -93,8 +94,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (!(await this.repo.getWorkspace(input.workspaceId))) throw new NotFoundError(`No workspace with id ${input.workspaceId}.`);
         if (!(await this.repo.getUser(input.userId))) throw new NotFoundError(`No user with id ${input.userId}.`);
         const membership = await this.repo.setMembership({ ...input, role: input.role as Role });
-        // Gateways cache permission answers: awaited, so this process's gateway has dropped them before we answer.
-        await ctx.broadcast("accounts.membershipChanged", { workspaceId: membership.workspaceId, userId: membership.userId });
+        // Gateways cache permission answers: every gateway has dropped them before we answer.
+        await broadcastConfirmed(this.broker, "accounts.membershipChanged", { workspaceId: membership.workspaceId, userId: membership.userId });
         return toDto(membership);
       },
     },
@@ -138,8 +139,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const tokenHash = hashSecret(ctx.params.token);
         const session = await this.repo.findSession(tokenHash);
         await this.repo.deleteSession(tokenHash);
-        // Gateways cache sessions: awaited, so this process's gateway has dropped it before the sign-out is answered.
-        if (session) await ctx.broadcast("accounts.sessionEnded", { sessionId: session.id, userId: session.userId });
+        // Gateways cache sessions: every gateway has dropped it before the sign-out is answered (shared/confirmed-broadcast.ts).
+        if (session) await broadcastConfirmed(this.broker, "accounts.sessionEnded", { sessionId: session.id, userId: session.userId });
         return { success: true };
       },
     },
@@ -257,7 +258,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const tokenHash = hashSecret(ctx.params.token);
         const session = await this.repo.findPartnerSession(tokenHash);
         await this.repo.deletePartnerSession(tokenHash);
-        if (session) await ctx.broadcast("accounts.partnerSessionEnded", { sessionId: session.id, partnerId: session.partnerId });
+        if (session) await broadcastConfirmed(this.broker, "accounts.partnerSessionEnded", { sessionId: session.id, partnerId: session.partnerId });
         return { success: true };
       },
     },

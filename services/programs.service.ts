@@ -1,5 +1,6 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { call, type BroadcastOf } from "../shared/bus";
+import { broadcastConfirmed } from "../shared/confirmed-broadcast";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
@@ -375,10 +376,10 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return { partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, changed: result.changed };
     },
 
-    /** The status service caches whether a program has an approved partner: awaited, so its copy is gone before we answer. */
+    /** The status service caches whether a program has an approved partner: every status process has dropped it before we answer. */
     async announceEnrollment(e: Enrollment) {
       const payload: BroadcastOf<"programs.enrollmentChanged"> = { programId: e.programId, partnerId: e.partnerId, status: e.status };
-      await this.broker.broadcast("programs.enrollmentChanged", payload);
+      await broadcastConfirmed(this.broker, "programs.enrollmentChanged", payload);
     },
 
     /**

@@ -99,6 +99,10 @@ describeNats("two gateway brokers over a real nats-server", () => {
     a = await startSystem({ env: LONG_TTL, broker: { transporter: { type: "NATS", options: { servers: [NATS_URL!] } }, namespace, nodeID: `${namespace}-a` } });
     b = await startSystem({ env: LONG_TTL, services: ["gateway"], broker: { transporter: { type: "NATS", options: { servers: [NATS_URL!] } }, namespace, nodeID: `${namespace}-b` } });
     await b.broker.waitForServices(["accounts", "programs", "status", "attribution"], 20_000);
+    // And A must know B's gateway (its event subscriptions), as a long-running deployment does: B's INFO may come later.
+    const deadline = Date.now() + 20_000;
+    const knowsB = () => a.broker.registry.getServiceList({ onlyAvailable: true }).some((s) => s.name === "gateway" && s.nodeID === b.broker.nodeID);
+    while (!knowsB() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     owner = await a.dashboardUser("owner");
     boot = await a.bootstrap({ workspaceId: owner.workspaceId });
   }, 60_000);
