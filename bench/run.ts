@@ -82,7 +82,11 @@ const RUN_ID = randomBytes(3).toString("hex");
 const started = Date.now();
 const log = (s: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${s}`);
 
-type PathName = "refund" | "sale" | "status" | "click";
+type PathName = "refund" | "sale" | "status" | "click" | GrowthRead;
+
+/** The dashboard's reads measured by the growth phase (GET /api/programs/:id/<read>, the owner's session). */
+const GROWTH_READS = ["sales", "commissions", "partners", "customers", "overview"] as const;
+type GrowthRead = (typeof GROWTH_READS)[number];
 
 interface Creds {
   programId: number;
@@ -235,6 +239,13 @@ function spec(p: PathName, c: Creds, tag: string): RequestSpec {
         body: (n) => ({ program_id: c.programId, referral_code: c.referralCodes[n % c.referralCodes.length] }),
         verify: (b) => b.includes('"click_id"'),
       };
+    default: {
+      // A dashboard read: a list's first page (25 rows, newest first) or the overview of the last 30 UTC days.
+      const to = new Date().toISOString().slice(0, 10);
+      const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+      const query = p === "overview" ? `?from=${from}&to=${to}` : "?limit=25";
+      return { method: "GET", path: `/api/programs/${c.programId}/${p}${query}`, headers: { cookie: c.cookie }, verify: (b) => b.includes(p === "overview" ? '"totals"' : '"nextCursor"') };
+    }
   }
 }
 
@@ -263,14 +274,14 @@ export interface Measured extends LoadResult {
   stealPct: number;
 }
 
-async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "warmup", rate?: number): Promise<Measured> {
+async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "sequential" | "warmup", rate?: number): Promise<Measured> {
   const tag = `${RUN_ID}${(tagSeq++).toString(36)}`;
   const stopRss = sampleRss(t.procs.map((c) => ({ name: c.name, pid: c.pid })));
   const before = cpuSnapshot(t);
   const result = await runLoad(spec(p, t.creds!, tag), {
     url: t.baseUrl,
     durationSec: load === "warmup" ? CFG.warmup : CFG.duration,
-    connections: load === "warmup" ? 4 : CFG.connections,
+    connections: load === "warmup" ? 4 : load === "sequential" ? 1 : CFG.connections,
     rate: load === "fixed" ? (rate ?? CFG.rate) : undefined,
   });
   const after = cpuSnapshot(t);
@@ -435,9 +446,14 @@ interface Growth {
   rate: number;
   small: { sales: number } & Measured;
   large: { sales: number; seedSeconds: number } & Measured;
+  /** The dashboard's reads at the same rate, with ~1k and with the bulk rows. */
+  reads: { path: GrowthRead; small: Measured; large: Measured }[];
 }
 
-/** Bulk rows through the real schema: sales, their commissions and their (delivered) outbox events. */
+/**
+ * Bulk rows through the real schema: sales with their commissions and (delivered) outbox events, clicks and
+ * leads (customers), spread over the last 365 days as a year of traffic would be.
+ */
 async function bulkSeed(databaseUrl: string, programId: number, rows: number): Promise<number> {
   const c = new Client({ connectionString: databaseUrl });
   await c.connect();
@@ -447,30 +463,44 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
     const [{ n }] = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM sales")).rows;
     const toAdd = Math.max(0, rows - n);
     const columns = new Set((await c.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'sales'")).rows.map((r) => r.column_name));
-    const occurred = columns.has("occurred_at") ? [", occurred_at", ", now()"] : ["", ""];
+    const day = "now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second'";
+    const occurred = columns.has("occurred_at") ? [", occurred_at", `, ${day}`] : ["", ""];
+    const args = [programId, toAdd, partners.length, partners];
+    const partner = "($4::int[])[1 + g % $3]";
     await c.query("BEGIN");
     await c.query(
       `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, partner_id, attribution_method, is_test, is_recurring,
          commission_state, created_at${occurred[0]})
-       SELECT $1, 'bulk-' || g, 10000, 'usd', 'cust_' || (g % $3), ($4::int[])[1 + g % $3], 'customer_key', false, false, 'created', now()${occurred[1]}
+       SELECT $1, 'bulk-' || g, 10000, 'usd', 'bulk-cust-' || g, ${partner}, 'customer_key', false, false, 'created', ${day}${occurred[1]}
        FROM generate_series(1, $2) AS g`,
-      [programId, toAdd, partners.length, partners],
+      args,
     );
     await c.query(
       `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
          approvable_at, created_at, updated_at)
-       SELECT s.program_id, s.partner_id, s.id, s.transaction_id, 'usd', 10000, 'percentage', 2000, 2000, now() + interval '30 days', now(), now()
+       SELECT s.program_id, s.partner_id, s.id, s.transaction_id, 'usd', 10000, 'percentage', 2000, 2000, s.created_at + interval '30 days', s.created_at, s.created_at
        FROM sales s WHERE s.transaction_id LIKE 'bulk-%'`,
     );
     await c.query("UPDATE sales s SET commission_id = c.id FROM commissions c WHERE c.sale_id = s.id AND s.transaction_id LIKE 'bulk-%'");
     await c.query(
       `INSERT INTO outbox (type, payload, commission_id, created_at, available_at, attempts, dispatched_at)
-       SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, now(), now(), 1, now()
+       SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, c.created_at, c.created_at, 1, c.created_at
        FROM commissions c WHERE c.transaction_id LIKE 'bulk-%'`,
+    );
+    // The clicks and leads (customers) that brought those sales, one each.
+    await c.query(
+      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
+       SELECT 'bulk-clk-' || g, $1, ${partner}, 'bulk', false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      args,
+    );
+    await c.query(
+      `INSERT INTO leads (program_id, customer_key, click_id, partner_id, is_test, timestamp, created_at)
+       SELECT $1, 'bulk-cust-' || g, 'bulk-clk-' || g, ${partner}, false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      args,
     );
     await c.query("COMMIT");
     // Fresh statistics, as autovacuum would gather them after such a load (a VACUUM too would only add minutes).
-    await c.query("ANALYZE sales, commissions, outbox");
+    await c.query("ANALYZE sales, commissions, outbox, clicks, leads");
     return (Date.now() - t0) / 1000;
   } finally {
     await c.end();
@@ -500,6 +530,17 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const smallSales = await count();
     const small = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${smallSales} sales: refund p50 ${small.p50} p99 ${small.p99} ms at ${CFG.growthRate}/s`);
+    const readsAt = async (size: string) => {
+      const measured = new Map<GrowthRead, Measured>();
+      for (const read of GROWTH_READS) {
+        // One request at a time: a dashboard read's own latency, without a queue behind the slow ones.
+        const m = await measure(service, read, "sequential");
+        log(`  ${size}: GET ${read} p50 ${m.p50} p99 ${m.p99} ms, one at a time (${m.rps.toFixed(0)}/s)${m.errors ? `, ${m.errors} errors` : ""}`);
+        measured.set(read, m);
+      }
+      return measured;
+    };
+    const smallReads = await readsAt("~1k rows");
     log(`  seeding ${CFG.growthRows} sales (+ commissions, outbox) with generate_series...`);
     const seedSeconds = await bulkSeed(databaseUrl, c.programId, CFG.growthRows);
     log(`  seeded in ${seedSeconds.toFixed(1)} s`);
@@ -508,7 +549,14 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const largeSales = await count();
     const large = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${largeSales} sales: refund p50 ${large.p50} p99 ${large.p99} ms at ${CFG.growthRate}/s`);
-    return { backend: "PostgreSQL, all services in one process", rate: CFG.growthRate, small: { sales: smallSales, ...small }, large: { sales: largeSales, seedSeconds, ...large } };
+    const largeReads = await readsAt(`${CFG.growthRows} rows`);
+    return {
+      backend: "PostgreSQL, all services in one process",
+      rate: CFG.growthRate,
+      small: { sales: smallSales, ...small },
+      large: { sales: largeSales, seedSeconds, ...large },
+      reads: GROWTH_READS.map((read) => ({ path: read, small: smallReads.get(read)!, large: largeReads.get(read)! })),
+    };
   } finally {
     await Promise.all(service.procs.map((p) => stopChild(p)));
   }
@@ -676,7 +724,23 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
         ],
       ),
     );
-    out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales, commissions and outbox rows: ${growth.large.seedSeconds.toFixed(1)} s)`);
+    out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales with their commissions and outbox rows, clicks and leads: ${growth.large.seedSeconds.toFixed(1)} s)`);
+    out.push(`\nDashboard reads one at a time for ${CFG.duration} s (the owner's session; lists: first page of 25; overview: the last 30 UTC days):\n`);
+    out.push(
+      table(
+        ["GET /api/programs/:id/…", "req/s ~1k / 1M", "p50 ms ~1k / 1M", "p99 ms ~1k / 1M", "p99 ratio", "errors", "CPU ms/req node+db ~1k / 1M", "other+steal CPU %"],
+        growth.reads.map((r) => [
+          r.path,
+          `${r.small.rps.toFixed(0)} / ${r.large.rps.toFixed(0)}`,
+          `${f1(r.small.p50)} / ${f1(r.large.p50)}`,
+          `${f1(r.small.p99)} / ${f1(r.large.p99)}`,
+          times(r.large.p99, r.small.p99),
+          `${r.small.errors} / ${r.large.errors}`,
+          `${cpuText(r.small)} / ${cpuText(r.large)}`,
+          `${r.small.foreignCpuPct}+${r.small.stealPct} / ${r.large.foreignCpuPct}+${r.large.stealPct}`,
+        ]),
+      ),
+    );
   }
   if (bus?.length) {
     out.push("\n### Bus alone: one request-reply over the local nats-server (responder in another process, ~120-byte JSON)\n");
