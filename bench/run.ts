@@ -644,8 +644,67 @@ function table(head: string[], rows: string[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
+/** Issue 16's goals, each with its figure, the floor's and the disturbance of its point ("-" when its phase did not run). */
+function goals(points: Point[], growth: Growth | null): string[][] {
+  const at = (deployment: string, p: PathName, load: Point["load"]) => points.find((x) => x.deployment === deployment && x.path === p && x.load === load);
+  const rows: string[][] = [];
+  const verdict = (ok: boolean) => (ok ? "met" : "not met");
+  for (const [p, target] of [
+    ["refund", 80],
+    ["sale", 80],
+    ["status", 70],
+    ["click", 80],
+  ] as const) {
+    const x = at("split", p, "saturation");
+    if (!x) continue;
+    const ratio = (100 * x.service.rps) / Math.max(1, x.floor.rps);
+    rows.push([
+      `split ${p}, saturation: service/floor >= ${target} %`,
+      `${x.service.rps.toFixed(0)}/s (${Math.round(ratio)} %)`,
+      `${x.floor.rps.toFixed(0)}/s`,
+      verdict(ratio >= target),
+      disturbance(x),
+    ]);
+  }
+  const status = at("split", "status", "fixed");
+  if (status)
+    rows.push([`split status p99 at ${status.offered} <= 10 ms`, `${f1(status.service.p99)} ms`, `${f1(status.floor.p99)} ms`, verdict(status.service.p99 <= 10), disturbance(status)]);
+  const embedded = points.filter((x) => x.deployment === "embedded");
+  if (embedded.length) {
+    const peak = Math.max(...embedded.map((x) => x.service.rss["all-in-one"] ?? 0));
+    const floorPeak = Math.max(...embedded.map((x) => x.floor.rss.floor ?? 0));
+    rows.push(["embedded all-in-one peak RSS under load <= 250 MB", `${peak} MB`, `${floorPeak} MB`, verdict(peak <= 250), "-"]);
+  }
+  if (firstStartRss["all-in-one"]) {
+    rows.push([
+      "embedded all-in-one RSS after the first start <= 300 MB",
+      `${firstStartRss["all-in-one"]} MB`,
+      `${firstStartRss.floor ?? "-"} MB`,
+      verdict(firstStartRss["all-in-one"] <= 300),
+      "-",
+    ]);
+  }
+  if (growth) {
+    const ratio = growth.large.p99 / Math.max(0.001, growth.small.p99);
+    rows.push([
+      `growth: refund p99 with ${growth.large.sales} vs ${growth.small.sales} sales <= 1.2x`,
+      `${f1(growth.large.p99)} / ${f1(growth.small.p99)} ms (${ratio.toFixed(2)}x)`,
+      "-",
+      verdict(ratio <= 1.2),
+      `${growth.large.foreignCpuPct}+${growth.large.stealPct}`,
+    ]);
+  }
+  return rows;
+}
+
 function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>): string {
   const out: string[] = [];
+  const goalRows = goals(points, growth);
+  if (goalRows.length) {
+    out.push("### Issue 16's goals in this run\n");
+    out.push(table(["goal", "figure", "floor", "", "other+steal CPU % svc / floor"], goalRows));
+    out.push("");
+  }
   out.push(`Fixed-rate rows marked * ran at half the floor's saturation throughput, because the floor cannot sustain ${CFG.rate}/s on that path.`);
   out.push(
     "CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.",
