@@ -13,6 +13,7 @@ import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outb
 import { createAttributionRepository } from "./attribution/storage";
 import type { AttributionRepository } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
+import { createClickWriter, type ClickWriter } from "./attribution/click-writer";
 import type { Attribution } from "./attribution/contract";
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
@@ -27,7 +28,7 @@ type Methods = {
 
 export type { Attribution };
 
-type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay };
+type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay; clickWriter: ClickWriter };
 
 /** Owns clicks, leads (customers) and the attribution of sales to partners. */
 const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
@@ -52,7 +53,8 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           referralCode: input.referral_code,
         });
         if (!enrollment) throw new NotFoundError(`No approved partner with referral code '${input.referral_code}' in program ${input.program_id}.`);
-        const click = await this.repo.createClick({
+        // Batched with the clicks of the next few milliseconds; answered once its batch has committed (attribution/click-writer.ts).
+        const click = await this.clickWriter.add({
           clickId: `clk_${randomToken(16)}`,
           programId: input.program_id,
           partnerId: enrollment.partnerId,
@@ -234,11 +236,14 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   started() {
+    this.clickWriter = createClickWriter(this.repo);
     // lead.created events, from the attribution outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "attribution", this.repo.outbox);
   },
 
   async stopped() {
+    // The clicks still waiting for their batch are stored (and answered) before the database is released.
+    await this.clickWriter?.stop();
     await this.outboxRelay?.stop();
   },
 };
