@@ -26,6 +26,8 @@ import http from "node:http";
 import { createAccountsRepository } from "../services/accounts/storage";
 import { createAttributionRepository } from "../services/attribution/storage";
 import { createClickWriter } from "../services/attribution/click-writer";
+import { ReferralCache } from "../services/attribution/referral-cache";
+import type { Enrollment } from "../services/programs/repository";
 import { createForSale } from "../services/commissions/create-for-sale";
 import { OutboxRelay } from "../services/commissions/outbox-relay";
 import { reversalApplied, reverseForSale } from "../services/commissions/reverse-for-sale";
@@ -134,6 +136,9 @@ async function main(): Promise<void> {
     if (program && programTtlMs > 0) programCache.set(programId, { program, until: Date.now() + programTtlMs });
     return program;
   }
+
+  /** attribution's referral cache (services/attribution/referral-cache.ts), same TTL; approved enrollments only. */
+  const referrals = new ReferralCache<Enrollment>(ReferralCache.ttlFromEnv());
 
   /** The gateway's key cache (same TTL), then programs.authenticateKey on a miss. */
   const keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
@@ -284,8 +289,11 @@ async function main(): Promise<void> {
     if (!program) throw new HttpError(404, "not_found");
     const origin = req.headers.origin ?? "";
     if (program.allowedOrigins.length && !program.allowedOrigins.includes(origin)) throw new HttpError(403, "forbidden");
-    const enrollment = await programs.findEnrollmentByReferralCode(body.program_id, body.referral_code);
-    if (!enrollment || enrollment.status !== "approved") throw new HttpError(404, "not_found");
+    const enrollment = await referrals.lookup(body.program_id, body.referral_code, async () => {
+      const found = await programs.findEnrollmentByReferralCode(body.program_id, body.referral_code);
+      return found?.status === "approved" ? found : null;
+    });
+    if (!enrollment) throw new HttpError(404, "not_found");
     const created = await clickWriter.add({
       clickId: `clk_${randomToken(16)}`,
       programId: body.program_id,
