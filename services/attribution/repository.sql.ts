@@ -140,7 +140,7 @@ export class SqlAttributionRepository implements AttributionRepository {
       values,
     );
     // RETURNING's order is not promised by SQL: matched by the unique click id.
-    const byClickId = new Map(stored.map((r: any) => [r.click_id as string, toClick(r)]));
+    const byClickId = new Map(stored.map((r) => [r.click_id as string, toClick(r)]));
     return clicks.map((c) => byClickId.get(c.clickId)!);
   }
 
