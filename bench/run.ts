@@ -681,6 +681,17 @@ function goals(points: Point[], growth: Growth | null): string[][] {
   const status = at("split", "status", "fixed");
   if (status)
     rows.push([`split status p99 at ${status.offered} <= 10 ms`, `${f1(status.service.p99)} ms`, `${f1(status.floor.p99)} ms`, verdict(status.service.p99 <= 10), disturbance(status)]);
+  const clicks = points.find((x) => x.deployment === "split" && x.path === "click" && x.offered.endsWith("goal"));
+  if (clicks) {
+    const met = clicks.service.rps >= CFG.clickRate * 0.98 && clicks.service.p99 <= 20 && clicks.service.errors === 0;
+    rows.push([
+      `split clicks at ${clicks.offered}: all answered, p99 <= 20 ms`,
+      `${clicks.service.rps.toFixed(0)}/s, p99 ${f1(clicks.service.p99)} ms, ${clicks.service.errors} errors`,
+      `${clicks.floor.rps.toFixed(0)}/s, p99 ${f1(clicks.floor.p99)} ms`,
+      verdict(met),
+      disturbance(clicks),
+    ]);
+  }
   const embedded = points.filter((x) => x.deployment === "embedded");
   if (embedded.length) {
     const peak = Math.max(...embedded.map((x) => x.service.rss["all-in-one"] ?? 0));
