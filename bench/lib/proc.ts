@@ -229,3 +229,41 @@ export function machineCpuMs(): { busy: number; steal: number; total: number } {
   const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
   return { busy: ms(total - idle - steal), steal: ms(steal), total: ms(total) };
 }
+
+/**
+ * Memory of a process and its children (a PostgreSQL server: the postmaster and
+ * its backends), in MB: the sum of their RSS, and the sum of their PSS (each
+ * shared page, e.g. of shared_buffers, counted once across the processes instead
+ * of once per process that touched it). PSS is 0 where smaps_rollup is unreadable.
+ */
+export function treeMemMb(root: number): { rss: number; pss: number } {
+  let rss = 0;
+  let pss = 0;
+  for (const pid of [root, ...childPids(root)]) {
+    rss += rssMb(pid) ?? 0;
+    try {
+      const m = /^Pss:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      if (m) pss += Number(m[1]) / 1024;
+    } catch {
+      /* gone, or not readable */
+    }
+  }
+  return { rss, pss };
+}
+
+/** Samples treeMemMb(root) every `everyMs` until stopped; returns the peaks. */
+export function sampleTreeMem(root: number, everyMs = 250): () => { rss: number; pss: number } {
+  const peak = { rss: 0, pss: 0 };
+  const tick = () => {
+    const m = treeMemMb(root);
+    peak.rss = Math.max(peak.rss, m.rss);
+    peak.pss = Math.max(peak.pss, m.pss);
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  return () => {
+    clearInterval(timer);
+    tick();
+    return { rss: Math.round(peak.rss), pss: Math.round(peak.pss) };
+  };
+}
