@@ -17,7 +17,7 @@
  * - POST /api/v1/track/refund: gateway key lookup -> sales.refund -> commissions.reverseForSale
  * - POST /api/v1/track/sale:   gateway key lookup -> sales.track (attribution.resolve, insert, commissions.createForSale)
  * - GET  /api/tracking/status/:programId: accounts.authenticateSession -> verifyProgramAccess -> status.forProgram
- * - POST /api/v1/track/click:  attribution.trackClick (origin check, referral, insert)
+ * - POST /api/v1/track/click:  attribution.trackClick (origin check, referral, batched insert)
  * - POST /bare/seed: creates a program, key, partners, clicks, leads and a dashboard session (setup only)
  *
  * Environment: DATABASE_URL (pglite://<dir> or postgres://...), PORT.
@@ -25,6 +25,9 @@
 import http from "node:http";
 import { createAccountsRepository } from "../services/accounts/storage";
 import { createAttributionRepository } from "../services/attribution/storage";
+import { createClickWriter } from "../services/attribution/click-writer";
+import { ReferralCache } from "../services/attribution/referral-cache";
+import type { Enrollment } from "../services/programs/repository";
 import { createForSale } from "../services/commissions/create-for-sale";
 import { OutboxRelay } from "../services/commissions/outbox-relay";
 import { reversalApplied, reverseForSale } from "../services/commissions/reverse-for-sale";
@@ -66,6 +69,8 @@ async function main(): Promise<void> {
   const programs = await createProgramsRepository(db);
   const accounts = await createAccountsRepository(db);
   const attribution = await createAttributionRepository(db);
+  // The same batching as attribution.trackClick (same window and size): the same multi-row INSERTs.
+  const clickWriter = createClickWriter(attribution);
   const sales = await createSalesRepository(db);
   const commissions = await createCommissionsRepository(db);
   const notifications = await createNotificationsRepository(db);
@@ -143,6 +148,9 @@ async function main(): Promise<void> {
     if (program && programTtlMs > 0) programCache.set(programId, { program, until: Date.now() + programTtlMs });
     return program;
   }
+
+  /** attribution's referral cache (services/attribution/referral-cache.ts), same TTL; approved enrollments only. */
+  const referrals = new ReferralCache<Enrollment>(ReferralCache.ttlFromEnv());
 
   /** The gateway's key cache (same TTL), then programs.authenticateKey on a miss. */
   const keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
@@ -293,9 +301,12 @@ async function main(): Promise<void> {
     if (!program) throw new HttpError(404, "not_found");
     const origin = req.headers.origin ?? "";
     if (program.allowedOrigins.length && !program.allowedOrigins.includes(origin)) throw new HttpError(403, "forbidden");
-    const enrollment = await programs.findEnrollmentByReferralCode(body.program_id, body.referral_code);
-    if (!enrollment || enrollment.status !== "approved") throw new HttpError(404, "not_found");
-    const created = await attribution.createClick({
+    const enrollment = await referrals.lookup(body.program_id, body.referral_code, async () => {
+      const found = await programs.findEnrollmentByReferralCode(body.program_id, body.referral_code);
+      return found?.status === "approved" ? found : null;
+    });
+    if (!enrollment) throw new HttpError(404, "not_found");
+    const created = await clickWriter.add({
       clickId: `clk_${randomToken(16)}`,
       programId: body.program_id,
       partnerId: enrollment.partnerId,
@@ -400,6 +411,7 @@ async function main(): Promise<void> {
 
   const stop = async () => {
     server.close();
+    await clickWriter.stop();
     await relay.stop();
     await salesRelay.stop();
     await releaseDatabase(url);

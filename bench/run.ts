@@ -11,7 +11,8 @@
  *  4. bus: a Moleculer request over nats-server against raw NATS request-reply;
  *  (onepg, only when named: all services in one process on PostgreSQL, no transporter.)
  * Each of refund, sale, status and click runs at a fixed offered rate and at
- * saturation, service then floor, back to back.
+ * saturation, service then floor, back to back; in the split phase, click
+ * also runs at BENCH_CLICK_RATE (3000/s, issue 16's goal; 0: skip).
  *
  * Knobs: BENCH_DURATION (s per point, 8), BENCH_RATE (fixed rate, 200),
  * BENCH_CONNECTIONS (saturation, 16), BENCH_PARTNERS (50), BENCH_SALES (seeded
@@ -62,6 +63,8 @@ const CFG = {
   duration: num("BENCH_DURATION", 8),
   warmup: num("BENCH_WARMUP", 2),
   rate: num("BENCH_RATE", 200),
+  /** Issue 16's click goal: a fixed-rate click point at this rate in the split phase (0: none). */
+  clickRate: num("BENCH_CLICK_RATE", 3000),
   connections: num("BENCH_CONNECTIONS", 16),
   partners: num("BENCH_PARTNERS", 50),
   sales: num("BENCH_SALES", 500),
@@ -82,7 +85,11 @@ const RUN_ID = randomBytes(3).toString("hex");
 const started = Date.now();
 const log = (s: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${s}`);
 
-type PathName = "refund" | "sale" | "status" | "click";
+type PathName = "refund" | "sale" | "status" | "click" | GrowthRead;
+
+/** The dashboard's reads measured by the growth phase (GET /api/programs/:id/<read>, the owner's session). */
+const GROWTH_READS = ["sales", "commissions", "partners", "customers", "overview"] as const;
+type GrowthRead = (typeof GROWTH_READS)[number];
 
 interface Creds {
   programId: number;
@@ -235,6 +242,13 @@ function spec(p: PathName, c: Creds, tag: string): RequestSpec {
         body: (n) => ({ program_id: c.programId, referral_code: c.referralCodes[n % c.referralCodes.length] }),
         verify: (b) => b.includes('"click_id"'),
       };
+    default: {
+      // A dashboard read: a list's first page (25 rows, newest first) or the overview of the last 30 UTC days.
+      const to = new Date().toISOString().slice(0, 10);
+      const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+      const query = p === "overview" ? `?from=${from}&to=${to}` : "?limit=25";
+      return { method: "GET", path: `/api/programs/${c.programId}/${p}${query}`, headers: { cookie: c.cookie }, verify: (b) => b.includes(p === "overview" ? '"totals"' : '"nextCursor"') };
+    }
   }
 }
 
@@ -263,14 +277,14 @@ export interface Measured extends LoadResult {
   stealPct: number;
 }
 
-async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "warmup", rate?: number): Promise<Measured> {
+async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "sequential" | "warmup", rate?: number): Promise<Measured> {
   const tag = `${RUN_ID}${(tagSeq++).toString(36)}`;
   const stopRss = sampleRss(t.procs.map((c) => ({ name: c.name, pid: c.pid })));
   const before = cpuSnapshot(t);
   const result = await runLoad(spec(p, t.creds!, tag), {
     url: t.baseUrl,
     durationSec: load === "warmup" ? CFG.warmup : CFG.duration,
-    connections: load === "warmup" ? 4 : CFG.connections,
+    connections: load === "warmup" ? 4 : load === "sequential" ? 1 : CFG.connections,
     rate: load === "fixed" ? (rate ?? CFG.rate) : undefined,
   });
   const after = cpuSnapshot(t);
@@ -316,6 +330,15 @@ async function runPaths(deployment: string, service: Target, floor: Target, poin
       points.push({ deployment, path: p, load, offered, service: r.service, floor: r.floor });
       log(
         `  ${p} ${load} ${offered}: service ${r.service.rps.toFixed(0)}/s p50 ${r.service.p50} p99 ${r.service.p99} ms | floor ${r.floor.rps.toFixed(0)}/s p50 ${r.floor.p50} p99 ${r.floor.p99} ms`,
+      );
+    }
+    // The click goal (>= 3000 clicks/s split with p99 <= 20 ms) gets its own figure, at that rate whatever the floor's saturation.
+    if (p === "click" && deployment === "split" && CFG.clickRate > 0) {
+      const goal = { service: await measure(service, p, "fixed", CFG.clickRate), floor: await measure(floor, p, "fixed", CFG.clickRate) };
+      const offered = `${CFG.clickRate}/s goal`;
+      points.push({ deployment, path: p, load: "fixed", offered, service: goal.service, floor: goal.floor });
+      log(
+        `  ${p} fixed ${offered}: service ${goal.service.rps.toFixed(0)}/s p99 ${goal.service.p99} ms errors ${goal.service.errors} | floor ${goal.floor.rps.toFixed(0)}/s p99 ${goal.floor.p99} ms errors ${goal.floor.errors}`,
       );
     }
   }
@@ -435,9 +458,14 @@ interface Growth {
   rate: number;
   small: { sales: number } & Measured;
   large: { sales: number; seedSeconds: number } & Measured;
+  /** The dashboard's reads at the same rate, with ~1k and with the bulk rows. */
+  reads: { path: GrowthRead; small: Measured; large: Measured }[];
 }
 
-/** Bulk rows through the real schema: sales, their commissions and their (delivered) outbox events. */
+/**
+ * Bulk rows through the real schema: sales with their commissions and (delivered) outbox events, clicks and
+ * leads (customers), spread over the last 365 days as a year of traffic would be.
+ */
 async function bulkSeed(databaseUrl: string, programId: number, rows: number): Promise<number> {
   const c = new Client({ connectionString: databaseUrl });
   await c.connect();
@@ -447,30 +475,44 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
     const [{ n }] = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM sales")).rows;
     const toAdd = Math.max(0, rows - n);
     const columns = new Set((await c.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'sales'")).rows.map((r) => r.column_name));
-    const occurred = columns.has("occurred_at") ? [", occurred_at", ", now()"] : ["", ""];
+    const day = "now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second'";
+    const occurred = columns.has("occurred_at") ? [", occurred_at", `, ${day}`] : ["", ""];
+    const args = [programId, toAdd, partners.length, partners];
+    const partner = "($4::int[])[1 + g % $3]";
     await c.query("BEGIN");
     await c.query(
       `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, partner_id, attribution_method, is_test, is_recurring,
          commission_state, created_at${occurred[0]})
-       SELECT $1, 'bulk-' || g, 10000, 'usd', 'cust_' || (g % $3), ($4::int[])[1 + g % $3], 'customer_key', false, false, 'created', now()${occurred[1]}
+       SELECT $1, 'bulk-' || g, 10000, 'usd', 'bulk-cust-' || g, ${partner}, 'customer_key', false, false, 'created', ${day}${occurred[1]}
        FROM generate_series(1, $2) AS g`,
-      [programId, toAdd, partners.length, partners],
+      args,
     );
     await c.query(
       `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
          approvable_at, created_at, updated_at)
-       SELECT s.program_id, s.partner_id, s.id, s.transaction_id, 'usd', 10000, 'percentage', 2000, 2000, now() + interval '30 days', now(), now()
+       SELECT s.program_id, s.partner_id, s.id, s.transaction_id, 'usd', 10000, 'percentage', 2000, 2000, s.created_at + interval '30 days', s.created_at, s.created_at
        FROM sales s WHERE s.transaction_id LIKE 'bulk-%'`,
     );
     await c.query("UPDATE sales s SET commission_id = c.id FROM commissions c WHERE c.sale_id = s.id AND s.transaction_id LIKE 'bulk-%'");
     await c.query(
       `INSERT INTO outbox (type, payload, commission_id, created_at, available_at, attempts, dispatched_at)
-       SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, now(), now(), 1, now()
+       SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, c.created_at, c.created_at, 1, c.created_at
        FROM commissions c WHERE c.transaction_id LIKE 'bulk-%'`,
+    );
+    // The clicks and leads (customers) that brought those sales, one each.
+    await c.query(
+      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
+       SELECT 'bulk-clk-' || g, $1, ${partner}, 'bulk', false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      args,
+    );
+    await c.query(
+      `INSERT INTO leads (program_id, customer_key, click_id, partner_id, is_test, timestamp, created_at)
+       SELECT $1, 'bulk-cust-' || g, 'bulk-clk-' || g, ${partner}, false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      args,
     );
     await c.query("COMMIT");
     // Fresh statistics, as autovacuum would gather them after such a load (a VACUUM too would only add minutes).
-    await c.query("ANALYZE sales, commissions, outbox");
+    await c.query("ANALYZE sales, commissions, outbox, clicks, leads");
     return (Date.now() - t0) / 1000;
   } finally {
     await c.end();
@@ -500,6 +542,17 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const smallSales = await count();
     const small = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${smallSales} sales: refund p50 ${small.p50} p99 ${small.p99} ms at ${CFG.growthRate}/s`);
+    const readsAt = async (size: string) => {
+      const measured = new Map<GrowthRead, Measured>();
+      for (const read of GROWTH_READS) {
+        // One request at a time: a dashboard read's own latency, without a queue behind the slow ones.
+        const m = await measure(service, read, "sequential");
+        log(`  ${size}: GET ${read} p50 ${m.p50} p99 ${m.p99} ms, one at a time (${m.rps.toFixed(0)}/s)${m.errors ? `, ${m.errors} errors` : ""}`);
+        measured.set(read, m);
+      }
+      return measured;
+    };
+    const smallReads = await readsAt("~1k rows");
     log(`  seeding ${CFG.growthRows} sales (+ commissions, outbox) with generate_series...`);
     const seedSeconds = await bulkSeed(databaseUrl, c.programId, CFG.growthRows);
     log(`  seeded in ${seedSeconds.toFixed(1)} s`);
@@ -508,7 +561,14 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const largeSales = await count();
     const large = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${largeSales} sales: refund p50 ${large.p50} p99 ${large.p99} ms at ${CFG.growthRate}/s`);
-    return { backend: "PostgreSQL, all services in one process", rate: CFG.growthRate, small: { sales: smallSales, ...small }, large: { sales: largeSales, seedSeconds, ...large } };
+    const largeReads = await readsAt(`${CFG.growthRows} rows`);
+    return {
+      backend: "PostgreSQL, all services in one process",
+      rate: CFG.growthRate,
+      small: { sales: smallSales, ...small },
+      large: { sales: largeSales, seedSeconds, ...large },
+      reads: GROWTH_READS.map((read) => ({ path: read, small: smallReads.get(read)!, large: largeReads.get(read)! })),
+    };
   } finally {
     await Promise.all(service.procs.map((p) => stopChild(p)));
   }
@@ -596,8 +656,78 @@ function table(head: string[], rows: string[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
+/** Issue 16's goals, each with its figure, the floor's and the disturbance of its point ("-" when its phase did not run). */
+function goals(points: Point[], growth: Growth | null): string[][] {
+  const at = (deployment: string, p: PathName, load: Point["load"]) => points.find((x) => x.deployment === deployment && x.path === p && x.load === load);
+  const rows: string[][] = [];
+  const verdict = (ok: boolean) => (ok ? "met" : "not met");
+  for (const [p, target] of [
+    ["refund", 80],
+    ["sale", 80],
+    ["status", 70],
+    ["click", 80],
+  ] as const) {
+    const x = at("split", p, "saturation");
+    if (!x) continue;
+    const ratio = (100 * x.service.rps) / Math.max(1, x.floor.rps);
+    rows.push([
+      `split ${p}, saturation: service/floor >= ${target} %`,
+      `${x.service.rps.toFixed(0)}/s (${Math.round(ratio)} %)`,
+      `${x.floor.rps.toFixed(0)}/s`,
+      verdict(ratio >= target),
+      disturbance(x),
+    ]);
+  }
+  const status = at("split", "status", "fixed");
+  if (status)
+    rows.push([`split status p99 at ${status.offered} <= 10 ms`, `${f1(status.service.p99)} ms`, `${f1(status.floor.p99)} ms`, verdict(status.service.p99 <= 10), disturbance(status)]);
+  const clicks = points.find((x) => x.deployment === "split" && x.path === "click" && x.offered.endsWith("goal"));
+  if (clicks) {
+    const met = clicks.service.rps >= CFG.clickRate * 0.98 && clicks.service.p99 <= 20 && clicks.service.errors === 0;
+    rows.push([
+      `split clicks at ${clicks.offered}: all answered, p99 <= 20 ms`,
+      `${clicks.service.rps.toFixed(0)}/s, p99 ${f1(clicks.service.p99)} ms, ${clicks.service.errors} errors`,
+      `${clicks.floor.rps.toFixed(0)}/s, p99 ${f1(clicks.floor.p99)} ms`,
+      verdict(met),
+      disturbance(clicks),
+    ]);
+  }
+  const embedded = points.filter((x) => x.deployment === "embedded");
+  if (embedded.length) {
+    const peak = Math.max(...embedded.map((x) => x.service.rss["all-in-one"] ?? 0));
+    const floorPeak = Math.max(...embedded.map((x) => x.floor.rss.floor ?? 0));
+    rows.push(["embedded all-in-one peak RSS under load <= 250 MB", `${peak} MB`, `${floorPeak} MB`, verdict(peak <= 250), "-"]);
+  }
+  if (firstStartRss["all-in-one"]) {
+    rows.push([
+      "embedded all-in-one RSS after the first start <= 300 MB",
+      `${firstStartRss["all-in-one"]} MB`,
+      `${firstStartRss.floor ?? "-"} MB`,
+      verdict(firstStartRss["all-in-one"] <= 300),
+      "-",
+    ]);
+  }
+  if (growth) {
+    const ratio = growth.large.p99 / Math.max(0.001, growth.small.p99);
+    rows.push([
+      `growth: refund p99 with ${growth.large.sales} vs ${growth.small.sales} sales <= 1.2x`,
+      `${f1(growth.large.p99)} / ${f1(growth.small.p99)} ms (${ratio.toFixed(2)}x)`,
+      "-",
+      verdict(ratio <= 1.2),
+      `${growth.large.foreignCpuPct}+${growth.large.stealPct}`,
+    ]);
+  }
+  return rows;
+}
+
 function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>): string {
   const out: string[] = [];
+  const goalRows = goals(points, growth);
+  if (goalRows.length) {
+    out.push("### Issue 16's goals in this run\n");
+    out.push(table(["goal", "figure", "floor", "", "other+steal CPU % svc / floor"], goalRows));
+    out.push("");
+  }
   out.push(`Fixed-rate rows marked * ran at half the floor's saturation throughput, because the floor cannot sustain ${CFG.rate}/s on that path.`);
   out.push(
     "CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.",
@@ -676,7 +806,23 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
         ],
       ),
     );
-    out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales, commissions and outbox rows: ${growth.large.seedSeconds.toFixed(1)} s)`);
+    out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales with their commissions and outbox rows, clicks and leads: ${growth.large.seedSeconds.toFixed(1)} s)`);
+    out.push(`\nDashboard reads one at a time for ${CFG.duration} s (the owner's session; lists: first page of 25; overview: the last 30 UTC days):\n`);
+    out.push(
+      table(
+        ["GET /api/programs/:id/…", "req/s ~1k / 1M", "p50 ms ~1k / 1M", "p99 ms ~1k / 1M", "p99 ratio", "errors", "CPU ms/req node+db ~1k / 1M", "other+steal CPU %"],
+        growth.reads.map((r) => [
+          r.path,
+          `${r.small.rps.toFixed(0)} / ${r.large.rps.toFixed(0)}`,
+          `${f1(r.small.p50)} / ${f1(r.large.p50)}`,
+          `${f1(r.small.p99)} / ${f1(r.large.p99)}`,
+          times(r.large.p99, r.small.p99),
+          `${r.small.errors} / ${r.large.errors}`,
+          `${cpuText(r.small)} / ${cpuText(r.large)}`,
+          `${r.small.foreignCpuPct}+${r.small.stealPct} / ${r.large.foreignCpuPct}+${r.large.stealPct}`,
+        ]),
+      ),
+    );
   }
   if (bus?.length) {
     out.push("\n### Bus alone: one request-reply over the local nats-server (responder in another process, ~120-byte JSON)\n");

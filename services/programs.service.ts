@@ -379,6 +379,11 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, allowedFrom?: readonly EnrollmentStatus[]) {
       const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date(), allowedFrom);
       if (result?.enrolled) this.outboxRelay?.nudge();
+      // attribution caches referral codes: awaited, so this process's copy is gone before we answer (a declined link stops counting).
+      if (result?.changed) {
+        const e = result.enrollment;
+        await this.broker.broadcast("programs.enrollmentChanged", { programId: e.programId, partnerId: e.partnerId, referralCode: e.referralCode });
+      }
       return result;
     },
   },
