@@ -20,7 +20,7 @@
  * Knobs: BENCH_DURATION (s per point, 8), BENCH_RATE (fixed rate, 200),
  * BENCH_CONNECTIONS (saturation, 16), BENCH_PARTNERS (50), BENCH_SALES (seeded
  * sales, 500), BENCH_GROWTH_ROWS (1000000), BENCH_GROWTH_RATE (100),
- * BENCH_PATHS (refund,sale,status,click), BENCH_CPU_PROF=1 (write .cpuprofile
+ * BENCH_PATHS (refund,sale,status,click), BENCH_EMBEDDEDPG_PATHS (refund,sale), BENCH_CPU_PROF=1 (write .cpuprofile
  * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
  * (services' LOG_LEVEL, default: theirs).
  */
@@ -78,6 +78,8 @@ const CFG = {
   growthRate: num("BENCH_GROWTH_RATE", 100),
   phases: list("BENCH_ONLY", ["embedded", "split", "growth", "bus"]),
   paths: list("BENCH_PATHS", ["refund", "sale", "status", "click"]) as PathName[],
+  /** The embeddedpg phase's paths (three deployments each): the database-bound ones by default. */
+  embeddedPgPaths: list("BENCH_EMBEDDEDPG_PATHS", ["refund", "sale"]) as PathName[],
   cpuProf: env.BENCH_CPU_PROF === "1",
   logLevel: env.BENCH_LOG_LEVEL,
 };
@@ -617,7 +619,7 @@ async function embeddedPgPhase(tmp: string): Promise<EmbeddedPgResult | null> {
         .join(", ")}`,
     );
     const points: EmbeddedPgPoint[] = [];
-    for (const p of CFG.paths) {
+    for (const p of CFG.embeddedPgPaths) {
       log(`embeddedpg: ${p} (warm-up, saturation ${CFG.connections} connections, fixed rate; ${targets.map((t) => t.name).join(", then ")})`);
       for (const { target } of targets) await measure(target, p, "warmup");
       const sat: Record<string, Measured> = {};
