@@ -18,7 +18,8 @@
  * sales, 500), BENCH_GROWTH_ROWS (1000000), BENCH_GROWTH_RATE (100),
  * BENCH_PATHS (refund,sale,status,click), BENCH_CPU_PROF=1 (write .cpuprofile
  * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
- * (services' LOG_LEVEL, default: theirs).
+ * (services' LOG_LEVEL, default: theirs), BENCH_TSX=1 (run the TypeScript
+ * sources through tsx instead of the compiled build, service and floor alike).
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -48,6 +49,7 @@ import {
   type Child,
 } from "./lib/proc";
 import { ensureServerBinaries, startServers, type Servers } from "./lib/servers";
+import { compiledEntryPoints } from "./lib/build";
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -71,7 +73,11 @@ const CFG = {
   paths: list("BENCH_PATHS", ["refund", "sale", "status", "click"]) as PathName[],
   cpuProf: env.BENCH_CPU_PROF === "1",
   logLevel: env.BENCH_LOG_LEVEL,
+  tsx: env.BENCH_TSX === "1",
 };
+
+/** What the services and the floor run: the compiled build (as production), or the sources with BENCH_TSX=1. */
+let entry = { service: "bin/start.ts", floor: "bench/bare.ts" };
 
 /** The split deployment's fifth process: every service but the four measured apart. */
 const CORE_SERVICES = ALL_SERVICES.filter((s) => !["gateway", "sales", "commissions", "status"].includes(s));
@@ -326,14 +332,14 @@ async function runPaths(deployment: string, service: Target, floor: Target, poin
 
 async function startBare(name: string, databaseUrl: string): Promise<Target> {
   const port = await freePort();
-  const bare = startNode(name, "bench/bare.ts", { env: { DATABASE_URL: databaseUrl, PORT: String(port) }, nodeArgs: nodeArgs(name) });
+  const bare = startNode(name, entry.floor, { env: { DATABASE_URL: databaseUrl, PORT: String(port) }, nodeArgs: nodeArgs(name) });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitHttpOk(`${baseUrl}/api/health`, [bare]);
   return { label: "floor", baseUrl, procs: [bare] };
 }
 
 async function startServices(nodes: Array<{ name: string; env: Record<string, string> }>, gatewayPort: number): Promise<Target> {
-  const procs = nodes.map((n) => startNode(n.name, "bin/start.ts", { env: serviceEnv(n.env), nodeArgs: nodeArgs(n.name) }));
+  const procs = nodes.map((n) => startNode(n.name, entry.service, { env: serviceEnv(n.env), nodeArgs: nodeArgs(n.name) }));
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitHttpOk(`${baseUrl}/api/health`, procs);
   return { label: "service", baseUrl, procs };
@@ -603,7 +609,7 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
     "CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.",
   );
   out.push(
-    `Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node}, ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`,
+    `Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node} (${CFG.tsx ? "TypeScript sources through tsx" : "compiled JavaScript"}), ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`,
   );
   const deployments: Record<string, string> = {
     embedded: "Embedded default: all services in one process, PGlite (floor: bare node:http on its own PGlite)",
@@ -726,6 +732,8 @@ async function main(): Promise<void> {
     config: CFG,
   };
   log(`config: ${JSON.stringify(CFG)}`);
+  if (!CFG.tsx) entry = compiledEntryPoints(log);
+  log(`services run ${path.relative(ROOT, entry.service)}, the floor ${path.relative(ROOT, entry.floor)}`);
   try {
     const needServers = CFG.phases.some((p) => p !== "embedded");
     if (needServers) {
