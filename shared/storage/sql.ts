@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import v8 from "node:v8";
 import type { Pool, PoolClient } from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 
@@ -84,6 +85,10 @@ export class PgliteDatabase implements SqlDatabase {
   constructor(private readonly db: PGlite) {}
 
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
+    // Without Liftoff, V8's baseline compiler, each WebAssembly function PGlite calls is compiled once by TurboFan
+    // instead of twice (baseline, then optimised when hot): ~50-70 MB less resident code, the same CPU per query,
+    // a slower first query of each kind (docs/performance.md). Process-wide, and PGlite is this process's WebAssembly.
+    if (process.env.PGLITE_LIFTOFF !== "true") v8.setFlagsFromString("--no-liftoff");
     const { PGlite } = await import("@electric-sql/pglite");
     // PGlite creates its own folder but not missing parents (DATA_DIR=/srv/new/dir on a first start).
     if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
