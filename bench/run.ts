@@ -19,7 +19,9 @@
  * BENCH_PATHS (refund,sale,status,click), BENCH_CPU_PROF=1 (write .cpuprofile
  * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
  * (services' LOG_LEVEL, default: theirs), BENCH_TSX=1 (run the TypeScript
- * sources through tsx instead of the compiled build, service and floor alike).
+ * sources through tsx instead of the compiled build, service and floor alike),
+ * BENCH_NODE_ARGS (extra Node flags for the services and the floor alike, e.g.
+ * "--max-semi-space-size=4", to measure one).
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -74,6 +76,7 @@ const CFG = {
   cpuProf: env.BENCH_CPU_PROF === "1",
   logLevel: env.BENCH_LOG_LEVEL,
   tsx: env.BENCH_TSX === "1",
+  nodeArgs: env.BENCH_NODE_ARGS ?? "",
 };
 
 /** What the services and the floor run: the compiled build (as production), or the sources with BENCH_TSX=1. */
@@ -115,7 +118,8 @@ interface Point {
   floor: Measured;
 }
 
-const nodeArgs = (name: string) => (CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []);
+const extraNodeArgs = (env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const nodeArgs = (name: string) => [...extraNodeArgs, ...(CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [])];
 const serviceEnv = (extra: Record<string, string>) => ({
   ADMIN_TOKEN,
   // The per-key limit (1200/min by default) would cap every point; the limiter itself still runs.
