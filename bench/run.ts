@@ -22,7 +22,10 @@
  * sales, 500), BENCH_GROWTH_ROWS (1000000), BENCH_GROWTH_RATE (100),
  * BENCH_PATHS (refund,sale,status,click), BENCH_EMBEDDEDPG_PATHS (refund,sale), BENCH_CPU_PROF=1 (write .cpuprofile
  * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
- * (services' LOG_LEVEL, default: theirs).
+ * (services' LOG_LEVEL, default: theirs), BENCH_TSX=1 (run the TypeScript
+ * sources through tsx instead of the compiled build, service and floor alike),
+ * BENCH_NODE_ARGS (extra Node flags for the services and the floor alike, e.g.
+ * "--max-semi-space-size=4", to measure one).
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -55,6 +58,7 @@ import {
 } from "./lib/proc";
 import { findEmbeddedPostgres, type EmbeddedPostgresServer } from "./lib/embedded-postgres";
 import { ensureServerBinaries, startServers, type Servers } from "./lib/servers";
+import { compiledEntryPoints } from "./lib/build";
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -82,7 +86,12 @@ const CFG = {
   embeddedPgPaths: list("BENCH_EMBEDDEDPG_PATHS", ["refund", "sale"]) as PathName[],
   cpuProf: env.BENCH_CPU_PROF === "1",
   logLevel: env.BENCH_LOG_LEVEL,
+  tsx: env.BENCH_TSX === "1",
+  nodeArgs: env.BENCH_NODE_ARGS ?? "",
 };
+
+/** What the services and the floor run: the compiled build (as production), or the sources with BENCH_TSX=1. */
+let entry = { service: "bin/start.ts", floor: "bench/bare.ts" };
 
 /** The split deployment's fifth process: every service but the four measured apart. */
 const CORE_SERVICES = ALL_SERVICES.filter((s) => !["gateway", "sales", "commissions", "status"].includes(s));
@@ -126,7 +135,8 @@ interface Point {
   floor: Measured;
 }
 
-const nodeArgs = (name: string) => (CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []);
+const extraNodeArgs = (env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const nodeArgs = (name: string) => [...extraNodeArgs, ...(CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [])];
 const serviceEnv = (extra: Record<string, string>) => ({
   ADMIN_TOKEN,
   // The per-key limit (1200/min by default) would cap every point; the limiter itself still runs.
@@ -365,14 +375,14 @@ async function runPaths(deployment: string, service: Target, floor: Target, poin
 
 async function startBare(name: string, databaseUrl: string): Promise<Target> {
   const port = await freePort();
-  const bare = startNode(name, "bench/bare.ts", { env: { DATABASE_URL: databaseUrl, PORT: String(port) }, nodeArgs: nodeArgs(name) });
+  const bare = startNode(name, entry.floor, { env: { DATABASE_URL: databaseUrl, PORT: String(port) }, nodeArgs: nodeArgs(name) });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitHttpOk(`${baseUrl}/api/health`, [bare]);
   return { label: "floor", baseUrl, procs: [bare] };
 }
 
 async function startServices(nodes: Array<{ name: string; env: Record<string, string> }>, gatewayPort: number): Promise<Target> {
-  const procs = nodes.map((n) => startNode(n.name, "bin/start.ts", { env: serviceEnv(n.env), nodeArgs: nodeArgs(n.name) }));
+  const procs = nodes.map((n) => startNode(n.name, entry.service, { env: serviceEnv(n.env), nodeArgs: nodeArgs(n.name) }));
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitHttpOk(`${baseUrl}/api/health`, procs);
   return { label: "service", baseUrl, procs };
@@ -394,6 +404,8 @@ async function seedBoth(deployment: string, service: Target, floor: Target): Pro
 }
 
 let firstStartRss: Record<string, number> = {};
+/** Seconds from spawning to /api/health 200: the very first start (creating the data) and the restart on that data. */
+const embeddedStartSeconds: { first?: number; restart?: number } = {};
 
 async function embeddedPhase(points: Point[], tmp: string): Promise<void> {
   const port = await freePort();
@@ -403,15 +415,25 @@ async function embeddedPhase(points: Point[], tmp: string): Promise<void> {
       env: { DATABASE_URL: `pglite://${tmp}/embedded-pglite`, DATA_DIR: `${tmp}/embedded-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-embedded-${RUN_ID}` },
     },
   ];
-  // The very first start creates the PGlite data directory (initdb inside the process), which leaves the process
-  // ~200 MB larger for its lifetime; a server is measured as it runs after any restart, and the first start is reported apart.
+  // The very first start creates the PGlite data directories (initdb, in a short-lived child process since issue 16;
+  // inside the server it left the process ~200 MB larger for its lifetime); a server is measured as it runs after any
+  // restart, and the first start is reported apart.
   log("embedded: first start of the all-in-one process and the floor (creates the PGlite data directories)");
-  const [first, firstFloor] = await Promise.all([startServices(all, port), startBare("floor", `pglite://${tmp}/bare-pglite`)]);
+  let t0 = Date.now();
+  const [first, firstFloor] = await Promise.all([
+    startServices(all, port).then((t) => ((embeddedStartSeconds.first = (Date.now() - t0) / 1000), t)),
+    startBare("floor", `pglite://${tmp}/bare-pglite`),
+  ]);
   await sleep(1000);
   firstStartRss = sampleRss([...first.procs, ...firstFloor.procs])();
   await Promise.all([...first.procs, ...firstFloor.procs].map((c) => stopChild(c)));
   log(`  RSS right after the first start: ${rssText(firstStartRss)} MB; restarting on the existing data`);
-  const [service, floor] = await Promise.all([startServices(all, port), startBare("floor", `pglite://${tmp}/bare-pglite`)]);
+  t0 = Date.now();
+  const [service, floor] = await Promise.all([
+    startServices(all, port).then((t) => ((embeddedStartSeconds.restart = (Date.now() - t0) / 1000), t)),
+    startBare("floor", `pglite://${tmp}/bare-pglite`),
+  ]);
+  log(`  all-in-one started in ${embeddedStartSeconds.first?.toFixed(1)} s the first time, ${embeddedStartSeconds.restart?.toFixed(1)} s on the existing data`);
   try {
     await seedBoth("embedded", service, floor);
     await runPaths("embedded", service, floor, points);
@@ -1023,7 +1045,7 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
     "CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.",
   );
   out.push(
-    `Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node}, ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`,
+    `Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node} (${CFG.tsx ? "TypeScript sources through tsx" : "compiled JavaScript"}), ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`,
   );
   const deployments: Record<string, string> = {
     embedded: "Embedded default: all services in one process, PGlite (floor: bare node:http on its own PGlite)",
@@ -1074,7 +1096,10 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
     );
   }
   if (Object.keys(firstStartRss).length) {
-    out.push(`\nEmbedded, RSS right after the very first start (PGlite runs initdb inside the process): ${rssText(firstStartRss)} MB.`);
+    out.push(`\nEmbedded, RSS right after the very first start (which creates the PGlite data directories): ${rssText(firstStartRss)} MB.`);
+    out.push(
+      `All-in-one start to /api/health 200 (the floor starting alongside): first start ${embeddedStartSeconds.first?.toFixed(1)} s, restart on the existing data ${embeddedStartSeconds.restart?.toFixed(1)} s.`,
+    );
   }
   if (embeddedPg) out.push(embeddedPgReport(embeddedPg));
   if (growth) {
@@ -1164,6 +1189,8 @@ async function main(): Promise<void> {
     config: CFG,
   };
   log(`config: ${JSON.stringify(CFG)}`);
+  if (!CFG.tsx) entry = compiledEntryPoints(log);
+  log(`services run ${path.relative(ROOT, entry.service)}, the floor ${path.relative(ROOT, entry.floor)}`);
   try {
     const needServers = CFG.phases.some((p) => p !== "embedded" && p !== "embeddedpg");
     if (needServers) {

@@ -1,8 +1,9 @@
 /**
- * Child processes of the benchmark: the services (`bin/start.ts`), the bare
- * baseline and the bus responder, each one Node process started as
- * `node --import tsx <file>` (no tsx wrapper process, so its pid is the one
- * whose RSS we read), in its own process group so it can be stopped whole.
+ * Child processes of the benchmark: the services and the bare baseline (both
+ * compiled, `node <file>.js`, as production runs them: bench/lib/build.ts) and
+ * the bus responder (`node --import tsx <file>.ts`), each one Node process (no
+ * wrapper process, so its pid is the one whose RSS we read), in its own
+ * process group so it can be stopped whole.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -47,9 +48,9 @@ export interface StartOptions {
   nodeArgs?: string[];
 }
 
-/** Starts `node --import tsx <script>` with the given environment. */
 /**
- * Starts `node --import tsx <script>` with the given environment. Its stdout
+ * Starts `node <script>` with the given environment (`--import tsx` for a
+ * TypeScript file, relative to the repository, or absolute). Its stdout
  * and stderr go straight to a log file (as in production), so reading them
  * costs the benchmark process nothing while the load runs.
  */
@@ -58,7 +59,8 @@ export function startNode(name: string, script: string, opts: StartOptions = {})
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("npm_")));
   const logFile = path.join(LOG_DIR, `${name}-${process.pid}-${Date.now()}.log`);
   const fd = fs.openSync(logFile, "a");
-  const child = spawn(NODE, [...(opts.nodeArgs ?? []), "--import", "tsx", script], {
+  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(NODE, [...(opts.nodeArgs ?? []), ...loader, script], {
     cwd: ROOT,
     env: { ...inherited, NODE_ENV: "production", PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`, ...opts.env },
     stdio: ["ignore", fd, fd],
