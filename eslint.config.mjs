@@ -32,7 +32,7 @@ const crossServiceZones = SERVICES.flatMap((a) =>
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/", "dist/", "coverage/", "data/", "sdk/dist/", "bench/results/"],
+    ignores: ["node_modules/", "dist/", "coverage/", "data/", "sdk/dist/", "bench/results/", "bench/.dist/"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -6,11 +6,23 @@ import { loggerFromEnv, metricsFromEnv, middlewaresFromEnv, tracingFromEnv } fro
  * Broker settings, all from the environment so one image serves every
  * deployment. Default: every service in one process, in-process transporter.
  */
+const SERIALIZERS = ["JSON", "Notepack", "CBOR"] as const;
+
+function serializerFromEnv(): BrokerOptions["serializer"] {
+  const name = process.env.SERIALIZER || "JSON";
+  const known = SERIALIZERS.find((s) => s.toLowerCase() === name.toLowerCase());
+  if (!known) throw new Error(`SERIALIZER must be one of ${SERIALIZERS.join(", ")} (got '${name}').`);
+  return known;
+}
+
 const config: BrokerOptions = {
   namespace: process.env.NAMESPACE ?? "affiliate",
   nodeID: process.env.NODE_ID || undefined,
   // e.g. nats://127.0.0.1:4222; unset keeps all calls in-process.
   transporter: (process.env.TRANSPORTER as BrokerOptions["transporter"]) || null,
+  // How messages are encoded on the transporter: JSON (default), Notepack or CBOR (Moleculer's own serializers over
+  // notepack.io and cbor-x). Every node of a deployment must use the same one (docs/deploy.md); unused in-process.
+  serializer: serializerFromEnv(),
   // Console logs (LOG_FORMAT=json for one JSON object per line) carrying the request id of the action being handled.
   logger: loggerFromEnv(),
   logLevel: (process.env.LOG_LEVEL as BrokerOptions["logLevel"]) ?? "info",
@@ -21,6 +33,9 @@ const config: BrokerOptions = {
   // The broker's own balancer, not NATS queue groups (`disableBalancer`): it keeps calls inside a process local, and
   // the failover middleware takes a killed node out of it within about a second (docs/reliability.md, "Losing a node").
   registry: { strategy: "RoundRobin", preferLocal: true },
+  // DISABLE_BALANCER=true hands balancing to NATS queue groups instead (measured in docs/performance.md, "Refund and
+  // sale paths"); the failover middleware then has no say in where a call goes.
+  disableBalancer: process.env.DISABLE_BALANCER === "true",
   // Graceful shutdown: wait for in-flight requests before stopping services.
   tracking: { enabled: true, shutdownTimeout: 10_000 },
   // The backstop for a node NATS still believes connected (a host gone without closing its sockets); a killed

@@ -3,9 +3,9 @@
  * request, the same database work as the real path (the same repository
  * methods, hence the same SQL, in the same order, with the same transaction
  * boundaries, the same ledger functions inside the commissions transaction,
- * the same outbox relay delivering the events to notifications, and the same
+ * the same outbox relays (commissions, sales) delivering the events to notifications, and the same
  * caches with the same TTLs: API keys, programs, the notifications' program
- * workspaces), and nothing else: no Moleculer (no broker, no bus, no context,
+ * workspaces and "no endpoint subscribes" answers), and nothing else: no Moleculer (no broker, no bus, no context,
  * no serialization), no moleculer-web, no zod validation, no rate limiter, no
  * logging. Bodies are JSON.parse'd and trusted. Sale recording and refund
  * reversal are not copies: the floor calls the services' own functions
@@ -17,7 +17,7 @@
  * - POST /api/v1/track/refund: gateway key lookup -> sales.refund -> commissions.reverseForSale
  * - POST /api/v1/track/sale:   gateway key lookup -> sales.track (attribution.resolve, insert, commissions.createForSale)
  * - GET  /api/tracking/status/:programId: accounts.authenticateSession -> verifyProgramAccess -> status.forProgram
- * - POST /api/v1/track/click:  attribution.trackClick (origin check, referral, insert)
+ * - POST /api/v1/track/click:  attribution.trackClick (origin check, referral, batched insert)
  * - POST /bare/seed: creates a program, key, partners, clicks, leads and a dashboard session (setup only)
  *
  * Environment: DATABASE_URL (pglite://<dir> or postgres://...), PORT.
@@ -25,12 +25,16 @@
 import http from "node:http";
 import { createAccountsRepository } from "../services/accounts/storage";
 import { createAttributionRepository } from "../services/attribution/storage";
+import { createClickWriter } from "../services/attribution/click-writer";
+import { ReferralCache } from "../services/attribution/referral-cache";
+import type { Enrollment } from "../services/programs/repository";
 import { createForSale } from "../services/commissions/create-for-sale";
 import { OutboxRelay } from "../services/commissions/outbox-relay";
 import { reversalApplied, reverseForSale } from "../services/commissions/reverse-for-sale";
 import { createCommissionsRepository } from "../services/commissions/storage";
 import { createNotificationsRepository } from "../services/notifications/storage";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
+import { NoSubscriberCache } from "../services/notifications/subscription-cache";
 import { createProgramsRepository } from "../services/programs/storage";
 import type { Program } from "../services/programs/repository";
 import { recordSale, trackSaleResponse, type ProgramCaller, type SalesDeps } from "../services/sales/record-sale";
@@ -43,6 +47,8 @@ import { buildTrackingStatus, TEST_EVENT_CAP } from "../services/status/tracking
 import { ApiKeyCache } from "../shared/api-key-cache";
 import { InvalidatedCache } from "../shared/invalidated-cache";
 import { toDto } from "../shared/dto";
+import { publicEventId, type EventProducer } from "../shared/events";
+import type { OutboxEvent } from "../shared/outbox/outbox";
 import { AppError, ERROR_CODES } from "../shared/errors";
 import { hashPassword } from "../shared/passwords";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
@@ -64,13 +70,16 @@ async function main(): Promise<void> {
   const programs = await createProgramsRepository(db);
   const accounts = await createAccountsRepository(db);
   const attribution = await createAttributionRepository(db);
+  // The same batching as attribution.trackClick (same window and size): the same multi-row INSERTs.
+  const clickWriter = createClickWriter(attribution);
   const sales = await createSalesRepository(db);
   const commissions = await createCommissionsRepository(db);
   const notifications = await createNotificationsRepository(db);
 
-  // The commissions outbox relay with the same options, delivering to the notifications repository directly:
-  // what notifications.commissionEvent does (workspace of the program, cached 5 minutes there too; the notices;
-  // the webhook deliveries of the workspace's endpoints), minus the bus and the validation.
+  // The outbox relays with the same options (commissions; sales, for sale.created), delivering to the notifications
+  // repository directly: what notifications.event does (workspace of the program, cached 5 minutes there too; the
+  // notices; the webhook deliveries of the workspace's endpoints, with "no endpoint subscribes" remembered as there),
+  // minus the bus and the validation.
   const workspaces = new Map<number, { workspaceId: number | null; until: number }>();
   const workspaceOf = async (programId: number) => {
     const cached = workspaces.get(programId);
@@ -79,47 +88,55 @@ async function main(): Promise<void> {
     workspaces.set(programId, { workspaceId: program?.workspaceId ?? null, until: Date.now() + 5 * 60_000 });
     return program?.workspaceId ?? null;
   };
-  const relay = new OutboxRelay(
-    commissions,
-    async (event) => {
-      const type = event.type as WebhookEventType;
-      if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) return;
-      const p = event.payload as Record<string, any>;
-      const workspaceId = await workspaceOf(p.programId);
-      if (type === "commission.refunded" || type === "commission.reversed") {
-        const facts = {
-          eventId: event.id,
-          workspaceId,
-          programId: p.programId,
-          partnerId: p.partnerId,
-          commissionId: p.commissionId,
-          transactionId: p.transactionId,
-          status: p.status,
-          deductionCents: p.deductionCents ?? 0,
-          currency: p.currency,
-          reason: p.reason,
-          partnerPaid: p.wasPaidOut === true,
-        };
-        await notifications.insertOnce({ ...facts, kind: "partner_notice" });
-        if (facts.partnerPaid) await notifications.insertOnce({ ...facts, kind: "advertiser_warning" });
+  const noSubscribers = new NoSubscriberCache(Number(process.env.WEBHOOK_ENDPOINT_CACHE_TTL_MS ?? 5000));
+  const subscribedEndpoints = async (workspaceId: number, type: WebhookEventType) => {
+    if (noSubscribers.knownEmpty(workspaceId, type)) return [];
+    const generation = noSubscribers.snapshot();
+    const endpoints = await notifications.listSubscribedEndpoints(workspaceId, type);
+    if (endpoints.length === 0) noSubscribers.rememberEmpty(workspaceId, type, generation);
+    return endpoints;
+  };
+  const deliver = async (producer: EventProducer, event: OutboxEvent) => {
+    const type = event.type as WebhookEventType;
+    if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type)) return;
+    const p = event.payload as Record<string, any>;
+    const workspaceId = await workspaceOf(p.programId);
+    if (producer === "commissions" && (type === "commission.refunded" || type === "commission.reversed")) {
+      const facts = {
+        eventId: event.id,
+        workspaceId,
+        programId: p.programId,
+        partnerId: p.partnerId,
+        commissionId: p.commissionId,
+        transactionId: p.transactionId,
+        status: p.status,
+        deductionCents: p.deductionCents ?? 0,
+        currency: p.currency,
+        reason: p.reason,
+        partnerPaid: p.wasPaidOut === true,
+      };
+      await notifications.insertOnce({ ...facts, kind: "partner_notice" });
+      if (facts.partnerPaid) await notifications.insertOnce({ ...facts, kind: "advertiser_warning" });
+    }
+    if (workspaceId !== null) {
+      const now = new Date();
+      const body = JSON.stringify({ id: publicEventId(producer, event.id), type, createdAt: event.createdAt.toISOString(), workspaceId, data: p });
+      for (const endpoint of await subscribedEndpoints(workspaceId, type)) {
+        await notifications.enqueueDelivery({ producer, endpointId: endpoint.id, eventId: event.id, eventType: type, body }, now);
       }
-      if (workspaceId !== null) {
-        const now = new Date();
-        const body = JSON.stringify({ id: event.id, type, createdAt: event.createdAt.toISOString(), workspaceId, data: p });
-        for (const endpoint of await notifications.listSubscribedEndpoints(workspaceId, type)) {
-          await notifications.enqueueDelivery({ endpointId: endpoint.id, eventId: event.id, eventType: type, body }, now);
-        }
-      }
-    },
-    {
-      relayId: `bare:${process.pid}`,
-      intervalMs: Number(process.env.OUTBOX_INTERVAL_MS ?? 1000),
-      leaseMs: 30_000,
-      batchSize: 50,
-      maxBackoffMs: 300_000,
-      logger: console,
-    },
-  );
+    }
+  };
+  const relayOptions = (name: string) => ({
+    relayId: `bare:${process.pid}:${name}`,
+    intervalMs: Number(process.env.OUTBOX_INTERVAL_MS ?? 1000),
+    leaseMs: 30_000,
+    batchSize: 50,
+    maxBackoffMs: 300_000,
+    logger: console,
+  });
+  const relay = new OutboxRelay(commissions, (event) => deliver("commissions", event), relayOptions("commissions"));
+  const salesRelay = new OutboxRelay(sales.outbox, (event) => deliver("sales", event), relayOptions("sales"));
+  salesRelay.start();
   relay.start();
 
   /** shared/program-cache.ts: the services read programs through a per-process cache with this TTL. */
@@ -132,6 +149,9 @@ async function main(): Promise<void> {
     if (program && programTtlMs > 0) programCache.set(programId, { program, until: Date.now() + programTtlMs });
     return program;
   }
+
+  /** attribution's referral cache (services/attribution/referral-cache.ts), same TTL; approved enrollments only. */
+  const referrals = new ReferralCache<Enrollment>(ReferralCache.ttlFromEnv());
 
   /** The gateway's key cache (same TTL), then programs.authenticateKey on a miss. */
   const keyCache = new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000));
@@ -198,7 +218,7 @@ async function main(): Promise<void> {
       }
     },
   } as unknown as ProgramCaller;
-  const salesDeps: SalesDeps = { repo: sales, logger: { info: () => undefined, warn: console.warn } };
+  const salesDeps: SalesDeps = { repo: sales, logger: { info: () => undefined, warn: console.warn }, outboxRelay: salesRelay };
 
   /** sales.track: recordSale and its response, as the service does them (minus the zod validation and the currency check). */
   async function trackSale(req: http.IncomingMessage, body: any) {
@@ -306,9 +326,12 @@ async function main(): Promise<void> {
     if (!program) throw new HttpError(404, "not_found");
     const origin = req.headers.origin ?? "";
     if (program.allowedOrigins.length && !program.allowedOrigins.includes(origin)) throw new HttpError(403, "forbidden");
-    const enrollment = await programs.findEnrollmentByReferralCode(body.program_id, body.referral_code);
-    if (!enrollment || enrollment.status !== "approved") throw new HttpError(404, "not_found");
-    const created = await attribution.createClick({
+    const enrollment = await referrals.lookup(body.program_id, body.referral_code, async () => {
+      const found = await programs.findEnrollmentByReferralCode(body.program_id, body.referral_code);
+      return found?.status === "approved" ? found : null;
+    });
+    if (!enrollment) throw new HttpError(404, "not_found");
+    const created = await clickWriter.add({
       clickId: `clk_${randomToken(16)}`,
       programId: body.program_id,
       partnerId: enrollment.partnerId,
@@ -413,7 +436,9 @@ async function main(): Promise<void> {
 
   const stop = async () => {
     server.close();
+    await clickWriter.stop();
     await relay.stop();
+    await salesRelay.stop();
     await releaseDatabase(url);
     process.exit(0);
   };

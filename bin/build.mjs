@@ -3,9 +3,11 @@
  * (tsconfig.build.json, tests excluded) and copies next to them the files they
  * read at run time relative to __dirname, so `node dist/bin/start.js` needs no
  * TypeScript loader. `--out-dir <dir>` builds elsewhere (the build test uses a
- * temporary folder). Plain JavaScript on purpose: the build itself needs no loader.
+ * temporary folder); `--bench` also compiles the benchmark's floor (bench/bare.ts,
+ * tsconfig.bench.json), so `npm run bench` runs service and floor compiled alike.
+ * Plain JavaScript on purpose: the build itself needs no loader.
  *
- *   node bin/build.mjs [--out-dir dist]
+ *   node bin/build.mjs [--out-dir dist] [--bench]
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -46,7 +48,8 @@ const outDir = outDirFromArgs(process.argv.slice(2));
 // A clean folder: a stale .js of a deleted .ts would otherwise still be loaded.
 fs.rmSync(outDir, { recursive: true, force: true });
 
-const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(ROOT, "tsconfig.build.json"), "--outDir", outDir], {
+const tsconfig = process.argv.includes("--bench") ? "tsconfig.bench.json" : "tsconfig.build.json";
+const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", path.join(ROOT, tsconfig), "--outDir", outDir], {
   cwd: ROOT,
   stdio: "inherit",
 });

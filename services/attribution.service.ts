@@ -13,6 +13,8 @@ import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outb
 import { createAttributionRepository } from "./attribution/storage";
 import type { AttributionRepository } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
+import { createClickWriter, type ClickWriter } from "./attribution/click-writer";
+import { ReferralCache } from "./attribution/referral-cache";
 import type { Attribution } from "./attribution/contract";
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
@@ -27,7 +29,9 @@ type Methods = {
 
 export type { Attribution };
 
-type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay };
+type Referral = NonNullable<ResultOf<"programs.findReferral">>;
+
+type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay; clickWriter: ClickWriter; referrals: ReferralCache<Referral> };
 
 /** Owns clicks, leads (customers) and the attribution of sales to partners. */
 const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
@@ -47,12 +51,13 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
         }
         await this.assertOriginAllowed(ctx, input.program_id);
-        const enrollment = await call(ctx, "programs.findReferral", {
-          programId: input.program_id,
-          referralCode: input.referral_code,
-        });
+        // Cached per process; programs.enrollmentChanged drops a code whose partner was declined (attribution/referral-cache.ts).
+        const enrollment = await this.referrals.lookup(input.program_id, input.referral_code, () =>
+          call(ctx, "programs.findReferral", { programId: input.program_id, referralCode: input.referral_code }),
+        );
         if (!enrollment) throw new NotFoundError(`No approved partner with referral code '${input.referral_code}' in program ${input.program_id}.`);
-        const click = await this.repo.createClick({
+        // Batched with the clicks of the next few milliseconds; answered once its batch has committed (attribution/click-writer.ts).
+        const click = await this.clickWriter.add({
           clickId: `clk_${randomToken(16)}`,
           programId: input.program_id,
           partnerId: enrollment.partnerId,
@@ -244,12 +249,26 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     },
   },
 
+  events: {
+    /** An enrollment's status changed (programs.service.ts): its referral code may have stopped counting. */
+    "programs.enrollmentChanged"(ctx: Context<{ programId: number; referralCode: string }>) {
+      this.referrals.invalidate(ctx.params.programId, ctx.params.referralCode);
+    },
+  },
+
+  created() {
+    this.referrals = new ReferralCache(ReferralCache.ttlFromEnv());
+  },
+
   started() {
+    this.clickWriter = createClickWriter(this.repo);
     // lead.created events, from the attribution outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "attribution", this.repo.outbox);
   },
 
   async stopped() {
+    // The clicks still waiting for their batch are stored (and answered) before the database is released.
+    await this.clickWriter?.stop();
     await this.outboxRelay?.stop();
   },
 };

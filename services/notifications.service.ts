@@ -14,9 +14,10 @@ import { generateWebhookSecret } from "../shared/webhook-signature";
 import { createNotificationsRepository } from "./notifications/storage";
 import { isWebhookEventType, publicEventId, WEBHOOK_EVENTS } from "../shared/events";
 import { InvalidRequestError } from "../shared/errors";
-import type { Notification, NotificationsRepository, UnreadCounts } from "./notifications/repository";
+import type { Notification, NotificationsRepository, UnreadCounts, WebhookEndpoint, WebhookEventType } from "./notifications/repository";
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
+import { NoSubscriberCache } from "./notifications/subscription-cache";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
 
 type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger">;
@@ -24,11 +25,14 @@ type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger">;
 type Methods = {
   workspaceOf(ctx: Context, programId: number): Promise<number | null>;
   consumeEvent(ctx: Context, params: unknown): Promise<{ handled: false } | { handled: true; notices: number; deliveries: number }>;
+  subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
+  endpointsChanged(ctx: Context, workspaceId: number): Promise<void>;
 };
 type Vars = StorageVars<NotificationsRepository> & {
   webhookConfig: WebhookConfig;
   worker?: WebhookWorker;
   workspaceCache: Map<number, { workspaceId: number | null; until: number }>;
+  noSubscribers: NoSubscriberCache;
 };
 
 /** A program's workspace does not change, but a short cache keeps an operator's fix visible. */
@@ -70,6 +74,15 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       disableAfterFailures: positive("WEBHOOK_DISABLE_AFTER_FAILURES", 5),
     };
     this.workspaceCache = new Map();
+    const ttl = Number(process.env.WEBHOOK_ENDPOINT_CACHE_TTL_MS ?? 5000);
+    this.noSubscribers = new NoSubscriberCache(Number.isFinite(ttl) ? ttl : 5000);
+  },
+
+  events: {
+    /** An endpoint of the workspace was created or enabled (by any instance): its "no subscriber" answers are stale. */
+    "notifications.endpointsChanged"(ctx: Context<{ workspaceId: number }>) {
+      this.noSubscribers.forget(ctx.params.workspaceId);
+    },
   },
 
   // Params are validated against each action's declared input (notifications/endpoints.ts, shared/endpoint.ts).
@@ -152,6 +165,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
         const secret = generateWebhookSecret();
         const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
+        await this.endpointsChanged(ctx, endpoint.workspaceId);
         return toDto({ ...endpoint, secret });
       },
     },
@@ -179,6 +193,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         const { endpointId } = ctx.params;
         const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
+        await this.endpointsChanged(ctx, endpoint.workspaceId);
         this.worker?.nudge();
         return toDto(endpoint);
       },
@@ -232,12 +247,27 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         // Commission events' data is laid out as before this consumer took other producers' events.
         const data = producer === "commissions" && type.startsWith("commission.") ? parseInput(S.CommissionEventInput, params).payload : payload;
         const body = JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data });
-        for (const endpoint of await this.repo.listSubscribedEndpoints(workspaceId, type)) {
+        for (const endpoint of await this.subscribedEndpoints(workspaceId, type)) {
           if (await this.repo.enqueueDelivery({ producer, endpointId: endpoint.id, eventId, eventType: type, body }, now)) deliveries++;
         }
         if (deliveries > 0) this.worker?.nudge();
       }
       return { handled: true, notices, deliveries };
+    },
+
+    /** The workspace's enabled endpoints for the type; "none" is remembered (./notifications/subscription-cache.ts). */
+    async subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]> {
+      if (this.noSubscribers.knownEmpty(workspaceId, type)) return [];
+      const generation = this.noSubscribers.snapshot();
+      const endpoints = await this.repo.listSubscribedEndpoints(workspaceId, type);
+      if (endpoints.length === 0) this.noSubscribers.rememberEmpty(workspaceId, type, generation);
+      return endpoints;
+    },
+
+    /** Forgets the workspace here at once, then in every notifications instance (awaited, so before the caller's answer). */
+    async endpointsChanged(ctx: Context, workspaceId: number) {
+      this.noSubscribers.forget(workspaceId);
+      await ctx.broadcast("notifications.endpointsChanged", { workspaceId });
     },
 
     /** The program's workspace, from its owner (programs), cached briefly. */

@@ -1,6 +1,6 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { z } from "zod";
 import { call } from "../shared/bus";
 import { AppError, ConflictError, InvalidRequestError, ServiceUnavailableError } from "../shared/errors";
@@ -76,6 +76,16 @@ const withoutNul = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(
 const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode === "invalid_request" : (err as { type?: string })?.type === "invalid_request");
 
 /**
+ * The Stripe library (only its webhook signature check is used) is loaded by the first webhook, not at start: a
+ * process that never receives one does not carry it (docs/performance.md, "Memory and compiled start").
+ */
+let stripe: typeof Stripe | undefined;
+function stripeLibrary(): typeof Stripe {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (stripe ??= require("stripe") as typeof Stripe);
+}
+
+/**
  * Owns the processor's (Stripe Connect) webhooks: signature check, mapping of
  * the connected account to its program, a claim per event id (released when
  * processing fails for a temporary reason, so the processor's retry is
@@ -123,7 +133,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const { payload, signature } = parseInput(S.WebhookInput, ctx.params);
         if (!this.webhookSecret) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
         try {
-          Stripe.webhooks.signature!.verifyHeader(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);
+          stripeLibrary().webhooks.signature!.verifyHeader(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);
           // The library refuses only old timestamps; one further ahead than the tolerance is refused too, so a
           // captured delivery can never be replayed for longer than the tolerance.
           const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature ?? "")?.[1]);

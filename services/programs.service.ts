@@ -376,9 +376,9 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return { partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, changed: result.changed };
     },
 
-    /** The status service caches whether a program has an approved partner: every status process has dropped it before we answer. */
+    /** attribution caches referral codes, status whether a program has an approved partner: every listener has dropped its copy before we answer. */
     async announceEnrollment(e: Enrollment) {
-      const payload: BroadcastOf<"programs.enrollmentChanged"> = { programId: e.programId, partnerId: e.partnerId, status: e.status };
+      const payload: BroadcastOf<"programs.enrollmentChanged"> = { programId: e.programId, partnerId: e.partnerId, referralCode: e.referralCode, status: e.status };
       await broadcastConfirmed(this.broker, "programs.enrollmentChanged", payload);
     },
 
@@ -389,6 +389,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async setEnrollmentStatus(programId: number, partnerId: number, status: EnrollmentStatus, allowedFrom?: readonly EnrollmentStatus[]) {
       const result = await this.repo.setEnrollmentStatus(programId, partnerId, status, new Date(), allowedFrom);
       if (result?.enrolled) this.outboxRelay?.nudge();
+      // attribution caches referral codes (a declined link stops counting), status whether the program has an approved partner.
       if (result?.changed) await this.announceEnrollment(result.enrollment);
       return result;
     },

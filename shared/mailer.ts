@@ -11,7 +11,7 @@
  *   for anyone who reads the logs. Operators hand out links with
  *   `cli partner-link` instead, or set MAIL_URL.
  */
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { logFormatFromEnv } from "./observability";
 
 export interface Mail {
@@ -57,6 +57,9 @@ export class SmtpMailer implements Mailer {
     const parsed = new URL(url);
     if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") throw new Error(`MAIL_URL must start with smtp:// or smtps:// (got ${parsed.protocol}//)`);
     this.description = `${parsed.protocol}//${parsed.host}`;
+    // Loaded only when MAIL_URL names an SMTP server: the default (mail to the log) does not carry nodemailer.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const nodemailer = require("nodemailer") as typeof import("nodemailer");
     this.transport = nodemailer.createTransport(url);
   }
 

@@ -1,8 +1,9 @@
 /**
- * Child processes of the benchmark: the services (`bin/start.ts`), the bare
- * baseline and the bus responder, each one Node process started as
- * `node --import tsx <file>` (no tsx wrapper process, so its pid is the one
- * whose RSS we read), in its own process group so it can be stopped whole.
+ * Child processes of the benchmark: the services and the bare baseline (both
+ * compiled, `node <file>.js`, as production runs them: bench/lib/build.ts) and
+ * the bus responder (`node --import tsx <file>.ts`), each one Node process (no
+ * wrapper process, so its pid is the one whose RSS we read), in its own
+ * process group so it can be stopped whole.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -47,9 +48,9 @@ export interface StartOptions {
   nodeArgs?: string[];
 }
 
-/** Starts `node --import tsx <script>` with the given environment. */
 /**
- * Starts `node --import tsx <script>` with the given environment. Its stdout
+ * Starts `node <script>` with the given environment (`--import tsx` for a
+ * TypeScript file, relative to the repository, or absolute). Its stdout
  * and stderr go straight to a log file (as in production), so reading them
  * costs the benchmark process nothing while the load runs.
  */
@@ -58,7 +59,8 @@ export function startNode(name: string, script: string, opts: StartOptions = {})
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("npm_")));
   const logFile = path.join(LOG_DIR, `${name}-${process.pid}-${Date.now()}.log`);
   const fd = fs.openSync(logFile, "a");
-  const child = spawn(NODE, [...(opts.nodeArgs ?? []), "--import", "tsx", script], {
+  const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(NODE, [...(opts.nodeArgs ?? []), ...loader, script], {
     cwd: ROOT,
     env: { ...inherited, NODE_ENV: "production", PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`, ...opts.env },
     stdio: ["ignore", fd, fd],
@@ -228,4 +230,42 @@ export function machineCpuMs(): { busy: number; steal: number; total: number } {
   const steal = v[7] ?? 0;
   const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
   return { busy: ms(total - idle - steal), steal: ms(steal), total: ms(total) };
+}
+
+/**
+ * Memory of a process and its children (a PostgreSQL server: the postmaster and
+ * its backends), in MB: the sum of their RSS, and the sum of their PSS (each
+ * shared page, e.g. of shared_buffers, counted once across the processes instead
+ * of once per process that touched it). PSS is 0 where smaps_rollup is unreadable.
+ */
+export function treeMemMb(root: number): { rss: number; pss: number } {
+  let rss = 0;
+  let pss = 0;
+  for (const pid of [root, ...childPids(root)]) {
+    rss += rssMb(pid) ?? 0;
+    try {
+      const m = /^Pss:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+      if (m) pss += Number(m[1]) / 1024;
+    } catch {
+      /* gone, or not readable */
+    }
+  }
+  return { rss, pss };
+}
+
+/** Samples treeMemMb(root) every `everyMs` until stopped; returns the peaks. */
+export function sampleTreeMem(root: number, everyMs = 250): () => { rss: number; pss: number } {
+  const peak = { rss: 0, pss: 0 };
+  const tick = () => {
+    const m = treeMemMb(root);
+    peak.rss = Math.max(peak.rss, m.rss);
+    peak.pss = Math.max(peak.pss, m.pss);
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  return () => {
+    clearInterval(timer);
+    tick();
+    return { rss: Math.round(peak.rss), pss: Math.round(peak.pss) };
+  };
 }

@@ -1,5 +1,16 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
+import {
+  insertOrNull,
+  isDuplicateKeyError,
+  modelOn,
+  nextId,
+  nextIds,
+  prepareCollections,
+  requiredStringsMayBeEmpty,
+  schemaOptions,
+  type DocOf,
+  withTransaction,
+} from "../../shared/storage/mongo";
 import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
 import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, TestEventSummary, LeadListFilter } from "./repository";
@@ -139,6 +150,31 @@ export class MongoAttributionRepository implements AttributionRepository {
       createdAt: new Date(),
     });
     return toClick(doc.toObject());
+  }
+
+  async createClicks(clicks: NewClick[]): Promise<Click[]> {
+    if (!clicks.length) return [];
+    // The ids once, outside the transaction (a retried transaction inserts the same clicks): one counter step for the batch.
+    const firstId = await nextIds(this.connection, "clicks", clicks.length);
+    const createdAt = new Date();
+    const docs: ClickDoc[] = clicks.map((c, i) => ({
+      _id: firstId + i,
+      clickId: c.clickId,
+      programId: c.programId,
+      partnerId: c.partnerId,
+      referralCode: c.referralCode,
+      isTest: c.isTest,
+      landingUrl: c.landingUrl,
+      referrer: c.referrer,
+      userAgent: c.userAgent,
+      timestamp: c.timestamp,
+      createdAt,
+    }));
+    // Ordered, in one transaction: the batch is stored whole or not at all.
+    await withTransaction(this.connection, async (session) => {
+      await this.clicks.insertMany(docs, { session, ordered: true });
+    });
+    return docs.map(toClick);
   }
 
   async findClick(programId: number, clickId: string): Promise<Click | null> {

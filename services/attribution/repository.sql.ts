@@ -125,6 +125,25 @@ export class SqlAttributionRepository implements AttributionRepository {
     return toClick(row);
   }
 
+  async createClicks(clicks: NewClick[]): Promise<Click[]> {
+    if (!clicks.length) return [];
+    // One multi-row INSERT: one statement is one transaction, so the batch is stored whole or not at all.
+    const values: unknown[] = [];
+    const rows = clicks.map((c) => {
+      const at = values.length;
+      values.push(c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp);
+      return `(${Array.from({ length: 9 }, (_, i) => `$${at + i + 1}`).join(", ")})`;
+    });
+    const stored = await this.db.query(
+      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp)
+       VALUES ${rows.join(", ")} RETURNING *`,
+      values,
+    );
+    // RETURNING's order is not promised by SQL: matched by the unique click id.
+    const byClickId = new Map(stored.map((r) => [r.click_id as string, toClick(r)]));
+    return clicks.map((c) => byClickId.get(c.clickId)!);
+  }
+
   async findClick(programId: number, clickId: string): Promise<Click | null> {
     const [row] = await this.db.query("SELECT * FROM clicks WHERE click_id = $1 AND program_id = $2", [clickId, programId]);
     return row ? toClick(row) : null;

@@ -65,6 +65,12 @@ export interface LeadListFilter extends PageRequest {
 
 export interface AttributionRepository {
   createClick(click: NewClick): Promise<Click>;
+  /**
+   * Stores several clicks in one statement and one transaction (all or none),
+   * answering them in the order given: the click path's batch insert
+   * (services/attribution/click-writer.ts).
+   */
+  createClicks(clicks: NewClick[]): Promise<Click[]>;
   findClick(programId: number, clickId: string): Promise<Click | null>;
   /**
    * Records a signup. First touch wins: an existing lead for the customer key

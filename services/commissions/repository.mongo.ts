@@ -149,6 +149,10 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     return this.outbox.markDispatched(id, relayId, now);
   }
 
+  markBatchDispatched(ids: number[], relayId: string, now: Date): Promise<void> {
+    return this.outbox.markBatchDispatched(ids, relayId, now);
+  }
+
   deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
     return this.outbox.deferOutbox(id, relayId, retryAt, error);
   }

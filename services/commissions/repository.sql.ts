@@ -464,6 +464,10 @@ export class SqlCommissionsRepository implements CommissionsRepository {
     return this.outbox.markDispatched(id, relayId, now);
   }
 
+  markBatchDispatched(ids: number[], relayId: string, now: Date): Promise<void> {
+    return this.outbox.markBatchDispatched(ids, relayId, now);
+  }
+
   deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
     return this.outbox.deferOutbox(id, relayId, retryAt, error);
   }

@@ -85,5 +85,5 @@ export interface ProgramsBroadcasts {
   "programs.changed": { programId: number };
   "programs.apiKeyRetired": { keyId: number; programId: number };
   /** An enrollment was created or its status changed (so whether the program has an approved partner may have). */
-  "programs.enrollmentChanged": { programId: number; partnerId: number; status: string };
+  "programs.enrollmentChanged": { programId: number; partnerId: number; referralCode: string; status: string };
 }

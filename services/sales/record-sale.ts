@@ -17,7 +17,7 @@ import type { Sale, SalesRepository } from "./repository";
 export interface SalesDeps {
   repo: SalesRepository;
   logger: Pick<Logger, "info" | "warn">;
-  /** The sales outbox relay, nudged after a sale (and its sale.created event) commits; absent in the bench floor. */
+  /** The sales outbox relay, nudged after a sale (and its sale.created event) commits (the bench floor runs one too). */
   outboxRelay?: { nudge(): void };
 }
 

@@ -115,6 +115,11 @@ export class MongoOutbox implements OutboxStore {
     await this.events.updateOne({ _id: id, claimedBy: relayId }, { $set: { dispatchedAt: now, claimedUntil: null } });
   }
 
+  async markBatchDispatched(ids: number[], relayId: string, now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.events.updateMany({ _id: { $in: ids }, claimedBy: relayId }, { $set: { dispatchedAt: now, claimedUntil: null } });
+  }
+
   async deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
     await this.events.updateOne({ _id: id, claimedBy: relayId, dispatchedAt: null }, { $set: { availableAt: retryAt, claimedUntil: null, lastError: error.slice(0, 1000) } });
   }

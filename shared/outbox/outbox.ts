@@ -23,6 +23,11 @@ export interface OutboxClaims {
   claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]>;
   /** Ignored unless `relayId` holds the claim. */
   markDispatched(id: number, relayId: string, now: Date): Promise<void>;
+  /**
+   * Marks every event of `ids` that `relayId` still holds as dispatched, in one
+   * statement (the relay acknowledges a batch at once); the others are left as they are.
+   */
+  markBatchDispatched(ids: number[], relayId: string, now: Date): Promise<void>;
   /** Releases a claim after a failed dispatch; the event is retried at `retryAt`. */
   deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void>;
 }

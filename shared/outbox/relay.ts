@@ -49,15 +49,20 @@ export class OutboxRelay {
 
   private async dispatchBatch(): Promise<number> {
     const events = await this.outbox.claimOutbox(this.opts.relayId, this.opts.leaseMs, this.opts.batchSize, new Date());
+    // Dispatched one after the other, oldest first; the ones that went out are acknowledged together in one
+    // statement at the end (one statement per batch instead of one per event). A crash before that leaves them
+    // claimed: they go out again when the lease ends, which the consumers' deduplication on the event id absorbs.
+    const dispatched: number[] = [];
     for (const event of events) {
       try {
         await this.dispatch(event);
-        await this.outbox.markDispatched(event.id, this.opts.relayId, new Date());
+        dispatched.push(event.id);
       } catch (err) {
         const retryAt = new Date(Date.now() + exponentialBackoffMs(event.attempts, this.opts.maxBackoffMs));
         await this.outbox.deferOutbox(event.id, this.opts.relayId, retryAt, String((err as Error)?.message ?? err));
       }
     }
+    await this.outbox.markBatchDispatched(dispatched, this.opts.relayId, new Date());
     return events.length;
   }
 }

@@ -70,6 +70,11 @@ export class SqlOutbox implements OutboxStore {
     await this.db.query(`UPDATE ${this.table} SET dispatched_at = $3, claimed_until = NULL WHERE id = $1 AND claimed_by = $2`, [id, relayId, now]);
   }
 
+  async markBatchDispatched(ids: number[], relayId: string, now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.query(`UPDATE ${this.table} SET dispatched_at = $3, claimed_until = NULL WHERE id = ANY($1::int[]) AND claimed_by = $2`, [ids, relayId, now]);
+  }
+
   async deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
     await this.db.query(`UPDATE ${this.table} SET available_at = $3, claimed_until = NULL, last_error = $4 WHERE id = $1 AND claimed_by = $2 AND dispatched_at IS NULL`, [
       id,

@@ -18,7 +18,9 @@ export function databaseUrl(): string {
  * docs/architecture.md). A fragment names separate in-memory databases in one
  * process: `pglite://memory#a` and `pglite://memory#b` (tests use this).
  */
-export function describeDatabaseUrl(url: string): { adapter: "pglite" | "postgres" | "mongo"; location: string } {
+export function describeDatabaseUrl(url: string): { adapter: "pglite" | "postgres" | "mongo" | "embedded-postgres"; location: string } {
+  // Prototype, opt-in: a PostgreSQL server this process starts on <dir> (shared/storage/embedded-postgres.ts).
+  if (url.startsWith("embedded-postgres://")) return { adapter: "embedded-postgres", location: path.resolve(url.slice("embedded-postgres://".length)) };
   if (url.startsWith("pglite://")) {
     const rest = url.slice("pglite://".length).split("#")[0];
     return { adapter: "pglite", location: rest === "memory" || rest === "" ? "memory" : path.resolve(rest) };
@@ -34,6 +36,19 @@ async function open(url: string): Promise<Database> {
   if (adapter === "postgres") {
     const sql = new PostgresDatabase(url);
     await sql.query("SELECT 1");
+    return { kind: "sql", sql };
+  }
+  if (adapter === "embedded-postgres") {
+    const { startEmbeddedPostgres } = await import("./embedded-postgres");
+    const server = await startEmbeddedPostgres(location);
+    const pool = new PostgresDatabase(server.url);
+    // The server goes when the last service of the process releases it, i.e. after the broker stopped them.
+    const sql: SqlDatabase = Object.assign(Object.create(pool) as PostgresDatabase, {
+      async close() {
+        await pool.close();
+        await server.stop();
+      },
+    });
     return { kind: "sql", sql };
   }
   const mongoose = await import("mongoose");

@@ -16,6 +16,13 @@ export async function nextId(connection: Connection, sequence: string): Promise<
   return doc!.seq;
 }
 
+/** `n` consecutive ids of `sequence` in one counter step; returns the first. */
+export async function nextIds(connection: Connection, sequence: string, n: number): Promise<number> {
+  const counters = connection.collection<{ _id: string; seq: number }>("counters");
+  const doc = await counters.findOneAndUpdate({ _id: sequence }, { $inc: { seq: n } }, { upsert: true, returnDocument: "after", writeConcern: { w: "majority", journal: true } });
+  return doc!.seq - n + 1;
+}
+
 /** A record as its MongoDB document: the domain type, its integer `id` stored as `_id`. */
 export type DocOf<T extends { id: number }> = Omit<T, "id"> & { _id: number };
 

@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
-import { Pool, types, type PoolClient } from "pg";
+import path from "node:path";
+import v8 from "node:v8";
+import type { Pool, PoolClient } from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 
 /**
@@ -17,15 +20,24 @@ export interface SqlDatabase extends SqlExecutor {
   close(): Promise<void>;
 }
 
-// Money columns are BIGINT: return them as JS numbers (all amounts are safe integers).
-types.setTypeParser(20, (v) => Number(v));
+let pgModule: typeof import("pg") | undefined;
+/** node-postgres, loaded by the first PostgreSQL database of the process: the embedded default (PGlite) does not carry it. */
+function pg(): typeof import("pg") {
+  if (!pgModule) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    pgModule = require("pg") as typeof import("pg");
+    // Money columns are BIGINT: return them as JS numbers (all amounts are safe integers).
+    pgModule.types.setTypeParser(20, (v) => Number(v));
+  }
+  return pgModule;
+}
 
 export class PostgresDatabase implements SqlDatabase {
   readonly dialect = "postgres" as const;
   private readonly pool: Pool;
 
   constructor(url: string, poolSize = Number(process.env.DATABASE_POOL_SIZE ?? 10)) {
-    this.pool = new Pool({ connectionString: url, max: poolSize });
+    this.pool = new (pg().Pool)({ connectionString: url, max: poolSize });
     // An idle client losing its server (restart) must not crash the process.
     this.pool.on("error", () => undefined);
   }
@@ -73,13 +85,19 @@ export class PgliteDatabase implements SqlDatabase {
   constructor(private readonly db: PGlite) {}
 
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
+    // Without Liftoff, V8's baseline compiler, each WebAssembly function PGlite calls is compiled once by TurboFan
+    // instead of twice (baseline, then optimised when hot): ~50-70 MB less resident code, the same CPU per query,
+    // a slower first query of each kind (docs/performance.md). Process-wide, and PGlite is this process's WebAssembly.
+    if (process.env.PGLITE_LIFTOFF !== "true") v8.setFlagsFromString("--no-liftoff");
     const { PGlite } = await import("@electric-sql/pglite");
     // PGlite creates its own folder but not missing parents (DATA_DIR=/srv/new/dir on a first start).
     if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
     // PostgreSQL's default 128MB of shared buffers live in PGlite's WebAssembly memory, i.e. in this process's
     // RSS; the embedded databases are small and the OS caches the files anyway (docs/performance.md).
     const sharedBuffers = process.env.PGLITE_SHARED_BUFFERS || "32MB";
-    return new PgliteDatabase(await PGlite.create(dataDir, { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`] }));
+    const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`];
+    if (dataDir && !fs.existsSync(path.join(dataDir, "PG_VERSION"))) await initialisePgliteInChild(dataDir, startParams);
+    return new PgliteDatabase(await PGlite.create(dataDir, { startParams }));
   }
 
   async query<T>(text: string, params?: unknown[]): Promise<T[]> {
@@ -95,6 +113,29 @@ export class PgliteDatabase implements SqlDatabase {
   async close(): Promise<void> {
     await this.db.close();
   }
+}
+
+/**
+ * The first start on a new PGlite data directory runs PostgreSQL's initdb (in a second, temporary PGlite): done in
+ * this process it leaves the process about 120-200 MB larger for its whole life, since the allocator keeps what the
+ * two WebAssembly instances used (a worker thread keeps it too; docs/performance.md has the figures). A short-lived
+ * child process creates the directory and exits, returning that memory to the system; this process then opens an
+ * existing database as on any later start. Should the child not start at all, PGlite initialises in this process as before.
+ */
+async function initialisePgliteInChild(dataDir: string, startParams: string[]): Promise<void> {
+  const script = `const { PGlite } = require(${JSON.stringify(require.resolve("@electric-sql/pglite"))});
+PGlite.create(process.argv[1], { startParams: JSON.parse(process.argv[2]) })
+  .then((db) => db.close())
+  .catch((err) => { console.error(err); process.exit(1); });`;
+  const result = await new Promise<{ code: number | null; stderr: string } | "not started">((resolve) => {
+    const child = spawn(process.execPath, ["-e", script, dataDir, JSON.stringify(startParams)], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    child.on("error", () => resolve("not started"));
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+  if (result === "not started") return;
+  if (result.code !== 0) throw new Error(`Creating the PGlite database in ${dataDir} failed (exit ${result.code}): ${result.stderr.trim()}`);
 }
 
 /**

@@ -61,6 +61,41 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
     });
   });
 
+  describe("batch of clicks", () => {
+    it("stores every click of a batch, answering them in the order given, each with its own id", async () => {
+      const programId = nextProgram();
+      const inputs = Array.from({ length: 25 }, (_, i) =>
+        click(programId, { partnerId: 10 + (i % 3), isTest: i % 2 === 0, timestamp: at(i * SECOND), landingUrl: i % 5 ? null : `https://shop.example/${i}` }),
+      );
+      const created = await repo().createClicks(inputs);
+
+      expect(created.map((c) => c.clickId)).toEqual(inputs.map((c) => c.clickId));
+      expect(new Set(created.map((c) => c.id)).size).toBe(inputs.length);
+      created.forEach((c, i) => expect(c).toEqual({ ...inputs[i], id: c.id, createdAt: expect.any(Date) }));
+      for (const c of created) expect(await repo().findClick(programId, c.clickId)).toEqual(c);
+    });
+
+    it("an empty batch stores nothing", async () => {
+      expect(await repo().createClicks([])).toEqual([]);
+    });
+
+    it("stores a batch whole or not at all: a duplicate click id fails the batch and leaves none of its clicks", async () => {
+      const programId = nextProgram();
+      const existing = await repo().createClick(click(programId));
+      const fresh = click(programId);
+      await expect(repo().createClicks([fresh, click(programId, { clickId: existing.clickId })])).rejects.toThrow();
+      expect(await repo().findClick(programId, fresh.clickId)).toBeNull();
+    });
+
+    it("concurrent batches give distinct ids and lose no click", async () => {
+      const programId = nextProgram();
+      const batches = Array.from({ length: 4 }, () => Array.from({ length: 10 }, () => click(programId, { partnerId: 77 })));
+      const created = (await Promise.all(batches.map((b) => repo().createClicks(b)))).flat();
+      expect(new Set(created.map((c) => c.id)).size).toBe(40);
+      expect(await repo().countPartnerClicks(programId, 77)).toBe(40);
+    });
+  });
+
   describe("leads", () => {
     it("creates a lead on the first signup of a customer", async () => {
       const programId = nextProgram();

@@ -197,6 +197,38 @@ function claimContractOn(outbox: () => OutboxStore, write: () => Promise<void>):
     expect(await outbox().outboxBacklog()).toBe(0);
   });
 
+  it("acknowledges a claimed batch in one call: only the holder's events, and only the ones named", async () => {
+    for (let i = 0; i < 3; i++) await write();
+    const now = new Date(Date.now() + 1000);
+    const mine = await outbox().claimOutbox("relay-a", 30 * SECOND, 100, now);
+    expect(mine.length).toBeGreaterThanOrEqual(3);
+    const [kept, ...acked] = mine;
+    // Another relay's acknowledgement of the batch changes nothing.
+    await outbox().markBatchDispatched(
+      acked.map((e) => e.id),
+      "relay-b",
+      now,
+    );
+    expect(await outbox().outboxBacklog()).toBe(mine.length);
+    await outbox().markBatchDispatched([], "relay-a", now);
+    expect(await outbox().outboxBacklog()).toBe(mine.length);
+    await outbox().markBatchDispatched(
+      acked.map((e) => e.id),
+      "relay-a",
+      now,
+    );
+    expect(await outbox().outboxBacklog()).toBe(1);
+    const listed = await outbox().listOutbox({ limit: 100 });
+    for (const e of acked) expect(listed.find((l) => l.id === e.id)?.dispatchedAt).toEqual(now);
+    expect(listed.find((l) => l.id === kept.id)?.dispatchedAt).toBeNull();
+    // The one left out is still held by relay-a until its lease ends, then another relay gets it.
+    expect(await outbox().claimOutbox("relay-b", 30 * SECOND, 100, now)).toEqual([]);
+    const [retaken] = await outbox().claimOutbox("relay-b", 30 * SECOND, 100, new Date(now.getTime() + 31 * SECOND));
+    expect(retaken.id).toBe(kept.id);
+    await outbox().markBatchDispatched([retaken.id], "relay-b", now);
+    expect(await outbox().outboxBacklog()).toBe(0);
+  });
+
   it("the relay dispatches each event once it is acknowledged, retrying a failed dispatch", async () => {
     for (let i = 0; i < 5; i++) await write();
     const seen: number[] = [];
