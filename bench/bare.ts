@@ -259,8 +259,18 @@ async function main(): Promise<void> {
   const sessionCache = new InvalidatedCache<string, { id: number }>(sessionTtlMs);
   const permissionCache = new InvalidatedCache<string, boolean>(sessionTtlMs);
 
-  /** services/status.service.ts: whether a program has an approved partner, cached in the status process with this TTL. */
-  const partnersCache = new InvalidatedCache<number, boolean>(Number(process.env.PARTNERS_CACHE_TTL_MS ?? 5000));
+  /** services/status.service.ts: whether a program has an approved partner and its test events, cached in the status process with this TTL. */
+  const statusCacheTtlMs = Number(process.env.STATUS_CACHE_TTL_MS ?? 5000);
+  const partnersCache = new InvalidatedCache<number, boolean>(statusCacheTtlMs);
+  const testEventsCache = new InvalidatedCache<number, Awaited<ReturnType<typeof attribution.testEventStats>>>(statusCacheTtlMs);
+  async function testEvents(programId: number) {
+    const hit = testEventsCache.get(programId);
+    if (hit !== undefined) return hit;
+    const ticket = testEventsCache.ticket();
+    const answer = await attribution.testEventStats(programId, TEST_EVENT_CAP);
+    testEventsCache.set(programId, answer, ticket);
+    return answer;
+  }
   async function hasApprovedPartners(programId: number): Promise<boolean> {
     const hit = partnersCache.get(programId);
     if (hit !== undefined) return hit;
@@ -300,7 +310,7 @@ async function main(): Promise<void> {
     }
     if (!allowed) throw new HttpError(403, "forbidden");
 
-    const [program, { clicks, leads }, hasPartners] = await Promise.all([cachedProgram(programId), attribution.testEventStats(programId, TEST_EVENT_CAP), hasApprovedPartners(programId)]);
+    const [program, { clicks, leads }, hasPartners] = await Promise.all([cachedProgram(programId), testEvents(programId), hasApprovedPartners(programId)]);
     const p = toDto(program!.processor);
     return buildTrackingStatus({
       programId: String(programId),

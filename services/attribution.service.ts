@@ -8,6 +8,7 @@ import { ConflictError, ForbiddenError, InvalidRequestError, NotFoundError } fro
 import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { broadcastConfirmed } from "../shared/confirmed-broadcast";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { createAttributionRepository } from "./attribution/storage";
@@ -25,6 +26,7 @@ type Methods = {
   assertOriginAllowed(ctx: Context<unknown, CallerMeta>, programId: number): Promise<void>;
   findPartnerBy(programId: number, method: AttributionMethod, value: string): Promise<Omit<Attribution, "method"> | null>;
   customersPage(ctx: Context, input: Input<typeof S.ListCustomersInput>): Promise<ResultOf<"attribution.listCustomers">>;
+  testEventRecorded(programId: number): Promise<void>;
 };
 
 export type { Attribution };
@@ -68,6 +70,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           userAgent: ctx.meta.userAgent ?? null,
           timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
         });
+        if (click.isTest) await this.testEventRecorded(input.program_id);
         return { success: true, click_id: click.clickId, id: click.id, test: click.isTest };
       },
     },
@@ -118,6 +121,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
         });
         if (created) this.outboxRelay?.nudge(); // its lead.created event committed with it
+        if (created && lead.isTest) await this.testEventRecorded(programId);
         // Another signup of the same key won the race: the browser's click did not become its first touch.
         if (fromBrowser && !created && claimed(lead)) {
           throw new ConflictError("This customer key already has a lead in this program: a browser signup only records a new customer.");
@@ -212,6 +216,14 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    /**
+     * Tells the status service (which caches a program's test events) before the test event's answer goes out, so
+     * the integration status a developer opens next shows it. Test events are rare; live traffic never waits for this.
+     */
+    async testEventRecorded(programId: number) {
+      await broadcastConfirmed(this.broker, "attribution.testEventRecorded", { programId });
+    },
+
     /** One page of a program's leads (404 for an unknown program): the dashboard's list and the operator's. */
     async customersPage(ctx: Context, input: Input<typeof S.ListCustomersInput>) {
       await getProgram(ctx, input.programId);

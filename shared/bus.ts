@@ -1,6 +1,6 @@
 import type { CallingOptions } from "moleculer";
 import type { AccountsBroadcasts, AccountsContract } from "../services/accounts/contract";
-import type { AttributionContract } from "../services/attribution/contract";
+import type { AttributionBroadcasts, AttributionContract } from "../services/attribution/contract";
 import type { CommissionsContract } from "../services/commissions/contract";
 import type { GatewayContract } from "../services/gateway/contract";
 import type { NotificationsContract } from "../services/notifications/contract";
@@ -46,7 +46,7 @@ export type ParamsOf<A extends ActionName> = BusContracts[A]["params"];
 export type ResultOf<A extends ActionName> = BusContracts[A]["result"];
 
 /** The events services broadcast for other processes' caches (docs/architecture.md, "Bus broadcasts"), by name: their payload. */
-export type BusBroadcasts = AccountsBroadcasts & ProgramsBroadcasts;
+export type BusBroadcasts = AccountsBroadcasts & AttributionBroadcasts & ProgramsBroadcasts;
 export type BroadcastOf<E extends keyof BusBroadcasts> = BusBroadcasts[E];
 
 /** Anything that can call an action: a moleculer Context, or the ServiceBroker (background jobs, CLI, REPL). */

@@ -41,3 +41,9 @@ export interface AttributionContract {
   /** Clicks and attributed leads per UTC day (zero-filled) and per partner, for the program overview. */
   "attribution.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<ActivityFigures> };
 }
+
+/** What attribution broadcasts on the bus for other processes' caches (docs/architecture.md, "Bus broadcasts"). */
+export interface AttributionBroadcasts {
+  /** A test click or a new test lead was stored (so the program's integration status may have changed). */
+  "attribution.testEventRecorded": { programId: number };
+}

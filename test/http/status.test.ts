@@ -10,8 +10,8 @@ let owner: { workspaceId: number; userId: number; email: string; password: strin
 let cookie: string;
 
 beforeAll(async () => {
-  // Long cache TTLs: only the broadcasts (programs.enrollmentChanged, accounts.*) can make a cached answer change here.
-  sys = await startSystem({ env: { PARTNERS_CACHE_TTL_MS: "600000", SESSION_CACHE_TTL_MS: "600000" } });
+  // Long cache TTLs: only the broadcasts (programs.enrollmentChanged, attribution.testEventRecorded, accounts.*) can make a cached answer change here.
+  sys = await startSystem({ env: { STATUS_CACHE_TTL_MS: "600000", SESSION_CACHE_TTL_MS: "600000" } });
   owner = await sys.dashboardUser("owner");
   cookie = await sys.login(owner.email, owner.password);
 });
@@ -75,6 +75,8 @@ test("pageview: test clicks only, count capped at 10, latest event's id, timesta
 test("referrals: complete with a test lead; the event's own timestamp is reported", async () => {
   const p = await programInWorkspace();
   const timestamp = "2026-01-02T03:04:05.000Z";
+  // Seen once before the lead, so a stale cached answer would show here (attribution.testEventRecorded drops it).
+  expect((await status(p.programId)).body.data.stepStatuses.referrals).toBe("pending");
   const lead = await sys.http("POST", "/api/v1/track/lead", { key: p.apiKey, body: { customer_key: uniqueId("u"), test: true, timestamp } });
   const { data } = (await status(p.programId)).body;
   expect(data.stepStatuses.referrals).toBe("complete");
