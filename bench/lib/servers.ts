@@ -81,7 +81,9 @@ export async function startServers(bins: { nats: string; pgBin: string }, log: (
   const natsPort = await freePort();
   const [initCmd, initArgs] = asPg(`${bins.pgBin}/initdb`, ["-D", pgData, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   execFileSync(initCmd, initArgs, { stdio: "ignore" });
-  const opts = `-h 127.0.0.1 -p ${pgPort} -k ${sock} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=128MB`;
+  const opts = `-h 127.0.0.1 -p ${pgPort} -k ${sock} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c shared_buffers=128MB ${process.env.BENCH_PG_OPTS ?? ""}`;
+  // BENCH_PG_OPTS: extra server settings for an investigation, e.g. "-c log_statement=all -c log_line_prefix=%d:" (the log: BENCH_PG_LOG).
+  if (process.env.BENCH_PG_LOG) fs.linkSync(pgLog, process.env.BENCH_PG_LOG); // a hard link outlives the temp dir
   const [startCmd, startArgs] = asPg(`${bins.pgBin}/pg_ctl`, ["-D", pgData, "-l", pgLog, "-w", "-t", "60", "-o", opts, "start"]);
   execFileSync(startCmd, startArgs, { stdio: "ignore" });
   log(`PostgreSQL ${execFileSync(`${bins.pgBin}/postgres`, ["--version"], { encoding: "utf8" }).trim()} on 127.0.0.1:${pgPort}`);
