@@ -43,6 +43,7 @@ import { createSalesRepository } from "../services/sales/storage";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
 import { roleAllows } from "../shared/domain/permissions";
 import { recordedReason } from "../shared/domain/refunds";
+import { isSelfReferral, type Identity } from "../shared/domain/self-referral";
 import { buildTrackingStatus, TEST_EVENT_CAP } from "../services/status/tracking-status";
 import { ApiKeyCache } from "../shared/api-key-cache";
 import { InvalidatedCache } from "../shared/invalidated-cache";
@@ -168,8 +169,8 @@ async function main(): Promise<void> {
     return stored.programId;
   }
 
-  /** attribution.resolve (findPartnerBy for each present hint, in the spec's order) */
-  async function resolve(programId: number, hints: { clickId?: string; email?: string; customerKey?: string }) {
+  /** attribution.resolve (findPartnerBy for each present hint, in the spec's order; then the self-referral guard's partner read) */
+  async function resolve(programId: number, hints: { clickId?: string; email?: string; customerKey?: string; customer?: Identity }) {
     for (const step of attributionSteps(hints)) {
       let found: { partnerId: number; clickId: string | null } | null = null;
       const method: AttributionMethod = step.method;
@@ -182,7 +183,14 @@ async function main(): Promise<void> {
         const lead = await attribution.findLeadByCustomerKey(programId, step.value);
         found = lead?.partnerId ? { partnerId: lead.partnerId, clickId: lead.clickId } : null;
       }
-      if (found) return { partnerId: found.partnerId, clickId: found.clickId, method };
+      if (!found) continue;
+      // shared/self-referral-check.ts: with the guard on (the default), the partner is read and compared with the customer.
+      const customer = hints.customer;
+      if (customer && (customer.email || customer.customerKey) && (await cachedProgram(programId))?.selfReferralGuard) {
+        const partner = await programs.getPartner(found.partnerId);
+        if (partner && isSelfReferral(true, partner, customer)) return { partnerId: found.partnerId, clickId: found.clickId, method, selfReferral: true };
+      }
+      return { partnerId: found.partnerId, clickId: found.clickId, method };
     }
     return null;
   }
