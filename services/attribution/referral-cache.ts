@@ -1,3 +1,5 @@
+import { InvalidatedCache } from "../../shared/invalidated-cache";
+
 /**
  * A per-process memory of `programs.findReferral`'s answers (program and
  * referral code -> the approved enrollment) for the click path, where every
@@ -7,20 +9,16 @@
  * so a code becoming valid is seen at once. A code stopping to count (the
  * partner declined) is dropped as soon as `programs.enrollmentChanged` is
  * heard: programs broadcasts it, awaited, when an enrollment's status
- * changes. A lookup that was in flight while an invalidation arrived is not
- * stored (it may have read the old status); the TTL (REFERRAL_CACHE_TTL_MS,
- * default 5 s, 0: off) only bounds a lost event.
+ * changes. The TTL (REFERRAL_CACHE_TTL_MS, default 5 s, 0: off) only bounds a
+ * lost event; a lookup in flight during an invalidation is not stored
+ * (shared/invalidated-cache.ts).
  */
 export class ReferralCache<T> {
-  private readonly entries = new Map<string, { value: T; until: number }>();
-  /** Bumped by every invalidation: a load that started before one is not stored. */
-  private generation = 0;
+  private readonly entries: InvalidatedCache<string, T>;
 
-  constructor(
-    readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-    private readonly clock: () => number = Date.now,
-  ) {}
+  constructor(ttlMs: number, maxEntries = 10_000, clock: () => number = Date.now) {
+    this.entries = new InvalidatedCache(ttlMs, maxEntries, clock);
+  }
 
   static ttlFromEnv(env: NodeJS.ProcessEnv = process.env): number {
     return Number(env.REFERRAL_CACHE_TTL_MS ?? 5000);
@@ -30,19 +28,15 @@ export class ReferralCache<T> {
   async lookup(programId: number, referralCode: string, load: () => Promise<T | null>): Promise<T | null> {
     const key = keyOf(programId, referralCode);
     const hit = this.entries.get(key);
-    if (hit && hit.until > this.clock()) return hit.value;
-    const generation = this.generation;
+    if (hit !== undefined) return hit;
+    const ticket = this.entries.ticket();
     const value = await load();
-    if (value !== null && this.ttlMs > 0 && generation === this.generation) {
-      if (this.entries.size >= this.maxEntries) this.entries.clear();
-      this.entries.set(key, { value, until: this.clock() + this.ttlMs });
-    }
+    if (value !== null) this.entries.set(key, value, ticket);
     return value;
   }
 
   /** Forgets one code (its enrollment changed). */
   invalidate(programId: number, referralCode: string): void {
-    this.generation++;
     this.entries.delete(keyOf(programId, referralCode));
   }
 
