@@ -136,20 +136,8 @@ export class MongoAttributionRepository implements AttributionRepository {
   }
 
   async createClick(c: NewClick): Promise<Click> {
-    const doc = await this.clicks.insertOne({
-      _id: await nextId(this.connection, "clicks"),
-      clickId: c.clickId,
-      programId: c.programId,
-      partnerId: c.partnerId,
-      referralCode: c.referralCode,
-      isTest: c.isTest,
-      landingUrl: c.landingUrl,
-      referrer: c.referrer,
-      userAgent: c.userAgent,
-      timestamp: c.timestamp,
-      createdAt: new Date(),
-    });
-    return toClick(doc.toObject());
+    const [click] = await this.createClicks([c]);
+    return click;
   }
 
   async createClicks(clicks: NewClick[]): Promise<Click[]> {
