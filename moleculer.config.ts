@@ -6,7 +6,8 @@ import { loggerFromEnv, metricsFromEnv, middlewaresFromEnv, tracingFromEnv } fro
  * Broker settings, all from the environment so one image serves every
  * deployment. Default: every service in one process, in-process transporter.
  */
-const SERIALIZERS = ["JSON", "Notepack", "CBOR"] as const;
+// CBOR (cbor-x) was measured too and is not offered: no gain over JSON, and cbor-x brings native optional packages.
+const SERIALIZERS = ["JSON", "Notepack"] as const;
 
 function serializerFromEnv(): BrokerOptions["serializer"] {
   const name = process.env.SERIALIZER || "JSON";
@@ -20,8 +21,8 @@ const config: BrokerOptions = {
   nodeID: process.env.NODE_ID || undefined,
   // e.g. nats://127.0.0.1:4222; unset keeps all calls in-process.
   transporter: (process.env.TRANSPORTER as BrokerOptions["transporter"]) || null,
-  // How messages are encoded on the transporter: JSON (default), Notepack or CBOR (Moleculer's own serializers over
-  // notepack.io and cbor-x). Every node of a deployment must use the same one (docs/deploy.md); unused in-process.
+  // How messages are encoded on the transporter: JSON (default) or Notepack (Moleculer's serializer over notepack.io).
+  // Every node of a deployment must use the same one (docs/deploy.md); unused in-process.
   serializer: serializerFromEnv(),
   // Console logs (LOG_FORMAT=json for one JSON object per line) carrying the request id of the action being handled.
   logger: loggerFromEnv(),
