@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     maxBackoffMs: 300_000,
     logger: console,
   });
-  const relay = new OutboxRelay(commissions, (event) => deliver("commissions", event), relayOptions("commissions"));
+  const relay = new OutboxRelay(commissions.outbox, (event) => deliver("commissions", event), relayOptions("commissions"));
   const salesRelay = new OutboxRelay(sales.outbox, (event) => deliver("sales", event), relayOptions("sales"));
   salesRelay.start();
   relay.start();

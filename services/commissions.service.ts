@@ -225,7 +225,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     outboxBacklog: {
       idempotent: true,
       async handler() {
-        return { pending: await this.repo.outboxBacklog() };
+        return { pending: await this.repo.outbox.outboxBacklog() };
       },
     },
 
@@ -259,7 +259,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
   started() {
     this.relay = new OutboxRelay(
-      this.repo,
+      this.repo.outbox,
       async (event) => {
         // The outbox keeps the payload as stored JSON; notifications validates it (its type's schema, shared/events.ts).
         const payload = event.payload as ParamsOf<"notifications.event">["payload"];
@@ -291,7 +291,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     if (this.broker.isMetricsEnabled()) {
       registerMetric(this.broker, { name: APP_METRICS.outboxBacklog, type: "gauge", description: "Commission events not yet delivered to notifications" });
       const sample = () =>
-        Promise.all([this.repo.outboxBacklog(), this.repo.oldestPendingOutboxAt()]).then(
+        Promise.all([this.repo.outbox.outboxBacklog(), this.repo.outbox.oldestPendingOutboxAt()]).then(
           ([pending, oldest]) => {
             this.broker.metrics.set(APP_METRICS.outboxBacklog, pending);
             setGauge(this.broker, METRICS.outboxOldestAge, oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0, { outbox: "commissions" });

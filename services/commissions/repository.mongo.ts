@@ -39,7 +39,7 @@ import { MongoOutbox, toOutboxEvent } from "../../shared/outbox/mongo";
 export class MongoCommissionsRepository implements CommissionsRepository {
   private readonly reads: MongoCommissionsTx;
 
-  private readonly outbox: MongoOutbox;
+  readonly outbox: MongoOutbox;
 
   private constructor(private readonly store: Store) {
     this.reads = new MongoCommissionsTx(store, undefined);
@@ -138,31 +138,6 @@ export class MongoCommissionsRepository implements CommissionsRepository {
   async listWithdrawals(key: BalanceKey): Promise<Withdrawal[]> {
     const docs = await this.store.withdrawals.find(keyFilter(key)).sort({ _id: 1 }).lean();
     return docs.map(toWithdrawal);
-  }
-
-  // Claims, acknowledgements and backlog reads are the shared outbox's (the collection is one, with commissionId added).
-  claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
-    return this.outbox.claimOutbox(relayId, leaseMs, limit, now);
-  }
-
-  markDispatched(id: number, relayId: string, now: Date): Promise<void> {
-    return this.outbox.markDispatched(id, relayId, now);
-  }
-
-  markBatchDispatched(ids: number[], relayId: string, now: Date): Promise<void> {
-    return this.outbox.markBatchDispatched(ids, relayId, now);
-  }
-
-  deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
-    return this.outbox.deferOutbox(id, relayId, retryAt, error);
-  }
-
-  outboxBacklog(): Promise<number> {
-    return this.outbox.outboxBacklog();
-  }
-
-  oldestPendingOutboxAt(): Promise<Date | null> {
-    return this.outbox.oldestPendingOutboxAt();
   }
 
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {

@@ -385,7 +385,7 @@ class SqlCommissionsTx implements CommissionsTx {
 const RETRYABLE = new Set(["40P01", "40001"]);
 
 export class SqlCommissionsRepository implements CommissionsRepository {
-  private readonly outbox: SqlOutbox;
+  readonly outbox: SqlOutbox;
 
   private constructor(private readonly db: SqlDatabase) {
     this.outbox = new SqlOutbox(db, "outbox");
@@ -453,31 +453,6 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   async listWithdrawals(key: BalanceKey): Promise<Withdrawal[]> {
     const rows = await this.db.query("SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 ORDER BY id", keyParams(key));
     return rows.map(toWithdrawal);
-  }
-
-  // Claims, acknowledgements and backlog reads are the shared outbox's (the table is one, with commission_id added).
-  claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
-    return this.outbox.claimOutbox(relayId, leaseMs, limit, now);
-  }
-
-  markDispatched(id: number, relayId: string, now: Date): Promise<void> {
-    return this.outbox.markDispatched(id, relayId, now);
-  }
-
-  markBatchDispatched(ids: number[], relayId: string, now: Date): Promise<void> {
-    return this.outbox.markBatchDispatched(ids, relayId, now);
-  }
-
-  deferOutbox(id: number, relayId: string, retryAt: Date, error: string): Promise<void> {
-    return this.outbox.deferOutbox(id, relayId, retryAt, error);
-  }
-
-  outboxBacklog(): Promise<number> {
-    return this.outbox.outboxBacklog();
-  }
-
-  oldestPendingOutboxAt(): Promise<Date | null> {
-    return this.outbox.oldestPendingOutboxAt();
   }
 
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {

@@ -150,7 +150,9 @@ export interface CommissionsTx {
 }
 
 /** Storage contract of the commissions service; its outbox (table/collection `outbox`) is a shared one (shared/outbox) with the commission an event is about. */
-export interface CommissionsRepository extends Omit<OutboxStore, "listOutbox"> {
+export interface CommissionsRepository {
+  /** Its outbox's claims, acknowledgements and backlog (the relay and the gauges use it directly). */
+  readonly outbox: OutboxStore;
   /**
    * Runs `fn` in one transaction. `fn` may run more than once (retried on
    * deadlocks, serialization failures and MongoDB transient errors), so it must

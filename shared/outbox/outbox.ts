@@ -17,7 +17,7 @@ export interface OutboxEvent {
   lastError: string | null;
 }
 
-/** What a relay needs from an outbox (the commissions repository delegates to one). */
+/** What a relay needs from an outbox. */
 export interface OutboxClaims {
   /** Claims up to `limit` undispatched events whose lease expired, for `leaseMs`, for one relay; oldest first. */
   claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]>;

@@ -707,64 +707,64 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
     const ids = (events: OutboxEvent[]) => events.map((e) => e.id);
 
     it("leases claimed events to one relay until the lease expires", async () => {
-      expect(await repo().oldestPendingOutboxAt()).toBeNull();
+      expect(await repo().outbox.oldestPendingOutboxAt()).toBeNull();
       await enqueueCommissions(3);
-      expect(await repo().outboxBacklog()).toBe(3);
-      expect(await repo().oldestPendingOutboxAt()).toEqual(at(0));
+      expect(await repo().outbox.outboxBacklog()).toBe(3);
+      expect(await repo().outbox.oldestPendingOutboxAt()).toEqual(at(0));
 
-      const claimedByA = await repo().claimOutbox("relay-a", LEASE, 10, at(SECOND));
+      const claimedByA = await repo().outbox.claimOutbox("relay-a", LEASE, 10, at(SECOND));
       expect(claimedByA).toHaveLength(3);
       expect(ids(claimedByA)).toEqual([...ids(claimedByA)].sort((x, y) => x - y));
       expect(claimedByA.every((e) => e.type === "commission.created" && e.attempts === 1 && e.dispatchedAt === null)).toBe(true);
 
-      expect(await repo().claimOutbox("relay-b", LEASE, 10, at(SECOND + LEASE - 1))).toEqual([]);
-      expect(await repo().claimOutbox("relay-a", LEASE, 10, at(2 * SECOND))).toEqual([]);
+      expect(await repo().outbox.claimOutbox("relay-b", LEASE, 10, at(SECOND + LEASE - 1))).toEqual([]);
+      expect(await repo().outbox.claimOutbox("relay-a", LEASE, 10, at(2 * SECOND))).toEqual([]);
 
-      const claimedByB = await repo().claimOutbox("relay-b", LEASE, 10, at(2 * SECOND + LEASE));
+      const claimedByB = await repo().outbox.claimOutbox("relay-b", LEASE, 10, at(2 * SECOND + LEASE));
       expect(ids(claimedByB)).toEqual(ids(claimedByA));
       expect(claimedByB.every((e) => e.attempts === 2)).toBe(true);
 
       // Only the current claimant can mark an event dispatched.
       const [first, second, third] = ids(claimedByB);
-      await repo().markDispatched(first, "relay-a", at(3 * SECOND + LEASE));
-      expect(await repo().outboxBacklog()).toBe(3);
-      await repo().markDispatched(first, "relay-b", at(3 * SECOND + LEASE));
-      expect(await repo().outboxBacklog()).toBe(2);
-      expect(await repo().oldestPendingOutboxAt()).toEqual(at(0));
+      await repo().outbox.markDispatched(first, "relay-a", at(3 * SECOND + LEASE));
+      expect(await repo().outbox.outboxBacklog()).toBe(3);
+      await repo().outbox.markDispatched(first, "relay-b", at(3 * SECOND + LEASE));
+      expect(await repo().outbox.outboxBacklog()).toBe(2);
+      expect(await repo().outbox.oldestPendingOutboxAt()).toEqual(at(0));
       const dispatched = (await repo().listOutbox({ limit: 100 })).find((e) => e.id === first)!;
       expect(dispatched.dispatchedAt).toEqual(at(3 * SECOND + LEASE));
 
       // A dispatched event is never claimed again; the others are, once the lease is over.
-      const later = await repo().claimOutbox("relay-c", LEASE, 10, at(10 * SECOND + 3 * LEASE));
+      const later = await repo().outbox.claimOutbox("relay-c", LEASE, 10, at(10 * SECOND + 3 * LEASE));
       expect(ids(later)).toEqual([second, third]);
-      for (const id of [second, third]) await repo().markDispatched(id, "relay-c", at(11 * SECOND + 3 * LEASE));
-      expect(await repo().outboxBacklog()).toBe(0);
-      expect(await repo().oldestPendingOutboxAt()).toBeNull();
-      expect(await repo().claimOutbox("relay-d", LEASE, 10, at(100 * DAY))).toEqual([]);
+      for (const id of [second, third]) await repo().outbox.markDispatched(id, "relay-c", at(11 * SECOND + 3 * LEASE));
+      expect(await repo().outbox.outboxBacklog()).toBe(0);
+      expect(await repo().outbox.oldestPendingOutboxAt()).toBeNull();
+      expect(await repo().outbox.claimOutbox("relay-d", LEASE, 10, at(100 * DAY))).toEqual([]);
     });
 
     it("defers a failed event until its retry time, keeping the error", async () => {
       const t = 200 * DAY; // after everything the previous test left leased
       await enqueueCommissions(2);
-      const [a, b] = await repo().claimOutbox("relay-a", LEASE, 10, at(t));
-      expect(await repo().outboxBacklog()).toBe(2);
+      const [a, b] = await repo().outbox.claimOutbox("relay-a", LEASE, 10, at(t));
+      expect(await repo().outbox.outboxBacklog()).toBe(2);
 
       // Only the claimant can defer.
-      await repo().deferOutbox(a.id, "relay-x", at(t + 99 * DAY), "not mine");
-      await repo().deferOutbox(a.id, "relay-a", at(t + 10 * SECOND), "broker down");
-      await repo().markDispatched(b.id, "relay-a", at(t + SECOND));
-      expect(await repo().outboxBacklog()).toBe(1);
+      await repo().outbox.deferOutbox(a.id, "relay-x", at(t + 99 * DAY), "not mine");
+      await repo().outbox.deferOutbox(a.id, "relay-a", at(t + 10 * SECOND), "broker down");
+      await repo().outbox.markDispatched(b.id, "relay-a", at(t + SECOND));
+      expect(await repo().outbox.outboxBacklog()).toBe(1);
 
-      expect(await repo().claimOutbox("relay-b", LEASE, 10, at(t + 10 * SECOND - 1))).toEqual([]);
-      const retried = await repo().claimOutbox("relay-b", LEASE, 10, at(t + 10 * SECOND));
+      expect(await repo().outbox.claimOutbox("relay-b", LEASE, 10, at(t + 10 * SECOND - 1))).toEqual([]);
+      const retried = await repo().outbox.claimOutbox("relay-b", LEASE, 10, at(t + 10 * SECOND));
       expect(retried).toHaveLength(1);
       expect(retried[0]).toMatchObject({ id: a.id, attempts: 2, lastError: "broker down", dispatchedAt: null });
 
       // A relay that lost its claim cannot defer the event any more.
-      await repo().deferOutbox(a.id, "relay-a", at(t + 99 * DAY), "too late");
+      await repo().outbox.deferOutbox(a.id, "relay-a", at(t + 99 * DAY), "too late");
       expect((await repo().listOutbox({ limit: 100 })).find((e) => e.id === a.id)?.lastError).toBe("broker down");
-      await repo().markDispatched(a.id, "relay-b", at(t + 11 * SECOND));
-      expect(await repo().outboxBacklog()).toBe(0);
+      await repo().outbox.markDispatched(a.id, "relay-b", at(t + 11 * SECOND));
+      expect(await repo().outbox.outboxBacklog()).toBe(0);
     });
 
     it("claims up to the limit, lowest ids first, and never the same event for two concurrent relays", async () => {
@@ -777,10 +777,10 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
         .sort((x, y) => x - y);
       expect(pending).toHaveLength(12);
 
-      const firstTwo = await repo().claimOutbox("relay-a", LEASE, 2, at(t));
+      const firstTwo = await repo().outbox.claimOutbox("relay-a", LEASE, 2, at(t));
       expect(ids(firstTwo)).toEqual(pending.slice(0, 2));
 
-      const [x, y] = await Promise.all([repo().claimOutbox("relay-x", LEASE, 10, at(t + SECOND)), repo().claimOutbox("relay-y", LEASE, 10, at(t + SECOND))]);
+      const [x, y] = await Promise.all([repo().outbox.claimOutbox("relay-x", LEASE, 10, at(t + SECOND)), repo().outbox.claimOutbox("relay-y", LEASE, 10, at(t + SECOND))]);
       const both = [...ids(x), ...ids(y)];
       expect(new Set(both).size).toBe(both.length);
       expect(both.sort((p, q) => p - q)).toEqual(pending.slice(2));

@@ -214,7 +214,7 @@ describe("graceful shutdown", () => {
 
       // The next commissions transaction (the refund's) waits 800 ms inside its action.
       const commissions = sys.broker.getLocalService("commissions") as unknown as {
-        repo: { transaction: (fn: unknown) => Promise<unknown>; claimOutbox: (...a: unknown[]) => Promise<unknown> };
+        repo: { transaction: (fn: unknown) => Promise<unknown>; outbox: { claimOutbox: (...a: unknown[]) => Promise<unknown> } };
         relay: { stop(): Promise<void> };
       };
       const transaction = commissions.repo.transaction.bind(commissions.repo);
@@ -230,7 +230,7 @@ describe("graceful shutdown", () => {
         return transaction(fn);
       });
       const relayStop = jest.spyOn(commissions.relay, "stop");
-      const claims = jest.spyOn(commissions.repo, "claimOutbox");
+      const claims = jest.spyOn(commissions.repo.outbox, "claimOutbox");
 
       const inFlight = sys.http("POST", "/api/v1/track/refund", { key: boot.apiKey, body: { transaction_id: "graceful-1", refund_amount_cents: 3000, refund_id: "re_g" } });
       await inside;
