@@ -15,13 +15,21 @@ import { refuseNulCharacters, refuseOptionsButPreflights, refuseUnsafeBodyShapes
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, toGatewayError } from "./gateway/http-errors";
 import { refusedRequestFields } from "./gateway/request-log";
 import { buildRoutes } from "./gateway/routes";
+import { createClickForwarder, forwardClick, forwardsClicks, type ClickForwarder } from "./gateway/click-forwarder";
 
 export { SESSION_COOKIE, type AdminTokenOrigin } from "./gateway/auth";
 
 type Methods = AuthMethods & {
   sendPublicError(req: Req, res: Res, err: unknown): void;
   httpHandler(req: Req, res: Res, next?: unknown): unknown;
+  callAction(route: Route, actionName: string, req: Req, res: Res, params: unknown, isStream?: boolean): Promise<unknown>;
 };
+
+/** What callAction needs of a moleculer-web route. */
+type Route = { logging?: boolean; onAfterCall?(this: unknown, ctx: unknown, route: Route, req: Req, res: Res, data: unknown): unknown };
+
+type WebMethods = Methods & { sendResponse(req: Req, res: Res, data: unknown, action?: unknown): void; logResponse(req: Req, res: Res, data: unknown): void };
+type Vars = AuthVars & { clickForwarder?: ClickForwarder };
 
 /** Services whose readiness `/api/health` reports (each pings its database). */
 
@@ -31,7 +39,7 @@ type Methods = AuthMethods & {
  * hands the body to the owning service's action and maps every error, once,
  * to the spec's envelopes.
  */
-const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknown>, Methods, AuthVars> = {
+const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknown>, Methods, Vars> = {
   name: "gateway",
   mixins: [ApiGateway as unknown as Partial<ServiceSchema>, programCacheMixin],
 
@@ -157,6 +165,22 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       return (ApiGateway as unknown as { methods: Methods }).methods.httpHandler.call(this, req, res, next);
     },
 
+    /**
+     * moleculer-web's callAction, except that a click is forwarded with the clicks of the next few milliseconds
+     * (gateway/click-forwarder.ts) when attribution runs in another process; the rest of the answer is unchanged.
+     */
+    async callAction(route: Route, actionName: string, req: Req, res: Res, params: unknown, isStream?: boolean) {
+      const web = ApiGateway as unknown as { methods: WebMethods };
+      if (actionName !== "attribution.trackClick" || !this.clickForwarder) return web.methods.callAction.call(this, route, actionName, req, res, params, isStream);
+      const ctx = req.$ctx as Context<unknown, CallerMeta>;
+      let data: unknown = await forwardClick(this.clickForwarder, params, ctx.meta);
+      if (route.onAfterCall) data = await route.onAfterCall.call(this, ctx, route, req, res, data);
+      const self = this as unknown as WebMethods;
+      self.sendResponse(req, res, data, (req as { $endpoint?: { action?: unknown } }).$endpoint?.action);
+      if (route.logging) self.logResponse(req, res, data);
+      return true;
+    },
+
     sendPublicError(req: Req, res: Res, err: unknown) {
       const pub = toGatewayError(err, req);
       if (pub.status >= 500) this.logger.error(`${req.method} ${req.url} failed`, err);
@@ -175,6 +199,15 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
   created() {
     Object.assign(this, createAuthState());
+  },
+
+  started() {
+    if (forwardsClicks(Boolean(this.broker.transit))) this.clickForwarder = createClickForwarder(this.broker);
+  },
+
+  async stopped() {
+    // Forwarded clicks still waiting are sent (and answered) before the broker disconnects.
+    await this.clickForwarder?.stop();
   },
 
   events: {

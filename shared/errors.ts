@@ -106,6 +106,31 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/**
+ * An error as one item of a batched answer carries it (attribution.trackClicks answers each click on its own):
+ * its type (one of our codes, or Moleculer's for plumbing such as SERVICE_NOT_FOUND), message and data.
+ */
+export interface ForwardedError {
+  type: string | null;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export function toForwardedError(err: unknown): ForwardedError {
+  const e = err as { type?: unknown; message?: unknown; data?: unknown } | null;
+  return {
+    type: typeof e?.type === "string" ? e.type : null,
+    message: typeof e?.message === "string" ? e.message : "",
+    data: e?.data && typeof e.data === "object" ? (e.data as Record<string, unknown>) : undefined,
+  };
+}
+
+/** The error again, as the caller would have caught it from a call of its own (so the gateway maps it the same way). */
+export function fromForwardedError(forwarded: ForwardedError): Error {
+  if (isErrorCode(forwarded.type)) return new AppError(forwarded.type, forwarded.message, forwarded.data);
+  return new Errors.MoleculerError(forwarded.message, 500, forwarded.type ?? "INTERNAL_ERROR", forwarded.data);
+}
+
 /** What a caller sees of any error: the stable code, the status and a safe message. */
 export interface PublicError {
   status: number;

@@ -7,11 +7,16 @@
  * (services/attribution/click-writer.ts; docs/architecture.md, "Click batching").
  *
  * A batch is flushed when it holds `maxSize` items or `maxWaitMs` after its
- * first item, whichever comes first. Several batches may be in flight at once
+ * first item, whichever comes first; with `maxWaitMs` 0, once the current
+ * event-loop turn has run (setImmediate: the requests read in the same turn
+ * go together, and none waits for a timer). Items that arrive already grouped
+ * (`addAll`) are flushed at once. Several batches may be in flight at once
  * (each on its own database connection). `stop()` flushes what is waiting and
  * waits for every batch in flight, so a graceful shutdown loses nothing; items
  * added after `stop()` are refused.
  */
+import { ServiceUnavailableError } from "./errors";
+
 export interface MicroBatcherOptions {
   /** Largest batch; a full batch is flushed at once. */
   maxSize: number;
@@ -25,15 +30,17 @@ interface Waiting<I, O> {
   reject(err: unknown): void;
 }
 
-export class MicroBatcherStoppedError extends Error {
+/** An item offered while the service stops: temporary for the caller (503), another instance will take it. */
+export class MicroBatcherStoppedError extends ServiceUnavailableError {
   constructor() {
-    super("The batcher is stopped: the service is shutting down.");
+    super("The service is shutting down. Retry: another instance will take the request.");
   }
 }
 
 export class MicroBatcher<I, O> {
   private pending: Waiting<I, O>[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  /** Cancels the pending flush of the waiting batch (a timer, or an immediate with maxWaitMs 0). */
+  private cancelScheduled: (() => void) | null = null;
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
 
@@ -47,11 +54,23 @@ export class MicroBatcher<I, O> {
 
   /** Adds one item; resolves with its result once its batch is flushed, rejects with the batch's error. */
   add(item: I): Promise<O> {
+    const result = this.enqueue(item);
+    if (!this.cancelScheduled && this.pending.length) this.cancelScheduled = this.schedule(() => this.flushNow());
+    return result;
+  }
+
+  /** Adds items that arrived together and flushes them (with whatever was waiting) without waiting for others. */
+  addAll(items: I[]): Array<Promise<O>> {
+    const results = items.map((item) => this.enqueue(item));
+    this.flushNow();
+    return results;
+  }
+
+  private enqueue(item: I): Promise<O> {
     if (this.stopped) return Promise.reject(new MicroBatcherStoppedError());
     return new Promise<O>((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
       if (this.pending.length >= this.options.maxSize) this.flushNow();
-      else if (!this.timer) this.timer = setTimeout(() => this.flushNow(), this.options.maxWaitMs);
     });
   }
 
@@ -67,9 +86,18 @@ export class MicroBatcher<I, O> {
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
+  private schedule(flush: () => void): () => void {
+    if (this.options.maxWaitMs === 0) {
+      const immediate = setImmediate(flush);
+      return () => clearImmediate(immediate);
+    }
+    const timer = setTimeout(flush, this.options.maxWaitMs);
+    return () => clearTimeout(timer);
+  }
+
   private flushNow(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancelScheduled?.();
+    this.cancelScheduled = null;
     if (!this.pending.length) return;
     const batch = this.pending;
     this.pending = [];

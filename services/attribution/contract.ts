@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
+import type { ForwardedError } from "../../shared/errors";
 import type { StatsAnswer } from "../../shared/domain/stats";
 import type { ActivityFigures, TestEventStats, TestEventSummary, Lead } from "./repository";
 import type { Page } from "../../shared/pagination";
@@ -16,6 +17,18 @@ export interface Attribution {
   selfReferral?: boolean;
 }
 
+/** What the gateway knows of a click's request: the API key's program, the browser's Origin and User-Agent. */
+export interface ClickCaller {
+  programId?: number;
+  origin?: string;
+  userAgent?: string;
+}
+
+export type TrackedClick = { success: true; click_id: string; id: number; test: boolean };
+
+/** One click's answer in `attribution.trackClicks`: stored, or the error a single call would have thrown. */
+export type ClickOutcome = { ok: true; click: TrackedClick } | { ok: false; error: ForwardedError };
+
 /**
  * The attribution service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
@@ -23,7 +36,9 @@ export interface Attribution {
  */
 export interface AttributionContract {
   /** HTTP (public); the caller's program and origin come from `ctx.meta`. */
-  "attribution.trackClick": { params: z.input<typeof S.TrackClickRequest>; result: { success: true; click_id: string; id: number; test: boolean } };
+  "attribution.trackClick": { params: z.input<typeof S.TrackClickRequest>; result: TrackedClick };
+  /** Bus only: the gateway's batch of clicks (services/gateway/click-forwarder.ts), one outcome per click, in order. */
+  "attribution.trackClicks": { params: z.input<typeof S.TrackClicksInput>; result: ClickOutcome[] };
   /** HTTP; the caller's program comes from `ctx.meta` when an API key was used. */
   "attribution.trackLead": {
     params: z.input<typeof S.TrackLeadRequest>;

@@ -33,6 +33,8 @@ export const ATTRIBUTION = declareActions("attribution", {
       response: { description: "The click.", example: { success: true, click_id: "clk_3f9a6c1e2b7d4a50", id: 1, test: false } },
     },
   },
+  // Bus only: the gateway's batch of clicks; each click is validated on its own in the handler.
+  trackClicks: { input: S.TrackClicksInput },
   trackLead: {
     input: S.TrackLeadRequest,
     http: {

@@ -15,6 +15,22 @@ export const TrackClickRequest = z.strictObject({
   timestamp: Timestamp,
 });
 
+/**
+ * `attribution.trackClicks` (bus only): the clicks a gateway forwards together, each with what the gateway knows of
+ * its request. Each click is validated on its own (TrackClickRequest), so one bad click fails alone.
+ */
+export const TrackClicksInput = z.strictObject({
+  clicks: z
+    .array(
+      z.strictObject({
+        click: z.unknown(),
+        caller: z.strictObject({ programId: Id.optional(), origin: z.string().optional(), userAgent: z.string().optional() }),
+      }),
+    )
+    .min(1)
+    .max(1000),
+});
+
 /** `POST /api/v1/track/lead`: from a merchant server (Bearer) or the browser (program_id + click_id). */
 export const TrackLeadRequest = z.strictObject({
   program_id: Id.optional().meta({ description: "The program; required from the browser (without an API key), implied by the key otherwise.", example: 1 }),

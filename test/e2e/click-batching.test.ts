@@ -3,13 +3,15 @@
  * attribution in its own OS process (programs in another, the gateway in a
  * third), started with `tsx bin/start.ts` as in production:
  *
- * - concurrent clicks each get their own id and are all stored;
+ * - concurrent clicks each get their own id and are all stored (the gateway
+ *   forwards them to attribution in batches, services/gateway/click-forwarder.ts:
+ *   on by default when the bus crosses processes);
  * - a declined partner's link stops counting at once, though attribution
  *   caches referral codes (the TTL is set to 10 minutes here, so only the
  *   programs.enrollmentChanged event can make this pass);
  * - kill -9 of the attribution process in the middle of a stream of clicks
- *   (with a 25 ms batch window, so clicks are waiting in a batch when it
- *   dies): every click answered 2xx is in the database.
+ *   (with 25 ms windows at the gateway and in attribution, so batches are in
+ *   flight when it dies): every click answered 2xx is in the database.
  *
  * Needs NATS_URL and TEST_POSTGRES_URL; skipped with a warning otherwise.
  */
@@ -115,7 +117,7 @@ describeSplit("batched clicks across processes over NATS on PostgreSQL", () => {
       common = { TRANSPORTER: NATS_URL!, NAMESPACE: `e2e-clicks-${runId}`, ADMIN_TOKEN, DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: "warn", REQUEST_TIMEOUT_MS: "5000" };
       nodes.others = startNode("others", { ...common, SERVICES: OTHER_SERVICES.join(","), NODE_ID: `clicks-others-${runId}` });
       nodes.attribution = startAttribution();
-      nodes.gateway = startNode("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `clicks-gateway-${runId}` });
+      nodes.gateway = startNode("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `clicks-gateway-${runId}`, CLICK_FORWARD_WAIT_MS: "25" });
       await until(async () => (await http("GET", "/api/health")).status === 200, 90_000);
       programId = (await admin("POST", "/programs", { name: "Clicks", commissionRule: { type: "percentage", basisPoints: 2000 }, holdDays: 0 })).id;
     }),

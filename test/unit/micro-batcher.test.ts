@@ -77,6 +77,32 @@ describe("MicroBatcher", () => {
     await expect(b.add(4)).rejects.toBeInstanceOf(MicroBatcherStoppedError);
   });
 
+  test("addAll flushes items that arrived together at once, with whatever was waiting", async () => {
+    const r = recorder();
+    const b = new MicroBatcher(r.flush, { maxSize: 100, maxWaitMs: 60_000 });
+    const waiting = b.add(1);
+    const together = b.addAll([2, 3]);
+    expect(await Promise.all([waiting, ...together])).toEqual([2, 4, 6]);
+    expect(r.batches).toEqual([[1, 2, 3]]);
+    expect(b.waiting).toBe(0);
+  });
+
+  test("with maxWaitMs 0 the items of one event-loop turn go together, later ones in the next batch", async () => {
+    const r = recorder();
+    const b = new MicroBatcher(r.flush, { maxSize: 100, maxWaitMs: 0 });
+    const first = [b.add(1), b.add(2)];
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = b.add(3);
+    expect(await Promise.all([...first, second])).toEqual([2, 4, 6]);
+    expect(r.batches).toEqual([[1, 2], [3]]);
+  });
+
+  test("an item offered after stop is refused as a temporary error (503)", async () => {
+    const b = new MicroBatcher(recorder().flush, { maxSize: 2, maxWaitMs: 1 });
+    await b.stop();
+    await expect(b.add(1)).rejects.toMatchObject({ errorCode: "service_unavailable", code: 503 });
+  });
+
   test("rejects nonsensical options", () => {
     expect(() => new MicroBatcher(async (i: number[]) => i, { maxSize: 0, maxWaitMs: 1 })).toThrow();
   });

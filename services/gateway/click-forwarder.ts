@@ -1,0 +1,49 @@
+import type { ServiceBroker } from "moleculer";
+import { call, type ResultOf } from "../../shared/bus";
+import { fromForwardedError } from "../../shared/errors";
+import type { CallerMeta } from "../../shared/meta";
+import { MicroBatcher } from "../../shared/micro-batcher";
+
+type Forwarded = ResultOf<"attribution.trackClicks">[number];
+type TrackedClick = Extract<Forwarded, { ok: true }>["click"];
+type ForwardedClick = { click: unknown; caller: { programId?: number; origin?: string; userAgent?: string } };
+
+/**
+ * Clicks are the busiest call of a tracking service, and in a split
+ * deployment each one used to cross the bus on its own: a request and an
+ * answer per click, which is most of the gateway's and attribution's CPU at
+ * a few thousand clicks a second (docs/performance.md). The gateway holds
+ * the clicks of CLICK_FORWARD_WAIT_MS (default 2 ms, at most
+ * CLICK_FORWARD_MAX, default 100) and sends them in one
+ * `attribution.trackClicks` call; each request is answered with its own
+ * click's outcome (the same answer, or the same error, as a call of its own).
+ * The answer still waits for the click's commit in attribution, so an
+ * answered click is stored.
+ *
+ * Only where the bus crosses processes (CLICK_FORWARDING=auto, the
+ * default): in one process a call costs nothing to batch away. `on` and
+ * `off` force it either way (the tests use `on` in one process).
+ */
+export function forwardsClicks(crossesProcesses: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  const setting = env.CLICK_FORWARDING || "auto";
+  if (setting === "auto") return crossesProcesses;
+  if (setting === "on" || setting === "off") return setting === "on";
+  throw new Error(`CLICK_FORWARDING must be auto, on or off (it is '${setting}').`);
+}
+
+export function clickForwardOptions(env: NodeJS.ProcessEnv = process.env) {
+  return { maxSize: Number(env.CLICK_FORWARD_MAX ?? 100), maxWaitMs: Number(env.CLICK_FORWARD_WAIT_MS ?? 2) };
+}
+
+export type ClickForwarder = MicroBatcher<ForwardedClick, Forwarded>;
+
+export function createClickForwarder(broker: ServiceBroker, options = clickForwardOptions()): ClickForwarder {
+  return new MicroBatcher((clicks) => call(broker, "attribution.trackClicks", { clicks }), options);
+}
+
+/** Forwards one click request (its params and what authentication put in its meta) and answers as trackClick would. */
+export async function forwardClick(forwarder: ClickForwarder, params: unknown, meta: CallerMeta): Promise<TrackedClick> {
+  const outcome = await forwarder.add({ click: params, caller: { programId: meta.programId, origin: meta.origin, userAgent: meta.userAgent } });
+  if (!outcome.ok) throw fromForwardedError(outcome.error);
+  return outcome.click;
+}
