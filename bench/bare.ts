@@ -29,7 +29,7 @@ import { createClickWriter } from "../services/attribution/click-writer";
 import { ReferralCache } from "../services/attribution/referral-cache";
 import type { Enrollment } from "../services/programs/repository";
 import { createForSale } from "../services/commissions/create-for-sale";
-import { OutboxRelay } from "../services/commissions/outbox-relay";
+import { OutboxRelay } from "../shared/outbox/relay";
 import { reversalApplied, reverseForSale } from "../services/commissions/reverse-for-sale";
 import { createCommissionsRepository } from "../services/commissions/storage";
 import { createNotificationsRepository } from "../services/notifications/storage";
@@ -135,8 +135,20 @@ async function main(): Promise<void> {
     maxBackoffMs: 300_000,
     logger: console,
   });
-  const relay = new OutboxRelay(commissions.outbox, (event) => deliver("commissions", event), relayOptions("commissions"));
-  const salesRelay = new OutboxRelay(sales.outbox, (event) => deliver("sales", event), relayOptions("sales"));
+  // Each event of the claimed batch in order, answered on its own (what notifications.events does).
+  const deliverAll = (producer: EventProducer) => async (events: OutboxEvent[]) => {
+    const failures: Array<string | null> = [];
+    for (const event of events)
+      failures.push(
+        await deliver(producer, event).then(
+          () => null,
+          (err: Error) => err.message,
+        ),
+      );
+    return failures;
+  };
+  const relay = new OutboxRelay(commissions.outbox, deliverAll("commissions"), relayOptions("commissions"));
+  const salesRelay = new OutboxRelay(sales.outbox, deliverAll("sales"), relayOptions("sales"));
   salesRelay.start();
   relay.start();
 
@@ -149,6 +161,17 @@ async function main(): Promise<void> {
     const program = await programs.getProgram(programId);
     if (program && programTtlMs > 0) programCache.set(programId, { program, until: Date.now() + programTtlMs });
     return program;
+  }
+
+  /** The self-referral guard's partner cache (shared/self-referral-check.ts), same TTL. */
+  const partnerTtlMs = Number(process.env.PARTNER_CACHE_TTL_MS ?? 60_000);
+  const partnerCache = new Map<number, { partner: Identity; until: number }>();
+  async function cachedPartner(partnerId: number): Promise<Identity | null> {
+    const hit = partnerCache.get(partnerId);
+    if (hit && hit.until > Date.now()) return hit.partner;
+    const partner = await programs.getPartner(partnerId);
+    if (partner && partnerTtlMs > 0) partnerCache.set(partnerId, { partner, until: Date.now() + partnerTtlMs });
+    return partner;
   }
 
   /** attribution's referral cache (services/attribution/referral-cache.ts), same TTL; approved enrollments only. */
@@ -187,7 +210,7 @@ async function main(): Promise<void> {
       // shared/self-referral-check.ts: with the guard on (the default), the partner is read and compared with the customer.
       const customer = hints.customer;
       if (customer && (customer.email || customer.customerKey) && (await cachedProgram(programId))?.selfReferralGuard) {
-        const partner = await programs.getPartner(found.partnerId);
+        const partner = await cachedPartner(found.partnerId);
         if (partner && isSelfReferral(true, partner, customer)) return { partnerId: found.partnerId, clickId: found.clickId, method, selfReferral: true };
       }
       return { partnerId: found.partnerId, clickId: found.clickId, method };

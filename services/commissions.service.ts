@@ -1,18 +1,17 @@
-import os from "node:os";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
-import { call, type ParamsOf, type ResultOf } from "../shared/bus";
+import { call, type ResultOf } from "../shared/bus";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
-import { countMetric, METRICS, setGauge } from "../shared/metrics";
+import { countMetric, METRICS } from "../shared/metrics";
 import { getProgram, programCacheMixin } from "../shared/program-cache";
 import { answerStats } from "../shared/stats-input";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
-import { OutboxRelay } from "./commissions/outbox-relay";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
 import { createCommissionsRepository } from "./commissions/storage";
 import type { BalanceKey, CommissionsRepository } from "./commissions/repository";
 import { COMMISSIONS } from "./commissions/endpoints";
@@ -32,7 +31,7 @@ type Methods = {
   listCommissions(ctx: Context, input: ListCommissions): Promise<ResultOf<"commissions.list">>;
   listWithdrawals(ctx: Context, input: ListWithdrawals): Promise<ResultOf<"commissions.listWithdrawals">>;
 };
-type Vars = StorageVars<CommissionsRepository> & { relay: OutboxRelay; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
+type Vars = StorageVars<CommissionsRepository> & { relay: ServiceOutboxRelay; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
@@ -258,44 +257,21 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   started() {
-    this.relay = new OutboxRelay(
-      this.repo.outbox,
-      async (event) => {
-        // The outbox keeps the payload as stored JSON; notifications validates it (its type's schema, shared/events.ts).
-        const payload = event.payload as ParamsOf<"notifications.event">["payload"];
-        await call(
-          this.broker,
-          "notifications.event",
-          { producer: "commissions", eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload },
-          { timeout: 5000 },
-        );
-      },
-      {
-        relayId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}`,
-        intervalMs: env("OUTBOX_INTERVAL_MS", 1000),
-        leaseMs: env("OUTBOX_LEASE_MS", 30_000),
-        batchSize: 50,
-        maxBackoffMs: env("OUTBOX_MAX_BACKOFF_MS", 300_000),
-        logger: this.logger,
-      },
-    );
-    this.relay.start();
+    // Its events (commission.*, withdrawal.*), from the outbox to notifications (shared/outbox/service-relay.ts).
+    this.relay = startServiceOutboxRelay(this, "commissions", this.repo.outbox);
     const approvalIntervalMs = env("APPROVAL_INTERVAL_MS", 3_600_000);
     this.approvalTimer = setInterval(() => {
       call(this.broker, "commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
     }, approvalIntervalMs);
     this.approvalTimer.unref();
 
-    // METRICS=true: the outbox backlog and the age of its oldest event as gauges (the whole table, so every
-    // instance reports the same numbers).
+    // METRICS=true: the outbox backlog as a gauge (the whole table, so every instance reports the same number); the
+    // age of its oldest event is the relay's gauge.
     if (this.broker.isMetricsEnabled()) {
       registerMetric(this.broker, { name: APP_METRICS.outboxBacklog, type: "gauge", description: "Commission events not yet delivered to notifications" });
       const sample = () =>
-        Promise.all([this.repo.outbox.outboxBacklog(), this.repo.outbox.oldestPendingOutboxAt()]).then(
-          ([pending, oldest]) => {
-            this.broker.metrics.set(APP_METRICS.outboxBacklog, pending);
-            setGauge(this.broker, METRICS.outboxOldestAge, oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0, { outbox: "commissions" });
-          },
+        this.repo.outbox.outboxBacklog().then(
+          (pending) => this.broker.metrics.set(APP_METRICS.outboxBacklog, pending),
           (err) => this.logger.warn("Could not measure the outbox backlog.", err),
         );
       void sample();

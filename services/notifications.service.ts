@@ -1,7 +1,7 @@
 import os from "node:os";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { call } from "../shared/bus";
+import { call, type ResultOf } from "../shared/bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
@@ -13,7 +13,7 @@ import { parseInput } from "../shared/validation";
 import { generateWebhookSecret } from "../shared/webhook-signature";
 import { createNotificationsRepository } from "./notifications/storage";
 import { isWebhookEventType, publicEventId, WEBHOOK_EVENTS } from "../shared/events";
-import { InvalidRequestError } from "../shared/errors";
+import { InvalidRequestError, toForwardedError } from "../shared/errors";
 import type { Notification, NotificationsRepository, UnreadCounts, WebhookEndpoint, WebhookEventType } from "./notifications/repository";
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
@@ -94,6 +94,29 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
      * throwing makes the relay retry it later. Exactly once in effect: notices are unique on (event, kind),
      * deliveries on (producer, event, endpoint).
      */
+    /**
+     * A producer's outbox batch (its relay's claim, shared/outbox/notify.ts): one bus round trip per batch instead
+     * of one per event. Consumed one after the other, in order, each answered on its own, so a bad event is
+     * deferred and retried alone.
+     */
+    events: {
+      visibility: "public",
+      async handler(ctx: Context<Input<typeof S.EventsInput>>) {
+        const { producer, events } = ctx.params;
+        const outcomes: ResultOf<"notifications.events"> = [];
+        for (const event of events) {
+          try {
+            await this.consumeEvent(ctx, { ...event, producer });
+            outcomes.push({ ok: true });
+          } catch (err) {
+            outcomes.push({ ok: false, error: toForwardedError(err) });
+          }
+        }
+        return outcomes;
+      },
+    },
+
+    /** One event: what every relay sent before `events` existed (an older producer may still call it). */
     event: {
       visibility: "public",
       handler(ctx: Context) {

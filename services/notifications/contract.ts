@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { Notification, PartnerNotice, UnreadCounts, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "./repository";
 import type * as S from "./schemas";
+import type { ForwardedError } from "../../shared/errors";
 
 /** A notification as the dashboard gets it: the deduction also in major units. */
 export type NotificationView = Jsonified<Notification & { deductionAmount: number }>;
@@ -15,6 +16,8 @@ type UnreadWithTotal = UnreadCounts & { total: number };
  */
 export interface NotificationsContract {
   /** From every producer's outbox relay (commissions, attribution, sales, programs); an event type without webhooks answers `handled: false`. */
+  /** One outcome per event, in order: consumed (or acknowledged unread), or the error to retry it on. */
+  "notifications.events": { params: z.input<typeof S.EventsInput>; result: Array<{ ok: true } | { ok: false; error: ForwardedError }> };
   "notifications.event": { params: z.input<typeof S.EventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };
   /** The commissions relay's former action (same as `event` with producer commissions). From the commissions outbox relay; an event type without notices or webhooks answers `handled: false`. */
   "notifications.commissionEvent": { params: z.input<typeof S.CommissionEventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };

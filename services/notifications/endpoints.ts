@@ -29,6 +29,8 @@ const endpointExample = {
 };
 
 export const NOTIFICATIONS = declareActions("notifications", {
+  // Bus only: an outbox relay's claimed batch (shared/outbox/notify.ts); each event is parsed in the handler.
+  events: { input: S.EventsInput },
   listForWorkspace: {
     input: S.WorkspaceListInput,
     http: {

@@ -43,6 +43,15 @@ export const EventInput = z.object({
   payload: z.looseObject({ programId: Id }),
 });
 
+/**
+ * `notifications.events`: a producer's relay delivers its claimed batch in one call. Each event is parsed on its own
+ * (EventInput, after its type), so one bad event fails alone.
+ */
+export const EventsInput = z.strictObject({
+  producer: z.enum(EVENT_PRODUCERS),
+  events: z.array(z.record(z.string(), z.unknown())).min(1).max(500),
+});
+
 /** Operators: any notifications, by workspace, program, partner or kind. */
 export const ListInput = z.strictObject({
   workspaceId: Id.optional().meta({ description: "Only this workspace's notifications.", example: 1 }),

@@ -14,6 +14,13 @@ export interface OutboxRelayOptions {
 }
 
 /**
+ * Delivers a claimed batch; answers one outcome per event, in order: null when
+ * the event was delivered, else why not (it is deferred and retried alone).
+ * Throwing fails the whole batch (the consumer is unreachable).
+ */
+export type BatchDispatch = (events: OutboxEvent[]) => Promise<Array<string | null>>;
+
+/**
  * Delivers the events of one outbox, at least once, after commit. Several
  * instances may run: each claims events with a lease, so an event is
  * dispatched by one relay at a time. Consumers deduplicate on the event id.
@@ -23,7 +30,7 @@ export class OutboxRelay {
 
   constructor(
     private readonly outbox: OutboxClaims,
-    private readonly dispatch: (event: OutboxEvent) => Promise<void>,
+    private readonly dispatch: BatchDispatch,
     private readonly opts: OutboxRelayOptions,
   ) {
     this.loop = new PollingLoop(() => this.dispatchBatch(), {
@@ -49,20 +56,28 @@ export class OutboxRelay {
 
   private async dispatchBatch(): Promise<number> {
     const events = await this.outbox.claimOutbox(this.opts.relayId, this.opts.leaseMs, this.opts.batchSize, new Date());
-    // Dispatched one after the other, oldest first; the ones that went out are acknowledged together in one
-    // statement at the end (one statement per batch instead of one per event). A crash before that leaves them
-    // claimed: they go out again when the lease ends, which the consumers' deduplication on the event id absorbs.
-    const dispatched: number[] = [];
-    for (const event of events) {
-      try {
-        await this.dispatch(event);
-        dispatched.push(event.id);
-      } catch (err) {
-        const retryAt = new Date(Date.now() + exponentialBackoffMs(event.attempts, this.opts.maxBackoffMs));
-        await this.outbox.deferOutbox(event.id, this.opts.relayId, retryAt, String((err as Error)?.message ?? err));
-      }
+    if (!events.length) return 0;
+    // The whole claim in one dispatch (one bus call), oldest first; the consumer answers each event on its own. The
+    // delivered ones are acknowledged together in one statement. A crash before that leaves them claimed: they go
+    // out again when the lease ends, which the consumers' deduplication on the event id absorbs.
+    let failures: Array<string | null>;
+    try {
+      failures = await this.dispatch(events);
+      if (failures.length !== events.length) throw new Error(`the consumer answered ${failures.length} outcomes for ${events.length} events`);
+    } catch (err) {
+      failures = events.map(() => String((err as Error)?.message ?? err));
     }
-    await this.outbox.markBatchDispatched(dispatched, this.opts.relayId, new Date());
+    for (const [i, event] of events.entries()) {
+      const failure = failures[i];
+      if (failure === null) continue;
+      const retryAt = new Date(Date.now() + exponentialBackoffMs(event.attempts, this.opts.maxBackoffMs));
+      await this.outbox.deferOutbox(event.id, this.opts.relayId, retryAt, failure);
+    }
+    await this.outbox.markBatchDispatched(
+      events.filter((_, i) => failures[i] === null).map((e) => e.id),
+      this.opts.relayId,
+      new Date(),
+    );
     return events.length;
   }
 }

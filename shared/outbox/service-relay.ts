@@ -1,6 +1,6 @@
 import os from "node:os";
 import type { ServiceBroker } from "moleculer";
-import { call, type ParamsOf } from "../bus";
+import { call } from "../bus";
 import type { EventProducer } from "../events";
 import { METRICS, setGauge } from "../metrics";
 import type { OutboxStore } from "./outbox";
@@ -15,24 +15,22 @@ export interface ServiceOutboxRelay {
 }
 
 /**
- * Starts the relay of a producer's outbox (attribution, sales, programs):
- * each event goes to `notifications.event` with the producer's name, retried
- * with backoff until acknowledged (same settings as the commissions relay:
- * OUTBOX_INTERVAL_MS, OUTBOX_LEASE_MS, OUTBOX_MAX_BACKOFF_MS). With METRICS=true
- * the age of its oldest pending event is the gauge
- * affiliate_outbox_oldest_age_seconds{outbox="<producer>"}.
+ * Starts the relay of a producer's outbox (commissions, attribution, sales,
+ * programs): each claimed batch goes to `notifications.events` in one call
+ * with the producer's name; an event not consumed is retried with backoff
+ * until acknowledged (OUTBOX_INTERVAL_MS, OUTBOX_LEASE_MS,
+ * OUTBOX_MAX_BACKOFF_MS). With METRICS=true the age of its oldest pending
+ * event is the gauge affiliate_outbox_oldest_age_seconds{outbox="<producer>"}.
  */
-export function startServiceOutboxRelay(
-  service: { broker: ServiceBroker; logger: { warn(...args: unknown[]): void } },
-  producer: Exclude<EventProducer, "commissions">,
-  outbox: OutboxStore,
-): ServiceOutboxRelay {
+export function startServiceOutboxRelay(service: { broker: ServiceBroker; logger: { warn(...args: unknown[]): void } }, producer: EventProducer, outbox: OutboxStore): ServiceOutboxRelay {
   const { broker, logger } = service;
   const relay = new OutboxRelay(
     outbox,
-    async (event) => {
-      const payload = event.payload as ParamsOf<"notifications.event">["payload"];
-      await call(broker, "notifications.event", { producer, eventId: event.id, type: event.type, occurredAt: event.createdAt.toISOString(), payload }, { timeout: 5000 });
+    async (events) => {
+      // The outbox keeps payloads as stored JSON; notifications validates each (its type's schema, shared/events.ts).
+      const batch = events.map((e) => ({ eventId: e.id, type: e.type, occurredAt: e.createdAt.toISOString(), payload: e.payload as Record<string, unknown> }));
+      const outcomes = await call(broker, "notifications.events", { producer, events: batch }, { timeout: 10_000 });
+      return outcomes.map((o) => (o.ok ? null : o.error.message || o.error.type || "not consumed"));
     },
     {
       relayId: `${broker.nodeID}:${os.hostname()}:${process.pid}:${producer}`,

@@ -229,18 +229,29 @@ function claimContractOn(outbox: () => OutboxStore, write: () => Promise<void>):
     expect(await outbox().outboxBacklog()).toBe(0);
   });
 
-  it("the relay dispatches each event once it is acknowledged, retrying a failed dispatch", async () => {
+  it("the relay dispatches each event once it is acknowledged, retrying a failed batch and a refused event alone", async () => {
     for (let i = 0; i < 5; i++) await write();
     const seen: number[] = [];
-    let failOnce = true;
+    const batches: number[][] = [];
+    let failBatch = true;
+    let refused: number | null = null;
     const relay = new OutboxRelay(
       outbox(),
-      async (event) => {
-        if (failOnce) {
-          failOnce = false;
+      async (events) => {
+        batches.push(events.map((e) => e.id));
+        if (failBatch) {
+          failBatch = false;
           throw new Error("consumer down");
         }
-        seen.push(event.id);
+        // The consumer refuses one event once (a bad payload, say): only that one is retried.
+        return events.map((e) => {
+          if (refused === null) {
+            refused = e.id;
+            return "refused once";
+          }
+          seen.push(e.id);
+          return null;
+        });
       },
       { relayId: "relay-c", intervalMs: 20, leaseMs: 5000, batchSize: 2, maxBackoffMs: 50, logger: { warn: () => undefined } },
     );
@@ -254,5 +265,8 @@ function claimContractOn(outbox: () => OutboxStore, write: () => Promise<void>):
     expect(await outbox().outboxBacklog()).toBe(0);
     expect(seen).toHaveLength(5);
     expect(new Set(seen).size).toBe(5);
+    // One dispatch per claim of up to 2 events; the refused event came back in a later claim.
+    expect(batches.every((b) => b.length >= 1 && b.length <= 2)).toBe(true);
+    expect(batches.filter((b) => b.includes(refused!)).length).toBeGreaterThanOrEqual(2);
   });
 }

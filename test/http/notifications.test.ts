@@ -280,14 +280,15 @@ describe("after the response, never changing it", () => {
       mixins: [real],
       hooks: {
         before: {
-          // Every producer's relay calls this action; only the commission events are gated here.
-          async event(ctx: { params: { type: string; producer?: string } }) {
-            if ((ctx.params.producer ?? "commissions") !== "commissions") return;
+          // Every producer's relay calls this action with its claimed batch; only the commission events are gated here.
+          async events(ctx: { params: { producer: string; events: Array<{ type: string }> } }) {
+            if (ctx.params.producer !== "commissions") return;
             gate.calls++;
             if (gate.failing) throw new Error("notifications are broken");
-            // Holds refund events only, so a sale's commission.created does not stall the relay.
-            if (!gate.open && ctx.params.type !== "commission.created") {
-              gate.held.push(ctx.params.type);
+            // Holds batches with a refund event only, so a sale's commission.created does not stall the relay.
+            const held = ctx.params.events.map((e) => e.type).filter((type) => type !== "commission.created");
+            if (!gate.open && held.length) {
+              gate.held.push(...held);
               await new Promise<void>((resolve) => gate.waiting.push(resolve));
             }
           },

@@ -1,5 +1,5 @@
 /**
- * notifications.event answers "no endpoint subscribes" from memory
+ * notifications.events answers "no endpoint subscribes" from memory
  * (services/notifications/subscription-cache.ts). With a 10-minute TTL, only
  * the invalidation can make a new (or re-enabled) endpoint receive the next
  * event: these tests fail if it is removed. A second notifications instance
@@ -18,7 +18,7 @@ import { WebhookReceiver } from "../support/webhook-receiver";
 const TTL = { WEBHOOK_ENDPOINT_CACHE_TTL_MS: "600000" };
 const namespace = `endpoint-cache-${process.pid}-${Date.now()}`;
 const transporter = (process.env.NATS_URL ?? "Fake") as BrokerOptions["transporter"];
-// No preference for the local instance: the relays' notifications.event calls alternate between the two nodes.
+// No preference for the local instance: the relays' notifications.events calls alternate between the two nodes.
 const bus: BrokerOptions = { transporter, namespace, registry: { strategy: "RoundRobin", preferLocal: false } };
 let sys: TestSystem;
 let other: ServiceBroker;
