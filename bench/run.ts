@@ -281,6 +281,7 @@ function cpuSnapshot(t: Target) {
   const backends = pgPid ? childPids(pgPid) : [];
   return {
     node: t.procs.reduce((sum, c) => sum + cpuMs(c.pid), 0),
+    byProcess: Object.fromEntries(t.procs.map((c) => [c.name, cpuMs(c.pid)])),
     db: pgPid ? cpuMs(pgPid, true) + backends.reduce((sum, pid) => sum + cpuMs(pid), 0) : 0,
     nats: servers && !t.pgPid ? cpuMs(servers.natsPid) : 0,
     machine: machineCpuMs(),
@@ -292,6 +293,8 @@ export interface Measured extends LoadResult {
   rss: Record<string, number>;
   /** CPU ms per successful request: the target's Node processes, PostgreSQL backends, nats-server. */
   cpu: { node: number; db: number; nats: number };
+  /** CPU ms per successful request of each Node process, by name (where the node figure goes). */
+  cpuByProcess: Record<string, number>;
   /** Share of the machine's CPU used by processes that are not part of the measurement (other work on the machine). */
   foreignCpuPct: number;
   /** Share of the machine's CPU the hypervisor gave to other guests (steal). */
@@ -334,6 +337,7 @@ async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "s
     ...result,
     rss,
     cpu: { node: per(after.node - before.node), db: per(after.db - before.db), nats: per(after.nats - before.nats) },
+    cpuByProcess: Object.fromEntries(Object.entries(after.byProcess).map(([name, ms]) => [name, per(ms - (before.byProcess[name] ?? 0))])),
     foreignCpuPct,
     stealPct,
   };
@@ -1092,6 +1096,17 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
           rssText(p.service.rss),
           rssText(p.floor.rss),
         ]),
+      ),
+    );
+  }
+  const split = points.filter((p) => p.deployment === "split" && p.load === "saturation" && p.service.cpuByProcess);
+  if (split.length) {
+    out.push("\nSplit at saturation, CPU ms per request by process (where the service's Node figure goes; the floor is one process):\n");
+    const names = Object.keys(split[0].service.cpuByProcess);
+    out.push(
+      table(
+        ["path", ...names, "postgres", "nats-server", "floor node", "floor postgres"],
+        split.map((p) => [p.path, ...names.map((n) => f1(p.service.cpuByProcess[n] ?? 0)), f1(p.service.cpu.db), f1(p.service.cpu.nats), f1(p.floor.cpu.node), f1(p.floor.cpu.db)]),
       ),
     );
   }
