@@ -24,8 +24,9 @@
  * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
  * (services' LOG_LEVEL, default: theirs), BENCH_TSX=1 (run the TypeScript
  * sources through tsx instead of the compiled build, service and floor alike),
- * BENCH_NODE_ARGS (extra Node flags for the services and the floor alike, e.g.
- * "--max-semi-space-size=4", to measure one).
+ * BENCH_NODE_ARGS (the Node flags of the services and the floor alike; default:
+ * those of `npm run start:prod` in package.json, what production runs; "" for
+ * Node's defaults).
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -87,7 +88,7 @@ const CFG = {
   cpuProf: env.BENCH_CPU_PROF === "1",
   logLevel: env.BENCH_LOG_LEVEL,
   tsx: env.BENCH_TSX === "1",
-  nodeArgs: env.BENCH_NODE_ARGS ?? "",
+  nodeArgs: env.BENCH_NODE_ARGS ?? productionNodeFlags(),
 };
 
 /** What the services and the floor run: the compiled build (as production), or the sources with BENCH_TSX=1. */
@@ -135,7 +136,12 @@ interface Point {
   floor: Measured;
 }
 
-const extraNodeArgs = (env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+/** The Node flags production starts with: `npm run start:prod` is `node <flags> dist/bin/start.js`. */
+function productionNodeFlags(): string {
+  const startProd: string = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")).scripts["start:prod"];
+  return startProd.split(/\s+/).filter((word) => word.startsWith("--")).join(" ");
+}
+const extraNodeArgs = (env.BENCH_NODE_ARGS ?? productionNodeFlags()).split(" ").filter(Boolean);
 const nodeArgs = (name: string) => [...extraNodeArgs, ...(CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [])];
 const serviceEnv = (extra: Record<string, string>) => ({
   ADMIN_TOKEN,
