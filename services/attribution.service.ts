@@ -224,8 +224,8 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /**
      * Tells the status service (which caches a program's test events) before the test event's answer goes out, so
      * the integration status a developer opens next shows it. Test events are rare; live traffic never waits for this.
+     * Each program once, however many of its test events a batch stored.
      */
-    /** Each program once, however many of its test events a batch stored. */
     async testEventsRecorded(programIds: number[]) {
       await Promise.all([...new Set(programIds)].map((programId) => broadcastConfirmed(this.broker, "attribution.testEventRecorded", { programId })));
     },
