@@ -22,6 +22,12 @@ export interface MicroBatcherOptions {
   maxSize: number;
   /** How long the first item of a batch waits for others (0: only those added in the same event-loop turn). */
   maxWaitMs: number;
+  /**
+   * Self-clocking instead of a time window (group commit): a batch goes as soon as fewer than this many are in
+   * flight (after the current event-loop turn), else when one comes back, with everything that gathered meanwhile.
+   * An item then waits for no timer when the path is idle, and batches grow with the load. `maxWaitMs` is unused.
+   */
+  maxInFlight?: number;
 }
 
 interface Waiting<I, O> {
@@ -49,13 +55,15 @@ export class MicroBatcher<I, O> {
     private readonly flush: (items: I[]) => Promise<O[]>,
     private readonly options: MicroBatcherOptions,
   ) {
-    if (!(options.maxSize >= 1) || !(options.maxWaitMs >= 0)) throw new Error("MicroBatcher: maxSize must be >= 1 and maxWaitMs >= 0");
+    if (!(options.maxSize >= 1) || !(options.maxWaitMs >= 0) || !(options.maxInFlight === undefined || options.maxInFlight >= 1)) {
+      throw new Error("MicroBatcher: maxSize must be >= 1, maxWaitMs >= 0 and maxInFlight (when set) >= 1");
+    }
   }
 
   /** Adds one item; resolves with its result once its batch is flushed, rejects with the batch's error. */
   add(item: I): Promise<O> {
     const result = this.enqueue(item);
-    if (!this.cancelScheduled && this.pending.length) this.cancelScheduled = this.schedule(() => this.flushNow());
+    this.scheduleFlush();
     return result;
   }
 
@@ -86,13 +94,20 @@ export class MicroBatcher<I, O> {
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
-  private schedule(flush: () => void): () => void {
-    if (this.options.maxWaitMs === 0) {
+  /** Arranges the flush of what is waiting: after the window, or (maxInFlight) this turn if a slot is free. */
+  private scheduleFlush(): void {
+    if (this.cancelScheduled || !this.pending.length) return;
+    const { maxInFlight, maxWaitMs } = this.options;
+    // All slots busy: the waiting items go when a batch comes back (runBatch's caller schedules again).
+    if (maxInFlight !== undefined && this.inFlight.size >= maxInFlight) return;
+    const flush = () => this.flushNow();
+    if (maxInFlight !== undefined || maxWaitMs === 0) {
       const immediate = setImmediate(flush);
-      return () => clearImmediate(immediate);
+      this.cancelScheduled = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(flush, maxWaitMs);
+      this.cancelScheduled = () => clearTimeout(timer);
     }
-    const timer = setTimeout(flush, this.options.maxWaitMs);
-    return () => clearTimeout(timer);
   }
 
   private flushNow(): void {
@@ -103,7 +118,10 @@ export class MicroBatcher<I, O> {
     this.pending = [];
     const run = this.runBatch(batch);
     this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run));
+    void run.finally(() => {
+      this.inFlight.delete(run);
+      this.scheduleFlush();
+    });
   }
 
   private async runBatch(batch: Waiting<I, O>[]): Promise<void> {

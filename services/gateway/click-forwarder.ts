@@ -2,7 +2,7 @@ import type { ServiceBroker } from "moleculer";
 import { call, type ResultOf } from "../../shared/bus";
 import { fromForwardedError } from "../../shared/errors";
 import type { CallerMeta } from "../../shared/meta";
-import { MicroBatcher } from "../../shared/micro-batcher";
+import { MicroBatcher, type MicroBatcherOptions } from "../../shared/micro-batcher";
 
 type Forwarded = ResultOf<"attribution.trackClicks">[number];
 type TrackedClick = Extract<Forwarded, { ok: true }>["click"];
@@ -12,11 +12,15 @@ type ForwardedClick = { click: unknown; caller: { programId?: number; origin?: s
  * Clicks are the busiest call of a tracking service, and in a split
  * deployment each one used to cross the bus on its own: a request and an
  * answer per click, which is most of the gateway's and attribution's CPU at
- * a few thousand clicks a second (docs/performance.md). The gateway holds
- * the clicks of CLICK_FORWARD_WAIT_MS (default 2 ms, at most
- * CLICK_FORWARD_MAX, default 100) and sends them in one
- * `attribution.trackClicks` call; each request is answered with its own
- * click's outcome (the same answer, or the same error, as a call of its own).
+ * a few thousand clicks a second (docs/performance.md). The gateway sends
+ * them in `attribution.trackClicks` calls, one at a time
+ * (CLICK_FORWARD_IN_FLIGHT, default 1): a click arriving while a call is out
+ * waits for it to come back and goes with every click that gathered
+ * meanwhile (at most CLICK_FORWARD_MAX, default 100); an idle path sends at
+ * once. CLICK_FORWARD_IN_FLIGHT=0 uses a time window of
+ * CLICK_FORWARD_WAIT_MS (default 2 ms) instead. Each request is answered
+ * with its own click's outcome (the same answer, or the same error, as a
+ * call of its own).
  * The answer still waits for the click's commit in attribution, so an
  * answered click is stored.
  *
@@ -31,8 +35,10 @@ export function forwardsClicks(crossesProcesses: boolean, env: NodeJS.ProcessEnv
   throw new Error(`CLICK_FORWARDING must be auto, on or off (it is '${setting}').`);
 }
 
-export function clickForwardOptions(env: NodeJS.ProcessEnv = process.env) {
-  return { maxSize: Number(env.CLICK_FORWARD_MAX ?? 100), maxWaitMs: Number(env.CLICK_FORWARD_WAIT_MS ?? 2) };
+export function clickForwardOptions(env: NodeJS.ProcessEnv = process.env): MicroBatcherOptions {
+  // One call in flight: the next batch is what gathered meanwhile (0: a time window of CLICK_FORWARD_WAIT_MS instead).
+  const inFlight = Number(env.CLICK_FORWARD_IN_FLIGHT ?? 1);
+  return { maxSize: Number(env.CLICK_FORWARD_MAX ?? 100), maxWaitMs: Number(env.CLICK_FORWARD_WAIT_MS ?? 2), maxInFlight: inFlight > 0 ? inFlight : undefined };
 }
 
 export type ClickForwarder = MicroBatcher<ForwardedClick, Forwarded>;

@@ -10,8 +10,8 @@
  *   caches referral codes (the TTL is set to 10 minutes here, so only the
  *   programs.enrollmentChanged event can make this pass);
  * - kill -9 of the attribution process in the middle of a stream of clicks
- *   (with 25 ms windows at the gateway and in attribution, so batches are in
- *   flight when it dies): every click answered 2xx is in the database.
+ *   (the gateway forwarding 25 ms windows, so batches of clicks are out when
+ *   it dies): every click answered 2xx is in the database.
  *
  * Needs NATS_URL and TEST_POSTGRES_URL; skipped with a warning otherwise.
  */
@@ -102,8 +102,6 @@ describeSplit("batched clicks across processes over NATS on PostgreSQL", () => {
       ...common,
       SERVICES: "attribution",
       NODE_ID: `clicks-attribution-${runId}`,
-      // A wide window: a kill lands while clicks wait in a batch.
-      CLICK_BATCH_WAIT_MS: "25",
       // Long enough that only the invalidation event can make a declined partner's link stop counting.
       REFERRAL_CACHE_TTL_MS: "600000",
     });
@@ -117,7 +115,15 @@ describeSplit("batched clicks across processes over NATS on PostgreSQL", () => {
       common = { TRANSPORTER: NATS_URL!, NAMESPACE: `e2e-clicks-${runId}`, ADMIN_TOKEN, DATABASE_URL: database.url, DATA_DIR: dataDir, LOG_LEVEL: "warn", REQUEST_TIMEOUT_MS: "5000" };
       nodes.others = startNode("others", { ...common, SERVICES: OTHER_SERVICES.join(","), NODE_ID: `clicks-others-${runId}` });
       nodes.attribution = startAttribution();
-      nodes.gateway = startNode("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `clicks-gateway-${runId}`, CLICK_FORWARD_WAIT_MS: "25" });
+      nodes.gateway = startNode("gateway", {
+        ...common,
+        SERVICES: "gateway",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        NODE_ID: `clicks-gateway-${runId}`,
+        CLICK_FORWARD_IN_FLIGHT: "0",
+        CLICK_FORWARD_WAIT_MS: "25",
+      }); // a kill lands while batches are out
       await until(async () => (await http("GET", "/api/health")).status === 200, 90_000);
       programId = (await admin("POST", "/programs", { name: "Clicks", commissionRule: { type: "percentage", basisPoints: 2000 }, holdDays: 0 })).id;
     }),

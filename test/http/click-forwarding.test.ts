@@ -2,8 +2,9 @@
  * The gateway's click forwarding (services/gateway/click-forwarder.ts): the
  * clicks of a few milliseconds cross the bus in one attribution.trackClicks
  * call, and each request still gets the answer (or the error) it would have
- * got alone. Forced on in one process here (CLICK_FORWARDING=on, a wide
- * window so concurrent requests share a batch); across processes over NATS
+ * got alone. Forced on in one process here (CLICK_FORWARDING=on, with a
+ * wide time window instead of one call in flight, so concurrent requests
+ * share a batch); across processes over NATS
  * it is on by default (test/e2e/click-batching.test.ts).
  */
 import type { Context, Middleware } from "moleculer";
@@ -37,7 +38,10 @@ const countClickCalls: Middleware = {
 };
 
 beforeAll(async () => {
-  sys = await startSystem({ env: { CLICK_FORWARDING: "on", CLICK_FORWARD_WAIT_MS: "300", STATUS_CACHE_TTL_MS: "600000" }, broker: { middlewares: [countClickCalls] } });
+  sys = await startSystem({
+    env: { CLICK_FORWARDING: "on", CLICK_FORWARD_IN_FLIGHT: "0", CLICK_FORWARD_WAIT_MS: "300", STATUS_CACHE_TTL_MS: "600000" },
+    broker: { middlewares: [countClickCalls] },
+  });
   shop = await sys.bootstrap({ allowedOrigins: ["https://shop.example"] });
   other = await sys.bootstrap({ name: "Other program" });
 });

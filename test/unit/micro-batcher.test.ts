@@ -97,6 +97,42 @@ describe("MicroBatcher", () => {
     expect(r.batches).toEqual([[1, 2], [3]]);
   });
 
+  test("with maxInFlight, an idle batcher sends at once and a busy one sends what gathered when a batch comes back", async () => {
+    const gates: Array<() => void> = [];
+    const batches: number[][] = [];
+    const b = new MicroBatcher(
+      async (items: number[]) => {
+        batches.push([...items]);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        return items.map((i) => i * 2);
+      },
+      { maxSize: 100, maxWaitMs: 60_000, maxInFlight: 1 },
+    );
+    const first = b.add(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1]]); // no timer: the 60 s window is not used
+    const later = [b.add(2), b.add(3)];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(batches).toEqual([[1]]); // one in flight: 2 and 3 wait for it
+    gates.shift()!();
+    expect(await first).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(batches).toEqual([[1], [2, 3]]);
+    gates.shift()!();
+    expect(await Promise.all(later)).toEqual([4, 6]);
+  });
+
+  test("with maxInFlight, a full batch still goes at once", async () => {
+    const r = recorder({ delayMs: 30 });
+    const b = new MicroBatcher(r.flush, { maxSize: 2, maxWaitMs: 0, maxInFlight: 1 });
+    const results = await Promise.all([1, 2, 3, 4].map((i) => b.add(i)));
+    expect(results).toEqual([2, 4, 6, 8]);
+    expect(r.batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+  });
+
   test("an item offered after stop is refused as a temporary error (503)", async () => {
     const b = new MicroBatcher(recorder().flush, { maxSize: 2, maxWaitMs: 1 });
     await b.stop();
