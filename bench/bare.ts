@@ -152,27 +152,21 @@ async function main(): Promise<void> {
   salesRelay.start();
   relay.start();
 
+  /** A per-process memory of an owner's answers for `ttlMs`, as the services keep them (only found rows). */
+  function remembered<V>(ttlMs: number, load: (id: number) => Promise<V | null>): (id: number) => Promise<V | null> {
+    const entries = new Map<number, { value: V; until: number }>();
+    return async (id) => {
+      const hit = entries.get(id);
+      if (hit && hit.until > Date.now()) return hit.value;
+      const value = await load(id);
+      if (value && ttlMs > 0) entries.set(id, { value, until: Date.now() + ttlMs });
+      return value;
+    };
+  }
   /** shared/program-cache.ts: the services read programs through a per-process cache with this TTL. */
-  const programTtlMs = Number(process.env.PROGRAM_CACHE_TTL_MS ?? 5000);
-  const programCache = new Map<number, { program: Program | null; until: number }>();
-  async function cachedProgram(programId: number): Promise<Program | null> {
-    const hit = programCache.get(programId);
-    if (hit && hit.until > Date.now()) return hit.program;
-    const program = await programs.getProgram(programId);
-    if (program && programTtlMs > 0) programCache.set(programId, { program, until: Date.now() + programTtlMs });
-    return program;
-  }
-
+  const cachedProgram = remembered<Program>(Number(process.env.PROGRAM_CACHE_TTL_MS ?? 5000), (id) => programs.getProgram(id));
   /** The self-referral guard's partner cache (shared/self-referral-check.ts), same TTL. */
-  const partnerTtlMs = Number(process.env.PARTNER_CACHE_TTL_MS ?? 60_000);
-  const partnerCache = new Map<number, { partner: Identity; until: number }>();
-  async function cachedPartner(partnerId: number): Promise<Identity | null> {
-    const hit = partnerCache.get(partnerId);
-    if (hit && hit.until > Date.now()) return hit.partner;
-    const partner = await programs.getPartner(partnerId);
-    if (partner && partnerTtlMs > 0) partnerCache.set(partnerId, { partner, until: Date.now() + partnerTtlMs });
-    return partner;
-  }
+  const cachedPartner = remembered<Identity>(Number(process.env.PARTNER_CACHE_TTL_MS ?? 60_000), (id) => programs.getPartner(id));
 
   /** attribution's referral cache (services/attribution/referral-cache.ts), same TTL; approved enrollments only. */
   const referrals = new ReferralCache<Enrollment>(ReferralCache.ttlFromEnv());
