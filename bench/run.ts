@@ -139,7 +139,10 @@ interface Point {
 /** The Node flags production starts with: `npm run start:prod` is `node <flags> dist/bin/start.js`. */
 function productionNodeFlags(): string {
   const startProd: string = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")).scripts["start:prod"];
-  return startProd.split(/\s+/).filter((word) => word.startsWith("--")).join(" ");
+  return startProd
+    .split(/\s+/)
+    .filter((word) => word.startsWith("--"))
+    .join(" ");
 }
 const extraNodeArgs = (env.BENCH_NODE_ARGS ?? productionNodeFlags()).split(" ").filter(Boolean);
 const nodeArgs = (name: string) => [...extraNodeArgs, ...(CFG.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [])];
