@@ -2,6 +2,7 @@ import os from "node:os";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { call, type ResultOf } from "../shared/bus";
+import { broadcastConfirmed } from "../shared/confirmed-broadcast";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
@@ -26,7 +27,7 @@ type Methods = {
   workspaceOf(ctx: Context, programId: number): Promise<number | null>;
   consumeEvent(ctx: Context, params: unknown): Promise<{ handled: false } | { handled: true; notices: number; deliveries: number }>;
   subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
-  endpointsChanged(ctx: Context, workspaceId: number): Promise<void>;
+  endpointsChanged(workspaceId: number): Promise<void>;
 };
 type Vars = StorageVars<NotificationsRepository> & {
   webhookConfig: WebhookConfig;
@@ -90,14 +91,10 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
   actions: {
     /**
-     * Called by every producer's outbox relay (commissions, attribution, sales, programs) with one event;
-     * throwing makes the relay retry it later. Exactly once in effect: notices are unique on (event, kind),
-     * deliveries on (producer, event, endpoint).
-     */
-    /**
-     * A producer's outbox batch (its relay's claim, shared/outbox/notify.ts): one bus round trip per batch instead
-     * of one per event. Consumed one after the other, in order, each answered on its own, so a bad event is
-     * deferred and retried alone.
+     * A producer's outbox batch (its relay's claim, shared/outbox/service-relay.ts): one bus round trip per batch
+     * instead of one per event. Consumed one after the other, in order, each answered on its own, so a bad event
+     * is deferred and retried alone. Exactly once in effect: notices are unique on (event, kind), deliveries on
+     * (producer, event, endpoint).
      */
     events: {
       visibility: "public",
@@ -188,7 +185,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
         const secret = generateWebhookSecret();
         const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
-        await this.endpointsChanged(ctx, endpoint.workspaceId);
+        await this.endpointsChanged(endpoint.workspaceId);
         return toDto({ ...endpoint, secret });
       },
     },
@@ -216,7 +213,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         const { endpointId } = ctx.params;
         const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
-        await this.endpointsChanged(ctx, endpoint.workspaceId);
+        await this.endpointsChanged(endpoint.workspaceId);
         this.worker?.nudge();
         return toDto(endpoint);
       },
@@ -288,9 +285,11 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     },
 
     /** Forgets the workspace here at once, then in every notifications instance (awaited, so before the caller's answer). */
-    async endpointsChanged(ctx: Context, workspaceId: number) {
+    async endpointsChanged(workspaceId: number) {
       this.noSubscribers.forget(workspaceId);
-      await ctx.broadcast("notifications.endpointsChanged", { workspaceId });
+      // Confirmed: every other instance has forgotten the workspace before the change is answered, so the next
+      // event reaches the endpoint whichever instance consumes it.
+      await broadcastConfirmed(this.broker, "notifications.endpointsChanged", { workspaceId });
     },
 
     /** The program's workspace, from its owner (programs), cached briefly. */

@@ -3,7 +3,7 @@ import type { AccountsBroadcasts, AccountsContract } from "../services/accounts/
 import type { AttributionBroadcasts, AttributionContract } from "../services/attribution/contract";
 import type { CommissionsContract } from "../services/commissions/contract";
 import type { GatewayContract } from "../services/gateway/contract";
-import type { NotificationsContract } from "../services/notifications/contract";
+import type { NotificationsBroadcasts, NotificationsContract } from "../services/notifications/contract";
 import type { ProcessorContract } from "../services/processor/contract";
 import type { PortalContract } from "../services/portal/contract";
 import type { ProgramsBroadcasts, ProgramsContract } from "../services/programs/contract";
@@ -46,7 +46,7 @@ export type ParamsOf<A extends ActionName> = BusContracts[A]["params"];
 export type ResultOf<A extends ActionName> = BusContracts[A]["result"];
 
 /** The events services broadcast for other processes' caches (docs/architecture.md, "Bus broadcasts"), by name: their payload. */
-export type BusBroadcasts = AccountsBroadcasts & AttributionBroadcasts & ProgramsBroadcasts;
+export type BusBroadcasts = AccountsBroadcasts & AttributionBroadcasts & NotificationsBroadcasts & ProgramsBroadcasts;
 export type BroadcastOf<E extends keyof BusBroadcasts> = BusBroadcasts[E];
 
 /** Anything that can call an action: a moleculer Context, or the ServiceBroker (background jobs, CLI, REPL). */

@@ -35,3 +35,9 @@ export interface NotificationsContract {
   "notifications.enableWebhookEndpoint": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<WebhookEndpoint> };
   "notifications.listWebhookDeliveries": { params: z.input<typeof S.ListDeliveriesInput>; result: Jsonified<WebhookDelivery & { attemptLog: WebhookAttempt[] }>[] };
 }
+
+/** The events notifications broadcasts for other processes' caches (docs/architecture.md, "Bus broadcasts"). */
+export interface NotificationsBroadcasts {
+  /** An endpoint of the workspace was created or enabled: every notifications instance forgets "no endpoint subscribes". */
+  "notifications.endpointsChanged": { workspaceId: number };
+}
