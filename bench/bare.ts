@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const notifications = await createNotificationsRepository(db);
 
   // The outbox relays with the same options (commissions; sales, for sale.created), delivering to the notifications
-  // repository directly: what notifications.event does (workspace of the program, cached 5 minutes there too; the
+  // repository directly: what notifications.events does for each event (workspace of the program, cached 5 minutes there too; the
   // notices; the webhook deliveries of the workspace's endpoints, with "no endpoint subscribes" remembered as there),
   // minus the bus and the validation.
   const workspaces = new Map<number, { workspaceId: number | null; until: number }>();

@@ -2,7 +2,7 @@ import { InvalidatedCache } from "../../shared/invalidated-cache";
 
 /**
  * Which (workspace, event type) pairs no enabled webhook endpoint subscribes
- * to, so `notifications.event` can skip the endpoint query for them: most
+ * to, so `notifications.events` can skip the endpoint query for them: most
  * workspaces have no endpoint, and every sale, lead and commission event asks.
  *
  * Only the negative answer is remembered: disabling an endpoint can never make
