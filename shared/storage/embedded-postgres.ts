@@ -58,7 +58,8 @@ function runAs(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
-const alive = (pid: number) => {
+/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

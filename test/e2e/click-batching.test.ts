@@ -22,7 +22,7 @@ import path from "node:path";
 import { Client } from "pg";
 import { ALL_SERVICES } from "../../bin/start";
 import { postgres } from "../support/databases";
-import { freePort, killNode, outputOf, startNode, stopNode, type ChildNode } from "../support/processes";
+import { freePort, killNode, outputOf, requestJson, startNode, stopNode, type ChildNode } from "../support/processes";
 
 const NATS_URL = process.env.NATS_URL;
 const ADMIN_TOKEN = `e2e-admin-${randomBytes(16).toString("hex")}`;
@@ -52,20 +52,7 @@ describeSplit("batched clicks across processes over NATS on PostgreSQL", () => {
     }
   };
 
-  async function http(method: string, urlPath: string, opts: { body?: unknown; key?: string } = {}): Promise<{ status: number; body: any }> {
-    const headers: Record<string, string> = {};
-    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
-    if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(baseUrl + urlPath, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(20_000) });
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      /* keep the text */
-    }
-    return { status: res.status, body };
-  }
+  const http = (method: string, urlPath: string, opts: { body?: unknown; key?: string } = {}) => requestJson(baseUrl + urlPath, method, opts);
   const admin = async (method: string, urlPath: string, body?: unknown) => {
     const res = await http(method, `/api/admin${urlPath}`, { body, key: ADMIN_TOKEN });
     if (res.status >= 300) throw new Error(`${method} /api/admin${urlPath} -> ${res.status} ${JSON.stringify(res.body)}`);

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { acquireDatabase, releaseDatabase } from "../../shared/storage/database";
-import { findEmbeddedPostgresBinaries } from "../../shared/storage/embedded-postgres";
+import { alive, findEmbeddedPostgresBinaries } from "../../shared/storage/embedded-postgres";
 
 const found = findEmbeddedPostgresBinaries();
 if ("missing" in found) console.warn(`embedded-postgres tests SKIPPED: ${found.missing}`);
@@ -16,14 +16,6 @@ const maybe = "missing" in found ? describe.skip : describe;
 
 const ROOT = path.resolve(__dirname, "../..");
 const NODE = fs.existsSync(path.join(ROOT, "node_modules/.bin/node")) ? path.join(ROOT, "node_modules/.bin/node") : process.execPath;
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 maybe("DATABASE_URL=embedded-postgres://<dir>", () => {
   jest.setTimeout(120_000);

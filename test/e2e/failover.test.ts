@@ -28,7 +28,7 @@ import path from "node:path";
 import { ALL_SERVICES } from "../../bin/start";
 import { parseServedBy } from "../../shared/observability";
 import { postgres } from "../support/databases";
-import { freePort, killNode, outputOf, startNode, stopNode, type ChildNode } from "../support/processes";
+import { freePort, killNode, outputOf, requestJson, startNode, stopNode, type ChildNode } from "../support/processes";
 
 const NATS_URL = process.env.NATS_URL;
 const ADMIN_TOKEN = `failover-admin-${randomBytes(16).toString("hex")}`;
@@ -77,25 +77,7 @@ describeFailover("losing a node under load over NATS", () => {
     }
   };
 
-  async function http(base: string, method: string, urlPath: string, opts: { body?: unknown; key?: string; timeoutMs?: number } = {}) {
-    const headers: Record<string, string> = {};
-    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
-    if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(base + urlPath, {
-      method,
-      headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000),
-    });
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      /* keep the text */
-    }
-    return { status: res.status, body, headers: res.headers };
-  }
+  const http = (base: string, method: string, urlPath: string, opts: { body?: unknown; key?: string; timeoutMs?: number } = {}) => requestJson(base + urlPath, method, opts);
 
   const admin = async (method: string, urlPath: string, body?: unknown) => {
     const res = await http(gateways[0], method, `/api/admin${urlPath}`, { body, key: ADMIN_TOKEN });

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { ALL_SERVICES } from "../../bin/start";
 import { postgres } from "../support/databases";
-import { freePort, outputOf, startNode, stopNode, type ChildNode } from "../support/processes";
+import { freePort, outputOf, requestJson, startNode, stopNode, type ChildNode } from "../support/processes";
 
 const NATS_URL = process.env.NATS_URL;
 const ADMIN_TOKEN = `e2e-admin-${randomBytes(16).toString("hex")}`;
@@ -56,25 +56,7 @@ describeSplit("split deployment: gateway and services in separate processes over
     }
   };
 
-  async function http(method: string, urlPath: string, opts: { body?: unknown; key?: string } = {}): Promise<Res> {
-    const headers: Record<string, string> = {};
-    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
-    if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(baseUrl + urlPath, {
-      method,
-      headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      signal: AbortSignal.timeout(20_000),
-    });
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      /* keep the text */
-    }
-    return { status: res.status, body };
-  }
+  const http = (method: string, urlPath: string, opts: { body?: unknown; key?: string } = {}): Promise<Res> => requestJson(baseUrl + urlPath, method, opts);
 
   const admin = async (method: string, urlPath: string, body?: unknown) => {
     const res = await http(method, `/api/admin${urlPath}`, { body, key: ADMIN_TOKEN });

@@ -24,7 +24,7 @@ import path from "node:path";
 import { ALL_SERVICES } from "../../bin/start";
 import { parseServedBy } from "../../shared/observability";
 import { postgres } from "../support/databases";
-import { freePort, outputOf, printedJson, replCommand, startNode, stopNode, type ChildNode } from "../support/processes";
+import { freePort, outputOf, printedJson, replCommand, requestJson, startNode, stopNode, type ChildNode } from "../support/processes";
 
 const NATS_URL = process.env.NATS_URL;
 const ADMIN_TOKEN = `scale-admin-${randomBytes(16).toString("hex")}`;
@@ -64,18 +64,8 @@ describeScaleOut("scale-out: two gateways and two commissions instances over NAT
   };
 
   async function http(base: string, method: string, urlPath: string, opts: { body?: unknown; key?: string } = {}): Promise<Res> {
-    const headers: Record<string, string> = {};
-    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
-    if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(base + urlPath, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: AbortSignal.timeout(20_000) });
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      /* keep the text */
-    }
-    return { status: res.status, body, servedBy: parseServedBy(res.headers.get("x-served-by")) };
+    const { status, body, headers } = await requestJson(base + urlPath, method, opts);
+    return { status, body, servedBy: parseServedBy(headers.get("x-served-by")) };
   }
 
   async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {

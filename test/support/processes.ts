@@ -169,3 +169,24 @@ export function printedJson(output: string): any {
   if (start < 0) throw new Error(`No JSON in REPL output:\n${output}`);
   return JSON.parse(lines.slice(start).join("\n").trim());
 }
+
+/** One request to a started node over real HTTP: JSON body and Bearer key when given; the body parsed when it is JSON, else its text. */
+export async function requestJson(url: string, method: string, opts: { body?: unknown; key?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+  if (opts.body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(url, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* keep the text */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
