@@ -1,5 +1,6 @@
 import type { BrokerOptions } from "moleculer";
 import { failoverMiddleware } from "./shared/failover";
+import { transporterFromEnv } from "./shared/nats-transporter";
 import { loggerFromEnv, metricsFromEnv, middlewaresFromEnv, tracingFromEnv } from "./shared/observability";
 
 /**
@@ -19,8 +20,9 @@ function serializerFromEnv(): BrokerOptions["serializer"] {
 const config: BrokerOptions = {
   namespace: process.env.NAMESPACE ?? "affiliate",
   nodeID: process.env.NODE_ID || undefined,
-  // e.g. nats://127.0.0.1:4222; unset keeps all calls in-process.
-  transporter: (process.env.TRANSPORTER as BrokerOptions["transporter"]) || null,
+  // e.g. nats://127.0.0.1:4222 (Moleculer's NATS transporter, writing each event-loop turn's messages together);
+  // unset keeps all calls in-process.
+  transporter: transporterFromEnv(process.env.TRANSPORTER),
   // How messages are encoded on the transporter: JSON (default) or Notepack (Moleculer's serializer over notepack.io).
   // Every node of a deployment must use the same one (docs/deploy.md); unused in-process.
   serializer: serializerFromEnv(),

@@ -25,7 +25,7 @@
  * what NATS cannot see (a host that vanished without closing its sockets).
  * docs/reliability.md ("Losing a node") has the measurements.
  */
-import type { Context, Middleware, ServiceBroker } from "moleculer";
+import { Transporters, type Context, type Middleware, type ServiceBroker } from "moleculer";
 import { countMetric, METRICS } from "./metrics";
 
 export interface FailoverOptions {
@@ -81,7 +81,7 @@ export function failoverMiddleware(opts: FailoverOptions = failoverOptionsFromEn
   const natsTransporter = (): (NatsTransporter & { client: NatsClient }) | null => {
     // NATS only: "no responders" is a NATS answer (other transporters' clients may have a request() of their own).
     const tx = broker.transit?.tx as unknown as NatsTransporter | undefined;
-    if (!tx || tx.constructor?.name !== "NatsTransporter" || typeof tx.client?.request !== "function") return null;
+    if (!(tx instanceof Transporters.NATS) || typeof tx.client?.request !== "function") return null;
     return tx as NatsTransporter & { client: NatsClient };
   };
   const nodes = () => (broker.registry as unknown as { nodes: NodeCatalog }).nodes;

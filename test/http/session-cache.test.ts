@@ -7,6 +7,7 @@
  * gateway brokers over a real nats-server.
  */
 import { randomBytes } from "node:crypto";
+import { transporterFromEnv } from "../../shared/nats-transporter";
 import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
 
 const LONG_TTL = { SESSION_CACHE_TTL_MS: "600000" };
@@ -96,8 +97,8 @@ describeNats("two gateway brokers over a real nats-server", () => {
   beforeAll(async () => {
     const namespace = `session-cache-${randomBytes(4).toString("hex")}`;
     // A: every service (with its own gateway); B: a second gateway only, reaching accounts and status over NATS.
-    a = await startSystem({ env: LONG_TTL, broker: { transporter: { type: "NATS", options: { servers: [NATS_URL!] } }, namespace, nodeID: `${namespace}-a` } });
-    b = await startSystem({ env: LONG_TTL, services: ["gateway"], broker: { transporter: { type: "NATS", options: { servers: [NATS_URL!] } }, namespace, nodeID: `${namespace}-b` } });
+    a = await startSystem({ env: LONG_TTL, broker: { transporter: transporterFromEnv(NATS_URL), namespace, nodeID: `${namespace}-a` } });
+    b = await startSystem({ env: LONG_TTL, services: ["gateway"], broker: { transporter: transporterFromEnv(NATS_URL), namespace, nodeID: `${namespace}-b` } });
     await b.broker.waitForServices(["accounts", "programs", "status", "attribution"], 20_000);
     // And A must know B's gateway (its event subscriptions), as a long-running deployment does: B's INFO may come later.
     const deadline = Date.now() + 20_000;

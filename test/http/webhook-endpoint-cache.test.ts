@@ -10,6 +10,7 @@
  */
 import { ServiceBroker, type BrokerOptions, type Service } from "moleculer";
 import { loadService } from "../../bin/start";
+import { transporterFromEnv } from "../../shared/nats-transporter";
 import { waitFor } from "../support/notifications";
 import { startSystem, type TestSystem } from "../support/system";
 import { attributedSale } from "../support/tracking";
@@ -17,9 +18,10 @@ import { WebhookReceiver } from "../support/webhook-receiver";
 
 const TTL = { WEBHOOK_ENDPOINT_CACHE_TTL_MS: "600000" };
 const namespace = `endpoint-cache-${process.pid}-${Date.now()}`;
-const transporter = (process.env.NATS_URL ?? "Fake") as BrokerOptions["transporter"];
+// Production's NATS transporter (one instance per broker), else Moleculer's in-memory one.
+const transporter = (): BrokerOptions["transporter"] => transporterFromEnv(process.env.NATS_URL) ?? "Fake";
 // No preference for the local instance: the relays' notifications.events calls alternate between the two nodes.
-const bus: BrokerOptions = { transporter, namespace, registry: { strategy: "RoundRobin", preferLocal: false } };
+const bus = (): BrokerOptions => ({ transporter: transporter(), namespace, registry: { strategy: "RoundRobin", preferLocal: false } });
 let sys: TestSystem;
 let other: ServiceBroker;
 let receiver: WebhookReceiver;
@@ -27,10 +29,10 @@ let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = new WebhookReceiver();
   await receiver.start();
-  sys = await startSystem({ env: { ...TTL, WEBHOOK_INTERVAL_MS: "100" }, broker: { ...bus, nodeID: "cache-a" } });
+  sys = await startSystem({ env: { ...TTL, WEBHOOK_INTERVAL_MS: "100" }, broker: { ...bus(), nodeID: "cache-a" } });
   const saved = { ...process.env };
   Object.assign(process.env, { DATABASE_URL: sys.databaseUrl, OUTBOX_INTERVAL_MS: "200", WEBHOOK_INTERVAL_MS: "100" }, TTL);
-  other = new ServiceBroker({ logger: false, retryPolicy: { enabled: false }, ...bus, nodeID: "cache-b" });
+  other = new ServiceBroker({ logger: false, retryPolicy: { enabled: false }, ...bus(), nodeID: "cache-b" });
   other.createService(loadService("notifications"));
   try {
     await other.start();
