@@ -58,7 +58,10 @@ describeNats("CoalescingNatsTransporter over nats-server", () => {
     const writes = countSocketWrites(client);
     // Like requests arriving on 100 sockets: each call is made from its own callback of the same loop phase,
     // so the nats client alone would flush once per callback.
-    const calls = Array.from({ length: 100 }, (_, n) => new Promise<number>((resolve, reject) => setImmediate(() => client.call<number, { n: number }>("echo.twice", { n }).then(resolve, reject))));
+    const calls = Array.from(
+      { length: 100 },
+      (_, n) => new Promise<number>((resolve, reject) => setImmediate(() => client.call<number, { n: number }>("echo.twice", { n }).then(resolve, reject))),
+    );
     expect(await Promise.all(calls)).toEqual(Array.from({ length: 100 }, (_, n) => n * 2));
     // Nothing else is sent meanwhile but a heartbeat or two.
     expect(writes.count).toBeLessThanOrEqual(3);
