@@ -199,9 +199,9 @@ describe("Dockerfile", () => {
     expect(runtime).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
     // No sources and no loader in the runtime stage: only package files and dist/ come in.
     expect(runtime.match(/^COPY .*$/gm)).toEqual(["COPY package.json package-lock.json ./", "COPY --from=build /app/dist ./dist"]);
-    // The same Node flags as npm run start:prod (the young generation capped: docs/performance.md, "Memory").
-    expect(runtime).toMatch(/^CMD \["node", ?"--max-semi-space-size=4", ?"dist\/bin\/start\.js"\]$/m);
-    expect(pkg.scripts["start:prod"]).toBe("node --max-semi-space-size=4 dist/bin/start.js");
+    // The same Node flags as npm run start:prod (the young generation capped: docs/performance.md, "Memory"; AsyncLocalStorage without promise hooks: "Third pass").
+    expect(runtime).toMatch(/^CMD \["node", ?"--max-semi-space-size=4", ?"--experimental-async-context-frame", ?"dist\/bin\/start\.js"\]$/m);
+    expect(pkg.scripts["start:prod"]).toBe("node --max-semi-space-size=4 --experimental-async-context-frame dist/bin/start.js");
     expect(dockerfile).not.toMatch(/\btsx\b/);
   });
 

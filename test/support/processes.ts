@@ -1,14 +1,20 @@
 /**
- * Child processes started as `npm start` does (`tsx bin/<script>.ts`; the
+ * Child processes started as `npm start` does (`tsx <its Node flags> bin/<script>.ts`; the
  * compiled build that production runs has its own test, test/e2e/build.test.ts),
  * with their output captured for failure reports, in their own process
  * group so the whole group (tsx and the node it runs) can be signalled.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 
 export const ROOT = path.resolve(__dirname, "../..");
+
+/** The Node flags of `npm start` (e.g. --max-semi-space-size=4), so children run as they do in production. */
+const START_FLAGS: string[] = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"))
+  .scripts.start.split(/\s+/)
+  .filter((word: string) => word.startsWith("--"));
 
 export interface ChildNode {
   name: string;
@@ -33,7 +39,7 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts `tsx <script> ...args` from the project root with `env` on top of this process's (minus jest's settings,
+ * Starts `tsx <npm start's Node flags> <script> ...args` from the project root with `env` on top of this process's (minus jest's settings,
  * and minus the variables named in `unset`, e.g. to start as a new user would, with no NODE_ENV or DATABASE_URL).
  * `command` and `cwd` run something else, e.g. `node dist/bin/start.js` from a built copy (test/e2e/build.test.ts).
  */
@@ -47,7 +53,8 @@ export function startNode(
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("JEST_")));
   const merged: Record<string, string | undefined> = { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env };
   for (const name of opts.unset ?? []) delete merged[name];
-  const child = spawn(opts.command ?? path.join(bin, "tsx"), [opts.script ?? "bin/start.ts", ...(opts.args ?? [])], {
+  const flags = opts.command ? [] : START_FLAGS;
+  const child = spawn(opts.command ?? path.join(bin, "tsx"), [...flags, opts.script ?? "bin/start.ts", ...(opts.args ?? [])], {
     cwd: opts.cwd ?? ROOT,
     env: merged,
     stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
