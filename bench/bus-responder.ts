@@ -1,14 +1,16 @@
 /**
  * The answering side of the bus benchmark (bench/run.ts is the caller), in its
- * own process like a service node: a Moleculer broker on the NATS transporter
- * with an `echo` action (the broker settings of moleculer.config.ts, logging
- * off), and a raw NATS subscription that answers the same JSON.
+ * own process like a service node: a Moleculer broker on production's NATS
+ * transporter (shared/nats-transporter.ts) with an `echo` action (the broker
+ * settings of moleculer.config.ts, logging off), and a raw NATS subscription
+ * that answers the same JSON.
  *
  * Environment: NATS_URL, NAMESPACE.
  */
 import { connect, StringCodec } from "nats";
-import { ServiceBroker, type BrokerOptions } from "moleculer";
+import { ServiceBroker } from "moleculer";
 import config from "../moleculer.config";
+import { transporterFromEnv } from "../shared/nats-transporter";
 
 async function main(): Promise<void> {
   const natsUrl = process.env.NATS_URL!;
@@ -16,7 +18,7 @@ async function main(): Promise<void> {
     ...config,
     namespace: process.env.NAMESPACE,
     nodeID: `bench-responder-${process.pid}`,
-    transporter: natsUrl as BrokerOptions["transporter"],
+    transporter: transporterFromEnv(natsUrl),
     logger: false,
   });
   broker.createService({

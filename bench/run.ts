@@ -34,9 +34,10 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { connect, StringCodec } from "nats";
-import { ServiceBroker, type BrokerOptions } from "moleculer";
+import { ServiceBroker } from "moleculer";
 import { ALL_SERVICES } from "../bin/start";
 import config from "../moleculer.config";
+import { transporterFromEnv } from "../shared/nats-transporter";
 import { runLoad, type LoadResult, type RequestSpec } from "./lib/load";
 import {
   childPids,
@@ -821,7 +822,7 @@ async function busPhase(servers: Servers): Promise<BusResult[]> {
   const namespace = `benchbus-${RUN_ID}`;
   log("bus: Moleculer request vs raw NATS request-reply, over the local nats-server, responder in another process");
   const responder = startNode("bus-responder", "bench/bus-responder.ts", { env: { NATS_URL: servers.natsUrl, NAMESPACE: namespace } });
-  const broker = new ServiceBroker({ ...config, namespace, nodeID: `bench-caller-${RUN_ID}`, transporter: servers.natsUrl as BrokerOptions["transporter"], logger: false });
+  const broker = new ServiceBroker({ ...config, namespace, nodeID: `bench-caller-${RUN_ID}`, transporter: transporterFromEnv(servers.natsUrl), logger: false });
   const nc = await connect({ servers: servers.natsUrl });
   try {
     await broker.start();
@@ -834,7 +835,7 @@ async function busPhase(servers: Servers): Promise<BusResult[]> {
     const payload = { saleId: 123456, amountCents: 10, refundId: "re-0123456789", reasonCode: "refund", reason: "customer asked" };
     const calls: Record<string, () => Promise<unknown>> = {
       "raw NATS request-reply": async () => JSON.parse(sc.decode((await nc.request(`${namespace}.raw.echo`, sc.encode(JSON.stringify(payload)), { timeout: 5000 })).data)),
-      "Moleculer call (NATS transporter)": () => broker.call("bench.echo", payload),
+      "Moleculer call (production's NATS transporter)": () => broker.call("bench.echo", payload),
     };
     const results: BusResult[] = [];
     for (const [kind, call] of Object.entries(calls)) {
