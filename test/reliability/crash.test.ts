@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { clusterSkipReason, freePort, NatsServer, PgCluster, ServiceProcess, sleep, until } from "./support/cluster";
+import { requestJson } from "../support/processes";
 import { rng } from "./support/fuzz-cases";
 import { expectNoViolations, reportFigures, SCALE, scaled, scaledMs } from "./support/scale";
 
@@ -76,23 +77,8 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
   };
 
   async function http(method: string, urlPath: string, opts: { body?: unknown; key?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: any; retryAfter: string | null }> {
-    const headers: Record<string, string> = {};
-    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
-    if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(baseUrl + urlPath, {
-      method,
-      headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      signal: AbortSignal.timeout(opts.timeoutMs ?? 15_000),
-    });
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      /* keep the text */
-    }
-    return { status: res.status, body, retryAfter: res.headers.get("retry-after") };
+    const res = await requestJson(baseUrl + urlPath, method, { timeoutMs: 15_000, ...opts });
+    return { status: res.status, body: res.body, retryAfter: res.headers.get("retry-after") };
   }
 
   /** An operator call, retried while the system recovers. */

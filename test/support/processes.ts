@@ -188,12 +188,15 @@ export async function requestJson(url: string, method: string, opts: { body?: un
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
     signal: AbortSignal.timeout(opts.timeoutMs ?? 20_000),
   });
+  return { status: res.status, body: await jsonOrText(res), headers: res.headers };
+}
+
+/** A response's body: parsed when it is JSON, its text otherwise, null when empty. */
+export async function jsonOrText(res: Response): Promise<any> {
   const text = await res.text();
-  let body: any = text;
   try {
-    body = text ? JSON.parse(text) : null;
+    return text ? JSON.parse(text) : null;
   } catch {
-    /* keep the text */
+    return text;
   }
-  return { status: res.status, body, headers: res.headers };
 }

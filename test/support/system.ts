@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer";
 import { loadService, ALL_SERVICES } from "../../bin/start";
 import { pglite, postgres, type TestBackend } from "./databases";
+import { jsonOrText } from "./processes";
 
 export const ADMIN_TOKEN = "test-operator-token-0123456789abcdef";
 
@@ -66,14 +67,7 @@ export async function startSystem(opts: { services?: readonly string[]; backend?
     if (o.key) headers.Authorization = `Bearer ${o.key}`;
     if (o.body !== undefined || o.raw !== undefined) headers["Content-Type"] ??= "application/json";
     const res = await fetch(baseUrl + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      /* not JSON: keep the text */
-    }
-    return { status: res.status, body, headers: res.headers };
+    return { status: res.status, body: await jsonOrText(res), headers: res.headers };
   };
 
   const admin: TestSystem["admin"] = async (method, path, body) => {
