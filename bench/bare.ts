@@ -163,9 +163,9 @@ async function main(): Promise<void> {
       return value;
     };
   }
-  /** shared/program-cache.ts: the services read programs through a per-process cache with this TTL. */
+  /** services/clients/program-cache.ts: the services read programs through a per-process cache with this TTL. */
   const cachedProgram = remembered<Program>(Number(process.env.PROGRAM_CACHE_TTL_MS ?? 5000), (id) => programs.getProgram(id));
-  /** The self-referral guard's partner cache (shared/self-referral-check.ts), same TTL. */
+  /** The self-referral guard's partner cache (services/clients/self-referral-check.ts), same TTL. */
   const cachedPartner = remembered<Identity>(Number(process.env.PARTNER_CACHE_TTL_MS ?? 60_000), (id) => programs.getPartner(id));
 
   /** attribution's referral cache (services/attribution/referral-cache.ts), same TTL; approved enrollments only. */
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
         found = lead?.partnerId ? { partnerId: lead.partnerId, clickId: lead.clickId } : null;
       }
       if (!found) continue;
-      // shared/self-referral-check.ts: with the guard on (the default), the partner is read and compared with the customer.
+      // services/clients/self-referral-check.ts: with the guard on (the default), the partner is read and compared with the customer.
       const customer = hints.customer;
       if (customer && (customer.email || customer.customerKey) && (await cachedProgram(programId))?.selfReferralGuard) {
         const partner = await cachedPartner(found.partnerId);
@@ -215,7 +215,7 @@ async function main(): Promise<void> {
   /**
    * The bus as the sales functions see it (services/sales/record-sale.ts, reverse-sale.ts): the same action names,
    * answered here directly by the same functions the services run (no serialization). programs.get is read through
-   * shared/program-cache.ts by recordSale itself, keyed by this floor's stand-in broker (no metrics).
+   * services/clients/program-cache.ts by recordSale itself, keyed by this floor's stand-in broker (no metrics).
    */
   const floorBroker = { isMetricsEnabled: () => false };
   const bus = {

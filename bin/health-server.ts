@@ -12,7 +12,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ServiceBroker } from "moleculer";
-import { call, healthAction, type StorageServiceName } from "../shared/bus";
+import type { StorageServiceName } from "../shared/service-storage";
+import { call, healthAction } from "../services/bus";
 import { transporterState } from "../shared/transporter-status";
 
 export interface ProcessHealth {

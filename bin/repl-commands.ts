@@ -16,7 +16,7 @@
  * `actions`, `metrics`, `info`, ...
  */
 import type { ReplOptions, ServiceBroker } from "moleculer";
-import { call, type ActionName, type ParamsOf } from "../shared/bus";
+import { call, type ActionName, type ParamsOf } from "../services/bus";
 
 /** How long a command waits for the service it needs to be discovered (a REPL that just joined the mesh). */
 const DISCOVERY_TIMEOUT_MS = Number(process.env.REPL_DISCOVERY_TIMEOUT_MS ?? 5000);
@@ -133,12 +133,12 @@ export const replLists = {
     await need(broker, "programs");
     return call(broker, "programs.list", listParams(options, { workspace: "workspaceId" }));
   },
-  sales: programList("sales", "sales.listForOperator", { partner: "partnerId", test: "test", attributed: "attributed" }),
-  commissions: programList("commissions", "commissions.listForOperator", { partner: "partnerId", status: "status" }),
-  withdrawals: programList("commissions", "commissions.listWithdrawalsForOperator", { partner: "partnerId", status: "status" }),
-  customers: programList("attribution", "attribution.listCustomersForOperator", { partner: "partnerId", test: "test" }),
+  sales: programList("sales", "sales.list", { partner: "partnerId", test: "test", attributed: "attributed" }),
+  commissions: programList("commissions", "commissions.list", { partner: "partnerId", status: "status" }),
+  withdrawals: programList("commissions", "commissions.listWithdrawals", { partner: "partnerId", status: "status" }),
+  customers: programList("attribution", "attribution.listCustomers", { partner: "partnerId", test: "test" }),
   /** A program's partners with their all-time totals and balance (the overview's partners list). */
-  partners: programList("programs", "programs.listPartnersForOperator", { status: "status" }),
+  partners: programList("programs", "programs.listPartners", { status: "status" }),
 };
 
 /** Node ids running a service, as this node's registry sees them. */

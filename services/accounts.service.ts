@@ -7,8 +7,7 @@ import { ConflictError, NotFoundError, RateLimitError, UnauthorizedError } from 
 import { hashPassword, verifyPassword } from "../shared/passwords";
 import { hashSecret, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { call } from "../shared/bus";
-import { broadcastConfirmed } from "../shared/confirmed-broadcast";
+import { call, broadcastConfirmed } from "./bus";
 import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
 import { logFields } from "../shared/observability";
 import { INVITE_LINK_DEFAULT_MINUTES, MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, PARTNER_LINK_WINDOW_MS, partnerLinkThrottleKeys, signInUrl } from "./accounts/partner-sign-in";
@@ -139,7 +138,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const tokenHash = hashSecret(ctx.params.token);
         const session = await this.repo.findSession(tokenHash);
         await this.repo.deleteSession(tokenHash);
-        // Gateways cache sessions: every gateway has dropped it before the sign-out is answered (shared/confirmed-broadcast.ts).
+        // Gateways cache sessions: every gateway has dropped it before the sign-out is answered (services/bus.ts, broadcastConfirmed).
         if (session) await broadcastConfirmed(this.broker, "accounts.sessionEnded", { sessionId: session.id, userId: session.userId });
         return { success: true };
       },

@@ -1,16 +1,15 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { attributionSteps, type AttributionMethod } from "../shared/domain/attribution";
-import { call, type ResultOf } from "../shared/bus";
+import { call, type ResultOf, broadcastConfirmed } from "./bus";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
 import { AppError, ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, toForwardedError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
-import { getProgram, programCacheMixin } from "../shared/program-cache";
-import { broadcastConfirmed } from "../shared/confirmed-broadcast";
+import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createAttributionRepository } from "./attribution/storage";
 import type { AttributionRepository, Click, NewClick } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
@@ -19,7 +18,7 @@ import { ReferralCache } from "./attribution/referral-cache";
 import type { Attribution, ClickCaller, ClickOutcome, TrackedClick } from "./attribution/contract";
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
-import { isSelfReferredTo } from "../shared/self-referral-check";
+import { isSelfReferredTo } from "./clients/self-referral-check";
 import { answerStats } from "../shared/stats-input";
 import { parseInput } from "../shared/validation";
 
@@ -171,13 +170,6 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** A page of the program's leads (dashboard; the partner portal passes partnerId and masks them itself). */
     listCustomers: {
-      idempotent: true,
-      handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
-        return this.customersPage(ctx, ctx.params);
-      },
-    },
-    /** The same list for operators (admin route, programId in the query; 404 for an unknown program). */
-    listCustomersForOperator: {
       idempotent: true,
       handler(ctx: Context<Input<typeof S.ListCustomersInput>>) {
         return this.customersPage(ctx, ctx.params);

@@ -2,16 +2,16 @@ import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
-import { call, type ResultOf } from "../shared/bus";
+import { call, type ResultOf } from "./bus";
 import { toDto } from "../shared/dto";
 import { NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { countMetric, METRICS } from "../shared/metrics";
-import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { answerStats } from "../shared/stats-input";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
-import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createCommissionsRepository } from "./commissions/storage";
 import type { BalanceKey, CommissionsRepository } from "./commissions/repository";
 import { COMMISSIONS } from "./commissions/endpoints";
@@ -188,21 +188,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return this.listCommissions(ctx, ctx.params);
       },
     },
-    /** The same list for operators (admin route, programId in the query). */
-    listForOperator: {
-      idempotent: true,
-      handler(ctx: Context<ListCommissions>) {
-        return this.listCommissions(ctx, ctx.params);
-      },
-    },
     /** A page of a program's withdrawals (dashboard; the partner portal passes partnerId). */
     listWithdrawals: {
-      idempotent: true,
-      handler(ctx: Context<ListWithdrawals>) {
-        return this.listWithdrawals(ctx, ctx.params);
-      },
-    },
-    listWithdrawalsForOperator: {
       idempotent: true,
       handler(ctx: Context<ListWithdrawals>) {
         return this.listWithdrawals(ctx, ctx.params);
@@ -257,7 +244,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   started() {
-    // Its events (commission.*, withdrawal.*), from the outbox to notifications (shared/outbox/service-relay.ts).
+    // Its events (commission.*, withdrawal.*), from the outbox to notifications (services/clients/outbox-relay.ts).
     this.relay = startServiceOutboxRelay(this, "commissions", this.repo.outbox);
     const approvalIntervalMs = env("APPROVAL_INTERVAL_MS", 3_600_000);
     this.approvalTimer = setInterval(() => {

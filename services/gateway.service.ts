@@ -1,13 +1,14 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
-import { call, healthAction, STORAGE_SERVICES, type BroadcastOf, type ParamsOf } from "../shared/bus";
+import { STORAGE_SERVICES } from "../shared/service-storage";
+import { call, healthAction, type BroadcastOf, type ParamsOf } from "./bus";
 import { hashSecret } from "../shared/secrets";
 import { inputValidator } from "../shared/endpoint";
 import { toEnvelope } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { measureHttpRequest } from "../shared/metrics";
 import { logFields, requestIdOf } from "../shared/observability";
-import { programCacheMixin } from "../shared/program-cache";
+import { programCacheMixin } from "./clients/program-cache";
 import { transporterState } from "../shared/transporter-status";
 import { authMethods, createAuthState, partnerSessionCookie, sessionCookie, type AuthMethods, type AuthVars, type Req, type Res, type SessionMeta } from "./gateway/auth";
 import { GATEWAY } from "./gateway/endpoints";

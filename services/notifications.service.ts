@@ -1,8 +1,7 @@
 import os from "node:os";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { call, type ResultOf } from "../shared/bus";
-import { broadcastConfirmed } from "../shared/confirmed-broadcast";
+import { call, type ResultOf, broadcastConfirmed } from "./bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
@@ -91,7 +90,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
   actions: {
     /**
-     * A producer's outbox batch (its relay's claim, shared/outbox/service-relay.ts): one bus round trip per batch
+     * A producer's outbox batch (its relay's claim, services/clients/outbox-relay.ts): one bus round trip per batch
      * instead of one per event. Consumed one after the other, in order, each answered on its own, so a bad event
      * is deferred and retried alone. Exactly once in effect: notices are unique on (event, kind), deliveries on
      * (producer, event, endpoint).

@@ -1,8 +1,8 @@
 import type { Context, ServiceSchema } from "moleculer";
-import { call, type ResultOf } from "../shared/bus";
+import { call, type ResultOf } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { NotFoundError, UnauthorizedError } from "../shared/errors";
-import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { maskEmail, referralLink, shortenCustomerKey } from "./portal/masking";
 import { PORTAL } from "./portal/endpoints";
 import * as S from "./portal/schemas";

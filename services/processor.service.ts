@@ -2,7 +2,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type Stripe from "stripe";
 import { z } from "zod";
-import { call } from "../shared/bus";
+import { call } from "./bus";
 import { AppError, ConflictError, InvalidRequestError, ServiceUnavailableError } from "../shared/errors";
 import { countMetric, failedProcessorEventOutcome, METRICS, processorEventOutcome, processorEventTypeLabel } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";

@@ -1,13 +1,12 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { call, type BroadcastOf } from "../shared/bus";
-import { broadcastConfirmed } from "../shared/confirmed-broadcast";
+import { call, type BroadcastOf, broadcastConfirmed } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
 import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
 import type { Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
@@ -93,7 +92,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         }
         const patch = { ...update, connectedAt: connectedAtAfter(program.processor, update, new Date()) };
         const updated = toDto(await this.repo.updateProcessorConnection(programId, patch));
-        // Other services cache programs (shared/program-cache.ts): awaited, so this process's copies are gone before we answer.
+        // Other services cache programs (services/clients/program-cache.ts): awaited, so this process's copies are gone before we answer.
         await ctx.broadcast("programs.changed", { programId });
         return updated;
       },
@@ -246,22 +245,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    overviewForOperator: {
-      idempotent: true,
-      async handler(ctx: Context<Input<typeof S.OverviewInput>>) {
-        return this.overviewOf(ctx, ctx.params);
-      },
-    },
-
     /** The partners list: enrollments newest first, with each partner's all-time totals. */
     listPartners: {
-      idempotent: true,
-      async handler(ctx: Context<Input<typeof S.ListPartnersInput>>) {
-        return this.partnersPage(ctx, ctx.params);
-      },
-    },
-
-    listPartnersForOperator: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ListPartnersInput>>) {
         return this.partnersPage(ctx, ctx.params);

@@ -1,5 +1,5 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { call, type ResultOf } from "../shared/bus";
+import { call, type ResultOf } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
@@ -7,11 +7,11 @@ import { commissionCurrencyCheck } from "../shared/domain/currencies";
 import { CurrencyMismatchError, InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
-import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { answerStats } from "../shared/stats-input";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
-import { startServiceOutboxRelay, type ServiceOutboxRelay } from "../shared/outbox/service-relay";
+import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createSalesRepository } from "./sales/storage";
 import { mapPage } from "../shared/pagination";
 import type { Sale, SalesRepository } from "./sales/repository";
@@ -162,13 +162,6 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** A page of a program's sales (dashboard). */
     list: {
-      idempotent: true,
-      handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
-        return this.salesPage(ctx, ctx.params);
-      },
-    },
-    /** The same list for operators (admin route, programId in the query; 404 for an unknown program). */
-    listForOperator: {
       idempotent: true,
       handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
         return this.salesPage(ctx, ctx.params);

@@ -1,9 +1,9 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
-import { call, type BroadcastOf, type ResultOf } from "../shared/bus";
+import { call, type BroadcastOf, type ResultOf } from "./bus";
 import { InvalidatedCache } from "../shared/invalidated-cache";
 import { buildTrackingStatus, TEST_EVENT_CAP } from "./status/tracking-status";
-import { getProgram, programCacheMixin } from "../shared/program-cache";
+import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { STATUS } from "./status/endpoints";
 import * as S from "./status/schemas";
 

@@ -75,8 +75,23 @@ export type InputSchema = z.ZodObject<z.ZodRawShape>;
 export interface ActionDeclaration {
   /** Validates (and normalises) the params before the handler runs; without it the handler checks them itself. */
   input?: InputSchema;
-  http?: HttpEndpoint;
+  /**
+   * Its HTTP route, or every route it answers: one operation reached by the
+   * dashboard (session and permission) and by the operator (token, under
+   * /api/admin) is one action with one input schema, declared once with a
+   * route per caller; each route has its own group's auth and its own
+   * operation in the OpenAPI document.
+   */
+  http?: HttpEndpoint | readonly HttpEndpoint[];
 }
+
+/** The HTTP routes of a declaration (none for an action only called over the bus). */
+export function routesOf(declaration: ActionDeclaration): readonly HttpEndpoint[] {
+  const { http } = declaration;
+  if (!http) return [];
+  return isRouteList(http) ? http : [http];
+}
+const isRouteList = (http: HttpEndpoint | readonly HttpEndpoint[]): http is readonly HttpEndpoint[] => Array.isArray(http);
 
 /** An HTTP route the gateway answers itself (a page, a file): no action, no input. */
 export interface PageEndpoint extends HttpEndpoint {

@@ -3,6 +3,10 @@ import { ServiceUnavailableError } from "./errors";
 import { acquireDatabase, databaseUrl, pingDatabase, releaseDatabase, type Database } from "./storage/database";
 import { isStorageUnavailable } from "./storage/errors";
 
+/** The services with storage: each has the `health` action of `storageMixin` below (it pings the database). */
+export const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"] as const;
+export type StorageServiceName = (typeof STORAGE_SERVICES)[number];
+
 export interface StorageVars<R> {
   db: Database;
   repo: R;

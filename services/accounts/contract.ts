@@ -25,7 +25,7 @@ export interface PartnerSessionUser {
 /**
  * The accounts service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
- * ISO strings). Callers use `call` from shared/bus.ts.
+ * ISO strings). Callers use `call` from services/bus.ts.
  */
 export interface AccountsContract {
   "accounts.createWorkspace": { params: z.input<typeof S.CreateWorkspaceInput>; result: Jsonified<Workspace> };

@@ -32,7 +32,7 @@ export type ClickOutcome = { ok: true; click: TrackedClick } | { ok: false; erro
 /**
  * The attribution service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
- * ISO strings). Callers use `call` from shared/bus.ts.
+ * ISO strings). Callers use `call` from services/bus.ts.
  */
 export interface AttributionContract {
   /** HTTP (public); the caller's program and origin come from `ctx.meta`. */
@@ -46,7 +46,6 @@ export interface AttributionContract {
   };
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
   "attribution.listCustomers": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
-  "attribution.listCustomersForOperator": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   /** Test clicks and test leads, each counted up to `limit`, in one call (status.forProgram). */
   "attribution.testEvents": { params: z.input<typeof S.TestEventsInput>; result: Jsonified<TestEventSummary> };
   /** One kind: kept for a status instance of an earlier version during a rolling upgrade. */

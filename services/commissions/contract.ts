@@ -30,7 +30,7 @@ export type ProcessorSettlementResult =
 /**
  * The commissions service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
- * ISO strings). Callers use `call` from shared/bus.ts.
+ * ISO strings). Callers use `call` from services/bus.ts.
  */
 export interface CommissionsContract {
   "commissions.createForSale": { params: z.input<typeof S.CreateForSaleInput>; result: CreatedCommission };
@@ -44,9 +44,7 @@ export interface CommissionsContract {
   "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
   "commissions.list": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
-  "commissions.listForOperator": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
   "commissions.listWithdrawals": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
-  "commissions.listWithdrawalsForOperator": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
   /**
    * Commission amounts by state per UTC day (zero-filled, by creation day) and per partner, in the program's

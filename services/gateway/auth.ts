@@ -8,23 +8,28 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { loadAdminToken } from "../../shared/admin-token";
-import { call, type ResultOf } from "../../shared/bus";
+import { typedCall } from "../../shared/typed-call";
+import type { AccountsContract } from "../accounts/contract";
+import type { ProgramsContract } from "../programs/contract";
 import { ApiKeyCache } from "../../shared/api-key-cache";
 import { InvalidatedCache } from "../../shared/invalidated-cache";
 import { clientAddressOf } from "../../shared/client-address";
 import type { Permission } from "../../shared/domain/permissions";
 import { ForbiddenError, RateLimitError, UnauthorizedError } from "../../shared/errors";
 import type { CallerMeta } from "../../shared/meta";
-import { getProgram } from "../../shared/program-cache";
+import { getProgram } from "../clients/program-cache";
 import { RateLimiter } from "../../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../../shared/secrets";
 import { parseInput } from "../../shared/validation";
-import { ENDPOINT_PERMISSIONS } from "./declarations";
+import { ROUTE_PERMISSIONS } from "./declarations";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
 
-type SessionUser = Omit<ResultOf<"accounts.authenticateSession">, "validUntil">;
-type PartnerSessionUser = Omit<ResultOf<"accounts.authenticatePartnerSession">, "validUntil">;
-type Access = ResultOf<"accounts.checkPermission">;
+type Calls = AccountsContract & ProgramsContract;
+const call = typedCall<Calls>();
+
+type SessionUser = Omit<Calls["accounts.authenticateSession"]["result"], "validUntil">;
+type PartnerSessionUser = Omit<Calls["accounts.authenticatePartnerSession"]["result"], "validUntil">;
+type Access = Calls["accounts.checkPermission"]["result"];
 /** A cached permission answer, with whose it is (to drop it when that membership changes). */
 type CachedAccess = { userId: number; workspaceId: number; access: Access };
 
@@ -169,9 +174,11 @@ const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, re
 
 type Self = AuthMethods & AuthVars;
 
-/** The endpoint's own permission (a write in a read group), else its route group's, else the policy's default. */
-const permissionFor = (req: Req, route: Route, fallback: Permission): Permission =>
-  ENDPOINT_PERMISSIONS.get((req as { $alias?: { action?: string } }).$alias?.action ?? "") ?? route.opts.permission ?? fallback;
+/** The route's own permission (a write in a read group), else its route group's, else the policy's default. */
+function permissionFor(req: Req, route: Route, fallback: Permission): Permission {
+  const alias = (req as { $alias?: { method?: string; fullPath?: string } }).$alias;
+  return (alias && ROUTE_PERMISSIONS.get(`${alias.method} ${alias.fullPath}`)) ?? route.opts.permission ?? fallback;
+}
 
 /** The gateway's auth methods (`this` is the gateway service). */
 export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Parameters<AuthMethods[K]>) => ReturnType<AuthMethods[K]> } = {

@@ -1,10 +1,12 @@
 import type { ServiceBroker } from "moleculer";
-import { call, type ResultOf } from "../../shared/bus";
+import { typedCall } from "../../shared/typed-call";
+import type { AttributionContract } from "../attribution/contract";
 import { fromForwardedError } from "../../shared/errors";
 import type { CallerMeta } from "../../shared/meta";
 import { MicroBatcher, type MicroBatcherOptions } from "../../shared/micro-batcher";
 
-type Forwarded = ResultOf<"attribution.trackClicks">[number];
+const call = typedCall<AttributionContract>();
+type Forwarded = AttributionContract["attribution.trackClicks"]["result"][number];
 type TrackedClick = Extract<Forwarded, { ok: true }>["click"];
 type ForwardedClick = { click: unknown; caller: { programId?: number; origin?: string; userAgent?: string } };
 

@@ -1,4 +1,6 @@
-import type { ParamsOf, ResultOf, StorageServiceName } from "../../shared/bus";
+import type { StorageServiceName } from "../../shared/service-storage";
+import type { AccountsContract } from "../accounts/contract";
+import type { ProcessorContract } from "../processor/contract";
 
 /**
  * The gateway's own actions (reached over HTTP only; listed so every service
@@ -6,13 +8,13 @@ import type { ParamsOf, ResultOf, StorageServiceName } from "../../shared/bus";
  */
 export interface GatewayContract {
   /** The session token goes into a cookie, never into the body. */
-  "gateway.login": { params: ParamsOf<"accounts.login">; result: { success: true; user: ResultOf<"accounts.login">["user"] } };
+  "gateway.login": { params: AccountsContract["accounts.login"]["params"]; result: { success: true; user: AccountsContract["accounts.login"]["result"]["user"] } };
   "gateway.logout": { params: Record<string, never>; result: { success: true } };
   /** The partner session token goes into the svc_partner_session cookie, never into the body. */
-  "gateway.partnerSignIn": { params: ParamsOf<"accounts.signInPartner">; result: { success: true; partnerId: number } };
+  "gateway.partnerSignIn": { params: AccountsContract["accounts.signInPartner"]["params"]; result: { success: true; partnerId: number } };
   "gateway.partnerSignOut": { params: Record<string, never>; result: { success: true } };
   /** The raw body (`body`, a Buffer from the raw body parser); the signature comes from `ctx.meta`. */
-  "gateway.processorWebhook": { params: { body?: Buffer }; result: ResultOf<"processor.handleWebhook"> };
+  "gateway.processorWebhook": { params: { body?: Buffer }; result: ProcessorContract["processor.handleWebhook"]["result"] };
   "gateway.live": { params: Record<string, never>; result: { status: "ok"; nodeID: string; uptimeSeconds: number } };
   "gateway.health": {
     params: Record<string, never>;

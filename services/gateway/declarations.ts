@@ -8,7 +8,7 @@
  * document.
  */
 import type { Permission } from "../../shared/domain/permissions";
-import type { ActionDeclaration, HttpEndpoint, InputSchema, RouteGroup } from "../../shared/endpoint";
+import { routesOf, type ActionDeclaration, type HttpEndpoint, type InputSchema, type RouteGroup } from "../../shared/endpoint";
 import { ACCOUNTS } from "../accounts/endpoints";
 import { ATTRIBUTION } from "../attribution/endpoints";
 import { COMMISSIONS } from "../commissions/endpoints";
@@ -62,7 +62,7 @@ function collect(): DeclaredEndpoint[] {
   const all: DeclaredEndpoint[] = [];
   for (const { service, actions } of SERVICES) {
     for (const [name, declaration] of Object.entries(actions)) {
-      if (declaration.http) all.push({ action: `${service}.${name}`, input: declaration.input, http: declaration.http });
+      for (const http of routesOf(declaration)) all.push({ action: `${service}.${name}`, input: declaration.input, http });
     }
   }
   for (const [page, http] of Object.entries(GATEWAY_PAGES) as Array<[PageName, HttpEndpoint]>) all.push({ action: null, page, http });
@@ -72,5 +72,10 @@ function collect(): DeclaredEndpoint[] {
 
 export const ENDPOINTS: readonly DeclaredEndpoint[] = collect();
 
-/** The permission each session endpoint needs beyond its route group's default (HttpEndpoint.permission), by action. */
-export const ENDPOINT_PERMISSIONS: ReadonlyMap<string, Permission> = new Map(ENDPOINTS.flatMap((e) => (e.action && e.http.permission ? [[e.action, e.http.permission] as const] : [])));
+/**
+ * The permission a session route needs beyond its route group's default (HttpEndpoint.permission), keyed
+ * "METHOD /full/path" as moleculer-web's alias knows it: per route, since one action may answer several routes.
+ */
+export const ROUTE_PERMISSIONS: ReadonlyMap<string, Permission> = new Map(
+  ENDPOINTS.flatMap((e) => (e.action && e.http.permission ? [[`${e.http.method} ${e.http.path}`, e.http.permission] as const] : [])),
+);

@@ -12,7 +12,7 @@ type UnreadWithTotal = UnreadCounts & { total: number };
 /**
  * The notifications service's actions as a caller sees them: params as the
  * zod input schemas accept them, results as the bus delivers them (JSON: dates
- * are ISO strings). Callers use `call` from shared/bus.ts.
+ * are ISO strings). Callers use `call` from services/bus.ts.
  */
 export interface NotificationsContract {
   /** From every producer's outbox relay (commissions, attribution, sales, programs); an event type without webhooks answers `handled: false`. */

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { ResultOf } from "../../shared/bus";
+import type { CommissionsContract } from "../commissions/contract";
+import type { NotificationsContract } from "../notifications/contract";
 import type * as S from "./schemas";
 
 export interface PortalProgram {
@@ -21,10 +22,10 @@ export interface PortalProgram {
  */
 export interface PortalContract {
   "portal.me": { params: z.input<typeof S.NoInput>; result: { partner: { id: number; name: string; email: string | null }; programs: PortalProgram[] } };
-  "portal.notices": { params: z.input<typeof S.NoticesInput>; result: ResultOf<"notifications.listPartnerNotices"> };
-  "portal.commissions": { params: z.input<typeof S.ListInput>; result: ResultOf<"commissions.list"> };
-  "portal.withdrawals": { params: z.input<typeof S.ListInput>; result: ResultOf<"commissions.listWithdrawals"> };
+  "portal.notices": { params: z.input<typeof S.NoticesInput>; result: NotificationsContract["notifications.listPartnerNotices"]["result"] };
+  "portal.commissions": { params: z.input<typeof S.ListInput>; result: CommissionsContract["commissions.list"]["result"] };
+  "portal.withdrawals": { params: z.input<typeof S.ListInput>; result: CommissionsContract["commissions.listWithdrawals"]["result"] };
   /** Masked: the customer key shortened, the email reduced to its first letters and top-level domain. */
   "portal.customers": { params: z.input<typeof S.ListInput>; result: { data: Array<{ id: number; customer: string; email: string | null; createdAt: string }>; nextCursor: string | null } };
-  "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: ResultOf<"notifications.markPartnerNoticeRead"> };
+  "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: NotificationsContract["notifications.markPartnerNoticeRead"]["result"] };
 }

@@ -6,7 +6,7 @@ import type * as S from "./schemas";
 /**
  * The processor service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
- * ISO strings). Callers use `call` from shared/bus.ts.
+ * ISO strings). Callers use `call` from services/bus.ts.
  */
 export interface ProcessorContract {
   /** From the gateway: the raw body and its signature header. The answer is the webhook's JSON (received, handled, outcome). */

@@ -1,6 +1,6 @@
 import type { Context, Service } from "moleculer";
 import type Stripe from "stripe";
-import type { ResultOf } from "../../shared/bus";
+import type { ProgramsContract } from "../programs/contract";
 import type { ProcessorRepository } from "./repository";
 
 /** What every event handler gets: the verified event, its program, and the way to act. */
@@ -8,7 +8,7 @@ export interface HandlerContext {
   ctx: Context;
   repo: ProcessorRepository;
   /** As `programs.findByProcessorAccount` delivers it (JSON: dates are ISO strings). */
-  program: NonNullable<ResultOf<"programs.findByProcessorAccount">>;
+  program: NonNullable<ProgramsContract["programs.findByProcessorAccount"]["result"]>;
   event: Stripe.Event;
   /** Sales from test-mode events are test sales (spec 2.3: no commission). */
   testMode: boolean;

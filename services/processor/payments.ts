@@ -14,10 +14,13 @@
  * Races: every writer writes first and reads after, so of a link and a
  * movement written concurrently at least one sees the other and settles.
  */
-import { call } from "../../shared/bus";
+import { typedCall } from "../../shared/typed-call";
+import type { SalesContract } from "../sales/contract";
 import { refundedOnChargesCents, saleRefundedCents, type ProcessorMovement } from "./processor-refunds";
 import { RetryLaterError, type HandlerContext } from "./handler";
 import type { ProcessorPayment } from "./repository";
+
+const call = typedCall<SalesContract>();
 
 type SaleFigures = Omit<ProcessorPayment, "reference" | "programId">;
 type References = ReadonlyArray<string | null | undefined>;

@@ -1,8 +1,11 @@
-import { call, type ParamsOf } from "../../shared/bus";
+import { typedCall } from "../../shared/typed-call";
+import type { SalesContract } from "../sales/contract";
 import type { HandlerContext } from "./handler";
 
+const call = typedCall<SalesContract>();
+
 /** Records a processor sale; one already recorded (a redelivery, or processing retried after a failure) is fine. */
-export async function recordSaleOnce(h: HandlerContext, input: ParamsOf<"sales.recordProcessorSale">): Promise<Record<string, unknown>> {
+export async function recordSaleOnce(h: HandlerContext, input: SalesContract["sales.recordProcessorSale"]["params"]): Promise<Record<string, unknown>> {
   try {
     const { sale, commissionId } = await call(h.ctx, "sales.recordProcessorSale", input);
     // A sale in another currency than the program's is recorded without commission; the event says why.

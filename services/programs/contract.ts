@@ -8,7 +8,7 @@ import type * as S from "./schemas";
 /**
  * The programs service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
- * ISO strings). Callers use `call` from shared/bus.ts, never this file directly.
+ * ISO strings). Callers use `call` from services/bus.ts, never this file directly.
  */
 export interface ProgramsContract {
   "programs.create": { params: z.input<typeof S.CreateProgramInput>; result: Jsonified<Program> };
@@ -33,9 +33,7 @@ export interface ProgramsContract {
   /** The partner and their enrollments in every program (any status). */
   "programs.getPartnerEnrollments": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<{ partner: Partner; enrollments: Enrollment[] }> };
   "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
-  "programs.overviewForOperator": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
   "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
-  "programs.listPartnersForOperator": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
   "programs.approvePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.declinePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.setPartnerStatus": { params: z.input<typeof S.SetEnrollmentStatusInput>; result: EnrollmentDecision };

@@ -3,11 +3,7 @@
  * counts for itself (attribution.stats, sales.stats, commissions.stats) on
  * the day and on the partner. Pure: the actions fetch, these assemble.
  */
-import type { ResultOf } from "../../shared/bus";
-
-type ActivityStats = ResultOf<"attribution.stats">;
-type SalesStats = ResultOf<"sales.stats">;
-type CommissionStats = ResultOf<"commissions.stats">;
+import type { StatsAnswer } from "../../shared/domain/stats";
 
 /** Every figure of the overview, integers (money in minor units of the program's currency). */
 export interface OverviewFigures {
@@ -21,6 +17,13 @@ export interface OverviewFigures {
   paidCents: number;
   reversedCents: number;
 }
+
+/** What the overview takes from each service's stats action (attribution.stats, sales.stats, commissions.stats). */
+type ActivityStats = StatsAnswer<Pick<OverviewFigures, "clicks" | "leads">>;
+type SalesStats = StatsAnswer<Pick<OverviewFigures, "sales" | "revenueCents">>;
+type CommissionStats = StatsAnswer<Pick<OverviewFigures, "commissions" | "pendingCents" | "creditedCents" | "paidCents" | "reversedCents">> & {
+  balances: Array<{ partnerId: number; balanceCents: number }>;
+};
 
 export const ZERO_FIGURES: OverviewFigures = { clicks: 0, leads: 0, sales: 0, revenueCents: 0, commissions: 0, pendingCents: 0, creditedCents: 0, paidCents: 0, reversedCents: 0 };
 

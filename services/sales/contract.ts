@@ -1,7 +1,7 @@
 import type { Page } from "../../shared/pagination";
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
-import type { ResultOf } from "../../shared/bus";
+import type { CommissionsContract } from "../commissions/contract";
 import type { StatsAnswer } from "../../shared/domain/stats";
 import type { Sale, SalesFigures } from "./repository";
 import type * as S from "./schemas";
@@ -24,17 +24,16 @@ export interface TrackedSale {
 /**
  * The sales service's actions as a caller sees them: params as the zod input
  * schemas accept them, results as the bus delivers them (JSON: dates are ISO
- * strings). Callers use `call` from shared/bus.ts.
+ * strings). Callers use `call` from services/bus.ts.
  */
 export interface SalesContract {
   /** HTTP; the caller's program comes from `ctx.meta.programId` (the API key). */
   "sales.track": { params: z.input<typeof S.TrackSaleRequest>; result: TrackedSale };
   "sales.recordProcessorSale": { params: z.input<typeof S.ProcessorSaleInput>; result: { sale: Jsonified<Sale>; commissionId: number | null } };
   /** HTTP; the caller's program comes from `ctx.meta.programId` (the API key). */
-  "sales.refund": { params: z.input<typeof S.RefundRequest>; result: ResultOf<"commissions.reverseForSale"> };
-  "sales.settleProcessorTransaction": { params: z.input<typeof S.ProcessorSettlementInput>; result: ResultOf<"commissions.settleProcessorForSale"> };
+  "sales.refund": { params: z.input<typeof S.RefundRequest>; result: CommissionsContract["commissions.reverseForSale"]["result"] };
+  "sales.settleProcessorTransaction": { params: z.input<typeof S.ProcessorSettlementInput>; result: CommissionsContract["commissions.settleProcessorForSale"]["result"] };
   "sales.list": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
-  "sales.listForOperator": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
   "sales.get": { params: z.input<typeof S.GetSaleInput>; result: Jsonified<Sale> };
   /** Attributed sales and revenue (program currency) per UTC day (zero-filled) and per partner, for the program overview. */
   "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };

@@ -80,32 +80,31 @@ export const SALES = declareActions("sales", {
   },
   list: {
     input: S.ListSalesInput,
-    http: {
-      method: "GET",
-      path: "/api/programs/:programId/sales",
-      route: "program-dashboard",
-      tag: "Dashboard",
-      summary: "The program's sales",
-      description:
-        "Sales recorded for the program, filtered by partner, test or live, attributed or not, and creation date. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page. For members of the program's workspace whose role grants programs:read.",
-      example: { programId: 1, test: "false", from: "2026-01-01", limit: 25 },
-      response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
-    },
-  },
-  listForOperator: {
-    input: S.ListSalesInput,
-    http: {
-      method: "GET",
-      path: "/api/admin/sales",
-      route: "admin",
-      tag: "Operator",
-      summary: "A program's sales",
-      description:
-        "Sales of one program (programId is required), filtered by partner, test or live, attributed or not, and creation date. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.",
-      example: { programId: 1, partnerId: 3 },
-      errors: ["not_found"],
-      response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
-    },
+    http: [
+      {
+        method: "GET",
+        path: "/api/programs/:programId/sales",
+        route: "program-dashboard",
+        tag: "Dashboard",
+        summary: "The program's sales",
+        description:
+          "Sales recorded for the program, filtered by partner, test or live, attributed or not, and creation date. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page. For members of the program's workspace whose role grants programs:read.",
+        example: { programId: 1, test: "false", from: "2026-01-01", limit: 25 },
+        response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
+      },
+      {
+        method: "GET",
+        path: "/api/admin/sales",
+        route: "admin",
+        tag: "Operator",
+        summary: "A program's sales",
+        description:
+          "Sales of one program (programId is required), filtered by partner, test or live, attributed or not, and creation date. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.",
+        example: { programId: 1, partnerId: 3 },
+        errors: ["not_found"],
+        response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
+      },
+    ],
   },
   get: {
     input: S.GetSaleInput,

@@ -2,11 +2,15 @@ import type { Context, Logger } from "moleculer";
 import { commissionCurrencyCheck } from "../../shared/domain/currencies";
 import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
 import { AlreadyRecordedError } from "../../shared/errors";
-import { getProgram } from "../../shared/program-cache";
-import { call, type ResultOf } from "../../shared/bus";
+import { getProgram } from "../clients/program-cache";
+import { typedCall } from "../../shared/typed-call";
+import type { AttributionContract } from "../attribution/contract";
+import type { CommissionsContract } from "../commissions/contract";
+import type { ProgramsContract } from "../programs/contract";
 import { SELF_REFERRAL } from "../../shared/domain/self-referral";
 
-type CreatedCommission = ResultOf<"commissions.createForSale">;
+const call = typedCall<AttributionContract & CommissionsContract & ProgramsContract>();
+type CreatedCommission = CommissionsContract["commissions.createForSale"]["result"];
 import type { Sale, SalesRepository } from "./repository";
 
 /**
@@ -23,7 +27,7 @@ export interface SalesDeps {
 
 /** Anything that can call an action: a context, or the broker for background jobs. */
 export type Caller = Pick<Context, "call">;
-/** A caller that also reaches the process's program cache (shared/program-cache.ts). */
+/** A caller that also reaches the process's program cache (services/clients/program-cache.ts). */
 export type ProgramCaller = Pick<Context, "call" | "broker">;
 
 /** Everything a sale is recorded from, whoever reported it. */

@@ -1,9 +1,11 @@
 import { APP_METRICS } from "../../shared/observability";
-import { call, type ResultOf } from "../../shared/bus";
+import { typedCall } from "../../shared/typed-call";
+import type { CommissionsContract } from "../commissions/contract";
 import { ensureCommission, type ProgramCaller, type SalesDeps } from "./record-sale";
 import type { Sale } from "./repository";
 
-type RefundResponse = ResultOf<"commissions.reverseForSale">;
+const call = typedCall<CommissionsContract>();
+type RefundResponse = CommissionsContract["commissions.reverseForSale"]["result"];
 
 export interface ReversalRequest {
   amountCents?: number;

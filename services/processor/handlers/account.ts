@@ -1,6 +1,9 @@
 import type Stripe from "stripe";
-import { call } from "../../../shared/bus";
+import { typedCall } from "../../../shared/typed-call";
+import type { ProgramsContract } from "../../programs/contract";
 import { eventTime, processed, type HandlerContext, type HandlerResult } from "../handler";
+
+const call = typedCall<ProgramsContract>();
 
 /**
  * Keeps the program's processor connection (what the status endpoint reports):

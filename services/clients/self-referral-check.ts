@@ -1,7 +1,8 @@
 import type { Context, ServiceBroker } from "moleculer";
-import { call } from "./bus";
-import { isSelfReferral, type Identity } from "./domain/self-referral";
-import { InvalidatedCache } from "./invalidated-cache";
+import { typedCall } from "../../shared/typed-call";
+import type { ProgramsContract } from "../programs/contract";
+import { isSelfReferral, type Identity } from "../../shared/domain/self-referral";
+import { InvalidatedCache } from "../../shared/invalidated-cache";
 import { getProgram } from "./program-cache";
 
 /**
@@ -13,6 +14,8 @@ import { getProgram } from "./program-cache";
  * added later must broadcast the change and drop the entry here, like
  * programs.enrollmentChanged does for referral codes.
  */
+const call = typedCall<ProgramsContract>();
+
 const partnerCaches = new WeakMap<ServiceBroker, InvalidatedCache<number, Identity>>();
 
 function partnerCacheOf(broker: ServiceBroker): InvalidatedCache<number, Identity> {

@@ -1,11 +1,13 @@
 import os from "node:os";
 import type { ServiceBroker } from "moleculer";
-import { call } from "../bus";
-import type { EventProducer } from "../events";
-import { METRICS, setGauge } from "../metrics";
-import type { OutboxStore } from "./outbox";
-import { OutboxRelay } from "./relay";
+import { typedCall } from "../../shared/typed-call";
+import type { NotificationsContract } from "../notifications/contract";
+import type { EventProducer } from "../../shared/events";
+import { METRICS, setGauge } from "../../shared/metrics";
+import type { OutboxStore } from "../../shared/outbox/outbox";
+import { OutboxRelay } from "../../shared/outbox/relay";
 
+const call = typedCall<NotificationsContract>();
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 export interface ServiceOutboxRelay {

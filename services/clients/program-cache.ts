@@ -1,5 +1,8 @@
 import type { Context, ServiceBroker, ServiceSchema } from "moleculer";
-import { call, type BusCaller, type ResultOf } from "./bus";
+import { typedCall, type BusCaller } from "../../shared/typed-call";
+import type { ProgramsContract } from "../programs/contract";
+
+const call = typedCall<ProgramsContract>();
 
 /**
  * A short-lived, per-process memory of `programs.get` answers for the
@@ -21,7 +24,7 @@ interface Cache {
 }
 
 /** `programs.get` as it arrives over the bus: JSON, so its dates are ISO strings. */
-export type CachedProgram = ResultOf<"programs.get">;
+export type CachedProgram = ProgramsContract["programs.get"]["result"];
 
 const MAX_ENTRIES = 10_000;
 const caches = new WeakMap<ServiceBroker, Cache>();
