@@ -36,6 +36,9 @@ import { createNotificationsRepository } from "../services/notifications/storage
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
 import { NoSubscriberCache } from "../services/notifications/subscription-cache";
 import { createProgramsRepository } from "../services/programs/storage";
+import { createRewardsRepository } from "../services/rewards/storage";
+import { defaultGroupSeed } from "../services/rewards/default-group";
+import type { PartnerRewards } from "../services/rewards/contract";
 import type { Program } from "../services/programs/repository";
 import { recordSale, trackSaleResponse, type ProgramCaller, type SalesDeps } from "../services/sales/record-sale";
 import { reverseSale } from "../services/sales/reverse-sale";
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
   const clickWriter = createClickWriter(attribution);
   const sales = await createSalesRepository(db);
   const commissions = await createCommissionsRepository(db);
+  const rewards = await createRewardsRepository(db);
   const notifications = await createNotificationsRepository(db);
 
   // The outbox relays with the same options (commissions; sales, for sale.created), delivering to the notifications
@@ -168,6 +172,27 @@ async function main(): Promise<void> {
   /** The self-referral guard's partner cache (services/clients/self-referral-check.ts), same TTL. */
   const cachedPartner = remembered<Identity>(Number(process.env.PARTNER_CACHE_TTL_MS ?? 60_000), (id) => programs.getPartner(id));
 
+  /**
+   * services/clients/partner-rewards-cache.ts over rewards.forPartner (its default group, the partner's membership
+   * and the group's rewards), with the service's TTL.
+   */
+  const partnerRewards = new InvalidatedCache<string, PartnerRewards>(Number(process.env.REWARDS_CACHE_TTL_MS ?? 60_000));
+  async function rewardsOf(program: Program, partnerId: number): Promise<PartnerRewards> {
+    const key = `${program.id}:${partnerId}`;
+    const hit = partnerRewards.get(key);
+    if (hit) return hit;
+    const fallback = await rewards.ensureDefaultGroup(program.id, defaultGroupSeed(program), new Date());
+    const memberOf = await rewards.findMembership(program.id, partnerId);
+    const group = (memberOf !== null ? await rewards.getGroup(program.id, memberOf) : null) ?? fallback;
+    const answer: PartnerRewards = {
+      currency: program.currency,
+      group: { id: group.id, name: group.name, holdDays: group.holdDays, minPayoutCents: group.minPayoutCents },
+      rewards: await rewards.listRewards(program.id, { groupId: group.id }),
+    };
+    partnerRewards.set(key, answer, partnerRewards.ticket());
+    return answer;
+  }
+
   /** attribution's referral cache (services/attribution/referral-cache.ts), same TTL; approved enrollments only. */
   const referrals = new ReferralCache<Enrollment>(ReferralCache.ttlFromEnv());
 
@@ -229,7 +254,13 @@ async function main(): Promise<void> {
         case "commissions.createForSale": {
           const program = await cachedProgram(params.programId);
           if (!program) throw new HttpError(404, "no program");
-          const created = await createForSale(commissions, program, params, new Date());
+          // The service's zod input turns the bus's ISO strings into dates.
+          const input = {
+            ...params,
+            occurredAt: params.occurredAt ? new Date(params.occurredAt) : undefined,
+            firstPaymentAt: params.firstPaymentAt ? new Date(params.firstPaymentAt) : null,
+          };
+          const created = await createForSale(commissions, await rewardsOf(program, params.partnerId), input, new Date());
           if (created.created) relay.nudge();
           return created;
         }

@@ -13,7 +13,7 @@ import config from "../moleculer.config";
 import { startHealthServer } from "./health-server";
 import { replOptions } from "./repl-commands";
 
-export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "processor", "status", "notifications", "portal"] as const;
+export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "processor", "status", "notifications", "portal", "rewards"] as const;
 
 export function serviceNames(list = process.env.SERVICES): string[] {
   const names = list

@@ -130,6 +130,12 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (fromBrowser && !created && claimed(lead)) {
           throw new ConflictError("This customer key already has a lead in this program: a browser signup only records a new customer.");
         }
+        // The lead reward of the partner's group (docs/rewards.md), once per customer: only for leads your server
+        // reports, since anyone can send a browser signup. Asked again on a repeat, so a retry after a failure earns it.
+        const earned =
+          !fromBrowser && lead.partnerId !== null && !lead.isTest
+            ? await call(ctx, "commissions.createForLead", { programId, partnerId: lead.partnerId, customerKey: lead.customerKey })
+            : null;
         return {
           success: true,
           lead_id: lead.id,
@@ -139,6 +145,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           partner_id: lead.partnerId,
           reason: lead.unattributedReason,
           test: lead.isTest,
+          commission_id: earned?.commissionId ?? null,
         };
       },
     },

@@ -9,6 +9,7 @@ import type { NotificationsBroadcasts, NotificationsContract } from "./notificat
 import type { ProcessorContract } from "./processor/contract";
 import type { PortalContract } from "./portal/contract";
 import type { ProgramsBroadcasts, ProgramsContract } from "./programs/contract";
+import type { RewardsBroadcasts, RewardsContract } from "./rewards/contract";
 import type { SalesContract } from "./sales/contract";
 import type { StatusContract } from "./status/contract";
 
@@ -38,6 +39,7 @@ export type BusContracts = AccountsContract &
   ProcessorContract &
   PortalContract &
   ProgramsContract &
+  RewardsContract &
   SalesContract &
   StatusContract &
   HealthContract;
@@ -55,7 +57,7 @@ export const call = typedCall<BusContracts>();
 export const healthAction = (service: StorageServiceName) => `${service}.health` as const;
 
 /** The events services broadcast for other processes' caches (docs/architecture.md, "Bus broadcasts"), by name: their payload. */
-export type BusBroadcasts = AccountsBroadcasts & AttributionBroadcasts & NotificationsBroadcasts & ProgramsBroadcasts;
+export type BusBroadcasts = AccountsBroadcasts & AttributionBroadcasts & NotificationsBroadcasts & ProgramsBroadcasts & RewardsBroadcasts;
 export type BroadcastOf<E extends keyof BusBroadcasts> = BusBroadcasts[E];
 
 /** How long a sign-out or a decision waits for the other processes' acknowledgement before answering anyway. */

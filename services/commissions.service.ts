@@ -4,7 +4,7 @@ import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
 import { call, type ResultOf } from "./bus";
 import { toDto } from "../shared/dto";
-import { NotFoundError } from "../shared/errors";
+import { ConflictError, NotFoundError } from "../shared/errors";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { countMetric, METRICS } from "../shared/metrics";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
@@ -15,7 +15,8 @@ import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outb
 import { createCommissionsRepository } from "./commissions/storage";
 import type { BalanceKey, CommissionsRepository } from "./commissions/repository";
 import { COMMISSIONS } from "./commissions/endpoints";
-import { createForSale, type CreatedCommission } from "./commissions/create-for-sale";
+import { createForLead, createForSale, type CreatedCommission, type NoCommission } from "./commissions/create-for-sale";
+import { partnerRewards, partnerRewardsCacheMixin } from "./clients/partner-rewards-cache";
 import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
 import { commissionListItem, withdrawalListItem } from "./commissions/list-views";
@@ -27,6 +28,7 @@ export type { RefundResponse } from "./commissions/reverse-for-sale";
 type ListCommissions = Input<typeof S.ListCommissionsInput>;
 type ListWithdrawals = Input<typeof S.ListWithdrawalsInput>;
 type Methods = {
+  commissionCreated(result: CreatedCommission | NoCommission): CreatedCommission | NoCommission;
   balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey>;
   listCommissions(ctx: Context, input: ListCommissions): Promise<ResultOf<"commissions.list">>;
   listWithdrawals(ctx: Context, input: ListWithdrawals): Promise<ResultOf<"commissions.listWithdrawals">>;
@@ -38,24 +40,52 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 /** Owns commissions, refunds, partner balances, withdrawals and the commissions outbox. */
 const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "commissions",
-  mixins: [storageMixin(createCommissionsRepository), programCacheMixin],
+  mixins: [storageMixin(createCommissionsRepository), programCacheMixin, partnerRewardsCacheMixin],
 
   // Params are validated against each action's declared input (commissions/endpoints.ts, shared/endpoint.ts).
   hooks: { before: { "*": inputValidator(COMMISSIONS) } },
 
   actions: {
-    /** Creates the sale's commission at the program's current rule, frozen on the record. Idempotent per sale. */
+    /** Creates the sale's commission by the partner's rewards now, frozen on the record (docs/rewards.md). Idempotent per sale. */
     createForSale: {
       // Safe to send again: if its node is lost mid-call, the caller retries it on another instance (shared/failover.ts).
       idempotent: true,
-      async handler(ctx: Context<Input<typeof S.CreateForSaleInput>>): Promise<CreatedCommission> {
+      async handler(ctx: Context<Input<typeof S.CreateForSaleInput>>): Promise<CreatedCommission | NoCommission> {
         const input = ctx.params;
-        const program = await getProgram(ctx, input.programId);
-        const result = await createForSale(this.repo, program, input, new Date());
-        if (result.created) this.relay.nudge();
-        if (result.created) countMetric(this.broker, METRICS.commissionsCreated, { currency: result.currency });
-        if (result.created) countMetric(this.broker, METRICS.commissionAmountCents, { currency: result.currency }, result.amountCents);
-        return result;
+        const earning = await partnerRewards(ctx, input.programId, input.partnerId);
+        return this.commissionCreated(await createForSale(this.repo, earning, input, new Date()));
+      },
+    },
+
+    /** The lead reward of the partner's group for an attributed lead, once per customer (docs/rewards.md). */
+    createForLead: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.CreateForLeadInput>>): Promise<CreatedCommission | NoCommission> {
+        const { programId, partnerId, customerKey } = ctx.params;
+        const [earning, program] = await Promise.all([partnerRewards(ctx, programId, partnerId), getProgram(ctx, programId)]);
+        return this.commissionCreated(await createForLead(this.repo, earning, { programId, partnerId, customerKey, currency: program.currency }, new Date()));
+      },
+    },
+
+    /** The merchant takes back a lead commission in full; a sale's is reversed by refunding the sale. */
+    reverseLead: {
+      async handler(ctx: Context<Input<typeof S.ReverseLeadInput>>): Promise<RefundResponse> {
+        const { programId, commissionId, reason } = ctx.params;
+        const commission = await this.repo.getCommission(commissionId);
+        if (!commission || commission.programId !== programId) throw new NotFoundError(`No commission ${commissionId} in program ${programId}.`);
+        if (commission.kind !== "lead") throw new ConflictError(`Commission ${commissionId} pays for a sale: refund the sale (POST /api/v1/track/refund) to reverse it.`);
+        const response = await reverseForSale(this.repo, { commissionId, reasonCode: "refund", reason }, new Date());
+        if (reversalApplied(response)) this.relay.nudge();
+        return response;
+      },
+    },
+
+    /** What a partner's sale commissions count (tiered rewards; the rewards preview). */
+    tierStats: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.TierStatsInput>>) {
+        const { programId, partnerId, at } = ctx.params;
+        return this.repo.tierStats(programId, partnerId, new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)), at);
       },
     },
 
@@ -227,6 +257,15 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    /** A new commission goes out at once (its commission.created event) and is counted. */
+    commissionCreated(result: CreatedCommission | NoCommission) {
+      if (!result.created) return result;
+      this.relay.nudge();
+      countMetric(this.broker, METRICS.commissionsCreated, { currency: result.currency });
+      countMetric(this.broker, METRICS.commissionAmountCents, { currency: result.currency }, result.amountCents);
+      return result;
+    },
+
     async listCommissions(ctx: Context, input: ListCommissions) {
       // 404 for a program that does not exist (the dashboard's policy checked it already; operators have none).
       await getProgram(ctx, input.programId);

@@ -178,6 +178,14 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    enrolledPartnerIds: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.EnrolledPartnerIdsInput>>) {
+        const { programId, partnerIds } = ctx.params;
+        return (await this.repo.findEnrolledPartners(programId, partnerIds)).map((e) => e.partnerId);
+      },
+    },
+
     getEnrollment: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.EnrollmentInput>>) {

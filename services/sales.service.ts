@@ -94,6 +94,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           subscriptionId: input.subscription_id ?? null,
           processorCustomerId: null,
           occurredAt: new Date(),
+          lines: S.saleLinesOf(input),
         });
         return trackSaleResponse(sale, commission);
       },

@@ -41,7 +41,7 @@ export type RouteGroup =
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type Tag = "Health" | "Tracking" | "Dashboard" | "Processor" | "Reference" | "Operator" | "Partner portal";
+export type Tag = "Health" | "Tracking" | "Dashboard" | "Rewards" | "Processor" | "Reference" | "Operator" | "Partner portal";
 
 /** An action's HTTP endpoint: where the gateway routes it and what the OpenAPI document says about it. */
 export interface HttpEndpoint {
@@ -83,6 +83,28 @@ export interface ActionDeclaration {
    * operation in the OpenAPI document.
    */
   http?: HttpEndpoint | readonly HttpEndpoint[];
+}
+
+/**
+ * One operation on a program for both of its callers: the dashboard (a
+ * session whose role grants `permission`, default programs:read) at
+ * /api/programs/:programId/..., and the operator (the token) at
+ * /api/admin/programs/:programId/..., with the same text. `path` is what
+ * follows /api/programs.
+ */
+export function programRoutes(endpoint: Omit<HttpEndpoint, "route" | "path" | "auth"> & { path: `/:programId${string}` }): HttpEndpoint[] {
+  const { path, permission, description, errors = [], ...rest } = endpoint;
+  return [
+    {
+      ...rest,
+      path: `/api/programs${path}`,
+      route: "program-dashboard",
+      ...(permission ? { permission } : {}),
+      description: `${description} For members of the program's workspace whose role grants ${permission ?? "programs:read"}.`,
+      errors: [...new Set<ErrorCode>(["forbidden", ...errors])],
+    },
+    { ...rest, path: `/api/admin/programs${path}`, route: "admin", tag: "Operator", description, errors: [...new Set<ErrorCode>(["not_found", ...errors])] },
+  ];
 }
 
 /** The HTTP routes of a declaration (none for an action only called over the bus). */

@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, envelope: "platform" },
   // A sale in another currency than its program pays commissions in (docs/architecture.md, "Currencies").
   currency_mismatch: { status: 422, envelope: "platform" },
+  // A reward naming a product or price the program's processor account does not have (docs/rewards.md).
+  unknown_product: { status: 422, envelope: "platform" },
   unsupported_media_type: { status: 415, envelope: "platform" },
   internal_error: { status: 500, envelope: "platform" },
   service_unavailable: { status: 503, envelope: "platform" },
@@ -84,6 +86,12 @@ export class AlreadyRecordedError extends AppError {
 export class CurrencyMismatchError extends AppError {
   constructor(message: string, data?: Record<string, unknown>) {
     super("currency_mismatch", message, data);
+  }
+}
+
+export class UnknownProductError extends AppError {
+  constructor(message: string, data?: Record<string, unknown>) {
+    super("unknown_product", message, data);
   }
 }
 

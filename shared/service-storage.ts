@@ -4,7 +4,7 @@ import { acquireDatabase, databaseUrl, pingDatabase, releaseDatabase, type Datab
 import { isStorageUnavailable } from "./storage/errors";
 
 /** The services with storage: each has the `health` action of `storageMixin` below (it pings the database). */
-export const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor"] as const;
+export const STORAGE_SERVICES = ["programs", "attribution", "sales", "commissions", "notifications", "accounts", "processor", "rewards"] as const;
 export type StorageServiceName = (typeof STORAGE_SERVICES)[number];
 
 export interface StorageVars<R> {

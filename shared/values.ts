@@ -33,3 +33,18 @@ export const ReferralCode = z
 export const ClickId = z.string().trim().min(1).max(128);
 export const CustomerKey = z.string().trim().min(1).max(256);
 export const Email = z.string().trim().toLowerCase().email().max(320);
+
+/** A product or price id: the processor's (prod_..., price_...) or your own, as your sales name them. */
+export const ProductRef = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.:-]+$/, "may contain letters, digits, '_', '.', ':' and '-'");
+
+/** One line of a sale, as services pass it on (camelCase): its amount and, when known, its product and price. */
+export const SaleLineValue = z.strictObject({
+  amountCents: Cents.nonnegative(),
+  productId: ProductRef.nullish(),
+  priceId: ProductRef.nullish(),
+});

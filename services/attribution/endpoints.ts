@@ -49,8 +49,8 @@ export const ATTRIBUTION = declareActions("attribution", {
       errors: ["forbidden", "not_found"],
       response: {
         description:
-          "The lead; created is false when the customer key was already known. reason is self_referral when the click's partner is the customer (same email or customer key, with the program's self-referral guard on): the lead is then recorded with attributed false. Otherwise null.",
-        example: { success: true, lead_id: 1, customer_key: "user-42", created: true, attributed: true, partner_id: 3, reason: null, test: false },
+          "The lead; created is false when the customer key was already known. reason is self_referral when the click's partner is the customer (same email or customer key, with the program's self-referral guard on): the lead is then recorded with attributed false. Otherwise null. commission_id is the lead reward's commission when the partner's group has a lead reward (leads from your server only, once per customer), else null.",
+        example: { success: true, lead_id: 1, customer_key: "user-42", created: true, attributed: true, partner_id: 3, reason: null, test: false, commission_id: null },
       },
     },
   },

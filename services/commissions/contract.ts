@@ -6,6 +6,8 @@ import type { Balance, Commission, CommissionFigures, OutboxEvent, RefundEntry, 
 import type * as S from "./schemas";
 import type { Page } from "../../shared/pagination";
 import type { CommissionListItem } from "./list-views";
+import type { NoRewardReason, TierStats } from "../../shared/domain/rewards";
+import type { PartnerRewards } from "../rewards/contract";
 
 export interface CreatedCommission {
   commissionId: number;
@@ -14,6 +16,16 @@ export interface CreatedCommission {
   currency: string;
   created: boolean;
 }
+
+/** An attributed sale or lead no reward pays for (docs/rewards.md): no commission, and why. */
+export interface NoCommission {
+  commissionId: null;
+  created: false;
+  reason: NoRewardReason;
+}
+
+/** The partner's group and the rewards they earn by (the rewards service's answer, cached here). */
+export type PartnerEarning = PartnerRewards;
 
 /** The refund endpoint's response (spec 2.2). */
 export type RefundResponse =
@@ -33,7 +45,11 @@ export type ProcessorSettlementResult =
  * ISO strings). Callers use `call` from services/bus.ts.
  */
 export interface CommissionsContract {
-  "commissions.createForSale": { params: z.input<typeof S.CreateForSaleInput>; result: CreatedCommission };
+  "commissions.createForSale": { params: z.input<typeof S.CreateForSaleInput>; result: CreatedCommission | NoCommission };
+  "commissions.createForLead": { params: z.input<typeof S.CreateForLeadInput>; result: CreatedCommission | NoCommission };
+  /** The merchant takes a lead commission back (a fake signup): reversed in full, like a full refund of a sale. */
+  "commissions.reverseLead": { params: z.input<typeof S.ReverseLeadInput>; result: RefundResponse };
+  "commissions.tierStats": { params: z.input<typeof S.TierStatsInput>; result: TierStats };
   "commissions.reverseForSale": { params: z.input<typeof S.ReverseForSaleInput>; result: RefundResponse };
   "commissions.settleProcessorForSale": { params: z.input<typeof S.SettleProcessorForSaleInput>; result: ProcessorSettlementResult };
   "commissions.approveDue": { params: z.input<typeof S.ApproveDueInput>; result: { approved: number; commissionIds: number[] } };

@@ -1,5 +1,5 @@
 /** The commissions service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions } from "../../shared/endpoint";
+import { declareActions, programRoutes } from "../../shared/endpoint";
 import * as S from "./schemas";
 
 const refundItemExample = { id: 4, refundId: "re_1", amountCents: 3000, deductionCents: 600, reasonCode: "refund", reason: "customer asked", createdAt: "2026-01-03T09:00:00.000Z" };
@@ -237,6 +237,27 @@ export const COMMISSIONS = declareActions("commissions", {
   },
   createForSale: {
     input: S.CreateForSaleInput,
+  },
+  createForLead: {
+    input: S.CreateForLeadInput,
+  },
+  reverseLead: {
+    input: S.ReverseLeadInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/commissions/:commissionId/reverse",
+      permission: "programs:write",
+      tag: "Rewards",
+      summary: "Reverse a lead commission",
+      description:
+        "Takes back a commission a lead reward paid (a fake signup, say): reversed in full, deducted from the partner's balance when it was already credited, and the partner is notified. A sale's commission is reversed by refunding the sale instead (conflict). Reversing it again is skipped.",
+      example: { programId: 1, commissionId: 12, reason: "Fake signup" },
+      errors: ["not_found", "conflict"],
+      response: { description: "What the reversal did.", example: { success: true, status: "reversed", deductionAmount: 5, commission_id: 12 } },
+    }),
+  },
+  tierStats: {
+    input: S.TierStatsInput,
   },
   reverseForSale: {
     input: S.ReverseForSaleInput,

@@ -25,6 +25,7 @@ function commissionEvent(c: Commission, extra: Record<string, unknown> = {}): Re
     commissionId: c.id,
     programId: c.programId,
     partnerId: c.partnerId,
+    kind: c.kind,
     saleId: c.saleId,
     transactionId: c.transactionId,
     status: c.status,
@@ -38,14 +39,18 @@ function commissionEvent(c: Commission, extra: Record<string, unknown> = {}): Re
   };
 }
 
-/** Idempotent on the sale: a second call returns the existing commission. */
+/** The commission already paying for this sale or lead, if any. */
+const findSame = (tx: CommissionsTx, c: Pick<NewCommission, "saleId" | "programId" | "leadKey">) =>
+  c.saleId !== null ? tx.findCommissionBySale(c.saleId) : tx.findLeadCommission(c.programId, c.leadKey!);
+
+/** Idempotent on the sale (a lead commission: on the program and customer): a second call returns the existing commission. */
 export async function createCommission(tx: CommissionsTx, input: NewCommission, now: Date): Promise<{ commission: Commission; created: boolean }> {
-  const existing = await tx.findCommissionBySale(input.saleId);
+  const existing = await findSame(tx, input);
   if (existing) return { commission: existing, created: false };
   const commission = await tx.insertCommission(input, now);
   if (!commission) {
-    // Lost a race with a concurrent creation for the same sale.
-    const winner = await tx.findCommissionBySale(input.saleId);
+    // Lost a race with a concurrent creation for the same sale or lead.
+    const winner = await findSame(tx, input);
     return { commission: winner!, created: false };
   }
   await tx.enqueue("commission.created", commission.id, commissionEvent(commission), now);
@@ -53,7 +58,9 @@ export async function createCommission(tx: CommissionsTx, input: NewCommission, 
 }
 
 export interface ReversalRequest {
-  saleId: number;
+  /** The sale whose commission is reversed; or, for a lead commission, `commissionId`. */
+  saleId?: number;
+  commissionId?: number;
   amountCents?: number;
   refundId?: string;
   reasonCode: RefundReasonCode;
@@ -69,7 +76,7 @@ export type ReversalOutcome =
  * withdrawal reduction and the outbox event, all in the caller's transaction.
  */
 export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest, now: Date): Promise<ReversalOutcome> {
-  const found = await tx.findCommissionBySale(req.saleId);
+  const found = req.commissionId !== undefined ? await tx.getCommission(req.commissionId) : await tx.findCommissionBySale(req.saleId!);
   if (!found) return { kind: "no_commission" };
   const key = balanceKeyOf(found);
   const balance = await tx.getBalanceForUpdate(key);

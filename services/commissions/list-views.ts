@@ -1,12 +1,15 @@
 /** What the commission and withdrawal lists show per row (dashboard, operators, the partner portal). */
 import { toDto, type Jsonified } from "../../shared/dto";
-import type { CommissionWithRefunds, Withdrawal } from "./repository";
+import type { CommissionLine } from "../../shared/domain/rewards";
+import type { CommissionKind, CommissionWithRefunds, Withdrawal } from "./repository";
 
 export interface CommissionListItem {
   id: number;
   programId: number;
   partnerId: number;
-  saleId: number;
+  /** sale, or lead (a lead reward's: no sale). */
+  kind: CommissionKind;
+  saleId: number | null;
   transactionId: string;
   currency: string;
   saleAmountCents: number;
@@ -15,6 +18,9 @@ export interface CommissionListItem {
   deductedCents: number;
   /** What the commission is worth now: amount minus what refunds took back. */
   netCents: number;
+  /** The group and, per line, the reward (id, version, value, recurring rule, tier) it was computed from; null before rewards. */
+  groupId: number | null;
+  rewardLines: CommissionLine[] | null;
   status: string;
   reason: string | null;
   approvableAt: Date;
@@ -29,6 +35,7 @@ export function commissionListItem(c: CommissionWithRefunds): Jsonified<Commissi
     id: c.id,
     programId: c.programId,
     partnerId: c.partnerId,
+    kind: c.kind,
     saleId: c.saleId,
     transactionId: c.transactionId,
     currency: c.currency,
@@ -37,6 +44,8 @@ export function commissionListItem(c: CommissionWithRefunds): Jsonified<Commissi
     refundedCents: c.refundedCents,
     deductedCents: c.deductedCents,
     netCents: c.amountCents - c.deductedCents,
+    groupId: c.groupId,
+    rewardLines: c.rewardLines,
     status: c.status,
     reason: c.reason,
     approvableAt: c.approvableAt,

@@ -1,4 +1,5 @@
 import type { LedgerSnapshot } from "./invariants/snapshot";
+import type { TierStats } from "../../shared/domain/rewards";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
@@ -113,6 +114,15 @@ const MIGRATIONS = [
   // their own: commissions_program_list (a range of one program's created_at) and commissions_partner (a page of
   // partners, all time) serve them (test/contract/stats-query-plans.test.ts).
   `CREATE INDEX partner_balances_program ON partner_balances (program_id, currency, partner_id);`,
+  // Rewards (docs/rewards.md): a commission pays for a sale or for an attributed lead (one per customer and program),
+  // and keeps the group and the rewards it was computed from. Commissions from before keep rule_type/rule_value only.
+  `ALTER TABLE commissions ALTER COLUMN sale_id DROP NOT NULL;
+   ALTER TABLE commissions ADD COLUMN kind TEXT NOT NULL DEFAULT 'sale' CHECK (kind IN ('sale', 'lead'));
+   ALTER TABLE commissions ADD COLUMN lead_key TEXT;
+   ALTER TABLE commissions ADD COLUMN group_id INTEGER;
+   ALTER TABLE commissions ADD COLUMN reward_lines JSONB;
+   ALTER TABLE commissions ADD CONSTRAINT commissions_kind_origin CHECK ((kind = 'sale') = (sale_id IS NOT NULL) AND (kind = 'lead') = (lead_key IS NOT NULL));
+   CREATE UNIQUE INDEX commissions_lead ON commissions (program_id, lead_key) WHERE lead_key IS NOT NULL;`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -152,12 +162,16 @@ const toCommission = (r: any): Commission => ({
   id: r.id,
   programId: r.program_id,
   partnerId: r.partner_id,
+  kind: r.kind,
   saleId: r.sale_id,
+  leadKey: r.lead_key,
   transactionId: r.transaction_id,
   currency: r.currency,
   saleAmountCents: r.sale_amount_cents,
   ruleType: r.rule_type,
   ruleValue: r.rule_value,
+  groupId: r.group_id,
+  rewardLines: r.reward_lines,
   amountCents: r.amount_cents,
   refundedCents: r.refunded_cents,
   deductedCents: r.deducted_cents,
@@ -241,17 +255,38 @@ class SqlCommissionsTx implements CommissionsTx {
 
   async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
     const [row] = await this.q.query(
-      `INSERT INTO commissions (program_id, partner_id, sale_id, transaction_id, currency, sale_amount_cents, rule_type, rule_value,
-         amount_cents, approvable_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
-       ON CONFLICT (sale_id) DO NOTHING RETURNING *`,
-      [c.programId, c.partnerId, c.saleId, c.transactionId, c.currency, c.saleAmountCents, c.ruleType, c.ruleValue, c.amountCents, c.approvableAt, now],
+      `INSERT INTO commissions (program_id, partner_id, kind, sale_id, lead_key, transaction_id, currency, sale_amount_cents, rule_type, rule_value,
+         group_id, reward_lines, amount_cents, approvable_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+       ON CONFLICT DO NOTHING RETURNING *`,
+      [
+        c.programId,
+        c.partnerId,
+        c.kind,
+        c.saleId,
+        c.leadKey,
+        c.transactionId,
+        c.currency,
+        c.saleAmountCents,
+        c.ruleType,
+        c.ruleValue,
+        c.groupId,
+        c.rewardLines === null ? null : JSON.stringify(c.rewardLines),
+        c.amountCents,
+        c.approvableAt,
+        now,
+      ],
     );
     return row ? toCommission(row) : null;
   }
 
   async findCommissionBySale(saleId: number): Promise<Commission | null> {
     const [row] = await this.q.query("SELECT * FROM commissions WHERE sale_id = $1", [saleId]);
+    return row ? toCommission(row) : null;
+  }
+
+  async findLeadCommission(programId: number, leadKey: string): Promise<Commission | null> {
+    const [row] = await this.q.query("SELECT * FROM commissions WHERE program_id = $1 AND lead_key = $2", [programId, leadKey]);
     return row ? toCommission(row) : null;
   }
 
@@ -498,6 +533,17 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       reversedCents: Number(r.reversedCents),
     });
     return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
+  }
+
+  async tierStats(programId: number, partnerId: number, monthStart: Date, before: Date): Promise<TierStats> {
+    // Along commissions_program_partner_list (program, partner, created_at).
+    const [row] = await this.db.query<{ sales: number; revenue: number; month_sales: number; month_revenue: number }>(
+      `SELECT count(*)::int AS sales, COALESCE(sum(sale_amount_cents), 0)::bigint AS revenue,
+         (count(*) FILTER (WHERE created_at >= $3))::int AS month_sales, COALESCE(sum(sale_amount_cents) FILTER (WHERE created_at >= $3), 0)::bigint AS month_revenue
+       FROM commissions WHERE program_id = $1 AND partner_id = $2 AND kind = 'sale' AND created_at < $4`,
+      [programId, partnerId, monthStart, before],
+    );
+    return { month: { sales: row.month_sales, revenueCents: Number(row.month_revenue) }, allTime: { sales: row.sales, revenueCents: Number(row.revenue) } };
   }
 
   async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {

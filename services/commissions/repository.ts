@@ -3,18 +3,32 @@ import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxEvent, OutboxStore } from "../../shared/outbox/outbox";
+import type { CommissionLine, TierStats } from "../../shared/domain/rewards";
+
+/** What a commission pays for: a sale (one per sale) or an attributed lead (one per customer and program). */
+export type CommissionKind = "sale" | "lead";
 
 export interface Commission {
   id: number;
   programId: number;
   partnerId: number;
-  saleId: number;
+  kind: CommissionKind;
+  /** The sale it pays for; null for a lead commission. */
+  saleId: number | null;
+  /** The lead's customer key, for a lead commission (null for a sale's). */
+  leadKey: string | null;
+  /** The sale's transaction id; `lead:<customer key>` for a lead commission. */
   transactionId: string;
   currency: string;
+  /** The sale's amount; for a lead commission its own amount (so a reversal takes it all back in proportion). */
   saleAmountCents: number;
-  /** The program's rule frozen at creation: "percentage" (basis points) or "flat" (minor units). */
+  /** The rule frozen at creation: "percentage" (basis points) or "flat" (minor units); with several lines, the first line's. */
   ruleType: "percentage" | "flat";
   ruleValue: number;
+  /** The partner group whose rewards applied; null for commissions created before rewards. */
+  groupId: number | null;
+  /** Per line, the reward applied as it was then (id, version, value, recurring rule, tier) and what it earned; null before rewards. */
+  rewardLines: CommissionLine[] | null;
   /** The commission as earned, before any refund. */
   amountCents: number;
   /** Cumulative refunded part of the sale (capped at the sale amount). */
@@ -117,6 +131,7 @@ export type { OutboxEvent };
 export interface CommissionsTx {
   insertCommission(c: NewCommission, now: Date): Promise<Commission | null>;
   findCommissionBySale(saleId: number): Promise<Commission | null>;
+  findLeadCommission(programId: number, leadKey: string): Promise<Commission | null>;
   getCommission(id: number): Promise<Commission | null>;
   getCommissionForUpdate(id: number): Promise<Commission | null>;
   updateCommission(
@@ -192,6 +207,11 @@ export interface CommissionsRepository {
    * switch is ignored here: test sales never earn a commission.
    */
   commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>>;
+  /**
+   * What a partner's sale commissions in the program count, for tiered rewards: the number of sales and their
+   * amounts (gross of refunds), created before `before`, since `monthStart` and all time.
+   */
+  tierStats(programId: number, partnerId: number, monthStart: Date, before: Date): Promise<TierStats>;
   /** The balances in `currency` of the program's partners (of `partnerIds` when given), by partner id; no row for a partner with none. */
   programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]>;
 }

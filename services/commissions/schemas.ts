@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
-import { Cents as AnyCents, Currency as IsoCurrency, Id } from "../../shared/values";
+import { Cents as AnyCents, Currency as IsoCurrency, CustomerKey, Id, SaleLineValue } from "../../shared/values";
 
 const Cents = AnyCents.nonnegative();
 const Currency = z
@@ -16,7 +16,27 @@ export const CreateForSaleInput = z.object({
   transactionId: z.string().min(1).max(255),
   saleAmountCents: Cents.positive(),
   currency: Currency,
+  lines: z.array(SaleLineValue).max(100).nullish(),
+  isRenewal: z.boolean().optional(),
+  firstPaymentAt: z.iso
+    .datetime({ offset: true })
+    .nullish()
+    .transform((v) => (v ? new Date(v) : null)),
+  occurredAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .transform((v) => (v ? new Date(v) : undefined)),
 });
+
+export const CreateForLeadInput = z.object({ programId: Id, partnerId: Id, customerKey: CustomerKey });
+
+export const ReverseLeadInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  commissionId: Id.meta({ description: "The lead commission's id.", example: 12 }),
+  reason: z.string().trim().min(1).max(1000).default("Lead reversed by the merchant").meta({ description: "Why (shown to the partner).", example: "Fake signup" }),
+});
+
+export const TierStatsInput = z.object({ programId: Id, partnerId: Id, at: z.iso.datetime({ offset: true }).transform((v) => new Date(v)) });
 
 export const ReverseForSaleInput = z.object({
   saleId: Id,

@@ -16,6 +16,7 @@ import { NOTIFICATIONS } from "../notifications/endpoints";
 import { PORTAL } from "../portal/endpoints";
 import { PROCESSOR } from "../processor/endpoints";
 import { PROGRAMS } from "../programs/endpoints";
+import { REWARDS } from "../rewards/endpoints";
 import { SALES } from "../sales/endpoints";
 import { STATUS } from "../status/endpoints";
 import { GATEWAY, GATEWAY_PAGES } from "./endpoints";
@@ -50,6 +51,7 @@ const SERVICES: Array<{ service: string; actions: Record<string, ActionDeclarati
   ATTRIBUTION,
   STATUS,
   PROGRAMS,
+  REWARDS,
   SALES,
   COMMISSIONS,
   PROCESSOR,

@@ -89,6 +89,11 @@ type Json = Record<string, unknown>;
 const TAGS = [
   { name: "Tracking", description: "Clicks, leads, sales and refunds: the integration API." },
   { name: "Dashboard", description: "Sign-in and the endpoints of the dashboard (session cookie)." },
+  {
+    name: "Rewards",
+    description:
+      "How partners earn: partner groups, their rewards (per event, product and tier) and a preview of what a sale pays (dashboard session; the operator reaches the same under /api/admin).",
+  },
   { name: "Processor", description: "Webhooks from the payment processor." },
   { name: "Health", description: "Readiness and liveness probes." },
   { name: "Reference", description: "This document and its page." },
@@ -128,6 +133,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   already_recorded: "A sale with transaction_id 'order-1001' is already recorded for this program.",
   payload_too_large: "The request body is too large.",
   currency_mismatch: "This program pays commissions in 'usd'; the sale is in 'eur'. Convert the amount to 'usd' (or omit currency), then send it again.",
+  unknown_product: "Unknown to the program's Stripe account: prod_missing. Check the product and price ids in your Stripe dashboard.",
   unsupported_media_type: "Send the body as UTF-8 JSON.",
   internal_error: "An internal error occurred. Retry later; if it persists, contact support.",
   service_unavailable: "The service handling this request is not available. Retry later.",
@@ -146,7 +152,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   conflict: "the request conflicts with the current state; the message says how",
   already_recorded: "a sale with this transaction id is already recorded for the program; nothing changed",
   payload_too_large: "the body is over the size limit",
-  currency_mismatch: "the sale's currency is not the program's; nothing was recorded (convert the amount, or omit currency)",
+  currency_mismatch: "the sale's (or the reward's) currency is not the program's; nothing was recorded (convert the amount, or omit currency)",
+  unknown_product: "a product or price id the program's Stripe account does not have; nothing changed",
   unsupported_media_type: "the body is not UTF-8 JSON (send Content-Type: application/json)",
   internal_error: "an unexpected error; retry later",
   service_unavailable: "a service or its database is briefly unavailable; nothing changed, retry after the seconds in Retry-After",

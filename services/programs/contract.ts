@@ -24,6 +24,8 @@ export interface ProgramsContract {
   "programs.createPartner": { params: z.input<typeof S.CreatePartnerInput>; result: Jsonified<{ partner: Partner; enrollment: Enrollment }> };
   /** The approved enrollment behind a referral code, or null. */
   "programs.findReferral": { params: z.input<typeof S.FindReferralInput>; result: Jsonified<Enrollment> | null };
+  /** Which of these partners are enrolled in the program (any status). */
+  "programs.enrolledPartnerIds": { params: z.input<typeof S.EnrolledPartnerIdsInput>; result: number[] };
   "programs.getEnrollment": { params: z.input<typeof S.EnrollmentInput>; result: Jsonified<Enrollment> };
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };

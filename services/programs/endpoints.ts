@@ -163,6 +163,9 @@ export const PROGRAMS = declareActions("programs", {
   findReferral: {
     input: S.FindReferralInput,
   },
+  enrolledPartnerIds: {
+    input: S.EnrolledPartnerIdsInput,
+  },
   getEnrollment: {
     input: S.EnrollmentInput,
   },

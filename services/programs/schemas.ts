@@ -81,6 +81,7 @@ export const PartnerEmailInput = z.object({ email: z.string().trim().toLowerCase
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });
 export const PartnerIdInput = z.object({ partnerId: Id });
+export const EnrolledPartnerIdsInput = z.object({ programId: Id, partnerIds: z.array(Id).max(1000) });
 
 export const UpdateProcessorConnectionInput = z.strictObject({
   programId: Id.describe("The program's id."),

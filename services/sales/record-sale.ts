@@ -1,6 +1,5 @@
 import type { Context, Logger } from "moleculer";
 import { commissionCurrencyCheck } from "../../shared/domain/currencies";
-import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
 import { AlreadyRecordedError } from "../../shared/errors";
 import { getProgram } from "../clients/program-cache";
 import { typedCall } from "../../shared/typed-call";
@@ -10,8 +9,9 @@ import type { ProgramsContract } from "../programs/contract";
 import { SELF_REFERRAL } from "../../shared/domain/self-referral";
 
 const call = typedCall<AttributionContract & CommissionsContract & ProgramsContract>();
-type CreatedCommission = CommissionsContract["commissions.createForSale"]["result"];
+type CommissionOutcome = CommissionsContract["commissions.createForSale"]["result"];
 import type { Sale, SalesRepository } from "./repository";
+import type { SaleLine } from "../../shared/domain/rewards";
 
 /**
  * How the sales functions reach the rest of the system: the service passes its
@@ -46,13 +46,15 @@ export interface SaleInput {
   subscriptionId: string | null;
   processorCustomerId: string | null;
   occurredAt: Date;
+  /** What was sold, line by line (product rewards); omitted: one line of the whole amount. */
+  lines?: SaleLine[] | null;
 }
 
 /**
  * The one way a sale is recorded, for both the API and the processor:
  * duplicate check, attribution, insert, commission.
  */
-export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: SaleInput): Promise<{ sale: Sale; commission: CreatedCommission | null }> {
+export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: SaleInput): Promise<{ sale: Sale; commission: CommissionOutcome | null }> {
   const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
   if (await deps.repo.findSale(input.programId, input.transactionId)) throw duplicate();
 
@@ -69,12 +71,14 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
   // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
   const { currency: programCurrency } = await getProgram(ctx, input.programId);
   const currencyReason = input.isTest ? null : commissionCurrencyCheck(input.currency, programCurrency);
-  const earns = attribution !== null && !input.isTest && currencyReason === null && (await renewalEarns(deps, ctx, input));
+  // Whether the partner's rewards pay for it (product, recurring rule) is the commissions service's to say.
+  const earns = attribution !== null && !input.isTest && currencyReason === null;
   const sale = await deps.repo.insertSale({
     programId: input.programId,
     transactionId: input.transactionId,
     amountCents: input.amountCents,
     currency: input.currency,
+    lines: input.lines ?? null,
     customerKey: input.customerKey,
     email: input.email,
     processorCustomerId: input.processorCustomerId,
@@ -101,34 +105,48 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
   return { sale, commission };
 }
 
-/** Renewals earn for the program's recurring duration, counted from the subscription's first payment. */
-export async function renewalEarns(deps: SalesDeps, ctx: Caller, input: SaleInput): Promise<boolean> {
-  if (!input.isRecurring || !input.subscriptionId) return true;
-  const program = await call(ctx, "programs.get", { programId: input.programId });
-  if (program.recurringCommissionMonths === null) return true;
-  const first = await deps.repo.findFirstSaleOfSubscription(input.programId, input.subscriptionId);
-  return !first || renewalEarnsCommission(first.occurredAt, input.occurredAt, program.recurringCommissionMonths);
+/**
+ * A renewal is a recurring sale that is not its subscription's first recorded payment; recurring rewards count
+ * their months from that first payment.
+ */
+async function renewalOf(deps: Pick<SalesDeps, "repo">, sale: Sale): Promise<{ isRenewal: boolean; firstPaymentAt: string | null }> {
+  if (!sale.isRecurring) return { isRenewal: false, firstPaymentAt: null };
+  const first = sale.subscriptionId ? await deps.repo.findFirstSaleOfSubscription(sale.programId, sale.subscriptionId) : null;
+  if (first?.id === sale.id) return { isRenewal: false, firstPaymentAt: null };
+  return { isRenewal: true, firstPaymentAt: first ? first.occurredAt.toISOString() : null };
 }
 
-/** Idempotent: the commissions service creates at most one commission per sale. */
-export async function ensureCommission(deps: Pick<SalesDeps, "repo">, caller: Caller, sale: Sale): Promise<CreatedCommission | null> {
+/**
+ * Idempotent: the commissions service creates at most one commission per sale. When the partner's rewards pay
+ * nothing for it (no reward for its products, a renewal past the reward's months), the sale records why.
+ */
+export async function ensureCommission(deps: Pick<SalesDeps, "repo">, caller: Caller, sale: Sale): Promise<CommissionOutcome | null> {
   if (sale.commissionState === "none" || sale.partnerId === null) return null;
-  const created = await call(caller, "commissions.createForSale", {
+  const outcome = await call(caller, "commissions.createForSale", {
     saleId: sale.id,
     programId: sale.programId,
     partnerId: sale.partnerId,
     transactionId: sale.transactionId,
     saleAmountCents: sale.amountCents,
     currency: sale.currency,
+    lines: sale.lines,
+    occurredAt: sale.occurredAt.toISOString(),
+    ...(await renewalOf(deps, sale)),
   });
-  if (sale.commissionState !== "created") await deps.repo.markCommissionCreated(sale.id, created.commissionId);
+  if (outcome.commissionId === null) {
+    await deps.repo.markNoCommission(sale.id, outcome.reason);
+    sale.commissionState = "none";
+    sale.noCommissionReason = outcome.reason;
+    return null;
+  }
+  if (sale.commissionState !== "created") await deps.repo.markCommissionCreated(sale.id, outcome.commissionId);
   sale.commissionState = "created";
-  sale.commissionId = created.commissionId;
-  return created;
+  sale.commissionId = outcome.commissionId;
+  return outcome;
 }
 
 /** `POST /api/v1/track/sale`'s response for a recorded sale. */
-export function trackSaleResponse(sale: Sale, commission: CreatedCommission | null) {
+export function trackSaleResponse(sale: Sale, commission: CommissionOutcome | null) {
   return {
     success: true,
     sale_id: sale.id,
@@ -141,6 +159,6 @@ export function trackSaleResponse(sale: Sale, commission: CreatedCommission | nu
     attribution_method: sale.attributionMethod,
     reason: sale.noCommissionReason,
     commission_id: commission?.commissionId ?? null,
-    commission_status: commission?.status ?? (sale.commissionState === "pending" ? "processing" : null),
+    commission_status: (commission?.commissionId ? commission.status : null) ?? (sale.commissionState === "pending" ? "processing" : null),
   };
 }

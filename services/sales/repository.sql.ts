@@ -40,6 +40,8 @@ const MIGRATIONS = [
   outboxTableMigration("sales_outbox"),
   // The overview's figures (salesStats): a range scan per program and mode; amount and currency included for an index-only scan.
   `CREATE INDEX sales_stats ON sales (program_id, is_test, occurred_at, partner_id) INCLUDE (amount_cents, currency) WHERE partner_id IS NOT NULL;`,
+  // What was sold, line by line (product rewards: docs/rewards.md).
+  `ALTER TABLE sales ADD COLUMN lines JSONB;`,
 ];
 
 /** The exact query of listSalesPage (exported so the query-plan test explains what runs). */
@@ -68,6 +70,7 @@ const toSale = (r: any): Sale => ({
   transactionId: r.transaction_id,
   amountCents: r.amount_cents,
   currency: r.currency,
+  lines: r.lines ?? null,
   customerKey: r.customer_key,
   email: r.email,
   processorCustomerId: r.processor_customer_id,
@@ -101,8 +104,8 @@ export class SqlSalesRepository implements SalesRepository {
     return this.db.transaction(async (q) => {
       const [row] = await q.query(
         `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
-         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason, lines)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
         [
           s.programId,
@@ -122,6 +125,7 @@ export class SqlSalesRepository implements SalesRepository {
           s.commissionState,
           s.occurredAt,
           s.noCommissionReason,
+          s.lines === null ? null : JSON.stringify(s.lines),
         ],
       );
       if (!row) return null;
@@ -144,6 +148,10 @@ export class SqlSalesRepository implements SalesRepository {
   async findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null> {
     const [row] = await this.db.query("SELECT * FROM sales WHERE program_id = $1 AND subscription_id = $2 ORDER BY occurred_at, id LIMIT 1", [programId, subscriptionId]);
     return row ? toSale(row) : null;
+  }
+
+  async markNoCommission(saleId: number, reason: string): Promise<void> {
+    await this.db.query("UPDATE sales SET commission_state = 'none', no_commission_reason = $2 WHERE id = $1 AND commission_state = 'pending'", [saleId, reason]);
   }
 
   async markCommissionCreated(saleId: number, commissionId: number): Promise<void> {

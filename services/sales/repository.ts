@@ -2,6 +2,7 @@ import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
+import type { SaleLine } from "../../shared/domain/rewards";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -16,6 +17,8 @@ export interface Sale {
   transactionId: string;
   amountCents: number;
   currency: string;
+  /** What was sold, line by line, when the caller or the processor said (product rewards read it); null: one line of the whole amount. */
+  lines: SaleLine[] | null;
   customerKey: string | null;
   email: string | null;
   processorCustomerId: string | null;
@@ -58,6 +61,8 @@ export interface SalesRepository {
   /** The earliest sale of a subscription in the program (its first payment). */
   findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null>;
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
+  /** A sale that was due a commission earns none after all (no reward covers it): state `none`, with the reason. */
+  markNoCommission(saleId: number, reason: string): Promise<void>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
   /**

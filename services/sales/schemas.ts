@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BooleanFilter, checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
-import { Cents, ClickId, Currency, CustomerKey, Email, Id } from "../../shared/values";
+import { Cents, ClickId, Currency, CustomerKey, Email, Id, ProductRef, SaleLineValue } from "../../shared/values";
 
 const MAX_ADDITIONAL_DATA_KEYS = 50;
 const MAX_ADDITIONAL_DATA_CHARS = 8192;
@@ -34,11 +34,35 @@ export const TrackSaleRequest = z
     is_recurring: z.boolean().default(false).describe("True for a renewal of a subscription."),
     sale_type: z.string().trim().max(64).optional().meta({ description: "Your label for the kind of sale.", example: "subscription" }),
     subscription_id: z.string().trim().max(255).optional().meta({ description: "Your subscription id; renewals count their months from its first sale.", example: "sub_42" }),
+    product_id: ProductRef.optional().meta({ description: "The product sold (for product rewards); the whole amount is one line of it. Or send line_items.", example: "prod_annual" }),
+    line_items: z
+      .array(
+        z.strictObject({
+          amount_cents: Cents.nonnegative("must be a non-negative integer number of cents").meta({ description: "The line's amount in minor units.", example: 6000 }),
+          product_id: ProductRef.optional().meta({ description: "The line's product.", example: "prod_annual" }),
+          price_id: ProductRef.optional().meta({ description: "The line's price.", example: "price_annual" }),
+        }),
+      )
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: "What was sold, line by line (for product rewards: each line earns by its own reward). The amounts add up to amount_cents." }),
+  })
+  .refine((r) => r.product_id === undefined || r.line_items === undefined, { path: ["product_id"], message: "send product_id or line_items, not both" })
+  .refine((r) => r.line_items === undefined || r.line_items.reduce((sum, l) => sum + l.amount_cents, 0) === r.amount_cents, {
+    path: ["line_items"],
+    message: "amounts must add up to amount_cents",
   })
   .refine((r) => r.test === undefined || r.additional_data?.test_mode === undefined || r.test === r.additional_data.test_mode, {
     path: ["test"],
     message: "disagrees with 'additional_data.test_mode' (send one of them, or both with the same value)",
   });
+
+/** The sale's lines from product_id or line_items (none: one line of the whole amount). */
+export function saleLinesOf(r: { amount_cents: number; product_id?: string; line_items?: Array<{ amount_cents: number; product_id?: string; price_id?: string }> }) {
+  if (r.line_items) return r.line_items.map((l) => ({ amountCents: l.amount_cents, productId: l.product_id ?? null, priceId: l.price_id ?? null }));
+  return r.product_id ? [{ amountCents: r.amount_cents, productId: r.product_id, priceId: null }] : null;
+}
 
 /** Whether a tracked sale is a test: `test`, else its alias `additional_data.test_mode`, else not. */
 export const isTestSale = (r: { test?: boolean; additional_data?: { test_mode?: boolean } }): boolean => r.test ?? r.additional_data?.test_mode ?? false;
@@ -93,6 +117,8 @@ export const ProcessorSaleInput = z.object({
   subscriptionId: ProcessorId.nullable(),
   processorCustomerId: ProcessorId.nullable(),
   occurredAt: z.coerce.date(),
+  /** What was sold (the checkout session's line items, the invoice's lines), for product rewards; they add up to amountCents. */
+  lines: z.array(SaleLineValue).max(100).nullish(),
 });
 
 /** The processor's cumulative refunds and disputes of a sale (internal: called by the processor service). */

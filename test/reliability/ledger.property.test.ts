@@ -111,7 +111,11 @@ describe.each(backends)("ledger property on %s", (name, backend) => {
               {
                 programId,
                 partnerId: partnerIds[op.partner],
+                kind: "sale",
                 saleId,
+                leadKey: null,
+                groupId: null,
+                rewardLines: null,
                 transactionId: `tx_${saleId}`,
                 currency: "usd",
                 saleAmountCents: op.saleAmount,

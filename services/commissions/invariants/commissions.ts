@@ -31,6 +31,17 @@ export function checkCommission(c: SnapshotCommission, entries: readonly Snapsho
     );
   }
 
+  // Rewards (docs/rewards.md): a commission is the sum of its frozen reward lines; a lead's has no sale and is its own base.
+  if (c.rewardLines) {
+    const lines = c.rewardLines.reduce((s, l) => s + l.commissionCents, 0);
+    if (lines !== c.amountCents) violate("commission.reward_lines", ids, `reward lines add up to ${lines}; the commission is ${c.amountCents}`);
+  }
+  const kind = c.kind ?? "sale";
+  if (kind === "lead" && (c.saleId != null || !c.leadKey || c.saleAmountCents !== c.amountCents)) {
+    violate("commission.origin", ids, `a lead commission has no sale, a customer key and its own amount as base (sale ${c.saleId}, base ${c.saleAmountCents}, amount ${c.amountCents})`);
+  }
+  if (kind === "sale" && c.saleId === null) violate("commission.origin", ids, "a sale's commission without its sale");
+
   const status = expectedStatus(c);
   if (c.status !== status) violate("commission.status", ids, `status '${c.status}' with refunded ${c.refundedCents} of ${c.saleAmountCents}; expected '${status}'`);
   if (c.paidOutAt && !c.creditedAt) violate("commission.status", ids, "paid out but never credited");

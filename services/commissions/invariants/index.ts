@@ -15,6 +15,10 @@
  * - commission.status: reversed iff refunded = S; refunded iff 0 < refunded < S;
  *   otherwise paid (paid out), approved (credited) or pending; paid out implies
  *   credited.
+ * - commission.reward_lines: the frozen reward lines of a commission (when it
+ *   has them) add up to its amount C.
+ * - commission.origin: a sale's commission has its sale; a lead's has no sale,
+ *   a customer key, and its own amount as S.
  * - refund.unique_id: every refund id is applied once per commission (no two
  *   entries share a non-null (commission, refund id)).
  * - refund.entry: an entry moves something (applied != 0); a negative entry is

@@ -5,6 +5,12 @@ export interface SnapshotCommission {
   programId: number;
   partnerId: number;
   currency: string;
+  /** A sale's commission has its sale; a lead's its customer key, and its own amount as the base refunds are measured against. */
+  kind?: string;
+  saleId?: number | null;
+  leadKey?: string | null;
+  /** The frozen reward lines (null before rewards): their commissions add up to the amount. */
+  rewardLines?: ReadonlyArray<{ commissionCents: number }> | null;
   saleAmountCents: number;
   amountCents: number;
   refundedCents: number;
@@ -66,6 +72,8 @@ export type InvariantRule =
   | "commission.deducted_proportional"
   | "commission.entries_sum"
   | "commission.status"
+  | "commission.reward_lines"
+  | "commission.origin"
   | "refund.unique_id"
   | "refund.entry"
   | "refund.balance_deduction"
