@@ -95,6 +95,10 @@ export interface TrackSaleInput {
   email?: string;
   /** A test sale: recorded, marked test, creates no commission. */
   test?: boolean;
+  /** The product sold, for product rewards: the whole amount is one line of it. Or `lineItems`. */
+  productId?: string;
+  /** What was sold, line by line (each earns by its own reward); the amounts add up to `amount`. */
+  lineItems?: Array<{ amount: number; productId?: string; priceId?: string }>;
 }
 
 export interface TrackRefundInput {
@@ -165,6 +169,8 @@ export class AffiliateClient {
         sale_type: input.saleType,
         subscription_id: input.subscriptionId,
         test: input.test,
+        product_id: input.productId,
+        line_items: input.lineItems?.map((l) => ({ amount_cents: l.amount, product_id: l.productId, price_id: l.priceId })),
       });
       return toSaleResult(body);
     } catch (err) {

@@ -42,6 +42,23 @@ describe("trackSale", () => {
     expect(await sale(invoiceId)).toMatchObject({ amountCents: 4900, currency: "usd", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1", customerKey: customer });
   });
 
+  test("line items (or a product id) go with the sale, for product rewards", async () => {
+    const invoiceId = uniqueId("in");
+    const lineItems = [
+      { amount: 3000, productId: "prod_annual", priceId: "price_annual" },
+      { amount: 1900, productId: "stickers" },
+    ];
+    expect(await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, lineItems })).toMatchObject({ status: "recorded", attributed: true });
+    expect((await sale(invoiceId)).lines).toEqual([
+      { amountCents: 3000, productId: "prod_annual", priceId: "price_annual" },
+      { amountCents: 1900, productId: "stickers", priceId: null },
+    ]);
+    const single = uniqueId("in");
+    await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId: single, productId: "prod_annual" });
+    expect((await sale(single)).lines).toEqual([{ amountCents: 4900, productId: "prod_annual", priceId: null }]);
+    await expect(client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId: uniqueId("in"), lineItems: [{ amount: 100 }] })).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+  });
+
   test("a sale in another currency than the program's is a currency_mismatch error, and nothing is recorded", async () => {
     const invoiceId = uniqueId("in");
     await expect(client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "eur" })).rejects.toMatchObject({ status: 422, code: "currency_mismatch" });

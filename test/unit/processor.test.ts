@@ -1,6 +1,5 @@
 import { subscriptionDetailsOf as sdkSubscriptionDetailsOf } from "../../sdk/src/invoice";
 import { subscriptionDetailsOf as serverSubscriptionDetailsOf } from "../../services/processor/invoice";
-import { renewalEarnsCommission } from "../../shared/domain/commission-rules";
 import { refundedOnChargesCents, saleRefundedCents, supersedes, type ProcessorMovement } from "../../services/processor/processor-refunds";
 import { cleanAttributionHints } from "../../services/processor/attribution-hints";
 
@@ -85,21 +84,6 @@ describe("cleanAttributionHints: a malformed hint is dropped, the others kept", 
   });
   test("good hints are normalised", () => {
     expect(cleanAttributionHints({ clickId: " clk_1 ", email: "Jane@Example.com" }).hints).toEqual({ clickId: "clk_1", email: "jane@example.com", customerKey: null });
-  });
-});
-
-describe("renewalEarnsCommission", () => {
-  const first = new Date("2026-01-31T10:00:00Z");
-  test("null months: for the subscription's lifetime", () => {
-    expect(renewalEarnsCommission(first, new Date("2036-01-01T00:00:00Z"), null)).toBe(true);
-  });
-  test("0 months: only the first payment", () => {
-    expect(renewalEarnsCommission(first, new Date("2026-02-28T10:00:00Z"), 0)).toBe(false);
-  });
-  test("N months after the first payment, exclusive", () => {
-    expect(renewalEarnsCommission(first, new Date("2026-12-31T09:59:59Z"), 11)).toBe(true);
-    expect(renewalEarnsCommission(first, new Date("2027-01-31T10:00:00Z"), 12)).toBe(false);
-    expect(renewalEarnsCommission(first, new Date("2027-01-31T09:59:59Z"), 12)).toBe(true);
   });
 });
 
