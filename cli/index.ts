@@ -186,6 +186,61 @@ function buildProgram(): Command {
     .addOption(boolOption("test", "test data only"))
     .action(run((o) => admin("GET", `/programs/${o.program}/overview${queryString({ from: o.from, to: o.to, test: o.test })}`)));
 
+  // Rewards (docs/rewards.md): partner groups, their rewards, moves and the preview.
+  command("rewards", "a program's partner groups with their rewards and members")
+    .addOption(requiredId("program", "program"))
+    .action(run((o) => admin("GET", `/programs/${o.program}/rewards`)));
+  command("create-group", "create a partner group with its own rewards, hold days and minimum payout")
+    .addOption(requiredId("program", "program"))
+    .requiredOption("--name <name>", "the group's name (required)")
+    .addOption(new Option("--hold-days <n>", "days a commission is held (default: the default group's)").argParser(parseInteger))
+    .addOption(new Option("--min-payout-cents <n>", "the smallest balance paid out, in minor units (default 0)").argParser(parseInteger))
+    .action(run((o) => admin("POST", `/programs/${o.program}/groups`, { name: o.name, holdDays: o.holdDays, minPayoutCents: o.minPayoutCents })));
+  const rewardTerms = (o: Opts) => ({
+    event: o.event,
+    kind: o.flatCents !== undefined ? "flat" : "percentage",
+    value: o.flatCents ?? o.percent,
+    recurring: o.months !== undefined ? { duration: "months", months: o.months } : o.recurring && { duration: o.recurring },
+    productIds: o.product,
+    priceIds: o.price,
+  });
+  const rewardOptions = (c: Command) =>
+    c
+      .addOption(new Option("--event <event>", "what it pays for (default sale)").choices(["sale", "lead"]))
+      .addOption(new Option("--percent <0-100>", "a percentage of each sale line (up to two decimals)").argParser(percentToBasisPoints).conflicts("flatCents"))
+      .addOption(new Option("--flat-cents <n>", "a flat amount per sale line or lead, in minor units").argParser(parseInteger))
+      .addOption(new Option("--recurring <duration>", "which payments of a subscription earn (default lifetime)").choices(["first", "lifetime"]).conflicts("months"))
+      .addOption(new Option("--months <n>", "renewals earn for N months from the first payment").argParser(parseInteger))
+      .option("--product <id>", "only lines of this product (repeatable)", collect)
+      .option("--price <id>", "only lines of this price (repeatable)", collect);
+  rewardOptions(command("create-reward", "create a reward of a group (version 1)").addOption(requiredId("program", "program")).addOption(requiredId("group", "partner group"))).action(
+    run((o) => admin("POST", `/programs/${o.program}/rewards`, { groupId: o.group, ...rewardTerms(o) })),
+  );
+  rewardOptions(
+    command("edit-reward", "replace a reward's terms: a new version (commissions keep theirs)").addOption(requiredId("program", "program")).addOption(requiredId("reward", "reward")),
+  ).action(run((o) => admin("PUT", `/programs/${o.program}/rewards/${o.reward}`, rewardTerms(o))));
+  command("archive-reward", "archive a reward: it pays nothing from now on")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("reward", "reward"))
+    .action(run((o) => admin("POST", `/programs/${o.program}/rewards/${o.reward}/archive`)));
+  command("move-partner", "move a partner to a group: their future commissions follow its rewards")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("partner", "partner"))
+    .addOption(requiredId("group", "partner group"))
+    .action(run((o) => admin("PUT", `/programs/${o.program}/group-members`, { assignments: [{ partnerId: o.partner, groupId: o.group }] })));
+  command("preview-reward", "what a sale would earn now, by a partner's (or the default group's) rewards")
+    .addOption(requiredId("program", "program"))
+    .addOption(new Option("--amount-cents <n>", "the sale's amount in minor units (required)").argParser(parseInteger).makeOptionMandatory())
+    .addOption(idOption("partner", "partner"))
+    .option("--product <id>", "the product sold")
+    .option("--price <id>", "the price sold")
+    .action(run((o) => admin("POST", `/programs/${o.program}/rewards/preview`, { amountCents: o.amountCents, partnerId: o.partner, productId: o.product, priceId: o.price })));
+  command("reverse-lead", "take back a lead reward's commission (a fake signup)")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("commission", "commission"))
+    .option("--reason <text>", "why (shown to the partner)")
+    .action(run((o) => admin("POST", `/programs/${o.program}/commissions/${o.commission}/reverse`, { reason: o.reason })));
+
   command("enroll-partner", "enroll an existing partner in another program (one partner portal sign-in for all their programs)")
     .addOption(requiredId("program", "program"))
     .addOption(requiredId("partner", "partner"))

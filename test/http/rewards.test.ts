@@ -5,7 +5,8 @@
  * commissions, the preview, both callers of each operation, every bad input,
  * and the ledger's invariants over it all.
  */
-import { startSystem, type TestSystem } from "../support/system";
+import { runCli } from "../support/processes";
+import { ADMIN_TOKEN, startSystem, type TestSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
 
 let sys: TestSystem;
@@ -275,6 +276,21 @@ describe("bad input gets a 4xx with a stable code and changes nothing", () => {
     expect((await write("POST", "/groups", { name: "other" })).status).toBe(409);
     expect((await write("POST", "/rewards", { groupId: 999_999, kind: "flat", value: 100 })).status).toBe(404);
   });
+});
+
+test("the CLI: a group, a reward, a move and a preview", async () => {
+  const cli = async (...args: string[]) => {
+    const run = await runCli(sys.baseUrl, ADMIN_TOKEN, ...args, "--program", String(programId));
+    expect(run).toMatchObject({ code: 0 });
+    return JSON.parse(run.stdout);
+  };
+  const group = await cli("create-group", "--name", "From the CLI", "--hold-days", "3");
+  const reward = await cli("create-reward", "--group", String(group.id), "--percent", "35.5", "--months", "6", "--product", "cli-plan");
+  expect(reward).toMatchObject({ kind: "percentage", value: 3550, recurring: { duration: "months", months: 6 }, productIds: ["cli-plan"] });
+  const erin = await partner("Erin");
+  await cli("move-partner", "--partner", String(erin.id), "--group", String(group.id));
+  expect(await cli("preview-reward", "--amount-cents", "10000", "--partner", String(erin.id), "--product", "cli-plan")).toMatchObject({ groupId: group.id, commissionCents: 3550 });
+  expect((await cli("rewards")).groups.map((g: { name: string }) => g.name)).toContain("From the CLI");
 });
 
 test("the ledger's invariants hold over every reward kind", async () => {

@@ -4,7 +4,7 @@
  * with their output captured for failure reports, in their own process
  * group so the whole group (tsx and the node it runs) can be signalled.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -199,4 +199,16 @@ export async function jsonOrText(res: Response): Promise<any> {
   } catch {
     return text;
   }
+}
+
+/** Runs the operator CLI (`npm run -s cli --`) against `adminUrl` with the test operator token: its exit code, stdout and stderr. */
+export function runCli(adminUrl: string, adminToken: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), path.join(ROOT, "cli", "index.ts"), ...args],
+      { env: { ...process.env, NODE_OPTIONS: "", ADMIN_URL: adminUrl, ADMIN_TOKEN: adminToken } },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }
