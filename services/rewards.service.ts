@@ -246,7 +246,7 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         recurring: input.event === "sale" ? (input.recurring ?? { duration: "lifetime" }) : null,
         productIds: input.productIds,
         priceIds: input.priceIds,
-        tiers: input.tiers,
+        tiers: input.tiers ?? null,
       };
     },
 

@@ -5,14 +5,14 @@ const MAX_BASIS_POINTS = 10_000;
 
 const Recurring = z
   .discriminatedUnion("duration", [
-    z.strictObject({ duration: z.literal("first") }).describe("The first payment only (a one-time sale is a first payment)."),
+    z.strictObject({ duration: z.literal("first").describe("The first payment only.") }).describe("The first payment only (a one-time sale is a first payment)."),
     z
       .strictObject({
-        duration: z.literal("months"),
+        duration: z.literal("months").describe("For N months."),
         months: z.number().int().min(1).max(120).meta({ description: "How many months after the subscription's first payment renewals still earn.", example: 12 }),
       })
       .describe("The first payment and renewals for N months, counted from the subscription's first payment."),
-    z.strictObject({ duration: z.literal("lifetime") }).describe("Every payment for the subscription's life."),
+    z.strictObject({ duration: z.literal("lifetime").describe("For the subscription's life.") }).describe("Every payment for the subscription's life."),
   ])
   .meta({ description: "Which payments of a subscription earn (sale rewards only). Default: lifetime.", example: { duration: "months", months: 12 } });
 
@@ -28,7 +28,8 @@ const Tiers = z
         }),
       )
       .min(1)
-      .max(10),
+      .max(10)
+      .describe("The steps, in ascending order of threshold (at most 10)."),
   })
   .meta({ description: "Optional steps: a higher value once the partner passes a threshold; never retroactive." });
 
@@ -45,7 +46,7 @@ const TERMS = {
   recurring: Recurring.optional(),
   productIds: ProductList.meta({ description: "Only lines of these products (processor product ids or your own product_id values).", example: ["prod_annual"] }),
   priceIds: ProductList.meta({ description: "Only lines of these prices (processor price ids).", example: [] }),
-  tiers: Tiers.nullish().transform((v) => v ?? null),
+  tiers: Tiers.nullish().meta({ description: "Optional steps: a higher value once the partner passes a threshold; never retroactive. Null or omitted: none." }),
 };
 
 type TermsShape = {
@@ -55,7 +56,7 @@ type TermsShape = {
   recurring?: unknown;
   productIds: string[];
   priceIds: string[];
-  tiers: { steps: Array<{ threshold: number; value: number }> } | null;
+  tiers?: { steps: Array<{ threshold: number; value: number }> } | null;
 };
 
 /** The rules between fields: each breach is a 400 naming the field. */

@@ -16,6 +16,7 @@ import { NOTIFICATIONS } from "../../services/notifications/endpoints";
 import { PORTAL } from "../../services/portal/endpoints";
 import { PROCESSOR } from "../../services/processor/endpoints";
 import { PROGRAMS } from "../../services/programs/endpoints";
+import { REWARDS } from "../../services/rewards/endpoints";
 import { SALES } from "../../services/sales/endpoints";
 import { STATUS } from "../../services/status/endpoints";
 
@@ -59,7 +60,7 @@ describe("inputValidator", () => {
 });
 
 describe("the system's declarations", () => {
-  const DECLARED = [ACCOUNTS, ATTRIBUTION, COMMISSIONS, GATEWAY, NOTIFICATIONS, PROCESSOR, PROGRAMS, SALES, STATUS, PORTAL];
+  const DECLARED = [ACCOUNTS, ATTRIBUTION, COMMISSIONS, GATEWAY, NOTIFICATIONS, PROCESSOR, PROGRAMS, REWARDS, SALES, STATUS, PORTAL];
   /** Actions (of the service schemas, not their mixins) that take no params, or check them in the handler (a raw webhook, an event parsed by type first). */
   const WITHOUT_INPUT = [
     "accounts.authenticatePartnerSession",
