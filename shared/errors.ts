@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   invalid_signature: { status: 400, envelope: "platform" },
   unauthorized: { status: 401, envelope: "platform" },
   forbidden: { status: 403, envelope: "platform" },
+  // A write with a session cookie from another site's page (docs/security.md, "Same-origin writes").
+  cross_origin_write: { status: 403, envelope: "platform" },
   not_found: { status: 404, envelope: "platform" },
   method_not_allowed: { status: 405, envelope: "platform" },
   conflict: { status: 409, envelope: "platform" },

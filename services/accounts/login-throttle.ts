@@ -7,7 +7,7 @@
  *
  * - this email from this client address: the guesser's own address is slowed
  *   hardest (5 free, then 30 s, 1 min, 2 min, ... up to 15 minutes);
- * - this client address, whatever the email (password spraying): 20 free, then
+ * - this client address, whatever the email (password spraying): 10 free, then
  *   the same doubling up to 15 minutes;
  * - this email, from anywhere (guesses spread over many addresses): 10 free,
  *   then 5 s doubling up to one minute only, so that guesses from other addresses
@@ -32,7 +32,7 @@ export interface LoginThrottleRule {
 /** In the order they are checked: the most specific first, so the 429 names the narrowest cause. */
 export const LOGIN_THROTTLE_RULES: readonly LoginThrottleRule[] = [
   { scope: "email_address", freeFailures: 5, firstDelayMs: 30_000, maxDelayMs: 15 * 60_000, limited: "Too many failed sign-ins for this email from this client address" },
-  { scope: "address", freeFailures: 20, firstDelayMs: 30_000, maxDelayMs: 15 * 60_000, limited: "Too many failed sign-ins from this client address" },
+  { scope: "address", freeFailures: 10, firstDelayMs: 30_000, maxDelayMs: 15 * 60_000, limited: "Too many failed sign-ins from this client address" },
   { scope: "email", freeFailures: 10, firstDelayMs: 5000, maxDelayMs: 60_000, limited: "Too many failed sign-ins for this email" },
 ];
 

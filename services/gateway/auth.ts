@@ -15,13 +15,15 @@ import { ApiKeyCache } from "../../shared/api-key-cache";
 import { InvalidatedCache } from "../../shared/invalidated-cache";
 import { clientAddressOf } from "../../shared/client-address";
 import type { Permission } from "../../shared/domain/permissions";
-import { ForbiddenError, RateLimitError, UnauthorizedError } from "../../shared/errors";
+import { AppError, ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError } from "../../shared/errors";
 import type { CallerMeta } from "../../shared/meta";
 import { getProgram } from "../clients/program-cache";
 import { RateLimiter } from "../../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../../shared/secrets";
 import { parseInput } from "../../shared/validation";
 import { ROUTE_PERMISSIONS } from "./declarations";
+import { sameOriginWrite } from "./guards";
+import { publicUrlFromEnv } from "../../shared/mailer";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
 
 type Calls = AccountsContract & ProgramsContract;
@@ -170,6 +172,27 @@ const isSecure = (req: Req) =>
     .split(",")
     .some((p) => p.trim().toLowerCase() === "https");
 
+/** Our own origins: PUBLIC_URL's, and the one this request was addressed to (its Host, by the scheme it came in). */
+function ownOrigins(req: Req): string[] {
+  const origins = [new URL(publicUrlFromEnv()).origin];
+  const host = req.headers.host;
+  if (typeof host === "string" && host) origins.push(`${isSecure(req) ? "https" : "http"}://${host}`);
+  return origins;
+}
+
+const isNotFound = (err: unknown) => (err as { type?: string })?.type === "not_found";
+
+/** A write authenticated by a cookie must come from our own pages (guards.ts, sameOriginWrite). */
+function assertSameOriginWrite(req: Req): void {
+  const check = sameOriginWrite(req, ownOrigins(req));
+  if (!check.allowed) {
+    throw new AppError(
+      "cross_origin_write",
+      `This request changes something with your session but comes from ${check.origin}, not from this service's pages. Use the dashboard or the partner portal itself.`,
+    );
+  }
+}
+
 const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], process.env.TRUST_PROXY === "true");
 
 type Self = AuthMethods & AuthVars;
@@ -239,6 +262,8 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     // An over-long cookie cannot be a token we issued: unknown, like any other.
     const token = cookie !== undefined && cookie.length <= MAX_CREDENTIAL_LENGTH ? cookie : undefined;
     const overLong = cookie !== undefined && token === undefined;
+    // Sign-in and sign-out included: another site must not sign a visitor in or out either.
+    assertSameOriginWrite(req);
     const action = (req as { $alias?: { action?: string } }).$alias?.action;
     if (action === "gateway.login") return null as unknown as SessionUser;
     if (action === "gateway.logout") {
@@ -270,6 +295,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     ctx.meta.clientAddress = clientAddress(req);
     const cookie = cookieValue(req, PARTNER_SESSION_COOKIE);
     const token = cookie !== undefined && cookie.length <= MAX_CREDENTIAL_LENGTH ? cookie : undefined;
+    assertSameOriginWrite(req);
     const action = (req as { $alias?: { action?: string } }).$alias?.action ?? "";
     if (PARTNER_PUBLIC_ACTIONS.has(action)) {
       ctx.meta.partnerSessionToken = token;
@@ -294,22 +320,29 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     const user = ctx.meta.user;
     if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
     const { programId } = parseInput(ProgramIdParam, { programId: req.$params?.programId });
-    const program = await getProgram(ctx, programId);
+    // A program that does not exist and one of a workspace the user is not in answer alike: no oracle of ids.
+    const unknown = () => new NotFoundError(`No program ${programId} in your workspaces.`);
+    const program = await getProgram(ctx, programId).catch((err: unknown) => {
+      throw isNotFound(err) ? unknown() : err;
+    });
     const permission = permissionFor(req, route, "tracking:read");
     const access = program.workspaceId ? await checkPermission(this, ctx, user.id, program.workspaceId, permission) : { member: false, allowed: false };
-    if (!access.member) throw new ForbiddenError(`You are not a member of the workspace that owns program ${programId}.`);
+    if (!access.member) throw unknown();
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' on program ${programId}.`);
   },
 
-  /** Like verifyProgramAccess, for routes naming the workspace: 400 bad id, 404 unknown workspace, 403 not a member or not allowed. */
+  /** Like verifyProgramAccess, for routes naming the workspace: 400 bad id, 404 unknown workspace or not a member (alike), 403 not allowed. */
   async verifyWorkspaceAccess(ctx, route, req) {
     const user = ctx.meta.user;
     if (!user) throw new UnauthorizedError("Sign in to the dashboard first.");
     const { workspaceId } = parseInput(WorkspaceIdParam, { workspaceId: req.$params?.workspaceId });
-    await call(ctx, "accounts.getWorkspace", { workspaceId });
+    const unknown = () => new NotFoundError(`No workspace ${workspaceId} among yours.`);
+    await call(ctx, "accounts.getWorkspace", { workspaceId }).catch((err: unknown) => {
+      throw isNotFound(err) ? unknown() : err;
+    });
     const permission = permissionFor(req, route, "programs:read");
     const access = await checkPermission(this, ctx, user.id, workspaceId, permission);
-    if (!access.member) throw new ForbiddenError(`You are not a member of workspace ${workspaceId}.`);
+    if (!access.member) throw unknown();
     if (!access.allowed) throw new ForbiddenError(`Your role does not grant '${permission}' in workspace ${workspaceId}.`);
   },
 

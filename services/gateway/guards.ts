@@ -97,3 +97,40 @@ export function requireJsonBody(req: Req, _res: Res, next: (err?: unknown) => vo
   if (!route?.opts?.bodyParsers || !route.opts.bodyParsers.json || !hasBody || type === "application/json") return next();
   next(new AppError("unsupported_media_type", "Send the body as JSON, with 'Content-Type: application/json'."));
 }
+
+/** Methods that change something: a cookie-authenticated one must come from our own pages. */
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * Whether a request authenticated by a session cookie may change something:
+ * reads always may; a write only when its Origin (or, without one, its
+ * Referer's origin) is one of ours: PUBLIC_URL's, or the origin the request
+ * itself was addressed to (its Host, with the scheme it arrived by). A write
+ * naming neither header comes from no browser page (a script with the
+ * cookie) and passes; browsers send Origin with every cross-site write. This
+ * is on top of the cookies' SameSite=Lax (docs/security.md).
+ */
+export function sameOriginWrite(
+  req: { method?: string; headers: Record<string, string | string[] | undefined> },
+  ownOrigins: readonly string[],
+): { allowed: true } | { allowed: false; origin: string } {
+  if (!STATE_CHANGING.has((req.method ?? "GET").toUpperCase())) return { allowed: true };
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === "string" ? value : undefined;
+  };
+  const claimed = header("origin") ?? originOf(header("referer"));
+  if (claimed === undefined) return { allowed: true };
+  const origin = claimed.toLowerCase();
+  return ownOrigins.some((own) => own.toLowerCase() === origin) ? { allowed: true } : { allowed: false, origin: claimed };
+}
+
+/** The origin of a URL, "null" for one that has none (an opaque or unparsable referrer never matches ours). */
+function originOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "null";
+  }
+}

@@ -205,9 +205,9 @@ describe("GET /api/workspaces/:workspaceId/programs", () => {
     expect(all[0]).toMatchObject({ name: "Second program", workspaceId: owner.workspaceId, currency: "usd" });
   });
 
-  test("policy: 401 without a session, 403 for another workspace, 404 unknown, 400 bad cursor", async () => {
+  test("policy: 401 without a session, 404 for another workspace as for an unknown one, 400 bad cursor", async () => {
     expect((await sys.http("GET", `/api/workspaces/${owner.workspaceId}/programs`)).status).toBe(401);
-    expect((await dash(`/api/workspaces/${owner.workspaceId}/programs`, outsiderCookie)).status).toBe(403);
+    expect((await dash(`/api/workspaces/${owner.workspaceId}/programs`, outsiderCookie)).status).toBe(404);
     expect((await dash(`/api/workspaces/999999/programs`)).status).toBe(404);
     const bad = await dash(`/api/workspaces/${owner.workspaceId}/programs?cursor=abc`);
     expect([bad.status, bad.body.error.code]).toEqual([400, "invalid_request"]);
@@ -222,9 +222,9 @@ describe("the dashboard policy on every program list", () => {
     expect((await sys.http("GET", `/api/programs/${boot.programId}/${list}`, { key: boot.apiKey })).status).toBe(401);
   });
 
-  test.each(LISTS)("%s: 403 for a non-member, and for another workspace's program", async (list) => {
-    expect((await dash(`/api/programs/${boot.programId}/${list}`, outsiderCookie)).status).toBe(403);
-    expect((await dash(`/api/programs/${otherProgramId}/${list}`)).status).toBe(403);
+  test.each(LISTS)("%s: 404 for a non-member, and for another workspace's program, as for an unknown program", async (list) => {
+    expect((await dash(`/api/programs/${boot.programId}/${list}`, outsiderCookie)).status).toBe(404);
+    expect((await dash(`/api/programs/${otherProgramId}/${list}`)).status).toBe(404);
   });
 
   test.each(LISTS)("%s: 404 for an unknown program", async (list) => {

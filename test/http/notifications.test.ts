@@ -213,14 +213,14 @@ describe("the workspace inbox (dashboard API)", () => {
     expect(post.body.error.code).toBe("unauthorized");
   });
 
-  test("another workspace's member: 403, for reading and for marking", async () => {
+  test("another workspace's member: 404 as for an unknown workspace, for reading and for marking", async () => {
     const outsider = await sys.dashboardUser("owner");
     const c = await sys.login(outsider.email, outsider.password);
     const res = await inbox(owner.workspaceId, "", { Cookie: c });
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe("forbidden");
+    expect(res.status).toBe(404);
+    expect(res.body.error).toEqual({ code: "not_found", message: `No workspace ${owner.workspaceId} among yours.` });
     const mark = await sys.http("POST", `/api/workspaces/${owner.workspaceId}/notifications/read-all`, { headers: { Cookie: c }, body: {} });
-    expect(mark.status).toBe(403);
+    expect(mark.status).toBe(404);
   });
 
   test("every role of the workspace may read it (programs:read)", async () => {

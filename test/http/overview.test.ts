@@ -170,10 +170,13 @@ describe("GET /api/programs/:programId/overview", () => {
     }
   });
 
-  test("sign-in and membership: 401 without a session, 403 for a member of another workspace, 404 for an unknown program", async () => {
+  test("sign-in and membership: 401 without a session, 404 for a member of another workspace as for an unknown program", async () => {
     expect((await sys.http("GET", `/api/programs/${programId}/overview`)).status).toBe(401);
-    expect((await get("outsider", `/api/programs/${programId}/overview`)).status).toBe(403);
-    expect((await get("owner", `/api/programs/999999/overview`)).status).toBe(404);
+    expect((await get("outsider", `/api/programs/${programId}/overview`)).body).toEqual({
+      success: false,
+      error: { code: "not_found", message: `No program ${programId} in your workspaces.` },
+    });
+    expect((await get("owner", `/api/programs/999999/overview`)).body).toEqual({ success: false, error: { code: "not_found", message: "No program 999999 in your workspaces." } });
   });
 
   test("the operator's equivalent answers the same figures", async () => {
@@ -219,22 +222,23 @@ describe("GET /api/programs/:programId/partners", () => {
     expect((await get("viewer", `/api/programs/${programId}/partners?limit=101`)).status).toBe(400);
   });
 
-  test("the operator's list and a non-member's 403", async () => {
+  test("the operator's list and a non-member's 404", async () => {
     const operator = await sys.admin("GET", `/programs/${programId}/partners?status=approved`);
     expect(operator.data.map((r: any) => r.partnerId)).toEqual([bob.id, jane.id]);
-    expect((await get("outsider", `/api/programs/${programId}/partners`)).status).toBe(403);
+    expect((await get("outsider", `/api/programs/${programId}/partners`)).status).toBe(404);
   });
 });
 
 describe("approve and decline", () => {
   const decide = (who: keyof typeof cookies, partnerId: number, decision: "approve" | "decline") => post(who, `/api/programs/${programId}/partners/${partnerId}/${decision}`);
 
-  test("programs:write only: a viewer and billing get 403 and nothing changes", async () => {
-    for (const who of ["viewer", "billing", "outsider"] as const) {
+  test("programs:write only: a viewer and billing get 403, a non-member 404, and nothing changes", async () => {
+    for (const who of ["viewer", "billing"] as const) {
       const res = await decide(who, pending[0].id, "approve");
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe("forbidden");
     }
+    expect((await decide("outsider", pending[0].id, "approve")).status).toBe(404);
     const list = await get("viewer", `/api/programs/${programId}/partners?status=pending`);
     expect(list.body.data).toHaveLength(2);
   });

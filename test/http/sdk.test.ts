@@ -56,7 +56,10 @@ describe("trackSale", () => {
     const single = uniqueId("in");
     await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId: single, productId: "prod_annual" });
     expect((await sale(single)).lines).toEqual([{ amountCents: 4900, productId: "prod_annual", priceId: null }]);
-    await expect(client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId: uniqueId("in"), lineItems: [{ amount: 100 }] })).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+    await expect(client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId: uniqueId("in"), lineItems: [{ amount: 100 }] })).rejects.toMatchObject({
+      status: 400,
+      code: "invalid_request",
+    });
   });
 
   test("a sale in another currency than the program's is a currency_mismatch error, and nothing is recorded", async () => {

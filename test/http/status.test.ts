@@ -158,12 +158,15 @@ describe("verify-program-access", () => {
     expect((await status(p.programId, { Cookie: "svc_session=forged" })).status).toBe(401);
   });
 
-  test("another workspace's member: 403", async () => {
+  test("another workspace's member: 404, the same status and body as for a program that does not exist", async () => {
     const p = await programInWorkspace();
     const outsider = await sys.dashboardUser("owner");
-    const res = await status(p.programId, { Cookie: await sys.login(outsider.email, outsider.password) });
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe("forbidden");
+    const cookie = await sys.login(outsider.email, outsider.password);
+    const res = await status(p.programId, { Cookie: cookie });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, error: { code: "not_found", message: `No program ${p.programId} in your workspaces.` } });
+    const none = await status(999_999, { Cookie: cookie });
+    expect([none.status, none.body.error.code]).toEqual([404, "not_found"]);
   });
 
   test("a role without tracking:read: 403; viewer and developer: 200", async () => {

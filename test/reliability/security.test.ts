@@ -137,17 +137,24 @@ describe("1. program isolation: A's key never sees B's data", () => {
     }
   });
 
-  test("a dashboard user of B's workspace cannot read A's program or workspace", async () => {
+  test("a dashboard user of B's workspace cannot read A's program or workspace, nor tell it from one that does not exist", async () => {
     const ownerA = await sys.dashboardUser("owner");
     const programA = await sys.bootstrap({ workspaceId: ownerA.workspaceId });
     const ownerB = await sys.dashboardUser("owner");
     const cookieB = await sys.login(ownerB.email, ownerB.password);
-    expect((await sys.http("GET", `/api/tracking/status/${programA.programId}`, { headers: { Cookie: cookieB } })).status).toBe(403);
-    expect((await sys.http("GET", `/api/workspaces/${ownerA.workspaceId}/notifications`, { headers: { Cookie: cookieB } })).status).toBe(403);
-    for (const list of ["sales", "commissions", "withdrawals", "customers"]) {
-      expect((await sys.http("GET", `/api/programs/${programA.programId}/${list}`, { headers: { Cookie: cookieB } })).status).toBe(403);
-    }
-    expect((await sys.http("GET", `/api/workspaces/${ownerA.workspaceId}/programs`, { headers: { Cookie: cookieB } })).status).toBe(403);
+    // A's program and workspace answer exactly as ones that do not exist (no oracle of ids): 404, same body.
+    const alike = async (path: string, missing: string) => {
+      const answer = async (p: string) => {
+        const res = await sys.http("GET", p, { headers: { Cookie: cookieB } });
+        return [res.status, res.body.error?.code, String(res.body.error?.message).replace(/\d+/, "<id>")];
+      };
+      expect({ path, answer: await answer(path) }).toEqual({ path, answer: await answer(missing) });
+      expect((await answer(path))[0]).toBe(404);
+    };
+    await alike(`/api/tracking/status/${programA.programId}`, "/api/tracking/status/999999");
+    await alike(`/api/workspaces/${ownerA.workspaceId}/notifications`, "/api/workspaces/999999/notifications");
+    for (const list of ["sales", "commissions", "withdrawals", "customers"]) await alike(`/api/programs/${programA.programId}/${list}`, `/api/programs/999999/${list}`);
+    await alike(`/api/workspaces/${ownerA.workspaceId}/programs`, "/api/workspaces/999999/programs");
     // The overview and its actions (issue 15.2): nothing read, nothing changed.
     for (const [method, path] of [
       ["GET", `/api/programs/${programA.programId}/overview`],
@@ -155,7 +162,7 @@ describe("1. program isolation: A's key never sees B's data", () => {
       ["POST", `/api/programs/${programA.programId}/partners/${programA.partnerId}/decline`],
       ["POST", `/api/programs/${programA.programId}/partners/${programA.partnerId}/withdrawals`],
     ]) {
-      expect({ path, status: (await sys.http(method, path, { headers: { Cookie: cookieB } })).status }).toEqual({ path, status: 403 });
+      expect({ path, status: (await sys.http(method, path, { headers: { Cookie: cookieB } })).status }).toEqual({ path, status: 404 });
     }
     expect((await sys.http("POST", "/api/v1/track/click", { body: { program_id: programA.programId, referral_code: programA.referralCode } })).status).toBe(200);
     ok();

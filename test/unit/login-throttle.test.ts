@@ -19,7 +19,7 @@ describe("login throttle", () => {
     const now = at("2026-01-01T12:00:10Z");
     const latest = at("2026-01-01T12:00:00Z");
     expect(decideLoginAttempt({ email_address: none, address: none, email: none }, now)).toEqual({ allowed: true });
-    expect(decideLoginAttempt({ email_address: { failures: 4, latestAt: latest }, address: { failures: 19, latestAt: latest }, email: { failures: 9, latestAt: latest } }, now)).toEqual({
+    expect(decideLoginAttempt({ email_address: { failures: 4, latestAt: latest }, address: { failures: 9, latestAt: latest }, email: { failures: 9, latestAt: latest } }, now)).toEqual({
       allowed: true,
     });
     expect(decideLoginAttempt({ email_address: { failures: 5, latestAt: latest }, address: { failures: 25, latestAt: latest }, email: none }, now)).toMatchObject({
