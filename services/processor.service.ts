@@ -17,6 +17,8 @@ import { handleChargeRefunded, handleRefundObject } from "./processor/handlers/r
 import { createProcessorRepository } from "./processor/storage";
 import type { ProcessorRepository } from "./processor/repository";
 import { PROCESSOR } from "./processor/endpoints";
+import { apiKeyState, checkApiKey, unknownProductsOf } from "./processor/api-key";
+import { stripeApiUrlFromEnv, stripeLibrary } from "./processor/stripe-api";
 import * as S from "./processor/schemas";
 
 /** The event types we act on (docs/processor-webhooks.md); every other type is acknowledged and ignored. */
@@ -67,6 +69,7 @@ type Vars = StorageVars<ProcessorRepository> & {
   toleranceSeconds: number;
   leaseMs: number;
   unlinkedRetrySeconds: number;
+  stripeApiUrl: string;
 };
 
 /** PostgreSQL refuses NUL in text and JSON; what we store of an event's data must not carry it. */
@@ -74,16 +77,6 @@ const withoutNul = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(
 
 /** Only a temporary problem is worth the processor's retry; bad data would fail the same way forever. */
 const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode === "invalid_request" : (err as { type?: string })?.type === "invalid_request");
-
-/**
- * The Stripe library (only its webhook signature check is used) is loaded by the first webhook, not at start: a
- * process that never receives one does not carry it (docs/performance.md, "Memory and compiled start").
- */
-let stripe: typeof Stripe | undefined;
-function stripeLibrary(): typeof Stripe {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (stripe ??= require("stripe") as typeof Stripe);
-}
 
 /**
  * Owns the processor's (Stripe Connect) webhooks: signature check, mapping of
@@ -123,6 +116,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.toleranceSeconds = Number(process.env.PROCESSOR_WEBHOOK_TOLERANCE_SECONDS ?? 300);
     this.leaseMs = Number(process.env.PROCESSOR_EVENT_LEASE_MS ?? 60_000);
     this.unlinkedRetrySeconds = Number(process.env.PROCESSOR_UNLINKED_RETRY_SECONDS ?? 3600);
+    this.stripeApiUrl = stripeApiUrlFromEnv();
   },
 
   actions: {
@@ -168,7 +162,16 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         }
         let result: HandlerResult | { status: "rejected"; outcome: Record<string, unknown> };
         try {
-          const context = { ctx, repo: this.repo, program, event, testMode: testEvent, logger: this.logger, unlinkedRetrySeconds: this.unlinkedRetrySeconds };
+          const context = {
+            ctx,
+            repo: this.repo,
+            program,
+            event,
+            testMode: testEvent,
+            logger: this.logger,
+            unlinkedRetrySeconds: this.unlinkedRetrySeconds,
+            stripeApiUrl: this.stripeApiUrl,
+          };
           result = await handler(context);
         } catch (err) {
           const message = String((err as Error).message ?? err);
@@ -190,6 +193,41 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.GetEventInput>>) {
         const { eventId } = ctx.params;
         return this.repo.getEvent(eventId);
+      },
+    },
+
+    getApiKey: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        return apiKeyState(programId, await this.repo.getApiKey(programId));
+      },
+    },
+
+    /** Checked with Stripe before it is stored: a key that cannot read what we need is refused now, not at the next sale. */
+    setApiKey: {
+      async handler(ctx: Context<Input<typeof S.SetApiKeyInput>>) {
+        const { programId, restrictedKey } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        await checkApiKey(restrictedKey, this.stripeApiUrl);
+        await this.repo.setApiKey(programId, restrictedKey, new Date());
+        return apiKeyState(programId, await this.repo.getApiKey(programId));
+      },
+    },
+
+    removeApiKey: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        await this.repo.setApiKey(programId, null, new Date());
+        return apiKeyState(programId, null);
+      },
+    },
+
+    checkProducts: {
+      async handler(ctx: Context<Input<typeof S.CheckProductsInput>>) {
+        const { programId, productIds, priceIds } = ctx.params;
+        return { unknown: await unknownProductsOf(programId, await this.repo.getApiKey(programId), productIds, priceIds, this.stripeApiUrl) };
       },
     },
 

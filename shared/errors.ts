@@ -24,6 +24,10 @@ export const ERROR_CODES = {
   currency_mismatch: { status: 422, envelope: "platform" },
   // A reward naming a product or price the program's processor account does not have (docs/rewards.md).
   unknown_product: { status: 422, envelope: "platform" },
+  // Product ids need the program's restricted Stripe key to be checked; none is set (docs/rewards.md).
+  processor_key_missing: { status: 409, envelope: "platform" },
+  // Stripe refused the restricted key given for a program (revoked, another account, a permission missing).
+  processor_key_refused: { status: 422, envelope: "platform" },
   unsupported_media_type: { status: 415, envelope: "platform" },
   internal_error: { status: 500, envelope: "platform" },
   service_unavailable: { status: 503, envelope: "platform" },

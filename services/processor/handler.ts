@@ -15,6 +15,8 @@ export interface HandlerContext {
   logger: Service["logger"];
   /** How long after its creation an event whose sale is unknown answers 503 (see payments.recordMovements). */
   unlinkedRetrySeconds: number;
+  /** The processor's API, for the calls made with the program's restricted key (processor/stripe-api.ts). */
+  stripeApiUrl: string;
 }
 
 export interface HandlerResult {

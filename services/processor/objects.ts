@@ -44,6 +44,17 @@ export const CheckoutSession = z.looseObject({
   metadata: Metadata,
 });
 
+/** A price as an invoice line of before 2025-03-31 or a checkout line item carries it: its id and product. */
+const PriceRef = z.looseObject({ id: ProcessorId, product: Ref }).nullish();
+
+/** An invoice line: its amount (negative for a credit) and discounts; its price under `pricing` from 2025-03-31. */
+const InvoiceLine = z.looseObject({
+  amount: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+  discount_amounts: z.array(z.looseObject({ amount: Cents })).nullish(),
+  pricing: z.looseObject({ price_details: z.looseObject({ price: Ref.pipe(z.string()), product: ProcessorId }).nullish() }).nullish(),
+  price: PriceRef,
+});
+
 const SubscriptionDetails = z.looseObject({ metadata: Metadata, subscription: Ref }).nullish();
 
 export const Invoice = z.looseObject({
@@ -56,6 +67,8 @@ export const Invoice = z.looseObject({
   parent: z.looseObject({ subscription_details: SubscriptionDetails }).nullish(),
   total_taxes: z.array(z.looseObject({ amount: Cents })).nullish(),
   payments: z.looseObject({ data: z.array(z.looseObject({ payment: z.looseObject({ payment_intent: Ref, charge: Ref }).nullish() })) }).nullish(),
+  // The first page of lines (read for product rewards; the rest is fetched).
+  lines: z.looseObject({ data: z.array(InvoiceLine).max(1000), has_more: z.boolean().nullish() }).nullish(),
   // Before 2025-03-31.
   subscription_details: z.looseObject({ metadata: Metadata }).nullish(),
   subscription: z.union([ProcessorId, z.looseObject({ id: ProcessorId, metadata: Metadata })]).nullish(),

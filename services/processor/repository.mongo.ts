@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { supersedes } from "./processor-refunds";
 import { isDuplicateKeyError, modelOn, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
-import type { FinishedEventStatus, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
+import type { FinishedEventStatus, ProcessorApiKey, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
 
 type EventDoc = Omit<ProcessorEvent, "eventId"> & { _id: string };
 
@@ -85,6 +85,18 @@ const saleRevisionSchema = new Schema<SaleRevisionDoc>(
 );
 saleRevisionSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 
+const apiKeySchema = new Schema<ProcessorApiKey>(
+  {
+    programId: { type: Number, required: true },
+    apiKey: { type: String, required: true },
+    setAt: { type: Date, required: true },
+    failedAt: { type: Date, default: null },
+    failure: { type: String, default: null },
+  },
+  schemaOptions("processor_api_keys"),
+);
+apiKeySchema.index({ programId: 1 }, { unique: true });
+
 const toEvent = ({ _id, ...rest }: EventDoc): ProcessorEvent => ({ eventId: _id, ...rest });
 const strip = <T extends object>(doc: T & { _id?: unknown }): T => {
   const { _id, ...rest } = doc;
@@ -98,6 +110,7 @@ export class MongoProcessorRepository implements ProcessorRepository {
     private readonly aliases: Model<AliasDoc>,
     private readonly movements: Model<ProcessorMovement>,
     private readonly revisions: Model<SaleRevisionDoc>,
+    private readonly apiKeys: Model<ProcessorApiKey>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProcessorRepository> {
@@ -107,6 +120,7 @@ export class MongoProcessorRepository implements ProcessorRepository {
       modelOn(connection, "ProcessorAlias", aliasSchema),
       modelOn(connection, "ProcessorMovement", movementSchema),
       modelOn(connection, "ProcessorSaleRevision", saleRevisionSchema),
+      modelOn(connection, "ProcessorApiKey", apiKeySchema),
     ] as const;
     await prepareCollections(models);
     return new MongoProcessorRepository(...models);
@@ -225,5 +239,26 @@ export class MongoProcessorRepository implements ProcessorRepository {
       .findOneAndUpdate({ programId, transactionId }, { $inc: { revision: 1 } }, { upsert: true, returnDocument: "after", writeConcern: { w: "majority", j: true } })
       .lean<SaleRevisionDoc>();
     return doc!.revision;
+  }
+
+  async setApiKey(programId: number, apiKey: string | null, now: Date): Promise<void> {
+    if (apiKey === null) {
+      await this.apiKeys.deleteOne({ programId });
+      return;
+    }
+    await this.apiKeys.updateOne({ programId }, { $set: { apiKey, setAt: now, failedAt: null, failure: null } }, { upsert: true }).catch((err) => {
+      // Two first keys at once: the other upsert won; set ours over it like a later write would.
+      if (!isDuplicateKeyError(err)) throw err;
+      return this.apiKeys.updateOne({ programId }, { $set: { apiKey, setAt: now, failedAt: null, failure: null } });
+    });
+  }
+
+  async getApiKey(programId: number): Promise<ProcessorApiKey | null> {
+    const doc = await this.apiKeys.findOne({ programId }).lean<ProcessorApiKey & { _id: unknown }>();
+    return doc ? strip(doc) : null;
+  }
+
+  async markApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void> {
+    await this.apiKeys.updateOne({ programId, apiKey }, { $set: { failedAt: now, failure: failure.slice(0, 500) } });
   }
 }

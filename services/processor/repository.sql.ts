@@ -1,6 +1,6 @@
 import { supersedes } from "./processor-refunds";
 import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { FinishedEventStatus, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
+import type { FinishedEventStatus, ProcessorApiKey, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE processor_events (
@@ -58,6 +58,13 @@ const MIGRATIONS = [
      revision BIGINT NOT NULL,
      PRIMARY KEY (program_id, transaction_id));
    CREATE INDEX processor_events_status ON processor_events (status, received_at DESC);`,
+  // Rewards (docs/rewards.md): the restricted key that reads a checkout's line items.
+  `CREATE TABLE processor_api_keys (
+     program_id INTEGER PRIMARY KEY,
+     api_key TEXT NOT NULL,
+     set_at TIMESTAMPTZ NOT NULL,
+     failed_at TIMESTAMPTZ,
+     failure TEXT);`,
 ];
 
 export class SqlProcessorRepository implements ProcessorRepository {
@@ -173,5 +180,26 @@ export class SqlProcessorRepository implements ProcessorRepository {
       [programId, transactionId],
     );
     return row.revision;
+  }
+
+  async setApiKey(programId: number, apiKey: string | null, now: Date): Promise<void> {
+    if (apiKey === null) {
+      await this.db.query("DELETE FROM processor_api_keys WHERE program_id = $1", [programId]);
+      return;
+    }
+    await this.db.query(
+      `INSERT INTO processor_api_keys (program_id, api_key, set_at) VALUES ($1, $2, $3)
+       ON CONFLICT (program_id) DO UPDATE SET api_key = $2, set_at = $3, failed_at = NULL, failure = NULL`,
+      [programId, apiKey, now],
+    );
+  }
+
+  async getApiKey(programId: number): Promise<ProcessorApiKey | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_api_keys WHERE program_id = $1", [programId]);
+    return row ? camelRow<ProcessorApiKey>(row) : null;
+  }
+
+  async markApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void> {
+    await this.db.query("UPDATE processor_api_keys SET failed_at = $3, failure = $4 WHERE program_id = $1 AND api_key = $2", [programId, apiKey, now, failure.slice(0, 500)]);
   }
 }

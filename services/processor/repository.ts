@@ -37,7 +37,20 @@ export interface ProcessorPayment {
   chargedAmountCents: number;
 }
 
-/** Storage contract of the processor service: the event log, the references of sales, and refunds and disputes. */
+/**
+ * A program's restricted key for the processor's API (read access to checkout sessions, products and prices),
+ * used to fetch a checkout's line items for product rewards. Only its last four characters are ever shown.
+ */
+export interface ProcessorApiKey {
+  programId: number;
+  apiKey: string;
+  setAt: Date;
+  /** When a call with the key last failed because of the key (revoked, missing permission), and why. */
+  failedAt: Date | null;
+  failure: string | null;
+}
+
+/** Storage contract of the processor service: the event log, the references of sales, refunds and disputes, API keys. */
 export interface ProcessorRepository {
   /**
    * Claims an event for processing: new ones, failed ones, and ones whose
@@ -70,4 +83,10 @@ export interface ProcessorRepository {
   listMovements(programId: number, references: readonly string[]): Promise<ProcessorMovement[]>;
   /** Increments and returns the sale's revision: every change of its refunds or references moves it on. */
   nextRevision(programId: number, transactionId: string): Promise<number>;
+
+  /** Sets (or, with null, removes) the program's key; a new key clears the last failure. */
+  setApiKey(programId: number, apiKey: string | null, now: Date): Promise<void>;
+  getApiKey(programId: number): Promise<ProcessorApiKey | null>;
+  /** Notes that the key failed (the key must still be `apiKey`: a key replaced meanwhile keeps its clean state). */
+  markApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void>;
 }

@@ -112,4 +112,19 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     expect(rejected.find((r) => r.eventId === e.eventId)).toMatchObject({ status: "rejected", outcome: { reason: "rejected: bad data" } });
     expect((await repo().listEvents({ limit: 1 })).length).toBe(1);
   });
+
+  it("keeps one restricted key per program: a new key replaces the old and clears its failure; a failure noted for a replaced key is dropped", async () => {
+    const programId = 100_000 + unique();
+    expect(await repo().getApiKey(programId)).toBeNull();
+    await repo().setApiKey(programId, "rk_test_first", at(0));
+    await repo().markApiKeyFailed(programId, "rk_test_first", "Invalid API Key provided", at(SECOND));
+    expect(await repo().getApiKey(programId)).toEqual({ programId, apiKey: "rk_test_first", setAt: at(0), failedAt: at(SECOND), failure: "Invalid API Key provided" });
+    await repo().setApiKey(programId, "rk_test_second", at(2 * SECOND));
+    await repo().markApiKeyFailed(programId, "rk_test_first", "late news of the old key", at(3 * SECOND));
+    expect(await repo().getApiKey(programId)).toEqual({ programId, apiKey: "rk_test_second", setAt: at(2 * SECOND), failedAt: null, failure: null });
+    await Promise.all([repo().setApiKey(programId + 1, "rk_test_a", at(0)), repo().setApiKey(programId + 1, "rk_test_b", at(0))]);
+    expect(["rk_test_a", "rk_test_b"]).toContain((await repo().getApiKey(programId + 1))!.apiKey);
+    await repo().setApiKey(programId, null, at(4 * SECOND));
+    expect(await repo().getApiKey(programId)).toBeNull();
+  });
 });

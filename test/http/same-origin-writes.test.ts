@@ -26,7 +26,13 @@ beforeAll(async () => {
 afterAll(() => sys.stop());
 
 test("a write with the session cookie from another site's page is refused and changes nothing", async () => {
-  for (const headers of [{ Origin: "https://evil.example" }, { Referer: "https://evil.example/page" }, { Origin: "null" }, { Origin: `${sys.baseUrl.replace("127.0.0.1", "localhost")}` }]) {
+  const foreign: Array<Record<string, string>> = [
+    { Origin: "https://evil.example" },
+    { Referer: "https://evil.example/page" },
+    { Origin: "null" },
+    { Origin: sys.baseUrl.replace("127.0.0.1", "localhost") },
+  ];
+  for (const headers of foreign) {
     const res = await approve(headers);
     expect({ headers, status: res.status, code: res.body.error?.code }).toEqual({ headers, status: 403, code: "cross_origin_write" });
     expect(res.body.error.message).toContain("not from this service's pages");

@@ -66,8 +66,8 @@ export function chargeRefunded(paymentIntent: string, amount: number, refunds: R
 }
 
 /** The whole system with the webhook secret set, and a processor_connect program connected to a fresh account. */
-export async function startConnectedProgram(): Promise<{ sys: TestSystem; boot: Bootstrap; account: string }> {
-  const sys = await startSystem({ env: { PROCESSOR_WEBHOOK_SECRET: WEBHOOK_SECRET } });
+export async function startConnectedProgram(env: Record<string, string> = {}): Promise<{ sys: TestSystem; boot: Bootstrap; account: string }> {
+  const sys = await startSystem({ env: { PROCESSOR_WEBHOOK_SECRET: WEBHOOK_SECRET, ...env } });
   const boot = await sys.bootstrap({ paymentTrackingMode: "processor_connect" });
   const account = nextId("acct");
   await sys.admin("PUT", `/programs/${boot.programId}/processor`, { accountId: account, connectionStatus: "connected" });

@@ -2,6 +2,7 @@ import { cleanAttributionHints } from "../attribution-hints";
 import { eventTime, ignored, processed, type HandlerContext, type HandlerResult } from "../handler";
 import { CheckoutSession, objectOf } from "../objects";
 import { linkSale } from "../payments";
+import { checkoutLines } from "../product-lines";
 import { recordSaleOnce } from "../record-sale";
 
 /**
@@ -28,6 +29,7 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
   const email = session.customer_details?.email ?? session.customer_email;
   const { hints, dropped } = cleanAttributionHints({ clickId: metadata.svc_click_id, email, customerKey: metadata.svc_customer_key });
   if (dropped.length) h.logger.warn(`Processor event ${h.event.id}: attribution hints dropped (${dropped.join("; ")}).`);
+  const { lines, linesUnavailable } = await checkoutLines(h, session.id, amountCents);
   const sale = await recordSaleOnce(h, {
     programId: h.program.id,
     transactionId: session.id,
@@ -39,6 +41,7 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
     subscriptionId: session.subscription,
     processorCustomerId: session.customer,
     occurredAt: eventTime(h.event).toISOString(),
+    lines,
   });
   // Refunds and disputes refer to the payment intent (one-time) or, through the invoice, to the subscription's
   // first payment; `subscription:` lets a first invoice that names no session find this sale.
@@ -47,7 +50,14 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
     saleAmountCents: amountCents,
     chargedAmountCents,
   });
-  return processed({ transactionId: session.id, ...sale, ...(dropped.length ? { droppedHints: dropped } : {}), ...(settled ? { settled } : {}) });
+  return processed({
+    transactionId: session.id,
+    ...sale,
+    ...(lines ? { lines: lines.length } : {}),
+    ...(linesUnavailable ? { linesUnavailable } : {}),
+    ...(dropped.length ? { droppedHints: dropped } : {}),
+    ...(settled ? { settled } : {}),
+  });
 }
 
 /** The delayed payment failed: nothing was paid, nothing is recorded. */

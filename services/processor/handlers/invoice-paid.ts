@@ -3,6 +3,7 @@ import { eventTime, ignored, processed, type HandlerContext, type HandlerResult 
 import { subscriptionDetailsOf } from "../invoice";
 import { Invoice, objectOf } from "../objects";
 import { linkReferences, linkSale } from "../payments";
+import { invoiceLines } from "../product-lines";
 import { recordSaleOnce } from "../record-sale";
 
 /**
@@ -34,6 +35,7 @@ export async function handleInvoicePaid(h: HandlerContext): Promise<HandlerResul
 
   const { hints, dropped } = cleanAttributionHints({ clickId: metadata.svc_click_id, customerKey: metadata.svc_customer_key });
   if (dropped.length) h.logger.warn(`Processor event ${h.event.id}: attribution hints dropped (${dropped.join("; ")}).`);
+  const { lines, linesUnavailable } = await invoiceLines(h, invoice, amountCents);
   const sale = await recordSaleOnce(h, {
     programId: h.program.id,
     transactionId: invoice.id,
@@ -45,9 +47,18 @@ export async function handleInvoicePaid(h: HandlerContext): Promise<HandlerResul
     subscriptionId,
     processorCustomerId: invoice.customer,
     occurredAt: eventTime(h.event).toISOString(),
+    lines,
   });
   const settled = await linkSale(h, references, { transactionId: invoice.id, saleAmountCents: amountCents, chargedAmountCents });
-  return processed({ transactionId: invoice.id, subscriptionId, ...sale, ...(dropped.length ? { droppedHints: dropped } : {}), ...(settled ? { settled } : {}) });
+  return processed({
+    transactionId: invoice.id,
+    subscriptionId,
+    ...sale,
+    ...(lines ? { lines: lines.length } : {}),
+    ...(linesUnavailable ? { linesUnavailable } : {}),
+    ...(dropped.length ? { droppedHints: dropped } : {}),
+    ...(settled ? { settled } : {}),
+  });
 }
 
 /** Tax: `total_taxes` from 2025-03-31, `tax` before. */
