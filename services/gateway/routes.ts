@@ -32,7 +32,7 @@ function staticFile(file: string, contentType: string): (req: Req, res: Res) => 
   };
 }
 /**
- * The pages under pages/ (overview, portal) load their script and styles from this origin only: no inline script,
+ * The pages under pages/ (overview, rewards, portal) load their script and styles from this origin only: no inline script,
  * style or handler runs, they talk only to this origin, and cannot be framed.
  */
 export const PAGE_CSP = [
@@ -89,6 +89,9 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
   // The program overview (pages/overview.html, its script pages/overview.js): docs/merchants.md.
   dashboard: htmlPage("overview.html"),
   overviewScript: staticFile(path.join(__dirname, "pages", "overview.js"), "text/javascript; charset=utf-8"),
+  // The Rewards screen (pages/rewards.html, its script pages/rewards.js): docs/merchants.md.
+  rewardsPage: htmlPage("rewards.html"),
+  rewardsScript: staticFile(path.join(__dirname, "pages", "rewards.js"), "text/javascript; charset=utf-8"),
   appStyles: staticFile(path.join(__dirname, "pages", "app.css"), "text/css; charset=utf-8"),
   chartScript: staticFile(path.join(UPLOT_DIR, "uPlot.iife.min.js"), "text/javascript; charset=utf-8"),
   chartStyles: staticFile(path.join(UPLOT_DIR, "uPlot.min.css"), "text/css; charset=utf-8"),

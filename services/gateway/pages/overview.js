@@ -89,6 +89,8 @@
     if (!id) return;
     state.programId = id;
     localStorage.setItem("programId", id);
+    $("nav-overview").href = `/dashboard?program=${encodeURIComponent(id)}`;
+    $("nav-rewards").href = `/dashboard/rewards?program=${encodeURIComponent(id)}`;
     const r = await api("GET", `/api/programs/${encodeURIComponent(id)}/overview?${query()}`);
     if (r.status !== 200) {
       $("overview").hidden = true;
