@@ -180,7 +180,7 @@ describe("observability of one system (request id, logs, metrics, tracing, healt
       const body = (await ready.json()) as { services: Record<string, string> };
       expect(body).toMatchObject({ status: "ok", transporter: "in-process" });
       // Each storage service of the process, each pinging its database; not the gateway (its readiness is the whole system's).
-      expect(Object.keys(body.services).sort()).toEqual(["accounts", "attribution", "commissions", "notifications", "processor", "programs", "sales"]);
+      expect(Object.keys(body.services).sort()).toEqual(["accounts", "attribution", "commissions", "notifications", "processor", "programs", "rewards", "sales"]);
       expect((await fetch(`${base}/nope`)).status).toBe(404);
     } finally {
       await new Promise((r) => server.close(r));

@@ -152,7 +152,7 @@ describeCluster("crash safety over a real nats-server and PostgreSQL", () => {
         RATE_LIMIT_PER_MINUTE: "1000000",
       };
       // Fixed node ids: a restarted process takes its predecessor's place in the registry at once.
-      nodes.others = new ServiceProcess("others", { ...common, SERVICES: "accounts,programs,attribution,processor,status,notifications", NODE_ID: `others-${runId}` });
+      nodes.others = new ServiceProcess("others", { ...common, SERVICES: "accounts,programs,attribution,processor,rewards,status,notifications", NODE_ID: `others-${runId}` });
       nodes.sales = new ServiceProcess("sales", { ...common, SERVICES: "sales", NODE_ID: `sales-${runId}` });
       nodes.commissions = new ServiceProcess("commissions", { ...common, SERVICES: "commissions", NODE_ID: `commissions-${runId}` });
       // The gateway's requests time out later than its health check's 2 s per service (and, distributed, bound
