@@ -112,7 +112,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
             "This customer key already has a lead in this program: a browser signup only records a new customer. Send the lead from your server with the API key to change it.",
           );
         }
-        // The partner signing up through their own link: recorded, but not theirs (services/attribution/self-referral.ts).
+        // The partner signing up through their own link: recorded, but not theirs (services/clients/self-referral-check.ts).
         const selfReferral = click !== null && (await isSelfReferredTo(ctx, programId, click.partnerId, { email: input.email ?? null, customerKey: input.customer_key }));
         const { lead, created } = await this.repo.recordLead({
           programId,

@@ -8,7 +8,7 @@ import type { CheckoutLineItem } from "./sale-lines";
 
 /**
  * The Stripe library is loaded by the first webhook or API call, not at start: a process that never needs it
- * does not carry it (docs/performance.md, "Memory").
+ * does not carry it (docs/performance.md, "Memory and compiled start").
  */
 let library: typeof Stripe | undefined;
 export function stripeLibrary(): typeof Stripe {
