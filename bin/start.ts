@@ -12,6 +12,7 @@ import type { AdminTokenOrigin } from "../services/gateway.service";
 import config from "../moleculer.config";
 import { startHealthServer } from "./health-server";
 import { replOptions } from "./repl-commands";
+import { ALLOW_PRIVATE_TARGETS_ENV, privateTargetsAllowed } from "../services/notifications/webhook-target";
 
 export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "processor", "status", "notifications", "portal", "rewards"] as const;
 
@@ -35,7 +36,9 @@ export function loadService(name: string): ServiceSchema {
 /**
  * The few lines a user needs once the system is up: where it answers, where
  * the operator token is (never the token), and what to run next. Only a
- * process with the gateway has something to say.
+ * process with the gateway has something to say. When this process's
+ * environment lets webhooks reach private addresses, it says so (the
+ * notifications service also warns at start, in whichever process runs it).
  */
 export function readyBanner(broker: ServiceBroker): { text: string; fields: Record<string, string> } | null {
   const gateway = broker.getLocalService("gateway") as unknown as { server?: { address(): AddressInfo | string | null }; adminTokenOrigin?: AdminTokenOrigin } | undefined;
@@ -53,13 +56,17 @@ export function readyBanner(broker: ServiceBroker): { text: string; fields: Reco
   // Run from the build (dist/bin/start.js), the CLI to suggest is the compiled one too.
   const cli = path.extname(__filename) === ".js" ? "npm run -s cli:prod --" : "npm run -s cli --";
   const next = [...env, `${cli} bootstrap`].join(" ");
+  const privateWebhooks = privateTargetsAllowed();
   const text = [
     `Ready: ${url}`,
     `  Operator token: ${token}`,
     `  Next: ${next}   (creates a program, an API key and a partner to try the API with)`,
     `  API reference: ${url}/api/docs`,
+    ...(privateWebhooks
+      ? [`  Webhooks: private targets allowed (${ALLOW_PRIVATE_TARGETS_ENV}=true): endpoints may be loopback, private and link-local addresses. Development and self-hosted only.`]
+      : []),
   ].join("\n");
-  return { text, fields: { url, adminToken: token, next } };
+  return { text, fields: { url, adminToken: token, next, ...(privateWebhooks ? { webhookPrivateTargets: "allowed" } : {}) } };
 }
 
 async function main(): Promise<void> {

@@ -5,7 +5,7 @@ import { call, type ResultOf, broadcastConfirmed } from "./bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
-import { NotFoundError } from "../shared/errors";
+import { AppError, NotFoundError } from "../shared/errors";
 import { attemptLabel, countMetric, METRICS } from "../shared/metrics";
 import { randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
@@ -19,17 +19,21 @@ import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { NoSubscriberCache } from "./notifications/subscription-cache";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
+import { ALLOW_PRIVATE_TARGETS_ENV, privateTargetsAllowed, refusalOfUrl, systemResolve, type TargetPolicy } from "./notifications/webhook-target";
 
-type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger">;
+type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger" | "targets">;
 
 type Methods = {
   workspaceOf(ctx: Context, programId: number): Promise<number | null>;
   consumeEvent(ctx: Context, params: unknown): Promise<{ handled: false } | { handled: true; notices: number; deliveries: number }>;
   subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
   endpointsChanged(workspaceId: number): Promise<void>;
+  checkWebhookTarget(url: string): Promise<void>;
 };
 type Vars = StorageVars<NotificationsRepository> & {
   webhookConfig: WebhookConfig;
+  /** Where webhooks may go: the operator setting and the resolver (tests replace `resolve`). */
+  webhookTargets: TargetPolicy;
   worker?: WebhookWorker;
   workspaceCache: Map<number, { workspaceId: number | null; until: number }>;
   noSubscribers: NoSubscriberCache;
@@ -69,10 +73,12 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       leaseMs: Math.max(positive("WEBHOOK_LEASE_MS", 60_000), timeoutMs + 5000),
       batchSize: 20,
       timeoutMs,
+      connectTimeoutMs: Math.min(positive("WEBHOOK_CONNECT_TIMEOUT_MS", 5000), timeoutMs),
       maxAttempts: positive("WEBHOOK_MAX_ATTEMPTS", 16),
       maxBackoffMs: positive("WEBHOOK_MAX_BACKOFF_MS", 3_600_000),
       disableAfterFailures: positive("WEBHOOK_DISABLE_AFTER_FAILURES", 5),
     };
+    this.webhookTargets = { allowPrivate: privateTargetsAllowed(), resolve: systemResolve };
     this.workspaceCache = new Map();
     const ttl = Number(process.env.WEBHOOK_ENDPOINT_CACHE_TTL_MS ?? 5000);
     this.noSubscribers = new NoSubscriberCache(Number.isFinite(ttl) ? ttl : 5000);
@@ -182,6 +188,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       async handler(ctx: Context<Input<typeof S.CreateEndpointInput>>) {
         const input = ctx.params;
         await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
+        await this.checkWebhookTarget(input.url);
         const secret = generateWebhookSecret();
         const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
         await this.endpointsChanged(endpoint.workspaceId);
@@ -206,10 +213,17 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       },
     },
 
-    /** Enables the endpoint again (its failure count starts over); pending deliveries resume. */
+    /**
+     * Enables the endpoint again (its failure count starts over); pending deliveries resume. Its URL is checked again
+     * first: an endpoint registered before the check existed (or while private targets were allowed) is not turned
+     * back on towards an internal address.
+     */
     enableWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
         const { endpointId } = ctx.params;
+        const existing = await this.repo.getEndpoint(endpointId);
+        if (!existing) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
+        await this.checkWebhookTarget(existing.url);
         const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
         await this.endpointsChanged(endpoint.workspaceId);
@@ -291,6 +305,12 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       await broadcastConfirmed(this.broker, "notifications.endpointsChanged", { workspaceId });
     },
 
+    /** Refuses a URL whose host is, or resolves to, an address that is not public, unless the operator allows it. */
+    async checkWebhookTarget(url: string) {
+      const refusal = await refusalOfUrl(url, this.webhookTargets);
+      if (refusal) throw new AppError("webhook_target_not_allowed", refusal.message, { host: refusal.host, kind: refusal.kind });
+    },
+
     /** The program's workspace, from its owner (programs), cached briefly. */
     async workspaceOf(ctx: Context, programId: number): Promise<number | null> {
       const cached = this.workspaceCache.get(programId);
@@ -305,6 +325,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
   started() {
     this.worker = new WebhookWorker(this.repo, {
       ...this.webhookConfig,
+      targets: this.webhookTargets,
       // Unique per service instance, even with several in one process.
       workerId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}:${randomToken(4)}`,
       logger: this.logger,
@@ -312,6 +333,9 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       onEndpointDisabled: () => countMetric(this.broker, METRICS.webhookEndpointsDisabled),
     });
     this.worker.start();
+    if (this.webhookTargets.allowPrivate) {
+      this.logger.warn(`${ALLOW_PRIVATE_TARGETS_ENV}=true: webhooks may be sent to loopback, private and link-local addresses. For self-hosted installs and development only.`);
+    }
     countMetric(this.broker, METRICS.webhookEndpointsDisabled, undefined, 0); // shown as 0 until the first one
   },
 

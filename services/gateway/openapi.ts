@@ -137,6 +137,8 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   unknown_product: "Unknown to the program's Stripe account: prod_missing. Check the product and price ids in your Stripe dashboard.",
   processor_key_missing: "Program 1 has no restricted Stripe key, so prod_annual cannot be checked. Add the key (PUT /api/programs/1/processor/api-key), then save the reward again.",
   processor_key_refused: "Stripe refused the key: it lacks the permission to read Products. Give the restricted key read access to Checkout Sessions, Products and Prices.",
+  webhook_target_not_allowed:
+    "The webhook URL's host 127.0.0.1 is a loopback address: webhooks are only sent to public internet addresses (an operator can allow private targets with WEBHOOK_ALLOW_PRIVATE_TARGETS=true).",
   unsupported_media_type: "Send the body as UTF-8 JSON.",
   internal_error: "An internal error occurred. Retry later; if it persists, contact support.",
   service_unavailable: "The service handling this request is not available. Retry later.",
@@ -160,6 +162,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   unknown_product: "a product or price id the program's Stripe account does not have; nothing changed",
   processor_key_missing: "the program has no restricted Stripe key to check the product or price ids with; nothing changed",
   processor_key_refused: "Stripe refused the restricted key (unknown, revoked, or a permission missing); nothing changed",
+  webhook_target_not_allowed:
+    "the URL's host is, or resolves to, a loopback, private, link-local, unspecified, multicast, carrier-grade NAT or reserved address (in any spelling); nothing changed",
   unsupported_media_type: "the body is not UTF-8 JSON (send Content-Type: application/json)",
   internal_error: "an unexpected error; retry later",
   service_unavailable: "a service or its database is briefly unavailable; nothing changed, retry after the seconds in Retry-After",

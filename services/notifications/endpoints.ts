@@ -99,9 +99,9 @@ export const NOTIFICATIONS = declareActions("notifications", {
       tag: "Operator",
       summary: "Register a webhook endpoint",
       description:
-        "Events of the workspace's programs (partners enrolled, leads, sales, commissions, withdrawals; see the webhooks of this document) are posted to the URL, signed with the endpoint's secret. The secret is in this answer only.",
+        "Events of the workspace's programs (partners enrolled, leads, sales, commissions, withdrawals; see the webhooks of this document) are posted to the URL, signed with the endpoint's secret. The secret is in this answer only. The URL's host must be a public internet address: a host that is, or resolves to, a loopback, private, link-local, unspecified, multicast or carrier-grade NAT address (in any spelling, IPv4-mapped IPv6 included) is refused with 422 webhook_target_not_allowed, unless the operator set WEBHOOK_ALLOW_PRIVATE_TARGETS=true.",
       example: { workspaceId: 1, url: "https://merchant.example/hooks", eventTypes: ["commission.refunded", "commission.reversed"] },
-      errors: ["not_found"],
+      errors: ["not_found", "webhook_target_not_allowed"],
       response: { description: "The endpoint with its secret.", example: { ...endpointExample, secret: "whsec_..." } },
     },
   },
@@ -140,9 +140,9 @@ export const NOTIFICATIONS = declareActions("notifications", {
       route: "admin",
       tag: "Operator",
       summary: "Enable a webhook endpoint",
-      description: "Deliveries resume, with a fresh count of failures.",
+      description: "Deliveries resume, with a fresh count of failures. The URL is checked again as at registration (422 webhook_target_not_allowed).",
       example: { endpointId: 4 },
-      errors: ["not_found"],
+      errors: ["not_found", "webhook_target_not_allowed"],
       response: { description: "The endpoint.", example: endpointExample },
     },
   },
@@ -154,10 +154,16 @@ export const NOTIFICATIONS = declareActions("notifications", {
       route: "admin",
       tag: "Operator",
       summary: "Deliveries of an endpoint, with every attempt",
-      description: "Newest first, each with its attempts (status code or error).",
+      description:
+        "Newest first, each with its attempts: status code or error, and the start of a text answer (responseExcerpt: one line, at most 200 characters). A target refused at delivery (its host resolved to an address that is not public) fails the delivery at once, with the reason as its error.",
       example: { endpointId: 4, status: "failed", limit: 50 },
       errors: ["not_found"],
-      response: { description: "Newest first.", example: [{ id: 9, eventId: 2, status: "failed", attempts: [{ attempt: 1, statusCode: 500, error: null }] }] },
+      response: {
+        description: "Newest first.",
+        example: [
+          { id: 9, eventId: 2, status: "failed", attempts: 1, attemptLog: [{ attempt: 1, statusCode: 500, error: "HTTP 500", responseExcerpt: "Internal Server Error", durationMs: 41 }] },
+        ],
+      },
     },
   },
   listPartnerNotices: {

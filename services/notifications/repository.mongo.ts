@@ -94,6 +94,8 @@ const attemptSchema = new Schema<WebhookAttempt>(
     at: { type: Date, required: true },
     statusCode: { type: Number, default: null },
     error: { type: String, default: null },
+    // The delivery log's excerpt of the answer (services/notifications/webhook-client.ts); absent on older attempts.
+    responseExcerpt: { type: String, default: null },
     durationMs: { type: Number, required: true },
   },
   { _id: false },
@@ -184,6 +186,7 @@ const toAttempt = (a: WebhookAttempt): WebhookAttempt => ({
   at: a.at,
   statusCode: a.statusCode ?? null,
   error: a.error ?? null,
+  responseExcerpt: a.responseExcerpt ?? null,
   durationMs: a.durationMs,
 });
 
@@ -413,7 +416,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
   }
 
   async recordAttempt(deliveryId: number, workerId: string, a: WebhookAttempt, next: DeliveryNext): Promise<void> {
-    const attempt = { ...a, error: a.error?.slice(0, 1000) ?? null };
+    const attempt = { ...a, error: a.error?.slice(0, 1000) ?? null, responseExcerpt: a.responseExcerpt?.slice(0, 500) ?? null };
     const set: Record<string, unknown> = { status: next.status, claimedUntil: null, lastStatusCode: a.statusCode, lastError: attempt.error };
     if (next.status === "pending") set.nextAttemptAt = next.retryAt;
     if (next.status === "succeeded") set.deliveredAt = a.at;

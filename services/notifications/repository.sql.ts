@@ -1,5 +1,5 @@
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 import type {
   ClaimedDelivery,
   DeliveryNext,
@@ -20,6 +20,9 @@ import type {
   WebhookEndpoint,
   WebhookEventType,
 } from "./repository";
+
+/** Stored excerpts are cut here whatever the caller sent (the worker keeps at most 200 characters). */
+const EXCERPT_MAX = 500;
 
 const MIGRATIONS = [
   `CREATE TABLE notifications (
@@ -99,6 +102,8 @@ const MIGRATIONS = [
      read_at TIMESTAMPTZ NOT NULL);
    CREATE INDEX partner_notice_reads_partner ON partner_notice_reads (partner_id, notification_id);
    CREATE INDEX notifications_partner_program_list ON notifications (partner_id, program_id, kind, created_at DESC, id DESC);`,
+  // The delivery log keeps a short text excerpt of each answer (services/notifications/webhook-client.ts).
+  `ALTER TABLE webhook_attempts ADD COLUMN response_excerpt TEXT;`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
@@ -126,7 +131,72 @@ export function listPartnerNoticesQuery(f: PartnerNoticeFilter): SqlQuery {
     );
 }
 
-const toNotification = (r: any): Notification => ({
+/** A row of notifications. */
+interface NotificationRow {
+  id: number;
+  event_id: number;
+  kind: NotificationKind;
+  workspace_id: number | null;
+  program_id: number;
+  partner_id: number;
+  commission_id: number;
+  transaction_id: string;
+  status: string;
+  deduction_cents: number;
+  currency: string;
+  reason: string | null;
+  partner_paid: boolean;
+  created_at: Date;
+  read_at: Date | null;
+}
+
+/** A notice with the partner's own read time (listPartnerNoticesQuery). */
+type PartnerNoticeRow = NotificationRow & { partner_read_at: Date | null };
+
+/** A row of webhook_endpoints. */
+interface EndpointRow {
+  id: number;
+  workspace_id: number;
+  url: string;
+  description: string | null;
+  event_types: WebhookEventType[];
+  enabled: boolean;
+  consecutive_failures: number;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A row of webhook_deliveries. */
+interface DeliveryRow {
+  id: number;
+  endpoint_id: number;
+  producer: string;
+  event_id: number;
+  event_type: WebhookEventType;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+/** A row of webhook_attempts. */
+interface AttemptRow {
+  delivery_id: number;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  duration_ms: number;
+}
+
+const toNotification = (r: NotificationRow): Notification => ({
   id: r.id,
   eventId: r.event_id,
   kind: r.kind,
@@ -144,7 +214,7 @@ const toNotification = (r: any): Notification => ({
   readAt: r.read_at,
 });
 
-const toEndpoint = (r: any): WebhookEndpoint => ({
+const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
   workspaceId: r.workspace_id,
   url: r.url,
@@ -158,7 +228,7 @@ const toEndpoint = (r: any): WebhookEndpoint => ({
   updatedAt: r.updated_at,
 });
 
-const toDelivery = (r: any): WebhookDelivery => ({
+const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
   id: r.id,
   endpointId: r.endpoint_id,
   producer: r.producer,
@@ -174,11 +244,12 @@ const toDelivery = (r: any): WebhookDelivery => ({
   createdAt: r.created_at,
 });
 
-const toAttempt = (r: any): WebhookAttempt => ({
+const toAttempt = (r: AttemptRow): WebhookAttempt => ({
   attempt: r.attempt,
   at: r.attempted_at,
   statusCode: r.status_code,
   error: r.error,
+  responseExcerpt: r.response_excerpt ?? null,
   durationMs: r.duration_ms,
 });
 
@@ -200,7 +271,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async list(f: NotificationFilter): Promise<Notification[]> {
-    const rows = await this.db.query(
+    const rows = await this.db.query<NotificationRow>(
       `SELECT * FROM notifications
        WHERE ($1::int IS NULL OR workspace_id = $1) AND ($2::int IS NULL OR program_id = $2) AND ($3::int IS NULL OR partner_id = $3)
          AND ($4::text IS NULL OR kind = $4) AND ($5::boolean IS NULL OR (read_at IS NULL) = $5) AND ($6::int IS NULL OR id < $6)
@@ -212,7 +283,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
 
   async listWorkspacePage(f: WorkspaceNotificationFilter): Promise<Page<Notification>> {
     const q = listWorkspaceNotificationsQuery(f);
-    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toNotification);
+    return pageOf(await this.db.query<SqlListed<NotificationRow>>(q.text, q.values), f.limit, sqlPosition, toNotification);
   }
 
   async unreadCounts(workspaceId: number): Promise<UnreadCounts> {
@@ -225,7 +296,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null> {
-    const [row] = await this.db.query("UPDATE notifications SET read_at = COALESCE(read_at, $3) WHERE id = $1 AND workspace_id = $2 RETURNING *", [id, workspaceId, now]);
+    const [row] = await this.db.query<NotificationRow>("UPDATE notifications SET read_at = COALESCE(read_at, $3) WHERE id = $1 AND workspace_id = $2 RETURNING *", [id, workspaceId, now]);
     return row ? toNotification(row) : null;
   }
 
@@ -241,7 +312,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
 
   async listPartnerNotices(f: PartnerNoticeFilter): Promise<Page<PartnerNotice>> {
     const q = listPartnerNoticesQuery(f);
-    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, (r: any) => ({ ...toNotification(r), partnerReadAt: r.partner_read_at }));
+    return pageOf(await this.db.query<SqlListed<PartnerNoticeRow>>(q.text, q.values), f.limit, sqlPosition, (r) => ({ ...toNotification(r), partnerReadAt: r.partner_read_at }));
   }
 
   async markPartnerNoticeRead(partnerId: number, programId: number, id: number, now: Date): Promise<PartnerNotice | null> {
@@ -252,7 +323,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
        ON CONFLICT (notification_id) DO NOTHING`,
       [id, partnerId, programId, now],
     );
-    const rows = await this.db.query(
+    const rows = await this.db.query<PartnerNoticeRow>(
       `SELECT n.*, r.read_at AS partner_read_at FROM notifications n LEFT JOIN partner_notice_reads r ON r.notification_id = n.id
        WHERE n.id = $1 AND n.partner_id = $2 AND n.program_id = $3 AND n.kind = 'partner_notice'`,
       [id, partnerId, programId],
@@ -261,7 +332,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<EndpointRow>(
       `INSERT INTO webhook_endpoints (workspace_id, url, description, event_types, secret, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
       [e.workspaceId, e.url, e.description, e.eventTypes, e.secret, now],
@@ -270,22 +341,22 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async getEndpoint(id: number): Promise<WebhookEndpoint | null> {
-    const [row] = await this.db.query("SELECT * FROM webhook_endpoints WHERE id = $1", [id]);
+    const [row] = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE id = $1", [id]);
     return row ? toEndpoint(row) : null;
   }
 
   async listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]> {
-    const rows = await this.db.query("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY id", [workspaceId]);
+    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY id", [workspaceId]);
     return rows.map(toEndpoint);
   }
 
   async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]> {
-    const rows = await this.db.query("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND $2 = ANY (event_types) ORDER BY id", [workspaceId, eventType]);
+    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND $2 = ANY (event_types) ORDER BY id", [workspaceId, eventType]);
     return rows.map(toEndpoint);
   }
 
   async setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null> {
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<EndpointRow>(
       enabled
         ? `UPDATE webhook_endpoints SET enabled = true, consecutive_failures = 0, disabled_at = NULL, disabled_reason = NULL, updated_at = $2
            WHERE id = $1 RETURNING *`
@@ -328,7 +399,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]> {
-    const rows = await this.db.query(
+    const rows = await this.db.query<DeliveryRow & { endpoint_url: string; endpoint_secret: string }>(
       `UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = $2, attempts = d.attempts + 1
        FROM webhook_endpoints e
        WHERE e.id = d.endpoint_id AND d.id IN (
@@ -345,9 +416,9 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     await this.db.transaction(async (tx) => {
       // The attempt happened whoever holds the claim now, so it is always logged.
       await tx.query(
-        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-        [deliveryId, a.attempt, a.at, a.statusCode, a.error?.slice(0, 1000) ?? null, a.durationMs],
+        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, duration_ms, response_excerpt)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [deliveryId, a.attempt, a.at, a.statusCode, a.error?.slice(0, 1000) ?? null, a.durationMs, a.responseExcerpt?.slice(0, EXCERPT_MAX) ?? null],
       );
       await tx.query(
         `UPDATE webhook_deliveries SET status = $3, claimed_until = NULL, last_status_code = $4, last_error = $5,
@@ -359,14 +430,14 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async listDeliveries(f: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>> {
-    const rows = await this.db.query("SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id DESC LIMIT $3", [
+    const rows = await this.db.query<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id DESC LIMIT $3", [
       f.endpointId,
       f.status ?? null,
       f.limit,
     ]);
     const deliveries = rows.map(toDelivery);
     if (deliveries.length === 0) return [];
-    const attempts = await this.db.query("SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::int[]) ORDER BY delivery_id, attempt", [deliveries.map((d) => d.id)]);
+    const attempts = await this.db.query<AttemptRow>("SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::int[]) ORDER BY delivery_id, attempt", [deliveries.map((d) => d.id)]);
     const byDelivery = new Map<number, WebhookAttempt[]>();
     for (const r of attempts) byDelivery.set(r.delivery_id, [...(byDelivery.get(r.delivery_id) ?? []), toAttempt(r)]);
     return deliveries.map((d) => ({ ...d, attemptLog: byDelivery.get(d.id) ?? [] }));

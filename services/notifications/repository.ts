@@ -100,6 +100,12 @@ export interface WebhookAttempt {
   statusCode: number | null;
   /** Why the attempt failed; null when it succeeded. */
   error: string | null;
+  /**
+   * The start of the answer's body when it was text: one line, control characters and markup removed, at most 200
+   * characters (services/notifications/webhook-client.ts). Null without an answer, for an empty or non-text body, and
+   * for attempts logged before it was kept.
+   */
+  responseExcerpt: string | null;
   durationMs: number;
 }
 

@@ -2,6 +2,8 @@ import { exponentialBackoffMs, PollingLoop } from "../../shared/polling-loop";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "../../shared/webhook-signature";
 import { EVENT_PRODUCERS, publicEventId, type EventProducer } from "../../shared/events";
 import type { ClaimedDelivery, DeliveryNext, NotificationsRepository } from "./repository";
+import { postWebhook, type WebhookResponse } from "./webhook-client";
+import type { TargetPolicy } from "./webhook-target";
 
 const producerOf = (p: string): EventProducer => ((EVENT_PRODUCERS as readonly string[]).includes(p) ? (p as EventProducer) : "commissions");
 
@@ -14,6 +16,10 @@ export interface WebhookWorkerOptions {
   batchSize: number;
   /** Per request: no answer within this counts as a failed attempt. */
   timeoutMs: number;
+  /** Per request: no connection (TCP, and TLS for https) within this counts as a failed attempt. */
+  connectTimeoutMs: number;
+  /** Where deliveries may go (./webhook-target.ts): checked against the address each connection uses. */
+  targets: TargetPolicy;
   /** Attempts per delivery before it is given up (`failed`). */
   maxAttempts: number;
   /** Backoff ceiling between attempts of one delivery. */
@@ -77,29 +83,34 @@ export class WebhookWorker {
 
   private async deliver(d: ClaimedDelivery): Promise<void> {
     const at = new Date();
-    const { statusCode, error } = await this.post(d);
+    const { statusCode, error, responseExcerpt, permanent, detail } = await this.post(d);
     const durationMs = Date.now() - at.getTime();
     const ok = error === null;
+    // A refused target (not a public address) or an unusable URL fails the delivery at once: retrying cannot help.
+    if (permanent) this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} not sent: ${detail ?? error}`);
     const next: DeliveryNext = ok
       ? { status: "succeeded" }
-      : d.attempts >= this.opts.maxAttempts
+      : permanent || d.attempts >= this.opts.maxAttempts
         ? { status: "failed" }
         : { status: "pending", retryAt: new Date(Date.now() + exponentialBackoffMs(d.attempts, this.opts.maxBackoffMs)) };
-    await this.repo.recordAttempt(d.id, this.opts.workerId, { attempt: d.attempts, at, statusCode, error, durationMs }, next);
+    await this.repo.recordAttempt(d.id, this.opts.workerId, { attempt: d.attempts, at, statusCode, error, responseExcerpt, durationMs }, next);
     this.opts.onAttempt?.(next.status === "pending" ? "retrying" : next.status, d.attempts);
     if (next.status === "pending") return;
     // Only final outcomes count against the endpoint: a retry that later succeeds is not a failure.
-    if (next.status === "failed") this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} given up after ${d.attempts} attempts.`);
+    if (next.status === "failed" && !permanent) this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} given up after ${d.attempts} attempts.`);
     const { disabled } = await this.repo.recordEndpointOutcome(d.endpointId, ok, this.opts.disableAfterFailures, new Date());
     if (disabled) this.opts.onEndpointDisabled?.();
     if (disabled) this.opts.logger.warn(`Webhook endpoint ${d.endpointId} disabled after ${this.opts.disableAfterFailures} consecutive failed deliveries.`);
   }
 
-  /** One signed POST. Only a 2xx answer is a success; redirects are not followed (the endpoint URL is the contract). */
-  private async post(d: ClaimedDelivery): Promise<{ statusCode: number | null; error: string | null }> {
-    try {
-      const res = await fetch(d.url, {
-        method: "POST",
+  /**
+   * One signed POST (./webhook-client.ts): to a checked address only, no redirects followed, within the connect and
+   * total timeouts. Only a 2xx answer is a success.
+   */
+  private post(d: ClaimedDelivery): Promise<WebhookResponse> {
+    return postWebhook(
+      {
+        url: d.url,
         headers: {
           "Content-Type": "application/json",
           "User-Agent": "affiliate-tracking-webhooks/1",
@@ -109,16 +120,8 @@ export class WebhookWorker {
           [EVENT_TYPE_HEADER]: d.eventType,
         },
         body: d.body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-      });
-      // The answer's body is not used; discarding it frees the connection.
-      await res.body?.cancel().catch(() => undefined);
-      return { statusCode: res.status, error: res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}` };
-    } catch (err) {
-      const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-      if (e?.name === "TimeoutError") return { statusCode: null, error: `no answer within ${this.opts.timeoutMs} ms` };
-      return { statusCode: null, error: e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err) };
-    }
+      },
+      { policy: this.opts.targets, connectTimeoutMs: this.opts.connectTimeoutMs, timeoutMs: this.opts.timeoutMs },
+    );
   }
 }

@@ -288,28 +288,33 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       await repo().enqueueDelivery(d, at());
 
       const [first] = await claimFor([e.id], "w1", at(SECOND));
-      await repo().recordAttempt(first.id, "w1", { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", durationMs: 12 }, { status: "pending", retryAt: at(10 * SECOND) });
+      await repo().recordAttempt(
+        first.id,
+        "w1",
+        { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", responseExcerpt: "Internal Server Error", durationMs: 12 },
+        { status: "pending", retryAt: at(10 * SECOND) },
+      );
       expect(await claimFor([e.id], "w1", at(9 * SECOND))).toEqual([]);
 
       const [second] = await claimFor([e.id], "w2", at(10 * SECOND));
       expect(second.attempts).toBe(2);
       // w1's lease is gone: a late record from it logs its attempt but does not move the delivery.
-      await repo().recordAttempt(first.id, "w1", { attempt: 9, at: at(10 * SECOND), statusCode: 200, error: null, durationMs: 1 }, { status: "succeeded" });
-      await repo().recordAttempt(second.id, "w2", { attempt: 2, at: at(11 * SECOND), statusCode: 204, error: null, durationMs: 30 }, { status: "succeeded" });
+      await repo().recordAttempt(first.id, "w1", { attempt: 9, at: at(10 * SECOND), statusCode: 200, error: null, responseExcerpt: null, durationMs: 1 }, { status: "succeeded" });
+      await repo().recordAttempt(second.id, "w2", { attempt: 2, at: at(11 * SECOND), statusCode: 204, error: null, responseExcerpt: null, durationMs: 30 }, { status: "succeeded" });
 
       const [listed] = await repo().listDeliveries({ endpointId: e.id, limit: 10 });
       expect(listed).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 204, lastError: null, deliveredAt: at(11 * SECOND) });
       expect(listed.attemptLog).toEqual([
-        { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", durationMs: 12 },
-        { attempt: 2, at: at(11 * SECOND), statusCode: 204, error: null, durationMs: 30 },
-        { attempt: 9, at: at(10 * SECOND), statusCode: 200, error: null, durationMs: 1 },
+        { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", responseExcerpt: "Internal Server Error", durationMs: 12 },
+        { attempt: 2, at: at(11 * SECOND), statusCode: 204, error: null, responseExcerpt: null, durationMs: 30 },
+        { attempt: 9, at: at(10 * SECOND), statusCode: 200, error: null, responseExcerpt: null, durationMs: 1 },
       ]);
       expect(await claimFor([e.id], "w3", at(100 * SECOND))).toEqual([]);
 
       const failing = delivery(e.id);
       await repo().enqueueDelivery(failing, at());
       const [f] = await claimFor([e.id], "w1", at(SECOND));
-      await repo().recordAttempt(f.id, "w1", { attempt: 1, at: at(SECOND), statusCode: null, error: "ECONNREFUSED", durationMs: 3 }, { status: "failed" });
+      await repo().recordAttempt(f.id, "w1", { attempt: 1, at: at(SECOND), statusCode: null, error: "ECONNREFUSED", responseExcerpt: null, durationMs: 3 }, { status: "failed" });
       expect(await claimFor([e.id], "w1", at(100 * SECOND))).toEqual([]);
       const failed = await repo().listDeliveries({ endpointId: e.id, status: "failed", limit: 10 });
       expect(failed).toEqual([expect.objectContaining({ eventId: failing.eventId, status: "failed", lastStatusCode: null, lastError: "ECONNREFUSED", deliveredAt: null })]);

@@ -31,7 +31,8 @@ beforeAll(async () => {
   await receiver.start();
   sys = await startSystem({ env: { ...TTL, WEBHOOK_INTERVAL_MS: "100" }, broker: { ...bus(), nodeID: "cache-a" } });
   const saved = { ...process.env };
-  Object.assign(process.env, { DATABASE_URL: sys.databaseUrl, OUTBOX_INTERVAL_MS: "200", WEBHOOK_INTERVAL_MS: "100" }, TTL);
+  // The receiver listens on 127.0.0.1, as startSystem allows.
+  Object.assign(process.env, { DATABASE_URL: sys.databaseUrl, OUTBOX_INTERVAL_MS: "200", WEBHOOK_INTERVAL_MS: "100", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, TTL);
   other = new ServiceBroker({ logger: false, retryPolicy: { enabled: false }, ...bus(), nodeID: "cache-b" });
   other.createService(loadService("notifications"));
   try {

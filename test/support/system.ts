@@ -46,11 +46,14 @@ export function defaultBackend(): TestBackend {
 /**
  * Starts the whole system (or `services`) in this process on the in-process
  * transporter, with the gateway on an ephemeral port and a fresh database.
+ * Webhooks may go to private addresses (the tests' receivers listen on
+ * 127.0.0.1): pass `env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" }` to test
+ * the production default (test/http/webhook-targets.test.ts).
  */
 export async function startSystem(opts: { services?: readonly string[]; backend?: TestBackend; env?: Record<string, string>; broker?: BrokerOptions } = {}): Promise<TestSystem> {
   const database = await (opts.backend ?? defaultBackend()).create();
   const saved = { ...process.env };
-  Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200" }, opts.env);
+  Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, opts.env);
   const broker = new ServiceBroker({ logger: false, transporter: null, retryPolicy: { enabled: false }, ...opts.broker });
   for (const name of opts.services ?? ALL_SERVICES) {
     const schema = loadService(name);
