@@ -7,7 +7,8 @@
 import { routeAliasKeys } from "../../services/gateway/openapi";
 import { waitFor } from "../support/notifications";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
-import { attributedSale, refund } from "../support/tracking";
+import { startStripeDouble, type StripeDouble } from "../support/stripe-double";
+import { attributedSale, refund, uniqueId } from "../support/tracking";
 
 let sys: TestSystem;
 let cookie: string;
@@ -15,9 +16,20 @@ let boot: Bootstrap;
 let ids: Record<string, number>;
 let transactionId: string;
 let partnerCookie: string;
+let stripe: StripeDouble;
+const STRIPE_KEY = "rk_test_51PathIdsRestrictedKey";
+
+/** A lead commission (the program's lead reward) to reverse. */
+async function leadCommission() {
+  const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } });
+  const lead = await sys.http("POST", "/api/v1/track/lead", { key: boot.apiKey, body: { customer_key: uniqueId("customer"), click_id: click.body.click_id } });
+  return lead.body.commission_id as number;
+}
 
 beforeAll(async () => {
-  sys = await startSystem();
+  stripe = await startStripeDouble();
+  stripe.keys.set(STRIPE_KEY, { canRead: true });
+  sys = await startSystem({ env: { STRIPE_API_URL: stripe.url } });
   const owner = await sys.dashboardUser("owner");
   cookie = await sys.login(owner.email, owner.password);
   boot = await sys.bootstrap({ workspaceId: owner.workspaceId, holdDays: 0 });
@@ -49,12 +61,31 @@ beforeAll(async () => {
     otherPartnerId: (await sys.bootstrap()).partnerId,
     dashboardWithdrawalId: dashboardWithdrawal.id,
   };
+  // Rewards: a live group, groups and rewards to archive (once each), lead commissions to reverse (once each).
+  const program = `/programs/${boot.programId}`;
+  const group = async (name: string) => (await sys.admin("POST", `${program}/groups`, { name })).id as number;
+  const reward = async (groupId: number) => (await sys.admin("POST", `${program}/rewards`, { groupId, kind: "flat", value: 100 })).id as number;
+  const defaultGroupId = (await sys.admin("GET", `${program}/rewards`)).groups[0].id;
+  await sys.admin("POST", `${program}/rewards`, { groupId: defaultGroupId, event: "lead", kind: "flat", value: 500 });
+  ids.groupId = await group("Live");
+  ids.rewardId = await reward(ids.groupId);
+  Object.assign(ids, {
+    dashboardArchiveGroupId: await group("Archived by the dashboard"),
+    adminArchiveGroupId: await group("Archived by the operator"),
+    dashboardArchiveRewardId: await reward(ids.groupId),
+    adminArchiveRewardId: await reward(ids.groupId),
+    dashboardLeadCommissionId: await leadCommission(),
+    adminLeadCommissionId: await leadCommission(),
+  });
   // The bootstrap partner, signed in to the partner portal with an invite link.
   const link = await sys.admin("POST", `/partners/${boot.partnerId}/sign-in-links`, {});
   const signedIn = await sys.http("POST", "/api/partner/auth/sign-in", { body: { token: new URL(link.url).hash.slice("#token=".length) } });
   partnerCookie = signedIn.headers.get("set-cookie")!.split(";")[0];
 });
-afterAll(() => sys.stop());
+afterAll(async () => {
+  await sys.stop();
+  await stripe.close();
+});
 
 /** Other spellings of `n` that number parsers read as `n`. */
 const spellings = (n: number) => [`0${n}`, `00${n}`, `0x${n.toString(16)}`, `${n}.0`, `${n}e0`, `+${n}`, `%20${n}`, `${n}%20`, `${n}n`];
@@ -117,6 +148,28 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/admin/programs/:programId/overview" },
   { method: "GET", path: "/api/admin/programs/:programId/partners" },
   { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/status", body: () => ({ status: "approved" }) },
+  // Rewards (docs/rewards.md): each operation on the dashboard's route and the operator's.
+  ...(["dashboard", "admin"] as const).flatMap((caller): Route[] => {
+    const base = caller === "dashboard" ? "/api/programs/:programId" : "/api/admin/programs/:programId";
+    const session = caller === "dashboard";
+    const once = (param: string, key: string): Pick<Route, "ids" | "only"> => ({ ids: () => ({ [param]: ids[`${caller}${key}`] }), only: [param] });
+    return [
+      { method: "GET", path: `${base}/rewards`, session },
+      { method: "GET", path: `${base}/rewards/:rewardId`, session },
+      { method: "POST", path: `${base}/rewards`, session, body: () => ({ groupId: ids.groupId, kind: "flat", value: 200 }) },
+      { method: "PUT", path: `${base}/rewards/:rewardId`, session, body: () => ({ kind: "flat", value: 300 }) },
+      { method: "POST", path: `${base}/rewards/:rewardId/archive`, session, ...once("rewardId", "ArchiveRewardId") },
+      { method: "POST", path: `${base}/rewards/preview`, session, body: () => ({ amountCents: 4900 }) },
+      { method: "POST", path: `${base}/groups`, session, body: () => ({ name: uniqueId("group") }) },
+      { method: "PATCH", path: `${base}/groups/:groupId`, session, body: () => ({ holdDays: 10 }) },
+      { method: "POST", path: `${base}/groups/:groupId/archive`, session, ...once("groupId", "ArchiveGroupId") },
+      { method: "PUT", path: `${base}/group-members`, session, body: () => ({ assignments: [{ partnerId: ids.partnerId, groupId: ids.groupId }] }) },
+      { method: "POST", path: `${base}/commissions/:commissionId/reverse`, session, ...once("commissionId", "LeadCommissionId") },
+      { method: "GET", path: `${base}/processor/api-key`, session },
+      { method: "PUT", path: `${base}/processor/api-key`, session, body: () => ({ restrictedKey: STRIPE_KEY }) },
+      { method: "DELETE", path: `${base}/processor/api-key`, session },
+    ];
+  }),
 ];
 
 const send = (route: Route, path: string) =>
@@ -146,7 +199,7 @@ test("every route of the running gateway with a path parameter is in this table"
 
 describe.each(ROUTES.filter((r) => idParams(r).length).map((r) => [`${r.method} ${r.path}`, r] as const))("%s", (_name, route) => {
   test.each(route.only ?? idParams(route))("another spelling of an existing %s is a 400 invalid_request; the canonical id answers", async (param) => {
-    for (const value of spellings(ids[param])) {
+    for (const value of spellings(route.ids?.()[param] ?? ids[param])) {
       const res = await send(route, pathOf(route, { param, value }));
       expect({ value, status: res.status }).toEqual({ value, status: 400 });
       expect(res.body).toEqual({ success: false, error: { code: "invalid_request", message: expect.stringContaining(`'${param}'`) } });
