@@ -2,6 +2,7 @@ import type { Connection } from "mongoose";
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { TierStats } from "../../shared/domain/rewards";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import type {
@@ -26,6 +27,7 @@ import {
   withdrawalCommissionSchema,
   outboxSchema,
   OLD_OUTBOX_CLAIM_INDEX,
+  SALE_INDEX,
   toCommission,
   toRefund,
   toBalance,
@@ -56,6 +58,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       withdrawalCommissions: modelOn(connection, "WithdrawalCommission", withdrawalCommissionSchema),
       outbox: modelOn(connection, "OutboxEvent", outboxSchema),
     };
+    await dropUnconditionalSaleIndex(store.commissions);
     // Also keeps collection creation out of the transactions.
     await prepareCollections([store.commissions, store.refunds, store.balances, store.withdrawals, store.withdrawalCommissions, store.outbox]);
     await store.outbox.collection.dropIndex(OLD_OUTBOX_CLAIM_INDEX).catch((err: { codeName?: string }) => {
@@ -210,11 +213,46 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     };
   }
 
+  async tierStats(programId: number, partnerId: number, monthStart: Date, before: Date): Promise<TierStats> {
+    // Along the { programId, partnerId, createdAt, _id } list index. Documents from before rewards have no kind: sales.
+    const [row] = await this.store.commissions.aggregate<{ sales: number; revenue: number; monthSales: number; monthRevenue: number }>([
+      { $match: { programId, partnerId, createdAt: { $lt: before }, kind: { $ne: "lead" } } },
+      {
+        $group: {
+          _id: null,
+          sales: { $sum: 1 },
+          revenue: { $sum: "$saleAmountCents" },
+          monthSales: { $sum: { $cond: [{ $gte: ["$createdAt", monthStart] }, 1, 0] } },
+          monthRevenue: { $sum: { $cond: [{ $gte: ["$createdAt", monthStart] }, "$saleAmountCents", 0] } },
+        },
+      },
+    ]);
+    // No commission: no group at all (SQL's count(*) and COALESCE(sum, 0) give zeros).
+    if (!row) return { month: { sales: 0, revenueCents: 0 }, allTime: { sales: 0, revenueCents: 0 } };
+    return { month: { sales: row.monthSales, revenueCents: row.monthRevenue }, allTime: { sales: row.sales, revenueCents: row.revenue } };
+  }
+
   async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {
     const filter = partnerIds ? { programId, currency, partnerId: { $in: [...partnerIds] } } : { programId, currency };
     const docs = await this.store.balances.find(filter).sort({ partnerId: 1 }).lean();
     return docs.map(toBalance);
   }
+}
+
+/**
+ * Earlier versions made `saleId_1` unique on every document. Lead commissions have no sale (null), so it is
+ * now partial on a number, under the same name; the old one is dropped before `prepareCollections` builds the
+ * new one (MongoDB refuses an index whose name exists with other options). Idempotent and safe when instances
+ * start together: only an index without a partial filter is dropped, and one already gone is fine.
+ */
+async function dropUnconditionalSaleIndex(commissions: Store["commissions"]): Promise<void> {
+  await commissions.createCollection();
+  const indexes = await commissions.collection.indexes();
+  const old = indexes.find((i) => i.name === SALE_INDEX && !i.partialFilterExpression);
+  if (!old) return;
+  await commissions.collection.dropIndex(SALE_INDEX).catch((err: { codeName?: string }) => {
+    if (err?.codeName !== "IndexNotFound") throw err;
+  });
 }
 
 /** The filter of a commissions or withdrawals list: program, then partner and status when given, then the page. */

@@ -3,12 +3,13 @@ import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBe
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import type { SaleLine } from "../../shared/domain/rewards";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { saleCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
 
-/** Documents written before currency checks have no `noCommissionReason` (read as null). */
-type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason"> & { noCommissionReason?: string | null };
+/** Documents written before currency checks have no `noCommissionReason`, those before product rewards no `lines` (both read as null). */
+type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines"> & { noCommissionReason?: string | null; lines?: SaleLine[] | null };
 
 const saleSchema = requiredStringsMayBeEmpty(
   new Schema<SaleDoc>(
@@ -19,6 +20,8 @@ const saleSchema = requiredStringsMayBeEmpty(
       // CHECK (amount_cents > 0); amounts are integers.
       amountCents: { type: Number, required: true, min: 1 },
       currency: { type: String, required: true },
+      // What was sold, line by line (product rewards): JSON, as the SQL adapter's JSONB; null: one line of the whole amount.
+      lines: { type: Schema.Types.Mixed, default: null },
       customerKey: { type: String, default: null },
       email: { type: String, default: null },
       processorCustomerId: { type: String, default: null },
@@ -56,6 +59,7 @@ const toSale = (d: SaleDoc): Sale => ({
   transactionId: d.transactionId,
   amountCents: d.amountCents,
   currency: d.currency,
+  lines: d.lines ?? null,
   customerKey: d.customerKey ?? null,
   email: d.email ?? null,
   processorCustomerId: d.processorCustomerId ?? null,
@@ -104,6 +108,8 @@ export class MongoSalesRepository implements SalesRepository {
             transactionId: s.transactionId,
             amountCents: s.amountCents,
             currency: s.currency,
+            // Stored as JSON, as the SQL adapter's JSONB: what is read back is what a JSON consumer sees.
+            lines: s.lines === null ? null : (JSON.parse(JSON.stringify(s.lines)) as SaleLine[]),
             customerKey: s.customerKey,
             email: s.email,
             processorCustomerId: s.processorCustomerId,
@@ -150,6 +156,11 @@ export class MongoSalesRepository implements SalesRepository {
 
   async markCommissionCreated(saleId: number, commissionId: number): Promise<void> {
     await this.sales.updateOne({ _id: saleId }, { $set: { commissionState: "created", commissionId } });
+  }
+
+  async markNoCommission(saleId: number, reason: string): Promise<void> {
+    // Only a sale still awaiting its commission: one created meanwhile keeps it.
+    await this.sales.updateOne({ _id: saleId, commissionState: "pending" }, { $set: { commissionState: "none", noCommissionReason: reason } });
   }
 
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {

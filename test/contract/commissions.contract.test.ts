@@ -6,6 +6,7 @@
 import * as ledger from "../../services/commissions/ledger";
 import { createCommissionsRepository } from "../../services/commissions/storage";
 import type { BalanceKey, Commission, CommissionsRepository, NewCommission, OutboxEvent, Withdrawal } from "../../services/commissions/repository";
+import type { CommissionLine } from "../../shared/domain/rewards";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
 import { decodeCursor, type CursorPosition, type Page } from "../../shared/pagination";
 import { at, backends, counter, DAY, SECOND, useRepository } from "./harness";
@@ -16,22 +17,37 @@ const nextProgram = counter(100);
 
 const HOLD = 30 * DAY;
 
+/** What most tests here make: a sale's commission, whose saleId is a number. */
+type NewSaleCommission = NewCommission & { saleId: number };
+type SaleCommission = Commission & { saleId: number };
+
 /** A commission of 20 % (2000) on a sale of 10000, for a partner of its own so balances do not mix. */
-function newCommission(over: Partial<NewCommission> = {}): NewCommission {
+function newCommission(over: Partial<NewSaleCommission> = {}): NewSaleCommission {
   const saleId = nextSale();
   return {
     programId: 1,
     partnerId: nextPartner(),
+    kind: "sale",
     saleId,
+    leadKey: null,
     transactionId: `txn_${saleId}`,
     currency: "usd",
     saleAmountCents: 10_000,
     ruleType: "percentage",
     ruleValue: 2000,
+    groupId: null,
+    rewardLines: null,
     amountCents: 2000,
     approvableAt: at(HOLD),
     ...over,
   };
+}
+
+/** The commission of a sale, as such (its saleId a number). */
+function saleCommission(c: Commission): SaleCommission {
+  const { saleId } = c;
+  if (saleId === null) throw new Error(`Commission ${c.id} is not a sale's.`);
+  return { ...c, saleId };
 }
 
 const keyOf = (c: Pick<Commission, "partnerId" | "programId" | "currency">): BalanceKey => ledger.balanceKeyOf(c);
@@ -41,9 +57,9 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
     const repo = useRepository<CommissionsRepository>(backend, createCommissionsRepository);
 
     /** Creates (at T0) and returns the commission. */
-    async function create(over: Partial<NewCommission> = {}): Promise<Commission> {
+    async function create(over: Partial<NewSaleCommission> = {}): Promise<SaleCommission> {
       const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, newCommission(over), at(0)));
-      return commission;
+      return saleCommission(commission);
     }
 
     const reverse = (req: ledger.ReversalRequest, now = at(SECOND)) => repo().transaction((tx) => ledger.reverseCommission(tx, req, now));
@@ -788,7 +804,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
 
     it("lists a commission's events and caps the list at the limit", async () => {
       const [commissionId] = await enqueueCommissions(1);
-      const sale = (await repo().getCommission(commissionId))!.saleId;
+      const sale = saleCommission((await repo().getCommission(commissionId))!).saleId;
       await repo().transaction((tx) => ledger.reverseCommission(tx, { saleId: sale, amountCents: 1000, refundId: "re_o", reasonCode: "refund", reason: "r" }, at(SECOND)));
 
       const listed = await repo().listOutbox({ commissionId, limit: 10 });
@@ -796,6 +812,144 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       expect(listed.every((e) => e.payload.commissionId === commissionId)).toBe(true);
       expect(await repo().listOutbox({ commissionId, limit: 1 })).toHaveLength(1);
       expect(await repo().listOutbox({ limit: 3 })).toHaveLength(3);
+    });
+  });
+
+  // A database of its own: tierStats counts every commission of a partner.
+  describe("lead commissions and tier stats (rewards)", () => {
+    const repo = useRepository<CommissionsRepository>(backend, createCommissionsRepository);
+    const events = async (commissionId: number): Promise<OutboxEvent[]> => (await repo().listOutbox({ commissionId, limit: 100 })).sort((a, b) => a.id - b.id);
+    const refund = (saleId: number, amountCents: number | undefined, refundId: string | undefined, now: Date) =>
+      repo().transaction((tx) => ledger.reverseCommission(tx, { saleId, amountCents, refundId, reasonCode: "refund", reason: "customer refund" }, now));
+
+    const line: CommissionLine = {
+      rewardId: 11,
+      version: 2,
+      event: "lead",
+      kind: "flat",
+      value: 500,
+      recurring: null,
+      tier: null,
+      productId: null,
+      priceId: null,
+      lineAmountCents: 500,
+      commissionCents: 500,
+    };
+
+    /** A lead commission of 500 for the customer, in `programId`. */
+    const newLead = (programId: number, leadKey: string, over: Partial<NewCommission> = {}): NewCommission => ({
+      ...newCommission({ programId, saleAmountCents: 500, ruleType: "flat", ruleValue: 500, amountCents: 500 }),
+      kind: "lead",
+      saleId: null,
+      leadKey,
+      transactionId: `lead:${leadKey}`,
+      groupId: 3,
+      rewardLines: [line],
+      ...over,
+    });
+
+    it("stores a lead commission (no sale) with its group and reward lines, one per customer and program", async () => {
+      const programId = nextProgram();
+      const input = newLead(programId, "cust_lead");
+      const first = await repo().transaction((tx) => ledger.createCommission(tx, input, at(0)));
+      expect(first.created).toBe(true);
+      expect(first.commission).toEqual({
+        ...input,
+        id: first.commission.id,
+        refundedCents: 0,
+        deductedCents: 0,
+        status: "pending",
+        reason: null,
+        creditedAt: null,
+        paidOutAt: null,
+        processorRevision: 0,
+        createdAt: at(0),
+        updatedAt: at(0),
+      });
+      expect(await repo().getCommission(first.commission.id)).toEqual(first.commission);
+      expect(await repo().transaction((tx) => tx.findLeadCommission(programId, "cust_lead"))).toEqual(first.commission);
+      expect(await repo().transaction((tx) => tx.findLeadCommission(programId, "cust_other"))).toBeNull();
+      expect(await repo().transaction((tx) => tx.findLeadCommission(nextProgram(), "cust_lead"))).toBeNull();
+
+      // The same customer again (another partner, another amount): the first stands, nothing new is enqueued.
+      const again = await repo().transaction((tx) => ledger.createCommission(tx, newLead(programId, "cust_lead", { partnerId: nextPartner(), amountCents: 900 }), at(SECOND)));
+      expect(again).toEqual({ commission: first.commission, created: false });
+      expect(await repo().transaction((tx) => tx.insertCommission(newLead(programId, "cust_lead"), at(SECOND)))).toBeNull();
+      expect((await events(first.commission.id)).map((e) => e.type)).toEqual(["commission.created"]);
+
+      // The same customer in another program is another lead.
+      const elsewhere = await repo().transaction((tx) => ledger.createCommission(tx, newLead(nextProgram(), "cust_lead"), at(0)));
+      expect(elsewhere.created).toBe(true);
+      expect(elsewhere.commission.id).not.toBe(first.commission.id);
+    });
+
+    it("keeps lead and sale commissions apart: many leads have no sale, a sale commission keeps its reward lines", async () => {
+      const programId = nextProgram();
+      const leads = await Promise.all(["a", "b", "c"].map((k) => repo().transaction((tx) => ledger.createCommission(tx, newLead(programId, `cust_${k}`), at(0)))));
+      expect(leads.every((l) => l.created && l.commission.saleId === null)).toBe(true);
+
+      const saleLine: CommissionLine = {
+        ...line,
+        event: "sale",
+        kind: "percentage",
+        value: 2000,
+        recurring: { duration: "months", months: 12 },
+        productId: "prod_1",
+        lineAmountCents: 10_000,
+        commissionCents: 2000,
+      };
+      const input = newCommission({ programId, groupId: 4, rewardLines: [saleLine] });
+      const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, input, at(0)));
+      expect(commission).toMatchObject({ kind: "sale", saleId: input.saleId, leadKey: null, groupId: 4, rewardLines: [saleLine] });
+      expect(await repo().findCommissionBySale(input.saleId)).toEqual(commission);
+    });
+
+    it("creates one lead commission when the same lead is created concurrently", async () => {
+      const programId = nextProgram();
+      const input = newLead(programId, "cust_race");
+      const results = await Promise.all(Array.from({ length: 8 }, () => repo().transaction((tx) => ledger.createCommission(tx, input, at(0)))));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.commission.id)).size).toBe(1);
+      expect(await events(results[0].commission.id)).toHaveLength(1);
+    });
+
+    it("refuses a commission whose kind does not match its origin (a sale id, or a lead key)", async () => {
+      const programId = nextProgram();
+      const insert = (c: NewCommission) => repo().transaction((tx) => tx.insertCommission(c, at(0)));
+      await expect(insert(newLead(programId, "cust_both", { saleId: nextSale() }))).rejects.toThrow();
+      await expect(insert(newLead(programId, "cust_none", { leadKey: null }))).rejects.toThrow();
+      await expect(insert({ ...newCommission({ programId }), leadKey: "cust_sale" })).rejects.toThrow();
+      expect(await repo().transaction((tx) => tx.findLeadCommission(programId, "cust_both"))).toBeNull();
+    });
+
+    it("tierStats counts a partner's sale commissions before the cut-off, this month and all time, gross of refunds", async () => {
+      const programId = nextProgram();
+      const partnerId = nextPartner();
+      const monthStart = new Date("2030-03-01T00:00:00Z");
+      const before = new Date("2030-03-20T00:00:00Z");
+      const sale = async (saleAmountCents: number, createdAt: Date, over: Partial<NewSaleCommission> = {}) =>
+        saleCommission((await repo().transaction((tx) => ledger.createCommission(tx, newCommission({ programId, partnerId, saleAmountCents, ...over }), createdAt))).commission);
+
+      expect(await repo().tierStats(programId, partnerId, monthStart, before)).toEqual({ month: { sales: 0, revenueCents: 0 }, allTime: { sales: 0, revenueCents: 0 } });
+
+      await sale(10_000, new Date("2030-01-15T00:00:00Z"));
+      const refunded = await sale(4_000, new Date("2030-02-28T23:59:59Z"));
+      await sale(2_500, monthStart); // the month starts inclusive
+      await sale(1_500, new Date("2030-03-19T23:59:59Z"));
+      await sale(7_000, before); // the cut-off is exclusive
+      await sale(9_000, new Date("2030-03-10T00:00:00Z"), { partnerId: nextPartner() }); // another partner
+      await sale(9_000, new Date("2030-03-10T00:00:00Z"), { programId: nextProgram() }); // another program
+      await repo().transaction((tx) => ledger.createCommission(tx, newLead(programId, "cust_tier", { partnerId }), new Date("2030-03-05T00:00:00Z"))); // a lead: not a sale
+      await refund(refunded.saleId, undefined, undefined, new Date("2030-03-02T00:00:00Z"));
+
+      expect(await repo().tierStats(programId, partnerId, monthStart, before)).toEqual({
+        month: { sales: 2, revenueCents: 4_000 },
+        allTime: { sales: 4, revenueCents: 18_000 },
+      });
+      expect(await repo().tierStats(programId, partnerId, new Date("2030-04-01T00:00:00Z"), new Date("2030-05-01T00:00:00Z"))).toEqual({
+        month: { sales: 0, revenueCents: 0 },
+        allTime: { sales: 5, revenueCents: 25_000 },
+      });
     });
   });
 
@@ -821,12 +975,12 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
     }
 
     // 9 commissions: alice and bob alternate, three share one instant (the id breaks the tie), one in another program.
-    const created: Commission[] = [];
+    const created: SaleCommission[] = [];
     const times = [0, 1, 2, 2, 2, 3, 4, 5, 6].map((h) => at(h * 3600 * SECOND));
     beforeAll(async () => {
       for (const [i, when] of times.entries()) {
         const c = newCommission({ programId: PROGRAM, partnerId: i % 2 ? bob : alice });
-        created.push((await repo().transaction((tx) => ledger.createCommission(tx, c, when))).commission);
+        created.push(saleCommission((await repo().transaction((tx) => ledger.createCommission(tx, c, when))).commission));
       }
       await repo().transaction((tx) => ledger.createCommission(tx, newCommission({ programId: OTHER_PROGRAM, partnerId: alice }), at(0)));
       // Two refunds on the newest commission, one on the second newest.

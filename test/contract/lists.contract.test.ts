@@ -49,6 +49,7 @@ describe.each(backends)("list methods on %s", (_name, backend) => {
       transactionId: `txn_${unique()}`,
       amountCents: 1000,
       currency: "usd",
+      lines: null,
       customerKey: null,
       email: null,
       processorCustomerId: null,

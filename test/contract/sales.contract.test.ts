@@ -10,6 +10,7 @@ const sale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
   transactionId: `txn_${unique()}`,
   amountCents: 10_000,
   currency: "usd",
+  lines: null,
   customerKey: "cust_1",
   email: "buyer@example.com",
   processorCustomerId: "cus_1",
@@ -123,6 +124,35 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
       await repo().insertSale(sale(programId, { subscriptionId: "sub_y", occurredAt: at(1) }));
       expect(await repo().findFirstSaleOfSubscription(programId, "sub_x")).toEqual(first);
       expect(await repo().findFirstSaleOfSubscription(programId, "sub_none")).toBeNull();
+    });
+
+    it("round-trips what was sold, line by line", async () => {
+      const lines = [{ amountCents: 6_000, productId: "prod_a", priceId: "price_a" }, { amountCents: 3_000, productId: "prod_b" }, { amountCents: 1_000 }];
+      const input = sale(nextProgram(), { lines });
+      const created = await repo().insertSale(input);
+      expect(created).toEqual({ ...input, id: created!.id, commissionId: null, createdAt: expect.any(Date) });
+      expect((await repo().getSale(created!.id))?.lines).toEqual(lines);
+      expect((await repo().findSale(input.programId, input.transactionId))?.lines).toEqual(lines);
+    });
+
+    it("marks a pending sale as earning no commission, with the reason, and leaves any other sale alone", async () => {
+      const pending = (await repo().insertSale(sale(nextProgram())))!;
+      await repo().markNoCommission(pending.id, "no_reward_applies");
+      expect(await repo().getSale(pending.id)).toEqual({ ...pending, commissionState: "none", noCommissionReason: "no_reward_applies" });
+      expect((await repo().listAwaitingCommission(farFuture(), 1000)).map((s) => s.id)).not.toContain(pending.id);
+
+      // Its commission was created meanwhile: it keeps it.
+      const created = (await repo().insertSale(sale(nextProgram())))!;
+      await repo().markCommissionCreated(created.id, 4343);
+      await repo().markNoCommission(created.id, "no_reward_applies");
+      expect(await repo().getSale(created.id)).toEqual({ ...created, commissionState: "created", commissionId: 4343 });
+
+      // A sale that never earned (unattributed) keeps its own state and reason.
+      const none = (await repo().insertSale(unattributed(nextProgram())))!;
+      await repo().markNoCommission(none.id, "no_reward_applies");
+      expect(await repo().getSale(none.id)).toEqual(none);
+      await repo().markNoCommission(987_654, "no_reward_applies");
+      expect(await repo().getSale(987_654)).toBeNull();
     });
 
     it("marks the commission created on the sale", async () => {

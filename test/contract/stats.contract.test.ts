@@ -93,6 +93,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
           transactionId: `tx_s${unique()}`,
           amountCents: 10_000,
           currency: "usd",
+          lines: null,
           customerKey: null,
           email: null,
           processorCustomerId: null,
@@ -141,16 +142,21 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
         const input: NewCommission = {
           programId,
           partnerId,
+          kind: "sale",
           saleId,
+          leadKey: null,
           transactionId: `tx_c${saleId}`,
           currency,
           saleAmountCents: amountCents * 5,
           ruleType: "percentage",
           ruleValue: 2000,
+          groupId: null,
+          rewardLines: null,
           amountCents,
           approvableAt: createdAt,
         };
-        return (await repo().transaction((tx) => ledger.createCommission(tx, input, createdAt))).commission;
+        const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, input, createdAt));
+        return { ...commission, saleId };
       };
       const d1 = new Date("2030-01-01T10:00:00Z");
       const d2 = new Date("2030-01-02T10:00:00Z");

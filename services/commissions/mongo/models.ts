@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
-import type { Balance, BalanceKey, Commission, RefundEntry, Withdrawal } from "../repository";
+import type { CommissionLine } from "../../../shared/domain/rewards";
+import type { Balance, BalanceKey, Commission, CommissionKind, RefundEntry, Withdrawal } from "../repository";
 import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc } from "../../../shared/outbox/mongo";
 
 /**
@@ -17,8 +18,19 @@ import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc }
  * from updates, and an update left empty would turn into a plain read.
  */
 
-/** Older documents have no `processorRevision` (read as 0); `lockVersion` is the row lock (above). */
-export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision"> & { processorRevision?: number; lockVersion?: number };
+/**
+ * Older documents have no `processorRevision` (read as 0); those from before rewards have no `kind` (read as
+ * "sale", the SQL column's default), `leadKey`, `groupId` or `rewardLines` (read as null). `lockVersion` is the
+ * row lock (above).
+ */
+export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision" | "kind" | "leadKey" | "groupId" | "rewardLines"> & {
+  processorRevision?: number;
+  kind?: CommissionKind;
+  leadKey?: string | null;
+  groupId?: number | null;
+  rewardLines?: CommissionLine[] | null;
+  lockVersion?: number;
+};
 
 export type RefundDoc = DocOf<RefundEntry>;
 
@@ -41,12 +53,19 @@ export const commissionSchema = requiredStringsMayBeEmpty(
       _id: { type: Number, required: true },
       programId: { type: Number, required: true },
       partnerId: { type: Number, required: true },
-      saleId: { type: Number, required: true },
+      // CHECK (kind IN ('sale', 'lead')); older documents have none (read as "sale").
+      kind: { type: String, enum: ["sale", "lead"], default: "sale" },
+      // Null for a lead commission (see the kind/origin check below).
+      saleId: { type: Number, default: null },
+      leadKey: { type: String, default: null },
       transactionId: { type: String, required: true },
       currency: { type: String, required: true },
       saleAmountCents: { type: Number, required: true, min: 1 },
       ruleType: { type: String, required: true },
       ruleValue: { type: Number, required: true },
+      groupId: { type: Number, default: null },
+      // Stored as JSON, as the SQL adapter's JSONB (the writer normalizes it).
+      rewardLines: { type: Schema.Types.Mixed, default: null },
       amountCents: { type: Number, required: true, min: 0 },
       refundedCents: { type: Number, required: true, min: 0 },
       deductedCents: { type: Number, required: true, min: 0 },
@@ -63,7 +82,23 @@ export const commissionSchema = requiredStringsMayBeEmpty(
     schemaOptions("commissions"),
   ),
 );
-commissionSchema.index({ saleId: 1 }, { unique: true });
+// The SQL constraint commissions_kind_origin: a sale commission has a sale and no lead key, a lead commission the
+// reverse. Checked on insert (the only write that sets these fields).
+commissionSchema.pre("validate", function () {
+  const kind = this.kind ?? "sale";
+  // Another kind is the enum validator's to refuse.
+  if (kind !== "sale" && kind !== "lead") return;
+  if ((kind === "sale") !== (this.saleId != null) || (kind === "lead") !== (this.leadKey != null)) {
+    throw new Error(`A ${kind} commission needs ${kind === "sale" ? "a saleId and no leadKey" : "a leadKey and no saleId"} (commissions_kind_origin).`);
+  }
+});
+// One commission per sale: UNIQUE (sale_id) in SQL, where NULLs never collide. Lead commissions have no saleId,
+// so the index is partial on a number (queries repeat the $type to use it). Earlier versions had it on every
+// document under the same name: MongoCommissionsRepository.create drops that one first.
+export const SALE_INDEX = "saleId_1";
+commissionSchema.index({ saleId: 1 }, { name: SALE_INDEX, unique: true, partialFilterExpression: { saleId: { $type: "number" } } });
+// One lead commission per customer and program: commissions_lead (program_id, lead_key) WHERE lead_key IS NOT NULL.
+commissionSchema.index({ programId: 1, leadKey: 1 }, { unique: true, partialFilterExpression: { leadKey: { $type: "string" } } });
 // The SQL index is partial on "credited_at IS NULL AND status <> 'reversed'", which a
 // partialFilterExpression cannot express; the null is the first key instead.
 commissionSchema.index({ creditedAt: 1, approvableAt: 1, _id: 1 });
@@ -158,12 +193,16 @@ export const toCommission = (d: CommissionDoc): Commission => ({
   id: d._id,
   programId: d.programId,
   partnerId: d.partnerId,
-  saleId: d.saleId,
+  kind: d.kind ?? "sale",
+  saleId: d.saleId ?? null,
+  leadKey: d.leadKey ?? null,
   transactionId: d.transactionId,
   currency: d.currency,
   saleAmountCents: d.saleAmountCents,
   ruleType: d.ruleType,
   ruleValue: d.ruleValue,
+  groupId: d.groupId ?? null,
+  rewardLines: d.rewardLines ?? null,
   amountCents: d.amountCents,
   refundedCents: d.refundedCents,
   deductedCents: d.deductedCents,

@@ -1,7 +1,13 @@
 import type { ClientSession } from "mongoose";
 import { nextId } from "../../../shared/storage/mongo";
 import type { Balance, BalanceKey, PayableCommission, Commission, CommissionsTx, NewCommission, NewRefundEntry, RefundEntry, Withdrawal } from "../repository";
+import type { CommissionLine } from "../../../shared/domain/rewards";
 import { toCommission, toRefund, toBalance, toWithdrawal, keyFilter, definedFields, type Store } from "./models";
+
+// The $type predicates let the planner use the partial unique indexes (saleId a number, leadKey a string).
+// ("number" is MongoDB's alias for every numeric type, which mongoose's filter types do not list.)
+const bySale = (saleId: number): Record<string, unknown> => ({ saleId: { $eq: saleId, $type: "number" } });
+const byLead = (programId: number, leadKey: string): Record<string, unknown> => ({ programId, leadKey: { $eq: leadKey, $type: "string" } });
 
 /**
  * One transaction's operations (or, without a session, plain reads outside
@@ -14,20 +20,26 @@ export class MongoCommissionsTx implements CommissionsTx {
   ) {}
 
   async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
-    // A duplicate key would abort the whole transaction: look first. A race
-    // past this check ends in a duplicate key that `transaction()` re-runs.
-    if (await this.store.commissions.exists({ saleId: c.saleId }).setOptions({ session: this.session })) return null;
+    // ON CONFLICT DO NOTHING on SQL: a commission for the same sale or lead inserts nothing. A duplicate key would
+    // abort the whole transaction: look first. A race past this check ends in a duplicate key that
+    // `transaction()` re-runs.
+    if (await this.findSame(c)) return null;
     const doc = await this.store.commissions.insertOne(
       {
         _id: await nextId(this.store.connection, "commissions"),
         programId: c.programId,
         partnerId: c.partnerId,
+        kind: c.kind,
         saleId: c.saleId,
+        leadKey: c.leadKey,
         transactionId: c.transactionId,
         currency: c.currency,
         saleAmountCents: c.saleAmountCents,
         ruleType: c.ruleType,
         ruleValue: c.ruleValue,
+        groupId: c.groupId,
+        // Stored as JSON, as the SQL adapter's JSONB: what is read back is what a JSON consumer sees.
+        rewardLines: c.rewardLines === null ? null : (JSON.parse(JSON.stringify(c.rewardLines)) as CommissionLine[]),
         amountCents: c.amountCents,
         refundedCents: 0,
         deductedCents: 0,
@@ -45,8 +57,19 @@ export class MongoCommissionsTx implements CommissionsTx {
     return toCommission(doc.toObject());
   }
 
+  /** Whether a commission holds either unique key of `c`: its sale, or its program and lead key. */
+  private async findSame(c: Pick<NewCommission, "saleId" | "programId" | "leadKey">): Promise<boolean> {
+    if (c.saleId !== null && (await this.store.commissions.exists(bySale(c.saleId)).setOptions({ session: this.session }))) return true;
+    return c.leadKey !== null && (await this.store.commissions.exists(byLead(c.programId, c.leadKey)).setOptions({ session: this.session })) !== null;
+  }
+
   async findCommissionBySale(saleId: number): Promise<Commission | null> {
-    const doc = await this.store.commissions.findOne({ saleId }, null, { session: this.session }).lean();
+    const doc = await this.store.commissions.findOne(bySale(saleId), null, { session: this.session }).lean();
+    return doc ? toCommission(doc) : null;
+  }
+
+  async findLeadCommission(programId: number, leadKey: string): Promise<Commission | null> {
+    const doc = await this.store.commissions.findOne(byLead(programId, leadKey), null, { session: this.session }).lean();
     return doc ? toCommission(doc) : null;
   }
 
