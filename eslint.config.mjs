@@ -68,9 +68,9 @@ export default tseslint.config(
           ],
         },
       ],
-      // Server code says what it means: `unknown` and a check, or a real type. Left a warning (not an error) while
-      // the SQL adapters' row types are being reworked; tests and benchmarks are exempt below.
-      "@typescript-eslint/no-explicit-any": "warn",
+      // Code says what it means: a real type (an SQL row interface per query, a typed model), or `unknown` and a
+      // check. Tests and benchmarks are exempt below.
+      "@typescript-eslint/no-explicit-any": "error",
       // It flags loop variables given a first value for the error message if the loop never sets them; that value is
       // deliberate, and `let x;` would only move the question to TypeScript's definite assignment.
       "no-useless-assignment": "off",

@@ -18,7 +18,11 @@ import { Command, CommanderError, Option } from "commander";
 import { adminTokenFile } from "../shared/admin-token";
 import { parseBoolean, parseId, parseInteger, percentToBasisPoints } from "./parse";
 
-type Opts = Record<string, any>;
+/** A command's flags as commander parsed them (values checked by each option's parser, or strings). */
+type Opts = Record<string, unknown>;
+
+/** A JSON answer's fields: an object's own, none for anything else. */
+const fieldsOf = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : {});
 
 /** `--<flag> <id>`: a positive whole number, strictly parsed. */
 const idOption = (flag: string, what: string) => new Option(`--${flag} <id>`, `${what} id`).argParser(parseId);
@@ -58,25 +62,27 @@ function buildProgram(): Command {
     .option("--email <email>", "the dashboard user's email (default: a generated one)")
     .action(
       run(async (o) => {
-        const workspace = await admin("POST", "/workspaces", { name: "My workspace" });
+        const workspace = fieldsOf(await admin("POST", "/workspaces", { name: "My workspace" }));
         const email = o.email ?? `owner-${randomBytes(3).toString("hex")}@example.com`;
         const password = randomBytes(12).toString("base64url");
-        const user = await admin("POST", "/users", { email, name: "Workspace owner", password });
+        const user = fieldsOf(await admin("POST", "/users", { email, name: "Workspace owner", password }));
         await admin("POST", `/workspaces/${workspace.id}/members`, { userId: user.id, role: "owner" });
-        const created = await admin("POST", "/programs", {
-          workspaceId: workspace.id,
-          name: o.name,
-          commissionRule: { type: "percentage", basisPoints: 2000 },
-          holdDays: 30,
-          paymentTrackingMode: "s2s",
-        });
-        const key = await admin("POST", `/programs/${created.id}/api-keys`);
-        const { partner, enrollment } = await admin("POST", `/programs/${created.id}/partners`, { name: "First Partner", email: "partner@example.com" });
+        const created = fieldsOf(
+          await admin("POST", "/programs", {
+            workspaceId: workspace.id,
+            name: o.name,
+            commissionRule: { type: "percentage", basisPoints: 2000 },
+            holdDays: 30,
+            paymentTrackingMode: "s2s",
+          }),
+        );
+        const key = fieldsOf(await admin("POST", `/programs/${created.id}/api-keys`));
+        const { partner, enrollment } = fieldsOf(await admin("POST", `/programs/${created.id}/partners`, { name: "First Partner", email: "partner@example.com" }));
         return {
           programId: created.id,
           apiKey: key.apiKey,
-          partnerId: partner.id,
-          referralCode: enrollment.referralCode,
+          partnerId: fieldsOf(partner).id,
+          referralCode: fieldsOf(enrollment).referralCode,
           dashboard: { url: `${adminUrl()}/dashboard?program=${created.id}`, email, password, workspaceId: workspace.id },
         };
       }),
@@ -266,7 +272,7 @@ function buildProgram(): Command {
     .action(
       run((o) => {
         // One key per withdrawal: the retries below, and the operator re-running the command with it, reuse it.
-        const idempotencyKey: string = o.idempotencyKey ?? `wd-${randomBytes(12).toString("hex")}`;
+        const idempotencyKey = typeof o.idempotencyKey === "string" ? o.idempotencyKey : `wd-${randomBytes(12).toString("hex")}`;
         return adminIdempotent("POST", `/programs/${o.program}/partners/${o.partner}/withdrawals`, { amountCents: o.amountCents, idempotencyKey }, `--idempotency-key ${idempotencyKey}`);
       }),
     );
@@ -284,7 +290,7 @@ function buildProgram(): Command {
   command("sale", "a sale by its transaction id")
     .addOption(requiredId("program", "program"))
     .requiredOption("--transaction-id <id>", "the merchant's transaction id (required)")
-    .action(run((o) => admin("GET", `/programs/${o.program}/sales/${encodeURIComponent(o.transactionId)}`)));
+    .action(run((o) => admin("GET", `/programs/${o.program}/sales/${encodeURIComponent(String(o.transactionId))}`)));
   command("outbox", "commission events not yet delivered").action(run(() => admin("GET", "/outbox")));
 
   command("processor-events", "processor webhook events, newest first, with the reason of each")
@@ -293,15 +299,16 @@ function buildProgram(): Command {
     .action(run((o) => admin("GET", `/processor/events${queryString({ status: o.status, limit: o.limit })}`)));
   command("processor-event", "one processor webhook event")
     .requiredOption("--id <evt_id>", "the processor's event id (required)")
-    .action(run((o) => admin("GET", `/processor/events/${encodeURIComponent(o.id)}`)));
+    .action(run((o) => admin("GET", `/processor/events/${encodeURIComponent(String(o.id))}`)));
 
   command("reconcile", "check the ledger invariants; exit code 3 when any is violated").action(
     run(async () => {
-      const report = await admin("GET", "/reconcile");
+      const report = fieldsOf(await admin("GET", "/reconcile"));
       if (report.ok) return report;
       console.log(JSON.stringify(report, null, 2));
-      const rules = [...new Set((report.violations as Array<{ rule: string }>).map((v) => v.rule))].join(", ");
-      throw new CliError(`${report.violations.length + report.violationsNotShown} ledger invariant violation(s): ${rules}.`, 3);
+      const violations = Array.isArray(report.violations) ? report.violations.map(fieldsOf) : [];
+      const rules = [...new Set(violations.map((v) => String(v.rule)))].join(", ");
+      throw new CliError(`${violations.length + Number(report.violationsNotShown ?? 0)} ledger invariant violation(s): ${rules}.`, 3);
     }),
   );
 
@@ -323,7 +330,8 @@ function buildProgram(): Command {
   /** Prints where the next page is (stderr, so stdout stays the page's JSON). */
   const page = (name: string) => async (path: string, params: Record<string, unknown>, o: Opts) => {
     const body = await admin("GET", `${path}${queryString({ ...params, from: o.from, to: o.to, limit: o.limit, cursor: o.cursor })}`);
-    console.error(body.nextCursor ? `next page: ${name} ... --cursor ${body.nextCursor}` : "last page");
+    const { nextCursor } = fieldsOf(body);
+    console.error(typeof nextCursor === "string" ? `next page: ${name} ... --cursor ${nextCursor}` : "last page");
     return body;
   };
   listCommand("list-programs", "programs, newest first (every program, or one workspace's)")
@@ -420,7 +428,8 @@ const adminUrl = () => (process.env.ADMIN_URL ?? "http://localhost:3000").replac
 /** A failure that may have happened after the server acted (no answer, a timeout, a 5xx): worth a retry only if idempotent. */
 class UncertainOutcomeError extends CliError {}
 
-async function admin(method: string, path: string, body?: Record<string, unknown>, timeoutMs?: number): Promise<any> {
+/** The JSON the admin API answered (null for an empty body); a CliError for a refusal, an UncertainOutcomeError when unsure. */
+async function admin(method: string, path: string, body?: Record<string, unknown>, timeoutMs?: number): Promise<unknown> {
   const base = adminUrl();
   const res = await fetch(`${base}/api/admin${path}`, {
     method,
@@ -431,8 +440,8 @@ async function admin(method: string, path: string, body?: Record<string, unknown
     const why = err.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (err.cause?.code ?? err.message);
     throw new UncertainOutcomeError(`Cannot reach ${base}: ${why}. Is the system running (npm start)?`);
   });
-  const json: any = await res.json().catch(() => null);
-  const failure = `${method} ${path} -> ${res.status}: ${JSON.stringify(json?.error ?? json)}`;
+  const json: unknown = await res.json().catch(() => null);
+  const failure = `${method} ${path} -> ${res.status}: ${JSON.stringify(fieldsOf(json).error ?? json)}`;
   if (res.status >= 500 || res.status === 429) throw new UncertainOutcomeError(failure);
   if (!res.ok) throw new CliError(failure);
   return json;
@@ -447,7 +456,7 @@ const CLI_TIMEOUT_MS = Number(process.env.CLI_TIMEOUT_MS ?? 30_000);
  * have been applied; the key makes the retry return it rather than repeat it).
  * If every attempt fails, says how to finish it later with the same key.
  */
-async function adminIdempotent(method: string, path: string, body: Record<string, unknown>, sameKeyFlag: string): Promise<any> {
+async function adminIdempotent(method: string, path: string, body: Record<string, unknown>, sameKeyFlag: string): Promise<unknown> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await admin(method, path, body, CLI_TIMEOUT_MS);

@@ -176,8 +176,15 @@ export class SqlConditions {
   }
 }
 
+/** The columns `SqlConditions.query` adds to a list's row: name the row `SqlListed<XRow>` in the query. */
+export interface SqlListedColumns {
+  id: number;
+  cursor_at: string;
+}
+export type SqlListed<Row> = Row & SqlListedColumns;
+
 /** The position of a row read by `SqlConditions.query` (its `cursor_at` and id). */
-export const sqlPosition = (row: Record<string, any>): CursorPosition => ({ createdAt: String(row.cursor_at), id: Number(row.id) });
+export const sqlPosition = (row: SqlListedColumns): CursorPosition => ({ createdAt: String(row.cursor_at), id: Number(row.id) });
 
 // ---- MongoDB ----
 

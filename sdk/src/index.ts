@@ -8,7 +8,17 @@
  */
 import { AffiliateApiError } from "./errors.js";
 import { subscriptionDetailsOf, type InvoiceLike } from "./invoice.js";
-import { toClickResult, toLeadResult, toRefundResult, toSaleResult, type TrackClickResult, type TrackLeadResult, type TrackRefundResult, type TrackSaleResult } from "./results.js";
+import {
+  isJsonObject,
+  toClickResult,
+  toLeadResult,
+  toRefundResult,
+  toSaleResult,
+  type TrackClickResult,
+  type TrackLeadResult,
+  type TrackRefundResult,
+  type TrackSaleResult,
+} from "./results.js";
 import { decideRetry, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryPolicy } from "./retry.js";
 
 export { AffiliateApiError, WebhookVerificationError, type WebhookVerificationErrorCode } from "./errors.js";
@@ -224,7 +234,7 @@ export class AffiliateClient {
         : new AffiliateApiError(0, "network_error", `Could not reach ${this.baseUrl}: ${(cause as Error)?.message ?? String(cause)}`, { attempts: attempt, cause });
       return { ok: false, failure: { kind: "network" }, error };
     }
-    let json: any = null;
+    let json: unknown = null;
     try {
       json = text ? JSON.parse(text) : null;
     } catch {
@@ -242,7 +252,11 @@ export class AffiliateClient {
       return { ok: true, body: json };
     }
     const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
-    const error = new AffiliateApiError(res.status, json?.error?.code ?? "http_error", json?.error?.message ?? `HTTP ${res.status}`, { attempts: attempt, retryAfterMs, requestId });
+    // The API's error body is { error: { code, message } }; a proxy's page or any other body is described by the status.
+    const described: Record<string, unknown> = isJsonObject(json) && isJsonObject(json.error) ? json.error : {};
+    const code = typeof described.code === "string" ? described.code : "http_error";
+    const message = typeof described.message === "string" ? described.message : `HTTP ${res.status}`;
+    const error = new AffiliateApiError(res.status, code, message, { attempts: attempt, retryAfterMs, requestId });
     return { ok: false, failure: { kind: "status", status: res.status, retryAfterMs }, error };
   }
 }

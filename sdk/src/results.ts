@@ -6,7 +6,7 @@
 import { AffiliateApiError } from "./errors.js";
 
 /** `sale_id` -> `saleId`; deeply, through arrays and plain objects. Keys already camelCase stay as they are. */
-export function camelizeKeys(value: unknown): any {
+export function camelizeKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelizeKeys);
   if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const out: Record<string, unknown> = {};
@@ -61,45 +61,81 @@ export type TrackRefundResult =
   | { status: "skipped"; reason: string; commissionId: number }
   | { status: "no_commission"; message: string };
 
-const orNull = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+/** A JSON object (not an array, not null). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const unexpected = (message: string) => new AffiliateApiError(0, "unexpected_response", message);
+
+/** The answer's fields, camelCase; an answer that is not a JSON object is not one of the API's. */
+function fieldsOf(body: unknown): Record<string, unknown> {
+  const b = camelizeKeys(body);
+  if (!isJsonObject(b)) throw unexpected("The API's answer is not a JSON object.");
+  return b;
+}
+
+/** The value of a field the result needs, of the type the API documents; anything else is an unexpected answer. */
+function field<T>(b: Record<string, unknown>, key: string, what: string, is: (v: unknown) => v is T): T {
+  const value = b[key];
+  if (!is(value)) throw unexpected(`Expected ${what} for '${key}' in the API's answer, got ${value === undefined ? "nothing" : JSON.stringify(value)}.`);
+  return value;
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+const isNumber = (v: unknown): v is number => typeof v === "number";
+const isBoolean = (v: unknown): v is boolean => typeof v === "boolean";
+const string = (b: Record<string, unknown>, key: string) => field(b, key, "a string", isString);
+const number = (b: Record<string, unknown>, key: string) => field(b, key, "a number", isNumber);
+const boolean = (b: Record<string, unknown>, key: string) => field(b, key, "true or false", isBoolean);
+/** A field that may be null or left out (both read as null). */
+const orNull = <T>(b: Record<string, unknown>, key: string, what: string, is: (v: unknown) => v is T): T | null =>
+  field(b, key, `${what} or null`, (v: unknown): v is T | null | undefined => v === null || v === undefined || is(v)) ?? null;
 
 export function toClickResult(body: unknown): TrackClickResult {
-  const b = camelizeKeys(body);
-  return { clickId: b.clickId, id: b.id, test: b.test === true };
+  const b = fieldsOf(body);
+  return { clickId: string(b, "clickId"), id: number(b, "id"), test: b.test === true };
 }
 
 export function toLeadResult(body: unknown): TrackLeadResult {
-  const b = camelizeKeys(body);
-  return { leadId: b.leadId, customerExternalId: b.customerKey, created: b.created, attributed: b.attributed, partnerId: orNull(b.partnerId), test: b.test === true };
+  const b = fieldsOf(body);
+  return {
+    leadId: number(b, "leadId"),
+    customerExternalId: string(b, "customerKey"),
+    created: boolean(b, "created"),
+    attributed: boolean(b, "attributed"),
+    partnerId: orNull(b, "partnerId", "a number", isNumber),
+    test: b.test === true,
+  };
 }
 
 export function toSaleResult(body: unknown): TrackSaleRecorded {
-  const b = camelizeKeys(body);
+  const b = fieldsOf(body);
   return {
     status: "recorded",
-    saleId: b.saleId,
-    invoiceId: b.transactionId,
-    amount: b.amountCents,
-    currency: b.currency,
+    saleId: number(b, "saleId"),
+    invoiceId: string(b, "transactionId"),
+    amount: number(b, "amountCents"),
+    currency: string(b, "currency"),
     test: b.test === true,
-    attributed: b.attributed,
-    partnerId: orNull(b.partnerId),
-    attributionMethod: orNull(b.attributionMethod),
-    commissionId: orNull(b.commissionId),
-    commissionStatus: orNull(b.commissionStatus),
+    attributed: boolean(b, "attributed"),
+    partnerId: orNull(b, "partnerId", "a number", isNumber),
+    attributionMethod: orNull(b, "attributionMethod", "a string", isString),
+    commissionId: orNull(b, "commissionId", "a number", isNumber),
+    commissionStatus: orNull(b, "commissionStatus", "a string", isString),
   };
 }
 
 export function toRefundResult(body: unknown): TrackRefundResult {
-  const b = camelizeKeys(body);
+  const b = fieldsOf(body);
   switch (b.status) {
     case "refunded":
     case "reversed":
-      return { status: b.status, deductionAmount: b.deductionAmount, commissionId: b.commissionId };
+      return { status: b.status, deductionAmount: number(b, "deductionAmount"), commissionId: number(b, "commissionId") };
     case "skipped":
-      return { status: "skipped", reason: b.reason, commissionId: b.commissionId };
+      return { status: "skipped", reason: string(b, "reason"), commissionId: number(b, "commissionId") };
     case "no_commission":
-      return { status: "no_commission", message: b.message };
+      return { status: "no_commission", message: string(b, "message") };
     default:
       throw new AffiliateApiError(0, "unexpected_response", `Unexpected refund status '${String(b.status)}' in the API's answer.`);
   }

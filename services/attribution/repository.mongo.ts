@@ -11,7 +11,7 @@ import {
   type DocOf,
   withTransaction,
 } from "../../shared/storage/mongo";
-import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
+import { mergeRows, type StatsKeys, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
 import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, TestEventSummary, LeadListFilter } from "./repository";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
@@ -272,18 +272,22 @@ export class MongoAttributionRepository implements AttributionRepository {
     // Repeats the partial index's filter, so the index serves it.
     const leads = statsMatch(q, "timestamp", "isTest", ATTRIBUTED);
     const daily = q.start !== null;
-    const count = (model: Model<any>, match: object, key: unknown, field: string) =>
-      model.aggregate([{ $match: match }, { $group: { _id: key, [field]: { $sum: 1 } } }, { $project: { _id: 0, key: "$_id", [field]: 1 } }]);
+    // One figure counted per group: the rows carry the group as `key` (a day or a partner) and the figure as `field`.
+    const count = <D, K extends keyof StatsKeys, F extends keyof ActivityFigures>(model: Model<D>, match: object, group: unknown, key: K, field: F) =>
+      model.aggregate<Record<K, StatsKeys[K]> & Record<F, number>>([
+        { $match: match },
+        { $group: { _id: group, [field]: { $sum: 1 } } },
+        { $project: { _id: 0, [key]: "$_id", [field]: 1 } },
+      ]);
     const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
-      daily ? count(this.clicks, clicks, dayOf("timestamp"), "clicks") : [],
-      daily ? count(this.leads, leads, dayOf("timestamp"), "leads") : [],
-      count(this.clicks, clicks, "$partnerId", "clicks"),
-      count(this.leads, leads, "$partnerId", "leads"),
+      daily ? count(this.clicks, clicks, dayOf("timestamp"), "day", "clicks") : [],
+      daily ? count(this.leads, leads, dayOf("timestamp"), "day", "leads") : [],
+      count(this.clicks, clicks, "$partnerId", "partnerId", "clicks"),
+      count(this.leads, leads, "$partnerId", "partnerId", "leads"),
     ]);
-    const as = (key: string, rows: Array<Record<string, unknown>>) => rows.map(({ key: k, ...figures }) => ({ [key]: k, ...figures }));
     return {
-      byDay: mergeRows("day", zero, as("day", clickDays), as("day", leadDays)),
-      byPartner: mergeRows("partnerId", zero, as("partnerId", clickPartners), as("partnerId", leadPartners)),
+      byDay: mergeRows("day", zero, clickDays, leadDays),
+      byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners),
     };
   }
 

@@ -4,7 +4,7 @@ import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
 import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, TestEventSummary, LeadListFilter } from "./repository";
-import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
   `CREATE TABLE clicks (
@@ -77,7 +77,44 @@ export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadD
   };
 }
 
-const toClick = (r: any): Click => ({
+/** A row of clicks. */
+interface ClickRow {
+  id: number;
+  click_id: string;
+  program_id: number;
+  partner_id: number;
+  referral_code: string;
+  is_test: boolean;
+  landing_url: string | null;
+  referrer: string | null;
+  user_agent: string | null;
+  timestamp: Date;
+  created_at: Date;
+}
+
+/** A row of leads. */
+interface LeadRow {
+  id: number;
+  program_id: number;
+  customer_key: string;
+  email: string | null;
+  click_id: string | null;
+  partner_id: number | null;
+  unattributed_reason: string | null;
+  is_test: boolean;
+  timestamp: Date;
+  created_at: Date;
+}
+
+/** A row of processor_customers. */
+interface ProcessorCustomerRow {
+  program_id: number;
+  processor_customer_id: string;
+  partner_id: number;
+  click_id: string | null;
+}
+
+const toClick = (r: ClickRow): Click => ({
   id: r.id,
   clickId: r.click_id,
   programId: r.program_id,
@@ -91,7 +128,7 @@ const toClick = (r: any): Click => ({
   createdAt: r.created_at,
 });
 
-const toLead = (r: any): Lead => ({
+const toLead = (r: LeadRow): Lead => ({
   id: r.id,
   programId: r.program_id,
   customerKey: r.customer_key,
@@ -117,7 +154,7 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async createClick(c: NewClick): Promise<Click> {
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<ClickRow>(
       `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
       [c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp],
@@ -134,18 +171,18 @@ export class SqlAttributionRepository implements AttributionRepository {
       values.push(c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp);
       return `(${Array.from({ length: 9 }, (_, i) => `$${at + i + 1}`).join(", ")})`;
     });
-    const stored = await this.db.query(
+    const stored = await this.db.query<ClickRow>(
       `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp)
        VALUES ${rows.join(", ")} RETURNING *`,
       values,
     );
     // RETURNING's order is not promised by SQL: matched by the unique click id.
-    const byClickId = new Map(stored.map((r) => [r.click_id as string, toClick(r)]));
+    const byClickId = new Map(stored.map((r) => [r.click_id, toClick(r)]));
     return clicks.map((c) => byClickId.get(c.clickId)!);
   }
 
   async findClick(programId: number, clickId: string): Promise<Click | null> {
-    const [row] = await this.db.query("SELECT * FROM clicks WHERE click_id = $1 AND program_id = $2", [clickId, programId]);
+    const [row] = await this.db.query<ClickRow>("SELECT * FROM clicks WHERE click_id = $1 AND program_id = $2", [clickId, programId]);
     return row ? toClick(row) : null;
   }
 
@@ -153,7 +190,7 @@ export class SqlAttributionRepository implements AttributionRepository {
     // The lead and, when it is new, its lead.created event: one transaction.
     return this.db.transaction(async (q) => {
       // xmax = 0 tells a fresh insert from an update of an existing row.
-      const [row] = await q.query(
+      const [row] = await q.query<LeadRow & { inserted: boolean }>(
         `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp, unattributed_reason)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (program_id, customer_key) DO UPDATE SET
@@ -172,17 +209,17 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async findLeadByCustomerKey(programId: number, customerKey: string): Promise<Lead | null> {
-    const [row] = await this.db.query("SELECT * FROM leads WHERE program_id = $1 AND customer_key = $2", [programId, customerKey]);
+    const [row] = await this.db.query<LeadRow>("SELECT * FROM leads WHERE program_id = $1 AND customer_key = $2", [programId, customerKey]);
     return row ? toLead(row) : null;
   }
 
   async findAttributedLeadByEmail(programId: number, email: string): Promise<Lead | null> {
-    const [row] = await this.db.query("SELECT * FROM leads WHERE program_id = $1 AND email = $2 AND partner_id IS NOT NULL ORDER BY id DESC LIMIT 1", [programId, email]);
+    const [row] = await this.db.query<LeadRow>("SELECT * FROM leads WHERE program_id = $1 AND email = $2 AND partner_id IS NOT NULL ORDER BY id DESC LIMIT 1", [programId, email]);
     return row ? toLead(row) : null;
   }
 
   async findProcessorCustomer(programId: number, processorCustomerId: string): Promise<ProcessorCustomerLink | null> {
-    const [row] = await this.db.query("SELECT * FROM processor_customers WHERE program_id = $1 AND processor_customer_id = $2", [programId, processorCustomerId]);
+    const [row] = await this.db.query<ProcessorCustomerRow>("SELECT * FROM processor_customers WHERE program_id = $1 AND processor_customer_id = $2", [programId, processorCustomerId]);
     return row ? { programId: row.program_id, processorCustomerId: row.processor_customer_id, partnerId: row.partner_id, clickId: row.click_id } : null;
   }
 
@@ -214,14 +251,19 @@ export class SqlAttributionRepository implements AttributionRepository {
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
     const zero = { clicks: 0, leads: 0 };
     const queries = activityStatsQueries(q);
-    const run = (query: SqlQuery | null) => (query ? this.db.query(query.text, query.values) : Promise.resolve([]));
-    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([run(queries.clickDays), run(queries.leadDays), run(queries.clickPartners), run(queries.leadPartners)]);
+    const run = <Row>(query: SqlQuery | null) => (query ? this.db.query<Row>(query.text, query.values) : Promise.resolve([]));
+    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
+      run<{ day: string; clicks: number }>(queries.clickDays),
+      run<{ day: string; leads: number }>(queries.leadDays),
+      run<{ partnerId: number; clicks: number }>(queries.clickPartners),
+      run<{ partnerId: number; leads: number }>(queries.leadPartners),
+    ]);
     return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners) };
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {
     const q = listLeadsQuery(f);
-    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toLead);
+    return pageOf(await this.db.query<SqlListed<LeadRow>>(q.text, q.values), f.limit, sqlPosition, toLead);
   }
 
   async countPartnerClicks(programId: number, partnerId: number): Promise<number> {

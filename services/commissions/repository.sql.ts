@@ -1,15 +1,17 @@
 import type { LedgerSnapshot } from "./invariants/snapshot";
-import type { TierStats } from "../../shared/domain/rewards";
-import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { CommissionLine, TierStats } from "../../shared/domain/rewards";
+import type { StatsKeys, StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
-import { SqlOutbox, toOutboxEvent } from "../../shared/outbox/sql";
-import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
+import { SqlOutbox, toOutboxEvent, type OutboxRow } from "../../shared/outbox/sql";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
+import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import type {
   Balance,
   BalanceKey,
   Commission,
   CommissionFigures,
+  CommissionKind,
   CommissionListFilter,
   CommissionWithRefunds,
   CommissionsRepository,
@@ -158,7 +160,78 @@ export function commissionStatsQueries(q: StatsQuery, currency: string): { byDay
   };
 }
 
-const toCommission = (r: any): Commission => ({
+/** A row of commissions. */
+interface CommissionRow {
+  id: number;
+  program_id: number;
+  partner_id: number;
+  kind: CommissionKind;
+  sale_id: number | null;
+  lead_key: string | null;
+  transaction_id: string;
+  currency: string;
+  sale_amount_cents: number;
+  rule_type: "percentage" | "flat";
+  rule_value: number;
+  group_id: number | null;
+  reward_lines: CommissionLine[] | null;
+  amount_cents: number;
+  refunded_cents: number;
+  deducted_cents: number;
+  status: CommissionStatus;
+  reason: string | null;
+  approvable_at: Date;
+  credited_at: Date | null;
+  paid_out_at: Date | null;
+  processor_revision: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A row of commission_refunds. */
+interface RefundRow {
+  id: number;
+  commission_id: number;
+  refund_id: string | null;
+  requested_cents: number;
+  applied_cents: number;
+  deduction_cents: number;
+  balance_deduction_cents: number;
+  reason_code: RefundReasonCode;
+  reason: string;
+  created_at: Date;
+}
+
+/** A row of partner_balances. */
+interface BalanceRow {
+  partner_id: number;
+  program_id: number;
+  currency: string;
+  balance_cents: number;
+  credited_cents: number;
+  deducted_cents: number;
+  paid_cents: number;
+}
+
+/** A row of withdrawals. */
+interface WithdrawalRow {
+  id: number;
+  partner_id: number;
+  program_id: number;
+  currency: string;
+  requested_cents: number;
+  amount_cents: number;
+  status: Withdrawal["status"];
+  idempotency_key: string | null;
+  created_at: Date;
+  paid_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+/** A row of commissionStats: its group, then the figures (BIGINT sums: a driver that leaves BIGINT as text returns text). */
+type CommissionStatsRow<K extends keyof StatsKeys> = Record<K, StatsKeys[K]> & Record<keyof CommissionFigures, number | string>;
+
+const toCommission = (r: CommissionRow): Commission => ({
   id: r.id,
   programId: r.program_id,
   partnerId: r.partner_id,
@@ -185,7 +258,7 @@ const toCommission = (r: any): Commission => ({
   updatedAt: r.updated_at,
 });
 
-const toRefund = (r: any): RefundEntry => ({
+const toRefund = (r: RefundRow): RefundEntry => ({
   id: r.id,
   commissionId: r.commission_id,
   refundId: r.refund_id,
@@ -198,7 +271,7 @@ const toRefund = (r: any): RefundEntry => ({
   createdAt: r.created_at,
 });
 
-const toBalance = (r: any): Balance => ({
+const toBalance = (r: BalanceRow): Balance => ({
   partnerId: r.partner_id,
   programId: r.program_id,
   currency: r.currency,
@@ -208,7 +281,7 @@ const toBalance = (r: any): Balance => ({
   paidCents: r.paid_cents,
 });
 
-const toWithdrawal = (r: any): Withdrawal => ({
+const toWithdrawal = (r: WithdrawalRow): Withdrawal => ({
   id: r.id,
   partnerId: r.partner_id,
   programId: r.program_id,
@@ -254,7 +327,7 @@ class SqlCommissionsTx implements CommissionsTx {
   constructor(private readonly q: SqlExecutor) {}
 
   async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
-    const [row] = await this.q.query(
+    const [row] = await this.q.query<CommissionRow>(
       `INSERT INTO commissions (program_id, partner_id, kind, sale_id, lead_key, transaction_id, currency, sale_amount_cents, rule_type, rule_value,
          group_id, reward_lines, amount_cents, approvable_at, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
@@ -281,22 +354,22 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async findCommissionBySale(saleId: number): Promise<Commission | null> {
-    const [row] = await this.q.query("SELECT * FROM commissions WHERE sale_id = $1", [saleId]);
+    const [row] = await this.q.query<CommissionRow>("SELECT * FROM commissions WHERE sale_id = $1", [saleId]);
     return row ? toCommission(row) : null;
   }
 
   async findLeadCommission(programId: number, leadKey: string): Promise<Commission | null> {
-    const [row] = await this.q.query("SELECT * FROM commissions WHERE program_id = $1 AND lead_key = $2", [programId, leadKey]);
+    const [row] = await this.q.query<CommissionRow>("SELECT * FROM commissions WHERE program_id = $1 AND lead_key = $2", [programId, leadKey]);
     return row ? toCommission(row) : null;
   }
 
   async getCommission(id: number): Promise<Commission | null> {
-    const [row] = await this.q.query("SELECT * FROM commissions WHERE id = $1", [id]);
+    const [row] = await this.q.query<CommissionRow>("SELECT * FROM commissions WHERE id = $1", [id]);
     return row ? toCommission(row) : null;
   }
 
   async getCommissionForUpdate(id: number): Promise<Commission | null> {
-    const [row] = await this.q.query("SELECT * FROM commissions WHERE id = $1 FOR UPDATE", [id]);
+    const [row] = await this.q.query<CommissionRow>("SELECT * FROM commissions WHERE id = $1 FOR UPDATE", [id]);
     return row ? toCommission(row) : null;
   }
 
@@ -306,11 +379,11 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async listRefunds(commissionId: number): Promise<RefundEntry[]> {
-    return (await this.q.query("SELECT * FROM commission_refunds WHERE commission_id = $1 ORDER BY id", [commissionId])).map(toRefund);
+    return (await this.q.query<RefundRow>("SELECT * FROM commission_refunds WHERE commission_id = $1 ORDER BY id", [commissionId])).map(toRefund);
   }
 
   async insertRefund(e: NewRefundEntry, now: Date): Promise<RefundEntry> {
-    const [row] = await this.q.query(
+    const [row] = await this.q.query<RefundRow>(
       `INSERT INTO commission_refunds (commission_id, refund_id, requested_cents, applied_cents, deduction_cents,
          balance_deduction_cents, reason_code, reason, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
@@ -321,7 +394,7 @@ class SqlCommissionsTx implements CommissionsTx {
 
   async getBalanceForUpdate(key: BalanceKey): Promise<Balance> {
     await this.q.query("INSERT INTO partner_balances (partner_id, program_id, currency) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", keyParams(key));
-    const [row] = await this.q.query("SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3 FOR UPDATE", keyParams(key));
+    const [row] = await this.q.query<BalanceRow>("SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3 FOR UPDATE", keyParams(key));
     return toBalance(row);
   }
 
@@ -333,13 +406,16 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
-    const rows = await this.q.query("SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 AND status = 'open' ORDER BY id FOR UPDATE", keyParams(key));
+    const rows = await this.q.query<WithdrawalRow>(
+      "SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 AND status = 'open' ORDER BY id FOR UPDATE",
+      keyParams(key),
+    );
     return rows.map(toWithdrawal);
   }
 
   async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null> {
     // A concurrent request with the same key: wait for it, then insert nothing (the caller reads the winner).
-    const [row] = await this.q.query(
+    const [row] = await this.q.query<WithdrawalRow>(
       `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, idempotency_key, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (program_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *`,
@@ -349,17 +425,17 @@ class SqlCommissionsTx implements CommissionsTx {
   }
 
   async findWithdrawalByIdempotencyKey(programId: number, idempotencyKey: string): Promise<Withdrawal | null> {
-    const [row] = await this.q.query("SELECT * FROM withdrawals WHERE program_id = $1 AND idempotency_key = $2", [programId, idempotencyKey]);
+    const [row] = await this.q.query<WithdrawalRow>("SELECT * FROM withdrawals WHERE program_id = $1 AND idempotency_key = $2", [programId, idempotencyKey]);
     return row ? toWithdrawal(row) : null;
   }
 
   async getWithdrawal(id: number): Promise<Withdrawal | null> {
-    const [row] = await this.q.query("SELECT * FROM withdrawals WHERE id = $1", [id]);
+    const [row] = await this.q.query<WithdrawalRow>("SELECT * FROM withdrawals WHERE id = $1", [id]);
     return row ? toWithdrawal(row) : null;
   }
 
   async getWithdrawalForUpdate(id: number): Promise<Withdrawal | null> {
-    const [row] = await this.q.query("SELECT * FROM withdrawals WHERE id = $1 FOR UPDATE", [id]);
+    const [row] = await this.q.query<WithdrawalRow>("SELECT * FROM withdrawals WHERE id = $1 FOR UPDATE", [id]);
     return row ? toWithdrawal(row) : null;
   }
 
@@ -468,30 +544,30 @@ export class SqlCommissionsRepository implements CommissionsRepository {
 
   async listCommissionsPage(f: CommissionListFilter): Promise<Page<CommissionWithRefunds>> {
     const q = listCommissionsQuery(f);
-    const page = pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toCommission);
+    const page = pageOf(await this.db.query<SqlListed<CommissionRow>>(q.text, q.values), f.limit, sqlPosition, toCommission);
     if (!page.data.length) return { data: [], nextCursor: page.nextCursor };
     // One query for the page's refunds, through commission_refunds_commission.
-    const refunds = (await this.db.query("SELECT * FROM commission_refunds WHERE commission_id = ANY($1::int[]) ORDER BY id", [page.data.map((c) => c.id)])).map(toRefund);
+    const refunds = (await this.db.query<RefundRow>("SELECT * FROM commission_refunds WHERE commission_id = ANY($1::int[]) ORDER BY id", [page.data.map((c) => c.id)])).map(toRefund);
     return { data: page.data.map((c) => ({ ...c, refunds: refunds.filter((r) => r.commissionId === c.id) })), nextCursor: page.nextCursor };
   }
 
   async listWithdrawalsPage(f: WithdrawalListFilter): Promise<Page<Withdrawal>> {
     const q = listWithdrawalsQuery(f);
-    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toWithdrawal);
+    return pageOf(await this.db.query<SqlListed<WithdrawalRow>>(q.text, q.values), f.limit, sqlPosition, toWithdrawal);
   }
 
   async getBalance(key: BalanceKey): Promise<Balance | null> {
-    const [row] = await this.db.query("SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3", keyParams(key));
+    const [row] = await this.db.query<BalanceRow>("SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3", keyParams(key));
     return row ? toBalance(row) : null;
   }
 
   async listWithdrawals(key: BalanceKey): Promise<Withdrawal[]> {
-    const rows = await this.db.query("SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 ORDER BY id", keyParams(key));
+    const rows = await this.db.query<WithdrawalRow>("SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 ORDER BY id", keyParams(key));
     return rows.map(toWithdrawal);
   }
 
   async listOutbox(filter: { commissionId?: number; limit: number }): Promise<OutboxEvent[]> {
-    const rows = await this.db.query("SELECT * FROM outbox WHERE ($1::int IS NULL OR commission_id = $1) ORDER BY id DESC LIMIT $2", [filter.commissionId ?? null, filter.limit]);
+    const rows = await this.db.query<OutboxRow>("SELECT * FROM outbox WHERE ($1::int IS NULL OR commission_id = $1) ORDER BY id DESC LIMIT $2", [filter.commissionId ?? null, filter.limit]);
     return rows.map(toOutboxEvent);
   }
 
@@ -499,21 +575,18 @@ export class SqlCommissionsRepository implements CommissionsRepository {
     return this.db.transaction(async (q) => {
       // One snapshot for every read: a refund committing meanwhile is either wholly in it or not at all.
       await q.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-      const commissions = (await q.query("SELECT * FROM commissions ORDER BY id")).map(toCommission);
-      const refunds = (await q.query("SELECT * FROM commission_refunds ORDER BY id")).map(toRefund);
-      const balances = (await q.query("SELECT * FROM partner_balances ORDER BY partner_id, program_id, currency")).map(toBalance);
+      const commissions = (await q.query<CommissionRow>("SELECT * FROM commissions ORDER BY id")).map(toCommission);
+      const refunds = (await q.query<RefundRow>("SELECT * FROM commission_refunds ORDER BY id")).map(toRefund);
+      const balances = (await q.query<BalanceRow>("SELECT * FROM partner_balances ORDER BY partner_id, program_id, currency")).map(toBalance);
       const withdrawals = (
-        await q.query(
+        await q.query<WithdrawalRow & { commission_ids: number[] }>(
           `SELECT w.*, COALESCE(array_agg(wc.commission_id ORDER BY wc.commission_id) FILTER (WHERE wc.commission_id IS NOT NULL), '{}') AS commission_ids
            FROM withdrawals w LEFT JOIN withdrawal_commissions wc ON wc.withdrawal_id = w.id GROUP BY w.id ORDER BY w.id`,
         )
-      ).map((r) => ({ ...toWithdrawal(r), commissionIds: (r.commission_ids as number[]).map(Number) }));
-      const outbox = (await q.query("SELECT id, type, commission_id, dispatched_at FROM outbox ORDER BY id")).map((r) => ({
-        id: r.id as number,
-        type: r.type as string,
-        commissionId: r.commission_id as number | null,
-        dispatchedAt: r.dispatched_at as Date | null,
-      }));
+      ).map((r) => ({ ...toWithdrawal(r), commissionIds: r.commission_ids.map(Number) }));
+      const outbox = (
+        await q.query<{ id: number; type: string; commission_id: number | null; dispatched_at: Date | null }>("SELECT id, type, commission_id, dispatched_at FROM outbox ORDER BY id")
+      ).map((r) => ({ id: r.id, type: r.type, commissionId: r.commission_id, dispatchedAt: r.dispatched_at }));
       return { commissions, refunds, balances, withdrawals, outbox };
     });
   }
@@ -521,10 +594,10 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
     const queries = commissionStatsQueries(q, currency);
     const [byDay, byPartner] = await Promise.all([
-      queries.byDay ? this.db.query(queries.byDay.text, queries.byDay.values) : [],
-      this.db.query(queries.byPartner.text, queries.byPartner.values),
+      queries.byDay ? this.db.query<CommissionStatsRow<"day">>(queries.byDay.text, queries.byDay.values) : [],
+      this.db.query<CommissionStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
     ]);
-    const numbers = (r: any) => ({
+    const numbers = <R extends Record<keyof CommissionFigures, number | string>>(r: R) => ({
       ...r,
       commissions: Number(r.commissions),
       pendingCents: Number(r.pendingCents),
@@ -532,7 +605,7 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       paidCents: Number(r.paidCents),
       reversedCents: Number(r.reversedCents),
     });
-    return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
+    return { byDay: byDay.map((r) => numbers(r)), byPartner: byPartner.map((r) => numbers(r)) };
   }
 
   async tierStats(programId: number, partnerId: number, monthStart: Date, before: Date): Promise<TierStats> {
@@ -548,8 +621,12 @@ export class SqlCommissionsRepository implements CommissionsRepository {
 
   async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {
     const rows = partnerIds
-      ? await this.db.query("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 AND partner_id = ANY($3::int[]) ORDER BY partner_id", [programId, currency, partnerIds])
-      : await this.db.query("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 ORDER BY partner_id", [programId, currency]);
+      ? await this.db.query<BalanceRow>("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 AND partner_id = ANY($3::int[]) ORDER BY partner_id", [
+          programId,
+          currency,
+          partnerIds,
+        ])
+      : await this.db.query<BalanceRow>("SELECT * FROM partner_balances WHERE program_id = $1 AND currency = $2 ORDER BY partner_id", [programId, currency]);
     return rows.map(toBalance);
   }
 }

@@ -6,7 +6,8 @@
  * reach the log (docs/deploy.md, "Logs and request ids").
  */
 
-type Fields = Record<string, string | number | boolean | null | undefined>;
+type FieldValue = string | number | boolean | null | undefined;
+type Fields = Record<string, FieldValue>;
 
 /** The tracking actions behind the public endpoints, by the event name their log line carries. */
 export const TRACKED_EVENTS: Readonly<Record<string, string>> = {
@@ -18,32 +19,35 @@ export const TRACKED_EVENTS: Readonly<Record<string, string>> = {
 };
 
 const integer = (v: unknown): number | undefined => (typeof v === "number" && Number.isSafeInteger(v) ? v : undefined);
+/** A value a line may carry: a scalar; anything else (an object could hold anything) is left out. */
+const scalar = (v: unknown): FieldValue => (v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : undefined);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
 /** The program a request is for: the API key's, else a browser call's `program_id` (when it is a number). */
 export function programOf(meta: { programId?: number } | undefined, params: unknown): number | undefined {
   return integer(meta?.programId) ?? integer((params as { program_id?: unknown } | null | undefined)?.program_id);
 }
 
-/** What happened, in one word, from the action's answer. */
-export function outcomeOf(event: string, data: Record<string, any> | null | undefined): Fields {
-  const d = data ?? {};
+/** What happened, in one word, from the action's answer (its chosen scalar fields only). */
+export function outcomeOf(event: string, data: unknown): Fields {
+  const d = isRecord(data) ? data : {};
   switch (event) {
     case "click":
-      return { outcome: "recorded", test: d.test };
+      return { outcome: "recorded", test: scalar(d.test) };
     case "lead":
-      return { outcome: d.created ? "created" : "updated", attributed: d.attributed, test: d.test };
+      return { outcome: d.created ? "created" : "updated", attributed: scalar(d.attributed), test: scalar(d.test) };
     case "sale":
       return {
         outcome: d.attributed ? "attributed" : "unattributed",
-        saleId: d.sale_id,
-        amountCents: d.amount_cents,
-        currency: d.currency,
-        commissionId: d.commission_id,
-        commissionStatus: d.commission_status,
-        test: d.test,
+        saleId: scalar(d.sale_id),
+        amountCents: scalar(d.amount_cents),
+        currency: scalar(d.currency),
+        commissionId: scalar(d.commission_id),
+        commissionStatus: scalar(d.commission_status),
+        test: scalar(d.test),
       };
     case "refund":
-      return { outcome: d.status, commissionId: d.commission_id, deductionAmount: d.deductionAmount };
+      return { outcome: scalar(d.status), commissionId: scalar(d.commission_id), deductionAmount: scalar(d.deductionAmount) };
     case "processor_webhook":
       return { outcome: d.rejected ? "rejected" : d.duplicate ? "duplicate" : d.handled ? "processed" : "ignored" };
     default:
@@ -65,7 +69,7 @@ export function trackedEventFields(
     requestId: ctx.requestID ?? undefined,
     programId: programOf(ctx.meta, params),
     status: ctx.meta?.$statusCode ?? 200,
-    ...outcomeOf(event, data as Record<string, any>),
+    ...outcomeOf(event, data),
   };
 }
 

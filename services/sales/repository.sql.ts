@@ -1,10 +1,10 @@
 import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
-import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { StatsKeys, StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
-import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery } from "../../shared/pagination";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
   `CREATE TABLE sales (
@@ -64,7 +64,35 @@ export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: Sql
   };
 }
 
-const toSale = (r: any): Sale => ({
+/** A row of sales. */
+interface SaleRow {
+  id: number;
+  program_id: number;
+  transaction_id: string;
+  amount_cents: number;
+  currency: string;
+  lines: Sale["lines"];
+  customer_key: string | null;
+  email: string | null;
+  processor_customer_id: string | null;
+  partner_id: number | null;
+  click_id: string | null;
+  attribution_method: Sale["attributionMethod"];
+  is_test: boolean;
+  is_recurring: boolean;
+  sale_type: string | null;
+  subscription_id: string | null;
+  occurred_at: Date;
+  commission_state: Sale["commissionState"];
+  commission_id: number | null;
+  no_commission_reason: string | null;
+  created_at: Date;
+}
+
+/** A row of salesStats: its group, then the figures (the BIGINT sum: a driver that leaves BIGINT as text returns text). */
+type SalesStatsRow<K extends keyof StatsKeys> = Record<K, StatsKeys[K]> & Record<keyof SalesFigures, number | string>;
+
+const toSale = (r: SaleRow): Sale => ({
   id: r.id,
   programId: r.program_id,
   transactionId: r.transaction_id,
@@ -102,7 +130,7 @@ export class SqlSalesRepository implements SalesRepository {
 
   async insertSale(s: NewSale): Promise<Sale | null> {
     return this.db.transaction(async (q) => {
-      const [row] = await q.query(
+      const [row] = await q.query<SaleRow>(
         `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
          click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason, lines)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
@@ -136,17 +164,17 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async findSale(programId: number, transactionId: string): Promise<Sale | null> {
-    const [row] = await this.db.query("SELECT * FROM sales WHERE program_id = $1 AND transaction_id = $2", [programId, transactionId]);
+    const [row] = await this.db.query<SaleRow>("SELECT * FROM sales WHERE program_id = $1 AND transaction_id = $2", [programId, transactionId]);
     return row ? toSale(row) : null;
   }
 
   async getSale(id: number): Promise<Sale | null> {
-    const [row] = await this.db.query("SELECT * FROM sales WHERE id = $1", [id]);
+    const [row] = await this.db.query<SaleRow>("SELECT * FROM sales WHERE id = $1", [id]);
     return row ? toSale(row) : null;
   }
 
   async findFirstSaleOfSubscription(programId: number, subscriptionId: string): Promise<Sale | null> {
-    const [row] = await this.db.query("SELECT * FROM sales WHERE program_id = $1 AND subscription_id = $2 ORDER BY occurred_at, id LIMIT 1", [programId, subscriptionId]);
+    const [row] = await this.db.query<SaleRow>("SELECT * FROM sales WHERE program_id = $1 AND subscription_id = $2 ORDER BY occurred_at, id LIMIT 1", [programId, subscriptionId]);
     return row ? toSale(row) : null;
   }
 
@@ -159,22 +187,22 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {
-    const rows = await this.db.query("SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2", [before, limit]);
+    const rows = await this.db.query<SaleRow>("SELECT * FROM sales WHERE commission_state = 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2", [before, limit]);
     return rows.map(toSale);
   }
 
   async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
     const queries = salesStatsQueries(q, currency);
     const [byDay, byPartner] = await Promise.all([
-      queries.byDay ? this.db.query(queries.byDay.text, queries.byDay.values) : [],
-      this.db.query(queries.byPartner.text, queries.byPartner.values),
+      queries.byDay ? this.db.query<SalesStatsRow<"day">>(queries.byDay.text, queries.byDay.values) : [],
+      this.db.query<SalesStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
     ]);
-    const numbers = (r: any) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
-    return { byDay: byDay.map(numbers), byPartner: byPartner.map(numbers) };
+    const numbers = <R extends Record<keyof SalesFigures, number | string>>(r: R) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
+    return { byDay: byDay.map((r) => numbers(r)), byPartner: byPartner.map((r) => numbers(r)) };
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {
     const q = listSalesQuery(f);
-    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toSale);
+    return pageOf(await this.db.query<SqlListed<SaleRow>>(q.text, q.values), f.limit, sqlPosition, toSale);
   }
 }

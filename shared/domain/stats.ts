@@ -140,16 +140,33 @@ export interface StatsRows<F extends Figures> {
   byPartner: Array<{ partnerId: number } & F>;
 }
 
-/** Merges rows of several queries keyed alike (clicks and leads per day, say) into one row per key. */
-export function mergeRows<K extends string, F extends Figures>(key: K, zero: F, ...lists: ReadonlyArray<ReadonlyArray<Record<string, unknown>>>): Array<Record<K, any> & F> {
-  const merged = new Map<unknown, Record<string, unknown>>();
+/** What rows are grouped by, with the type of its value: a day (YYYY-MM-DD) or a partner. */
+export interface StatsKeys {
+  day: string;
+  partnerId: number;
+}
+
+/**
+ * Merges rows of several queries keyed alike (clicks and leads per day, say) into one row per key: each row has the
+ * key and some of the figures; a figure a row lacks counts zero.
+ */
+export function mergeRows<K extends keyof StatsKeys, F extends Figures>(
+  key: K,
+  zero: F,
+  ...lists: ReadonlyArray<ReadonlyArray<Record<K, StatsKeys[K]> & Partial<Record<keyof NoInfer<F>, unknown>>>>
+): Array<Record<K, StatsKeys[K]> & F> {
+  const merged = new Map<StatsKeys[K], Record<K, StatsKeys[K]> & F>();
   for (const list of lists) {
     for (const row of list) {
-      const k = row[key];
-      const into = merged.get(k) ?? { [key]: k, ...zero };
-      for (const f of Object.keys(zero)) if (row[f] !== undefined) into[f] = Number(into[f]) + Number(row[f]);
+      const keyed: Record<K, StatsKeys[K]> = row;
+      const k = keyed[key];
+      const into = merged.get(k) ?? { ...({ [key]: k } as Record<K, StatsKeys[K]>), ...zero };
+      for (const f of Object.keys(zero) as Array<keyof F & string>) {
+        const value = row[f];
+        if (value !== undefined) (into as Figures)[f] = into[f] + Number(value);
+      }
       merged.set(k, into);
     }
   }
-  return [...merged.values()] as Array<Record<K, any> & F>;
+  return [...merged.values()];
 }

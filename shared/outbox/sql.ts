@@ -22,8 +22,19 @@ export function outboxTableMigration(table: string): string {
    CREATE INDEX ${t}_pending ON ${t} (available_at, id) WHERE dispatched_at IS NULL;`;
 }
 
+/** The columns of an outbox row that an event carries. */
+export interface OutboxRow {
+  id: number;
+  type: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  created_at: Date;
+  dispatched_at: Date | null;
+  last_error: string | null;
+}
+
 /** An outbox row as an event (also for owners that read their outbox with filters of their own). */
-export const toOutboxEvent = (r: any): OutboxEvent => ({
+export const toOutboxEvent = (r: OutboxRow): OutboxEvent => ({
   id: r.id,
   type: r.type,
   payload: r.payload,
@@ -55,7 +66,7 @@ export class SqlOutbox implements OutboxStore {
   }
 
   async claimOutbox(relayId: string, leaseMs: number, limit: number, now: Date): Promise<OutboxEvent[]> {
-    const rows = await this.db.query(
+    const rows = await this.db.query<OutboxRow>(
       `UPDATE ${this.table} SET claimed_by = $1, claimed_until = $2, attempts = attempts + 1
        WHERE id IN (SELECT id FROM ${this.table}
                     WHERE dispatched_at IS NULL AND available_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3)
@@ -95,7 +106,7 @@ export class SqlOutbox implements OutboxStore {
   }
 
   async listOutbox(filter: { limit: number }): Promise<OutboxEvent[]> {
-    const rows = await this.db.query(`SELECT * FROM ${this.table} ORDER BY id DESC LIMIT $1`, [filter.limit]);
+    const rows = await this.db.query<OutboxRow>(`SELECT * FROM ${this.table} ORDER BY id DESC LIMIT $1`, [filter.limit]);
     return rows.map(toOutboxEvent);
   }
 }

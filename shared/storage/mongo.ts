@@ -108,7 +108,7 @@ export function modelOn<T>(connection: Connection, name: string, schema: Schema<
 }
 
 /** Creates the models' collections and schema indexes; idempotent, so every instance may run it at start. */
-export async function prepareCollections(models: ReadonlyArray<Model<any>>): Promise<void> {
+export async function prepareCollections(models: ReadonlyArray<Pick<Model<unknown>, "createCollection" | "createIndexes">>): Promise<void> {
   for (const model of models) {
     await model.createCollection();
     await model.createIndexes();

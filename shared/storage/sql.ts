@@ -2,15 +2,17 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import v8 from "node:v8";
-import type { Pool, PoolClient } from "pg";
+import type { Pool, PoolClient, QueryResultRow } from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 
 /**
  * The small SQL surface the repositories use. PGlite (embedded) and the pg
  * driver (server) both implement it, so one repository class serves both.
+ * `T` is the row the query selects (snake_case columns, as the driver returns
+ * them): name it per query; without it a row's columns are `unknown`.
  */
 export interface SqlExecutor {
-  query<T = Record<string, any>>(text: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
 
 export interface SqlDatabase extends SqlExecutor {
@@ -43,8 +45,7 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async query<T>(text: string, params?: unknown[]): Promise<T[]> {
-    const result = await this.pool.query(text, params as any[]);
-    return result.rows as T[];
+    return (await this.pool.query<T & QueryResultRow, unknown[]>(text, params)).rows;
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -60,7 +61,7 @@ export class PostgresDatabase implements SqlDatabase {
     try {
       await client.query("BEGIN");
       const tx: SqlExecutor = {
-        query: async <R>(text: string, params?: unknown[]) => (await client.query(text, params as any[])).rows as R[],
+        query: async <R>(text: string, params?: unknown[]) => (await client.query<R & QueryResultRow, unknown[]>(text, params)).rows,
       };
       const result = await fn(tx);
       await client.query("COMMIT");
@@ -101,13 +102,13 @@ export class PgliteDatabase implements SqlDatabase {
   }
 
   async query<T>(text: string, params?: unknown[]): Promise<T[]> {
-    return (await this.db.query<T>(text, params as any[])).rows;
+    return (await this.db.query<T>(text, params)).rows;
   }
 
   // PGlite is a single connection: its transactions run one at a time, which
   // gives the serialisation that row locks give on a server.
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.db.transaction((tx) => fn({ query: async <R>(text: string, params?: unknown[]) => (await tx.query<R>(text, params as any[])).rows }));
+    return this.db.transaction((tx) => fn({ query: async <R>(text: string, params?: unknown[]) => (await tx.query<R>(text, params)).rows }));
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,7 @@ import { listProgramsQuery } from "../../services/programs/repository.sql";
 import { createProgramsRepository } from "../../services/programs/storage";
 import { listSalesQuery } from "../../services/sales/repository.sql";
 import { createSalesRepository } from "../../services/sales/storage";
-import { sqlPosition, type CursorPosition, type PageRequest, type SqlQuery } from "../../shared/pagination";
+import { sqlPosition, type CursorPosition, type PageRequest, type SqlListedColumns, type SqlQuery } from "../../shared/pagination";
 import { ROWS, SEED_PARTNER, SEED_PROGRAM, onPostgresOnly, usePlanDatabase } from "../support/query-plans";
 
 const describeOnPostgres = onPostgresOnly("List query plans SKIPPED: TEST_POSTGRES_URL is not set; the indexes of the lists were NOT checked at 100k rows.");
@@ -62,7 +62,7 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
   });
 
   async function lastPosition(q: SqlQuery): Promise<CursorPosition> {
-    const rows = await db.sql.query(q.text, q.values);
+    const rows = await db.sql.query<SqlListedColumns>(q.text, q.values);
     expect(rows.length).toBeGreaterThan(2);
     return sqlPosition(rows[rows.length - 2]);
   }

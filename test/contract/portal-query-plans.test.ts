@@ -9,7 +9,7 @@ import { COUNT_PARTNER_CLICKS_SQL } from "../../services/attribution/repository.
 import { createAttributionRepository } from "../../services/attribution/storage";
 import { listPartnerNoticesQuery } from "../../services/notifications/repository.sql";
 import { createNotificationsRepository } from "../../services/notifications/storage";
-import { sqlPosition, type SqlQuery } from "../../shared/pagination";
+import { sqlPosition, type SqlListedColumns, type SqlQuery } from "../../shared/pagination";
 import { ROWS, SEED_PARTNER, SEED_PROGRAM, onPostgresOnly, usePlanDatabase, type PlanNode } from "../support/query-plans";
 
 const describeOnPostgres = onPostgresOnly("Portal query plans SKIPPED: TEST_POSTGRES_URL is not set; the portal's indexes were NOT checked at 100k rows.");
@@ -46,7 +46,7 @@ describeOnPostgres("partner portal queries at 100k rows on PostgreSQL", () => {
     ["read", false],
   ] as const)("a partner's notices in a program (%s): first and cursor page read notifications_partner_program_list", async (_what, unread) => {
     const query = (cursor?: ReturnType<typeof sqlPosition>): SqlQuery => listPartnerNoticesQuery({ partnerId: 7, programId: 3, unread, limit: 25, cursor });
-    const rows = await db.sql.query(query().text, query().values);
+    const rows = await db.sql.query<SqlListedColumns>(query().text, query().values);
     expect(rows.length).toBeGreaterThan(2);
     for (const [page, q] of [
       ["first page", query()],
