@@ -5,7 +5,6 @@
  * session cookie. The routes name these methods (routes.ts); the gateway
  * service mixes them in.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "moleculer";
 import { loadAdminToken } from "../../shared/admin-token";
 import { typedCall } from "../../shared/typed-call";
@@ -22,7 +21,7 @@ import { RateLimiter } from "../../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../../shared/secrets";
 import { parseInput } from "../../shared/validation";
 import { ROUTE_PERMISSIONS } from "./declarations";
-import { sameOriginWrite } from "./guards";
+import { sameOriginWrite, type Req, type Res } from "./guards";
 import { publicUrlFromEnv } from "../../shared/mailer";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
 
@@ -35,8 +34,7 @@ type Access = Calls["accounts.checkPermission"]["result"];
 /** A cached permission answer, with whose it is (to drop it when that membership changes). */
 type CachedAccess = { userId: number; workspaceId: number; access: Access };
 
-export type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
-export type Res = ServerResponse;
+export type { Req, Res };
 type Route = { opts: { permission?: Permission } };
 
 /** What the gateway puts in ctx.meta on dashboard (session) routes. */

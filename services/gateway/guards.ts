@@ -6,7 +6,12 @@
 import { AppError, InvalidRequestError } from "../../shared/errors";
 import { findBodyShapeProblem, MAX_JSON_DEPTH } from "../../shared/body-shape";
 import { findNulCharacter } from "../../shared/nul-character";
-import type { Req, Res } from "./auth";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "moleculer";
+
+/** The gateway's requests and responses as moleculer-web hands them over. */
+export type Req = IncomingMessage & { $ctx?: Context; $params?: Record<string, unknown> };
+export type Res = ServerResponse;
 
 /**
  * moleculer-web answers a CORS preflight only on routes with `cors`; on any
