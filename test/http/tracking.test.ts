@@ -130,7 +130,7 @@ test("health reports every storage service and the transporter", async () => {
   expect(res.body).toEqual({
     status: "ok",
     transporter: "in-process",
-    services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok", accounts: "ok", processor: "ok" },
+    services: { programs: "ok", attribution: "ok", sales: "ok", commissions: "ok", notifications: "ok", accounts: "ok", processor: "ok", rewards: "ok" },
   });
 });
 
