@@ -173,7 +173,8 @@ export type NoRewardReason = "no_reward_applies" | "renewal_not_rewarded";
 /**
  * What a sale earns: per line, the chosen reward applied to the line's
  * amount (a line whose reward does not cover this payment earns 0). The
- * commission is the sum of its lines; a sale of which no line earns gets none.
+ * commission is the sum of its lines; a sale of which no line is rewarded gets
+ * none (a rewarded sale whose lines round to 0 cents gets a commission of 0).
  */
 export function computeSaleCommission(
   rewards: readonly Reward[],
@@ -197,7 +198,8 @@ export function computeSaleCommission(
     });
   }
   const amountCents = lines.reduce((sum, l) => sum + l.commissionCents, 0);
-  if (amountCents > 0) return { amountCents, lines: lines.filter((l) => l.commissionCents > 0) };
+  // A rewarded payment too small to earn a cent (20 % of 1 cent) still has its commission, of 0, as before rewards.
+  if (lines.length) return { amountCents, lines: amountCents > 0 ? lines.filter((l) => l.commissionCents > 0) : lines };
   return { amountCents: 0, reason: anyReward ? "renewal_not_rewarded" : "no_reward_applies" };
 }
 
