@@ -142,11 +142,17 @@ export class SqlRewardsRepository implements RewardsRepository {
     return this.db.transaction(async (tx) => {
       const [row] = await tx.query<GroupRow>(
         `INSERT INTO partner_groups (program_id, name, is_default, hold_days, created_at, updated_at) VALUES ($1, 'Default', true, $2, $3, $3)
-         ON CONFLICT (program_id) WHERE is_default DO NOTHING RETURNING *`,
+         ON CONFLICT DO NOTHING RETURNING *`,
         [programId, seed.holdDays, now],
       );
-      // Another instance seeded it first: theirs stands, with their reward.
-      if (!row) return (await this.defaultGroup(tx, programId))!;
+      // Another instance seeded it first: theirs stands, with their reward. (No arbiter: two first inserts may
+      // meet on the name index before the default one.) A live group of the merchant's named "Default" cannot
+      // exist before the default group, which every group operation seeds first.
+      if (!row) {
+        const winner = await this.defaultGroup(tx, programId);
+        if (!winner) throw new Error(`The default group of program ${programId} could not be created: a live group is named 'Default'.`);
+        return winner;
+      }
       if (seed.saleReward) await insertReward(tx, programId, row.id, seed.saleReward, now);
       return toGroup(row);
     });
