@@ -3,7 +3,7 @@ import { inputValidator, type Input } from "../shared/endpoint";
 import { decideLoginAttempt, LOGIN_FAILURE_WINDOW_MS, loginThrottleKeys } from "./accounts/login-throttle";
 import { roleAllows, type Permission, type Role } from "../shared/domain/permissions";
 import { toDto } from "../shared/dto";
-import { ConflictError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
+import { AppError, ConflictError, InvalidRequestError, NotFoundError, RateLimitError, ServiceUnavailableError, UnauthorizedError } from "../shared/errors";
 import { hashPassword, verifyPassword } from "../shared/passwords";
 import { hashSecret, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
@@ -12,7 +12,9 @@ import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
 import { logFields } from "../shared/observability";
 import { INVITE_LINK_DEFAULT_MINUTES, MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, PARTNER_LINK_WINDOW_MS, partnerLinkThrottleKeys, signInUrl } from "./accounts/partner-sign-in";
 import { createAccountsRepository } from "./accounts/storage";
-import type { AccountsRepository, User } from "./accounts/repository";
+import type { AccountsRepository, Invitation, User, Workspace } from "./accounts/repository";
+import type { InvitationView } from "./accounts/contract";
+import { invitationMail, invitationTtlMsFromEnv, invitationUrl, refusalOf } from "./accounts/invitations";
 import { ACCOUNTS } from "./accounts/endpoints";
 import * as S from "./accounts/schemas";
 
@@ -34,10 +36,30 @@ const sessionValidUntil = (session: { expiresAt: Date }, lastSeenAt: Date, idleM
 
 const publicUser = (u: User) => ({ id: u.id, email: u.email, name: u.name });
 
+/** An invitation as answers show it (never the token hash). */
+const invitationView = (i: Invitation, now: Date): InvitationView => ({
+  id: i.id,
+  workspaceId: i.workspaceId,
+  email: i.email,
+  role: i.role,
+  status: i.revokedAt ? "revoked" : i.expiresAt.getTime() <= now.getTime() ? "expired" : "pending",
+  invitedBy: i.invitedBy,
+  createdAt: i.createdAt.toISOString(),
+  expiresAt: i.expiresAt.toISOString(),
+});
+
+const lastOwner = (userId: number, workspaceId: number, change: "demote" | "remove") =>
+  change === "demote"
+    ? `User ${userId} is the last owner of workspace ${workspaceId}, and a workspace keeps at least one owner: make another member owner first, then change this role.`
+    : `User ${userId} is the last owner of workspace ${workspaceId}, and a workspace keeps at least one owner: make another member owner first, then remove this one.`;
+const notMember = (userId: number, workspaceId: number) => new NotFoundError(`User ${userId} is not a member of workspace ${workspaceId}.`);
+
 /** Owns workspaces, dashboard users, their roles and sessions. */
-type Vars = StorageVars<AccountsRepository> & { sessionMaxAgeMs: number; sessionIdleMs: number; mailer: Mailer; publicUrl: string };
+type Vars = StorageVars<AccountsRepository> & { sessionMaxAgeMs: number; sessionIdleMs: number; invitationTtlMs: number; mailer: Mailer; publicUrl: string };
 type Methods = {
   issuePartnerLink(partner: { id: number; name: string; email: string | null }, ttlMs: number, send: boolean): Promise<{ url: string; expiresAt: Date; sent: boolean }>;
+  requireWorkspace(workspaceId: number): Promise<Workspace>;
+  membershipChanged(workspaceId: number, userId: number): Promise<void>;
 };
 
 const LINK_REQUESTED = "If this email belongs to a partner, a sign-in link is on its way. It works once, within 15 minutes.";
@@ -50,6 +72,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   created() {
     this.sessionMaxAgeMs = seconds("SESSION_MAX_AGE_SECONDS", 7 * 86_400);
     this.sessionIdleMs = seconds("SESSION_IDLE_TIMEOUT_SECONDS", 86_400);
+    this.invitationTtlMs = invitationTtlMsFromEnv();
     this.mailer = mailerFromEnv((message, fields) => this.logger.info(message, logFields(fields)));
     this.publicUrl = publicUrlFromEnv();
   },
@@ -87,15 +110,158 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** Operators: adds the user with the role, or changes a member's role (never the last owner's: 409). */
     grantRole: {
       async handler(ctx: Context<Input<typeof S.GrantRoleInput>>) {
         const input = ctx.params;
-        if (!(await this.repo.getWorkspace(input.workspaceId))) throw new NotFoundError(`No workspace with id ${input.workspaceId}.`);
+        const role = input.role as Role;
+        await this.requireWorkspace(input.workspaceId);
         if (!(await this.repo.getUser(input.userId))) throw new NotFoundError(`No user with id ${input.userId}.`);
-        const membership = await this.repo.setMembership({ ...input, role: input.role as Role });
-        // Gateways cache permission answers: every gateway has dropped them before we answer.
-        await broadcastConfirmed(this.broker, "accounts.membershipChanged", { workspaceId: membership.workspaceId, userId: membership.userId });
+        let membership = await this.repo.addMembership({ ...input, role });
+        if (!membership) {
+          const change = await this.repo.changeRole({ ...input, role });
+          if (change.outcome === "last_owner") throw new ConflictError(lastOwner(input.userId, input.workspaceId, "demote"));
+          // Removed between the two steps: added now, or a conflict if it changed again.
+          membership = change.outcome === "done" ? change.value : await this.repo.addMembership({ ...input, role });
+          if (!membership) throw new ConflictError(`The membership of user ${input.userId} changed meanwhile. Try again.`);
+        }
+        await this.membershipChanged(membership.workspaceId, membership.userId);
         return toDto(membership);
+      },
+    },
+
+    listMembers: {
+      async handler(ctx: Context<Input<typeof S.TeamListInput>>) {
+        const { workspaceId } = ctx.params;
+        await this.requireWorkspace(workspaceId);
+        return { data: toDto(await this.repo.listWorkspaceMembers(workspaceId)) };
+      },
+    },
+
+    /** A member's new role; the last owner keeps theirs (409), atomically against concurrent changes (repository). */
+    changeRole: {
+      async handler(ctx: Context<Input<typeof S.ChangeRoleInput>>) {
+        const { workspaceId, userId } = ctx.params;
+        const change = await this.repo.changeRole({ workspaceId, userId, role: ctx.params.role as Role });
+        if (change.outcome === "not_member") throw notMember(userId, workspaceId);
+        if (change.outcome === "last_owner") throw new ConflictError(lastOwner(userId, workspaceId, "demote"));
+        await this.membershipChanged(workspaceId, userId);
+        return toDto(change.value);
+      },
+    },
+
+    /** Removes a member (never the last owner: 409); every gateway forgets their access before the answer. */
+    removeMember: {
+      async handler(ctx: Context<Input<typeof S.RemoveMemberInput>>) {
+        const { workspaceId, userId } = ctx.params;
+        const change = await this.repo.removeMembership(workspaceId, userId);
+        if (change.outcome === "not_member") throw notMember(userId, workspaceId);
+        if (change.outcome === "last_owner") throw new ConflictError(lastOwner(userId, workspaceId, "remove"));
+        await this.membershipChanged(workspaceId, userId);
+        return { removed: true as const, workspaceId, userId, role: change.value.role };
+      },
+    },
+
+    listInvitations: {
+      async handler(ctx: Context<Input<typeof S.TeamListInput>>) {
+        const { workspaceId } = ctx.params;
+        await this.requireWorkspace(workspaceId);
+        const now = new Date();
+        return { data: (await this.repo.listOpenInvitations(workspaceId)).map((i) => invitationView(i, now)) };
+      },
+    },
+
+    /**
+     * Stores an invitation (its token only hashed; an open one of the same email is replaced) and mails its link.
+     * A mail that cannot be sent withdraws the invitation (nobody could use it) and answers 503.
+     */
+    createInvitation: {
+      async handler(ctx: Context<Input<typeof S.CreateInvitationInput>, { user?: SessionUser | null }>) {
+        const { workspaceId, email } = ctx.params;
+        const role = ctx.params.role as Role;
+        const inviter = ctx.meta.user ?? null;
+        const workspace = await this.requireWorkspace(workspaceId);
+        const token = randomToken(32);
+        const now = new Date();
+        const created = await this.repo.createInvitation({
+          workspaceId,
+          email,
+          role,
+          tokenHash: hashSecret(token),
+          invitedBy: inviter?.id ?? null,
+          expiresAt: new Date(now.getTime() + this.invitationTtlMs),
+          now,
+        });
+        if (created.outcome === "no_workspace") throw new NotFoundError(`No workspace with id ${workspaceId}.`);
+        if (created.outcome === "already_member") throw new ConflictError(`${email} is a member of workspace ${workspaceId} already: change their role instead.`);
+        const mail = invitationMail({
+          email,
+          workspaceName: workspace.name,
+          role,
+          inviterName: inviter?.name ?? null,
+          url: invitationUrl(this.publicUrl, token),
+          ttlMs: this.invitationTtlMs,
+        });
+        try {
+          await this.mailer.send(mail);
+        } catch (err) {
+          this.logger.error("invitation mail not sent", logFields({ workspaceId, invitationId: created.invitation.id, error: err instanceof Error ? err.message : String(err) }));
+          await this.repo.revokeInvitation(workspaceId, created.invitation.id, new Date());
+          throw new ServiceUnavailableError("The invitation mail could not be sent, so the invitation was withdrawn. Try again in a moment.");
+        }
+        return { ...invitationView(created.invitation, now), replaced: created.replaced };
+      },
+    },
+
+    revokeInvitation: {
+      async handler(ctx: Context<Input<typeof S.RevokeInvitationInput>>) {
+        const { workspaceId, invitationId } = ctx.params;
+        const now = new Date();
+        const revoked = await this.repo.revokeInvitation(workspaceId, invitationId, now);
+        if (!revoked) throw new NotFoundError(`No open invitation ${invitationId} in workspace ${workspaceId}.`);
+        return invitationView(revoked, now);
+      },
+    },
+
+    /**
+     * Public (no session): the token, once, before it expires. A new email creates its account with the name and
+     * password given; an existing account's email takes the token alone (its password stays, nobody sets it here).
+     * Every refusal changes nothing: the token stays usable after a 400. The password is hashed only for a valid
+     * token, so unknown tokens cost no scrypt.
+     */
+    acceptInvitation: {
+      async handler(ctx: Context<Input<typeof S.AcceptInvitationInput>>) {
+        const { token, name, password } = ctx.params;
+        if ((name === undefined) !== (password === undefined)) {
+          throw new InvalidRequestError("Send both name and password to create your account, or neither when your email has an account already.");
+        }
+        const tokenHash = hashSecret(token);
+        const invitation = await this.repo.findInvitationByToken(tokenHash);
+        const now = new Date();
+        if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt.getTime() <= now.getTime()) {
+          throw new AppError("invitation_invalid", refusalOf(invitation, now));
+        }
+        const needsAccount = `No account has the email ${invitation.email} yet: send your name and a password (at least 12 characters) with the token to create it.`;
+        const existing = await this.repo.findUserByEmail(invitation.email);
+        if (existing && password !== undefined) {
+          throw new InvalidRequestError(
+            `An account with the email ${invitation.email} exists already: accept with the token alone (no name or password), then sign in with that account's password.`,
+          );
+        }
+        if (!existing && password === undefined) throw new InvalidRequestError(needsAccount);
+        const newUser = password !== undefined ? { name: name!, passwordHash: await hashPassword(password) } : undefined;
+        const result = await this.repo.acceptInvitation({ tokenHash, now: new Date(), newUser });
+        if (result.outcome === "unusable") throw new AppError("invitation_invalid", refusalOf(await this.repo.findInvitationByToken(tokenHash), new Date()));
+        if (result.outcome === "email_taken") throw new ConflictError(`An account with the email ${invitation.email} was created meanwhile: accept with the token alone, then sign in.`);
+        if (result.outcome === "needs_account") throw new InvalidRequestError(needsAccount);
+        await this.membershipChanged(result.membership.workspaceId, result.user.id);
+        return {
+          workspaceId: result.membership.workspaceId,
+          role: result.membership.role,
+          user: publicUser(result.user),
+          accountCreated: result.userCreated,
+          alreadyMember: result.alreadyMember,
+        };
       },
     },
 
@@ -296,6 +462,17 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    async requireWorkspace(workspaceId) {
+      const workspace = await this.repo.getWorkspace(workspaceId);
+      if (!workspace) throw new NotFoundError(`No workspace with id ${workspaceId}.`);
+      return workspace;
+    },
+
+    /** Gateways cache permission answers: every gateway has dropped the user's in the workspace before we answer. */
+    async membershipChanged(workspaceId, userId) {
+      await broadcastConfirmed(this.broker, "accounts.membershipChanged", { workspaceId, userId });
+    },
+
     /** Stores a new link (its token only hashed) and, with `send`, mails it; the URL is returned for operators. */
     async issuePartnerLink(partner, ttlMs, send) {
       const token = randomToken(32);

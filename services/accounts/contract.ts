@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Role } from "../../shared/domain/permissions";
 import type { Jsonified } from "../../shared/dto";
-import type { Membership, Workspace } from "./repository";
+import type { Membership, Workspace, WorkspaceMember } from "./repository";
 import type * as S from "./schemas";
 
 /** A user as other services see it (never the password hash). */
@@ -20,6 +20,19 @@ export interface SessionUser extends PublicUser {
 export interface PartnerSessionUser {
   partnerId: number;
   sessionId: number;
+}
+
+/** An invitation as its answers show it: never its token. `expired`: still open, past its expiry. */
+export interface InvitationView {
+  id: number;
+  workspaceId: number;
+  email: string;
+  role: Role;
+  status: "pending" | "expired" | "revoked";
+  /** The member who invited; null for an operator. */
+  invitedBy: number | null;
+  createdAt: string;
+  expiresAt: string;
 }
 
 /**
@@ -47,6 +60,17 @@ export interface AccountsContract {
   "accounts.signOutPartner": { params: z.input<typeof S.SessionTokenInput>; result: { success: true } };
   "accounts.authenticatePartnerSession": { params: z.input<typeof S.SessionTokenInput>; result: PartnerSessionUser & { validUntil: string } };
   "accounts.checkPermission": { params: z.input<typeof S.CheckPermissionInput>; result: { member: boolean; role: Role | null; allowed: boolean } };
+  "accounts.listMembers": { params: z.input<typeof S.TeamListInput>; result: { data: Jsonified<WorkspaceMember>[] } };
+  "accounts.changeRole": { params: z.input<typeof S.ChangeRoleInput>; result: Jsonified<Membership> };
+  "accounts.removeMember": { params: z.input<typeof S.RemoveMemberInput>; result: { removed: true; workspaceId: number; userId: number; role: Role } };
+  "accounts.listInvitations": { params: z.input<typeof S.TeamListInput>; result: { data: InvitationView[] } };
+  /** The inviting member is `ctx.meta.user` on the dashboard's route (none for an operator). */
+  "accounts.createInvitation": { params: z.input<typeof S.CreateInvitationInput>; result: InvitationView & { replaced: boolean } };
+  "accounts.revokeInvitation": { params: z.input<typeof S.RevokeInvitationInput>; result: InvitationView };
+  "accounts.acceptInvitation": {
+    params: z.input<typeof S.AcceptInvitationInput>;
+    result: { workspaceId: number; role: Role; user: PublicUser; accountCreated: boolean; alreadyMember: boolean };
+  };
 }
 
 /**

@@ -2,6 +2,20 @@
 import { declareActions } from "../../shared/endpoint";
 import * as S from "./schemas";
 
+const memberExample = { userId: 5, name: "Dev", email: "dev@acme.test", role: "developer", joinedAt: "2026-01-01T00:00:00.000Z" };
+const invitationExample = {
+  id: 8,
+  workspaceId: 1,
+  email: "dev@acme.test",
+  role: "viewer",
+  status: "pending",
+  invitedBy: 5,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  expiresAt: "2026-01-08T00:00:00.000Z",
+};
+const INVITE_TEXT =
+  "Mails a one-time link to the email: whoever opens it joins the workspace with the role once they accept, before it expires (7 days unless the operator set another lifetime). Inviting an email again replaces its open invitation (the earlier link stops working; replaced is true). 409 conflict when the email belongs to a member already.";
+
 export const ACCOUNTS = declareActions("accounts", {
   me: {
     http: {
@@ -49,10 +63,191 @@ export const ACCOUNTS = declareActions("accounts", {
       route: "admin",
       tag: "Operator",
       summary: "Grant a role in a workspace",
-      description: "Roles: owner, admin, developer, viewer and billing. Granting a role to a member changes their role.",
+      description:
+        "Roles: owner, admin, developer, viewer and billing. Granting a role to a member changes their role; the last owner of a workspace cannot be given another role (409 conflict). To bring in someone by email, invite them instead.",
       example: { workspaceId: 1, userId: 5, role: "developer" },
-      errors: ["not_found"],
+      errors: ["not_found", "conflict"],
       response: { description: "The membership.", example: { workspaceId: 1, userId: 5, role: "developer" } },
+    },
+  },
+  // The team (docs/merchants.md, "Team (API)"): each operation on the dashboard's route (a session whose role grants
+  // the permission in the workspace) and, where an operator needs it, on the operator's.
+  listMembers: {
+    input: S.TeamListInput,
+    http: [
+      {
+        method: "GET",
+        path: "/api/workspaces/:workspaceId/members",
+        route: "workspace-notifications",
+        tag: "Dashboard",
+        summary: "The workspace's members",
+        description: "Every member with their user id, name, email, role and when they joined, oldest first. For members of the workspace whose role grants programs:read (every role).",
+        example: { workspaceId: 1 },
+        errors: ["forbidden", "not_found"],
+        response: { description: "The members.", example: { data: [memberExample] } },
+      },
+      {
+        method: "GET",
+        path: "/api/admin/workspaces/:workspaceId/members",
+        route: "admin",
+        tag: "Operator",
+        summary: "A workspace's members",
+        description: "Every member with their user id, name, email, role and when they joined, oldest first. 404 when the workspace does not exist.",
+        example: { workspaceId: 1 },
+        errors: ["not_found"],
+        response: { description: "The members.", example: { data: [memberExample] } },
+      },
+    ],
+  },
+  changeRole: {
+    input: S.ChangeRoleInput,
+    http: {
+      method: "PATCH",
+      path: "/api/workspaces/:workspaceId/members/:userId",
+      route: "workspace-notifications",
+      permission: "members:write",
+      tag: "Dashboard",
+      summary: "Change a member's role",
+      description:
+        "Sets the member's role; it applies to their very next request. The last owner of a workspace cannot be given another role (409 conflict): make another member owner first. 404 when the user is not a member. For members whose role grants members:write (owners).",
+      example: { workspaceId: 1, userId: 5, role: "admin" },
+      errors: ["forbidden", "not_found", "conflict"],
+      response: { description: "The membership.", example: { workspaceId: 1, userId: 5, role: "admin", createdAt: "2026-01-01T00:00:00.000Z" } },
+    },
+  },
+  removeMember: {
+    input: S.RemoveMemberInput,
+    http: [
+      {
+        method: "DELETE",
+        path: "/api/workspaces/:workspaceId/members/:userId",
+        route: "workspace-notifications",
+        permission: "members:write",
+        tag: "Dashboard",
+        summary: "Remove a member",
+        description:
+          "Takes the user out of the workspace: their signed-in sessions lose access to it on their very next request. The user account stays (and any other workspace of theirs). The last owner cannot be removed (409 conflict). 404 when the user is not a member. For members whose role grants members:write (owners).",
+        example: { workspaceId: 1, userId: 5 },
+        errors: ["forbidden", "not_found", "conflict"],
+        response: { description: "The membership that was removed.", example: { removed: true, workspaceId: 1, userId: 5, role: "viewer" } },
+      },
+      {
+        method: "DELETE",
+        path: "/api/admin/workspaces/:workspaceId/members/:userId",
+        route: "admin",
+        tag: "Operator",
+        summary: "Remove a member from a workspace",
+        description:
+          "Takes the user out of the workspace: their signed-in sessions lose access to it on their very next request. The user account stays. The last owner cannot be removed (409 conflict). 404 when the user is not a member.",
+        example: { workspaceId: 1, userId: 5 },
+        errors: ["not_found", "conflict"],
+        response: { description: "The membership that was removed.", example: { removed: true, workspaceId: 1, userId: 5, role: "viewer" } },
+      },
+    ],
+  },
+  listInvitations: {
+    input: S.TeamListInput,
+    http: [
+      {
+        method: "GET",
+        path: "/api/workspaces/:workspaceId/invitations",
+        route: "workspace-notifications",
+        permission: "members:write",
+        tag: "Dashboard",
+        summary: "The workspace's open invitations",
+        description:
+          "Invitations neither accepted nor withdrawn, newest first, with their status: pending, or expired (invite the email again to send a new one). Never the link. For members whose role grants members:write (owners).",
+        example: { workspaceId: 1 },
+        errors: ["forbidden", "not_found"],
+        response: { description: "The open invitations.", example: { data: [invitationExample] } },
+      },
+      {
+        method: "GET",
+        path: "/api/admin/workspaces/:workspaceId/invitations",
+        route: "admin",
+        tag: "Operator",
+        summary: "A workspace's open invitations",
+        description: "Invitations neither accepted nor withdrawn, newest first, with their status: pending or expired. Never the link. 404 when the workspace does not exist.",
+        example: { workspaceId: 1 },
+        errors: ["not_found"],
+        response: { description: "The open invitations.", example: { data: [invitationExample] } },
+      },
+    ],
+  },
+  createInvitation: {
+    input: S.CreateInvitationInput,
+    http: [
+      {
+        method: "POST",
+        path: "/api/workspaces/:workspaceId/invitations",
+        route: "workspace-notifications",
+        permission: "members:write",
+        tag: "Dashboard",
+        summary: "Invite someone by email",
+        description: `${INVITE_TEXT} For members whose role grants members:write (owners).`,
+        example: { workspaceId: 1, email: "dev@acme.test", role: "viewer" },
+        errors: ["forbidden", "not_found", "conflict"],
+        response: { description: "The invitation (without its link), mailed.", example: { ...invitationExample, replaced: false } },
+      },
+      {
+        method: "POST",
+        path: "/api/admin/workspaces/:workspaceId/invitations",
+        route: "admin",
+        tag: "Operator",
+        summary: "Invite someone to a workspace by email",
+        description: `${INVITE_TEXT} 404 when the workspace does not exist. Use it to invite a new workspace's first owner.`,
+        example: { workspaceId: 1, email: "owner@acme.test", role: "owner" },
+        errors: ["not_found", "conflict"],
+        response: { description: "The invitation (without its link), mailed.", example: { ...invitationExample, email: "owner@acme.test", role: "owner", invitedBy: null, replaced: false } },
+      },
+    ],
+  },
+  revokeInvitation: {
+    input: S.RevokeInvitationInput,
+    http: [
+      {
+        method: "DELETE",
+        path: "/api/workspaces/:workspaceId/invitations/:invitationId",
+        route: "workspace-notifications",
+        permission: "members:write",
+        tag: "Dashboard",
+        summary: "Withdraw an invitation",
+        description:
+          "Its link stops working at once (410 invitation_invalid). 404 when no open invitation of the workspace has this id (accepted or withdrawn already). For members whose role grants members:write (owners).",
+        example: { workspaceId: 1, invitationId: 8 },
+        errors: ["forbidden", "not_found"],
+        response: { description: "The withdrawn invitation.", example: { ...invitationExample, status: "revoked" } },
+      },
+      {
+        method: "DELETE",
+        path: "/api/admin/workspaces/:workspaceId/invitations/:invitationId",
+        route: "admin",
+        tag: "Operator",
+        summary: "Withdraw a workspace invitation",
+        description: "Its link stops working at once (410 invitation_invalid). 404 when no open invitation of the workspace has this id (accepted or withdrawn already).",
+        example: { workspaceId: 1, invitationId: 8 },
+        errors: ["not_found"],
+        response: { description: "The withdrawn invitation.", example: { ...invitationExample, status: "revoked" } },
+      },
+    ],
+  },
+  acceptInvitation: {
+    input: S.AcceptInvitationInput,
+    http: {
+      method: "POST",
+      path: "/api/auth/invitations/accept",
+      route: "auth",
+      auth: "none",
+      tag: "Dashboard",
+      summary: "Accept an invitation",
+      description:
+        "With the token of an invitation link, once, before it expires, the invited email joins the workspace with the invitation's role. When no account has that email yet, send name and password too: the account is created. When one exists, send the token alone (name or password are then refused with 400, nothing changes): the existing password stays. Either way, sign in next. A used, withdrawn, replaced, expired or unknown token is 410 invitation_invalid and changes nothing. Someone already a member keeps their role.",
+      example: { token: "q3T0...43 characters", name: "Dev", password: "correct horse battery staple" },
+      errors: ["invalid_request", "invitation_invalid", "conflict"],
+      response: {
+        description: "Joined; sign in next.",
+        example: { workspaceId: 1, role: "viewer", user: { id: 6, email: "dev@acme.test", name: "Dev" }, accountCreated: true, alreadyMember: false },
+      },
     },
   },
   requestPartnerLink: {

@@ -1,9 +1,12 @@
-import { Schema, Types, type Connection, type Model } from "mongoose";
+import { Schema, Types, type ClientSession, type Connection, type Model } from "mongoose";
 import type { Role } from "../../shared/domain/permissions";
-import { insertOrNull, modelOn, nextId, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
-import type { AccountsRepository, Membership, PartnerSession, PartnerSignInLink, Session, User, Workspace } from "./repository";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, schemaOptions, withTransaction } from "../../shared/storage/mongo";
+import type { AcceptOutcome, AccountsRepository, Invitation, Membership, PartnerSession, PartnerSignInLink, Session, TeamChange, User, Workspace, WorkspaceMember } from "./repository";
 
-type WorkspaceDoc = Omit<Workspace, "id"> & { _id: number };
+/** `teamVersion`: written by every team change in its transaction, so concurrent changes of one workspace conflict. */
+type WorkspaceDoc = Omit<Workspace, "id"> & { _id: number; teamVersion?: number };
+/** `open`: neither accepted nor revoked (what the unique index on workspace and email covers). */
+type InvitationDoc = Omit<Invitation, "id"> & { _id: number; open: boolean };
 type UserDoc = Omit<User, "id"> & { _id: number };
 type MembershipDoc = Membership;
 type SessionDoc = Omit<Session, "id"> & { _id: number };
@@ -15,9 +18,31 @@ interface LoginFailureDoc {
 }
 
 const workspaceSchema = new Schema<WorkspaceDoc>(
-  { _id: { type: Number, required: true }, name: { type: String, required: true }, createdAt: { type: Date, required: true } },
+  { _id: { type: Number, required: true }, name: { type: String, required: true }, createdAt: { type: Date, required: true }, teamVersion: { type: Number, default: 0 } },
   schemaOptions("workspaces"),
 );
+
+const invitationSchema = new Schema<InvitationDoc>(
+  {
+    _id: { type: Number, required: true },
+    workspaceId: { type: Number, required: true },
+    email: { type: String, required: true },
+    role: { type: String, required: true },
+    tokenHash: { type: String, required: true },
+    invitedBy: { type: Number, default: null },
+    createdAt: { type: Date, required: true },
+    expiresAt: { type: Date, required: true },
+    acceptedAt: { type: Date, default: null },
+    acceptedBy: { type: Number, default: null },
+    revokedAt: { type: Date, default: null },
+    open: { type: Boolean, required: true },
+  },
+  schemaOptions("workspace_invitations"),
+);
+invitationSchema.index({ tokenHash: 1 }, { unique: true });
+// At most one open invitation per email and workspace (SQL's partial unique index); also the list's index.
+invitationSchema.index({ workspaceId: 1, email: 1 }, { unique: true, partialFilterExpression: { open: true } });
+invitationSchema.index({ workspaceId: 1, open: 1, createdAt: -1 });
 
 const userSchema = new Schema<UserDoc>(
   {
@@ -93,6 +118,30 @@ partnerSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
 const withId = <T extends { _id: number }>({ _id, ...rest }: T) => ({ id: _id, ...rest });
 const toMembership = (d: MembershipDoc): Membership => ({ workspaceId: d.workspaceId, userId: d.userId, role: d.role as Role, createdAt: d.createdAt });
+const toWorkspace = (d: WorkspaceDoc): Workspace => ({ id: d._id, name: d.name, createdAt: d.createdAt });
+const toInvitation = (d: InvitationDoc): Invitation => ({
+  id: d._id,
+  workspaceId: d.workspaceId,
+  email: d.email,
+  role: d.role as Role,
+  tokenHash: d.tokenHash,
+  invitedBy: d.invitedBy ?? null,
+  createdAt: d.createdAt,
+  expiresAt: d.expiresAt,
+  acceptedAt: d.acceptedAt ?? null,
+  acceptedBy: d.acceptedBy ?? null,
+  revokedAt: d.revokedAt ?? null,
+});
+
+/** The fields of the unique index a duplicate key error is about. */
+const keyFields = (err: unknown) => Object.keys((err as { keyPattern?: Record<string, unknown> } | null)?.keyPattern ?? {});
+
+/** Thrown inside a transaction to roll it back with an outcome (a callback's return commits). */
+class Outcome extends Error {
+  constructor(readonly outcome: AcceptOutcome) {
+    super(outcome.outcome);
+  }
+}
 
 export class MongoAccountsRepository implements AccountsRepository {
   private constructor(
@@ -104,6 +153,7 @@ export class MongoAccountsRepository implements AccountsRepository {
     private readonly loginFailures: Model<LoginFailureDoc>,
     private readonly partnerSignInLinks: Model<PartnerSignInLinkDoc>,
     private readonly partnerSessions: Model<PartnerSessionDoc>,
+    private readonly invitations: Model<InvitationDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoAccountsRepository> {
@@ -115,6 +165,7 @@ export class MongoAccountsRepository implements AccountsRepository {
       modelOn(connection, "LoginFailure", loginFailureSchema),
       modelOn(connection, "PartnerSignInLink", partnerSignInLinkSchema),
       modelOn(connection, "PartnerSession", partnerSessionSchema),
+      modelOn(connection, "WorkspaceInvitation", invitationSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoAccountsRepository(connection, ...models);
@@ -128,7 +179,7 @@ export class MongoAccountsRepository implements AccountsRepository {
 
   async getWorkspace(id: number): Promise<Workspace | null> {
     const doc = await this.workspaces.findById(id).lean<WorkspaceDoc>();
-    return doc ? withId(doc) : null;
+    return doc ? toWorkspace(doc) : null;
   }
 
   async createUser(u: { email: string; name: string; passwordHash: string }): Promise<User | null> {
@@ -164,6 +215,151 @@ export class MongoAccountsRepository implements AccountsRepository {
   async listMemberships(userId: number): Promise<Membership[]> {
     const docs = await this.memberships.find({ userId }).sort({ workspaceId: 1 }).lean<MembershipDoc[]>();
     return docs.map(toMembership);
+  }
+
+  async addMembership(m: { workspaceId: number; userId: number; role: Role }): Promise<Membership | null> {
+    const doc = { workspaceId: m.workspaceId, userId: m.userId, role: m.role, createdAt: new Date() };
+    return insertOrNull(async () => {
+      await this.memberships.create(doc);
+      return toMembership(doc);
+    });
+  }
+
+  async listWorkspaceMembers(workspaceId: number): Promise<WorkspaceMember[]> {
+    const members = await this.memberships.find({ workspaceId }).sort({ createdAt: 1, userId: 1 }).lean<MembershipDoc[]>();
+    const users = await this.users.find({ _id: { $in: members.map((m) => m.userId) } }).lean<UserDoc[]>();
+    const byId = new Map(users.map((u) => [u._id, u]));
+    return members.flatMap((m) => {
+      const user = byId.get(m.userId);
+      return user ? [{ userId: m.userId, email: user.email, name: user.name, role: m.role as Role, joinedAt: m.createdAt }] : [];
+    });
+  }
+
+  /**
+   * The team's lock in a transaction: a write to the workspace document, so two transactions changing one
+   * workspace's team conflict and the driver retries one, which then reads the other's result (SQL locks the row).
+   * False when the workspace does not exist.
+   */
+  private async lockTeam(session: ClientSession, workspaceId: number): Promise<boolean> {
+    const res = await this.workspaces.updateOne({ _id: workspaceId }, { $inc: { teamVersion: 1 } }, { session });
+    return res.matchedCount > 0;
+  }
+
+  /** The member and how many other owners the workspace has, read under the team's lock; null when not a member. */
+  private async memberForChange(session: ClientSession, workspaceId: number, userId: number): Promise<{ membership: Membership; otherOwners: number } | null> {
+    if (!(await this.lockTeam(session, workspaceId))) return null;
+    const doc = await this.memberships.findOne({ workspaceId, userId }, null, { session }).lean<MembershipDoc>();
+    if (!doc) return null;
+    const otherOwners = await this.memberships.countDocuments({ workspaceId, role: "owner", userId: { $ne: userId } }, { session });
+    return { membership: toMembership(doc), otherOwners };
+  }
+
+  changeRole(m: { workspaceId: number; userId: number; role: Role }): Promise<TeamChange<Membership>> {
+    return withTransaction(this.connection, async (session): Promise<TeamChange<Membership>> => {
+      const current = await this.memberForChange(session, m.workspaceId, m.userId);
+      if (!current) return { outcome: "not_member" };
+      if (current.membership.role === "owner" && m.role !== "owner" && current.otherOwners === 0) return { outcome: "last_owner" };
+      await this.memberships.updateOne({ workspaceId: m.workspaceId, userId: m.userId }, { $set: { role: m.role } }, { session });
+      return { outcome: "done", value: { ...current.membership, role: m.role } };
+    });
+  }
+
+  removeMembership(workspaceId: number, userId: number): Promise<TeamChange<Membership>> {
+    return withTransaction(this.connection, async (session): Promise<TeamChange<Membership>> => {
+      const current = await this.memberForChange(session, workspaceId, userId);
+      if (!current) return { outcome: "not_member" };
+      if (current.membership.role === "owner" && current.otherOwners === 0) return { outcome: "last_owner" };
+      await this.memberships.deleteOne({ workspaceId, userId }, { session });
+      return { outcome: "done", value: current.membership };
+    });
+  }
+
+  async createInvitation(i: { workspaceId: number; email: string; role: Role; tokenHash: string; invitedBy: number | null; expiresAt: Date; now: Date }) {
+    type Created = Awaited<ReturnType<AccountsRepository["createInvitation"]>>;
+    // The id once, outside the transaction: a retried transaction inserts the same invitation.
+    const id = await nextId(this.connection, "workspace_invitations");
+    return withTransaction(this.connection, async (session): Promise<Created> => {
+      if (!(await this.lockTeam(session, i.workspaceId))) return { outcome: "no_workspace" };
+      const user = await this.users.findOne({ email: i.email }, { _id: 1 }, { session }).lean<Pick<UserDoc, "_id">>();
+      if (user && (await this.memberships.countDocuments({ workspaceId: i.workspaceId, userId: user._id }, { session })) > 0) return { outcome: "already_member" };
+      const replaced = await this.invitations.updateMany({ workspaceId: i.workspaceId, email: i.email, open: true }, { $set: { revokedAt: i.now, open: false } }, { session });
+      const doc: InvitationDoc = {
+        _id: id,
+        workspaceId: i.workspaceId,
+        email: i.email,
+        role: i.role,
+        tokenHash: i.tokenHash,
+        invitedBy: i.invitedBy,
+        createdAt: i.now,
+        expiresAt: i.expiresAt,
+        acceptedAt: null,
+        acceptedBy: null,
+        revokedAt: null,
+        open: true,
+      };
+      await this.invitations.create([doc], { session });
+      return { outcome: "created", invitation: toInvitation(doc), replaced: replaced.modifiedCount > 0 };
+    });
+  }
+
+  async findInvitationByToken(tokenHash: string): Promise<Invitation | null> {
+    const doc = await this.invitations.findOne({ tokenHash }).lean<InvitationDoc>();
+    return doc ? toInvitation(doc) : null;
+  }
+
+  async listOpenInvitations(workspaceId: number): Promise<Invitation[]> {
+    const docs = await this.invitations.find({ workspaceId, open: true }).sort({ createdAt: -1, _id: -1 }).lean<InvitationDoc[]>();
+    return docs.map(toInvitation);
+  }
+
+  async revokeInvitation(workspaceId: number, invitationId: number, now: Date): Promise<Invitation | null> {
+    const doc = await this.invitations
+      .findOneAndUpdate({ _id: invitationId, workspaceId, open: true }, { $set: { revokedAt: now, open: false } }, { returnDocument: "after" })
+      .lean<InvitationDoc>();
+    return doc ? toInvitation(doc) : null;
+  }
+
+  async acceptInvitation(a: { tokenHash: string; now: Date; newUser?: { name: string; passwordHash: string } }, attempt = 1): Promise<AcceptOutcome> {
+    // The new user's id once, outside the transaction: a retried transaction inserts the same user.
+    const newUserId = a.newUser ? await nextId(this.connection, "users") : null;
+    try {
+      return await withTransaction(this.connection, async (session): Promise<AcceptOutcome> => {
+        // A conditional write first: of concurrent uses of the token, one writes, the others conflict and are
+        // retried, then find it used. Rolled back (by throwing) when the acceptance stops further on.
+        const doc = await this.invitations
+          .findOneAndUpdate({ tokenHash: a.tokenHash, open: true, expiresAt: { $gt: a.now } }, { $set: { acceptedAt: a.now, open: false } }, { session, returnDocument: "after" })
+          .lean<InvitationDoc>();
+        if (!doc) return { outcome: "unusable" };
+        const found = await this.users.findOne({ email: doc.email }, null, { session }).lean<UserDoc>();
+        let user: User;
+        if (a.newUser) {
+          if (found) throw new Outcome({ outcome: "email_taken" });
+          const userDoc: UserDoc = { _id: newUserId!, email: doc.email, name: a.newUser.name, passwordHash: a.newUser.passwordHash, createdAt: a.now };
+          await this.users.create([userDoc], { session });
+          user = withId(userDoc);
+        } else {
+          if (!found) throw new Outcome({ outcome: "needs_account" });
+          user = withId(found);
+        }
+        const existing = await this.memberships.findOne({ workspaceId: doc.workspaceId, userId: user.id }, null, { session }).lean<MembershipDoc>();
+        let membership: Membership;
+        if (existing) membership = toMembership(existing);
+        else {
+          membership = { workspaceId: doc.workspaceId, userId: user.id, role: doc.role as Role, createdAt: a.now };
+          await this.memberships.create([{ ...membership }], { session });
+        }
+        await this.invitations.updateOne({ _id: doc._id }, { $set: { acceptedBy: user.id } }, { session });
+        const invitation = toInvitation({ ...doc, acceptedBy: user.id });
+        return { outcome: "accepted", invitation, user, membership, userCreated: a.newUser !== undefined, alreadyMember: existing !== null };
+      });
+    } catch (err) {
+      if (err instanceof Outcome) return err.outcome;
+      // A membership added meanwhile (an operator's grant): the transaction rolled back; once more, it is found.
+      if (isDuplicateKeyError(err) && keyFields(err).includes("workspaceId") && attempt < 3) return this.acceptInvitation(a, attempt + 1);
+      // A concurrent sign-up of the same email (users' unique index): the transaction rolled back.
+      if (isDuplicateKeyError(err)) return { outcome: "email_taken" };
+      throw err;
+    }
   }
 
   async createSession(s: { userId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<Session> {

@@ -1,6 +1,7 @@
 import { isUniqueViolation } from "../../shared/storage/errors";
-import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { AccountsRepository, Membership, PartnerSession, PartnerSignInLink, Session, User, Workspace } from "./repository";
+import type { Role } from "../../shared/domain/permissions";
+import { camelRow, migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
+import type { AcceptOutcome, AccountsRepository, Invitation, Membership, PartnerSession, PartnerSignInLink, Session, TeamChange, User, Workspace, WorkspaceMember } from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE workspaces (
@@ -46,7 +47,43 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL,
      last_seen_at TIMESTAMPTZ NOT NULL,
      expires_at TIMESTAMPTZ NOT NULL);`,
+  // The team: invitations to join a workspace by email (docs/merchants.md, "Team (API)"). At most one open invitation per
+  // email and workspace (also the list's index); the token is only hashed.
+  `CREATE TABLE workspace_invitations (
+     id SERIAL PRIMARY KEY,
+     workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+     email TEXT NOT NULL,
+     role TEXT NOT NULL,
+     token_hash TEXT NOT NULL UNIQUE,
+     invited_by INTEGER REFERENCES users(id),
+     created_at TIMESTAMPTZ NOT NULL,
+     expires_at TIMESTAMPTZ NOT NULL,
+     accepted_at TIMESTAMPTZ,
+     accepted_by INTEGER REFERENCES users(id),
+     revoked_at TIMESTAMPTZ);
+   CREATE UNIQUE INDEX workspace_invitations_open ON workspace_invitations (workspace_id, email) WHERE accepted_at IS NULL AND revoked_at IS NULL;`,
 ];
+
+type Row = Record<string, unknown>;
+const rowsOf = <T>(rows: Row[]) => rows.map((r) => camelRow<T>(r));
+
+/**
+ * The workspace row is the lock of its team: every change of its memberships' roles and of its invitations takes it
+ * first (FOR NO KEY UPDATE: it does not block the foreign-key checks of inserts that name the workspace), so the
+ * owner count a change reads cannot change before it commits. False when the workspace does not exist.
+ */
+async function lockTeam(tx: SqlExecutor, workspaceId: number): Promise<boolean> {
+  return (await tx.query("SELECT id FROM workspaces WHERE id = $1 FOR NO KEY UPDATE", [workspaceId])).length > 0;
+}
+
+/** The member and how many other owners the workspace has, read under the team's lock; null when not a member. */
+async function memberForChange(tx: SqlExecutor, workspaceId: number, userId: number): Promise<{ membership: Membership; otherOwners: number } | null> {
+  if (!(await lockTeam(tx, workspaceId))) return null;
+  const [row] = await tx.query("SELECT * FROM memberships WHERE workspace_id = $1 AND user_id = $2", [workspaceId, userId]);
+  if (!row) return null;
+  const [{ n }] = await tx.query<{ n: number }>("SELECT count(*)::int AS n FROM memberships WHERE workspace_id = $1 AND role = 'owner' AND user_id <> $2", [workspaceId, userId]);
+  return { membership: camelRow<Membership>(row), otherOwners: n };
+}
 
 export class SqlAccountsRepository implements AccountsRepository {
   private constructor(private readonly db: SqlDatabase) {}
@@ -100,6 +137,115 @@ export class SqlAccountsRepository implements AccountsRepository {
 
   async listMemberships(userId: number): Promise<Membership[]> {
     return (await this.db.query("SELECT * FROM memberships WHERE user_id = $1 ORDER BY workspace_id", [userId])).map((r) => camelRow<Membership>(r));
+  }
+
+  addMembership(m: { workspaceId: number; userId: number; role: Role }): Promise<Membership | null> {
+    return this.one("INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (workspace_id, user_id) DO NOTHING RETURNING *", [
+      m.workspaceId,
+      m.userId,
+      m.role,
+    ]);
+  }
+
+  async listWorkspaceMembers(workspaceId: number): Promise<WorkspaceMember[]> {
+    const rows = await this.db.query(
+      `SELECT m.user_id, u.email, u.name, m.role, m.created_at AS joined_at FROM memberships m JOIN users u ON u.id = m.user_id
+       WHERE m.workspace_id = $1 ORDER BY m.created_at, m.user_id`,
+      [workspaceId],
+    );
+    return rowsOf<WorkspaceMember>(rows);
+  }
+
+  changeRole(m: { workspaceId: number; userId: number; role: Role }): Promise<TeamChange<Membership>> {
+    return this.db.transaction(async (tx): Promise<TeamChange<Membership>> => {
+      const current = await memberForChange(tx, m.workspaceId, m.userId);
+      if (!current) return { outcome: "not_member" };
+      if (current.membership.role === "owner" && m.role !== "owner" && current.otherOwners === 0) return { outcome: "last_owner" };
+      const [row] = await tx.query("UPDATE memberships SET role = $3 WHERE workspace_id = $1 AND user_id = $2 RETURNING *", [m.workspaceId, m.userId, m.role]);
+      return { outcome: "done", value: camelRow<Membership>(row) };
+    });
+  }
+
+  removeMembership(workspaceId: number, userId: number): Promise<TeamChange<Membership>> {
+    return this.db.transaction(async (tx): Promise<TeamChange<Membership>> => {
+      const current = await memberForChange(tx, workspaceId, userId);
+      if (!current) return { outcome: "not_member" };
+      if (current.membership.role === "owner" && current.otherOwners === 0) return { outcome: "last_owner" };
+      await tx.query("DELETE FROM memberships WHERE workspace_id = $1 AND user_id = $2", [workspaceId, userId]);
+      return { outcome: "done", value: current.membership };
+    });
+  }
+
+  createInvitation(i: { workspaceId: number; email: string; role: Role; tokenHash: string; invitedBy: number | null; expiresAt: Date; now: Date }) {
+    type Created = Awaited<ReturnType<AccountsRepository["createInvitation"]>>;
+    return this.db.transaction(async (tx): Promise<Created> => {
+      if (!(await lockTeam(tx, i.workspaceId))) return { outcome: "no_workspace" };
+      const member = await tx.query("SELECT 1 FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 AND u.email = $2", [i.workspaceId, i.email]);
+      if (member.length) return { outcome: "already_member" };
+      const replaced = await tx.query("UPDATE workspace_invitations SET revoked_at = $3 WHERE workspace_id = $1 AND email = $2 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING id", [
+        i.workspaceId,
+        i.email,
+        i.now,
+      ]);
+      const [row] = await tx.query(
+        `INSERT INTO workspace_invitations (workspace_id, email, role, token_hash, invited_by, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+        [i.workspaceId, i.email, i.role, i.tokenHash, i.invitedBy, i.now, i.expiresAt],
+      );
+      return { outcome: "created", invitation: camelRow<Invitation>(row), replaced: replaced.length > 0 };
+    });
+  }
+
+  findInvitationByToken(tokenHash: string): Promise<Invitation | null> {
+    return this.one("SELECT * FROM workspace_invitations WHERE token_hash = $1", [tokenHash]);
+  }
+
+  async listOpenInvitations(workspaceId: number): Promise<Invitation[]> {
+    const rows = await this.db.query("SELECT * FROM workspace_invitations WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL ORDER BY created_at DESC, id DESC", [
+      workspaceId,
+    ]);
+    return rowsOf<Invitation>(rows);
+  }
+
+  revokeInvitation(workspaceId: number, invitationId: number, now: Date): Promise<Invitation | null> {
+    return this.one("UPDATE workspace_invitations SET revoked_at = $3 WHERE id = $2 AND workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING *", [
+      workspaceId,
+      invitationId,
+      now,
+    ]);
+  }
+
+  async acceptInvitation(a: { tokenHash: string; now: Date; newUser?: { name: string; passwordHash: string } }): Promise<AcceptOutcome> {
+    try {
+      return await this.db.transaction(async (tx): Promise<AcceptOutcome> => {
+        // The row lock makes a concurrent use of the same token wait, then find it accepted.
+        const [row] = await tx.query("SELECT * FROM workspace_invitations WHERE token_hash = $1 FOR UPDATE", [a.tokenHash]);
+        const invitation = row ? camelRow<Invitation>(row) : null;
+        if (!invitation || invitation.acceptedAt || invitation.revokedAt || new Date(invitation.expiresAt).getTime() <= a.now.getTime()) return { outcome: "unusable" };
+        const [found] = await tx.query("SELECT * FROM users WHERE email = $1", [invitation.email]);
+        let user: User;
+        if (a.newUser) {
+          if (found) return { outcome: "email_taken" };
+          // A concurrent sign-up of the same email is a unique violation: the transaction rolls back (caught below).
+          const [created] = await tx.query("INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING *", [invitation.email, a.newUser.name, a.newUser.passwordHash]);
+          user = camelRow<User>(created);
+        } else {
+          if (!found) return { outcome: "needs_account" };
+          user = camelRow<User>(found);
+        }
+        const [added] = await tx.query("INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (workspace_id, user_id) DO NOTHING RETURNING *", [
+          invitation.workspaceId,
+          user.id,
+          invitation.role,
+        ]);
+        const membership = camelRow<Membership>(added ?? (await tx.query("SELECT * FROM memberships WHERE workspace_id = $1 AND user_id = $2", [invitation.workspaceId, user.id]))[0]);
+        const [used] = await tx.query("UPDATE workspace_invitations SET accepted_at = $2, accepted_by = $3 WHERE id = $1 RETURNING *", [invitation.id, a.now, user.id]);
+        return { outcome: "accepted", invitation: camelRow<Invitation>(used), user, membership, userCreated: Boolean(a.newUser), alreadyMember: !added };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return { outcome: "email_taken" };
+      throw err;
+    }
   }
 
   async createSession(s: { userId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<Session> {

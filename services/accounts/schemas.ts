@@ -51,3 +51,42 @@ export const CreatePartnerLinkInput = z.strictObject({
 export const PartnerSignInRequest = z.strictObject({
   token: z.string().min(1).max(200).meta({ description: "The token from the sign-in link (after #token=).", example: "q3T0...43 characters" }),
 });
+
+const Role = z.enum(ROLES as [string, ...string[]]);
+
+/** The team (docs/merchants.md, "Team (API)"): the workspace in the path. */
+export const TeamListInput = z.strictObject({ workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }) });
+
+export const ChangeRoleInput = z.strictObject({
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  userId: Id.meta({ description: "The member's user id.", example: 5 }),
+  role: Role.meta({ description: "The new role: owner, admin, developer, viewer or billing.", example: "admin" }),
+});
+
+export const RemoveMemberInput = z.strictObject({
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  userId: Id.meta({ description: "The member's user id.", example: 5 }),
+});
+
+export const CreateInvitationInput = z.strictObject({
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  email: Email.meta({ description: "Who to invite (any case; stored in lower case).", example: "dev@acme.test" }),
+  role: Role.meta({ description: "The role they get when they accept: owner, admin, developer, viewer or billing.", example: "viewer" }),
+});
+
+export const RevokeInvitationInput = z.strictObject({
+  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
+  invitationId: Id.meta({ description: "The invitation's id.", example: 8 }),
+});
+
+/** `POST /api/auth/invitations/accept`: the token, and a name and password when the email has no account yet. */
+export const AcceptInvitationInput = z.strictObject({
+  token: z.string().min(1).max(200).meta({ description: "The token from the invitation link (after #token=).", example: "q3T0...43 characters" }),
+  name: z.string().trim().min(1).max(200).optional().meta({ description: "Your name, for a new account (with password); leave out for an existing account.", example: "Dev" }),
+  password: z
+    .string()
+    .min(12, "must be at least 12 characters")
+    .max(1024)
+    .optional()
+    .describe("Your password, at least 12 characters, for a new account (with name); leave out for an existing account."),
+});

@@ -10,7 +10,7 @@ import { loadAdminToken } from "../../shared/admin-token";
 import { typedCall } from "../../shared/typed-call";
 import type { AccountsContract } from "../accounts/contract";
 import type { ProgramsContract } from "../programs/contract";
-import { ApiKeyCache } from "../../shared/api-key-cache";
+import { ApiKeyCache, KeyUseThrottle } from "../../shared/api-key-cache";
 import { InvalidatedCache } from "../../shared/invalidated-cache";
 import { clientAddressOf } from "../../shared/client-address";
 import type { Permission } from "../../shared/domain/permissions";
@@ -65,6 +65,8 @@ export type AuthVars = {
   adminTokenOrigin: AdminTokenOrigin;
   rateLimiter: RateLimiter;
   keyCache: ApiKeyCache;
+  /** When to report a key's use to programs (its lastUsedAt): at most once per key per API_KEY_USE_INTERVAL_MS. */
+  keyUses: KeyUseThrottle;
   /** Dashboard sessions by the SHA-256 of their token (never the token), dropped on `accounts.sessionEnded`. */
   sessionCache: InvalidatedCache<string, SessionUser>;
   /** Partner portal sessions, the same way, dropped on `accounts.partnerSessionEnded`. */
@@ -120,6 +122,7 @@ export function createAuthState(): AuthVars {
     adminTokenOrigin: file ? { source: "file", file, generated } : { source: "ADMIN_TOKEN" },
     rateLimiter: new RateLimiter(Number(process.env.RATE_LIMIT_PER_MINUTE ?? 1200), 60_000),
     keyCache: new ApiKeyCache(Number(process.env.API_KEY_CACHE_TTL_MS ?? 5000)),
+    keyUses: new KeyUseThrottle(Number(process.env.API_KEY_USE_INTERVAL_MS ?? 300_000)),
     // A backstop only: sign-outs and role changes drop entries at once by broadcast (docs/security.md, "Session cache").
     sessionCache: new InvalidatedCache(sessionCacheTtlMs()),
     partnerSessionCache: new InvalidatedCache(sessionCacheTtlMs()),
@@ -193,7 +196,7 @@ function assertSameOriginWrite(req: Req): void {
 
 const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], process.env.TRUST_PROXY === "true");
 
-type Self = AuthMethods & AuthVars;
+type Self = AuthMethods & AuthVars & { logger: { warn(...args: unknown[]): void } };
 
 /** The route's own permission (a write in a read group), else its route group's, else the policy's default. */
 function permissionFor(req: Req, route: Route, fallback: Permission): Permission {
@@ -216,6 +219,10 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     const { programId, keyId } = known;
     const retryAfter = this.rateLimiter.hit(String(keyId));
     if (retryAfter > 0) throw new RateLimitError(retryAfter);
+    // The key's lastUsedAt: reported now and then, never awaited (a lost report only leaves it older, until the next one).
+    if (this.keyUses.due(keyId)) {
+      call(ctx, "programs.recordKeyUse", { keyId, at: new Date().toISOString() }).catch((err: unknown) => this.logger.warn("API key use not recorded", { keyId, err: String(err) }));
+    }
     ctx.meta.programId = programId;
     ctx.meta.apiKeyId = keyId;
     this.describeCaller(ctx, route, req);
@@ -251,7 +258,8 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
 
   /**
    * Dashboard routes accept only a session cookie: a Bearer key, even a
-   * valid one, is refused. Login and logout pass without a session.
+   * valid one, is refused. Login, logout and accepting an invitation pass
+   * without a session.
    */
   async authenticateSession(ctx, _route, req) {
     ctx.meta.secureTransport = isSecure(req);
@@ -263,7 +271,8 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     // Sign-in and sign-out included: another site must not sign a visitor in or out either.
     assertSameOriginWrite(req);
     const action = (req as { $alias?: { action?: string } }).$alias?.action;
-    if (action === "gateway.login") return null as unknown as SessionUser;
+    // Accepting a team invitation: the token is the credential (the invitee may have no account yet).
+    if (action === "gateway.login" || action === "accounts.acceptInvitation") return null as unknown as SessionUser;
     if (action === "gateway.logout") {
       ctx.meta.sessionToken = token;
       return null as unknown as SessionUser;

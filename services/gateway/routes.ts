@@ -150,7 +150,8 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   auth: { path: "/api/auth", bodyParsers: JSON_BODY, authentication: "authenticateSession" },
   // The verify-program-access policy: a signed-in member of the program's workspace with the permission.
   "tracking-status": { path: "/api/tracking", bodyParsers: false, authentication: "authenticateSession", authorization: "verifyProgramAccess", permission: "tracking:read" },
-  // The workspace's inbox: partner notices and advertiser warnings. Same session rules as the status endpoint.
+  // A workspace's routes: the inbox (partner notices and advertiser warnings), its programs and its team (members and
+  // invitations). Same session rules as the status endpoint; writes name their own permission in their declaration.
   "workspace-notifications": {
     path: "/api/workspaces",
     bodyParsers: JSON_BODY,
