@@ -49,7 +49,8 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
             return {
               ...base,
               referralCode: e.referralCode,
-              referralLink: referralLink(program.allowedOrigins, e.referralCode),
+              // The program's default landing URL when set (its settings), else its first allowed origin.
+              referralLink: referralLink(program.defaultLandingUrl ? [program.defaultLandingUrl] : program.allowedOrigins, e.referralCode),
               clicks,
               balance: {
                 balanceCents: balance.balanceCents,

@@ -2,24 +2,28 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { call, type BroadcastOf, broadcastConfirmed } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { toDto } from "../shared/dto";
-import { mapPage } from "../shared/pagination";
-import { ApiKeyRetiredError, ConflictError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { mapPage, MAX_PAGE_LIMIT } from "../shared/pagination";
+import { readExportBatch } from "../shared/csv-export";
+import { PARTNERS_CSV } from "./programs/export";
+import { ApiKeyRetiredError, ConflictError, InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
-import type { Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
+import type { ApiKey, Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 import type { Page } from "../shared/pagination";
-import type { EnrollmentDecision as EnrollmentDecisionResult, PartnerRow, ProgramOverview } from "./programs/contract";
+import type { ApiKeyView, EnrollmentDecision as EnrollmentDecisionResult, PartnerRow, ProgramOverview, ProgramSettings } from "./programs/contract";
 import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
 import { joinDays, joinPartners, joinTotals } from "./programs/overview";
 import { currencyExponent } from "../shared/domain/money";
 
 type Methods = {
   requireProgram(id: number): Promise<Program>;
+  settingsOf(ctx: Context, program: Program): Promise<ProgramSettings>;
+  hasMoney(ctx: Context, programId: number): Promise<boolean>;
   overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview>;
   partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>>;
   decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
@@ -31,6 +35,17 @@ type Methods = {
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
   announceEnrollment(enrollment: Enrollment): Promise<void>;
 };
+
+/** An API key as the list shows it: the beginning of the key as the merchant sees it, never the secret or its hash. */
+const apiKeyView = (k: ApiKey): ApiKeyView => ({
+  id: k.id,
+  programId: k.programId,
+  name: k.name,
+  prefix: `svc_sk_${k.prefix}`,
+  createdAt: k.createdAt.toISOString(),
+  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  retiredAt: k.retiredAt?.toISOString() ?? null,
+});
 
 /** The 100 partners with the most revenue: the overview's per-partner table stays one screenful of data. */
 const OVERVIEW_PARTNERS = 100;
@@ -108,22 +123,76 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** The secret is returned once, here; only its hash is stored. */
-    createApiKey: {
+    /** The settings API (docs/merchants.md, "Settings (API)"). */
+    settings: {
+      idempotent: true,
       async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
-        const { programId } = ctx.params;
-        await this.requireProgram(programId);
-        const { key, prefix, secretHash } = generateApiKey();
-        const stored = await this.repo.createApiKey({ programId, prefix, secretHash });
-        return { id: stored.id, programId, apiKey: key, createdAt: stored.createdAt.toISOString() };
+        return this.settingsOf(ctx, await this.requireProgram(ctx.params.programId));
       },
     },
 
+    /**
+     * Every field is checked before anything is written (the input schema; the currency against the program's
+     * sales and commissions), so a refused change changes nothing. Hold days are the default group's (rewards owns
+     * them: the value commissions use), set through rewards first; the program's own copy follows.
+     */
+    updateSettings: {
+      async handler(ctx: Context<Input<typeof S.UpdateSettingsInput>>) {
+        const { programId, ...patch } = ctx.params;
+        const program = await this.requireProgram(programId);
+        if (patch.currency !== undefined && patch.currency !== program.currency && (await this.hasMoney(ctx, programId))) {
+          throw new ConflictError(
+            `The currency of program ${programId} is fixed: it has sales or commissions in ${program.currency.toUpperCase()}, and balances are kept in it. Create another program for another currency.`,
+          );
+        }
+        if (patch.holdDays !== undefined) {
+          const group = await call(ctx, "rewards.defaultGroup", { programId });
+          if (group.holdDays !== patch.holdDays) await call(ctx, "rewards.updateGroup", { programId, groupId: group.id, holdDays: patch.holdDays });
+        }
+        const updated = await this.repo.updateProgramSettings(programId, patch);
+        if (!updated) throw new NotFoundError(`No program with id ${programId}.`);
+        // Other services cache programs (origins, currency): awaited, so this process's copies are gone before we answer.
+        await ctx.broadcast("programs.changed", { programId });
+        return this.settingsOf(ctx, updated);
+      },
+    },
+
+    /** The secret is returned once, here; only its hash is stored. */
+    createApiKey: {
+      async handler(ctx: Context<Input<typeof S.CreateApiKeyInput>, { user?: unknown }>) {
+        const { programId, name } = ctx.params;
+        // The dashboard lists keys by name; the operator's and the CLI's may stay unnamed (they were before names).
+        if (name === undefined && ctx.meta.user) throw new InvalidRequestError("Invalid 'name': is required: name the key so the list of keys tells it apart");
+        await this.requireProgram(programId);
+        const { key, prefix, secretHash } = generateApiKey();
+        const stored = await this.repo.createApiKey({ programId, prefix, secretHash, name: name ?? null });
+        return { ...apiKeyView(stored), apiKey: key };
+      },
+    },
+
+    listApiKeys: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await this.requireProgram(programId);
+        return { programId, data: (await this.repo.listApiKeys(programId)).map(apiKeyView) };
+      },
+    },
+
+    /** Reported by gateways, at most once per key per API_KEY_USE_INTERVAL_MS each (not a write per request). */
+    recordKeyUse: {
+      async handler(ctx: Context<Input<typeof S.RecordKeyUseInput>>) {
+        await this.repo.recordApiKeyUse(ctx.params.keyId, ctx.params.at);
+        return null;
+      },
+    },
+
+    /** The dashboard's route names the program: a key of another program is not found there. */
     retireApiKey: {
-      async handler(ctx: Context<Input<typeof S.KeyIdInput>>) {
-        const { keyId } = ctx.params;
-        const key = await this.repo.retireApiKey(keyId, new Date());
-        if (!key) throw new NotFoundError(`No API key with id ${keyId}.`);
+      async handler(ctx: Context<Input<typeof S.RetireApiKeyInput>>) {
+        const { keyId, programId } = ctx.params;
+        const key = await this.repo.retireApiKey(keyId, new Date(), programId);
+        if (!key) throw new NotFoundError(programId === undefined ? `No API key with id ${keyId}.` : `No API key with id ${keyId} in program ${programId}.`);
         // Gateways cache authenticated keys: awaited, so this process's gateway has forgotten it before we answer.
         await ctx.broadcast("programs.apiKeyRetired", { keyId: key.id, programId: key.programId });
         return { id: key.id, programId: key.programId, retiredAt: key.retiredAt!.toISOString() };
@@ -261,6 +330,19 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /**
+     * One batch of the partners CSV export: pages of the partners list (shared/csv-export.ts; the gateway writes
+     * the file), 100 rows each, as many partners as the other services total in one call.
+     */
+    exportPartners: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ExportPartnersInput>>) {
+        const { currency } = await this.requireProgram(ctx.params.programId);
+        const read = async (limit: number) => mapPage(await this.partnersPage(ctx, { ...ctx.params, limit }), (row) => ({ ...row, currency }));
+        return readExportBatch(PARTNERS_CSV, read, MAX_PAGE_LIMIT);
+      },
+    },
+
     approvePartner: {
       async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
         return this.decide(ctx.params.programId, ctx.params.partnerId, "approve");
@@ -294,6 +376,26 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const program = await this.repo.getProgram(id);
       if (!program) throw new NotFoundError(`No program with id ${id}.`);
       return program;
+    },
+
+    async settingsOf(ctx: Context, program: Program): Promise<ProgramSettings> {
+      const [group, currencyFixed] = await Promise.all([call(ctx, "rewards.defaultGroup", { programId: program.id }), this.hasMoney(ctx, program.id)]);
+      return {
+        programId: program.id,
+        name: program.name,
+        currency: program.currency,
+        currencyFixed,
+        cookieWindowDays: program.cookieWindowDays,
+        holdDays: group.holdDays,
+        defaultLandingUrl: program.defaultLandingUrl,
+        allowedOrigins: program.allowedOrigins,
+      };
+    },
+
+    /** Whether the program has a sale (test ones too) or a commission (a lead reward pays without a sale): its currency is then fixed. */
+    async hasMoney(ctx: Context, programId: number): Promise<boolean> {
+      const [sales, commissions] = await Promise.all([call(ctx, "sales.list", { programId, limit: 1 }), call(ctx, "commissions.list", { programId, limit: 1 })]);
+      return sales.data.length > 0 || commissions.data.length > 0;
     },
 
     /** Each service counts its own data (no service reads another's tables); joined here on day and partner. */

@@ -202,6 +202,14 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** Internal (programs' settings): the default group, whose hold days are the program's. */
+    defaultGroup: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        return toDto(await this.defaultGroup(ctx, ctx.params.programId));
+      },
+    },
+
     /** Internal: the partner's group (the default unless moved) and its live rewards, for commissions and the portal. */
     forPartner: {
       idempotent: true,

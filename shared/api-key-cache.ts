@@ -54,3 +54,31 @@ export class ApiKeyCache {
     return this.entries.size;
   }
 }
+
+/**
+ * When to report an API key's use (its `lastUsedAt`) without a database write
+ * per request: the first use a gateway sees of a key, then at most once per
+ * `intervalMs` per key (API_KEY_USE_INTERVAL_MS, default 5 minutes; 0: every
+ * request). Each gateway keeps its own memory, so N gateways report a busy
+ * key at most N times per interval, and `lastUsedAt` lags the newest use by
+ * less than the interval.
+ */
+export class KeyUseThrottle {
+  private lastReported = new Map<number, number>();
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly maxEntries = 10_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** True when this use should be reported (and remembers that it was). */
+  due(keyId: number): boolean {
+    const now = this.now();
+    const last = this.lastReported.get(keyId);
+    if (last !== undefined && now - last < this.intervalMs) return false;
+    if (this.lastReported.size >= this.maxEntries) this.lastReported.clear();
+    this.lastReported.set(keyId, now);
+    return true;
+  }
+}

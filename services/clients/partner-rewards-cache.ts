@@ -10,7 +10,8 @@ const call = typedCall<RewardsContract>();
  * rewards), so a sale costs no extra bus hop while a program's rewards stay
  * the same. Every change to a program's groups, rewards or memberships is
  * announced by a confirmed `rewards.changed` broadcast, which drops the
- * program's entries in every process before the change is answered; the TTL
+ * program's entries in every process before the change is answered (and a
+ * program's settings by `programs.changed`: the answer carries its currency); the TTL
  * (REWARDS_CACHE_TTL_MS, default 60 s, 0: off) only bounds a lost event. The
  * cache belongs to the broker, so test systems sharing a process never share it.
  */
@@ -42,6 +43,10 @@ export async function partnerRewards(ctx: Pick<Context, "call" | "broker">, prog
 export const partnerRewardsCacheMixin: Partial<ServiceSchema> = {
   events: {
     "rewards.changed"(this: { broker: ServiceBroker }, ctx: Context<{ programId: number }>) {
+      cacheOf(this.broker).deleteWhere((entry) => entry.programId === ctx.params.programId);
+    },
+    // An answer carries the program's currency, which its settings can change until the first sale.
+    "programs.changed"(this: { broker: ServiceBroker }, ctx: Context<{ programId: number }>) {
       cacheOf(this.broker).deleteWhere((entry) => entry.programId === ctx.params.programId);
     },
   },

@@ -28,7 +28,7 @@ export const PORTAL = declareActions("portal", {
       tag: "Partner portal",
       summary: "The signed-in partner and their programs",
       description:
-        "The partner (name, email) and each program they are enrolled in with the enrollment's status; for approved enrollments also the referral code, the referral link (the merchant's site with ?ref=code, null when the program names no site), the number of clicks (test clicks left out) and the balance in minor units, with pendingCents: commissions earned but still in the merchant's hold period, net of refunds, which the balance does not hold yet.",
+        "The partner (name, email) and each program they are enrolled in with the enrollment's status; for approved enrollments also the referral code, the referral link (the program's landing page, else the merchant's site, with ?ref=code; null when the program names neither), the number of clicks (test clicks left out) and the balance in minor units, with pendingCents: commissions earned but still in the merchant's hold period, net of refunds, which the balance does not hold yet.",
       response: {
         description: "The partner and their programs.",
         example: {

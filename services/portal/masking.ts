@@ -27,7 +27,8 @@ export function shortenCustomerKey(key: string): string {
 
 /**
  * The partner's referral link in a program: the merchant's site (the
- * program's first allowed origin) with `?ref=<code>`, the query parameter the
+ * program's default landing URL, else its first allowed origin: the caller
+ * passes them in that order) with `?ref=<code>`, the query parameter the
  * browser snippet reads by default (sdk/browser/svc.js, data-param). Null when
  * the program names no site: the portal then shows the code, to add to any
  * link to the merchant's site.

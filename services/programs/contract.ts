@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { Page } from "../../shared/pagination";
+import type { ExportBatch } from "../../shared/csv-export";
 import type { OverviewFigures } from "./overview";
 import type { Enrollment, Partner, Program } from "./repository";
 import type * as S from "./schemas";
@@ -17,9 +18,16 @@ export interface ProgramsContract {
   "programs.get": { params: z.input<typeof S.ProgramIdInput>; result: Jsonified<Program> };
   "programs.updateProcessorConnection": { params: z.input<typeof S.UpdateProcessorConnectionInput>; result: Jsonified<Program> | null };
   "programs.findByProcessorAccount": { params: z.input<typeof S.ProcessorAccountInput>; result: Jsonified<Program> | null };
+  /** The program's settings, its default group's hold days included (docs/merchants.md, "Settings (API)"). */
+  "programs.settings": { params: z.input<typeof S.ProgramIdInput>; result: ProgramSettings };
+  "programs.updateSettings": { params: z.input<typeof S.UpdateSettingsInput>; result: ProgramSettings };
   /** The secret `apiKey` is in this answer only. */
-  "programs.createApiKey": { params: z.input<typeof S.ProgramIdInput>; result: { id: number; programId: number; apiKey: string; createdAt: string } };
-  "programs.retireApiKey": { params: z.input<typeof S.KeyIdInput>; result: { id: number; programId: number; retiredAt: string } };
+  "programs.createApiKey": { params: z.input<typeof S.CreateApiKeyInput>; result: ApiKeyView & { apiKey: string } };
+  /** Never the secret nor its hash. */
+  "programs.listApiKeys": { params: z.input<typeof S.ProgramIdInput>; result: { programId: number; data: ApiKeyView[] } };
+  "programs.retireApiKey": { params: z.input<typeof S.RetireApiKeyInput>; result: { id: number; programId: number; retiredAt: string } };
+  /** Internal (gateway): a use of a key, reported at most once per key per API_KEY_USE_INTERVAL_MS by each gateway. */
+  "programs.recordKeyUse": { params: z.input<typeof S.RecordKeyUseInput>; result: null };
   "programs.authenticateKey": { params: z.input<typeof S.AuthenticateKeyInput>; result: { programId: number; keyId: number } };
   "programs.createPartner": { params: z.input<typeof S.CreatePartnerInput>; result: Jsonified<{ partner: Partner; enrollment: Enrollment }> };
   /** The approved enrollment behind a referral code, or null. */
@@ -36,9 +44,36 @@ export interface ProgramsContract {
   "programs.getPartnerEnrollments": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<{ partner: Partner; enrollments: Enrollment[] }> };
   "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
   "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
+  /** One batch of the partners CSV export (the gateway pulls them: shared/csv-export.ts). */
+  "programs.exportPartners": { params: z.input<typeof S.ExportPartnersInput>; result: ExportBatch };
   "programs.approvePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.declinePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.setPartnerStatus": { params: z.input<typeof S.SetEnrollmentStatusInput>; result: EnrollmentDecision };
+}
+
+/** A program's settings as the settings API shows them. */
+export interface ProgramSettings {
+  programId: number;
+  name: string;
+  currency: string;
+  /** True once the program has a sale or a commission: the currency cannot change any more. */
+  currencyFixed: boolean;
+  cookieWindowDays: number;
+  /** The default partner group's hold days (rewards owns them: the one value commissions use). */
+  holdDays: number;
+  defaultLandingUrl: string | null;
+  allowedOrigins: string[];
+}
+
+/** An API key as it is listed: never its secret nor its hash. `prefix` is the beginning of the key (svc_sk_ and 16 hex digits). */
+export interface ApiKeyView {
+  id: number;
+  programId: number;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  retiredAt: string | null;
 }
 
 /** The program overview (GET /api/programs/:programId/overview): docs/merchants.md. */

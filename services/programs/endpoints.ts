@@ -1,5 +1,7 @@
 /** The programs service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions } from "../../shared/endpoint";
+import { csvExample, exportDescription } from "../../shared/csv-export";
+import { declareActions, programRoutes } from "../../shared/endpoint";
+import { PARTNERS_CSV } from "./export";
 import * as S from "./schemas";
 
 const programExample = {
@@ -11,7 +13,34 @@ const programExample = {
   holdDays: 30,
   paymentTrackingMode: "s2s",
   testMode: false,
+  allowedOrigins: ["https://shop.example"],
+  cookieWindowDays: 90,
+  defaultLandingUrl: null,
 };
+
+const settingsExample = {
+  programId: 1,
+  name: "Acme partners",
+  currency: "usd",
+  currencyFixed: true,
+  cookieWindowDays: 90,
+  holdDays: 30,
+  defaultLandingUrl: "https://shop.example/pricing",
+  allowedOrigins: ["https://shop.example"],
+};
+
+const apiKeyExample = {
+  id: 2,
+  programId: 1,
+  name: "Production server",
+  prefix: "svc_sk_0123456789abcdef",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  lastUsedAt: "2026-01-02T09:30:00.000Z",
+  retiredAt: null,
+};
+
+const SETTINGS_TEXT =
+  "Name, currency (fixed once the program has a sale or a commission), how many days the browser snippet keeps a referral click (cookieWindowDays), the hold days of the default partner group (the partners not moved to another group), where referral links lead (defaultLandingUrl; null: the first allowed origin) and the origins whose pages may use the browser snippet (empty: any).";
 
 const figuresExample = { clicks: 12, leads: 4, sales: 2, revenueCents: 20000, commissions: 2, pendingCents: 2000, creditedCents: 1400, paidCents: 0, reversedCents: 600 };
 
@@ -97,33 +126,93 @@ export const PROGRAMS = declareActions("programs", {
       response: { description: "A page of programs.", example: { data: [programExample], nextCursor: null } },
     },
   },
-  createApiKey: {
+  settings: {
     input: S.ProgramIdInput,
-    http: {
-      method: "POST",
-      path: "/api/admin/programs/:programId/api-keys",
-      route: "admin",
-      tag: "Operator",
-      summary: "Create an API key",
-      description: "The key authenticates your server's tracking calls for the program. The whole key is in this answer only: it is stored as a hash.",
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/settings",
+      tag: "Dashboard",
+      summary: "The program's settings",
+      description: `${SETTINGS_TEXT} currencyFixed says whether the currency can still change.`,
       example: { programId: 1 },
-      errors: ["not_found"],
-      response: { description: "The key with its secret.", example: { id: 2, programId: 1, prefix: "svc_sk_0123456789abcdef", apiKey: "svc_sk_0123456789abcdef_..." } },
-    },
+      response: { description: "The settings.", example: settingsExample },
+    }),
+  },
+  updateSettings: {
+    input: S.UpdateSettingsInput,
+    http: programRoutes({
+      method: "PATCH",
+      path: "/:programId/settings",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Change the program's settings",
+      description: `Sets the fields given and keeps the others: ${SETTINGS_TEXT} A bad field changes nothing (400 naming it); another currency once the program has a sale or a commission is 409 conflict. Hold days apply to commissions created from now on, as a change of the default group on the Rewards screen does.`,
+      example: { programId: 1, name: "Acme partners", cookieWindowDays: 60, holdDays: 14, defaultLandingUrl: "https://shop.example/pricing", allowedOrigins: ["https://shop.example"] },
+      errors: ["conflict"],
+      response: { description: "The settings after the change.", example: settingsExample },
+    }),
+  },
+  createApiKey: {
+    input: S.CreateApiKeyInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/api-keys",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Create an API key",
+      description:
+        "The key authenticates your server's tracking calls for the program. The whole key (apiKey) is in this answer only: it is stored as a hash, and the list of keys shows its prefix. A name is required from the dashboard.",
+      example: { programId: 1, name: "Production server" },
+      response: {
+        description: "The key with its secret.",
+        example: { ...apiKeyExample, lastUsedAt: null, apiKey: "svc_sk_0123456789abcdef_VGhpcyBpcyBub3QgYSByZWFsIGtleSBzZWNyZXQ" },
+      },
+    }),
+  },
+  listApiKeys: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/api-keys",
+      tag: "Dashboard",
+      summary: "The program's API keys",
+      description:
+        "Every key of the program, newest first, retired ones included: its name, its prefix (the beginning of the key), when it was created, last used (to within a few minutes; null: never) and retired. Never the key itself.",
+      example: { programId: 1 },
+      response: { description: "The keys.", example: { programId: 1, data: [apiKeyExample] } },
+    }),
   },
   retireApiKey: {
-    input: S.KeyIdInput,
-    http: {
-      method: "POST",
-      path: "/api/admin/api-keys/:keyId/retire",
-      route: "admin",
-      tag: "Operator",
-      summary: "Retire an API key",
-      description: "From now on the key is refused with 401 api_key_retired. Retiring it again changes nothing.",
-      example: { keyId: 2 },
-      errors: ["not_found"],
-      response: { description: "The retired key.", example: { id: 2, programId: 1, retiredAt: "2026-01-01T00:00:00.000Z" } },
-    },
+    input: S.RetireApiKeyInput,
+    http: [
+      {
+        method: "POST",
+        path: "/api/programs/:programId/api-keys/:keyId/retire",
+        route: "program-dashboard",
+        permission: "programs:write",
+        tag: "Dashboard",
+        summary: "Retire an API key",
+        description:
+          "From now on the key is refused with 401 api_key_retired. Retiring it again changes nothing. A key of another program is not found. For members of the program's workspace whose role grants programs:write.",
+        example: { programId: 1, keyId: 2 },
+        errors: ["forbidden", "not_found"],
+        response: { description: "The retired key.", example: { id: 2, programId: 1, retiredAt: "2026-01-01T00:00:00.000Z" } },
+      },
+      {
+        method: "POST",
+        path: "/api/admin/api-keys/:keyId/retire",
+        route: "admin",
+        tag: "Operator",
+        summary: "Retire an API key",
+        description: "From now on the key is refused with 401 api_key_retired. Retiring it again changes nothing.",
+        example: { keyId: 2 },
+        errors: ["not_found"],
+        response: { description: "The retired key.", example: { id: 2, programId: 1, retiredAt: "2026-01-01T00:00:00.000Z" } },
+      },
+    ],
+  },
+  recordKeyUse: {
+    input: S.RecordKeyUseInput,
   },
   createPartner: {
     input: S.CreatePartnerInput,
@@ -251,6 +340,20 @@ export const PROGRAMS = declareActions("programs", {
         response: { description: "A page of partners.", example: { data: [partnerRowExample], nextCursor: null } },
       },
     ],
+  },
+  exportPartners: {
+    input: S.ExportPartnersInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/partners.csv",
+      tag: "Dashboard",
+      summary: "The program's partners as a CSV file",
+      description: exportDescription(
+        "The partners of the program, filtered like the partners list, newest enrollment first, one row per partner: the enrollment's status and referral code, and the partner's all-time totals and current balance.",
+      ),
+      example: { programId: 1, status: "approved" },
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(PARTNERS_CSV, { ...partnerRowExample, currency: "usd" }) },
+    }),
   },
   approvePartner: {
     input: S.EnrollmentDecisionInput,

@@ -2,7 +2,20 @@ import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page, type PageRequest } from "../../shared/pagination";
-import type { ApiKey, EnrolledPartner, Enrollment, EnrollmentStatus, NewProgram, Partner, ProcessorConnection, Program, ProgramsRepository, ProgramListFilter } from "./repository";
+import {
+  DEFAULT_COOKIE_WINDOW_DAYS,
+  type ApiKey,
+  type EnrolledPartner,
+  type Enrollment,
+  type EnrollmentStatus,
+  type NewProgram,
+  type Partner,
+  type ProcessorConnection,
+  type Program,
+  type ProgramSettingsPatch,
+  type ProgramsRepository,
+  type ProgramListFilter,
+} from "./repository";
 import type { ClientSession } from "mongoose";
 import { partnerEnrolledPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
@@ -31,6 +44,8 @@ const programSchema = requiredStringsMayBeEmpty(
       selfReferralGuard: { type: Boolean, required: true, default: true },
       paymentTrackingMode: { type: String, required: true, default: "processor_connect" },
       allowedOrigins: { type: [String], required: true, default: [] },
+      cookieWindowDays: { type: Number, required: true, default: DEFAULT_COOKIE_WINDOW_DAYS },
+      defaultLandingUrl: { type: String, default: null },
       processor: {
         connectionStatus: { type: String, required: true, default: "not_connected" },
         accountId: { type: String, default: null },
@@ -56,15 +71,19 @@ const apiKeySchema = requiredStringsMayBeEmpty(
     {
       _id: { type: Number, required: true },
       programId: { type: Number, required: true },
+      name: { type: String, default: null },
       prefix: { type: String, required: true },
       secretHash: { type: String, required: true },
       createdAt: { type: Date, required: true },
+      lastUsedAt: { type: Date, default: null },
       retiredAt: { type: Date, default: null },
     },
     schemaOptions("api_keys"),
   ),
 );
 apiKeySchema.index({ prefix: 1 }, { unique: true });
+// A program's keys, newest first (listApiKeys), as api_keys_program in SQL.
+apiKeySchema.index({ programId: 1, _id: -1 });
 
 const partnerSchema = requiredStringsMayBeEmpty(
   new Schema<PartnerDoc>(
@@ -115,6 +134,9 @@ const toProgram = (d: ProgramDoc): Program => ({
   selfReferralGuard: d.selfReferralGuard ?? true,
   paymentTrackingMode: d.paymentTrackingMode,
   allowedOrigins: d.allowedOrigins ?? [],
+  // Programs stored before these settings existed: the SQL columns' defaults.
+  cookieWindowDays: d.cookieWindowDays ?? DEFAULT_COOKIE_WINDOW_DAYS,
+  defaultLandingUrl: d.defaultLandingUrl ?? null,
   processor: {
     connectionStatus: d.processor.connectionStatus,
     accountId: d.processor.accountId ?? null,
@@ -129,9 +151,11 @@ const toProgram = (d: ProgramDoc): Program => ({
 const toApiKey = (d: ApiKeyDoc): ApiKey => ({
   id: d._id,
   programId: d.programId,
+  name: d.name ?? null,
   prefix: d.prefix,
   secretHash: d.secretHash,
   createdAt: d.createdAt,
+  lastUsedAt: d.lastUsedAt ?? null,
   retiredAt: d.retiredAt ?? null,
 });
 
@@ -181,6 +205,8 @@ export class MongoProgramsRepository implements ProgramsRepository {
       selfReferralGuard: p.selfReferralGuard,
       paymentTrackingMode: p.paymentTrackingMode,
       allowedOrigins: p.allowedOrigins,
+      cookieWindowDays: p.cookieWindowDays ?? DEFAULT_COOKIE_WINDOW_DAYS,
+      defaultLandingUrl: p.defaultLandingUrl ?? null,
       createdAt: new Date(),
     });
     return toProgram(doc.toObject());
@@ -218,16 +244,35 @@ export class MongoProgramsRepository implements ProgramsRepository {
     return doc ? toProgram(doc) : null;
   }
 
-  async createApiKey(k: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey> {
+  async updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null> {
+    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    if (!Object.keys(set).length) return this.getProgram(id);
+    const doc = await this.programs.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" }).lean();
+    return doc ? toProgram(doc) : null;
+  }
+
+  async createApiKey(k: { programId: number; prefix: string; secretHash: string; name?: string | null }): Promise<ApiKey> {
     const doc = await this.apiKeys.insertOne({
       _id: await nextId(this.connection, "api_keys"),
       programId: k.programId,
+      name: k.name ?? null,
       prefix: k.prefix,
       secretHash: k.secretHash,
       createdAt: new Date(),
+      lastUsedAt: null,
       retiredAt: null,
     });
     return toApiKey(doc.toObject());
+  }
+
+  async listApiKeys(programId: number): Promise<ApiKey[]> {
+    const docs = await this.apiKeys.find({ programId }).sort({ _id: -1 }).lean();
+    return docs.map(toApiKey);
+  }
+
+  async recordApiKeyUse(id: number, at: Date): Promise<void> {
+    // Conditional, so a late or repeated report never moves it back.
+    await this.apiKeys.updateOne({ _id: id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: at } }] }, { $set: { lastUsedAt: at } });
   }
 
   async findApiKeyByPrefix(prefix: string): Promise<ApiKey | null> {
@@ -235,10 +280,11 @@ export class MongoProgramsRepository implements ProgramsRepository {
     return doc ? toApiKey(doc) : null;
   }
 
-  async retireApiKey(id: number, at: Date): Promise<ApiKey | null> {
+  async retireApiKey(id: number, at: Date, programId?: number): Promise<ApiKey | null> {
+    const own = programId === undefined ? {} : { programId };
     // The null filter keeps the first date when two retirements race.
-    const retired = await this.apiKeys.findOneAndUpdate({ _id: id, retiredAt: null }, { $set: { retiredAt: at } }, { returnDocument: "after" }).lean();
-    const doc = retired ?? (await this.apiKeys.findById(id).lean());
+    const retired = await this.apiKeys.findOneAndUpdate({ _id: id, ...own, retiredAt: null }, { $set: { retiredAt: at } }, { returnDocument: "after" }).lean();
+    const doc = retired ?? (await this.apiKeys.findOne({ _id: id, ...own }).lean());
     return doc ? toApiKey(doc) : null;
   }
 

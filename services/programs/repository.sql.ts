@@ -1,8 +1,21 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
-import { pageOf, sqlPosition, SqlConditions, type Page, type SqlQuery, type PageRequest } from "../../shared/pagination";
-import type { ApiKey, Enrollment, NewProgram, Partner, ProcessorConnection, Program, ProgramListFilter, ProgramsRepository, EnrollmentStatus, EnrolledPartner } from "./repository";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery, type PageRequest } from "../../shared/pagination";
+import {
+  DEFAULT_COOKIE_WINDOW_DAYS,
+  type ApiKey,
+  type Enrollment,
+  type NewProgram,
+  type Partner,
+  type ProcessorConnection,
+  type Program,
+  type ProgramListFilter,
+  type ProgramSettingsPatch,
+  type ProgramsRepository,
+  type EnrollmentStatus,
+  type EnrolledPartner,
+} from "./repository";
 import { partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 
@@ -62,6 +75,13 @@ const MIGRATIONS = [
   // The partners list (listEnrollments): newest first per program, and per program and status.
   `CREATE INDEX enrollments_list ON enrollments (program_id, created_at DESC, id DESC);
    CREATE INDEX enrollments_list_status ON enrollments (program_id, status, created_at DESC, id DESC);`,
+  // Settings (docs/merchants.md): the snippet's cookie window and the referral links' landing page; API keys get a
+  // name and the time of their last use, and are listed per program (listApiKeys).
+  `ALTER TABLE programs ADD COLUMN cookie_window_days INTEGER NOT NULL DEFAULT 90;
+   ALTER TABLE programs ADD COLUMN default_landing_url TEXT;
+   ALTER TABLE api_keys ADD COLUMN name TEXT;
+   ALTER TABLE api_keys ADD COLUMN last_used_at TIMESTAMPTZ;
+   CREATE INDEX api_keys_program ON api_keys (program_id, id DESC);`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -80,18 +100,93 @@ const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
   connectedAt: "processor_connected_at",
 };
 
-const toProgram = (r: any): Program => ({
+const SETTINGS_COLUMNS: Record<keyof ProgramSettingsPatch, string> = {
+  name: "name",
+  currency: "currency",
+  holdDays: "hold_days",
+  cookieWindowDays: "cookie_window_days",
+  defaultLandingUrl: "default_landing_url",
+  allowedOrigins: "allowed_origins",
+};
+
+/** A row of programs. */
+interface ProgramRow {
+  id: number;
+  workspace_id: number | null;
+  name: string;
+  currency: string;
+  commission_type: CommissionRule["type"];
+  commission_value: number;
+  hold_days: number;
+  recurring_commission_months: number | null;
+  test_mode: boolean;
+  self_referral_guard: boolean;
+  payment_tracking_mode: Program["paymentTrackingMode"];
+  allowed_origins: string[];
+  cookie_window_days: number;
+  default_landing_url: string | null;
+  processor_connection_status: string;
+  processor_account_id: string | null;
+  processor_charges_enabled: boolean;
+  processor_payouts_enabled: boolean;
+  processor_details_submitted: boolean;
+  processor_connected_at: Date | null;
+  created_at: Date;
+}
+
+/** A row of api_keys. */
+interface ApiKeyRow {
+  id: number;
+  program_id: number;
+  name: string | null;
+  prefix: string;
+  secret_hash: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  retired_at: Date | null;
+}
+
+/** A row of partners. */
+interface PartnerRow {
+  id: number;
+  name: string;
+  email: string | null;
+  customer_key: string | null;
+  created_at: Date;
+}
+
+/** A row of enrollments. */
+interface EnrollmentRow {
+  id: number;
+  partner_id: number;
+  program_id: number;
+  status: EnrollmentStatus;
+  referral_code: string;
+  created_at: Date;
+}
+
+/** A row of enrollments joined with its partner (listEnrollmentsQuery, findEnrolledPartners). */
+interface EnrolledPartnerRow extends EnrollmentRow {
+  partner_name: string;
+  partner_email: string | null;
+  partner_customer_key: string | null;
+  partner_created_at: Date;
+}
+
+const toProgram = (r: ProgramRow): Program => ({
   id: r.id,
   workspaceId: r.workspace_id,
   name: r.name,
   currency: r.currency,
-  commissionRule: (r.commission_type === "percentage" ? { type: "percentage", basisPoints: r.commission_value } : { type: "flat", amountCents: r.commission_value }) as CommissionRule,
+  commissionRule: r.commission_type === "percentage" ? { type: "percentage", basisPoints: r.commission_value } : { type: "flat", amountCents: r.commission_value },
   holdDays: r.hold_days,
   recurringCommissionMonths: r.recurring_commission_months,
   testMode: r.test_mode,
   selfReferralGuard: r.self_referral_guard,
   paymentTrackingMode: r.payment_tracking_mode,
   allowedOrigins: r.allowed_origins ?? [],
+  cookieWindowDays: r.cookie_window_days,
+  defaultLandingUrl: r.default_landing_url,
   processor: {
     connectionStatus: r.processor_connection_status,
     accountId: r.processor_account_id,
@@ -103,18 +198,20 @@ const toProgram = (r: any): Program => ({
   createdAt: r.created_at,
 });
 
-const toApiKey = (r: any): ApiKey => ({
+const toApiKey = (r: ApiKeyRow): ApiKey => ({
   id: r.id,
   programId: r.program_id,
+  name: r.name,
   prefix: r.prefix,
   secretHash: r.secret_hash,
   createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
   retiredAt: r.retired_at,
 });
 
-const toPartner = (r: any): Partner => ({ id: r.id, name: r.name, email: r.email, customerKey: r.customer_key, createdAt: r.created_at });
+const toPartner = (r: PartnerRow): Partner => ({ id: r.id, name: r.name, email: r.email, customerKey: r.customer_key, createdAt: r.created_at });
 
-const toEnrollment = (r: any): Enrollment => ({
+const toEnrollment = (r: EnrollmentRow): Enrollment => ({
   id: r.id,
   partnerId: r.partner_id,
   programId: r.program_id,
@@ -138,7 +235,7 @@ export function listEnrollmentsQuery(programId: number, filter: { status?: Enrol
 }
 
 /** A row of enrollments joined with its partner (columns partner_*). */
-const withPartner = (r: any): EnrolledPartner => ({
+const withPartner = (r: EnrolledPartnerRow): EnrolledPartner => ({
   ...toEnrollment(r),
   partner: toPartner({ id: r.partner_id, name: r.partner_name, email: r.partner_email, customer_key: r.partner_customer_key, created_at: r.partner_created_at }),
 });
@@ -157,27 +254,41 @@ export class SqlProgramsRepository implements ProgramsRepository {
 
   async createProgram(p: NewProgram): Promise<Program> {
     const value = p.commissionRule.type === "percentage" ? p.commissionRule.basisPoints : p.commissionRule.amountCents;
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<ProgramRow>(
       `INSERT INTO programs (name, currency, commission_type, commission_value, hold_days, payment_tracking_mode, allowed_origins, workspace_id,
-         recurring_commission_months, test_mode, self_referral_guard)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-      [p.name, p.currency, p.commissionRule.type, value, p.holdDays, p.paymentTrackingMode, p.allowedOrigins, p.workspaceId, p.recurringCommissionMonths, p.testMode, p.selfReferralGuard],
+         recurring_commission_months, test_mode, self_referral_guard, cookie_window_days, default_landing_url)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
+      [
+        p.name,
+        p.currency,
+        p.commissionRule.type,
+        value,
+        p.holdDays,
+        p.paymentTrackingMode,
+        p.allowedOrigins,
+        p.workspaceId,
+        p.recurringCommissionMonths,
+        p.testMode,
+        p.selfReferralGuard,
+        p.cookieWindowDays ?? DEFAULT_COOKIE_WINDOW_DAYS,
+        p.defaultLandingUrl ?? null,
+      ],
     );
     return toProgram(row);
   }
 
   async getProgram(id: number): Promise<Program | null> {
-    const [row] = await this.db.query("SELECT * FROM programs WHERE id = $1", [id]);
+    const [row] = await this.db.query<ProgramRow>("SELECT * FROM programs WHERE id = $1", [id]);
     return row ? toProgram(row) : null;
   }
 
   async listProgramsPage(f: ProgramListFilter): Promise<Page<Program>> {
     const q = listProgramsQuery(f);
-    return pageOf(await this.db.query(q.text, q.values), f.limit, sqlPosition, toProgram);
+    return pageOf(await this.db.query<SqlListed<ProgramRow>>(q.text, q.values), f.limit, sqlPosition, toProgram);
   }
 
   async findProgramByProcessorAccount(accountId: string): Promise<Program | null> {
-    const [row] = await this.db.query("SELECT * FROM programs WHERE processor_account_id = $1", [accountId]);
+    const [row] = await this.db.query<ProgramRow>("SELECT * FROM programs WHERE processor_account_id = $1", [accountId]);
     return row ? toProgram(row) : null;
   }
 
@@ -185,32 +296,57 @@ export class SqlProgramsRepository implements ProgramsRepository {
     const entries = Object.entries(patch).filter(([, v]) => v !== undefined) as [keyof ProcessorConnection, unknown][];
     if (!entries.length) return this.getProgram(id);
     const sets = entries.map(([k], i) => `${PROCESSOR_COLUMNS[k]} = $${i + 2}`).join(", ");
-    const [row] = await this.db.query(`UPDATE programs SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
+    const [row] = await this.db.query<ProgramRow>(`UPDATE programs SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
     return row ? toProgram(row) : null;
   }
 
-  async createApiKey(k: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey> {
-    const [row] = await this.db.query("INSERT INTO api_keys (program_id, prefix, secret_hash) VALUES ($1, $2, $3) RETURNING *", [k.programId, k.prefix, k.secretHash]);
+  async updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null> {
+    const entries = Object.entries(patch).filter(([, v]) => v !== undefined) as [keyof ProgramSettingsPatch, unknown][];
+    if (!entries.length) return this.getProgram(id);
+    const sets = entries.map(([k], i) => `${SETTINGS_COLUMNS[k]} = $${i + 2}`).join(", ");
+    const [row] = await this.db.query<ProgramRow>(`UPDATE programs SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
+    return row ? toProgram(row) : null;
+  }
+
+  async createApiKey(k: { programId: number; prefix: string; secretHash: string; name?: string | null }): Promise<ApiKey> {
+    const [row] = await this.db.query<ApiKeyRow>("INSERT INTO api_keys (program_id, prefix, secret_hash, name) VALUES ($1, $2, $3, $4) RETURNING *", [
+      k.programId,
+      k.prefix,
+      k.secretHash,
+      k.name ?? null,
+    ]);
     return toApiKey(row);
   }
 
+  async listApiKeys(programId: number): Promise<ApiKey[]> {
+    return (await this.db.query<ApiKeyRow>("SELECT * FROM api_keys WHERE program_id = $1 ORDER BY id DESC", [programId])).map(toApiKey);
+  }
+
+  async recordApiKeyUse(id: number, at: Date): Promise<void> {
+    await this.db.query("UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)", [id, at]);
+  }
+
   async findApiKeyByPrefix(prefix: string): Promise<ApiKey | null> {
-    const [row] = await this.db.query("SELECT * FROM api_keys WHERE prefix = $1", [prefix]);
+    const [row] = await this.db.query<ApiKeyRow>("SELECT * FROM api_keys WHERE prefix = $1", [prefix]);
     return row ? toApiKey(row) : null;
   }
 
-  async retireApiKey(id: number, at: Date): Promise<ApiKey | null> {
-    const [row] = await this.db.query("UPDATE api_keys SET retired_at = COALESCE(retired_at, $2) WHERE id = $1 RETURNING *", [id, at]);
+  async retireApiKey(id: number, at: Date, programId?: number): Promise<ApiKey | null> {
+    const [row] = await this.db.query<ApiKeyRow>("UPDATE api_keys SET retired_at = COALESCE(retired_at, $2) WHERE id = $1 AND ($3::int IS NULL OR program_id = $3) RETURNING *", [
+      id,
+      at,
+      programId ?? null,
+    ]);
     return row ? toApiKey(row) : null;
   }
 
   async createPartner(p: { name: string; email: string | null; customerKey?: string | null }): Promise<Partner> {
-    const [row] = await this.db.query("INSERT INTO partners (name, email, customer_key) VALUES ($1, $2, $3) RETURNING *", [p.name, p.email, p.customerKey ?? null]);
+    const [row] = await this.db.query<PartnerRow>("INSERT INTO partners (name, email, customer_key) VALUES ($1, $2, $3) RETURNING *", [p.name, p.email, p.customerKey ?? null]);
     return toPartner(row);
   }
 
   async getPartner(id: number): Promise<Partner | null> {
-    const [row] = await this.db.query("SELECT * FROM partners WHERE id = $1", [id]);
+    const [row] = await this.db.query<PartnerRow>("SELECT * FROM partners WHERE id = $1", [id]);
     return row ? toPartner(row) : null;
   }
 
@@ -218,7 +354,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
     try {
       // A unique violation rolls the transaction back: no enrollment, no event.
       return await this.db.transaction(async (q) => {
-        const [row] = await q.query("INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *", [
+        const [row] = await q.query<EnrollmentRow>("INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *", [
           e.partnerId,
           e.programId,
           e.referralCode,
@@ -243,10 +379,10 @@ export class SqlProgramsRepository implements ProgramsRepository {
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
     return this.db.transaction(async (q) => {
       // Locked, so two concurrent approvals write one event, and two concurrent decisions apply one.
-      const [before] = await q.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
+      const [before] = await q.query<EnrollmentRow>("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
       if (!before) return null;
       if (before.status === status || (allowedFrom && !allowedFrom.includes(before.status))) return { enrollment: toEnrollment(before), enrolled: false, changed: false };
-      const [row] = await q.query("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *", [programId, partnerId, status]);
+      const [row] = await q.query<EnrollmentRow>("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *", [programId, partnerId, status]);
       const enrollment = toEnrollment(row);
       const enrolled = status === "approved";
       if (enrolled) await this.enqueueEnrolled(q, enrollment, now);
@@ -260,12 +396,12 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null> {
-    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND referral_code = $2", [programId, referralCode]);
+    const [row] = await this.db.query<EnrollmentRow>("SELECT * FROM enrollments WHERE program_id = $1 AND referral_code = $2", [programId, referralCode]);
     return row ? toEnrollment(row) : null;
   }
 
   async findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null> {
-    const [row] = await this.db.query("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2", [programId, partnerId]);
+    const [row] = await this.db.query<EnrollmentRow>("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2", [programId, partnerId]);
     return row ? toEnrollment(row) : null;
   }
 
@@ -275,20 +411,20 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async findPartnersByEmail(email: string): Promise<Partner[]> {
-    return (await this.db.query("SELECT * FROM partners WHERE email = $1 ORDER BY id", [email])).map(toPartner);
+    return (await this.db.query<PartnerRow>("SELECT * FROM partners WHERE email = $1 ORDER BY id", [email])).map(toPartner);
   }
 
   async listPartnerEnrollments(partnerId: number): Promise<Enrollment[]> {
-    return (await this.db.query("SELECT * FROM enrollments WHERE partner_id = $1 ORDER BY id", [partnerId])).map(toEnrollment);
+    return (await this.db.query<EnrollmentRow>("SELECT * FROM enrollments WHERE partner_id = $1 ORDER BY id", [partnerId])).map(toEnrollment);
   }
   async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
     const q = listEnrollmentsQuery(programId, filter);
-    return pageOf(await this.db.query(q.text, q.values), filter.limit, sqlPosition, withPartner);
+    return pageOf(await this.db.query<SqlListed<EnrolledPartnerRow>>(q.text, q.values), filter.limit, sqlPosition, withPartner);
   }
 
   async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {
     if (!partnerIds.length) return [];
-    const rows = await this.db.query(
+    const rows = await this.db.query<EnrolledPartnerRow>(
       `SELECT e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at
        FROM enrollments e JOIN partners p ON p.id = e.partner_id WHERE e.program_id = $1 AND e.partner_id = ANY($2::int[])`,
       [programId, partnerIds],

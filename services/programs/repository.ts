@@ -30,11 +30,22 @@ export interface Program {
   paymentTrackingMode: PaymentTrackingMode;
   /** Browser origins allowed to call the public tracking endpoints (empty: any). */
   allowedOrigins: string[];
+  /** How many days the browser snippet keeps a referral click in its cookie (svc_click_id); default 90. */
+  cookieWindowDays: number;
+  /** Where partners' referral links lead (the partner portal's link); null: the first allowed origin. */
+  defaultLandingUrl: string | null;
   processor: ProcessorConnection;
   createdAt: Date;
 }
 
-export type NewProgram = Omit<Program, "id" | "createdAt" | "processor">;
+/** The browser snippet's cookie window when a program names none (sdk/browser/svc.js, data-cookie-days). */
+export const DEFAULT_COOKIE_WINDOW_DAYS = 90;
+
+/** A new program; the settings added later (cookie window, landing URL) take their defaults when left out. */
+export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl"> & Partial<Pick<Program, "cookieWindowDays" | "defaultLandingUrl">>;
+
+/** The settings a merchant changes (docs/merchants.md, "Settings (API)"); a field left out keeps its value. */
+export type ProgramSettingsPatch = Partial<Pick<Program, "name" | "currency" | "holdDays" | "cookieWindowDays" | "defaultLandingUrl" | "allowedOrigins">>;
 
 /** A page of programs: one workspace's, or every program (operators). */
 export interface ProgramListFilter extends PageRequest {
@@ -44,10 +55,14 @@ export interface ProgramListFilter extends PageRequest {
 export interface ApiKey {
   id: number;
   programId: number;
+  /** What the merchant called it (null for keys created without one). */
+  name: string | null;
   /** Public part of the key, used to find it; the secret is stored only as a hash. */
   prefix: string;
   secretHash: string;
   createdAt: Date;
+  /** When a request last used it, recorded at most once per key per API_KEY_USE_INTERVAL_MS by each gateway; null: never. */
+  lastUsedAt: Date | null;
   retiredAt: Date | null;
 }
 
@@ -81,10 +96,19 @@ export interface ProgramsRepository {
   findProgramByProcessorAccount(accountId: string): Promise<Program | null>;
   /** Changes the processor connection fields given; null when the program does not exist. */
   updateProcessorConnection(id: number, patch: Partial<ProcessorConnection>): Promise<Program | null>;
-  createApiKey(input: { programId: number; prefix: string; secretHash: string }): Promise<ApiKey>;
+  /** Changes the settings given (one write) and keeps the rest; an empty patch changes nothing. Null when the program does not exist. */
+  updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null>;
+  createApiKey(input: { programId: number; prefix: string; secretHash: string; name?: string | null }): Promise<ApiKey>;
   findApiKeyByPrefix(prefix: string): Promise<ApiKey | null>;
-  /** Sets `retiredAt` once; retiring again keeps the first date. */
-  retireApiKey(id: number, at: Date): Promise<ApiKey | null>;
+  /** The program's keys, retired ones included, newest first (served by an index on program and id). */
+  listApiKeys(programId: number): Promise<ApiKey[]>;
+  /**
+   * Sets `retiredAt` once; retiring again keeps the first date. With `programId`, only a key of that program
+   * (null for a key of another program, as for an unknown one).
+   */
+  retireApiKey(id: number, at: Date, programId?: number): Promise<ApiKey | null>;
+  /** Records a use of the key: `lastUsedAt` moves forward to `at`, never back (uses reported late or twice change nothing). */
+  recordApiKeyUse(id: number, at: Date): Promise<void>;
   createPartner(input: { name: string; email: string | null; customerKey?: string | null }): Promise<Partner>;
   getPartner(id: number): Promise<Partner | null>;
   /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exportFields } from "../../shared/csv-export";
 import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
 
@@ -16,6 +17,42 @@ export const CommissionRuleInput = z.discriminatedUnion("type", [
     })
     .describe("A fixed amount per sale."),
 ]);
+
+/** A browser origin as the Origin header sends it: http(s), host and port, no path; normalised (`https://Shop.example/` is `https://shop.example`). */
+export const Origin = z
+  .string()
+  .trim()
+  .max(300)
+  .transform((value, ctx) => {
+    const url = URL.canParse(value) ? new URL(value) : null;
+    const ok = url && (url.protocol === "https:" || url.protocol === "http:") && !url.username && !url.password && url.pathname === "/" && !url.search && !url.hash;
+    if (!ok) {
+      ctx.addIssue({ code: "custom", message: "must be an origin such as https://shop.example (http or https, a host and an optional port, no path)" });
+      return z.NEVER;
+    }
+    return url.origin;
+  });
+
+/** An absolute http(s) URL a person's browser opens (no credentials in it). */
+export const LandingUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .transform((value, ctx) => {
+    const url = URL.canParse(value) ? new URL(value) : null;
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password || !url.hostname) {
+      ctx.addIssue({ code: "custom", message: "must be an absolute http or https URL such as https://shop.example/pricing" });
+      return z.NEVER;
+    }
+    return url.toString();
+  });
+
+const COOKIE_WINDOW_DAYS = z
+  .number()
+  .int()
+  .min(1)
+  .max(400)
+  .meta({ description: "How many days the browser snippet keeps a referral click (1 to 400: browsers keep a cookie at most 400 days).", example: 90 });
 
 export const CreateProgramInput = z.strictObject({
   workspaceId: Id.nullish()
@@ -43,10 +80,49 @@ export const CreateProgramInput = z.strictObject({
     .default("processor_connect")
     .meta({ description: "How sales arrive: processor_connect (the payment processor's webhooks) or s2s (your server calls the sale endpoint).", example: "s2s" }),
   allowedOrigins: z
-    .array(z.string().url().max(300))
+    .array(Origin)
     .max(50)
+    .transform((origins) => [...new Set(origins)])
     .default([])
     .meta({ description: "Origins whose pages may send clicks for the program; empty allows any.", example: ["https://shop.example"] }),
+  cookieWindowDays: COOKIE_WINDOW_DAYS.default(90),
+  defaultLandingUrl: LandingUrl.nullable()
+    .default(null)
+    .meta({ description: "Where partners' referral links lead; null: the first allowed origin.", example: "https://shop.example/pricing" }),
+});
+
+/** The settings a merchant changes: each field given is set, the others keep their values. */
+export const UpdateSettingsInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  name: z.string().trim().min(1).max(200).optional().meta({ description: "The program's name.", example: "Acme partners" }),
+  currency: Currency.optional().meta({ description: "The program's ISO 4217 currency code; fixed once the program has a sale or a commission.", example: "eur" }),
+  cookieWindowDays: COOKIE_WINDOW_DAYS.optional(),
+  holdDays: z.number().int().min(0).max(365).optional().meta({ description: "Days a commission of the default group's partners is held before it is credited (0 to 365).", example: 30 }),
+  defaultLandingUrl: LandingUrl.nullable()
+    .optional()
+    .meta({ description: "Where partners' referral links lead (an absolute http or https URL); null: the first allowed origin.", example: "https://shop.example/pricing" }),
+  allowedOrigins: z
+    .array(Origin)
+    .max(50)
+    .transform((origins) => [...new Set(origins)])
+    .optional()
+    .meta({ description: "Origins whose pages may send clicks and signups from the browser snippet; an empty list allows any.", example: ["https://shop.example"] }),
+});
+
+export const CreateApiKeyInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  name: z.string().trim().min(1).max(100).optional().meta({ description: "What the key is for, shown in the list of keys (required from the dashboard).", example: "Production server" }),
+});
+
+export const RetireApiKeyInput = z.strictObject({
+  programId: Id.optional().meta({ description: "The program's id: only a key of this program is retired.", example: 1 }),
+  keyId: Id.meta({ description: "The API key's id (not the secret).", example: 2 }),
+});
+
+/** Internal (gateway): a use of an API key, for its lastUsedAt. */
+export const RecordKeyUseInput = z.object({
+  keyId: Id,
+  at: z.iso.datetime({ offset: true }).transform((v) => new Date(v)),
 });
 
 export const ProgramIdInput = z.strictObject({ programId: Id.meta({ description: "The program's id.", example: 1 }) });
@@ -117,6 +193,9 @@ export const ListPartnersInput = z.strictObject({
   status: z.enum(["approved", "pending", "declined"]).optional().meta({ description: "Only enrollments in this status.", example: "pending" }),
   ...PAGE_FIELDS,
 });
+
+/** The partners list as a CSV file: the list's filters, every row (docs/merchants.md, "Exports (CSV)"). */
+export const ExportPartnersInput = z.strictObject(exportFields(ListPartnersInput.shape));
 
 /** Approve or decline one partner's enrollment (the dashboard). */
 export const EnrollmentDecisionInput = z.strictObject({

@@ -45,6 +45,8 @@ export interface RewardsContract {
   "rewards.forPartner": { params: z.input<typeof S.ForPartnerInput>; result: PartnerRewards };
   /** Whether a live reward of the program names products or prices (the processor then fetches a checkout's line items). */
   "rewards.usesProducts": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
+  /** The program's default group (created from the program's rule on first use): its hold days are the program's (programs' settings). */
+  "rewards.defaultGroup": { params: z.input<typeof S.ProgramIdInput>; result: Jsonified<PartnerGroup> };
 }
 
 /** Broadcast (confirmed) when a program's groups, rewards or memberships change: callers' reward caches drop the program. */

@@ -190,4 +190,7 @@ export const REWARDS = declareActions("rewards", {
   usesProducts: {
     input: S.ProgramIdInput,
   },
+  defaultGroup: {
+    input: S.ProgramIdInput,
+  },
 });

@@ -15,6 +15,8 @@ const percentageProgram = (): NewProgram => ({
   selfReferralGuard: false,
   paymentTrackingMode: "s2s",
   allowedOrigins: ["https://shop.example", "https://www.shop.example"],
+  cookieWindowDays: 30,
+  defaultLandingUrl: "https://shop.example/pricing",
 });
 
 const flatProgram = (): NewProgram => ({
@@ -43,6 +45,9 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
 
       expect(Number.isInteger(created.id)).toBe(true);
       expect(created).toEqual({
+        // Left out (the flat program): the defaults.
+        cookieWindowDays: 90,
+        defaultLandingUrl: null,
         ...input,
         id: created.id,
         processor: {
@@ -105,6 +110,32 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
     });
   });
 
+  describe("settings", () => {
+    it("changes only the settings given, in one write, and keeps the rest", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const patch = {
+        name: "Renamed",
+        currency: "usd",
+        holdDays: 7,
+        cookieWindowDays: 60,
+        defaultLandingUrl: "https://shop.example/welcome",
+        allowedOrigins: ["https://a.example"],
+      };
+      const updated = await repo().updateProgramSettings(program.id, patch);
+      expect(updated).toEqual({ ...program, ...patch });
+      expect(await repo().getProgram(program.id)).toEqual(updated);
+
+      const partly = await repo().updateProgramSettings(program.id, { name: "Again", defaultLandingUrl: null, allowedOrigins: [], holdDays: undefined });
+      expect(partly).toEqual({ ...updated, name: "Again", defaultLandingUrl: null, allowedOrigins: [] });
+    });
+
+    it("returns the program unchanged for an empty patch, and null for an unknown program", async () => {
+      const program = await repo().createProgram(flatProgram());
+      expect(await repo().updateProgramSettings(program.id, {})).toEqual(program);
+      expect(await repo().updateProgramSettings(987_654, { name: "Nobody" })).toBeNull();
+    });
+  });
+
   describe("api keys", () => {
     it("creates a key and finds it by its prefix", async () => {
       const program = await repo().createProgram(percentageProgram());
@@ -115,13 +146,56 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
       expect(key).toEqual({
         id: key.id,
         programId: program.id,
+        name: null,
         prefix,
         secretHash: "hash-of-secret",
         createdAt: expect.any(Date),
+        lastUsedAt: null,
         retiredAt: null,
       });
       expect(await repo().findApiKeyByPrefix(prefix)).toEqual(key);
       expect(await repo().findApiKeyByPrefix(`${prefix}_unknown`)).toBeNull();
+    });
+
+    it("keeps a key's name, and lists a program's keys newest first, retired ones included", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const other = await repo().createProgram(percentageProgram());
+      const first = await repo().createApiKey({ programId: program.id, prefix: `pk_${unique()}_list`, secretHash: "h1", name: "Production" });
+      const second = await repo().createApiKey({ programId: program.id, prefix: `pk_${unique()}_list`, secretHash: "h2", name: null });
+      await repo().createApiKey({ programId: other.id, prefix: `pk_${unique()}_list`, secretHash: "h3", name: "Elsewhere" });
+      expect(first.name).toBe("Production");
+      const retired = await repo().retireApiKey(first.id, at(0));
+
+      expect(await repo().listApiKeys(program.id)).toEqual([second, retired]);
+      expect(await repo().listApiKeys(987_654)).toEqual([]);
+    });
+
+    it("records a key's last use: it moves forward, never back", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const prefix = `pk_${unique()}_use`;
+      const key = await repo().createApiKey({ programId: program.id, prefix, secretHash: "h" });
+
+      await repo().recordApiKeyUse(key.id, at(DAY));
+      expect((await repo().findApiKeyByPrefix(prefix))?.lastUsedAt).toEqual(at(DAY));
+      await repo().recordApiKeyUse(key.id, at(0));
+      expect((await repo().findApiKeyByPrefix(prefix))?.lastUsedAt).toEqual(at(DAY));
+      await repo().recordApiKeyUse(key.id, at(2 * DAY));
+      expect(await repo().findApiKeyByPrefix(prefix)).toEqual({ ...key, lastUsedAt: at(2 * DAY) });
+      await expect(repo().recordApiKeyUse(987_654, at(0))).resolves.toBeUndefined();
+    });
+
+    it("retires a key only in the program named, when one is", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const other = await repo().createProgram(percentageProgram());
+      const prefix = `pk_${unique()}_scoped`;
+      const key = await repo().createApiKey({ programId: program.id, prefix, secretHash: "h" });
+
+      expect(await repo().retireApiKey(key.id, at(0), other.id)).toBeNull();
+      expect((await repo().findApiKeyByPrefix(prefix))?.retiredAt).toBeNull();
+      expect(await repo().retireApiKey(key.id, at(DAY), program.id)).toEqual({ ...key, retiredAt: at(DAY) });
+      // Already retired: the first date, in its program; still nothing through another.
+      expect((await repo().retireApiKey(key.id, at(2 * DAY), program.id))?.retiredAt).toEqual(at(DAY));
+      expect(await repo().retireApiKey(key.id, at(2 * DAY), other.id)).toBeNull();
     });
 
     it("retires a key once: retiring again keeps the first retiredAt", async () => {

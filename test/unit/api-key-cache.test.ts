@@ -1,4 +1,4 @@
-import { ApiKeyCache } from "../../shared/api-key-cache";
+import { ApiKeyCache, KeyUseThrottle } from "../../shared/api-key-cache";
 
 describe("ApiKeyCache", () => {
   let now = 0;
@@ -44,5 +44,28 @@ describe("ApiKeyCache", () => {
     for (let i = 0; i < 10; i++) cache.set(`k${i}`, { programId: 1, keyId: i });
     expect(cache.size).toBeLessThanOrEqual(3);
     expect(cache.get("k9")).toEqual({ programId: 1, keyId: 9 });
+  });
+});
+
+describe("KeyUseThrottle (lastUsedAt without a write per request)", () => {
+  test("reports a key's first use, then at most once per interval, each key on its own", () => {
+    let now = 1_000_000;
+    const uses = new KeyUseThrottle(300_000, 100, () => now);
+    expect(uses.due(7)).toBe(true);
+    expect(uses.due(7)).toBe(false);
+    expect(uses.due(8)).toBe(true);
+    now += 299_999;
+    expect(uses.due(7)).toBe(false);
+    now += 1;
+    expect(uses.due(7)).toBe(true);
+    expect(uses.due(7)).toBe(false);
+  });
+
+  test("an interval of 0 reports every use; a full memory starts over (at worst one report too many)", () => {
+    const every = new KeyUseThrottle(0);
+    expect([every.due(1), every.due(1), every.due(1)]).toEqual([true, true, true]);
+    const small = new KeyUseThrottle(60_000, 2, () => 0);
+    expect([small.due(1), small.due(2), small.due(3), small.due(1)]).toEqual([true, true, true, true]);
+    expect(small.due(3)).toBe(false);
   });
 });
