@@ -386,11 +386,10 @@ function buildProgram(): Command {
   command("enable-webhook", "resume deliveries to an endpoint (also after it was disabled for failing)")
     .addOption(requiredId("endpoint", "webhook endpoint"))
     .action(run((o) => admin("POST", `/webhook-endpoints/${o.endpoint}/enable`)));
-  command("webhook-deliveries", "an endpoint's deliveries, with each attempt's status code or error")
+  listCommand("webhook-deliveries", "an endpoint's delivery log, newest first, with each attempt's status code or error")
     .addOption(requiredId("endpoint", "webhook endpoint"))
     .addOption(new Option("--status <status>", "only these").choices(["pending", "succeeded", "failed"]))
-    .addOption(new Option("--limit <n>", "at most this many (server default 50)").argParser(parseInteger))
-    .action(run((o) => admin("GET", `/webhook-endpoints/${o.endpoint}/deliveries?${query({ status: o.status, limit: o.limit })}`)));
+    .action(run((o) => page("webhook-deliveries")(`/webhook-endpoints/${o.endpoint}/deliveries`, { status: o.status }, o)));
 
   return program;
 }

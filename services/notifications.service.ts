@@ -5,14 +5,14 @@ import { call, type ResultOf, broadcastConfirmed } from "./bus";
 import { toMajorUnits } from "../shared/domain/money";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
-import { AppError, NotFoundError } from "../shared/errors";
+import { AppError, ConflictError, NotFoundError } from "../shared/errors";
 import { attemptLabel, countMetric, METRICS } from "../shared/metrics";
 import { randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { generateWebhookSecret } from "../shared/webhook-signature";
 import { createNotificationsRepository } from "./notifications/storage";
-import { isWebhookEventType, publicEventId, WEBHOOK_EVENTS } from "../shared/events";
+import { isWebhookEventType, publicEventId, TEST_EVENT_MESSAGE, TEST_EVENT_TYPE, testEventId, WEBHOOK_EVENTS } from "../shared/events";
 import { InvalidRequestError, toForwardedError } from "../shared/errors";
 import type { Notification, NotificationsRepository, UnreadCounts, WebhookEndpoint, WebhookEventType } from "./notifications/repository";
 import { NOTIFICATIONS } from "./notifications/endpoints";
@@ -29,6 +29,8 @@ type Methods = {
   subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
   endpointsChanged(workspaceId: number): Promise<void>;
   checkWebhookTarget(url: string): Promise<void>;
+  endpointOf(endpointId: number, workspaceId: number | undefined): Promise<WebhookEndpoint>;
+  checkUsable(endpoint: WebhookEndpoint, doing: string): Promise<void>;
 };
 type Vars = StorageVars<NotificationsRepository> & {
   webhookConfig: WebhookConfig;
@@ -38,6 +40,9 @@ type Vars = StorageVars<NotificationsRepository> & {
   workspaceCache: Map<number, { workspaceId: number | null; until: number }>;
   noSubscribers: NoSubscriberCache;
 };
+
+/** After a rotation, how long deliveries are also signed with the previous secret (docs/architecture.md, "Endpoint settings"). */
+const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60_000;
 
 /** A program's workspace does not change, but a short cache keeps an operator's fix visible. */
 const WORKSPACE_CACHE_MS = 5 * 60_000;
@@ -206,8 +211,11 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     /** Stops new deliveries to the endpoint; pending ones wait until it is enabled again. */
     disableWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.DisableEndpointInput>>) {
-        const { endpointId, reason } = ctx.params;
-        const endpoint = await this.repo.setEndpointEnabled(endpointId, false, reason ?? "disabled by an operator", new Date());
+        const { workspaceId, endpointId, reason } = ctx.params;
+        await this.endpointOf(endpointId, workspaceId);
+        // A dashboard session's call carries its user (the gateway's meta); the operator's does not.
+        const byMember = Boolean((ctx.meta as { user?: unknown }).user);
+        const endpoint = await this.repo.setEndpointEnabled(endpointId, false, reason ?? (byMember ? "disabled from the dashboard" : "disabled by an operator"), new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
         return toDto(endpoint);
       },
@@ -220,9 +228,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
      */
     enableWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
-        const { endpointId } = ctx.params;
-        const existing = await this.repo.getEndpoint(endpointId);
-        if (!existing) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
+        const { workspaceId, endpointId } = ctx.params;
+        const existing = await this.endpointOf(endpointId, workspaceId);
         await this.checkWebhookTarget(existing.url);
         const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
@@ -232,12 +239,73 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       },
     },
 
-    /** The endpoint's deliveries, newest first, each with every attempt's status code or error. */
+    /**
+     * A new signing secret, in this answer only. The previous one keeps signing deliveries (a second v1) for
+     * PREVIOUS_SECRET_GRACE_MS, so receivers can switch without refusing anything; the one before it ends now.
+     */
+    rotateWebhookSecret: {
+      async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
+        const { workspaceId, endpointId } = ctx.params;
+        await this.endpointOf(endpointId, workspaceId);
+        const secret = generateWebhookSecret();
+        const now = new Date();
+        const endpoint = await this.repo.rotateEndpointSecret(endpointId, secret, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), now);
+        if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
+        return toDto({ ...endpoint, secret });
+      },
+    },
+
+    /**
+     * Queues a test.ping event for this endpoint only (whatever its event types), through the same deliveries as any
+     * event: signed, retried, logged. Its URL is checked first, as at registration.
+     */
+    sendTestWebhook: {
+      async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
+        const { workspaceId, endpointId } = ctx.params;
+        const endpoint = await this.endpointOf(endpointId, workspaceId);
+        await this.checkUsable(endpoint, "send it a test event");
+        const now = new Date();
+        const delivery = await this.repo.enqueueTestDelivery(
+          endpoint.id,
+          (eventId) =>
+            JSON.stringify({
+              id: testEventId(eventId),
+              type: TEST_EVENT_TYPE,
+              createdAt: now.toISOString(),
+              workspaceId: endpoint.workspaceId,
+              data: { endpointId: endpoint.id, message: TEST_EVENT_MESSAGE },
+            }),
+          now,
+        );
+        this.worker?.nudge();
+        return toDto({ ...delivery, attemptLog: [] });
+      },
+    },
+
+    /** The endpoint's delivery log: a page, newest first, each with every attempt's status code or error. */
     listWebhookDeliveries: {
       async handler(ctx: Context<Input<typeof S.ListDeliveriesInput>>) {
         const filter = ctx.params;
-        if (!(await this.repo.getEndpoint(filter.endpointId))) throw new NotFoundError(`No webhook endpoint with id ${filter.endpointId}.`);
+        await this.endpointOf(filter.endpointId, filter.workspaceId);
         return toDto(await this.repo.listDeliveries(filter));
+      },
+    },
+
+    /** A failed delivery goes out again (a fresh allowance of attempts); a pending or succeeded one is left alone, and the answer says so. */
+    retryWebhookDelivery: {
+      async handler(ctx: Context<Input<typeof S.RetryDeliveryInput>>) {
+        const { workspaceId, endpointId, deliveryId } = ctx.params;
+        const missing = () => new NotFoundError(`No delivery ${deliveryId} of webhook endpoint ${endpointId}.`);
+        const endpoint = await this.endpointOf(endpointId, workspaceId);
+        const delivery = await this.repo.getDelivery(endpoint.id, deliveryId);
+        if (!delivery) throw missing();
+        // Nothing to do: answered before the endpoint's state and URL are checked, so a repeated retry always says so.
+        if (delivery.status !== "failed") return toDto({ retried: false, delivery });
+        await this.checkUsable(endpoint, "retry its deliveries");
+        const result = await this.repo.retryDelivery(endpointId, deliveryId, new Date());
+        if (!result) throw missing();
+        if (result.retried) this.worker?.nudge();
+        return toDto(result);
       },
     },
   },
@@ -303,6 +371,22 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       // Confirmed: every other instance has forgotten the workspace before the change is answered, so the next
       // event reaches the endpoint whichever instance consumes it.
       await broadcastConfirmed(this.broker, "notifications.endpointsChanged", { workspaceId });
+    },
+
+    /**
+     * The endpoint, or 404: also when `workspaceId` (the dashboard's path) is given and the endpoint is another
+     * workspace's, with the same answer as for an endpoint that does not exist.
+     */
+    async endpointOf(endpointId: number, workspaceId: number | undefined): Promise<WebhookEndpoint> {
+      const endpoint = await this.repo.getEndpoint(endpointId);
+      if (endpoint && (workspaceId === undefined || endpoint.workspaceId === workspaceId)) return endpoint;
+      throw new NotFoundError(workspaceId === undefined ? `No webhook endpoint with id ${endpointId}.` : `No webhook endpoint with id ${endpointId} in workspace ${workspaceId}.`);
+    },
+
+    /** Refuses an endpoint that is disabled (409: nothing would be sent) or whose URL fails the target check (422). */
+    async checkUsable(endpoint: WebhookEndpoint, doing: string) {
+      if (!endpoint.enabled) throw new ConflictError(`Webhook endpoint ${endpoint.id} is disabled (${endpoint.disabledReason ?? "no reason given"}): enable it to ${doing}.`);
+      await this.checkWebhookTarget(endpoint.url);
     },
 
     /** Refuses a URL whose host is, or resolves to, an address that is not public, unless the operator allows it. */

@@ -251,6 +251,24 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
   },
 };
 
+/**
+ * The test event: sent on request to one endpoint (from the dashboard or by an operator) to check that it receives
+ * and verifies deliveries. Not an event type an endpoint chooses: it goes to the endpoint asked for, whatever its
+ * event types. Signed and delivered like any event, and listed in the endpoint's delivery log.
+ */
+export const TEST_EVENT_TYPE = "test.ping";
+export const TEST_EVENT_MESSAGE = "A test event: your endpoint received it. It carries no data to apply.";
+export const TEST_EVENT: WebhookEventSpec = {
+  when: "Sent when you ask for a test event for this endpoint (it goes to that endpoint only, whatever event types it takes). It carries no business data: check the signature, answer 2xx, and ignore it.",
+  schema: z.object({
+    endpointId: int("The endpoint the test was sent to.", 4),
+    message: text("A fixed sentence for people reading the request.", TEST_EVENT_MESSAGE),
+  }),
+  example: { endpointId: 4, message: TEST_EVENT_MESSAGE },
+};
+/** A test event's public id (the body's id, the Svc-Event-Id header): "test:<n>", apart from every producer's ids. */
+export const testEventId = (n: number): string => `test:${n}`;
+
 export const isWebhookEventType = (type: string): type is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
 
 /**

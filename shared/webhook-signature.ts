@@ -25,9 +25,14 @@ function hmacHex(secret: string, timestamp: number, body: string | Buffer): stri
   return createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex");
 }
 
-/** The `Svc-Signature` header value for `body` sent at `timestampSeconds`. */
-export function signWebhook(secret: string, body: string | Buffer, timestampSeconds = Math.floor(Date.now() / 1000)): string {
-  return `t=${timestampSeconds},v1=${hmacHex(secret, timestampSeconds, body)}`;
+/**
+ * The `Svc-Signature` header value for `body` sent at `timestampSeconds`. With several secrets (a rotation's new
+ * secret and, for a while, the previous one), one `v1` per secret, in the order given: a receiver holding either
+ * verifies it.
+ */
+export function signWebhook(secret: string | readonly string[], body: string | Buffer, timestampSeconds = Math.floor(Date.now() / 1000)): string {
+  const secrets = typeof secret === "string" ? [secret] : secret;
+  return [`t=${timestampSeconds}`, ...secrets.map((s) => `v1=${hmacHex(s, timestampSeconds, body)}`)].join(",");
 }
 
 export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: "malformed_header" | "timestamp_out_of_window" | "signature_mismatch" };

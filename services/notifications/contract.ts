@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
-import type { Notification, PartnerNotice, UnreadCounts, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "./repository";
+import type { LoggedDelivery, Notification, PartnerNotice, UnreadCounts, WebhookEndpoint } from "./repository";
 import type * as S from "./schemas";
 import type { ForwardedError } from "../../shared/errors";
 
@@ -33,7 +33,13 @@ export interface NotificationsContract {
   "notifications.listWebhookEndpoints": { params: z.input<typeof S.WorkspaceIdInput>; result: Jsonified<WebhookEndpoint>[] };
   "notifications.disableWebhookEndpoint": { params: z.input<typeof S.DisableEndpointInput>; result: Jsonified<WebhookEndpoint> };
   "notifications.enableWebhookEndpoint": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<WebhookEndpoint> };
-  "notifications.listWebhookDeliveries": { params: z.input<typeof S.ListDeliveriesInput>; result: Jsonified<WebhookDelivery & { attemptLog: WebhookAttempt[] }>[] };
+  /** The new signing secret is in this answer only; the previous one also signs deliveries until `previousSecretExpiresAt`. */
+  "notifications.rotateWebhookSecret": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<WebhookEndpoint & { secret: string }> };
+  /** The test event's delivery, queued (pending). */
+  "notifications.sendTestWebhook": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<LoggedDelivery> };
+  "notifications.listWebhookDeliveries": { params: z.input<typeof S.ListDeliveriesInput>; result: { data: Jsonified<LoggedDelivery>[]; nextCursor: string | null } };
+  /** `retried: false` when the delivery was pending or succeeded (nothing changed). */
+  "notifications.retryWebhookDelivery": { params: z.input<typeof S.RetryDeliveryInput>; result: { retried: boolean; delivery: Jsonified<LoggedDelivery> } };
 }
 
 /** The events notifications broadcasts for other processes' caches (docs/architecture.md, "Bus broadcasts"). */

@@ -1,5 +1,7 @@
 /** The notifications service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions } from "../../shared/endpoint";
+import { declareActions, type HttpEndpoint } from "../../shared/endpoint";
+import type { ErrorCode } from "../../shared/errors";
+import { TEST_EVENT, TEST_EVENT_TYPE, testEventId } from "../../shared/events";
 import * as S from "./schemas";
 
 const notificationExample = {
@@ -24,9 +26,86 @@ const endpointExample = {
   id: 4,
   workspaceId: 1,
   url: "https://merchant.example/hooks",
+  description: "Production",
   eventTypes: ["commission.created", "commission.refunded", "commission.reversed"],
   enabled: true,
+  consecutiveFailures: 0,
+  disabledAt: null,
+  disabledReason: null,
+  previousSecretExpiresAt: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:00.000Z",
 };
+const failedDeliveryExample = {
+  id: 9,
+  endpointId: 4,
+  producer: "commissions",
+  eventId: 2,
+  eventType: "commission.created",
+  body: '{"id":2,"type":"commission.created","createdAt":"2026-01-01T00:00:00.000Z","workspaceId":1,"data":{}}',
+  status: "failed",
+  attempts: 1,
+  nextAttemptAt: "2026-01-01T00:00:00.000Z",
+  lastStatusCode: 500,
+  lastError: "HTTP 500",
+  deliveredAt: null,
+  retriedAt: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  attemptLog: [{ attempt: 1, at: "2026-01-01T00:00:00.000Z", statusCode: 500, error: "HTTP 500", responseExcerpt: "Internal Server Error", durationMs: 41 }],
+};
+const testDeliveryExample = {
+  ...failedDeliveryExample,
+  id: 10,
+  producer: "test",
+  eventId: 1,
+  eventType: TEST_EVENT_TYPE,
+  body: JSON.stringify({ id: testEventId(1), type: TEST_EVENT_TYPE, createdAt: "2026-01-01T00:00:00.000Z", workspaceId: 1, data: TEST_EVENT.example }),
+  status: "pending",
+  attempts: 0,
+  lastStatusCode: null,
+  lastError: null,
+  attemptLog: [],
+};
+
+/** How a webhook URL is checked, wherever one is registered or used again. */
+const TARGET_RULE =
+  "The URL's host must be a public internet address: a host that is, or resolves to, a loopback, private, link-local, unspecified, multicast or carrier-grade NAT address (in any spelling, IPv4-mapped IPv6 included) is refused with 422 webhook_target_not_allowed, unless the operator set WEBHOOK_ALLOW_PRIVATE_TARGETS=true.";
+
+/**
+ * One webhook operation for both of its callers: the dashboard (a session whose role in the workspace grants
+ * `permission`, default programs:read) under /api/workspaces/:workspaceId, and the operator (the token) under
+ * /api/admin. `path` is what follows: /workspaces/:workspaceId/webhook-endpoints for the workspace's list, or
+ * /webhook-endpoints/:endpointId/... for one endpoint, which the dashboard reaches as
+ * /api/workspaces/:workspaceId/webhook-endpoints/:endpointId/... (an endpoint of another workspace is not found).
+ * The operator's example leaves out the workspace the dashboard's path carries.
+ */
+function webhookRoutes(
+  endpoint: Omit<HttpEndpoint, "route" | "path" | "auth" | "tag"> & { path: `/workspaces/:workspaceId/webhook-endpoints${string}` | `/webhook-endpoints/:endpointId${string}` },
+): HttpEndpoint[] {
+  const { path, permission, description, errors = [], example = {}, ...rest } = endpoint;
+  const scoped = path.startsWith("/webhook-endpoints/");
+  return [
+    {
+      ...rest,
+      path: scoped ? `/api/workspaces/:workspaceId${path}` : `/api${path}`,
+      route: "workspace-notifications",
+      tag: "Dashboard",
+      ...(permission ? { permission } : {}),
+      description: `${description} For members of the workspace whose role grants ${permission ?? "programs:read"}.`,
+      example: { workspaceId: 1, ...example },
+      errors: [...new Set<ErrorCode>(["forbidden", "not_found", ...errors])],
+    },
+    {
+      ...rest,
+      path: `/api/admin${path}`,
+      route: "admin",
+      tag: "Operator",
+      description,
+      example: scoped ? Object.fromEntries(Object.entries(example).filter(([k]) => k !== "workspaceId")) : example,
+      ...(errors.length ? { errors } : {}),
+    },
+  ];
+}
 
 export const NOTIFICATIONS = declareActions("notifications", {
   // Bus only: an outbox relay's claimed batch (shared/outbox/notify.ts); each event is parsed in the handler.
@@ -92,79 +171,112 @@ export const NOTIFICATIONS = declareActions("notifications", {
   },
   createWebhookEndpoint: {
     input: S.CreateEndpointInput,
-    http: {
+    http: webhookRoutes({
       method: "POST",
-      path: "/api/admin/workspaces/:workspaceId/webhook-endpoints",
-      route: "admin",
-      tag: "Operator",
+      path: "/workspaces/:workspaceId/webhook-endpoints",
+      permission: "programs:write",
       summary: "Register a webhook endpoint",
-      description:
-        "Events of the workspace's programs (partners enrolled, leads, sales, commissions, withdrawals; see the webhooks of this document) are posted to the URL, signed with the endpoint's secret. The secret is in this answer only. The URL's host must be a public internet address: a host that is, or resolves to, a loopback, private, link-local, unspecified, multicast or carrier-grade NAT address (in any spelling, IPv4-mapped IPv6 included) is refused with 422 webhook_target_not_allowed, unless the operator set WEBHOOK_ALLOW_PRIVATE_TARGETS=true.",
+      description: `Events of the workspace's programs (partners enrolled, leads, sales, commissions, withdrawals; see the webhooks of this document), of the event types chosen, are posted to the URL, signed with the endpoint's secret. The secret is in this answer only. ${TARGET_RULE}`,
       example: { workspaceId: 1, url: "https://merchant.example/hooks", eventTypes: ["commission.refunded", "commission.reversed"] },
       errors: ["not_found", "webhook_target_not_allowed"],
       response: { description: "The endpoint with its secret.", example: { ...endpointExample, secret: "whsec_..." } },
-    },
+    }),
   },
   listWebhookEndpoints: {
     input: S.WorkspaceIdInput,
-    http: {
+    http: webhookRoutes({
       method: "GET",
-      path: "/api/admin/workspaces/:workspaceId/webhook-endpoints",
-      route: "admin",
-      tag: "Operator",
+      path: "/workspaces/:workspaceId/webhook-endpoints",
       summary: "A workspace's webhook endpoints",
       description: "Every endpoint of the workspace, enabled or not, without secrets.",
       example: { workspaceId: 1 },
       response: { description: "The endpoints (without secrets).", example: [endpointExample] },
-    },
+    }),
   },
   disableWebhookEndpoint: {
     input: S.DisableEndpointInput,
-    http: {
+    http: webhookRoutes({
       method: "POST",
-      path: "/api/admin/webhook-endpoints/:endpointId/disable",
-      route: "admin",
-      tag: "Operator",
+      path: "/webhook-endpoints/:endpointId/disable",
+      permission: "programs:write",
       summary: "Disable a webhook endpoint",
-      description: "Nothing more is sent to it until it is enabled again. Endpoints are also disabled by themselves after repeated failed deliveries.",
+      description:
+        "Nothing more is sent to it until it is enabled again; its pending deliveries wait. Endpoints are also disabled by themselves after repeated failed deliveries. Disabling one that is disabled changes nothing.",
       example: { endpointId: 4, reason: "moving servers" },
       errors: ["not_found"],
       response: { description: "The endpoint.", example: { ...endpointExample, enabled: false, disabledReason: "moving servers" } },
-    },
+    }),
   },
   enableWebhookEndpoint: {
     input: S.EndpointIdInput,
-    http: {
+    http: webhookRoutes({
       method: "POST",
-      path: "/api/admin/webhook-endpoints/:endpointId/enable",
-      route: "admin",
-      tag: "Operator",
+      path: "/webhook-endpoints/:endpointId/enable",
+      permission: "programs:write",
       summary: "Enable a webhook endpoint",
       description: "Deliveries resume, with a fresh count of failures. The URL is checked again as at registration (422 webhook_target_not_allowed).",
       example: { endpointId: 4 },
       errors: ["not_found", "webhook_target_not_allowed"],
       response: { description: "The endpoint.", example: endpointExample },
-    },
+    }),
+  },
+  rotateWebhookSecret: {
+    input: S.EndpointIdInput,
+    http: webhookRoutes({
+      method: "POST",
+      path: "/webhook-endpoints/:endpointId/rotate-secret",
+      permission: "programs:write",
+      summary: "Rotate an endpoint's signing secret",
+      description:
+        "Makes a new signing secret, shown in this answer only. Every delivery sent from now on is signed with it; for the next 24 hours (until previousSecretExpiresAt) each one also carries a second v1 signature made with the previous secret, so a receiver still holding the old secret keeps verifying while you deploy the new one. Rotating again within those 24 hours ends the oldest secret at once: at most two are ever in use.",
+      example: { endpointId: 4 },
+      errors: ["not_found"],
+      response: { description: "The endpoint with its new secret.", example: { ...endpointExample, previousSecretExpiresAt: "2026-01-02T00:00:00.000Z", secret: "whsec_..." } },
+    }),
+  },
+  sendTestWebhook: {
+    input: S.EndpointIdInput,
+    http: webhookRoutes({
+      method: "POST",
+      path: "/webhook-endpoints/:endpointId/test",
+      permission: "programs:write",
+      summary: "Send a test event to an endpoint",
+      description:
+        "Queues one test.ping event for this endpoint only, whatever event types it takes: posted, signed and retried like any event, and listed in its delivery log (see the test.ping webhook of this document). The answer is the queued delivery; read the delivery log for its outcome. The endpoint must be enabled (409 conflict otherwise), and its URL is checked as at registration (422 webhook_target_not_allowed).",
+      example: { endpointId: 4 },
+      errors: ["not_found", "conflict", "webhook_target_not_allowed"],
+      response: { description: "The queued delivery.", example: testDeliveryExample },
+    }),
   },
   listWebhookDeliveries: {
     input: S.ListDeliveriesInput,
-    http: {
+    http: webhookRoutes({
       method: "GET",
-      path: "/api/admin/webhook-endpoints/:endpointId/deliveries",
-      route: "admin",
-      tag: "Operator",
-      summary: "Deliveries of an endpoint, with every attempt",
+      path: "/webhook-endpoints/:endpointId/deliveries",
+      summary: "An endpoint's delivery log",
       description:
-        "Newest first, each with its attempts: status code or error, and the start of a text answer (responseExcerpt: one line, at most 200 characters). A target refused at delivery (its host resolved to an address that is not public) fails the delivery at once, with the reason as its error.",
-      example: { endpointId: 4, status: "failed", limit: 50 },
+        "The endpoint's deliveries, newest first, each with its status (pending, succeeded or failed), its attempts and every attempt's status code or error, with the start of a text answer (responseExcerpt: one line, at most 200 characters). A target refused at delivery (its host resolved to an address that is not public) fails the delivery at once, with the reason as its error. Pass nextCursor as cursor for the next page; it is null on the last page.",
+      example: { endpointId: 4, status: "failed", limit: 25 },
       errors: ["not_found"],
+      response: { description: "A page of deliveries, newest first.", example: { data: [failedDeliveryExample], nextCursor: null } },
+    }),
+  },
+  retryWebhookDelivery: {
+    input: S.RetryDeliveryInput,
+    http: webhookRoutes({
+      method: "POST",
+      path: "/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry",
+      permission: "programs:write",
+      summary: "Retry a failed delivery",
+      description:
+        "Sends a failed delivery again, with the same event and body: it becomes pending at once with a fresh allowance of attempts, and its next attempts join its log. Retrying a delivery that is pending or succeeded changes nothing: the answer says retried false, with the delivery as it is. The endpoint must be enabled (409 conflict otherwise), and its URL is checked as at registration (422 webhook_target_not_allowed).",
+      example: { endpointId: 4, deliveryId: 9 },
+      errors: ["not_found", "conflict", "webhook_target_not_allowed"],
       response: {
-        description: "Newest first.",
-        example: [
-          { id: 9, eventId: 2, status: "failed", attempts: 1, attemptLog: [{ attempt: 1, statusCode: 500, error: "HTTP 500", responseExcerpt: "Internal Server Error", durationMs: 41 }] },
-        ],
+        description: "Whether it was retried, and the delivery.",
+        example: { retried: true, delivery: { ...failedDeliveryExample, status: "pending", retriedAt: "2026-01-01T01:00:00.000Z" } },
       },
-    },
+    }),
   },
   listPartnerNotices: {
     input: S.PartnerNoticesInput,

@@ -1,33 +1,39 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions } from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
-import type {
-  ClaimedDelivery,
-  DeliveryNext,
-  DeliveryStatus,
-  NewNotification,
-  NewWebhookDelivery,
-  NewWebhookEndpoint,
-  Notification,
-  NotificationFilter,
-  NotificationKind,
-  WorkspaceNotificationFilter,
-  NotificationsRepository,
-  PartnerNotice,
-  PartnerNoticeFilter,
-  UnreadCounts,
-  WebhookAttempt,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEventType,
+import { TEST_EVENT_TYPE } from "../../shared/events";
+import {
+  TEST_PRODUCER,
+  type ClaimedDelivery,
+  type DeliveryFilter,
+  type DeliveryNext,
+  type LoggedDelivery,
+  type NewNotification,
+  type NewWebhookDelivery,
+  type NewWebhookEndpoint,
+  type Notification,
+  type NotificationFilter,
+  type NotificationKind,
+  type WorkspaceNotificationFilter,
+  type NotificationsRepository,
+  type PartnerNotice,
+  type PartnerNoticeFilter,
+  type UnreadCounts,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEventType,
 } from "./repository";
 
 type NotificationDoc = Omit<Notification, "id"> & { _id: number };
-type EndpointDoc = Omit<WebhookEndpoint, "id"> & { _id: number; secret: string };
+/** Endpoints stored before secret rotation existed have no previous secret fields. */
+type EndpointDoc = Omit<WebhookEndpoint, "id"> & { _id: number; secret: string; previousSecret?: string | null };
+/** Deliveries stored before manual retries existed have no `retriedAt` or `attemptBase`. */
 type DeliveryDoc = Omit<WebhookDelivery, "id"> & {
   _id: number;
   claimedBy: string | null;
   claimedUntil: Date | null;
+  attemptBase?: number;
   attemptLog: WebhookAttempt[];
 };
 
@@ -79,6 +85,9 @@ const endpointSchema = requiredStringsMayBeEmpty(
       consecutiveFailures: { type: Number, required: true },
       disabledAt: { type: Date, default: null },
       disabledReason: { type: String, default: null },
+      // A rotation's previous secret, used besides the current one until previousSecretExpiresAt.
+      previousSecret: { type: String, default: null },
+      previousSecretExpiresAt: { type: Date, default: null },
       createdAt: { type: Date, required: true },
       updatedAt: { type: Date, required: true },
     },
@@ -118,6 +127,9 @@ const deliverySchema = requiredStringsMayBeEmpty(
       lastStatusCode: { type: Number, default: null },
       lastError: { type: String, default: null },
       deliveredAt: { type: Date, default: null },
+      // A manual retry: when, and the attempts made before it (the attempts allowed count from there).
+      retriedAt: { type: Date, default: null },
+      attemptBase: { type: Number, default: 0 },
       createdAt: { type: Date, required: true },
       attemptLog: { type: [attemptSchema], default: [] },
     },
@@ -129,6 +141,9 @@ deliverySchema.index({ producer: 1, eventId: 1, endpointId: 1 }, { unique: true 
 const OLD_DELIVERY_EVENT_INDEX = "eventId_1_endpointId_1";
 deliverySchema.index({ status: 1, nextAttemptAt: 1, _id: 1 });
 deliverySchema.index({ endpointId: 1, _id: -1 });
+// The delivery log's pages (listDeliveries), as the SQL indexes webhook_deliveries_endpoint_list and _endpoint_status_list.
+deliverySchema.index({ endpointId: 1, createdAt: -1, _id: -1 });
+deliverySchema.index({ endpointId: 1, status: 1, createdAt: -1, _id: -1 });
 
 /** A partner's read state of one of their notices (`_id` is the notification's id). */
 interface PartnerNoticeReadDoc {
@@ -161,6 +176,7 @@ const toEndpoint = (d: EndpointDoc): WebhookEndpoint => ({
   consecutiveFailures: d.consecutiveFailures,
   disabledAt: d.disabledAt ?? null,
   disabledReason: d.disabledReason ?? null,
+  previousSecretExpiresAt: d.previousSecretExpiresAt ?? null,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });
@@ -178,6 +194,7 @@ const toDelivery = (d: DeliveryDoc): WebhookDelivery => ({
   lastStatusCode: d.lastStatusCode ?? null,
   lastError: d.lastError ?? null,
   deliveredAt: d.deliveredAt ?? null,
+  retriedAt: d.retriedAt ?? null,
   createdAt: d.createdAt,
 });
 
@@ -189,6 +206,9 @@ const toAttempt = (a: WebhookAttempt): WebhookAttempt => ({
   responseExcerpt: a.responseExcerpt ?? null,
   durationMs: a.durationMs,
 });
+
+/** A delivery with its attempts, oldest first. */
+const toLogged = (d: DeliveryDoc): LoggedDelivery => ({ ...toDelivery(d), attemptLog: [...(d.attemptLog ?? [])].map(toAttempt).sort((x, y) => x.attempt - y.attempt) });
 
 export class MongoNotificationsRepository implements NotificationsRepository {
   private constructor(
@@ -315,6 +335,8 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       consecutiveFailures: 0,
       disabledAt: null,
       disabledReason: null,
+      previousSecret: null,
+      previousSecretExpiresAt: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -335,6 +357,20 @@ export class MongoNotificationsRepository implements NotificationsRepository {
   async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]> {
     const docs = await this.endpoints.find({ workspaceId, enabled: true, eventTypes: eventType }).sort({ _id: 1 }).lean<EndpointDoc[]>();
     return docs.map(toEndpoint);
+  }
+
+  async rotateEndpointSecret(id: number, secret: string, previousValidUntil: Date, now: Date): Promise<WebhookEndpoint | null> {
+    // Compare-and-set on the secret read: a concurrent rotation makes this one read again, so the secret it moves to
+    // previousSecret is always the one it replaces (as SQL's single UPDATE does).
+    for (;;) {
+      const current = await this.endpoints.findById(id, { secret: 1 }).lean<Pick<EndpointDoc, "_id" | "secret">>();
+      if (!current) return null;
+      const changed = await this.endpoints.updateOne(
+        { _id: id, secret: current.secret },
+        { $set: { secret, previousSecret: current.secret, previousSecretExpiresAt: previousValidUntil, updatedAt: now } },
+      );
+      if (changed.matchedCount === 1) return this.getEndpoint(id);
+    }
   }
 
   async setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null> {
@@ -379,6 +415,8 @@ export class MongoNotificationsRepository implements NotificationsRepository {
           lastStatusCode: null,
           lastError: null,
           deliveredAt: null,
+          retriedAt: null,
+          attemptBase: 0,
           createdAt: now,
           attemptLog: [],
         });
@@ -387,9 +425,37 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     );
   }
 
+  async enqueueTestDelivery(endpointId: number, body: (eventId: number) => string, now: Date): Promise<WebhookDelivery> {
+    const eventId = await nextId(this.connection, "webhook_test_events");
+    const doc: DeliveryDoc = {
+      _id: await nextId(this.connection, "webhook_deliveries"),
+      endpointId,
+      producer: TEST_PRODUCER,
+      eventId,
+      eventType: TEST_EVENT_TYPE,
+      body: body(eventId),
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      claimedBy: null,
+      claimedUntil: null,
+      lastStatusCode: null,
+      lastError: null,
+      deliveredAt: null,
+      retriedAt: null,
+      attemptBase: 0,
+      createdAt: now,
+      attemptLog: [],
+    };
+    await this.deliveries.create(doc);
+    return toDelivery(doc);
+  }
+
   async claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]> {
     // Deliveries do not carry the endpoint's state: claim among the enabled endpoints' ones.
-    const enabled = await this.endpoints.find({ enabled: true }, { _id: 1, url: 1, secret: 1 }).lean<Array<Pick<EndpointDoc, "_id" | "url" | "secret">>>();
+    const enabled = await this.endpoints
+      .find({ enabled: true }, { _id: 1, url: 1, secret: 1, previousSecret: 1, previousSecretExpiresAt: 1 })
+      .lean<Array<Pick<EndpointDoc, "_id" | "url" | "secret" | "previousSecret" | "previousSecretExpiresAt">>>();
     if (enabled.length === 0 || limit < 1) return [];
     const byId = new Map(enabled.map((e) => [e._id, e]));
     const claimedUntil = new Date(now.getTime() + leaseMs);
@@ -410,7 +476,8 @@ export class MongoNotificationsRepository implements NotificationsRepository {
         .lean<DeliveryDoc>();
       if (!doc) break;
       const endpoint = byId.get(doc.endpointId)!;
-      claimed.push({ ...toDelivery(doc), url: endpoint.url, secret: endpoint.secret });
+      const previousValid = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now;
+      claimed.push({ ...toDelivery(doc), url: endpoint.url, secret: endpoint.secret, previousSecret: previousValid ? endpoint.previousSecret! : null, attemptBase: doc.attemptBase ?? 0 });
     }
     return claimed.sort((a, b) => a.id - b.id);
   }
@@ -430,14 +497,33 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     }
   }
 
-  async listDeliveries(f: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>> {
-    if (f.limit < 1) return [];
-    const filter: Record<string, unknown> = { endpointId: f.endpointId };
-    if (f.status !== undefined) filter.status = f.status;
-    const docs = await this.deliveries.find(filter).sort({ _id: -1 }).limit(f.limit).lean<DeliveryDoc[]>();
-    return docs.map((d) => ({
-      ...toDelivery(d),
-      attemptLog: [...(d.attemptLog ?? [])].map(toAttempt).sort((x, y) => x.attempt - y.attempt),
-    }));
+  async listDeliveries(f: DeliveryFilter): Promise<Page<LoggedDelivery>> {
+    const own: Record<string, unknown> = { endpointId: f.endpointId };
+    if (f.status !== undefined) own.status = f.status;
+    const docs = await this.deliveries
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean<DeliveryDoc[]>();
+    return pageOf(docs, f.limit, mongoPosition, toLogged);
+  }
+
+  async getDelivery(endpointId: number, deliveryId: number): Promise<LoggedDelivery | null> {
+    const doc = await this.deliveries.findOne({ _id: deliveryId, endpointId }).lean<DeliveryDoc>();
+    return doc ? toLogged(doc) : null;
+  }
+
+  async retryDelivery(endpointId: number, deliveryId: number, now: Date): Promise<{ retried: boolean; delivery: LoggedDelivery } | null> {
+    for (;;) {
+      const doc = await this.deliveries.findOne({ _id: deliveryId, endpointId }).lean<DeliveryDoc>();
+      if (!doc) return null;
+      if (doc.status !== "failed") return { retried: false, delivery: toLogged(doc) };
+      // Compare-and-set on (failed, attempts): of concurrent retries one matches; the others read it again, pending.
+      const changed = await this.deliveries.updateOne(
+        { _id: deliveryId, endpointId, status: "failed", attempts: doc.attempts },
+        { $set: { status: "pending", nextAttemptAt: now, claimedBy: null, claimedUntil: null, attemptBase: doc.attempts, retriedAt: now } },
+      );
+      if (changed.matchedCount === 1) return { retried: true, delivery: (await this.getDelivery(endpointId, deliveryId))! };
+    }
   }
 }

@@ -1,25 +1,30 @@
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
-import type {
-  ClaimedDelivery,
-  DeliveryNext,
-  DeliveryStatus,
-  NewNotification,
-  NewWebhookDelivery,
-  NewWebhookEndpoint,
-  Notification,
-  NotificationFilter,
-  NotificationKind,
-  WorkspaceNotificationFilter,
-  NotificationsRepository,
-  PartnerNotice,
-  PartnerNoticeFilter,
-  UnreadCounts,
-  WebhookAttempt,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEventType,
+import {
+  TEST_PRODUCER,
+  type ClaimedDelivery,
+  type DeliveryEventType,
+  type DeliveryFilter,
+  type DeliveryNext,
+  type DeliveryStatus,
+  type LoggedDelivery,
+  type NewNotification,
+  type NewWebhookDelivery,
+  type NewWebhookEndpoint,
+  type Notification,
+  type NotificationFilter,
+  type NotificationKind,
+  type WorkspaceNotificationFilter,
+  type NotificationsRepository,
+  type PartnerNotice,
+  type PartnerNoticeFilter,
+  type UnreadCounts,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEventType,
 } from "./repository";
+import { TEST_EVENT_TYPE } from "../../shared/events";
 
 /** Stored excerpts are cut here whatever the caller sent (the worker keeps at most 200 characters). */
 const EXCERPT_MAX = 500;
@@ -104,6 +109,15 @@ const MIGRATIONS = [
    CREATE INDEX notifications_partner_program_list ON notifications (partner_id, program_id, kind, created_at DESC, id DESC);`,
   // The delivery log keeps a short text excerpt of each answer (services/notifications/webhook-client.ts).
   `ALTER TABLE webhook_attempts ADD COLUMN response_excerpt TEXT;`,
+  // Webhook settings from the dashboard: secret rotation (the previous secret signs too until it expires), manual
+  // retries (attempts allowed count from attempt_base), test events (ids of their own), and the delivery log's pages.
+  `ALTER TABLE webhook_endpoints ADD COLUMN previous_secret TEXT;
+   ALTER TABLE webhook_endpoints ADD COLUMN previous_secret_expires_at TIMESTAMPTZ;
+   ALTER TABLE webhook_deliveries ADD COLUMN attempt_base INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE webhook_deliveries ADD COLUMN retried_at TIMESTAMPTZ;
+   CREATE SEQUENCE webhook_test_events;
+   CREATE INDEX webhook_deliveries_endpoint_list ON webhook_deliveries (endpoint_id, created_at DESC, id DESC);
+   CREATE INDEX webhook_deliveries_endpoint_status_list ON webhook_deliveries (endpoint_id, status, created_at DESC, id DESC);`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
@@ -129,6 +143,13 @@ export function listPartnerNoticesQuery(f: PartnerNoticeFilter): SqlQuery {
       "n.created_at",
       "n.id",
     );
+}
+
+/** The exact query of listDeliveries: a page of one endpoint's deliveries (of one status). */
+export function listWebhookDeliveriesQuery(f: DeliveryFilter): SqlQuery {
+  const c = new SqlConditions().add("endpoint_id = ?", f.endpointId);
+  if (f.status !== undefined) c.add("status = ?", f.status);
+  return c.page(f).query("*", "webhook_deliveries", f.limit);
 }
 
 /** A row of notifications. */
@@ -164,6 +185,7 @@ interface EndpointRow {
   consecutive_failures: number;
   disabled_at: Date | null;
   disabled_reason: string | null;
+  previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -174,7 +196,7 @@ interface DeliveryRow {
   endpoint_id: number;
   producer: string;
   event_id: number;
-  event_type: WebhookEventType;
+  event_type: DeliveryEventType;
   body: string;
   status: DeliveryStatus;
   attempts: number;
@@ -182,6 +204,8 @@ interface DeliveryRow {
   last_status_code: number | null;
   last_error: string | null;
   delivered_at: Date | null;
+  retried_at: Date | null;
+  attempt_base: number;
   created_at: Date;
 }
 
@@ -224,6 +248,7 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   consecutiveFailures: r.consecutive_failures,
   disabledAt: r.disabled_at,
   disabledReason: r.disabled_reason,
+  previousSecretExpiresAt: r.previous_secret_expires_at ?? null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -241,6 +266,7 @@ const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
   lastStatusCode: r.last_status_code,
   lastError: r.last_error,
   deliveredAt: r.delivered_at,
+  retriedAt: r.retried_at ?? null,
   createdAt: r.created_at,
 });
 
@@ -355,6 +381,15 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     return rows.map(toEndpoint);
   }
 
+  async rotateEndpointSecret(id: number, secret: string, previousValidUntil: Date, now: Date): Promise<WebhookEndpoint | null> {
+    // One statement: the row's current secret moves to previous_secret as the new one replaces it.
+    const [row] = await this.db.query<EndpointRow>(
+      `UPDATE webhook_endpoints SET previous_secret = secret, secret = $2, previous_secret_expires_at = $3, updated_at = $4 WHERE id = $1 RETURNING *`,
+      [id, secret, previousValidUntil, now],
+    );
+    return row ? toEndpoint(row) : null;
+  }
+
   async setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null> {
     const [row] = await this.db.query<EndpointRow>(
       enabled
@@ -398,18 +433,31 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     return rows.length > 0;
   }
 
+  async enqueueTestDelivery(endpointId: number, body: (eventId: number) => string, now: Date): Promise<WebhookDelivery> {
+    const [{ id: eventId }] = await this.db.query<{ id: number }>("SELECT nextval('webhook_test_events')::int AS id");
+    const [row] = await this.db.query<DeliveryRow>(
+      `INSERT INTO webhook_deliveries (endpoint_id, event_id, event_type, body, next_attempt_at, created_at, producer)
+       VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING *`,
+      [endpointId, eventId, TEST_EVENT_TYPE, body(eventId), now, TEST_PRODUCER],
+    );
+    return toDelivery(row);
+  }
+
   async claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]> {
-    const rows = await this.db.query<DeliveryRow & { endpoint_url: string; endpoint_secret: string }>(
+    const rows = await this.db.query<DeliveryRow & { endpoint_url: string; endpoint_secret: string; endpoint_previous_secret: string | null }>(
       `UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = $2, attempts = d.attempts + 1
        FROM webhook_endpoints e
        WHERE e.id = d.endpoint_id AND d.id IN (
          SELECT w.id FROM webhook_deliveries w JOIN webhook_endpoints x ON x.id = w.endpoint_id
          WHERE w.status = 'pending' AND x.enabled AND w.next_attempt_at <= $3 AND (w.claimed_until IS NULL OR w.claimed_until < $3)
          ORDER BY w.next_attempt_at, w.id LIMIT $4 FOR UPDATE OF w SKIP LOCKED)
-       RETURNING d.*, e.url AS endpoint_url, e.secret AS endpoint_secret`,
+       RETURNING d.*, e.url AS endpoint_url, e.secret AS endpoint_secret,
+         CASE WHEN e.previous_secret_expires_at > $3 THEN e.previous_secret END AS endpoint_previous_secret`,
       [workerId, new Date(now.getTime() + leaseMs), now, limit],
     );
-    return rows.map((r) => ({ ...toDelivery(r), url: r.endpoint_url, secret: r.endpoint_secret })).sort((a, b) => a.id - b.id);
+    return rows
+      .map((r) => ({ ...toDelivery(r), url: r.endpoint_url, secret: r.endpoint_secret, previousSecret: r.endpoint_previous_secret ?? null, attemptBase: r.attempt_base ?? 0 }))
+      .sort((a, b) => a.id - b.id);
   }
 
   async recordAttempt(deliveryId: number, workerId: string, a: WebhookAttempt, next: DeliveryNext): Promise<void> {
@@ -429,13 +477,31 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     });
   }
 
-  async listDeliveries(f: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>> {
-    const rows = await this.db.query<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY id DESC LIMIT $3", [
-      f.endpointId,
-      f.status ?? null,
-      f.limit,
-    ]);
-    const deliveries = rows.map(toDelivery);
+  async listDeliveries(f: DeliveryFilter): Promise<Page<LoggedDelivery>> {
+    const q = listWebhookDeliveriesQuery(f);
+    const page = pageOf(await this.db.query<SqlListed<DeliveryRow>>(q.text, q.values), f.limit, sqlPosition, toDelivery);
+    return { data: await this.withAttempts(page.data), nextCursor: page.nextCursor };
+  }
+
+  async getDelivery(endpointId: number, deliveryId: number): Promise<LoggedDelivery | null> {
+    const rows = await this.db.query<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2", [deliveryId, endpointId]);
+    return rows.length ? (await this.withAttempts([toDelivery(rows[0])]))[0] : null;
+  }
+
+  async retryDelivery(endpointId: number, deliveryId: number, now: Date): Promise<{ retried: boolean; delivery: LoggedDelivery } | null> {
+    // Conditional on 'failed': a pending (maybe claimed right now) or succeeded delivery is not touched, and of
+    // concurrent retries only one finds it failed.
+    const changed = await this.db.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $3, claimed_by = NULL, claimed_until = NULL, attempt_base = attempts, retried_at = $3
+       WHERE id = $1 AND endpoint_id = $2 AND status = 'failed' RETURNING id`,
+      [deliveryId, endpointId, now],
+    );
+    const delivery = await this.getDelivery(endpointId, deliveryId);
+    return delivery ? { retried: changed.length > 0, delivery } : null;
+  }
+
+  /** The deliveries with their attempts, oldest first. */
+  private async withAttempts(deliveries: WebhookDelivery[]): Promise<LoggedDelivery[]> {
     if (deliveries.length === 0) return [];
     const attempts = await this.db.query<AttemptRow>("SELECT * FROM webhook_attempts WHERE delivery_id = ANY ($1::int[]) ORDER BY delivery_id, attempt", [deliveries.map((d) => d.id)]);
     const byDelivery = new Map<number, WebhookAttempt[]>();

@@ -64,9 +64,14 @@ export type UnreadCounts = Record<NotificationKind, number>;
 
 // The event types and their payloads are shared/events.ts (one schema per type).
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../../shared/events";
-import type { WebhookEventType } from "../../shared/events";
+import type { TEST_EVENT_TYPE, WebhookEventType } from "../../shared/events";
 
-/** A merchant's webhook endpoint. The signing secret is not part of the read model: it is shown once, at creation. */
+/** What a delivery carries: an event type endpoints choose, or the test event sent on request. */
+export type DeliveryEventType = WebhookEventType | typeof TEST_EVENT_TYPE;
+/** The producer of test events' deliveries (their event ids are a sequence of their own). */
+export const TEST_PRODUCER = "test";
+
+/** A merchant's webhook endpoint. The signing secret is not part of the read model: it is shown once, at creation and at each rotation. */
 export interface WebhookEndpoint {
   id: number;
   workspaceId: number;
@@ -78,6 +83,11 @@ export interface WebhookEndpoint {
   consecutiveFailures: number;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /**
+   * After a rotation of the signing secret: until when deliveries are also signed with the previous secret (null
+   * when the endpoint's secret was never rotated). A time in the past means the previous secret is no longer used.
+   */
+  previousSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -116,7 +126,7 @@ export interface WebhookDelivery {
   /** The service whose outbox wrote the event (commissions, attribution, sales, programs): event ids are per producer. */
   producer: string;
   eventId: number;
-  eventType: WebhookEventType;
+  eventType: DeliveryEventType;
   /** The exact body sent (and signed) on every attempt. */
   body: string;
   status: DeliveryStatus;
@@ -126,15 +136,30 @@ export interface WebhookDelivery {
   lastStatusCode: number | null;
   lastError: string | null;
   deliveredAt: Date | null;
+  /** The last manual retry of the delivery after it failed, or null. */
+  retriedAt: Date | null;
   createdAt: Date;
 }
 
-export type NewWebhookDelivery = Pick<WebhookDelivery, "endpointId" | "eventId" | "eventType" | "body"> & { /** Default: commissions. */ producer?: string };
+/** A delivery as the log shows it: with every attempt, oldest first. */
+export type LoggedDelivery = WebhookDelivery & { attemptLog: WebhookAttempt[] };
+
+/** A page of one endpoint's deliveries, newest first, optionally of one status. */
+export interface DeliveryFilter extends PageRequest {
+  endpointId: number;
+  status?: DeliveryStatus;
+}
+
+export type NewWebhookDelivery = Pick<WebhookDelivery, "endpointId" | "eventId" | "body"> & { eventType: WebhookEventType; /** Default: commissions. */ producer?: string };
 
 /** A claimed delivery with what the worker needs to send it. */
 export interface ClaimedDelivery extends WebhookDelivery {
   url: string;
   secret: string;
+  /** The secret before the last rotation while it is still valid (at the claim's time), else null: signed with both. */
+  previousSecret: string | null;
+  /** Attempts made before the last manual retry: the attempts allowed (and the backoff) count from here. */
+  attemptBase: number;
 }
 
 /** What happens to a delivery after an attempt. */
@@ -162,6 +187,12 @@ export interface NotificationsRepository {
   listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]>;
   /** Enabled endpoints of the workspace subscribed to the event type. */
   listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]>;
+  /**
+   * Replaces the endpoint's signing secret in one atomic step: the current secret becomes the previous one, used
+   * (besides the new one) for deliveries claimed before `previousValidUntil`; the secret before that is dropped at once.
+   * Null when the endpoint does not exist.
+   */
+  rotateEndpointSecret(id: number, secret: string, previousValidUntil: Date, now: Date): Promise<WebhookEndpoint | null>;
   /** Enables (clearing the failure count) or disables an endpoint; null when it does not exist. */
   setEndpointEnabled(id: number, enabled: boolean, reason: string | null, now: Date): Promise<WebhookEndpoint | null>;
   /**
@@ -173,10 +204,27 @@ export interface NotificationsRepository {
 
   /** Creates the delivery unless one exists for (producer, event, endpoint); returns whether it was created. Due at once. */
   enqueueDelivery(d: NewWebhookDelivery, now: Date): Promise<boolean>;
+  /**
+   * Creates a delivery of the test event to the endpoint (producer `test`, type `test.ping`), due at once, under a
+   * fresh event id from a sequence of its own: `body(eventId)` gives the body to freeze. Every call makes a new one.
+   */
+  enqueueTestDelivery(endpointId: number, body: (eventId: number) => string, now: Date): Promise<WebhookDelivery>;
   /** Claims up to `limit` due, pending deliveries of enabled endpoints whose lease expired, for `leaseMs`; counts an attempt on each. */
   claimDeliveries(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedDelivery[]>;
   /** Logs the attempt and moves the delivery on; the move is ignored unless `workerId` still holds the claim. */
   recordAttempt(deliveryId: number, workerId: string, attempt: WebhookAttempt, next: DeliveryNext): Promise<void>;
-  /** Newest first, each with its attempts (oldest first). */
-  listDeliveries(filter: { endpointId: number; status?: DeliveryStatus; limit: number }): Promise<Array<WebhookDelivery & { attemptLog: WebhookAttempt[] }>>;
+  /**
+   * A page of the endpoint's deliveries sorted by (createdAt desc, id desc), each with its attempts (oldest first),
+   * served by an index on (endpoint, createdAt, id) or (endpoint, status, createdAt, id).
+   */
+  listDeliveries(filter: DeliveryFilter): Promise<Page<LoggedDelivery>>;
+  /** One delivery of the endpoint with its attempts; null when the endpoint has no delivery with this id. */
+  getDelivery(endpointId: number, deliveryId: number): Promise<LoggedDelivery | null>;
+  /**
+   * A manual retry: a `failed` delivery becomes `pending`, due at `now`, unclaimed, with a fresh allowance of attempts
+   * (its attempt numbers go on; `attemptBase` becomes its attempts so far) and `retriedAt` = now. A `pending` or
+   * `succeeded` delivery is left exactly as it is (`retried: false`). Atomic: of concurrent retries one retries.
+   * Null when the endpoint has no delivery with this id.
+   */
+  retryDelivery(endpointId: number, deliveryId: number, now: Date): Promise<{ retried: boolean; delivery: LoggedDelivery } | null>;
 }

@@ -110,16 +110,39 @@ export const CreateEndpointInput = z.strictObject({
 });
 
 export const WorkspaceIdInput = z.strictObject({ workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }) });
-export const EndpointIdInput = z.strictObject({ endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }) });
+
+/**
+ * The workspace of an operation on one endpoint: the dashboard's routes have it in the path (the gateway checked the
+ * caller's role in it), and an endpoint of another workspace is then not found; the operator's routes may omit it.
+ */
+const EndpointWorkspace = Id.optional().meta({
+  description: "The workspace the endpoint must belong to (in the path on the dashboard's routes); an endpoint of another workspace is not found.",
+  example: 1,
+});
+const EndpointId = Id.meta({ description: "The webhook endpoint's id.", example: 4 });
+
+export const EndpointIdInput = z.strictObject({ workspaceId: EndpointWorkspace, endpointId: EndpointId });
 export const DisableEndpointInput = z.strictObject({
-  endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }),
+  workspaceId: EndpointWorkspace,
+  endpointId: EndpointId,
   reason: z.string().trim().max(500).optional().meta({ description: "Why, kept with the endpoint.", example: "moving servers" }),
 });
 
-export const ListDeliveriesInput = z.strictObject({
-  endpointId: Id.meta({ description: "The webhook endpoint's id.", example: 4 }),
-  status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
-  limit: Limit(200, 50).meta({ description: "At most this many (1 to 200).", example: 50 }),
+/** The delivery log: a page of one endpoint's deliveries, newest first (shared/pagination.ts). */
+export const ListDeliveriesInput = z
+  .strictObject({
+    workspaceId: EndpointWorkspace,
+    endpointId: EndpointId,
+    status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
+
+export const RetryDeliveryInput = z.strictObject({
+  workspaceId: EndpointWorkspace,
+  endpointId: EndpointId,
+  deliveryId: Id.meta({ description: "The delivery's id (from the endpoint's delivery log).", example: 9 }),
 });
 
 /** The partner portal: a partner's own notices in one program (partnerId comes from the partner's session, never from the caller). */

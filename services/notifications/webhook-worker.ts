@@ -1,11 +1,14 @@
 import { exponentialBackoffMs, PollingLoop } from "../../shared/polling-loop";
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signWebhook } from "../../shared/webhook-signature";
-import { EVENT_PRODUCERS, publicEventId, type EventProducer } from "../../shared/events";
-import type { ClaimedDelivery, DeliveryNext, NotificationsRepository } from "./repository";
+import { EVENT_PRODUCERS, publicEventId, testEventId, type EventProducer } from "../../shared/events";
+import { TEST_PRODUCER, type ClaimedDelivery, type DeliveryNext, type NotificationsRepository } from "./repository";
 import { postWebhook, type WebhookResponse } from "./webhook-client";
 import type { TargetPolicy } from "./webhook-target";
 
 const producerOf = (p: string): EventProducer => ((EVENT_PRODUCERS as readonly string[]).includes(p) ? (p as EventProducer) : "commissions");
+
+/** The body's id, as the Svc-Event-Id header carries it: "sales:42", a bare number for commission events, "test:7" for a test event. */
+const eventIdOf = (d: ClaimedDelivery): string => String(d.producer === TEST_PRODUCER ? testEventId(d.eventId) : publicEventId(producerOf(d.producer), d.eventId));
 
 export interface WebhookWorkerOptions {
   workerId: string;
@@ -88,16 +91,18 @@ export class WebhookWorker {
     const ok = error === null;
     // A refused target (not a public address) or an unusable URL fails the delivery at once: retrying cannot help.
     if (permanent) this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} not sent: ${detail ?? error}`);
+    // A manual retry gives a failed delivery a fresh allowance: attempts (and the backoff) count from it.
+    const attemptsInSeries = d.attempts - d.attemptBase;
     const next: DeliveryNext = ok
       ? { status: "succeeded" }
-      : permanent || d.attempts >= this.opts.maxAttempts
+      : permanent || attemptsInSeries >= this.opts.maxAttempts
         ? { status: "failed" }
-        : { status: "pending", retryAt: new Date(Date.now() + exponentialBackoffMs(d.attempts, this.opts.maxBackoffMs)) };
+        : { status: "pending", retryAt: new Date(Date.now() + exponentialBackoffMs(attemptsInSeries, this.opts.maxBackoffMs)) };
     await this.repo.recordAttempt(d.id, this.opts.workerId, { attempt: d.attempts, at, statusCode, error, responseExcerpt, durationMs }, next);
     this.opts.onAttempt?.(next.status === "pending" ? "retrying" : next.status, d.attempts);
     if (next.status === "pending") return;
     // Only final outcomes count against the endpoint: a retry that later succeeds is not a failure.
-    if (next.status === "failed" && !permanent) this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} given up after ${d.attempts} attempts.`);
+    if (next.status === "failed" && !permanent) this.opts.logger.warn(`Webhook delivery ${d.id} to endpoint ${d.endpointId} given up after ${attemptsInSeries} attempts.`);
     const { disabled } = await this.repo.recordEndpointOutcome(d.endpointId, ok, this.opts.disableAfterFailures, new Date());
     if (disabled) this.opts.onEndpointDisabled?.();
     if (disabled) this.opts.logger.warn(`Webhook endpoint ${d.endpointId} disabled after ${this.opts.disableAfterFailures} consecutive failed deliveries.`);
@@ -114,9 +119,10 @@ export class WebhookWorker {
         headers: {
           "Content-Type": "application/json",
           "User-Agent": "affiliate-tracking-webhooks/1",
-          [SIGNATURE_HEADER]: signWebhook(d.secret, d.body),
+          // After a rotation, signed with the new secret and, until it expires, the previous one (one v1 each).
+          [SIGNATURE_HEADER]: signWebhook(d.previousSecret ? [d.secret, d.previousSecret] : d.secret, d.body),
           // The body's id: unique across producers ("sales:42"; a bare number for commission events).
-          [EVENT_ID_HEADER]: String(publicEventId(producerOf(d.producer), d.eventId)),
+          [EVENT_ID_HEADER]: eventIdOf(d),
           [EVENT_TYPE_HEADER]: d.eventType,
         },
         body: d.body,

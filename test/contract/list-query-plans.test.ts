@@ -9,7 +9,7 @@ import { listCommissionsQuery, listWithdrawalsQuery } from "../../services/commi
 import { createCommissionsRepository } from "../../services/commissions/storage";
 import { listLeadsQuery } from "../../services/attribution/repository.sql";
 import { createAttributionRepository } from "../../services/attribution/storage";
-import { listWorkspaceNotificationsQuery } from "../../services/notifications/repository.sql";
+import { listWebhookDeliveriesQuery, listWorkspaceNotificationsQuery } from "../../services/notifications/repository.sql";
 import { createNotificationsRepository } from "../../services/notifications/storage";
 import { listProgramsQuery } from "../../services/programs/repository.sql";
 import { createProgramsRepository } from "../../services/programs/storage";
@@ -56,6 +56,16 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
       await sql.query(
         `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency, reason, created_at)
          SELECT i, CASE WHEN i % 4 = 0 THEN 'advertiser_warning' ELSE 'partner_notice' END, (i % 10) + 1, ${program}, ${partner}, i, 'tx_' || i, 'refunded', 100, 'usd', 'refund', ${at}
+         FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      // Ten webhook endpoints (ids 1 to 10), 10k deliveries each, in every status.
+      await sql.query(
+        `INSERT INTO webhook_endpoints (workspace_id, url, event_types, secret, created_at, updated_at)
+         SELECT i, 'https://merchant.example/hooks', ARRAY['sale.created'], 'whsec_seed', timestamptz '2026-01-01', timestamptz '2026-01-01' FROM generate_series(1, 10) AS i`,
+      );
+      await sql.query(
+        `INSERT INTO webhook_deliveries (endpoint_id, producer, event_id, event_type, body, status, attempts, next_attempt_at, created_at)
+         SELECT (i % 10) + 1, 'sales', i, 'sale.created', '{}', (ARRAY['succeeded', 'failed', 'pending'])[((i / 7) % 3) + 1], 1, ${at}, ${at}
          FROM generate_series(1, ${ROWS}) AS i`,
       );
     },
@@ -115,6 +125,13 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
       // The older (program, kind, id) index answers "a program's warnings" as well: the planner may AND it with the workspace's.
       alsoIndexes: ["notifications_program", "notifications_workspace"],
       query: (p) => listWorkspaceNotificationsQuery({ workspaceId: 3, programId: 3, kind: "advertiser_warning", unread: true, ...p }),
+    },
+    { list: "webhook deliveries", table: "webhook_deliveries", index: "webhook_deliveries_endpoint_list", query: (p) => listWebhookDeliveriesQuery({ endpointId: 3, ...p }) },
+    {
+      list: "webhook deliveries, failed",
+      table: "webhook_deliveries",
+      index: "webhook_deliveries_endpoint_status_list",
+      query: (p) => listWebhookDeliveriesQuery({ endpointId: 3, status: "failed", ...p }),
     },
   ];
 

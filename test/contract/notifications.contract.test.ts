@@ -1,7 +1,7 @@
 import { createNotificationsRepository } from "../../services/notifications/storage";
-import type { NewNotification, NewWebhookEndpoint, Notification, NotificationsRepository, PartnerNoticeFilter } from "../../services/notifications/repository";
+import type { DeliveryStatus, NewNotification, NewWebhookEndpoint, Notification, NotificationsRepository, PartnerNoticeFilter } from "../../services/notifications/repository";
 import { decodeCursor } from "../../shared/pagination";
-import { SECOND, at, backends, counter, useRepository } from "./harness";
+import { DAY, SECOND, at, backends, counter, useRepository } from "./harness";
 
 const nextEvent = counter(1);
 const nextProgram = counter(100);
@@ -155,6 +155,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
         consecutiveFailures: 0,
         disabledAt: null,
         disabledReason: null,
+        previousSecretExpiresAt: null,
         createdAt: at(),
         updatedAt: at(),
       });
@@ -213,6 +214,8 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       eventType: "commission.created" as const,
       body: JSON.stringify({ id: eventId, type: "commission.created", data: { amountCents: 2000 } }),
     });
+    /** The endpoint's delivery log (one page: these tests make few). */
+    const logOf = async (endpointId: number, status?: DeliveryStatus) => (await repo().listDeliveries({ endpointId, status, limit: 100 })).data;
     /** Claims everything due and keeps this test's deliveries (other tests' leftovers share the database). */
     const claimFor = async (endpointIds: number[], worker: string, now: Date, leaseMs = 30 * SECOND) =>
       (await repo().claimDeliveries(worker, leaseMs, 1000, now)).filter((d) => endpointIds.includes(d.endpointId));
@@ -227,7 +230,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       // The same outbox id from another producer is another event (ids are per producer).
       expect(await repo().enqueueDelivery({ ...d, endpointId: other.id, producer: "sales", eventType: "sale.created" }, at())).toBe(true);
       expect(await repo().enqueueDelivery({ ...d, endpointId: other.id, producer: "sales", eventType: "sale.created" }, at())).toBe(false);
-      expect((await repo().listDeliveries({ endpointId: other.id, limit: 10 })).map((x) => [x.producer, x.eventId])).toEqual([
+      expect((await logOf(other.id)).map((x) => [x.producer, x.eventId])).toEqual([
         ["sales", d.eventId],
         ["commissions", d.eventId],
       ]);
@@ -235,7 +238,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       const results = await Promise.all(Array.from({ length: 8 }, () => repo().enqueueDelivery(d2, at())));
       expect(results.filter(Boolean)).toHaveLength(1);
 
-      const listed = await repo().listDeliveries({ endpointId: e.id, limit: 10 });
+      const listed = await logOf(e.id);
       expect(listed.map((x) => x.eventId)).toEqual([d2.eventId, d.eventId]);
       expect(listed[1]).toEqual({
         id: expect.any(Number),
@@ -250,6 +253,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
         lastStatusCode: null,
         lastError: null,
         deliveredAt: null,
+        retriedAt: null,
         createdAt: at(),
         attemptLog: [],
       });
@@ -302,7 +306,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       await repo().recordAttempt(first.id, "w1", { attempt: 9, at: at(10 * SECOND), statusCode: 200, error: null, responseExcerpt: null, durationMs: 1 }, { status: "succeeded" });
       await repo().recordAttempt(second.id, "w2", { attempt: 2, at: at(11 * SECOND), statusCode: 204, error: null, responseExcerpt: null, durationMs: 30 }, { status: "succeeded" });
 
-      const [listed] = await repo().listDeliveries({ endpointId: e.id, limit: 10 });
+      const [listed] = await logOf(e.id);
       expect(listed).toMatchObject({ status: "succeeded", attempts: 2, lastStatusCode: 204, lastError: null, deliveredAt: at(11 * SECOND) });
       expect(listed.attemptLog).toEqual([
         { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", responseExcerpt: "Internal Server Error", durationMs: 12 },
@@ -316,10 +320,143 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       const [f] = await claimFor([e.id], "w1", at(SECOND));
       await repo().recordAttempt(f.id, "w1", { attempt: 1, at: at(SECOND), statusCode: null, error: "ECONNREFUSED", responseExcerpt: null, durationMs: 3 }, { status: "failed" });
       expect(await claimFor([e.id], "w1", at(100 * SECOND))).toEqual([]);
-      const failed = await repo().listDeliveries({ endpointId: e.id, status: "failed", limit: 10 });
+      const failed = await logOf(e.id, "failed");
       expect(failed).toEqual([expect.objectContaining({ eventId: failing.eventId, status: "failed", lastStatusCode: null, lastError: "ECONNREFUSED", deliveredAt: null })]);
-      expect((await repo().listDeliveries({ endpointId: e.id, status: "succeeded", limit: 10 })).map((x) => x.eventId)).toEqual([d.eventId]);
-      expect(await repo().listDeliveries({ endpointId: e.id, status: "pending", limit: 10 })).toEqual([]);
+      expect((await logOf(e.id, "succeeded")).map((x) => x.eventId)).toEqual([d.eventId]);
+      expect(await logOf(e.id, "pending")).toEqual([]);
+    });
+
+    it("rotates the signing secret: claims carry the previous one until it expires; the one before it ends at once", async () => {
+      const e = await newEndpoint({ secret: "whsec_one" });
+      /** Claims the endpoint's due deliveries at `now` and records each as delivered, so later claims see only new ones. */
+      const claimAndDeliver = async (now: Date) => {
+        const claimed = await claimFor([e.id], "w1", now);
+        for (const d of claimed)
+          await repo().recordAttempt(d.id, "w1", { attempt: d.attempts, at: now, statusCode: 200, error: null, responseExcerpt: null, durationMs: 1 }, { status: "succeeded" });
+        return claimed;
+      };
+      await repo().enqueueDelivery(delivery(e.id), at());
+      expect((await claimAndDeliver(at(SECOND))).map((d) => [d.secret, d.previousSecret, d.attemptBase])).toEqual([["whsec_one", null, 0]]);
+
+      const rotated = await repo().rotateEndpointSecret(e.id, "whsec_two", at(DAY), at(2 * SECOND));
+      expect(rotated).toEqual({ ...e, previousSecretExpiresAt: at(DAY), updatedAt: at(2 * SECOND) });
+      expect(await repo().getEndpoint(e.id)).toEqual(rotated);
+      await repo().enqueueDelivery(delivery(e.id), at());
+      expect((await claimAndDeliver(at(3 * SECOND))).map((d) => [d.secret, d.previousSecret])).toEqual([["whsec_two", "whsec_one"]]);
+
+      // Again within the window: the first secret is gone, the second is the previous one.
+      await repo().rotateEndpointSecret(e.id, "whsec_three", at(DAY + 4 * SECOND), at(4 * SECOND));
+      await repo().enqueueDelivery(delivery(e.id), at());
+      expect((await claimAndDeliver(at(5 * SECOND))).map((d) => [d.secret, d.previousSecret])).toEqual([["whsec_three", "whsec_two"]]);
+      // Past the window: the new secret only.
+      await repo().enqueueDelivery(delivery(e.id), at());
+      expect((await claimAndDeliver(at(DAY + 4 * SECOND))).map((d) => [d.secret, d.previousSecret])).toEqual([["whsec_three", null]]);
+
+      // Concurrent rotations apply one after the other: the last one's previous secret is one of the others.
+      const secrets = ["whsec_a", "whsec_b", "whsec_c", "whsec_d", "whsec_e"];
+      await Promise.all(secrets.map((secret) => repo().rotateEndpointSecret(e.id, secret, at(3 * DAY), at(2 * DAY))));
+      await repo().enqueueDelivery(delivery(e.id), at(2 * DAY));
+      const [last] = await claimAndDeliver(at(2 * DAY));
+      expect(secrets).toContain(last.secret);
+      expect(secrets.filter((x) => x !== last.secret)).toContain(last.previousSecret);
+
+      expect(await repo().rotateEndpointSecret(2_000_000_000, "whsec_x", at(DAY), at())).toBeNull();
+    });
+
+    it("enqueues test deliveries: a fresh event id each, the body made from it, due at once like any delivery", async () => {
+      const e = await newEndpoint();
+      const body = (eventId: number) => JSON.stringify({ id: `test:${eventId}`, type: "test.ping" });
+      const first = await repo().enqueueTestDelivery(e.id, body, at());
+      expect(first).toEqual({
+        id: expect.any(Number),
+        endpointId: e.id,
+        producer: "test",
+        eventId: expect.any(Number),
+        eventType: "test.ping",
+        body: body(first.eventId),
+        status: "pending",
+        attempts: 0,
+        nextAttemptAt: at(),
+        lastStatusCode: null,
+        lastError: null,
+        deliveredAt: null,
+        retriedAt: null,
+        createdAt: at(),
+      });
+      const more = await Promise.all(Array.from({ length: 4 }, () => repo().enqueueTestDelivery(e.id, body, at())));
+      const eventIds = [first, ...more].map((d) => d.eventId);
+      expect(new Set(eventIds).size).toBe(5);
+      expect((await logOf(e.id)).map((d) => d.id).sort((a, b) => a - b)).toEqual([first, ...more].map((d) => d.id).sort((a, b) => a - b));
+      expect(await repo().getDelivery(e.id, first.id)).toEqual({ ...first, attemptLog: [] });
+      const claimed = await claimFor([e.id], "w1", at(SECOND));
+      expect(claimed.map((d) => [d.eventType, d.producer, d.attempts])).toEqual(Array.from({ length: 5 }, () => ["test.ping", "test", 1]));
+    });
+
+    it("retries a failed delivery with a fresh allowance; a pending or succeeded one is left alone; one of concurrent retries wins", async () => {
+      const e = await newEndpoint();
+      await repo().enqueueDelivery(delivery(e.id), at());
+      const [claimed] = await claimFor([e.id], "w1", at(SECOND));
+      const failedAttempt = { attempt: 1, at: at(SECOND), statusCode: 500, error: "HTTP 500", responseExcerpt: "down", durationMs: 5 };
+      await repo().recordAttempt(claimed.id, "w1", failedAttempt, { status: "failed" });
+      const failed = (await repo().getDelivery(e.id, claimed.id))!;
+      expect(failed).toMatchObject({ status: "failed", attempts: 1, retriedAt: null, attemptLog: [failedAttempt] });
+
+      const retried = await repo().retryDelivery(e.id, claimed.id, at(10 * SECOND));
+      expect(retried).toEqual({ retried: true, delivery: { ...failed, status: "pending", nextAttemptAt: at(10 * SECOND), retriedAt: at(10 * SECOND) } });
+      // Again while pending: nothing changes.
+      expect(await repo().retryDelivery(e.id, claimed.id, at(11 * SECOND))).toEqual({ retried: false, delivery: retried!.delivery });
+      // w1's claim ended with the failure: a late record from it does not move the retried delivery.
+      await repo().recordAttempt(claimed.id, "w1", { ...failedAttempt, attempt: 7 }, { status: "succeeded" });
+      expect((await repo().getDelivery(e.id, claimed.id))!.status).toBe("pending");
+
+      expect(await claimFor([e.id], "w2", at(9 * SECOND))).toEqual([]);
+      const [again] = await claimFor([e.id], "w2", at(10 * SECOND));
+      expect([again.id, again.attempts, again.attemptBase]).toEqual([claimed.id, 2, 1]);
+      expect((await repo().retryDelivery(e.id, claimed.id, at(12 * SECOND)))!.retried).toBe(false);
+      await repo().recordAttempt(again.id, "w2", { attempt: 2, at: at(12 * SECOND), statusCode: 200, error: null, responseExcerpt: null, durationMs: 3 }, { status: "succeeded" });
+      const succeeded = await repo().retryDelivery(e.id, claimed.id, at(13 * SECOND));
+      expect(succeeded).toMatchObject({ retried: false, delivery: { status: "succeeded", attempts: 2, retriedAt: at(10 * SECOND), deliveredAt: at(12 * SECOND) } });
+      expect(succeeded!.delivery.attemptLog.map((a) => a.attempt)).toEqual([1, 2, 7]);
+
+      // Another endpoint's delivery, or none, is not found.
+      const other = await newEndpoint();
+      expect(await repo().retryDelivery(other.id, claimed.id, at())).toBeNull();
+      expect(await repo().getDelivery(other.id, claimed.id)).toBeNull();
+      expect(await repo().retryDelivery(e.id, 2_000_000_000, at())).toBeNull();
+
+      // Concurrent retries of one failed delivery: one retries it.
+      await repo().enqueueDelivery(delivery(e.id), at());
+      const [next] = await claimFor([e.id], "w3", at(20 * SECOND));
+      await repo().recordAttempt(next.id, "w3", { ...failedAttempt, at: at(20 * SECOND) }, { status: "failed" });
+      const results = await Promise.all(Array.from({ length: 5 }, () => repo().retryDelivery(e.id, next.id, at(21 * SECOND))));
+      expect(results.filter((r) => r!.retried)).toHaveLength(1);
+      expect(results.every((r) => r!.delivery.status === "pending")).toBe(true);
+    });
+
+    it("pages the delivery log newest first, by status and creation time", async () => {
+      const e = await newEndpoint();
+      for (let i = 0; i < 5; i++) await repo().enqueueDelivery(delivery(e.id), at(i * SECOND));
+      // Two in the same instant: ids break the tie.
+      await repo().enqueueDelivery(delivery(e.id), at(4 * SECOND));
+      const all = await logOf(e.id);
+      expect(all).toHaveLength(6);
+      expect(all.map((d) => d.createdAt.getTime())).toEqual([...all.map((d) => d.createdAt.getTime())].sort((a, b) => b - a));
+      const pages: number[][] = [];
+      let cursor: string | null | undefined;
+      do {
+        const page = await repo().listDeliveries({ endpointId: e.id, limit: 4, cursor: cursor ? decodeCursor(cursor)! : undefined });
+        pages.push(page.data.map((d) => d.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(pages.map((p) => p.length)).toEqual([4, 2]);
+      expect(pages.flat()).toEqual(all.map((d) => d.id));
+      expect((await repo().listDeliveries({ endpointId: e.id, limit: 6 })).nextCursor).toBeNull();
+
+      const [oldest] = await claimFor([e.id], "w1", at(10 * SECOND)).then((c) => c.filter((d) => d.id === all[5].id));
+      await repo().recordAttempt(oldest.id, "w1", { attempt: 1, at: at(10 * SECOND), statusCode: null, error: "ECONNREFUSED", responseExcerpt: null, durationMs: 1 }, { status: "failed" });
+      expect((await logOf(e.id, "failed")).map((d) => d.id)).toEqual([oldest.id]);
+      const range = await repo().listDeliveries({ endpointId: e.id, limit: 10, from: at(SECOND), to: at(3 * SECOND) });
+      expect(range.data.map((d) => d.createdAt)).toEqual([at(2 * SECOND), at(SECOND)]);
     });
 
     it("keeps pending deliveries of a disabled endpoint until it is enabled again", async () => {

@@ -151,7 +151,7 @@ test("counts requests by route template and status, latency, and the business ou
 
   // The outbound delivery of commission.created: refused once, then accepted.
   const deliveries = await waitFor(
-    () => sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`),
+    () => sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`).then((page) => page.data),
     (list: Array<{ status: string }>) => list.length === 1 && list[0].status === "succeeded",
   );
   expect(deliveries).toMatchObject([{ status: "succeeded" }]);

@@ -7,7 +7,7 @@
  * outboxes and all arrive once it is back.
  */
 import { loadService } from "../../bin/start";
-import { WEBHOOK_EVENTS, type WebhookEventType } from "../../shared/events";
+import { TEST_EVENT, TEST_EVENT_TYPE, WEBHOOK_EVENTS, type WebhookEventType } from "../../shared/events";
 import { startServiceLate, waitFor } from "../support/notifications";
 import { startSystem, type TestSystem } from "../support/system";
 import { attributedSale } from "../support/tracking";
@@ -206,12 +206,13 @@ test("with notifications stopped, every action succeeds and its events wait; onc
   }
 }, 120_000);
 
-test("the API document lists every event as an OpenAPI webhook: described fields and an example its schema parses", async () => {
+test("the API document lists every event (and the test event) as an OpenAPI webhook: described fields and an example its schema parses", async () => {
   const res = await sys.http("GET", "/api/openapi.json");
   expect(res.status).toBe(200);
   const webhooks = res.body.webhooks as Record<string, any>;
-  expect(Object.keys(webhooks).sort()).toEqual(Object.keys(WEBHOOK_EVENTS).sort());
-  for (const [type, spec] of Object.entries(WEBHOOK_EVENTS)) {
+  const documented = { ...WEBHOOK_EVENTS, [TEST_EVENT_TYPE]: TEST_EVENT };
+  expect(Object.keys(webhooks).sort()).toEqual(Object.keys(documented).sort());
+  for (const [type, spec] of Object.entries(documented)) {
     const op = webhooks[type].post;
     expect({ type, summary: op.summary, description: op.description.startsWith(spec.when) }).toEqual({ type, summary: type, description: true });
     const content = op.requestBody.content["application/json"];

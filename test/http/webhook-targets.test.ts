@@ -134,7 +134,7 @@ describe("the production default: private targets refused", () => {
     notifications.webhookTargets.resolve = fakeDns({ "hooks.rebind.test": "127.0.0.1" });
     await attributedSale(sys, boot);
     const [delivery] = await waitFor(
-      () => sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`),
+      () => sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`).then((page) => page.data),
       (list: Delivery[]) => list[0]?.status === "failed",
     );
     expect(delivery).toMatchObject({ eventType: "sale.created", status: "failed", attempts: 1, lastStatusCode: null, lastError: expect.stringMatching(/^refused: /) });
@@ -150,7 +150,7 @@ describe("the production default: private targets refused", () => {
       },
     ]);
     await new Promise((r) => setTimeout(r, 600)); // several worker rounds: no retry
-    expect((await sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`))[0].attempts).toBe(1);
+    expect((await sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`).then((page) => page.data))[0].attempts).toBe(1);
     expect(receiver.on("/rebind")).toEqual([]);
     // The failure counts against the endpoint like any delivery given up.
     expect((await sys.admin("GET", `/workspaces/${workspaceId}/webhook-endpoints`))[0].consecutiveFailures).toBe(1);
@@ -171,7 +171,7 @@ describe("the production default: private targets refused", () => {
     receiver.route("/stored", "whsec_stored");
     await attributedSale(sys, boot);
     const [delivery] = await waitFor(
-      () => sys.admin("GET", `/webhook-endpoints/${stored.id}/deliveries`),
+      () => sys.admin("GET", `/webhook-endpoints/${stored.id}/deliveries`).then((page) => page.data),
       (list: Delivery[]) => list[0]?.status === "failed",
     );
     expect(delivery.attemptLog.map((a) => a.error)).toEqual([expect.stringMatching(/^refused: The webhook URL's host 127\.0\.0\.1 is a loopback address/)]);
@@ -214,7 +214,7 @@ describe("WEBHOOK_ALLOW_PRIVATE_TARGETS=true (self-hosted installs, development)
     const sale = await attributedSale(sys, boot);
     for (const endpoint of [literal, named]) {
       await waitFor(
-        () => sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`),
+        () => sys.admin("GET", `/webhook-endpoints/${endpoint.id}/deliveries`).then((page) => page.data),
         (list: Delivery[]) => list[0]?.status === "succeeded",
       );
     }
@@ -224,7 +224,7 @@ describe("WEBHOOK_ALLOW_PRIVATE_TARGETS=true (self-hosted installs, development)
 
     // The delivery log keeps the status and a short text excerpt of the answer (markup removed).
     const [failed] = await waitFor(
-      () => sys.admin("GET", `/webhook-endpoints/${failing.id}/deliveries`),
+      () => sys.admin("GET", `/webhook-endpoints/${failing.id}/deliveries`).then((page) => page.data),
       (list: Delivery[]) => list[0]?.status === "failed",
     );
     expect(failed.attemptLog.map((a) => [a.statusCode, a.error, a.responseExcerpt])).toEqual([

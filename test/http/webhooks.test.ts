@@ -43,7 +43,7 @@ async function register(workspaceId: number, p: string, behaviour: ReceiverBehav
   return endpoint;
 }
 
-const deliveries = (endpointId: number, query = "") => sys.admin("GET", `/webhook-endpoints/${endpointId}/deliveries${query}`);
+const deliveries = (endpointId: number, query = "") => sys.admin("GET", `/webhook-endpoints/${endpointId}/deliveries${query}`).then((page) => page.data);
 
 test("signed deliveries of created, refunded and reversed; a failed first attempt is retried; each event has one effect", async () => {
   const { workspaceId, boot } = await workspaceProgram();
@@ -202,7 +202,7 @@ describe("the admin API", () => {
       async () => deliveries(created.id),
       (list: any[]) => list[0]?.status === "succeeded",
     );
-    expect((await cli("webhook-deliveries", "--endpoint", String(created.id))).map((d: any) => d.eventType)).toEqual(["commission.reversed"]);
+    expect((await cli("webhook-deliveries", "--endpoint", String(created.id))).data.map((d: any) => d.eventType)).toEqual(["commission.reversed"]);
     await waitFor(
       () => sys.admin("GET", `/notifications?partnerId=${boot.partnerId}`),
       (l: any[]) => l.length === 1,

@@ -41,6 +41,14 @@ describe("webhook signatures", () => {
     expect(verifyWebhookSignature({ secret, body, header: `t=${t},${other}`, nowSeconds: t }).ok).toBe(false);
   });
 
+  it("signs with several secrets at once (during a rotation), one v1 each in order; a receiver with either verifies", () => {
+    const both = signWebhook([secret, "whsec_old"], body, t);
+    expect(both).toBe(`${signWebhook(secret, body, t)},${signWebhook("whsec_old", body, t).split(",")[1]}`);
+    expect(signWebhook([secret], body, t)).toBe(signWebhook(secret, body, t));
+    for (const s of [secret, "whsec_old"]) expect(verifyWebhookSignature({ secret: s, body, header: both, nowSeconds: t }).ok).toBe(true);
+    expect(verifyWebhookSignature({ secret: "whsec_older", body, header: both, nowSeconds: t }).ok).toBe(false);
+  });
+
   it.each([undefined, null, "", "v1=abc", `t=${t}`, `t=abc,v1=${"0".repeat(64)}`, `t=${t},v1=xyz`, `t=${t},v0=${"0".repeat(64)}`])("refuses the malformed header %j", (header) => {
     expect(verifyWebhookSignature({ secret, body, header, nowSeconds: t })).toEqual({ ok: false, reason: "malformed_header" });
   });
