@@ -7,7 +7,8 @@
  *  1. embedded: all services in one process on PGlite (the default), floor on PGlite;
  *  2. split: gateway, sales, commissions, status and the other services in five
  *     processes over nats-server on PostgreSQL, floor on the same PostgreSQL;
- *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL);
+ *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL), the dashboard's reads, and the
+ *     CSV exports of the 1M sales, commissions and withdrawals (rows/s, RSS growth, a status call's latency meanwhile);
  *  4. bus: a Moleculer request over nats-server against raw NATS request-reply;
  *  (onepg, only when named: all services in one process on PostgreSQL, no transporter.)
  *  (embeddedpg, only when named: the all-in-one process on PGlite against the same on a PostgreSQL server started
@@ -46,6 +47,7 @@ import {
   killAllChildrenSync,
   machineCpuMs,
   lastOutput,
+  rssMb,
   LOG_DIR,
   outputIncludes,
   ROOT,
@@ -109,6 +111,11 @@ type PathName = "refund" | "sale" | "status" | "click" | GrowthRead;
 /** The dashboard's reads measured by the growth phase (GET /api/programs/:id/<read>, the owner's session). */
 const GROWTH_READS = ["sales", "commissions", "partners", "customers", "overview"] as const;
 type GrowthRead = (typeof GROWTH_READS)[number];
+
+/** The CSV exports measured by the growth phase (GET /api/programs/:id/<export>.csv), each of the bulk rows. */
+const GROWTH_EXPORTS = ["sales", "commissions", "withdrawals"] as const;
+/** Issue 31's goals for an export of 1M rows: at least this many rows/s, RSS growth at most this, no request of the process held longer. */
+const EXPORT_GOALS = { rowsPerSecond: 50_000, rssGrowthMb: 64, blockedMs: 50 };
 
 interface Creds {
   programId: number;
@@ -695,6 +702,106 @@ interface Growth {
   large: { sales: number; seedSeconds: number } & Measured;
   /** The dashboard's reads at the same rate, with ~1k and with the bulk rows. */
   reads: { path: GrowthRead; small: Measured; large: Measured }[];
+  /** The CSV exports of the bulk rows (absent from results of runs before they were measured). */
+  exports?: ExportMeasured[];
+}
+
+/** One CSV download of every row, read as fast as the client can, with a status call every 20 ms meanwhile. */
+interface ExportMeasured {
+  what: (typeof GROWTH_EXPORTS)[number];
+  rows: number;
+  mb: number;
+  seconds: number;
+  rowsPerSecond: number;
+  /** The service process's RSS just before the download, and its peak during it (sampled every 100 ms). */
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  rssGrowthMb: number;
+  /** GET /api/tracking/status/:id (the same process), one at a time during the download. */
+  status: { n: number; p50: number; p99: number; max: number; errors: number };
+}
+
+/** Bulk paid withdrawals (payouts) for the export measurement, spread over the last 365 days; seeded after the refund points. */
+async function bulkSeedWithdrawals(databaseUrl: string, programId: number, rows: number): Promise<number> {
+  const c = new Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const t0 = Date.now();
+    const partners = (await c.query<{ partner_id: number }>("SELECT partner_id FROM enrollments WHERE program_id = $1 ORDER BY partner_id", [programId])).rows.map((r) => r.partner_id);
+    const day = "now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second'";
+    await c.query(
+      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, status, created_at, paid_at, idempotency_key)
+       SELECT ($3::int[])[1 + g % $4], $1, 'usd', 2000, 2000, 'paid', ${day}, ${day} + interval '1 hour', 'bulk-payout-' || g
+       FROM generate_series(1, $2) AS g`,
+      [programId, rows, partners, partners.length],
+    );
+    await c.query("ANALYZE withdrawals");
+    return (Date.now() - t0) / 1000;
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Downloads GET /api/programs/:id/<what>.csv to the end as fast as this client reads, counting rows (CRLF) and
+ * bytes, while a status call of the same process runs one at a time every 20 ms: its latency shows how long the
+ * export holds other requests up. The process's RSS is sampled every 100 ms.
+ */
+async function measureExport(t: Target, what: ExportMeasured["what"]): Promise<ExportMeasured> {
+  const proc = t.procs[0];
+  const c = t.creds!;
+  await sleep(1000);
+  const rssBeforeMb = Math.round(rssMb(proc.pid) ?? 0);
+  const stopRss = sampleRss([{ name: proc.name, pid: proc.pid }], 100);
+  let exporting = true;
+  const latencies: number[] = [];
+  let statusErrors = 0;
+  const statusLoop = (async () => {
+    while (exporting) {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(`${t.baseUrl}/api/tracking/status/${c.programId}`, { headers: { cookie: c.cookie } });
+        await res.arrayBuffer();
+        if (res.status !== 200) statusErrors++;
+      } catch {
+        statusErrors++;
+      }
+      latencies.push(performance.now() - t0);
+      await sleep(20);
+    }
+  })();
+  const t0 = performance.now();
+  let bytes = 0;
+  let records = 0;
+  try {
+    const res = await fetch(`${t.baseUrl}/api/programs/${c.programId}/${what}.csv`, { headers: { cookie: c.cookie } });
+    if (res.status !== 200 || !res.body) throw new Error(`GET ${what}.csv -> ${res.status} ${await res.text()}`);
+    const reader = res.body.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      const chunk = r.value;
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) records++;
+    }
+  } finally {
+    exporting = false;
+    await statusLoop;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const rssPeakMb = stopRss()[proc.name] ?? rssBeforeMb;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => (latencies.length ? Math.round(latencies[Math.ceil((p / 100) * latencies.length) - 1] * 10) / 10 : 0);
+  const rows = Math.max(0, records - 1); // the header
+  return {
+    what,
+    rows,
+    mb: Math.round(bytes / 1e5) / 10,
+    seconds: Math.round(seconds * 10) / 10,
+    rowsPerSecond: Math.round(rows / seconds),
+    rssBeforeMb,
+    rssPeakMb,
+    rssGrowthMb: rssPeakMb - rssBeforeMb,
+    status: { n: latencies.length, p50: pct(50), p99: pct(99), max: pct(100), errors: statusErrors },
+  };
 }
 
 /**
@@ -797,12 +904,24 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const large = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${largeSales} sales: refund p50 ${large.p50} p99 ${large.p99} ms at ${CFG.growthRate}/s`);
     const largeReads = await readsAt(`${CFG.growthRows} rows`);
+    log(`  seeding ${CFG.growthRows} paid withdrawals for the exports...`);
+    log(`  seeded in ${(await bulkSeedWithdrawals(databaseUrl, c.programId, CFG.growthRows)).toFixed(1)} s`);
+    const exports: ExportMeasured[] = [];
+    for (const what of GROWTH_EXPORTS) {
+      const e = await measureExport(service, what);
+      log(
+        `  export ${what}.csv: ${e.rows} rows, ${e.mb} MB in ${e.seconds} s (${e.rowsPerSecond} rows/s); RSS ${e.rssBeforeMb} -> ${e.rssPeakMb} MB (+${e.rssGrowthMb}); ` +
+          `status meanwhile p50 ${e.status.p50} p99 ${e.status.p99} max ${e.status.max} ms (${e.status.n} calls, ${e.status.errors} errors)`,
+      );
+      exports.push(e);
+    }
     return {
       backend: "PostgreSQL, all services in one process",
       rate: CFG.growthRate,
       small: { sales: smallSales, ...small },
       large: { sales: largeSales, seedSeconds, ...large },
       reads: GROWTH_READS.map((read) => ({ path: read, small: smallReads.get(read)!, large: largeReads.get(read)! })),
+      exports,
     };
   } finally {
     await Promise.all(service.procs.map((p) => stopChild(p)));
@@ -964,6 +1083,16 @@ function goals(points: Point[], growth: Growth | null, embeddedPg: EmbeddedPgRes
       verdict(ratio <= 1.2),
       `${growth.large.foreignCpuPct}+${growth.large.stealPct}`,
     ]);
+    for (const e of growth.exports ?? []) {
+      const g = EXPORT_GOALS;
+      rows.push([
+        `export ${e.what}.csv of ${e.rows} rows: >= ${g.rowsPerSecond} rows/s, RSS +${g.rssGrowthMb} MB at most, status p99 <= ${g.blockedMs} ms meanwhile`,
+        `${e.rowsPerSecond} rows/s, +${e.rssGrowthMb} MB, p99 ${f1(e.status.p99)} ms (max ${f1(e.status.max)})`,
+        "-",
+        verdict(e.rowsPerSecond >= g.rowsPerSecond && e.rssGrowthMb <= g.rssGrowthMb && e.status.p99 <= g.blockedMs && e.status.errors === 0),
+        "-",
+      ]);
+    }
   }
   return rows;
 }
@@ -1164,6 +1293,25 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
         ]),
       ),
     );
+    if (growth.exports?.length) {
+      out.push(`\nCSV exports of the bulk rows (the owner's session; read to the end as fast as the client takes it; a status call every 20 ms meanwhile, one at a time):\n`);
+      out.push(
+        table(
+          ["GET /api/programs/:id/…", "rows", "MB", "s", "rows/s", "RSS before / peak MB", "RSS growth MB", "status p50 / p99 / max ms", "status calls (errors)"],
+          growth.exports.map((e) => [
+            `${e.what}.csv`,
+            String(e.rows),
+            String(e.mb),
+            String(e.seconds),
+            String(e.rowsPerSecond),
+            `${e.rssBeforeMb} / ${e.rssPeakMb}`,
+            String(e.rssGrowthMb),
+            `${f1(e.status.p50)} / ${f1(e.status.p99)} / ${f1(e.status.max)}`,
+            `${e.status.n} (${e.status.errors})`,
+          ]),
+        ),
+      );
+    }
   }
   if (bus?.length) {
     out.push("\n### Bus alone: one request-reply over the local nats-server (responder in another process, ~120-byte JSON)\n");

@@ -20,6 +20,8 @@ import { partnerRewards, partnerRewardsCacheMixin } from "./clients/partner-rewa
 import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
 import { commissionListItem, withdrawalListItem } from "./commissions/list-views";
+import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./commissions/export";
+import { readExportBatch } from "../shared/csv-export";
 import { mapPage } from "../shared/pagination";
 
 export type { CreatedCommission } from "./commissions/create-for-sale";
@@ -223,6 +225,23 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       handler(ctx: Context<ListWithdrawals>) {
         return this.listWithdrawals(ctx, ctx.params);
+      },
+    },
+
+    /** One batch of the commissions CSV export: a keyset page of the list, longer (shared/csv-export.ts; the gateway writes the file). */
+    export: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ExportCommissionsInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return readExportBatch(COMMISSIONS_CSV, (limit) => this.repo.listCommissionsPage({ ...ctx.params, limit }));
+      },
+    },
+    /** One batch of the withdrawals CSV export. */
+    exportWithdrawals: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ExportWithdrawalsInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return readExportBatch(WITHDRAWALS_CSV, (limit) => this.repo.listWithdrawalsPage({ ...ctx.params, limit }));
       },
     },
 

@@ -17,6 +17,7 @@ import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, toGatewayError } from "./gatew
 import { refusedRequestFields } from "./gateway/request-log";
 import { buildRoutes } from "./gateway/routes";
 import { createClickForwarder, forwardClick, forwardsClicks, type ClickForwarder } from "./gateway/click-forwarder";
+import { CSV_EXPORTS, sendCsvExport } from "./gateway/csv-export";
 
 export { SESSION_COOKIE, type AdminTokenOrigin } from "./gateway/auth";
 
@@ -168,10 +169,16 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
 
     /**
      * moleculer-web's callAction, except that a click is forwarded with the clicks of the next few milliseconds
-     * (gateway/click-forwarder.ts) when attribution runs in another process; the rest of the answer is unchanged.
+     * (gateway/click-forwarder.ts) when attribution runs in another process, and a CSV export is written batch
+     * by batch (gateway/csv-export.ts); the rest of the answer is unchanged.
      */
     async callAction(route: Route, actionName: string, req: Req, res: Res, params: unknown, isStream?: boolean) {
       const web = ApiGateway as unknown as { methods: WebMethods };
+      if (CSV_EXPORTS.has(actionName)) {
+        const endpoint = (req as { $endpoint?: unknown }).$endpoint ?? actionName;
+        await sendCsvExport(req.$ctx as Context, endpoint, actionName, params as Record<string, unknown>, res, this.logger);
+        return true;
+      }
       if (actionName !== "attribution.trackClick" || !this.clickForwarder) return web.methods.callAction.call(this, route, actionName, req, res, params, isStream);
       const ctx = req.$ctx as Context<unknown, CallerMeta>;
       let data: unknown = await forwardClick(this.clickForwarder, params, ctx.meta);
@@ -225,7 +232,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       const { sessionId, partnerId } = ctx.params;
       this.partnerSessionCache.deleteWhere((p) => (sessionId === null ? p.partnerId === partnerId : p.sessionId === sessionId));
     },
-    /** Broadcast by accounts.grantRole: the user's permission answers in that workspace are dropped. */
+    /** Broadcast by accounts (grantRole, changeRole, removeMember, acceptInvitation): the user's permission answers in that workspace are dropped. */
     "accounts.membershipChanged"(ctx: Context<BroadcastOf<"accounts.membershipChanged">>) {
       const { workspaceId, userId } = ctx.params;
       this.permissionCache.deleteWhere((e) => e.userId === userId && e.workspaceId === workspaceId);

@@ -14,6 +14,8 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createSalesRepository } from "./sales/storage";
 import { mapPage } from "../shared/pagination";
+import { readExportBatch } from "../shared/csv-export";
+import { SALES_CSV } from "./sales/export";
 import type { Sale, SalesRepository } from "./sales/repository";
 import { SALES } from "./sales/endpoints";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
@@ -166,6 +168,15 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       handler(ctx: Context<Input<typeof S.ListSalesInput>>) {
         return this.salesPage(ctx, ctx.params);
+      },
+    },
+
+    /** One batch of the sales CSV export: a keyset page of the list, longer (shared/csv-export.ts; the gateway writes the file). */
+    export: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ExportSalesInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return readExportBatch(SALES_CSV, (limit) => this.repo.listSalesPage({ ...ctx.params, limit }));
       },
     },
 

@@ -5,6 +5,7 @@ import type { StatsAnswer } from "../../shared/domain/stats";
 import type { Balance, Commission, CommissionFigures, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
 import type * as S from "./schemas";
 import type { Page } from "../../shared/pagination";
+import type { ExportBatch } from "../../shared/csv-export";
 import type { CommissionListItem } from "./list-views";
 import type { NoRewardReason, TierStats } from "../../shared/domain/rewards";
 import type { PartnerRewards } from "../rewards/contract";
@@ -61,6 +62,9 @@ export interface CommissionsContract {
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
   "commissions.list": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
   "commissions.listWithdrawals": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };
+  /** One batch of the commissions or withdrawals CSV export (the gateway pulls them: shared/csv-export.ts). */
+  "commissions.export": { params: z.input<typeof S.ExportCommissionsInput>; result: ExportBatch };
+  "commissions.exportWithdrawals": { params: z.input<typeof S.ExportWithdrawalsInput>; result: ExportBatch };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
   /**
    * Commission amounts by state per UTC day (zero-filled, by creation day) and per partner, in the program's

@@ -1,12 +1,18 @@
 /** The commissions service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
+import { csvExample, exportDescription } from "../../shared/csv-export";
+import type { Jsonified } from "../../shared/dto";
 import { declareActions, programRoutes } from "../../shared/endpoint";
+import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
+import type { CommissionListItem } from "./list-views";
+import type { Withdrawal } from "./repository";
 import * as S from "./schemas";
 
 const refundItemExample = { id: 4, refundId: "re_1", amountCents: 3000, deductionCents: 600, reasonCode: "refund", reason: "customer asked", createdAt: "2026-01-03T09:00:00.000Z" };
-const commissionItemExample = {
+const commissionItemExample: Jsonified<CommissionListItem> = {
   id: 7,
   programId: 1,
   partnerId: 3,
+  kind: "sale",
   saleId: 9,
   transactionId: "order-1001",
   currency: "usd",
@@ -15,6 +21,8 @@ const commissionItemExample = {
   refundedCents: 3000,
   deductedCents: 600,
   netCents: 1400,
+  groupId: null,
+  rewardLines: null,
   status: "refunded",
   reason: "customer asked",
   approvableAt: "2026-01-31T10:00:00.000Z",
@@ -23,7 +31,7 @@ const commissionItemExample = {
   createdAt: "2026-01-01T10:00:00.000Z",
   refunds: [refundItemExample],
 };
-const withdrawalItemExample = {
+const withdrawalItemExample: Jsonified<Withdrawal> = {
   id: 2,
   partnerId: 3,
   programId: 1,
@@ -91,6 +99,32 @@ export const COMMISSIONS = declareActions("commissions", {
         response: { description: "A page of withdrawals.", example: { data: [withdrawalItemExample], nextCursor: null } },
       },
     ],
+  },
+  export: {
+    input: S.ExportCommissionsInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/commissions.csv",
+      tag: "Dashboard",
+      summary: "The program's commissions as a CSV file",
+      description: exportDescription(
+        "The commissions of the program, filtered like the commissions list (partner, state, creation date), one row per commission: what it earned, what refunds took back (refunded, deducted, net) and how many refunds it had.",
+      ),
+      example: { programId: 1, status: "approved", from: "2026-01-01" },
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(COMMISSIONS_CSV, commissionItemExample) },
+    }),
+  },
+  exportWithdrawals: {
+    input: S.ExportWithdrawalsInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/withdrawals.csv",
+      tag: "Dashboard",
+      summary: "The program's withdrawals (payouts) as a CSV file",
+      description: exportDescription("The withdrawals of the program's partners, filtered like the withdrawals list (partner, state, creation date), one row per withdrawal."),
+      example: { programId: 1, status: "paid" },
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(WITHDRAWALS_CSV, withdrawalItemExample) },
+    }),
   },
   get: {
     input: S.CommissionIdInput,

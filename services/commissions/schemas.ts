@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exportFields } from "../../shared/csv-export";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents as AnyCents, Currency as IsoCurrency, CustomerKey, Id, SaleLineValue } from "../../shared/values";
 
@@ -123,3 +124,7 @@ export const ListWithdrawalsInput = z
     ...PAGE_FIELDS,
   })
   .superRefine(checkRange);
+
+/** The commissions and withdrawals lists as CSV files: each list's filters, every row (docs/merchants.md, "Exports (CSV)"). */
+export const ExportCommissionsInput = z.strictObject(exportFields(ListCommissionsInput.shape)).superRefine(checkRange);
+export const ExportWithdrawalsInput = z.strictObject(exportFields(ListWithdrawalsInput.shape)).superRefine(checkRange);

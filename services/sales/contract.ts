@@ -1,4 +1,5 @@
 import type { Page } from "../../shared/pagination";
+import type { ExportBatch } from "../../shared/csv-export";
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { CommissionsContract } from "../commissions/contract";
@@ -35,6 +36,8 @@ export interface SalesContract {
   "sales.settleProcessorTransaction": { params: z.input<typeof S.ProcessorSettlementInput>; result: CommissionsContract["commissions.settleProcessorForSale"]["result"] };
   "sales.list": { params: z.input<typeof S.ListSalesInput>; result: Page<Jsonified<Sale>> };
   "sales.get": { params: z.input<typeof S.GetSaleInput>; result: Jsonified<Sale> };
+  /** One batch of the sales CSV export (the gateway pulls them: shared/csv-export.ts). */
+  "sales.export": { params: z.input<typeof S.ExportSalesInput>; result: ExportBatch };
   /** Attributed sales and revenue (program currency) per UTC day (zero-filled) and per partner, for the program overview. */
   "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };
 }

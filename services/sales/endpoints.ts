@@ -1,15 +1,20 @@
 /** The sales service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions } from "../../shared/endpoint";
+import { csvExample, exportDescription } from "../../shared/csv-export";
+import type { Jsonified } from "../../shared/dto";
+import { declareActions, programRoutes } from "../../shared/endpoint";
+import type { Sale } from "./repository";
+import { SALES_CSV } from "./export";
 import * as S from "./schemas";
 
 const refundedExample = { success: true, status: "refunded", deductionAmount: 6, commission_id: 7 };
 
-const saleItemExample = {
+const saleItemExample: Jsonified<Sale> = {
   id: 9,
   programId: 1,
   transactionId: "order-1001",
   amountCents: 10000,
   currency: "usd",
+  lines: null,
   customerKey: "user_42",
   email: "buyer@example.com",
   processorCustomerId: null,
@@ -105,6 +110,20 @@ export const SALES = declareActions("sales", {
         response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
       },
     ],
+  },
+  export: {
+    input: S.ExportSalesInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/sales.csv",
+      tag: "Dashboard",
+      summary: "The program's sales as a CSV file",
+      description: exportDescription(
+        "The sales of the program, filtered like the sales list (partner, test or live, attributed or not, creation date), one row per sale with its attribution and commission state.",
+      ),
+      example: { programId: 1, test: "false", from: "2026-01-01" },
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(SALES_CSV, saleItemExample) },
+    }),
   },
   get: {
     input: S.GetSaleInput,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exportFields } from "../../shared/csv-export";
 import { BooleanFilter, checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents, ClickId, Currency, CustomerKey, Email, Id, ProductRef, SaleLineValue } from "../../shared/values";
 
@@ -146,3 +147,6 @@ export const ListSalesInput = z
     ...PAGE_FIELDS,
   })
   .superRefine(checkRange);
+
+/** The sales list as a CSV file: the list's filters, every row (docs/merchants.md, "Exports (CSV)"). */
+export const ExportSalesInput = z.strictObject(exportFields(ListSalesInput.shape)).superRefine(checkRange);
