@@ -19,7 +19,7 @@ import path from "node:path";
 import { z } from "zod";
 import type { Auth, Tag } from "../../shared/endpoint";
 import { ERROR_CODES, type ErrorCode } from "../../shared/errors";
-import { publicEventId, WEBHOOK_EVENTS, type EventProducer, type WebhookEventType } from "../../shared/events";
+import { publicEventId, TEST_EVENT, TEST_EVENT_TYPE, testEventId, WEBHOOK_EVENTS, type EventProducer, type WebhookEventSpec, type WebhookEventType } from "../../shared/events";
 import { ENDPOINTS, ROUTE_ORDER, type DeclaredEndpoint } from "./declarations";
 
 export type { Auth };
@@ -98,7 +98,7 @@ const TAGS = [
   { name: "Health", description: "Readiness and liveness probes." },
   { name: "Reference", description: "This document and its page." },
   { name: "Operator", description: "The operator API (Authorization: Bearer with the operator token), also reached by the CLI." },
-  { name: "Webhooks", description: "Events this server posts to the endpoints an operator registered for a workspace." },
+  { name: "Webhooks", description: "Events this server posts to the endpoints registered for a workspace (from the dashboard or by an operator)." },
   { name: "Partner portal", description: "Partner sign-in by one-time link and the partner's own data (partner session cookie)." },
 ];
 
@@ -139,6 +139,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   processor_key_refused: "Stripe refused the key: it lacks the permission to read Products. Give the restricted key read access to Checkout Sessions, Products and Prices.",
   webhook_target_not_allowed:
     "The webhook URL's host 127.0.0.1 is a loopback address: webhooks are only sent to public internet addresses (an operator can allow private targets with WEBHOOK_ALLOW_PRIVATE_TARGETS=true).",
+  invitation_invalid: "This invitation has expired. Ask an owner of the workspace to invite you again.",
   unsupported_media_type: "Send the body as UTF-8 JSON.",
   internal_error: "An internal error occurred. Retry later; if it persists, contact support.",
   service_unavailable: "The service handling this request is not available. Retry later.",
@@ -164,6 +165,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   processor_key_refused: "Stripe refused the restricted key (unknown, revoked, or a permission missing); nothing changed",
   webhook_target_not_allowed:
     "the URL's host is, or resolves to, a loopback, private, link-local, unspecified, multicast, carrier-grade NAT or reserved address (in any spelling); nothing changed",
+  invitation_invalid: "the invitation is unknown, already used, revoked (or replaced by a newer one) or expired; nothing changed, ask for a new invitation",
   unsupported_media_type: "the body is not UTF-8 JSON (send Content-Type: application/json)",
   internal_error: "an unexpected error; retry later",
   service_unavailable: "a service or its database is briefly unavailable; nothing changed, retry after the seconds in Retry-After",
@@ -305,7 +307,8 @@ function buildOperation(key: string, op: OperationSpec): Json {
 }
 
 /** The example id of an event of this type: a number from the commissions service, "<producer>:<n>" from the others. */
-function exampleEventId(type: WebhookEventType): number | string {
+function exampleEventId(type: WebhookEventType | typeof TEST_EVENT_TYPE): number | string {
+  if (type === TEST_EVENT_TYPE) return testEventId(42);
   const producer: Record<string, EventProducer> = { lead: "attribution", sale: "sales", partner: "programs", commission: "commissions", withdrawal: "commissions" };
   return publicEventId(producer[type.split(".")[0]], 42);
 }
@@ -317,7 +320,8 @@ function exampleEventId(type: WebhookEventType): number | string {
 export function webhooksDocument(): Json {
   const header = (name: string, description: string, example: string): Json => ({ name, in: "header", required: true, description, schema: { type: "string" }, example });
   return Object.fromEntries(
-    (Object.entries(WEBHOOK_EVENTS) as Array<[WebhookEventType, (typeof WEBHOOK_EVENTS)[WebhookEventType]]>).map(([type, spec]) => {
+    // Every event type, and the test event sent on request (not an event type endpoints choose).
+    [...(Object.entries(WEBHOOK_EVENTS) as Array<[WebhookEventType, WebhookEventSpec]>), [TEST_EVENT_TYPE, TEST_EVENT] as const].map(([type, spec]) => {
       const body: Json = {
         type: "object",
         description: "The event. Apply it once per id: the same event may be posted more than once, always with the same bytes.",

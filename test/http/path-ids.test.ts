@@ -77,6 +77,21 @@ beforeAll(async () => {
     dashboardLeadCommissionId: await leadCommission(),
     adminLeadCommissionId: await leadCommission(),
   });
+  // The team (issue 27): a member whose role the dashboard sets, members to remove and invitations to withdraw (once each).
+  const teamMember = async (name: string) => {
+    const member = await sys.admin("POST", "/users", { email: `ids-${name}-${process.pid}@example.com`, name, password: "a long enough password" });
+    await sys.admin("POST", `/workspaces/${owner.workspaceId}/members`, { userId: member.id, role: "viewer" });
+    return member.id as number;
+  };
+  const invitation = async (name: string) =>
+    (await sys.admin("POST", `/workspaces/${owner.workspaceId}/invitations`, { email: `ids-${name}-${process.pid}@example.com`, role: "viewer" })).id as number;
+  Object.assign(ids, {
+    memberUserId: await teamMember("member"),
+    dashboardRemoveUserId: await teamMember("removed-by-dashboard"),
+    adminRemoveUserId: await teamMember("removed-by-operator"),
+    dashboardRevokeInvitationId: await invitation("withdrawn-by-dashboard"),
+    adminRevokeInvitationId: await invitation("withdrawn-by-operator"),
+  });
   // The bootstrap partner, signed in to the partner portal with an invite link.
   const link = await sys.admin("POST", `/partners/${boot.partnerId}/sign-in-links`, {});
   const signedIn = await sys.http("POST", "/api/partner/auth/sign-in", { body: { token: new URL(link.url).hash.slice("#token=".length) } });
@@ -148,6 +163,16 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/admin/programs/:programId/overview" },
   { method: "GET", path: "/api/admin/programs/:programId/partners" },
   { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/status", body: () => ({ status: "approved" }) },
+  // Program settings and API keys (docs/merchants.md, "Settings (API)"): the dashboard's routes and the operator's
+  // (the operator's create and retire of a key are above). The retired key is the one the operator's route retires.
+  { method: "GET", path: "/api/programs/:programId/settings", session: true },
+  { method: "PATCH", path: "/api/programs/:programId/settings", session: true, body: () => ({ cookieWindowDays: 90 }) },
+  { method: "GET", path: "/api/admin/programs/:programId/settings" },
+  { method: "PATCH", path: "/api/admin/programs/:programId/settings", body: () => ({ cookieWindowDays: 90 }) },
+  { method: "POST", path: "/api/programs/:programId/api-keys", session: true, body: () => ({ name: "Path ids" }) },
+  { method: "GET", path: "/api/programs/:programId/api-keys", session: true },
+  { method: "GET", path: "/api/admin/programs/:programId/api-keys" },
+  { method: "POST", path: "/api/programs/:programId/api-keys/:keyId/retire", session: true },
   // Rewards (docs/rewards.md): each operation on the dashboard's route and the operator's.
   ...(["dashboard", "admin"] as const).flatMap((caller): Route[] => {
     const base = caller === "dashboard" ? "/api/programs/:programId" : "/api/admin/programs/:programId";
@@ -170,7 +195,46 @@ const ROUTES: Route[] = [
       { method: "DELETE", path: `${base}/processor/api-key`, session },
     ];
   }),
+  // The team (issue 27): members and invitations, on the dashboard's route and, where there is one, the operator's.
+  ...(["dashboard", "admin"] as const).flatMap((caller): Route[] => {
+    const base = caller === "dashboard" ? "/api/workspaces/:workspaceId" : "/api/admin/workspaces/:workspaceId";
+    const session = caller === "dashboard";
+    const once = (param: string, key: string): Pick<Route, "ids" | "only"> => ({ ids: () => ({ [param]: ids[`${caller}${key}`] }), only: [param] });
+    return [
+      { method: "GET", path: `${base}/members`, session },
+      { method: "DELETE", path: `${base}/members/:userId`, session, ...once("userId", "RemoveUserId") },
+      { method: "GET", path: `${base}/invitations`, session },
+      { method: "POST", path: `${base}/invitations`, session, body: () => ({ email: `ids-invited-by-${caller}-${process.pid}@example.com`, role: "viewer" }) },
+      { method: "DELETE", path: `${base}/invitations/:invitationId`, session, ...once("invitationId", "RevokeInvitationId") },
+    ];
+  }),
+  { method: "PATCH", path: "/api/workspaces/:workspaceId/members/:userId", session: true, ids: () => ({ userId: ids.memberUserId }), body: () => ({ role: "viewer" }) },
+  // Webhook endpoints from the dashboard (issue 27), and the operator's new routes (its create, list, disable, enable
+  // and deliveries are above). Disable before enable, so the test event and the retry meet an enabled endpoint; the
+  // retried delivery is a test event's, still pending (port 9 refuses it and it waits to be tried again): 200, retried false.
+  { method: "POST", path: "/api/workspaces/:workspaceId/webhook-endpoints", session: true, body: () => ({ url: "http://127.0.0.1:9/dashboard", eventTypes: ["commission.reversed"] }) },
+  { method: "GET", path: "/api/workspaces/:workspaceId/webhook-endpoints", session: true },
+  { method: "POST", path: "/api/workspaces/:workspaceId/webhook-endpoints/:endpointId/disable", session: true, body: () => ({}) },
+  { method: "POST", path: "/api/workspaces/:workspaceId/webhook-endpoints/:endpointId/enable", session: true },
+  { method: "POST", path: "/api/workspaces/:workspaceId/webhook-endpoints/:endpointId/rotate-secret", session: true },
+  { method: "POST", path: "/api/workspaces/:workspaceId/webhook-endpoints/:endpointId/test", session: true },
+  { method: "GET", path: "/api/workspaces/:workspaceId/webhook-endpoints/:endpointId/deliveries", session: true },
+  { method: "POST", path: "/api/workspaces/:workspaceId/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry", session: true, ids: () => ({ deliveryId: webhookDeliveryId }) },
+  { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/rotate-secret" },
+  { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/test" },
+  { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry", ids: () => ({ deliveryId: webhookDeliveryId }) },
+  // CSV exports of the lists (docs/merchants.md, "Exports (CSV)"): the dashboard's route and the operator's of each.
+  ...["sales", "commissions", "withdrawals", "partners"].flatMap((what): Route[] => [
+    { method: "GET", path: `/api/programs/:programId/${what}.csv`, session: true },
+    { method: "GET", path: `/api/admin/programs/:programId/${what}.csv` },
+  ]),
 ];
+
+/** A delivery of the webhook endpoint (a test event's), for the retry routes. */
+let webhookDeliveryId: number;
+beforeAll(async () => {
+  webhookDeliveryId = (await sys.admin("POST", `/webhook-endpoints/${ids.endpointId}/test`)).id;
+});
 
 const send = (route: Route, path: string) =>
   sys.http(route.method, path, {
