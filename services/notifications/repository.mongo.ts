@@ -210,6 +210,22 @@ const toAttempt = (a: WebhookAttempt): WebhookAttempt => ({
 /** A delivery with its attempts, oldest first. */
 const toLogged = (d: DeliveryDoc): LoggedDelivery => ({ ...toDelivery(d), attemptLog: [...(d.attemptLog ?? [])].map(toAttempt).sort((x, y) => x.attempt - y.attempt) });
 
+/** A delivery as it starts: pending, due now, never tried. */
+const newDeliveryState = (now: Date) => ({
+  status: "pending" as const,
+  attempts: 0,
+  nextAttemptAt: now,
+  claimedBy: null,
+  claimedUntil: null,
+  lastStatusCode: null,
+  lastError: null,
+  deliveredAt: null,
+  retriedAt: null,
+  attemptBase: 0,
+  createdAt: now,
+  attemptLog: [],
+});
+
 export class MongoNotificationsRepository implements NotificationsRepository {
   private constructor(
     private readonly connection: Connection,
@@ -407,18 +423,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
           _id: await nextId(this.connection, "webhook_deliveries"),
           ...d,
           producer,
-          status: "pending",
-          attempts: 0,
-          nextAttemptAt: now,
-          claimedBy: null,
-          claimedUntil: null,
-          lastStatusCode: null,
-          lastError: null,
-          deliveredAt: null,
-          retriedAt: null,
-          attemptBase: 0,
-          createdAt: now,
-          attemptLog: [],
+          ...newDeliveryState(now),
         });
         return true;
       })) ?? false
@@ -434,18 +439,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       eventId,
       eventType: TEST_EVENT_TYPE,
       body: body(eventId),
-      status: "pending",
-      attempts: 0,
-      nextAttemptAt: now,
-      claimedBy: null,
-      claimedUntil: null,
-      lastStatusCode: null,
-      lastError: null,
-      deliveredAt: null,
-      retriedAt: null,
-      attemptBase: 0,
-      createdAt: now,
-      attemptLog: [],
+      ...newDeliveryState(now),
     };
     await this.deliveries.create(doc);
     return toDelivery(doc);
