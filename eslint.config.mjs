@@ -32,7 +32,7 @@ const crossServiceZones = SERVICES.flatMap((a) =>
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/", "dist/", "coverage/", "data/", "sdk/dist/", "bench/results/", "bench/.dist/"],
+    ignores: ["node_modules/", "dist/", "web/dist/", "coverage/", "data/", "sdk/dist/", "bench/results/", "bench/.dist/"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -40,13 +40,13 @@ export default tseslint.config(
     plugins: { "import-x": importX },
     settings: {
       // Without these, import-x cannot parse the .ts files it follows and no-cycle sees no edges.
-      "import-x/extensions": [".ts", ".js", ".mjs", ".cjs"],
-      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import-x/extensions": [".ts", ".tsx", ".js", ".mjs", ".cjs"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
       "import-x/external-module-folders": ["node_modules", "node_modules/@types"],
       // The SDK's sources import "./x.js" (what its ESM build needs) for x.ts, hence the extension alias.
       "import-x/resolver-next": [
         createNodeResolver({
-          extensions: [".ts", ".js", ".mjs", ".cjs", ".json", ".node"],
+          extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json", ".node"],
           extensionAlias: { ".js": [".ts", ".js"] },
         }),
       ],
@@ -60,6 +60,11 @@ export default tseslint.config(
         {
           zones: [
             ...crossServiceZones,
+            {
+              target: ["./web"],
+              from: ["./services", "./bin", "./cli"],
+              message: "The browser pages talk to the server over HTTP only; what they share with it (pure domain rules) lives in shared/domain.",
+            },
             {
               target: ["./services", "./shared"],
               from: "./sdk",

@@ -5,6 +5,8 @@ module.exports = {
   transform: { "^.+\\.ts$": ["ts-jest", { diagnostics: false }] },
   // The SDK's sources import "./x.js" (what its ESM build needs); the file here is x.ts.
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  // The console and portal bundles the gateway serves (bin/build-web.mjs), built once per run.
+  globalSetup: "<rootDir>/test/support/build-web.mjs",
   testTimeout: 120000,
   maxWorkers: 2,
 };

@@ -2,7 +2,7 @@
  * `npm run build`: compiles the server, the CLI and the REPL to JavaScript
  * (tsconfig.build.json, tests excluded) and copies next to them the files they
  * read at run time relative to __dirname, so `node dist/bin/start.js` needs no
- * TypeScript loader. `--out-dir <dir>` builds elsewhere (the build test uses a
+ * TypeScript loader; the browser pages are bundled into dist/web/dist (bin/build-web.mjs). `--out-dir <dir>` builds elsewhere (the build test uses a
  * temporary folder); `--bench` also compiles the benchmark's floor (bench/bare.ts,
  * tsconfig.bench.json), so `npm run bench` runs service and floor compiled alike.
  * Plain JavaScript on purpose: the build itself needs no loader.
@@ -13,6 +13,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildWeb } from "./build-web.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -54,6 +55,9 @@ const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typesc
   stdio: "inherit",
 });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+// The console and the portal, bundled beside the server that serves them (services/gateway/routes.ts reads ../../web/dist).
+await buildWeb(path.join(outDir, "web", "dist"));
 
 let copied = 0;
 for (const dir of [...SOURCE_DIRS, ...EXTRA_DIRS]) copied += copyAssets(path.join(ROOT, dir), path.join(outDir, dir));

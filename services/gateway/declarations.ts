@@ -67,7 +67,9 @@ function collect(): DeclaredEndpoint[] {
       for (const http of routesOf(declaration)) all.push({ action: `${service}.${name}`, input: declaration.input, http });
     }
   }
-  for (const [page, http] of Object.entries(GATEWAY_PAGES) as Array<[PageName, HttpEndpoint]>) all.push({ action: null, page, http });
+  for (const [page, routes] of Object.entries(GATEWAY_PAGES) as Array<[PageName, HttpEndpoint | HttpEndpoint[]]>) {
+    for (const http of [routes].flat()) all.push({ action: null, page, http });
+  }
   // Stable sort: by route group, then in declaration order.
   return all.sort((a, b) => ROUTE_ORDER.indexOf(a.http.route) - ROUTE_ORDER.indexOf(b.http.route));
 }

@@ -122,6 +122,24 @@ export const GATEWAY = declareActions("gateway", {
   },
 });
 
+/** The console's screens, each a route of the one console page: [path, summary, what the screen is for]. */
+const CONSOLE_SCREENS: Array<[path: string, summary: string, description: string]> = [
+  ["/dashboard", "Console: Overview", "Figures and charts over time, partners with their totals, approvals, balances and withdrawals, the integration checklist and the inbox."],
+  ["/dashboard/partners", "Console: Partners", "The program's partners with their totals, searchable by name, email or referral code, filtered by status; CSV download."],
+  [
+    "/dashboard/partners/:partnerId",
+    "Console: a partner",
+    "One partner: totals over time, referral code, group, commissions with their refunds, balance, payouts, private notes; change group or status.",
+  ],
+  ["/dashboard/sales", "Console: Sales", "The program's sales with filters, pages and the CSV of the filtered rows."],
+  ["/dashboard/commissions", "Console: Commissions", "The program's commissions with their refunds, filters, pages and CSV."],
+  ["/dashboard/payouts", "Console: Payouts", "Partners' withdrawals, open and paid, with filters, pages and CSV; mark an open one paid."],
+  ["/dashboard/rewards", "Console: Rewards", "Partner groups with their rewards and partners; create and edit rewards with a live preview."],
+  ["/dashboard/settings", "Console: Settings", "The program's settings; the sections below are its other tabs."],
+  ["/dashboard/settings/:section", "Console: a settings section", "program, api-keys, webhooks, stripe or team."],
+  ["/dashboard/invitation", "Console: accept an invitation", "The page an invitation email links to (the token is in the URL fragment): accept, with a new account or an existing one."],
+];
+
 /** Routes the gateway answers itself (pages and files, no action); their handlers are in routes.ts. */
 export const GATEWAY_PAGES = {
   openApiJson: {
@@ -152,43 +170,23 @@ export const GATEWAY_PAGES = {
       "The viewer the reference page runs (Scalar API Reference), served from this server so the page needs no other host. Cached for a year: the page names the viewer's version in the query.",
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
-  dashboard: {
-    method: "GET",
-    path: "/dashboard",
-    route: "dashboard",
+  // One page answers every console screen: the console routes in the browser (web/src/console).
+  dashboard: CONSOLE_SCREENS.map(([path, summary, description]) => ({
+    method: "GET" as const,
+    path,
+    route: "dashboard" as const,
     tag: "Dashboard",
-    summary: "The program overview page",
-    description:
-      "The merchant's page for one program: figures and charts over time, partners with their totals, partners waiting for approval, balances and withdrawals, the integration checklist and the notifications inbox. It asks for a sign-in, then reads the API.",
+    summary,
+    description: `${description} The console page (web/src/console): it asks for a sign-in, then reads the API.`,
     response: { description: "The page; it shows a sign-in form when there is no session.", contentType: "text/html" },
-  },
-  overviewScript: {
+  })),
+  consoleScript: {
     method: "GET",
-    path: "/dashboard/overview.js",
-    route: "dashboard",
+    path: "/assets/console.js",
+    route: "assets",
     tag: "Dashboard",
-    summary: "Script of the program overview page",
-    description: "The program overview page's script, served from this server (the page runs no inline script).",
-    busErrors: false,
-    response: { description: "JavaScript.", contentType: "text/javascript" },
-  },
-  rewardsPage: {
-    method: "GET",
-    path: "/dashboard/rewards",
-    route: "dashboard",
-    tag: "Dashboard",
-    summary: "The Rewards screen",
-    description:
-      "The merchant's page for how a program's partners earn: the partner groups with their rewards and partners, creating a group, creating and editing a reward with a live preview of what a sale would earn, and moving a partner to another group. It asks for a sign-in, then reads the API.",
-    response: { description: "The page; it shows a sign-in form when there is no session.", contentType: "text/html" },
-  },
-  rewardsScript: {
-    method: "GET",
-    path: "/dashboard/rewards.js",
-    route: "dashboard",
-    tag: "Dashboard",
-    summary: "Script of the Rewards screen",
-    description: "The Rewards screen's script, served from this server (the page runs no inline script).",
+    summary: "Script of the merchant console",
+    description: "The console's script (Preact, bundled with esbuild by bin/build-web.mjs), served from this server: the page runs no inline script.",
     busErrors: false,
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
@@ -198,19 +196,9 @@ export const GATEWAY_PAGES = {
     route: "assets",
     tag: "Dashboard",
     summary: "Styles of the dashboard pages",
-    description: "The stylesheet shared by the merchant's dashboard pages (overview, rewards) and the partner portal.",
+    description: "The stylesheet shared by the merchant console and the partner portal.",
     busErrors: false,
     response: { description: "CSS.", contentType: "text/css" },
-  },
-  chartScript: {
-    method: "GET",
-    path: "/assets/uplot.min.js",
-    route: "assets",
-    tag: "Dashboard",
-    summary: "Chart library of the dashboard pages",
-    description: "uPlot, the chart library the overview draws its charts with, served from this server so the pages need no other host.",
-    busErrors: false,
-    response: { description: "JavaScript.", contentType: "text/javascript" },
   },
   chartStyles: {
     method: "GET",
@@ -250,7 +238,8 @@ export const GATEWAY_PAGES = {
     route: "assets",
     tag: "Partner portal",
     summary: "Script of the partner portal page",
-    description: "The partner portal page's script, served from this server (the page's Content-Security-Policy allows scripts from this origin only).",
+    description:
+      "The partner portal's script (Preact, bundled with esbuild by bin/build-web.mjs), served from this server (the page's Content-Security-Policy allows scripts from this origin only).",
     busErrors: false,
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
@@ -264,4 +253,4 @@ export const GATEWAY_PAGES = {
       "Include it on your pages with a data-program-id attribute: on a referral link it tracks the click and stores the click id in the svc_click_id cookie, and svc.signup(userId) tracks the lead.",
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
-} satisfies Record<string, HttpEndpoint>;
+} satisfies Record<string, HttpEndpoint | HttpEndpoint[]>;

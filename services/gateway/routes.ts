@@ -32,8 +32,8 @@ function staticFile(file: string, contentType: string): (req: Req, res: Res) => 
   };
 }
 /**
- * The pages under pages/ (overview, rewards, portal) load their script and styles from this origin only: no inline script,
- * style or handler runs, they talk only to this origin, and cannot be framed.
+ * The console and the portal (web/src, bundled into web/dist by bin/build-web.mjs) load their script and styles from
+ * this origin only: no inline script, style or handler runs, they talk only to this origin, and cannot be framed.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -46,15 +46,29 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** An HTML page under pages/, read once, never cached by the browser (it carries no data; its script fetches it). */
+/** The bundled pages: web/dist beside the sources, dist/web/dist in the production build (bin/build.mjs). */
+const WEB_DIST = path.join(__dirname, "..", "..", "web", "dist");
+
+function readBundle(file: string): Buffer {
+  try {
+    return fs.readFileSync(path.join(WEB_DIST, file));
+  } catch {
+    throw new Error(`${path.join(WEB_DIST, file)} is missing: run \`node bin/build-web.mjs\` (npm start and npm test run it first).`);
+  }
+}
+
+/** An HTML page of web/dist, read once, never cached by the browser (it carries no data; its script fetches it). */
 export function htmlPage(file: string): (req: Req, res: Res) => void {
   let body: Buffer | null = null;
   return (_req, res) => {
-    body ??= fs.readFileSync(path.join(__dirname, "pages", file));
+    body ??= readBundle(file);
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": PAGE_CSP });
     res.end(body);
   };
 }
+
+/** A script or stylesheet of web/dist. */
+const bundleFile = (file: string, contentType: string) => staticFile(path.join(WEB_DIST, file), contentType);
 
 const UPLOT_DIR = path.dirname(require.resolve("uplot"));
 
@@ -86,18 +100,14 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
     res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Content-Length": body.length, "Cache-Control": "public, max-age=31536000, immutable" });
     res.end(body);
   },
-  // The program overview (pages/overview.html, its script pages/overview.js): docs/merchants.md.
-  dashboard: htmlPage("overview.html"),
-  overviewScript: staticFile(path.join(__dirname, "pages", "overview.js"), "text/javascript; charset=utf-8"),
-  // The Rewards screen (pages/rewards.html, its script pages/rewards.js): docs/merchants.md.
-  rewardsPage: htmlPage("rewards.html"),
-  rewardsScript: staticFile(path.join(__dirname, "pages", "rewards.js"), "text/javascript; charset=utf-8"),
-  appStyles: staticFile(path.join(__dirname, "pages", "app.css"), "text/css; charset=utf-8"),
-  chartScript: staticFile(path.join(UPLOT_DIR, "uPlot.iife.min.js"), "text/javascript; charset=utf-8"),
+  // The merchant console: one page for every screen (docs/merchants.md, "The console").
+  dashboard: htmlPage("console.html"),
+  consoleScript: bundleFile("console.js", "text/javascript; charset=utf-8"),
+  appStyles: bundleFile("app.css", "text/css; charset=utf-8"),
   chartStyles: staticFile(path.join(UPLOT_DIR, "uPlot.min.css"), "text/css; charset=utf-8"),
   portal: htmlPage("portal.html"),
   portalSignIn: htmlPage("portal.html"),
-  portalScript: staticFile(path.join(__dirname, "pages", "portal.js"), "text/javascript; charset=utf-8"),
+  portalScript: bundleFile("portal.js", "text/javascript; charset=utf-8"),
   // The browser snippet, served from the tracking origin so merchants need no build step.
   browserSnippet(_req, res) {
     res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
