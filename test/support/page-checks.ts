@@ -13,7 +13,7 @@ import type { Locator, Page } from "playwright-core";
 export const SCREENSHOT_DIR = path.join(__dirname, "..", "browser", "screenshots");
 
 /** The widths the pages must work at: a laptop and a phone. */
-export const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
+export const WIDTHS = { desktop: { width: 1366, height: 900 }, phone: { width: 390, height: 844 } } as const;
 
 /** Saves a full-page screenshot as screenshots/<name>-<width>.png and returns its path. */
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
