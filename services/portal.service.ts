@@ -3,7 +3,8 @@ import { call, type ResultOf } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { NotFoundError, UnauthorizedError } from "../shared/errors";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
-import { maskEmail, referralLink, shortenCustomerKey } from "./portal/masking";
+import { referralLink } from "../shared/domain/referral-link";
+import { maskEmail, shortenCustomerKey } from "./portal/masking";
 import { PORTAL } from "./portal/endpoints";
 import * as S from "./portal/schemas";
 

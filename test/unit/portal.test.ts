@@ -1,7 +1,8 @@
 /** The partner portal's pure rules: masking referred customers, referral links, the link-request throttle and link URLs. */
 import { decideLoginAttempt } from "../../services/accounts/login-throttle";
 import { MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, partnerLinkThrottleKeys, signInUrl } from "../../services/accounts/partner-sign-in";
-import { maskEmail, referralLink, shortenCustomerKey } from "../../services/portal/masking";
+import { referralLink } from "../../shared/domain/referral-link";
+import { maskEmail, shortenCustomerKey } from "../../services/portal/masking";
 
 test.each([
   ["jane.doe@example.com", "j•••@e•••.com"],
