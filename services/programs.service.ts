@@ -11,11 +11,11 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
-import type { ApiKey, Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
+import type { ApiKey, EnrolledPartner, EnrolledPartnerDetail, Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 import type { Page } from "../shared/pagination";
-import type { ApiKeyView, EnrollmentDecision as EnrollmentDecisionResult, PartnerRow, ProgramOverview, ProgramSettings } from "./programs/contract";
+import type { ApiKeyView, EnrollmentDecision as EnrollmentDecisionResult, PartnerDetail, PartnerRow, ProgramOverview, ProgramSettings } from "./programs/contract";
 import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
 import { joinDays, joinPartners, joinTotals } from "./programs/overview";
 import { currencyExponent } from "../shared/domain/money";
@@ -26,6 +26,9 @@ type Methods = {
   hasMoney(ctx: Context, programId: number): Promise<boolean>;
   overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview>;
   partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>>;
+  partnerRows(ctx: Context, programId: number, enrollments: readonly EnrolledPartner[]): Promise<PartnerRow[]>;
+  partnerDetailOf(ctx: Context, enrolled: EnrolledPartnerDetail): Promise<PartnerDetail>;
+  requireEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail>;
   decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
   setEnrollmentStatus(
     programId: number,
@@ -330,6 +333,27 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** One partner of the program: the list's row (all-time totals, balance) with the team's notes. */
+    partnerDetail: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerDetailInput>>) {
+        const { programId, partnerId } = ctx.params;
+        await this.requireProgram(programId);
+        return this.partnerDetailOf(ctx, await this.requireEnrolledPartner(programId, partnerId));
+      },
+    },
+
+    /** Sets the fields given (the notes) and answers the detail after the change. */
+    updatePartner: {
+      async handler(ctx: Context<Input<typeof S.UpdatePartnerInput>>) {
+        const { programId, partnerId, notes } = ctx.params;
+        await this.requireProgram(programId);
+        const updated = notes === undefined ? await this.repo.getEnrolledPartner(programId, partnerId) : await this.repo.setEnrollmentNotes(programId, partnerId, notes);
+        if (!updated) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+        return this.partnerDetailOf(ctx, updated);
+      },
+    },
+
     /**
      * One batch of the partners CSV export: pages of the partners list (shared/csv-export.ts; the gateway writes
      * the file), 100 rows each, as many partners as the other services total in one call.
@@ -401,9 +425,13 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Each service counts its own data (no service reads another's tables); joined here on day and partner. */
     async overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview> {
       const program = await this.requireProgram(input.programId);
-      const query = { programId: input.programId, from: input.from, to: input.to, test: input.test };
+      // One partner's overview: every stats query filtered by the partner, so the days and totals are theirs alone.
+      if (input.partnerId !== undefined) await this.requireEnrolledPartner(input.programId, input.partnerId);
+      const partnerIds = input.partnerId === undefined ? undefined : [input.partnerId];
+      const query = { programId: input.programId, from: input.from, to: input.to, test: input.test, partnerIds };
       const [activity, sales, commissions] = await Promise.all([call(ctx, "attribution.stats", query), call(ctx, "sales.stats", query), call(ctx, "commissions.stats", query)]);
-      const ranked = joinPartners(activity, sales, commissions);
+      // Filtered, the stats answer a row (of zeros) for the partner even without activity: listed, as unfiltered, only with some.
+      const ranked = joinPartners(activity, sales, commissions).filter((p) => !partnerIds || p.clicks + p.leads + p.sales + p.commissions > 0);
       const shown = ranked.slice(0, OVERVIEW_PARTNERS);
       const enrolled = new Map(
         (
@@ -421,6 +449,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         from: activity.from!,
         to: activity.to!,
         test: input.test,
+        partnerId: input.partnerId ?? null,
         days: joinDays(activity, sales, commissions),
         totals: joinTotals(activity, sales, commissions),
         partners: shown.map((p) => {
@@ -434,27 +463,41 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** One page of enrollments, then the totals of exactly those partners from each service (all time, live data). */
     async partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>> {
       await this.requireProgram(input.programId);
-      const page = await this.repo.listEnrollments(input.programId, { status: input.status, limit: input.limit, cursor: input.cursor });
-      if (!page.data.length) return { data: [], nextCursor: page.nextCursor };
-      const partnerIds = page.data.map((e) => e.partnerId);
-      const query = { programId: input.programId, allTime: true, partnerIds };
+      const page = await this.repo.listEnrollments(input.programId, { status: input.status, q: input.q, limit: input.limit, cursor: input.cursor });
+      return { data: await this.partnerRows(ctx, input.programId, page.data), nextCursor: page.nextCursor };
+    },
+
+    /** Rows of the partners list for these enrollments (in their order): the totals of exactly those partners from each service. */
+    async partnerRows(ctx: Context, programId: number, enrollments: readonly EnrolledPartner[]): Promise<PartnerRow[]> {
+      if (!enrollments.length) return [];
+      const partnerIds = enrollments.map((e) => e.partnerId);
+      const query = { programId, allTime: true, partnerIds };
       const [activity, sales, commissions] = await Promise.all([call(ctx, "attribution.stats", query), call(ctx, "sales.stats", query), call(ctx, "commissions.stats", query)]);
       const totals = joinPartners(activity, sales, commissions, partnerIds);
-      return {
-        data: page.data.map((e, i) => {
-          const { partnerId: _id, ...figures } = totals[i];
-          return {
-            partnerId: e.partnerId,
-            name: e.partner.name,
-            email: e.partner.email,
-            status: e.status,
-            referralCode: e.referralCode,
-            enrolledAt: e.createdAt.toISOString(),
-            totals: figures,
-          };
-        }),
-        nextCursor: page.nextCursor,
-      };
+      return enrollments.map((e, i) => {
+        const { partnerId: _id, ...figures } = totals[i];
+        return {
+          partnerId: e.partnerId,
+          name: e.partner.name,
+          email: e.partner.email,
+          status: e.status,
+          referralCode: e.referralCode,
+          enrolledAt: e.createdAt.toISOString(),
+          totals: figures,
+        };
+      });
+    },
+
+    /** The partner detail: the list's row of this enrollment, and the team's notes. */
+    async partnerDetailOf(ctx: Context, enrolled: EnrolledPartnerDetail): Promise<PartnerDetail> {
+      const [row] = await this.partnerRows(ctx, enrolled.programId, [enrolled]);
+      return { ...row, notes: enrolled.notes };
+    },
+
+    async requireEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail> {
+      const enrolled = await this.repo.getEnrolledPartner(programId, partnerId);
+      if (!enrolled) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+      return enrolled;
     },
 
     /** Approve or decline (enrollment-status.ts says which changes are allowed). */

@@ -1,8 +1,9 @@
 /**
  * The input every stats action takes (attribution.stats, sales.stats,
  * commissions.stats): one program, a range of UTC days (shared/domain/stats.ts),
- * live or test data, optionally some partners only. Internal (no HTTP): the
- * overview and the partners list call them.
+ * live or test data, optionally some partners only (then the days and totals
+ * are theirs too: one partner's overview). Internal (no HTTP): the overview and
+ * the partners list call them.
  */
 import { z } from "zod";
 import { resolveStatsRange, statsAnswer, type Figures, type StatsAnswer, type StatsQuery, type StatsRows } from "./domain/stats";

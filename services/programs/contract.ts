@@ -44,6 +44,10 @@ export interface ProgramsContract {
   "programs.getPartnerEnrollments": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<{ partner: Partner; enrollments: Enrollment[] }> };
   "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
   "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
+  /** One partner of the program: a row of the list with the program team's notes (404 when not enrolled). */
+  "programs.partnerDetail": { params: z.input<typeof S.PartnerDetailInput>; result: PartnerDetail };
+  /** Sets the notes given and answers the partner detail after the change. */
+  "programs.updatePartner": { params: z.input<typeof S.UpdatePartnerInput>; result: PartnerDetail };
   /** One batch of the partners CSV export (the gateway pulls them: shared/csv-export.ts). */
   "programs.exportPartners": { params: z.input<typeof S.ExportPartnersInput>; result: ExportBatch };
   "programs.approvePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
@@ -87,6 +91,8 @@ export interface ProgramOverview {
   from: string;
   to: string;
   test: boolean;
+  /** The partner the figures are limited to (the partnerId filter), null for the whole program. */
+  partnerId: number | null;
   days: Array<{ date: string } & OverviewFigures>;
   totals: OverviewFigures;
   /** The 100 partners with the most revenue in the range (then clicks). */
@@ -104,6 +110,12 @@ export interface PartnerRow {
   referralCode: string;
   enrolledAt: string;
   totals: OverviewFigures & { balanceCents: number };
+}
+
+/** One partner of the program (GET /api/programs/:programId/partners/:partnerId): a row of the list and the notes. */
+export interface PartnerDetail extends PartnerRow {
+  /** The program team's private notes on the partner in this program: plain text, empty when none; never shown to the partner. */
+  notes: string;
 }
 
 /** What approving or declining did: the enrollment after the call, and whether this call changed it. */

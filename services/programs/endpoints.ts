@@ -52,6 +52,7 @@ const overviewExample = {
   from: "2026-01-01",
   to: "2026-01-30",
   test: false,
+  partnerId: null,
   days: [{ date: "2026-01-01", ...figuresExample }],
   totals: figuresExample,
   partners: [{ partnerId: 3, name: "Jane", status: "approved", referralCode: "jane", ...figuresExample, balanceCents: 1400 }],
@@ -67,6 +68,8 @@ const partnerRowExample = {
   enrolledAt: "2026-01-01T00:00:00.000Z",
   totals: { ...figuresExample, balanceCents: 1400 },
 };
+
+const partnerDetailExample = { ...partnerRowExample, notes: "Met at the March webinar; prefers monthly payouts." };
 
 const decisionExample = { partnerId: 3, programId: 1, status: "approved", referralCode: "jane", changed: true };
 
@@ -295,7 +298,7 @@ export const PROGRAMS = declareActions("programs", {
         tag: "Dashboard",
         summary: "Program overview: figures over time and per partner",
         description:
-          "Clicks, referred signups (leads), referred sales and their revenue, and commissions by state (pending, credited, paid, and what refunds reversed) for each UTC day of the range (days without anything are zeros), per partner (the 100 with the most revenue) and in total. Money in minor units of the program's currency. Commissions count on the day they were created, in the state they are in now. For members whose role grants programs:read.",
+          "Clicks, referred signups (leads), referred sales and their revenue, and commissions by state (pending, credited, paid, and what refunds reversed) for each UTC day of the range (days without anything are zeros), per partner (the 100 with the most revenue) and in total. Money in minor units of the program's currency. Commissions count on the day they were created, in the state they are in now. With partnerId, every figure is that partner's alone (404 when the partner is not enrolled in the program). For members whose role grants programs:read.",
         example: { programId: 1, from: "2026-01-01", to: "2026-01-30" },
         errors: ["forbidden", "not_found"],
         response: { description: "The overview.", example: overviewExample },
@@ -306,7 +309,8 @@ export const PROGRAMS = declareActions("programs", {
         route: "admin",
         tag: "Operator",
         summary: "A program's overview",
-        description: "The same figures as the dashboard's program overview: per UTC day of the range, per partner and in total, money in minor units.",
+        description:
+          "The same figures as the dashboard's program overview: per UTC day of the range, per partner and in total, money in minor units; with partnerId, one partner's figures only.",
         example: { programId: 1, from: "2026-01-01", to: "2026-01-30" },
         errors: ["not_found"],
         response: { description: "The overview.", example: overviewExample },
@@ -323,7 +327,7 @@ export const PROGRAMS = declareActions("programs", {
         tag: "Dashboard",
         summary: "The program's partners with their totals",
         description:
-          "Newest enrollment first, one page at a time (pass nextCursor as cursor for the next). Each row: the partner, the enrollment's status and referral code, when they enrolled, and their all-time totals (clicks, leads, sales, revenue, commissions by state) and current balance, in minor units. For members whose role grants programs:read.",
+          "Newest enrollment first, one page at a time (pass nextCursor as cursor for the next, with the same filters). Each row: the partner, the enrollment's status and referral code, when they enrolled, and their all-time totals (clicks, leads, sales, revenue, commissions by state) and current balance, in minor units. q keeps the partners whose name, email or referral code contains it, in any case. For members whose role grants programs:read.",
         example: { programId: 1, status: "pending", limit: 25 },
         errors: ["forbidden", "not_found"],
         response: { description: "A page of partners.", example: { data: [partnerRowExample], nextCursor: null } },
@@ -334,7 +338,8 @@ export const PROGRAMS = declareActions("programs", {
         route: "admin",
         tag: "Operator",
         summary: "A program's partners with their totals",
-        description: "The same list as the dashboard's: newest enrollment first, a page at a time, with each partner's all-time totals and balance in minor units.",
+        description:
+          "The same list as the dashboard's: newest enrollment first, a page at a time, with each partner's all-time totals and balance in minor units; q searches the partners' names, emails and referral codes.",
         example: { programId: 1, status: "pending", limit: 25 },
         errors: ["not_found"],
         response: { description: "A page of partners.", example: { data: [partnerRowExample], nextCursor: null } },
@@ -353,6 +358,35 @@ export const PROGRAMS = declareActions("programs", {
       ),
       example: { programId: 1, status: "approved" },
       response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(PARTNERS_CSV, { ...partnerRowExample, currency: "usd" }) },
+    }),
+  },
+  partnerDetail: {
+    input: S.PartnerDetailInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/partners/:partnerId",
+      tag: "Dashboard",
+      summary: "A partner of the program",
+      description:
+        "The partner's row of the partners list (their email, the enrollment's status and referral code, when they enrolled, their all-time totals and current balance in minor units) with the team's private notes on them in this program (empty when none). 404 when the partner is not enrolled in the program.",
+      example: { programId: 1, partnerId: 3 },
+      errors: ["not_found"],
+      response: { description: "The partner.", example: partnerDetailExample },
+    }),
+  },
+  updatePartner: {
+    input: S.UpdatePartnerInput,
+    http: programRoutes({
+      method: "PATCH",
+      path: "/:programId/partners/:partnerId",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Change a partner's notes",
+      description:
+        "Sets the fields given and keeps the others. notes: the team's private notes on the partner in this program, plain text of up to 2000 characters, stored and answered as sent (never interpreted as HTML); an empty text clears them. The partner never sees them. Answers the partner as the partner endpoint does; 404 when the partner is not enrolled in the program.",
+      example: { programId: 1, partnerId: 3, notes: "Met at the March webinar; prefers monthly payouts." },
+      errors: ["not_found"],
+      response: { description: "The partner after the change.", example: partnerDetailExample },
     }),
   },
   approvePartner: {

@@ -1,12 +1,14 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
-import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
-import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page, type PageRequest } from "../../shared/pagination";
+import { containsRegExp, insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
+import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import {
   DEFAULT_COOKIE_WINDOW_DAYS,
   type ApiKey,
   type EnrolledPartner,
+  type EnrolledPartnerDetail,
   type Enrollment,
+  type EnrollmentListFilter,
   type EnrollmentStatus,
   type NewProgram,
   type Partner,
@@ -27,7 +29,8 @@ type ApiKeyDoc = DocOf<ApiKey>;
 
 type PartnerDoc = DocOf<Partner>;
 
-type EnrollmentDoc = DocOf<Enrollment>;
+/** The program team's private notes are stored on the enrollment (absent on enrollments stored before notes: empty). */
+type EnrollmentDoc = DocOf<Enrollment> & { notes?: string };
 
 const programSchema = requiredStringsMayBeEmpty(
   new Schema<ProgramDoc>(
@@ -108,6 +111,7 @@ const enrollmentSchema = requiredStringsMayBeEmpty(
       programId: { type: Number, required: true },
       status: { type: String, required: true },
       referralCode: { type: String, required: true },
+      notes: { type: String, required: true, default: "" },
       createdAt: { type: Date, required: true },
     },
     schemaOptions("enrollments"),
@@ -374,8 +378,9 @@ export class MongoProgramsRepository implements ProgramsRepository {
     const docs = await this.enrollments.find({ partnerId }).sort({ _id: 1 }).lean();
     return docs.map(toEnrollment);
   }
-  async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
+  async listEnrollments(programId: number, filter: EnrollmentListFilter): Promise<Page<EnrolledPartner>> {
     const conditions: Record<string, unknown>[] = [{ programId, ...(filter.status ? { status: filter.status } : {}) }, ...mongoPageFilter(filter)];
+    if (filter.q !== undefined) return this.searchEnrollments(conditions, filter.q, filter.limit);
     const docs = await this.enrollments
       .find({ $and: conditions })
       .sort(MONGO_LIST_SORT)
@@ -384,6 +389,39 @@ export class MongoProgramsRepository implements ProgramsRepository {
     const partners = await this.partners.find({ _id: { $in: docs.map((d) => d.partnerId) } }).lean();
     const byId = new Map(partners.map((p) => [p._id, toPartner(p)]));
     return pageOf(docs, filter.limit, mongoPosition, (d) => ({ ...toEnrollment(d), partner: byId.get(d.partnerId)! }));
+  }
+
+  /**
+   * A page of the list with `q`: the enrollments in list order (the same indexes as without it), each joined with its
+   * partner, kept when the partner's name or email or the referral code contains `q` in any case (as SQL's ILIKE).
+   */
+  private async searchEnrollments(conditions: Record<string, unknown>[], q: string, limit: number): Promise<Page<EnrolledPartner>> {
+    const contains = containsRegExp(q);
+    const docs = await this.enrollments.aggregate<EnrollmentDoc & { partner: PartnerDoc }>([
+      { $match: { $and: conditions } },
+      { $sort: MONGO_LIST_SORT },
+      { $lookup: { from: this.partners.collection.collectionName, localField: "partnerId", foreignField: "_id", as: "partner" } },
+      { $unwind: "$partner" },
+      { $match: { $or: [{ "partner.name": contains }, { "partner.email": contains }, { referralCode: contains }] } },
+      { $limit: limit + 1 },
+    ]);
+    return pageOf(docs, limit, mongoPosition, (d) => ({ ...toEnrollment(d), partner: toPartner(d.partner) }));
+  }
+
+  async getEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail | null> {
+    const doc = await this.enrollments.findOne({ programId, partnerId }).lean();
+    return doc ? this.withPartnerAndNotes(doc) : null;
+  }
+
+  async setEnrollmentNotes(programId: number, partnerId: number, notes: string): Promise<EnrolledPartnerDetail | null> {
+    const doc = await this.enrollments.findOneAndUpdate({ programId, partnerId }, { $set: { notes } }, { returnDocument: "after" }).lean();
+    return doc ? this.withPartnerAndNotes(doc) : null;
+  }
+
+  /** An enrollment with its partner and notes (a partner is never deleted: an enrollment always has one). */
+  private async withPartnerAndNotes(doc: EnrollmentDoc): Promise<EnrolledPartnerDetail> {
+    const partner = await this.partners.findById(doc.partnerId).lean();
+    return { ...toEnrollment(doc), partner: toPartner(partner!), notes: doc.notes ?? "" };
   }
 
   async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {

@@ -1,7 +1,7 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { isUniqueViolation } from "../../shared/storage/errors";
-import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
-import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery, type PageRequest } from "../../shared/pagination";
+import { likeContains, migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
+import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 import {
   DEFAULT_COOKIE_WINDOW_DAYS,
   type ApiKey,
@@ -15,6 +15,8 @@ import {
   type ProgramsRepository,
   type EnrollmentStatus,
   type EnrolledPartner,
+  type EnrolledPartnerDetail,
+  type EnrollmentListFilter,
 } from "./repository";
 import { partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
@@ -82,6 +84,8 @@ const MIGRATIONS = [
    ALTER TABLE api_keys ADD COLUMN name TEXT;
    ALTER TABLE api_keys ADD COLUMN last_used_at TIMESTAMPTZ;
    CREATE INDEX api_keys_program ON api_keys (program_id, id DESC);`,
+  // The partner detail: the program team's private notes on a partner, per program (so on the enrollment).
+  `ALTER TABLE enrollments ADD COLUMN notes TEXT NOT NULL DEFAULT '';`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -162,6 +166,8 @@ interface EnrollmentRow {
   program_id: number;
   status: EnrollmentStatus;
   referral_code: string;
+  /** The program team's private notes (only the partner detail reads them). */
+  notes: string;
   created_at: Date;
 }
 
@@ -220,18 +226,20 @@ const toEnrollment = (r: EnrollmentRow): Enrollment => ({
   createdAt: r.created_at,
 });
 
+/** The columns of an enrollment `e` joined with its partner `p` (an EnrolledPartnerRow). */
+const ENROLLED_PARTNER_COLUMNS = "e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at";
+
 /** The exact query of listEnrollments (exported so the query-plan test explains what runs). */
-export function listEnrollmentsQuery(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): SqlQuery {
+export function listEnrollmentsQuery(programId: number, filter: EnrollmentListFilter): SqlQuery {
   const where = new SqlConditions().add("e.program_id = ?", programId);
   if (filter.status) where.add("e.status = ?", filter.status);
+  if (filter.q !== undefined) {
+    // A "contains" match cannot use a b-tree: the list's index is read newest first and the page's rows filtered.
+    const pattern = likeContains(filter.q);
+    where.add("(p.name ILIKE ? ESCAPE '\\' OR p.email ILIKE ? ESCAPE '\\' OR e.referral_code ILIKE ? ESCAPE '\\')", pattern, pattern, pattern);
+  }
   where.page(filter, "e.created_at", "e.id");
-  return where.query(
-    "e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at",
-    "enrollments e JOIN partners p ON p.id = e.partner_id",
-    filter.limit,
-    "e.created_at",
-    "e.id",
-  );
+  return where.query(ENROLLED_PARTNER_COLUMNS, "enrollments e JOIN partners p ON p.id = e.partner_id", filter.limit, "e.created_at", "e.id");
 }
 
 /** A row of enrollments joined with its partner (columns partner_*). */
@@ -239,6 +247,9 @@ const withPartner = (r: EnrolledPartnerRow): EnrolledPartner => ({
   ...toEnrollment(r),
   partner: toPartner({ id: r.partner_id, name: r.partner_name, email: r.partner_email, customer_key: r.partner_customer_key, created_at: r.partner_created_at }),
 });
+
+/** The same, with the program team's notes (the partner detail). */
+const withPartnerAndNotes = (r: EnrolledPartnerRow): EnrolledPartnerDetail => ({ ...withPartner(r), notes: r.notes });
 
 export class SqlProgramsRepository implements ProgramsRepository {
   readonly outbox: SqlOutbox;
@@ -417,16 +428,33 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async listPartnerEnrollments(partnerId: number): Promise<Enrollment[]> {
     return (await this.db.query<EnrollmentRow>("SELECT * FROM enrollments WHERE partner_id = $1 ORDER BY id", [partnerId])).map(toEnrollment);
   }
-  async listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>> {
+  async listEnrollments(programId: number, filter: EnrollmentListFilter): Promise<Page<EnrolledPartner>> {
     const q = listEnrollmentsQuery(programId, filter);
     return pageOf(await this.db.query<SqlListed<EnrolledPartnerRow>>(q.text, q.values), filter.limit, sqlPosition, withPartner);
+  }
+
+  async getEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail | null> {
+    const [row] = await this.db.query<EnrolledPartnerRow>(
+      `SELECT ${ENROLLED_PARTNER_COLUMNS} FROM enrollments e JOIN partners p ON p.id = e.partner_id WHERE e.program_id = $1 AND e.partner_id = $2`,
+      [programId, partnerId],
+    );
+    return row ? withPartnerAndNotes(row) : null;
+  }
+
+  async setEnrollmentNotes(programId: number, partnerId: number, notes: string): Promise<EnrolledPartnerDetail | null> {
+    // One statement: the write and the read of the row it wrote, with its partner.
+    const [row] = await this.db.query<EnrolledPartnerRow>(
+      `WITH e AS (UPDATE enrollments SET notes = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *)
+       SELECT ${ENROLLED_PARTNER_COLUMNS} FROM e JOIN partners p ON p.id = e.partner_id`,
+      [programId, partnerId, notes],
+    );
+    return row ? withPartnerAndNotes(row) : null;
   }
 
   async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {
     if (!partnerIds.length) return [];
     const rows = await this.db.query<EnrolledPartnerRow>(
-      `SELECT e.*, p.name AS partner_name, p.email AS partner_email, p.customer_key AS partner_customer_key, p.created_at AS partner_created_at
-       FROM enrollments e JOIN partners p ON p.id = e.partner_id WHERE e.program_id = $1 AND e.partner_id = ANY($2::int[])`,
+      `SELECT ${ENROLLED_PARTNER_COLUMNS} FROM enrollments e JOIN partners p ON p.id = e.partner_id WHERE e.program_id = $1 AND e.partner_id = ANY($2::int[])`,
       [programId, partnerIds],
     );
     return rows.map(withPartner);

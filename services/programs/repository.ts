@@ -138,8 +138,20 @@ export interface ProgramsRepository {
    * The program's enrollments with their partners, newest first by
    * (createdAt desc, id desc), one page (shared/pagination.ts), optionally of one
    * status. Served by the enrollments_list and enrollments_list_status indexes.
+   * With `q`, only the enrollments whose partner's name or email, or whose
+   * referral code, contains `q` in any case (every character literal: `%`, `_`,
+   * `\` and regular-expression characters match themselves); the same index is
+   * read newest first and rows not matching are skipped, so the keyset cursor
+   * works unchanged.
    */
-  listEnrollments(programId: number, filter: { status?: EnrollmentStatus } & PageRequest): Promise<Page<EnrolledPartner>>;
+  listEnrollments(programId: number, filter: EnrollmentListFilter): Promise<Page<EnrolledPartner>>;
+  /** One enrollment with its partner and the merchant's notes; null when the partner is not enrolled in the program. */
+  getEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail | null>;
+  /**
+   * Replaces the merchant's notes on an enrollment (one write; the last write wins) and returns the enrollment
+   * as getEnrolledPartner does; null when the partner is not enrolled in the program.
+   */
+  setEnrollmentNotes(programId: number, partnerId: number, notes: string): Promise<EnrolledPartnerDetail | null>;
   /** The enrollments of these partners in the program, with their partners (any order; none for a partner not enrolled). */
   findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]>;
   /** The programs outbox (table or collection `programs_outbox`), for its relay. */
@@ -153,4 +165,19 @@ export interface ProgramsRepository {
 /** An enrollment with its partner, as the partners list shows it. */
 export interface EnrolledPartner extends Enrollment {
   partner: Partner;
+}
+
+/** The partners list's filters: a status, and text the partner's name, email or referral code contains. */
+export interface EnrollmentListFilter extends PageRequest {
+  status?: EnrollmentStatus;
+  q?: string;
+}
+
+/**
+ * An enrollment with its partner and the merchant's private notes on it (per program: plain text, empty when
+ * none). Notes are kept off `Enrollment`, which other services and the partner portal receive: only the
+ * program's team reads them.
+ */
+export interface EnrolledPartnerDetail extends EnrolledPartner {
+  notes: string;
 }

@@ -185,12 +185,20 @@ export const OverviewInput = z.strictObject({
   from: Day.optional().meta({ description: "First day of the range (UTC, YYYY-MM-DD, inclusive); default: 29 days before to.", example: "2026-01-01" }),
   to: Day.optional().meta({ description: "Last day of the range (UTC, YYYY-MM-DD, inclusive); default: today. At most 366 days in all.", example: "2026-01-30" }),
   test: Flag.default(false).meta({ description: "true for test events and test sales only (the integration's), false (default) for live ones.", example: "false" }),
+  partnerId: Id.optional().meta({
+    description: "Only this partner's figures: the days, the totals and the partner table are theirs alone. The partner must be enrolled in the program.",
+    example: 3,
+  }),
 });
 
 /** The partners list: one page of the program's enrollments with each partner's all-time totals. */
 export const ListPartnersInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
   status: z.enum(["approved", "pending", "declined"]).optional().meta({ description: "Only enrollments in this status.", example: "pending" }),
+  q: z.string().trim().min(1).max(100).optional().meta({
+    description: "Only partners whose name, email or referral code contains this text (1 to 100 characters, any case; % and _ are plain characters).",
+    example: "jane",
+  }),
   ...PAGE_FIELDS,
 });
 
@@ -201,6 +209,17 @@ export const ExportPartnersInput = z.strictObject(exportFields(ListPartnersInput
 export const EnrollmentDecisionInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
   partnerId: Id.meta({ description: "The partner's id.", example: 3 }),
+});
+
+/** One partner of the program: the partners list's row with the email and the merchant's notes. */
+export const PartnerDetailInput = EnrollmentDecisionInput;
+
+/** The merchant's private notes on a partner's enrollment (per program); each field given is set, the others keep their values. */
+export const UpdatePartnerInput = EnrollmentDecisionInput.extend({
+  notes: z.string().max(2000).optional().meta({
+    description: "Private notes on the partner in this program (plain text, up to 2000 characters; empty clears them). Only the program's team sees them, never the partner.",
+    example: "Met at the March webinar; prefers monthly payouts.",
+  }),
 });
 
 /** The operator's equivalent: the status to set. */

@@ -130,7 +130,7 @@ export interface StatsQuery {
   /** Null with `end` null: all time (no daily rows are needed then). */
   start: Date | null;
   end: Date | null;
-  /** Only these partners (the partners list's page); all when absent. */
+  /** Only these partners, in the daily rows as in the per-partner ones (the partners list's page, one partner's overview); all when absent. */
   partnerIds?: readonly number[];
 }
 

@@ -129,3 +129,8 @@ export function requiredStringsMayBeEmpty<T>(schema: Schema<T>): Schema<T> {
   });
   return schema;
 }
+
+/** The case-insensitive regular expression of "contains `text`": every character of it matches itself (SQL's ILIKE with `likeContains`). */
+export function containsRegExp(text: string): RegExp {
+  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+}

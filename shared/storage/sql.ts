@@ -172,3 +172,12 @@ export function camelRow<T>(row: Record<string, unknown>): T {
   for (const [key, value] of Object.entries(row)) out[key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = value;
   return out as T;
 }
+
+/**
+ * The LIKE / ILIKE pattern of "contains `text`": `%`, `_` and `\` in it are escaped with a backslash, so every
+ * character matches itself. Write the condition with the escape character named (`col ILIKE $1 ESCAPE '\'`), so
+ * the pattern means the same whatever the server's defaults.
+ */
+export function likeContains(text: string): string {
+  return `%${text.replace(/[\\%_]/g, "\\$&")}%`;
+}

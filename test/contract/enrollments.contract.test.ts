@@ -1,6 +1,7 @@
 /**
- * The partners list and partner approval in the programs storage contract
- * (listEnrollments, findEnrolledPartners, setEnrollmentStatus), on every
+ * The partners list, partner approval and the partner detail in the programs
+ * storage contract (listEnrollments and its search, findEnrolledPartners,
+ * setEnrollmentStatus, getEnrolledPartner, setEnrollmentNotes), on every
  * reachable backend.
  */
 import { createProgramsRepository } from "../../services/programs/storage";
@@ -28,9 +29,9 @@ describe.each(backends)("programs repository: enrollments on %s", (_name, backen
     });
   }
 
-  async function enroll(programId: number, name: string, status: "approved" | "pending" | "declined") {
-    const partner = await repo().createPartner({ name, email: `${name.toLowerCase()}@example.com` });
-    const enrollment = await repo().createEnrollment({ partnerId: partner.id, programId, referralCode: `code-${unique()}`, status });
+  async function enroll(programId: number, name: string, status: "approved" | "pending" | "declined", over: { email?: string | null; referralCode?: string } = {}) {
+    const partner = await repo().createPartner({ name, email: over.email === undefined ? `${name.toLowerCase()}@example.com` : over.email });
+    const enrollment = await repo().createEnrollment({ partnerId: partner.id, programId, referralCode: over.referralCode ?? `code-${unique()}`, status });
     return { partner, enrollment: enrollment! };
   }
 
@@ -88,5 +89,98 @@ describe.each(backends)("programs repository: enrollments on %s", (_name, backen
     ]);
     expect(both.filter((r) => r!.changed)).toHaveLength(1);
     expect((await repo().findEnrollment(p.id, q.id))!.status).toBe(both.find((r) => r!.changed)!.enrollment.status);
+  });
+
+  describe("search (q)", () => {
+    let programId: number;
+    let made: Record<string, Awaited<ReturnType<typeof enroll>>>;
+    const names = (page: { data: Array<{ partner: { name: string } }> }) => page.data.map((e) => e.partner.name);
+    const search = (q: string, over: { status?: "approved" | "pending" | "declined"; limit?: number } = {}) => repo().listEnrollments(programId, { limit: 50, q, ...over });
+
+    beforeAll(async () => {
+      programId = (await program()).id;
+      const other = await program();
+      made = {};
+      // Oldest first: the list answers newest first.
+      made.jane = await enroll(programId, "Jane Doe", "approved", { email: "jane@shop.example", referralCode: `jd-${unique()}` });
+      made.percent = await enroll(programId, "Save 100% Club", "approved", { email: null, referralCode: `save-${unique()}` });
+      made.thousand = await enroll(programId, "Save 1000 Club", "pending", { email: "save1000@example.com", referralCode: `save1000-${unique()}` });
+      made.underscore = await enroll(programId, "Ann", "approved", { email: "ann@example.com", referralCode: `ann_b${unique()}` });
+      made.dash = await enroll(programId, "Annabel", "declined", { email: "annabel@example.com", referralCode: `annxb${unique()}` });
+      made.backslash = await enroll(programId, "Back\\slash (a.k.a. [x]*)", "approved", { email: null, referralCode: `bs-${unique()}` });
+      made.coded = await enroll(programId, "Carl", "approved", { email: "carl@example.com", referralCode: "SPRING-Deal" });
+      await enroll(other.id, "Jane Elsewhere", "approved", { email: "jane@elsewhere.example" });
+    });
+
+    test("a case-insensitive contains match on the partner's name, email or the referral code, in list order, of this program only", async () => {
+      expect(names(await search("jane"))).toEqual(["Jane Doe"]);
+      expect(names(await search("JANE DOE"))).toEqual(["Jane Doe"]);
+      expect(names(await search("shop.EXAMPLE"))).toEqual(["Jane Doe"]);
+      expect(names(await search("spring-deal"))).toEqual(["Carl"]);
+      expect(names(await search("ann"))).toEqual(["Annabel", "Ann"]);
+      expect(names(await search("club"))).toEqual(["Save 1000 Club", "Save 100% Club"]);
+      expect(await search("nobody")).toEqual({ data: [], nextCursor: null });
+      // Each row is the list's row: the enrollment and its partner.
+      expect((await search("carl")).data).toEqual([{ ...made.coded.enrollment, partner: made.coded.partner }]);
+    });
+
+    test("%, _, \\ and regular-expression characters match themselves", async () => {
+      expect(names(await search("100%"))).toEqual(["Save 100% Club"]);
+      expect(names(await search("%"))).toEqual(["Save 100% Club"]);
+      expect(names(await search("ann_"))).toEqual(["Ann"]);
+      expect(names(await search("_"))).toEqual(["Ann"]);
+      expect(names(await search("\\"))).toEqual(["Back\\slash (a.k.a. [x]*)"]);
+      expect(names(await search("(a.k.a. [x]*)"))).toEqual(["Back\\slash (a.k.a. [x]*)"]);
+      expect(names(await search("a.k"))).toEqual(["Back\\slash (a.k.a. [x]*)"]);
+      expect(names(await search(".*"))).toEqual([]);
+    });
+
+    test("with the status filter, and one page at a time with the cursor", async () => {
+      expect(names(await search("save", { status: "pending" }))).toEqual(["Save 1000 Club"]);
+      expect(names(await search("save", { status: "declined" }))).toEqual([]);
+      // "N": Carl (SPRING-Deal), Annabel, Ann and Jane; the rows between them are skipped, page after page.
+      expect(names(await search("N"))).toEqual(["Carl", "Annabel", "Ann", "Jane Doe"]);
+      const first = await search("N", { limit: 2 });
+      expect(names(first)).toEqual(["Carl", "Annabel"]);
+      const second = await repo().listEnrollments(programId, { limit: 2, q: "N", cursor: decodeCursor(first.nextCursor!)! });
+      expect(second).toMatchObject({ data: [{ partner: { name: "Ann" } }, { partner: { name: "Jane Doe" } }], nextCursor: null });
+      const byOne = await search("N", { limit: 3 });
+      expect(names(byOne)).toEqual(["Carl", "Annabel", "Ann"]);
+      expect(await repo().listEnrollments(programId, { limit: 3, q: "N", cursor: decodeCursor(byOne.nextCursor!)! })).toMatchObject({
+        data: [{ partner: { name: "Jane Doe" } }],
+        nextCursor: null,
+      });
+    });
+  });
+
+  test("notes: empty by default, set and replaced per program, never on the enrollment the other methods answer", async () => {
+    const p = await program();
+    const other = await program();
+    const { partner, enrollment } = await enroll(p.id, "Noted", "pending");
+    await repo().createEnrollment({ partnerId: partner.id, programId: other.id, referralCode: `code-${unique()}`, status: "approved" });
+
+    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, partner, notes: "" });
+    const text = "Line one <b>not HTML</b>\nLine two: 100% & more \u00e9";
+    expect(await repo().setEnrollmentNotes(p.id, partner.id, text)).toEqual({ ...enrollment, partner, notes: text });
+    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, partner, notes: text });
+    // Per program: the other enrollment of the same partner keeps its own (none).
+    expect((await repo().getEnrolledPartner(other.id, partner.id))!.notes).toBe("");
+    expect((await repo().setEnrollmentNotes(p.id, partner.id, "x".repeat(2000)))!.notes).toBe("x".repeat(2000));
+    expect((await repo().setEnrollmentNotes(p.id, partner.id, ""))!.notes).toBe("");
+
+    // Not enrolled: null, nothing written.
+    expect(await repo().getEnrolledPartner(p.id, 999_999)).toBeNull();
+    expect(await repo().setEnrollmentNotes(p.id, 999_999, "x")).toBeNull();
+    const stranger = await repo().createPartner({ name: "Stranger", email: null });
+    expect(await repo().setEnrollmentNotes(p.id, stranger.id, "x")).toBeNull();
+    expect(await repo().getEnrolledPartner(p.id, stranger.id)).toBeNull();
+
+    // The enrollment as other services and the partner portal get it carries no notes, and a status change keeps them.
+    await repo().setEnrollmentNotes(p.id, partner.id, "kept");
+    expect(await repo().findEnrollment(p.id, partner.id)).toEqual(enrollment);
+    expect((await repo().listPartnerEnrollments(partner.id)).find((e) => e.programId === p.id)).toEqual(enrollment);
+    expect((await repo().listEnrollments(p.id, { limit: 10 })).data).toEqual([{ ...enrollment, partner }]);
+    expect(await repo().setEnrollmentStatus(p.id, partner.id, "approved", new Date(), ["pending"])).toMatchObject({ enrollment: { ...enrollment, status: "approved" }, changed: true });
+    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, status: "approved", partner, notes: "kept" });
   });
 });

@@ -60,6 +60,7 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
   });
 
   const month: StatsQuery = { programId: 3, test: false, start: new Date("2026-06-01T00:00:00Z"), end: new Date("2026-07-01T00:00:00Z") };
+  const onePartner: StatsQuery = { ...month, partnerIds: [7] };
   const pageOfPartners: StatsQuery = { programId: 3, test: false, start: null, end: null, partnerIds: Array.from({ length: 25 }, (_, i) => i + 1) };
 
   const CASES: Array<{ name: string; table: string; index: string | string[]; query: SqlQuery }> = [
@@ -81,6 +82,17 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
     },
     { name: "partners list, first page", table: "enrollments", index: "enrollments_list", query: listEnrollmentsQuery(3, { limit: 25 }) },
     { name: "partners list, pending", table: "enrollments", index: "enrollments_list_status", query: listEnrollmentsQuery(3, { limit: 25, status: "pending" }) },
+    // A search reads the list's index newest first and keeps the rows that match (no index serves "contains").
+    { name: "partners list, searched", table: "enrollments", index: "enrollments_list", query: listEnrollmentsQuery(3, { limit: 25, q: "partner 12" }) },
+    // One partner's overview: the daily series filtered by the partner.
+    { name: "one partner's clicks per day, 30 days", table: "clicks", index: ["clicks_stats", "clicks_partner_live"], query: activityStatsQueries(onePartner).clickDays! },
+    { name: "one partner's sales per day, 30 days", table: "sales", index: ["sales_stats", "sales_program_partner_list"], query: salesStatsQueries(onePartner, "usd").byDay! },
+    {
+      name: "one partner's commissions per day, 30 days",
+      table: "commissions",
+      index: ["commissions_program_list", "commissions_partner", "commissions_program_partner_list"],
+      query: commissionStatsQueries(onePartner, "usd").byDay!,
+    },
   ];
 
   test.each(CASES)("$name reads its index and never scans $table sequentially", async ({ name, table, index, query }) => {

@@ -2,7 +2,7 @@
  * The overview's stats methods (attribution.activityStats, sales.salesStats,
  * commissions.commissionStats and programBalances) on every reachable backend:
  * the same rows per UTC day and per partner, live and test apart, partners
- * filtered, all time without daily rows.
+ * filtered (the daily rows too: one partner's overview), all time without daily rows.
  */
 import * as ledger from "../../services/commissions/ledger";
 import { createAttributionRepository } from "../../services/attribution/storage";
@@ -127,6 +127,13 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
         { partnerId: 2, sales: 2, revenueCents: 5_000 },
       ]);
       expect((await repo().salesStats(range(programId, { test: true }), "usd")).byPartner).toEqual([{ partnerId: 1, sales: 1, revenueCents: 400 }]);
+      // One partner's overview: the days are that partner's alone too.
+      const onlyTwo = await repo().salesStats(range(programId, { partnerIds: [2] }), "usd");
+      expect(sortBy(onlyTwo.byDay, "day")).toEqual([
+        { day: "2030-01-01", sales: 1, revenueCents: 0 },
+        { day: "2030-01-02", sales: 1, revenueCents: 5_000 },
+      ]);
+      expect(onlyTwo.byPartner).toEqual([{ partnerId: 2, sales: 2, revenueCents: 5_000 }]);
       const allTime = await repo().salesStats(range(programId, { start: null, end: null, partnerIds: [1] }), "usd");
       expect(allTime).toEqual({ byDay: [], byPartner: [{ partnerId: 1, sales: 3, revenueCents: 12_396 }] });
     });
@@ -184,6 +191,12 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
         { partnerId: 1, commissions: 2, pendingCents: 0, creditedCents: 500, paidCents: 2000, reversedCents: 500 },
         { partnerId: 2, commissions: 2, pendingCents: 500, creditedCents: 0, paidCents: 0, reversedCents: 3000 },
       ]);
+      // One partner's overview: the days are that partner's alone too.
+      const onlyOne = await repo().commissionStats(range(programId, { partnerIds: [1] }), "usd");
+      expect(onlyOne).toEqual({
+        byDay: [{ day: "2030-01-01", commissions: 2, pendingCents: 0, creditedCents: 500, paidCents: 2000, reversedCents: 500 }],
+        byPartner: [{ partnerId: 1, commissions: 2, pendingCents: 0, creditedCents: 500, paidCents: 2000, reversedCents: 500 }],
+      });
       const allTime = await repo().commissionStats(range(programId, { start: null, end: null, partnerIds: [2] }), "usd");
       expect(allTime).toEqual({ byDay: [], byPartner: [{ partnerId: 2, commissions: 3, pendingCents: 1400, creditedCents: 0, paidCents: 0, reversedCents: 3000 }] });
 
