@@ -5,6 +5,7 @@ import { call, healthAction, type BroadcastOf, type ParamsOf } from "./bus";
 import { hashSecret } from "../shared/secrets";
 import { inputValidator } from "../shared/endpoint";
 import { toEnvelope } from "../shared/errors";
+import { parseInput } from "../shared/validation";
 import type { CallerMeta } from "../shared/meta";
 import { measureHttpRequest } from "../shared/metrics";
 import { logFields, requestIdOf } from "../shared/observability";
@@ -12,6 +13,7 @@ import { programCacheMixin } from "./clients/program-cache";
 import { transporterState } from "../shared/transporter-status";
 import { authMethods, createAuthState, partnerSessionCookie, sessionCookie, type AuthMethods, type AuthVars, type Req, type Res, type SessionMeta } from "./gateway/auth";
 import { GATEWAY } from "./gateway/endpoints";
+import { ProgramWebhookParams } from "./gateway/path-params";
 import { refuseNulCharacters, refuseOptionsButPreflights, refuseUnsafeBodyShapes, requireJsonBody } from "./gateway/guards";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, toGatewayError } from "./gateway/http-errors";
 import { refusedRequestFields } from "./gateway/request-log";
@@ -115,12 +117,17 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       },
     },
 
-    /** Hands the raw webhook body (as text) and its signature to the processor service. */
+    /**
+     * Hands the raw webhook body (as text) and its signature to the processor service, with the program of the
+     * per-program path (checked first: a bad id is a 400 before the body is read).
+     */
     processorWebhook: {
-      async handler(ctx: Context<{ body?: Buffer }, SessionMeta>) {
+      async handler(ctx: Context<{ body?: Buffer; params?: { programId?: unknown } }, SessionMeta>) {
+        const inPath = ctx.params.params?.programId;
+        const programId = inPath === undefined ? undefined : parseInput(ProgramWebhookParams, { programId: inPath }).programId;
         const body = ctx.params.body;
         const payload = Buffer.isBuffer(body) ? body.toString("utf8") : "";
-        return call(ctx, "processor.handleWebhook", { payload, signature: ctx.meta.processorSignature });
+        return call(ctx, "processor.handleWebhook", { payload, signature: ctx.meta.processorSignature, ...(programId === undefined ? {} : { programId }) });
       },
     },
 

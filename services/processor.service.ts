@@ -2,12 +2,12 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
 import type Stripe from "stripe";
 import { z } from "zod";
-import { call } from "./bus";
-import { AppError, ConflictError, InvalidRequestError, ServiceUnavailableError } from "../shared/errors";
+import { call, type ResultOf } from "./bus";
+import { AppError, ConflictError, InvalidRequestError, NotFoundError, ServiceUnavailableError } from "../shared/errors";
 import { countMetric, failedProcessorEventOutcome, METRICS, processorEventOutcome, processorEventTypeLabel } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
-import { RetryLaterError, type EventHandler, type HandlerResult } from "./processor/handler";
+import { RetryLaterError, type EventHandler, type HandlerContext, type HandlerResult } from "./processor/handler";
 import { handleAccountDeauthorized, handleAccountUpdated } from "./processor/handlers/account";
 import { handleCheckoutSessionPaid, handleCheckoutSessionPaymentFailed } from "./processor/handlers/checkout-session";
 import { handleDispute } from "./processor/handlers/disputes";
@@ -18,10 +18,18 @@ import { createProcessorRepository } from "./processor/storage";
 import type { ProcessorRepository } from "./processor/repository";
 import { PROCESSOR } from "./processor/endpoints";
 import { apiKeyState, checkApiKey, unknownProductsOf } from "./processor/api-key";
+import { connectionView, webhookSecretState } from "./processor/connection";
+import type { ProcessorConnectionView } from "./processor/contract";
 import { stripeApiUrlFromEnv, stripeLibrary } from "./processor/stripe-api";
 import * as S from "./processor/schemas";
+import type { PROCESSOR_WEBHOOK_EVENTS } from "../shared/processor-webhook-events";
 
-/** The event types we act on (docs/processor-webhooks.md); every other type is acknowledged and ignored. */
+type ProcessorWebhookEventType = (typeof PROCESSOR_WEBHOOK_EVENTS)[keyof typeof PROCESSOR_WEBHOOK_EVENTS][number];
+
+/**
+ * The event types we act on (docs/processor-webhooks.md); every other type is acknowledged and ignored. Exactly the
+ * types the set-up asks merchants to enable (shared/processor-webhook-events.ts): the compiler checks both ways.
+ */
 export const HANDLERS: Record<string, EventHandler> = {
   "checkout.session.completed": handleCheckoutSessionPaid,
   "checkout.session.async_payment_succeeded": handleCheckoutSessionPaid,
@@ -43,7 +51,7 @@ export const HANDLERS: Record<string, EventHandler> = {
   "charge.dispute.closed": handleDispute,
   "account.updated": handleAccountUpdated,
   "account.application.deauthorized": handleAccountDeauthorized,
-};
+} satisfies Record<ProcessorWebhookEventType, EventHandler>;
 
 /** The envelope fields we rely on; the object itself is validated by each handler. */
 const EventEnvelope = z.looseObject({
@@ -79,12 +87,14 @@ const withoutNul = <T>(value: T): T => JSON.parse(JSON.stringify(value).replace(
 const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode === "invalid_request" : (err as { type?: string })?.type === "invalid_request");
 
 /**
- * Owns the processor's (Stripe Connect) webhooks: signature check, mapping of
- * the connected account to its program, a claim per event id (released when
- * processing fails for a temporary reason, so the processor's retry is
+ * Owns the processor's (Stripe) webhooks: signature check, the event's program
+ * (the one of a program's own endpoint, or on the platform's Connect endpoint
+ * the one its connected account is linked to), a claim per event id (released
+ * when processing fails for a temporary reason, so the processor's retry is
  * processed), and the handlers, which act only through the owners' actions.
  */
 type Methods = {
+  connectionOf(program: ResultOf<"programs.get">): Promise<ProcessorConnectionView>;
   record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }): Promise<Record<string, unknown>>;
 };
 
@@ -120,14 +130,26 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   actions: {
-    /** `POST /api/v1/webhooks/processor`, with the raw body and the `Stripe-Signature` header. */
+    /**
+     * `POST /api/v1/webhooks/processor` (the platform's Connect endpoint: PROCESSOR_WEBHOOK_SECRET, programs found by
+     * their linked account) and `POST /api/v1/webhooks/processor/programs/:programId` (`programId`: a program's own
+     * endpoint, for a merchant's own Stripe account: that program's secret only, its events are that program's), with
+     * the raw body and the `Stripe-Signature` header (docs/processor-webhooks.md).
+     */
     handleWebhook: {
       visibility: "public",
       async handler(ctx: Context) {
-        const { payload, signature } = parseInput(S.WebhookInput, ctx.params);
-        if (!this.webhookSecret) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
+        const { payload, signature, programId } = parseInput(S.WebhookInput, ctx.params);
+        const secret = programId === undefined ? this.webhookSecret : (await this.repo.getWebhookSecret(programId))?.signingSecret;
+        if (!secret && programId === undefined) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
+        // The same answer for a program that does not exist: the endpoint is public.
+        if (!secret)
+          throw new AppError(
+            "webhook_secret_missing",
+            `Program ${programId} has no Stripe webhook signing secret: enter the signing secret of this webhook endpoint (whsec_...) in Settings → Stripe, then resend the event from Stripe.`,
+          );
         try {
-          stripeLibrary().webhooks.signature!.verifyHeader(payload, signature ?? "", this.webhookSecret, this.toleranceSeconds);
+          stripeLibrary().webhooks.signature!.verifyHeader(payload, signature ?? "", secret, this.toleranceSeconds);
           // The library refuses only old timestamps; one further ahead than the tolerance is refused too, so a
           // captured delivery can never be replayed for longer than the tolerance.
           const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature ?? "")?.[1]);
@@ -145,16 +167,35 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         ctx.locals.eventType = event.type;
 
         const handler = HANDLERS[event.type];
-        if (!handler) return { received: true, handled: false, reason: `event type '${event.type}' is not used` };
-        if (!event.account) return this.record(event, null, "ignored", { reason: "not an event of a connected account" });
-        const program = await call(ctx, "programs.findByProcessorAccount", { accountId: event.account });
-        if (!program) return this.record(event, null, "ignored", { reason: `no program is connected to account '${event.account}'` });
+        const notUsed = { received: true, handled: false, reason: `event type '${event.type}' is not used` } as const;
+        let program: HandlerContext["program"] | null;
+        if (programId !== undefined) {
+          // Signed with the program's own secret, so the program's: an event of a merchant's own account names no
+          // account; one naming another account than the program's linked one is not the program's (a Connect event).
+          program = await call(ctx, "programs.get", { programId });
+          if (event.account && event.account !== program.processor.accountId) {
+            throw new AppError(
+              "processor_account_mismatch",
+              `The event is of Stripe account '${event.account}', not of the account linked to program ${programId}; nothing was recorded. This endpoint takes the events of the program's own Stripe account only.`,
+            );
+          }
+          if (!handler) return notUsed;
+        } else {
+          if (!handler) return notUsed;
+          if (!event.account) return this.record(event, null, "ignored", { reason: "not an event of a connected account" });
+          program = await call(ctx, "programs.findByProcessorAccount", { accountId: event.account });
+          if (!program) return this.record(event, null, "ignored", { reason: `no program is connected to account '${event.account}'` });
+        }
         const testEvent = !event.livemode;
         if (testEvent && this.liveMode && !program.testMode) {
           this.logger.warn(`Processor event ${event.id} (${event.type}) is a test-mode event for live program ${program.id}: ignored.`);
           return this.record(event, program.id, "ignored", { reason: "test-mode event for a live program" });
         }
 
+        // An event id is processed once, for one program: the same id received for another program (the same event
+        // at two programs' endpoints, or a merchant's forgery with its own secret) is a duplicate that touches neither.
+        const known = await this.repo.getEvent(event.id);
+        if (known && known.programId !== null && known.programId !== program.id) return { received: true, duplicate: true };
         const { claimed, event: stored } = await this.repo.claimEvent({ eventId: event.id, type: event.type, programId: program.id }, this.leaseMs, new Date());
         if (!claimed) {
           if (stored.status !== "processing" && stored.status !== "failed") return { received: true, duplicate: true, status: stored.status };
@@ -224,6 +265,49 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** The dashboard's Stripe screen: the connection is programs', the rest is ours. */
+    getConnection: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        return this.connectionOf(await call(ctx, "programs.get", { programId }));
+      },
+    },
+
+    /** A new account starts onboarding (account.updated says more); the one already linked is left as it is. */
+    linkAccount: {
+      async handler(ctx: Context<Input<typeof S.LinkAccountInput>>) {
+        const { programId, accountId } = ctx.params;
+        const program = await call(ctx, "programs.get", { programId });
+        if (program.processor.accountId === accountId) return this.connectionOf(program);
+        const update = { programId, accountId, connectionStatus: "onboarding", chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false };
+        const linked = await call(ctx, "programs.updateProcessorConnection", update).catch((err: unknown) => {
+          // Programs' message names the other program: not for another workspace's eyes.
+          if ((err as { type?: string } | null)?.type === "conflict") throw new ConflictError(`Stripe account '${accountId}' is already linked to another program.`);
+          throw err;
+        });
+        if (!linked) throw new NotFoundError(`No program with id ${programId}.`);
+        return this.connectionOf(linked);
+      },
+    },
+
+    setWebhookSecret: {
+      async handler(ctx: Context<Input<typeof S.SetWebhookSecretInput>>) {
+        const { programId, signingSecret } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        await this.repo.setWebhookSecret(programId, signingSecret, new Date());
+        return webhookSecretState(programId, await this.repo.getWebhookSecret(programId));
+      },
+    },
+
+    removeWebhookSecret: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        await this.repo.setWebhookSecret(programId, null, new Date());
+        return webhookSecretState(programId, null);
+      },
+    },
+
     checkProducts: {
       async handler(ctx: Context<Input<typeof S.CheckProductsInput>>) {
         const { programId, productIds, priceIds } = ctx.params;
@@ -241,6 +325,11 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    async connectionOf(program: ResultOf<"programs.get">) {
+      const [secret, apiKey, lastEvent] = await Promise.all([this.repo.getWebhookSecret(program.id), this.repo.getApiKey(program.id), this.repo.lastEventOfProgram(program.id)]);
+      return connectionView(program, { secret, platformWebhooks: Boolean(this.webhookSecret), apiKey, lastEvent });
+    },
+
     /** Keeps a trace of an event we will never act on, so an operator can see why (`cli processor-events`). */
     async record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }) {
       const { claimed } = await this.repo.claimEvent({ eventId: event.id, type: event.type, programId }, this.leaseMs, new Date());

@@ -57,8 +57,11 @@ export interface HttpEndpoint {
   summary: string;
   /** What a reader of the reference needs: plain text (no Markdown code spans), no internal names or file paths. */
   description: string;
-  /** A raw body the action verifies itself (the processor webhook), instead of the action's zod input. */
-  rawBody?: { contentType: string; description: string };
+  /**
+   * A raw body the action verifies itself (the processor webhook), instead of the action's zod input; `params` is the
+   * schema of its path parameters (documented, and validated by the action before it reads the body).
+   */
+  rawBody?: { contentType: string; description: string; params?: InputSchema };
   /** A valid input (path, query and body fields together); test/http/openapi.test.ts parses it with the input schema. */
   example?: Record<string, unknown>;
   /** Error codes this endpoint answers with beyond those its auth, input and the bus imply. */

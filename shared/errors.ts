@@ -11,6 +11,10 @@ import { Errors } from "moleculer";
 export const ERROR_CODES = {
   invalid_request: { status: 400, envelope: "platform" },
   invalid_signature: { status: 400, envelope: "platform" },
+  // A program's own Stripe webhook endpoint called before its signing secret was entered (docs/processor-webhooks.md).
+  webhook_secret_missing: { status: 400, envelope: "platform" },
+  // An event at a program's own webhook endpoint from a Stripe account that is not the program's linked one.
+  processor_account_mismatch: { status: 400, envelope: "platform" },
   unauthorized: { status: 401, envelope: "platform" },
   forbidden: { status: 403, envelope: "platform" },
   // A write with a session cookie from another site's page (docs/security.md, "Same-origin writes").

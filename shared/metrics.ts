@@ -75,7 +75,7 @@ export const METRIC_DEFS: Record<MetricName, MetricDef> = {
     type: "counter",
     labelNames: ["type", "outcome"],
     description:
-      "Processor (Stripe) webhook events, by event type ('other' for types not used, 'unknown' before the body is read) and outcome (processed, ignored, duplicate, rejected, retry_later, in_progress, invalid_signature, invalid, error)",
+      "Processor (Stripe) webhook events, by event type ('other' for types not used, 'unknown' before the body is read) and outcome (processed, ignored, duplicate, rejected, retry_later, in_progress, invalid_signature, secret_missing, account_mismatch, invalid, error)",
   },
   [METRICS.webhookDeliveries]: {
     type: "counter",
@@ -181,7 +181,14 @@ export function processorEventOutcome(result: { duplicate?: boolean; rejected?: 
 /** Outcome of a processor webhook call that failed. */
 export function failedProcessorEventOutcome(err: unknown): string {
   const code = errorCodeOf(err);
-  const byCode: Record<string, string> = { invalid_signature: "invalid_signature", invalid_request: "invalid", conflict: "in_progress", service_unavailable: "retry_later" };
+  const byCode: Record<string, string> = {
+    invalid_signature: "invalid_signature",
+    webhook_secret_missing: "secret_missing",
+    processor_account_mismatch: "account_mismatch",
+    invalid_request: "invalid",
+    conflict: "in_progress",
+    service_unavailable: "retry_later",
+  };
   return (code && byCode[code]) || "error";
 }
 

@@ -13,8 +13,11 @@ export interface GatewayContract {
   /** The partner session token goes into the svc_partner_session cookie, never into the body. */
   "gateway.partnerSignIn": { params: AccountsContract["accounts.signInPartner"]["params"]; result: { success: true; partnerId: number } };
   "gateway.partnerSignOut": { params: Record<string, never>; result: { success: true } };
-  /** The raw body (`body`, a Buffer from the raw body parser); the signature comes from `ctx.meta`. */
-  "gateway.processorWebhook": { params: { body?: Buffer }; result: ProcessorContract["processor.handleWebhook"]["result"] };
+  /**
+   * The raw body (`body`, a Buffer from the raw body parser) and, on a program's own endpoint, the path's `programId`
+   * (text, as routed); the signature comes from `ctx.meta`.
+   */
+  "gateway.processorWebhook": { params: { body?: Buffer; params?: { programId?: string } }; result: ProcessorContract["processor.handleWebhook"]["result"] };
   "gateway.live": { params: Record<string, never>; result: { status: "ok"; nodeID: string; uptimeSeconds: number } };
   "gateway.health": {
     params: Record<string, never>;

@@ -1,6 +1,8 @@
 /** The gateway service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { declareActions, type HttpEndpoint } from "../../shared/endpoint";
+import { PROCESSOR_WEBHOOK_PATH } from "../../shared/processor-webhook-events";
 import { ACCOUNTS } from "../accounts/endpoints";
+import { ProgramWebhookParams } from "./path-params";
 
 export const GATEWAY = declareActions("gateway", {
   health: {
@@ -45,22 +47,41 @@ export const GATEWAY = declareActions("gateway", {
       response: { description: "Alive.", example: { status: "ok", nodeID: "gateway-1", uptimeSeconds: 3600 } },
     },
   },
+  // The same action on two paths: the platform's (Connect) endpoint and each program's own (docs/processor-webhooks.md).
   processorWebhook: {
-    http: {
-      method: "POST",
-      path: "/api/v1/webhooks/processor",
-      route: "processor-webhooks",
-      rawBody: { contentType: "application/json", description: "The Stripe event, byte for byte as Stripe sent it." },
-      tag: "Processor",
-      summary: "Processor (Stripe Connect) webhook",
-      description:
-        "The signature in the Stripe-Signature header is verified over the exact body. Completed checkout sessions, paid invoices and payment links record sales; refunds and disputes reduce commissions; account updates keep the program's connection current. 2xx for every event that was taken or that can never succeed (the reason is recorded on the event and listed by the operator's processor events endpoint); 503 only for a temporary problem (a refund whose sale is not linked yet, a database outage), so the processor retries.",
-      errors: ["invalid_signature", "invalid_request", "conflict", "payload_too_large", "service_unavailable"],
-      response: {
-        description: "Received (also for events that are not used, ignored or rejected, with the reason).",
-        example: { received: true, handled: true, transactionId: "cs_1", settled: { targetRefundedCents: 3000 } },
+    http: [
+      {
+        method: "POST",
+        path: PROCESSOR_WEBHOOK_PATH,
+        route: "processor-webhooks",
+        rawBody: { contentType: "application/json", description: "The Stripe event, byte for byte as Stripe sent it." },
+        tag: "Processor",
+        summary: "Processor (Stripe Connect) webhook of the platform",
+        description:
+          "For a Connect platform: the endpoint listening to events on connected accounts, verified with the service's own signing secret. Each event names its connected account, whose program is the one the account is linked to; an event that names none, or an account linked to no program, is recorded as ignored. The signature in the Stripe-Signature header is verified over the exact body. Completed checkout sessions, paid invoices and payment links record sales; refunds and disputes reduce commissions; account updates keep the program's connection current. 2xx for every event that was taken or that can never succeed (the reason is recorded on the event and listed by the operator's processor events endpoint); 503 only for a temporary problem (a refund whose sale is not linked yet, a database outage, no signing secret configured), so the processor retries.",
+        errors: ["invalid_signature", "invalid_request", "conflict", "payload_too_large", "service_unavailable"],
+        response: {
+          description: "Received (also for events that are not used, ignored or rejected, with the reason).",
+          example: { received: true, handled: true, transactionId: "cs_1", settled: { targetRefundedCents: 3000 } },
+        },
       },
-    },
+      {
+        method: "POST",
+        path: `${PROCESSOR_WEBHOOK_PATH}/programs/:programId`,
+        route: "processor-webhooks",
+        rawBody: { contentType: "application/json", description: "The Stripe event, byte for byte as Stripe sent it.", params: ProgramWebhookParams },
+        tag: "Processor",
+        summary: "Processor (Stripe) webhook of one program",
+        description:
+          "For a merchant's own Stripe account: the webhook endpoint of the program in the path, verified with the signing secret entered for the program in the dashboard's Stripe settings, and with no other. Its events are the program's: an event that names no account is processed for this program; an event that names an account other than the one linked to the program is refused (processor_account_mismatch) and nothing is recorded. Without a signing secret of the program every call is refused (webhook_secret_missing). Otherwise as the platform's endpoint: the same events, the same answers, and an event id is processed once whichever endpoint receives it.",
+        example: { programId: 1 },
+        errors: ["invalid_signature", "webhook_secret_missing", "processor_account_mismatch", "invalid_request", "conflict", "payload_too_large", "service_unavailable"],
+        response: {
+          description: "Received (also for events that are not used, ignored or rejected, with the reason).",
+          example: { received: true, handled: true, transactionId: "cs_1", attributionMethod: "click" },
+        },
+      },
+    ],
   },
   login: {
     // The same schema accounts.login validates with: the gateway refuses a bad body before any call.
@@ -127,16 +148,19 @@ const CONSOLE_SCREENS: Array<[path: string, summary: string, description: string
   ["/dashboard", "Console: Overview", "Figures and charts over time, partners with their totals, approvals, balances and withdrawals, the integration checklist and the inbox."],
   ["/dashboard/partners", "Console: Partners", "The program's partners with their totals, searchable by name, email or referral code, filtered by status; CSV download."],
   [
-    "/dashboard/partners/:partnerId",
-    "Console: a partner",
+    "/dashboard/partner",
+    "Console: a partner (?partner=<id>)",
     "One partner: totals over time, referral code, group, commissions with their refunds, balance, payouts, private notes; change group or status.",
   ],
   ["/dashboard/sales", "Console: Sales", "The program's sales with filters, pages and the CSV of the filtered rows."],
   ["/dashboard/commissions", "Console: Commissions", "The program's commissions with their refunds, filters, pages and CSV."],
   ["/dashboard/payouts", "Console: Payouts", "Partners' withdrawals, open and paid, with filters, pages and CSV; mark an open one paid."],
   ["/dashboard/rewards", "Console: Rewards", "Partner groups with their rewards and partners; create and edit rewards with a live preview."],
-  ["/dashboard/settings", "Console: Settings", "The program's settings; the sections below are its other tabs."],
-  ["/dashboard/settings/:section", "Console: a settings section", "program, api-keys, webhooks, stripe or team."],
+  ["/dashboard/settings", "Console: Settings", "The program's settings: name, cookie window, hold days, landing URL, allowed origins."],
+  ["/dashboard/settings/api-keys", "Console: API keys", "Create (the secret shown once), list with last use, retire."],
+  ["/dashboard/settings/webhooks", "Console: webhook endpoints", "Add with event types, rotate the signing secret, send a test event, the delivery log with retry."],
+  ["/dashboard/settings/stripe", "Console: Stripe", "How to connect step by step, the connection state, the last event and its result."],
+  ["/dashboard/settings/team", "Console: team", "Members and roles, invitations."],
   ["/dashboard/invitation", "Console: accept an invitation", "The page an invitation email links to (the token is in the URL fragment): accept, with a new account or an existing one."],
 ];
 
@@ -186,7 +210,7 @@ export const GATEWAY_PAGES = {
     route: "assets",
     tag: "Dashboard",
     summary: "Script of the merchant console",
-    description: "The console's script (Preact, bundled with esbuild by bin/build-web.mjs), served from this server: the page runs no inline script.",
+    description: "The console's script, served from this server: the page runs no inline script.",
     busErrors: false,
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
@@ -239,7 +263,7 @@ export const GATEWAY_PAGES = {
     tag: "Partner portal",
     summary: "Script of the partner portal page",
     description:
-      "The partner portal's script (Preact, bundled with esbuild by bin/build-web.mjs), served from this server (the page's Content-Security-Policy allows scripts from this origin only).",
+      "The partner portal's script, served from this server (the page's Content-Security-Policy allows scripts from this origin only).",
     busErrors: false,
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },

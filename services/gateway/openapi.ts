@@ -37,9 +37,9 @@ export interface OperationSpec {
   /**
    * The zod schema the action's params are validated with (path parameters,
    * then the query for GET or the JSON body otherwise), `"none"` when it takes
-   * no input, or a raw body the action verifies itself.
+   * no input, or a raw body the action verifies itself (with the schema of its path parameters, if any).
    */
-  input: AnyObject | "none" | { raw: string; description: string };
+  input: AnyObject | "none" | { raw: string; description: string; params?: AnyObject };
   example?: Record<string, unknown>;
   errors?: ErrorCode[];
   response: { status?: number; description: string; contentType?: string; example?: unknown };
@@ -74,7 +74,7 @@ function operationOf({ action, input, http }: DeclaredEndpoint): OperationSpec {
     action,
     ...text,
     auth: auth ?? ROUTE_AUTH[route],
-    input: rawBody ? { raw: rawBody.contentType, description: rawBody.description } : takesFields ? input : "none",
+    input: rawBody ? { raw: rawBody.contentType, description: rawBody.description, ...(rawBody.params ? { params: rawBody.params } : {}) } : takesFields ? input : "none",
   };
 }
 
@@ -125,6 +125,9 @@ const AUTH_ERRORS: Record<Auth, ErrorCode[]> = {
 const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_request: "Invalid 'amount_cents': must be a positive integer number of cents",
   invalid_signature: "The Stripe-Signature header does not verify.",
+  webhook_secret_missing:
+    "Program 1 has no Stripe webhook signing secret: enter the signing secret of this webhook endpoint (whsec_...) in Settings, Stripe, then resend the event from Stripe.",
+  processor_account_mismatch: "The event is of Stripe account 'acct_1Nv0FGQ9RKHgCVdK', not of the account linked to program 1; nothing was recorded.",
   unauthorized: "Missing or invalid API key. Send 'Authorization: Bearer <API_KEY>'.",
   forbidden: "Your role does not grant 'programs:write' on program 1.",
   cross_origin_write: "This request changes something with your session but comes from https://evil.example, not from this service's pages.",
@@ -151,6 +154,8 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
 const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_request: "the input is invalid; the message names the field and the rule",
   invalid_signature: "the Stripe-Signature header does not verify against the body",
+  webhook_secret_missing: "the program has no webhook signing secret of its own yet (enter it in the dashboard's Stripe settings); nothing was recorded",
+  processor_account_mismatch: "the event names a Stripe account (a Connect event) that is not the program's linked account; nothing was recorded",
   unauthorized: "the credentials are missing or invalid",
   forbidden: "the credentials do not reach this (a role without the permission, or an origin the program does not allow)",
   not_found: "a record named in the request does not exist (or, for a program or workspace, is not one of yours: both answer the same)",
@@ -217,19 +222,28 @@ function buildOperation(key: string, op: OperationSpec): Json {
   const example = op.example ?? {};
   const errors = new Set<ErrorCode>([...AUTH_ERRORS[op.auth], ...(op.errors ?? [])]);
 
-  if (op.input !== "none" && "raw" in op.input) {
-    requestBody = { required: true, description: op.input.description, content: { [op.input.raw]: { schema: { type: "object" } } } };
-    errors.add("payload_too_large");
-  } else if (op.input !== "none") {
-    const schema = jsonSchemaOf(op.input);
-    const props = (schema.properties ?? {}) as Record<string, Json>;
-    const required = new Set((schema.required ?? []) as string[]);
-    // A parameter's description and example are the parameter's (where viewers show them), taken from its schema.
-    const parameter = (name: string, where: "path" | "query", isRequired: boolean): Json => {
+  // A parameter's description and example are the parameter's (where viewers show them), taken from its schema.
+  const parameterOf =
+    (props: Record<string, Json>) =>
+    (name: string, where: "path" | "query", isRequired: boolean): Json => {
       const { description, example: schemaExample, ...paramSchema } = props[name] ?? { type: "string" };
       const value = name in example ? example[name] : schemaExample;
       return { name, in: where, required: isRequired, ...(description ? { description } : {}), schema: paramSchema, ...(value !== undefined ? { example: value } : {}) };
     };
+
+  if (op.input !== "none" && "raw" in op.input) {
+    requestBody = { required: true, description: op.input.description, content: { [op.input.raw]: { schema: { type: "object" } } } };
+    errors.add("payload_too_large");
+    if (op.input.params) {
+      const parameter = parameterOf((jsonSchemaOf(op.input.params).properties ?? {}) as Record<string, Json>);
+      for (const name of inPath) parameters.push(parameter(name, "path", true));
+      errors.add("invalid_request");
+    }
+  } else if (op.input !== "none") {
+    const schema = jsonSchemaOf(op.input);
+    const props = (schema.properties ?? {}) as Record<string, Json>;
+    const required = new Set((schema.required ?? []) as string[]);
+    const parameter = parameterOf(props);
     for (const name of inPath) parameters.push(parameter(name, "path", true));
     const rest = Object.keys(props).filter((k) => !inPath.includes(k));
     if (method === "GET") {

@@ -8,3 +8,8 @@ import { Id } from "../../shared/values";
  */
 export const ProgramIdParam = z.strictObject({ programId: Id });
 export const WorkspaceIdParam = z.object({ workspaceId: Id });
+
+/** The per-program Stripe webhook endpoint's path: read before the (raw) body, documented in the API reference. */
+export const ProgramWebhookParams = z.strictObject({
+  programId: Id.meta({ description: "The program whose own Stripe webhook endpoint this is.", example: 1 }),
+});

@@ -19,6 +19,12 @@ export interface ProcessorContract {
   "processor.getApiKey": { params: z.input<typeof S.ProgramIdInput>; result: ApiKeyState };
   "processor.setApiKey": { params: z.input<typeof S.SetApiKeyInput>; result: ApiKeyState };
   "processor.removeApiKey": { params: z.input<typeof S.ProgramIdInput>; result: ApiKeyState };
+  /** The dashboard's Stripe screen: what to configure at Stripe, the connection, the secrets' state and the newest event. */
+  "processor.getConnection": { params: z.input<typeof S.ProgramIdInput>; result: ProcessorConnectionView };
+  /** Links the program's connected account (through programs.updateProcessorConnection); answers as getConnection. */
+  "processor.linkAccount": { params: z.input<typeof S.LinkAccountInput>; result: ProcessorConnectionView };
+  "processor.setWebhookSecret": { params: z.input<typeof S.SetWebhookSecretInput>; result: WebhookSecretState };
+  "processor.removeWebhookSecret": { params: z.input<typeof S.ProgramIdInput>; result: WebhookSecretState };
   /** From rewards: which of these product and price ids the program's Stripe account does not have. */
   "processor.checkProducts": { params: z.input<typeof S.CheckProductsInput>; result: { unknown: string[] } };
 }
@@ -32,4 +38,56 @@ export interface ApiKeyState {
   /** When a call with the key last failed because of the key (revoked, a permission missing), and what Stripe said. */
   failedAt: string | null;
   failure: string | null;
+}
+
+/** The program's own webhook signing secret (of its endpoint, `webhookPath`): never shown, only its hint. Nothing else verifies that endpoint. */
+export interface WebhookSecretState {
+  programId: number;
+  configured: boolean;
+  /** e.g. `whsec_…abcd`. */
+  hint: string | null;
+  setAt: string | null;
+}
+
+/** The newest stored event of a program, with its result as the event log keeps it. */
+export interface LastProcessorEvent {
+  id: string;
+  type: string;
+  status: ProcessorEvent["status"];
+  receivedAt: string;
+  processedAt: string | null;
+  attempts: number;
+  /** What processing did or why it was ignored or rejected (`reason`), as the operator's event log shows it. */
+  outcome: Record<string, unknown> | null;
+  /** The temporary error of a failed attempt, retried by the processor. */
+  lastError: string | null;
+}
+
+/** `GET /api/programs/:programId/processor`: everything the dashboard's Stripe screen shows. */
+export interface ProcessorConnectionView {
+  programId: number;
+  /**
+   * The program's own webhook endpoint (`/api/v1/webhooks/processor/programs/<id>`), for a webhook endpoint in the
+   * merchant's own Stripe account, verified with `signingSecret`; the page prefixes its own origin.
+   */
+  webhookPath: string;
+  /**
+   * The platform's Connect endpoint (`/api/v1/webhooks/processor`, verified with PROCESSOR_WEBHOOK_SECRET; events
+   * reach the program through `connection.accountId`), or null when the service has no such secret.
+   */
+  platformWebhookPath: string | null;
+  requiredEvents: string[];
+  optionalEvents: string[];
+  connection: {
+    /** not_connected, onboarding, restricted, connected or disconnected (or what an operator set). */
+    status: string;
+    accountId: string | null;
+    chargesEnabled: boolean;
+    payoutsEnabled: boolean;
+    detailsSubmitted: boolean;
+    connectedAt: string | null;
+  };
+  signingSecret: WebhookSecretState;
+  restrictedKey: ApiKeyState;
+  lastEvent: LastProcessorEvent | null;
 }

@@ -1,6 +1,30 @@
 /** The processor service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { declareActions, programRoutes } from "../../shared/endpoint";
+import { PROCESSOR_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_PATH, programWebhookPath } from "../../shared/processor-webhook-events";
 import * as S from "./schemas";
+
+const apiKeyExample = { programId: 1, configured: true, keyHint: "rk_live_…4f2A", setAt: "2026-01-01T10:00:00.000Z", failedAt: null, failure: null };
+const secretExample = { programId: 1, configured: true, hint: "whsec_…mT1x", setAt: "2026-01-01T10:00:00.000Z" };
+const connectionExample = {
+  programId: 1,
+  webhookPath: programWebhookPath(1),
+  platformWebhookPath: PROCESSOR_WEBHOOK_PATH,
+  requiredEvents: PROCESSOR_WEBHOOK_EVENTS.required,
+  optionalEvents: PROCESSOR_WEBHOOK_EVENTS.optional,
+  connection: { status: "connected", accountId: "acct_1Nv0FGQ9RKHgCVdK", chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true, connectedAt: "2026-01-01T10:05:00.000Z" },
+  signingSecret: secretExample,
+  restrictedKey: apiKeyExample,
+  lastEvent: {
+    id: "evt_1",
+    type: "checkout.session.completed",
+    status: "processed",
+    receivedAt: "2026-01-02T09:00:00.000Z",
+    processedAt: "2026-01-02T09:00:00.120Z",
+    attempts: 1,
+    outcome: { transactionId: "cs_1", attributionMethod: "click" },
+    lastError: null,
+  },
+};
 
 export const PROCESSOR = declareActions("processor", {
   listEvents: {
@@ -75,6 +99,69 @@ export const PROCESSOR = declareActions("processor", {
       description: "Forgets the key. Checkout sales are then recorded as one line of no product: only rewards for every product apply to them.",
       example: { programId: 1 },
       response: { description: "The key's state.", example: { programId: 1, configured: false, keyHint: null, setAt: null, failedAt: null, failure: null } },
+    }),
+  },
+  getConnection: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/processor",
+      tag: "Processor",
+      summary: "The program's Stripe connection and set-up",
+      description:
+        "What the Stripe set-up needs and where it stands: the path of the program's own webhook endpoint, for a webhook endpoint in the merchant's own Stripe account (webhookPath; prefix it with this service's origin), and, when this service is a Connect platform, the platform's endpoint whose events reach the program through its linked account (platformWebhookPath, null otherwise); the event types to enable (required and optional); the linked account and its state as Stripe last reported it; whether the program has the signing secret of its own endpoint and a restricted key (hints only); and the newest webhook event received for the program with its result.",
+      example: { programId: 1 },
+      response: { description: "The connection and set-up state; secrets are never shown.", example: connectionExample },
+    }),
+  },
+  linkAccount: {
+    input: S.LinkAccountInput,
+    http: programRoutes({
+      method: "PUT",
+      path: "/:programId/processor/account",
+      permission: "programs:write",
+      tag: "Processor",
+      summary: "Link the program's Stripe connected account",
+      description:
+        "Links the Stripe account whose events belong to the program: the platform's Connect endpoint hands this account's events to the program, and the program's own endpoint accepts events naming no account or this one. A newly linked account is onboarding until Stripe's account.updated event reports more; linking the account already linked changes nothing. An account belongs to one program: an account linked to another program is a 409.",
+      example: { programId: 1, accountId: "acct_1Nv0FGQ9RKHgCVdK" },
+      errors: ["conflict"],
+      response: {
+        description: "The connection and set-up state, as the read of the connection answers.",
+        example: {
+          ...connectionExample,
+          connection: { ...connectionExample.connection, status: "onboarding", chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, connectedAt: null },
+          lastEvent: null,
+        },
+      },
+    }),
+  },
+  setWebhookSecret: {
+    input: S.SetWebhookSecretInput,
+    http: programRoutes({
+      method: "PUT",
+      path: "/:programId/processor/webhook-secret",
+      permission: "programs:write",
+      tag: "Processor",
+      summary: "Set the program's Stripe webhook signing secret",
+      description:
+        "Stores the signing secret Stripe shows for the webhook endpoint the merchant created in the program's own Stripe account, pointing at the program's own endpoint (webhookPath of the connection). That endpoint verifies its events with this secret and no other. It replaces the previous one and is never shown again, only its last four characters.",
+      example: { programId: 1, signingSecret: "whsec_Xk2bJ7aQpL0sN4cV9mT1" },
+      response: { description: "The secret's state.", example: secretExample },
+    }),
+  },
+  removeWebhookSecret: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "DELETE",
+      path: "/:programId/processor/webhook-secret",
+      permission: "programs:write",
+      tag: "Processor",
+      summary: "Remove the program's Stripe webhook signing secret",
+      description:
+        "Forgets the secret. The program's own endpoint then refuses every event (webhook_secret_missing, which Stripe retries) until a secret is set again; the platform's Connect endpoint is not affected.",
+      example: { programId: 1 },
+      response: { description: "The secret's state.", example: { ...secretExample, configured: false, hint: null, setAt: null } },
     }),
   },
   checkProducts: { input: S.CheckProductsInput },

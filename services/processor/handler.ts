@@ -7,7 +7,7 @@ import type { ProcessorRepository } from "./repository";
 export interface HandlerContext {
   ctx: Context;
   repo: ProcessorRepository;
-  /** As `programs.findByProcessorAccount` delivers it (JSON: dates are ISO strings). */
+  /** The event's program: of the endpoint's path, or whose linked account the event names (JSON: dates are ISO strings). */
   program: NonNullable<ProgramsContract["programs.findByProcessorAccount"]["result"]>;
   event: Stripe.Event;
   /** Sales from test-mode events are test sales (spec 2.3: no commission). */

@@ -1,7 +1,16 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { supersedes } from "./processor-refunds";
 import { isDuplicateKeyError, modelOn, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
-import type { FinishedEventStatus, ProcessorApiKey, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
+import type {
+  FinishedEventStatus,
+  ProcessorApiKey,
+  ProcessorEvent,
+  ProcessorEventStatus,
+  ProcessorMovement,
+  ProcessorPayment,
+  ProcessorRepository,
+  ProcessorWebhookSecret,
+} from "./repository";
 
 type EventDoc = Omit<ProcessorEvent, "eventId"> & { _id: string };
 
@@ -35,6 +44,8 @@ paymentSchema.index({ programId: 1, reference: 1 }, { unique: true });
 
 eventSchema.index({ status: 1, receivedAt: -1 });
 eventSchema.index({ receivedAt: -1 });
+// A program's newest event (the dashboard's Stripe screen), in the order lastEventOfProgram sorts by.
+eventSchema.index({ programId: 1, receivedAt: -1, _id: -1 });
 paymentSchema.index({ programId: 1, transactionId: 1 });
 
 interface AliasDoc {
@@ -97,6 +108,16 @@ const apiKeySchema = new Schema<ProcessorApiKey>(
 );
 apiKeySchema.index({ programId: 1 }, { unique: true });
 
+const webhookSecretSchema = new Schema<ProcessorWebhookSecret>(
+  {
+    programId: { type: Number, required: true },
+    signingSecret: { type: String, required: true },
+    setAt: { type: Date, required: true },
+  },
+  schemaOptions("processor_webhook_secrets"),
+);
+webhookSecretSchema.index({ programId: 1 }, { unique: true });
+
 const toEvent = ({ _id, ...rest }: EventDoc): ProcessorEvent => ({ eventId: _id, ...rest });
 const strip = <T extends object>(doc: T & { _id?: unknown }): T => {
   const { _id, ...rest } = doc;
@@ -111,6 +132,7 @@ export class MongoProcessorRepository implements ProcessorRepository {
     private readonly movements: Model<ProcessorMovement>,
     private readonly revisions: Model<SaleRevisionDoc>,
     private readonly apiKeys: Model<ProcessorApiKey>,
+    private readonly webhookSecrets: Model<ProcessorWebhookSecret>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProcessorRepository> {
@@ -121,6 +143,7 @@ export class MongoProcessorRepository implements ProcessorRepository {
       modelOn(connection, "ProcessorMovement", movementSchema),
       modelOn(connection, "ProcessorSaleRevision", saleRevisionSchema),
       modelOn(connection, "ProcessorApiKey", apiKeySchema),
+      modelOn(connection, "ProcessorWebhookSecret", webhookSecretSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoProcessorRepository(...models);
@@ -169,6 +192,11 @@ export class MongoProcessorRepository implements ProcessorRepository {
       .limit(filter.limit)
       .lean<EventDoc[]>();
     return docs.map(toEvent);
+  }
+
+  async lastEventOfProgram(programId: number): Promise<ProcessorEvent | null> {
+    const doc = await this.events.findOne({ programId }).sort({ receivedAt: -1, _id: -1 }).lean<EventDoc>();
+    return doc ? toEvent(doc) : null;
   }
 
   async linkPayment(p: ProcessorPayment): Promise<void> {
@@ -260,5 +288,22 @@ export class MongoProcessorRepository implements ProcessorRepository {
 
   async markApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void> {
     await this.apiKeys.updateOne({ programId, apiKey }, { $set: { failedAt: now, failure: failure.slice(0, 500) } });
+  }
+
+  async setWebhookSecret(programId: number, signingSecret: string | null, now: Date): Promise<void> {
+    if (signingSecret === null) {
+      await this.webhookSecrets.deleteOne({ programId });
+      return;
+    }
+    await this.webhookSecrets.updateOne({ programId }, { $set: { signingSecret, setAt: now } }, { upsert: true }).catch((err) => {
+      // Two first secrets at once: the other upsert won; set ours over it like a later write would.
+      if (!isDuplicateKeyError(err)) throw err;
+      return this.webhookSecrets.updateOne({ programId }, { $set: { signingSecret, setAt: now } });
+    });
+  }
+
+  async getWebhookSecret(programId: number): Promise<ProcessorWebhookSecret | null> {
+    const doc = await this.webhookSecrets.findOne({ programId }).lean<ProcessorWebhookSecret & { _id: unknown }>();
+    return doc ? strip(doc) : null;
   }
 }

@@ -1,6 +1,15 @@
 import { supersedes } from "./processor-refunds";
 import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
-import type { FinishedEventStatus, ProcessorApiKey, ProcessorEvent, ProcessorEventStatus, ProcessorMovement, ProcessorPayment, ProcessorRepository } from "./repository";
+import type {
+  FinishedEventStatus,
+  ProcessorApiKey,
+  ProcessorEvent,
+  ProcessorEventStatus,
+  ProcessorMovement,
+  ProcessorPayment,
+  ProcessorRepository,
+  ProcessorWebhookSecret,
+} from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE processor_events (
@@ -65,6 +74,12 @@ const MIGRATIONS = [
      set_at TIMESTAMPTZ NOT NULL,
      failed_at TIMESTAMPTZ,
      failure TEXT);`,
+  // The dashboard's Stripe screen: a program's own webhook signing secret, and its newest event.
+  `CREATE TABLE processor_webhook_secrets (
+     program_id INTEGER PRIMARY KEY,
+     signing_secret TEXT NOT NULL,
+     set_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX processor_events_program ON processor_events (program_id, received_at DESC, event_id DESC);`,
 ];
 
 export class SqlProcessorRepository implements ProcessorRepository {
@@ -112,6 +127,11 @@ export class SqlProcessorRepository implements ProcessorRepository {
       ? await this.db.query("SELECT * FROM processor_events WHERE status = $1 ORDER BY received_at DESC LIMIT $2", [filter.status, filter.limit])
       : await this.db.query("SELECT * FROM processor_events ORDER BY received_at DESC LIMIT $1", [filter.limit]);
     return rows.map((r) => camelRow<ProcessorEvent>(r));
+  }
+
+  async lastEventOfProgram(programId: number): Promise<ProcessorEvent | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_events WHERE program_id = $1 ORDER BY received_at DESC, event_id DESC LIMIT 1", [programId]);
+    return row ? camelRow<ProcessorEvent>(row) : null;
   }
 
   async linkPayment(p: ProcessorPayment): Promise<void> {
@@ -201,5 +221,22 @@ export class SqlProcessorRepository implements ProcessorRepository {
 
   async markApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void> {
     await this.db.query("UPDATE processor_api_keys SET failed_at = $3, failure = $4 WHERE program_id = $1 AND api_key = $2", [programId, apiKey, now, failure.slice(0, 500)]);
+  }
+
+  async setWebhookSecret(programId: number, signingSecret: string | null, now: Date): Promise<void> {
+    if (signingSecret === null) {
+      await this.db.query("DELETE FROM processor_webhook_secrets WHERE program_id = $1", [programId]);
+      return;
+    }
+    await this.db.query(
+      `INSERT INTO processor_webhook_secrets (program_id, signing_secret, set_at) VALUES ($1, $2, $3)
+       ON CONFLICT (program_id) DO UPDATE SET signing_secret = $2, set_at = $3`,
+      [programId, signingSecret, now],
+    );
+  }
+
+  async getWebhookSecret(programId: number): Promise<ProcessorWebhookSecret | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_webhook_secrets WHERE program_id = $1", [programId]);
+    return row ? camelRow<ProcessorWebhookSecret>(row) : null;
   }
 }

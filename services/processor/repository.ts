@@ -50,7 +50,18 @@ export interface ProcessorApiKey {
   failure: string | null;
 }
 
-/** Storage contract of the processor service: the event log, the references of sales, refunds and disputes, API keys. */
+/**
+ * A program's own signing secret for the processor's webhooks (whsec_...): the program's own endpoint
+ * (/api/v1/webhooks/processor/programs/:programId) verifies its events with it and nothing else. Kept as given (an
+ * HMAC key cannot be hashed), like the restricted key; only a hint is ever shown.
+ */
+export interface ProcessorWebhookSecret {
+  programId: number;
+  signingSecret: string;
+  setAt: Date;
+}
+
+/** Storage contract of the processor service: the event log, the references of sales, refunds and disputes, API keys, signing secrets. */
 export interface ProcessorRepository {
   /**
    * Claims an event for processing: new ones, failed ones, and ones whose
@@ -63,6 +74,8 @@ export interface ProcessorRepository {
   getEvent(eventId: string): Promise<ProcessorEvent | null>;
   /** The newest events first, optionally only those with a status. */
   listEvents(filter: { status?: ProcessorEventStatus; limit: number }): Promise<ProcessorEvent[]>;
+  /** The program's newest event (the latest first received; events of no program are never found), or null. */
+  lastEventOfProgram(programId: number): Promise<ProcessorEvent | null>;
 
   /** Keeps the first link of a reference. */
   linkPayment(p: ProcessorPayment): Promise<void>;
@@ -89,4 +102,8 @@ export interface ProcessorRepository {
   getApiKey(programId: number): Promise<ProcessorApiKey | null>;
   /** Notes that the key failed (the key must still be `apiKey`: a key replaced meanwhile keeps its clean state). */
   markApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void>;
+
+  /** Sets (or, with null, removes) the program's webhook signing secret; a new one replaces the old. */
+  setWebhookSecret(programId: number, signingSecret: string | null, now: Date): Promise<void>;
+  getWebhookSecret(programId: number): Promise<ProcessorWebhookSecret | null>;
 }

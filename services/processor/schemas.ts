@@ -1,8 +1,13 @@
 import { z } from "zod";
 import { Id, ProductRef } from "../../shared/values";
 
-/** The gateway hands over the raw body (as text) and the signature header. */
-export const WebhookInput = z.object({ payload: z.string().max(1_048_576), signature: z.string().max(4096).optional() });
+const ProgramId = Id.meta({ description: "The program's id.", example: 1 });
+
+/**
+ * The gateway hands over the raw body (as text) and the signature header; `programId` is the program of the
+ * per-program endpoint's path (verified with that program's own secret), absent on the platform's endpoint.
+ */
+export const WebhookInput = z.object({ payload: z.string().max(1_048_576), signature: z.string().max(4096).optional(), programId: ProgramId.optional() });
 
 export const GetEventInput = z.strictObject({ eventId: z.string().min(1).max(255).meta({ description: "The processor's event id.", example: "evt_1" }) });
 
@@ -10,8 +15,6 @@ export const ListEventsInput = z.strictObject({
   status: z.enum(["processing", "processed", "failed", "ignored", "rejected"]).optional().meta({ description: "Only events in this state.", example: "rejected" }),
   limit: z.coerce.number().int().min(1).max(500).default(50).meta({ description: "At most this many events.", example: 20 }),
 });
-
-const ProgramId = Id.meta({ description: "The program's id.", example: 1 });
 
 export const ProgramIdInput = z.strictObject({ programId: ProgramId });
 
@@ -28,4 +31,23 @@ export const CheckProductsInput = z.strictObject({
   programId: ProgramId,
   productIds: z.array(ProductRef).max(100),
   priceIds: z.array(ProductRef).max(100),
+});
+
+/** A connected account's id at Stripe (acct_...). */
+export const LinkAccountInput = z.strictObject({
+  programId: ProgramId,
+  accountId: z
+    .string()
+    .trim()
+    .regex(/^acct_[A-Za-z0-9_]{1,250}$/, "must be a Stripe connected account id (acct_...)")
+    .meta({ description: "The id of the program's connected account at Stripe, as Stripe shows it (acct_...).", example: "acct_1Nv0FGQ9RKHgCVdK" }),
+});
+
+export const SetWebhookSecretInput = z.strictObject({
+  programId: ProgramId,
+  signingSecret: z
+    .string()
+    .trim()
+    .regex(/^whsec_[A-Za-z0-9_+/=-]{8,250}$/, "must be a Stripe webhook signing secret (whsec_...)")
+    .meta({ description: "The signing secret Stripe shows for the webhook endpoint (whsec_...).", example: "whsec_Xk2bJ7aQpL0sN4cV9mT1" }),
 });

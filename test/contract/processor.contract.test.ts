@@ -127,4 +127,48 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     await repo().setApiKey(programId, null, at(4 * SECOND));
     expect(await repo().getApiKey(programId)).toBeNull();
   });
+
+  it("finds a program's newest event, whatever its status; never another program's or one of no program", async () => {
+    const programId = 200_000 + unique();
+    expect(await repo().lastEventOfProgram(programId)).toBeNull();
+    const older = { eventId: `evt_${unique()}`, type: "account.updated", programId };
+    const newer = { eventId: `evt_${unique()}`, type: "refund.created", programId };
+    await repo().claimEvent(older, LEASE, at(SECOND));
+    await repo().releaseEvent(older.eventId, "programs unavailable");
+    await repo().claimEvent(newer, LEASE, at(3 * SECOND));
+    await repo().claimEvent({ eventId: `evt_${unique()}`, type: "charge.refunded", programId: programId + 1 }, LEASE, at(4 * SECOND));
+    await repo().claimEvent({ eventId: `evt_${unique()}`, type: "charge.refunded", programId: null }, LEASE, at(5 * SECOND));
+    expect(await repo().lastEventOfProgram(programId)).toMatchObject({ eventId: newer.eventId, status: "processing", receivedAt: at(3 * SECOND), outcome: null });
+    await repo().finishEvent(newer.eventId, "rejected", { reason: "rejected: bad data" }, at(6 * SECOND));
+    expect(await repo().lastEventOfProgram(programId)).toEqual({
+      eventId: newer.eventId,
+      type: "refund.created",
+      programId,
+      status: "rejected",
+      attempts: 1,
+      claimedUntil: null,
+      receivedAt: at(3 * SECOND),
+      processedAt: at(6 * SECOND),
+      lastError: null,
+      outcome: { reason: "rejected: bad data" },
+    });
+    // A retry of the older event does not make it the newest: received is when it first arrived.
+    expect(await repo().claimEvent(older, LEASE, at(7 * SECOND))).toMatchObject({ claimed: true, event: { attempts: 2 } });
+    expect((await repo().lastEventOfProgram(programId))!.eventId).toBe(newer.eventId);
+  });
+
+  it("keeps one webhook signing secret per program: a new one replaces the old; removed, it is gone", async () => {
+    const programId = 300_000 + unique();
+    expect(await repo().getWebhookSecret(programId)).toBeNull();
+    await repo().setWebhookSecret(programId, "whsec_first", at(0));
+    expect(await repo().getWebhookSecret(programId)).toEqual({ programId, signingSecret: "whsec_first", setAt: at(0) });
+    await repo().setWebhookSecret(programId, "whsec_second", at(SECOND));
+    expect(await repo().getWebhookSecret(programId)).toEqual({ programId, signingSecret: "whsec_second", setAt: at(SECOND) });
+    expect(await repo().getWebhookSecret(programId + 1)).toBeNull();
+    await Promise.all([repo().setWebhookSecret(programId + 1, "whsec_a", at(0)), repo().setWebhookSecret(programId + 1, "whsec_b", at(0))]);
+    expect(["whsec_a", "whsec_b"]).toContain((await repo().getWebhookSecret(programId + 1))!.signingSecret);
+    await repo().setWebhookSecret(programId, null, at(2 * SECOND));
+    expect(await repo().getWebhookSecret(programId)).toBeNull();
+    expect(await repo().getWebhookSecret(programId + 1)).not.toBeNull();
+  });
 });

@@ -27,7 +27,8 @@ describe("OpenAPI document", () => {
   });
   afterAll(() => sys?.stop());
 
-  const zodInput = (op: OperationSpec) => (op.input !== "none" && !("raw" in op.input) ? op.input : null);
+  // A raw body's endpoint (a program's own processor webhook) may still have path parameters, with their schema.
+  const zodInput = (op: OperationSpec) => (op.input === "none" ? null : "raw" in op.input ? (op.input.params ?? null) : op.input);
 
   it("has an operation for every route alias of the running gateway, and none for a route that does not exist", () => {
     const aliases = routeAliasKeys(routes);

@@ -7,6 +7,7 @@
 import { routeAliasKeys } from "../../services/gateway/openapi";
 import { waitFor } from "../support/notifications";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
+import { deliver, event, processorId } from "../support/processor";
 import { startStripeDouble, type StripeDouble } from "../support/stripe-double";
 import { attributedSale, refund, uniqueId } from "../support/tracking";
 
@@ -18,6 +19,7 @@ let transactionId: string;
 let partnerCookie: string;
 let stripe: StripeDouble;
 const STRIPE_KEY = "rk_test_51PathIdsRestrictedKey";
+const WEBHOOK_SIGNING_SECRET = "whsec_pathIdsOwnEndpointSecret";
 
 /** A lead commission (the program's lead reward) to reverse. */
 async function leadCommission() {
@@ -61,6 +63,9 @@ beforeAll(async () => {
     otherPartnerId: (await sys.bootstrap()).partnerId,
     dashboardWithdrawalId: dashboardWithdrawal.id,
   };
+  // A program with the signing secret of its own Stripe webhook endpoint.
+  ids.webhookProgramId = (await sys.bootstrap({ workspaceId: owner.workspaceId })).programId;
+  await sys.admin("PUT", `/programs/${ids.webhookProgramId}/processor/webhook-secret`, { signingSecret: WEBHOOK_SIGNING_SECRET });
   // Rewards: a live group, groups and rewards to archive (once each), lead commissions to reverse (once each).
   const program = `/programs/${boot.programId}`;
   const group = async (name: string) => (await sys.admin("POST", `${program}/groups`, { name })).id as number;
@@ -114,6 +119,8 @@ type Route = {
   /** Only these parameters' spellings (a route whose canonical call can succeed once: paying a withdrawal). */
   only?: string[];
   partner?: boolean;
+  /** A program's own Stripe webhook endpoint: an event signed with this secret (the raw body, no credentials). */
+  signedWith?: string;
 };
 
 /** Every route with an id in its path; `body` is what makes the canonical call succeed. */
@@ -129,6 +136,13 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/admin/programs/:programId/sales/:transactionId" },
   { method: "GET", path: "/api/admin/commissions/:commissionId" },
   { method: "GET", path: "/api/admin/processor/events/:eventId" },
+  // A program's own Stripe webhook endpoint (docs/processor-webhooks.md): the id is checked before the body is read.
+  {
+    method: "POST",
+    path: "/api/v1/webhooks/processor/programs/:programId",
+    ids: () => ({ programId: ids.webhookProgramId }),
+    signedWith: WEBHOOK_SIGNING_SECRET,
+  },
   { method: "GET", path: "/api/admin/programs/:programId/partners/:partnerId/balance" },
   { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/withdrawals", body: () => ({ amountCents: 100 }) },
   { method: "POST", path: "/api/admin/withdrawals/:withdrawalId/pay" },
@@ -163,7 +177,12 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/admin/programs/:programId/overview" },
   { method: "GET", path: "/api/admin/programs/:programId/partners" },
   { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/status", body: () => ({ status: "approved" }) },
-  // Program settings and API keys (docs/merchants.md, "Settings (API)"): the dashboard's routes and the operator's
+  // The partner detail and the team's notes on a partner: the dashboard's routes and the operator's.
+  { method: "GET", path: "/api/programs/:programId/partners/:partnerId", session: true },
+  { method: "PATCH", path: "/api/programs/:programId/partners/:partnerId", session: true, body: () => ({ notes: "Path ids" }) },
+  { method: "GET", path: "/api/admin/programs/:programId/partners/:partnerId" },
+  { method: "PATCH", path: "/api/admin/programs/:programId/partners/:partnerId", body: () => ({ notes: "Path ids" }) },
+  // Program settings and API keys (docs/dashboard-api.md, "Settings"): the dashboard's routes and the operator's
   // (the operator's create and retire of a key are above). The retired key is the one the operator's route retires.
   { method: "GET", path: "/api/programs/:programId/settings", session: true },
   { method: "PATCH", path: "/api/programs/:programId/settings", session: true, body: () => ({ cookieWindowDays: 90 }) },
@@ -193,6 +212,11 @@ const ROUTES: Route[] = [
       { method: "GET", path: `${base}/processor/api-key`, session },
       { method: "PUT", path: `${base}/processor/api-key`, session, body: () => ({ restrictedKey: STRIPE_KEY }) },
       { method: "DELETE", path: `${base}/processor/api-key`, session },
+      // The Stripe screen (docs/processor-webhooks.md, "Set-up for a merchant"): linking the account already linked changes nothing.
+      { method: "GET", path: `${base}/processor`, session },
+      { method: "PUT", path: `${base}/processor/account`, session, body: () => ({ accountId: `acct_path_ids_${process.pid}` }) },
+      { method: "PUT", path: `${base}/processor/webhook-secret`, session, body: () => ({ signingSecret: "whsec_pathIdsSigningSecret" }) },
+      { method: "DELETE", path: `${base}/processor/webhook-secret`, session },
     ];
   }),
   // The team (issue 27): members and invitations, on the dashboard's route and, where there is one, the operator's.
@@ -223,7 +247,7 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/rotate-secret" },
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/test" },
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry", ids: () => ({ deliveryId: webhookDeliveryId }) },
-  // CSV exports of the lists (docs/merchants.md, "Exports (CSV)"): the dashboard's route and the operator's of each.
+  // CSV exports of the lists (docs/dashboard-api.md, "Exports (CSV)"): the dashboard's route and the operator's of each.
   ...["sales", "commissions", "withdrawals", "partners"].flatMap((what): Route[] => [
     { method: "GET", path: `/api/programs/:programId/${what}.csv`, session: true },
     { method: "GET", path: `/api/admin/programs/:programId/${what}.csv` },
@@ -237,10 +261,12 @@ beforeAll(async () => {
 });
 
 const send = (route: Route, path: string) =>
-  sys.http(route.method, path, {
-    ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: ADMIN_TOKEN }),
-    body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
-  });
+  route.signedWith
+    ? deliver(sys, event("customer.created", { id: processorId("cus"), object: "customer" }, { account: null }), { secret: route.signedWith, path })
+    : sys.http(route.method, path, {
+        ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: ADMIN_TOKEN }),
+        body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
+      });
 
 /** The route's path with each `:param` replaced by its id (or `override` for one of them). */
 function pathOf(route: Route, override?: { param: string; value: string }) {

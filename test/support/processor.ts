@@ -7,25 +7,25 @@ let n = 0;
 const nextId = (prefix: string) => `${prefix}_${process.pid}_${++n}`;
 export { nextId as processorId };
 
-/** An event shaped like the processor's, from a connected account. */
-export function event(type: string, object: Record<string, unknown>, opts: { account: string; id?: string; livemode?: boolean; created?: number }) {
+/** An event shaped like the processor's, from a connected account (`account: null`: from the merchant's own account, no `account` field). */
+export function event(type: string, object: Record<string, unknown>, opts: { account: string | null; id?: string; livemode?: boolean; created?: number }) {
   return {
     id: opts.id ?? nextId("evt"),
     object: "event",
     api_version: "2025-03-31.basil",
     type,
-    account: opts.account,
+    ...(opts.account === null ? {} : { account: opts.account }),
     livemode: opts.livemode ?? true,
     created: opts.created ?? Math.floor(Date.now() / 1000),
     data: { object },
   };
 }
 
-/** Posts an event with a real Stripe-Signature (or the one given). */
-export async function deliver(sys: TestSystem, evt: object, opts: { secret?: string; timestamp?: number; signature?: string } = {}) {
+/** Posts an event with a real Stripe-Signature (or the one given), to the platform's endpoint or the one at `path`. */
+export async function deliver(sys: TestSystem, evt: object, opts: { secret?: string; timestamp?: number; signature?: string; path?: string } = {}) {
   const payload = JSON.stringify(evt);
   const signature = opts.signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET, timestamp: opts.timestamp });
-  return sys.http("POST", "/api/v1/webhooks/processor", { raw: payload, headers: { "Stripe-Signature": signature } });
+  return sys.http("POST", opts.path ?? "/api/v1/webhooks/processor", { raw: payload, headers: { "Stripe-Signature": signature } });
 }
 
 export function checkoutSession(over: Record<string, unknown> & { metadata?: Record<string, string> }) {

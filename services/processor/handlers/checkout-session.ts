@@ -16,7 +16,7 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
   const session = objectOf(CheckoutSession, h.event);
   const metadata = session.metadata;
   if (metadata.program_id !== undefined && String(metadata.program_id) !== String(h.program.id)) {
-    return ignored(`metadata program_id ${String(metadata.program_id).slice(0, 64)} is not the connected account's program ${h.program.id}`);
+    return ignored(`metadata program_id ${String(metadata.program_id).slice(0, 64)} is not the event's program ${h.program.id}`);
   }
   if (session.mode !== "payment" && session.mode !== "subscription") return ignored(`checkout mode '${session.mode}' takes no payment`);
   if (session.payment_status !== "paid") {

@@ -19,7 +19,7 @@ export async function handleInvoicePaid(h: HandlerContext): Promise<HandlerResul
   const { subscriptionId, metadata } = subscriptionDetailsOf(invoice as Parameters<typeof subscriptionDetailsOf>[0]);
   if (!subscriptionId) return ignored("not a subscription invoice");
   if (metadata.program_id !== undefined && String(metadata.program_id) !== String(h.program.id)) {
-    return ignored(`subscription metadata program_id ${String(metadata.program_id).slice(0, 64)} is not the connected account's program ${h.program.id}`);
+    return ignored(`subscription metadata program_id ${String(metadata.program_id).slice(0, 64)} is not the event's program ${h.program.id}`);
   }
   const references = [invoice.id, invoice.payment_intent, invoice.charge, ...(invoice.payments?.data ?? []).flatMap((p) => [p.payment?.payment_intent, p.payment?.charge])];
 

@@ -1,0 +1,54 @@
+/**
+ * The dashboard's Stripe screen (docs/processor-webhooks.md, "Set-up for a merchant"): what to configure at Stripe,
+ * the program's connection (owned by programs), its secrets' state and its newest event.
+ */
+import { PROCESSOR_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_PATH, programWebhookPath } from "../../shared/processor-webhook-events";
+import type { ProgramsContract } from "../programs/contract";
+import { apiKeyState, keyHint } from "./api-key";
+import type { LastProcessorEvent, ProcessorConnectionView, WebhookSecretState } from "./contract";
+import type { ProcessorApiKey, ProcessorEvent, ProcessorWebhookSecret } from "./repository";
+
+type Program = ProgramsContract["programs.get"]["result"];
+
+export function webhookSecretState(programId: number, secret: ProcessorWebhookSecret | null): WebhookSecretState {
+  return { programId, configured: secret !== null, hint: secret ? keyHint(secret.signingSecret) : null, setAt: secret ? secret.setAt.toISOString() : null };
+}
+
+export function lastEventView(event: ProcessorEvent | null): LastProcessorEvent | null {
+  if (!event) return null;
+  return {
+    id: event.eventId,
+    type: event.type,
+    status: event.status,
+    receivedAt: event.receivedAt.toISOString(),
+    processedAt: event.processedAt?.toISOString() ?? null,
+    attempts: event.attempts,
+    outcome: event.outcome,
+    lastError: event.lastError,
+  };
+}
+
+export function connectionView(
+  program: Program,
+  state: { secret: ProcessorWebhookSecret | null; platformWebhooks: boolean; apiKey: ProcessorApiKey | null; lastEvent: ProcessorEvent | null },
+): ProcessorConnectionView {
+  const p = program.processor;
+  return {
+    programId: program.id,
+    webhookPath: programWebhookPath(program.id),
+    platformWebhookPath: state.platformWebhooks ? PROCESSOR_WEBHOOK_PATH : null,
+    requiredEvents: [...PROCESSOR_WEBHOOK_EVENTS.required],
+    optionalEvents: [...PROCESSOR_WEBHOOK_EVENTS.optional],
+    connection: {
+      status: p.connectionStatus,
+      accountId: p.accountId,
+      chargesEnabled: p.chargesEnabled,
+      payoutsEnabled: p.payoutsEnabled,
+      detailsSubmitted: p.detailsSubmitted,
+      connectedAt: p.connectedAt,
+    },
+    signingSecret: webhookSecretState(program.id, state.secret),
+    restrictedKey: apiKeyState(program.id, state.apiKey),
+    lastEvent: lastEventView(state.lastEvent),
+  };
+}
