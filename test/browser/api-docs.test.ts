@@ -26,7 +26,7 @@ describeWithChromium("API reference page", () => {
 
     await page.goto(`${sys.baseUrl}/api/docs`);
     // Operation names (summaries) in the sidebar and the content, tag by tag.
-    for (const name of ["Track a referral click", "Track a sale", "Sign in", "Processor (Stripe Connect) webhook", "Readiness", "Create a program"]) {
+    for (const name of ["Track a referral click", "Track a sale", "Sign in", "Processor (Stripe Connect) webhook of the platform", "Readiness", "Create a program"]) {
       await page.getByText(name, { exact: true }).first().waitFor({ state: "attached", timeout: 30_000 });
     }
     await page.getByText("Track a sale", { exact: true }).first().click();

@@ -1,10 +1,13 @@
 /**
- * The integration checklist of the dashboard (now a section of the program
- * overview, pages/overview.html) end to end in headless Chromium (Debian's
- * chromium): sign in, see pending steps, send a test click and a test lead
- * through the API, see the steps turn complete.
+ * The integration checklist of the console (a section of the Overview screen,
+ * web/src/console/overview/checklist.tsx) end to end in headless Chromium
+ * (Debian's chromium), as a viewer: sign in, see pending steps, send a test
+ * click and a test lead through the API, see the steps turn complete; a viewer
+ * sees partners waiting for approval but no button to decide, and no
+ * withdrawal buttons.
  */
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
+import { expectText, pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
 import { startSystem } from "../support/system";
 
 describeWithChromium("dashboard checklist page", () => {
@@ -14,7 +17,8 @@ describeWithChromium("dashboard checklist page", () => {
     const { fixture: sys, browser } = suite;
     const user = await sys.dashboardUser("viewer");
     const p = await sys.bootstrap({ workspaceId: user.workspaceId, paymentTrackingMode: "processor_connect" });
-    const page = await browser.newPage();
+    await sys.admin("POST", `/programs/${p.programId}/partners`, { name: "Pat Pending", status: "pending" });
+    const page = await browser.newPage({ viewport: WIDTHS.desktop });
     await page.goto(`${sys.baseUrl}/dashboard?program=${p.programId}`);
 
     await page.getByLabel("Email").fill(user.email);
@@ -28,6 +32,15 @@ describeWithChromium("dashboard checklist page", () => {
     const badge = (step: string) => page.locator(`li[data-step="${step}"] .badge`);
     await page.getByRole("heading", { name: "Integration checklist" }).waitFor();
     for (const step of ["pageview", "referrals", "payments"]) await expectText(badge(step), "pending");
+    await expectText(page.locator('li[data-step="payments"] .detail'), "Processor not connected.");
+
+    // A viewer (no programs:write, no payouts:write) sees who waits, with nothing to press.
+    const pending = page.locator("#pending-list li", { hasText: "Pat Pending" });
+    await pending.waitFor();
+    expect(await pending.getByRole("button").count()).toBe(0);
+    expect(await page.getByRole("button", { name: /^(Approve|Decline|Create withdrawal|Mark withdrawal)/ }).count()).toBe(0);
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "overview-checklist");
 
     await sys.http("POST", "/api/v1/track/click", { body: { program_id: p.programId, referral_code: p.referralCode, test: true } });
     await sys.http("POST", "/api/v1/track/lead", { key: p.apiKey, body: { customer_key: "browser-test-user", test: true } });
@@ -38,15 +51,19 @@ describeWithChromium("dashboard checklist page", () => {
     await expectText(badge("payments"), "pending");
     await expectText(page.locator('li[data-step="pageview"] .detail'), "1 test event(s)");
 
+    // At a phone's width: no sideways scrolling, and the period form still works by keyboard.
+    await page.setViewportSize(WIDTHS.phone);
+    await page.waitForTimeout(300);
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "overview-checklist");
+    await tabTo(page, page.getByLabel("Test data only"));
+    await page.keyboard.press("Space");
+    await tabTo(page, page.getByRole("button", { name: "Show" }));
+    await page.keyboard.press("Enter");
+    await expectText(page.locator("#period"), "(test data)");
+    await expectText(page.locator("#chart-summary"), "1 clicks");
+
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
   });
 });
-
-async function expectText(locator: import("playwright-core").Locator, text: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!((await locator.textContent()) ?? "").includes(text)) {
-    if (Date.now() > until) throw new Error(`Expected "${text}", saw "${await locator.textContent()}"`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -1,16 +1,14 @@
 /**
- * The program overview page (/dashboard) end to end in headless Chromium:
- * sign in, see the figures and the charts with the right numbers, approve a
- * pending partner with the keyboard, create and pay a withdrawal, mark an
- * advertiser warning read; screenshots at 1280 and 390 px wide.
+ * The console's Overview screen (/dashboard, web/src/console/screens/overview.tsx) end to end in headless Chromium:
+ * sign in, see the figures and the charts with the right numbers, approve a pending partner with the keyboard,
+ * create and pay a withdrawal, mark an advertiser warning read; screenshots at 1366 and 390 px wide.
  */
-import type { Locator } from "playwright-core";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
-import { pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
+import { expectText, pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
 import { startSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
 
-describeWithChromium("program overview page", () => {
+describeWithChromium("Overview screen", () => {
   const suite = useChromiumWith(startSystem);
 
   /** Click, lead and sale for a partner's code; returns the transaction id. */
@@ -53,6 +51,12 @@ describeWithChromium("program overview page", () => {
     await page.getByLabel("Password").fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();
 
+    // The console's Overview: the program is the shell's picker (the screen has none of its own), the period form is the screen's.
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    expect(await page.locator("select").count()).toBe(1);
+    expect(await page.getByLabel("Program").inputValue()).toBe(String(p.programId));
+    expect(await page.getByRole("link", { name: "Overview" }).getAttribute("aria-current")).toBe("page");
+
     // The figure cards.
     const figure = (label: string) => page.locator(`.figure[data-figure="${label}"] .value`);
     await expectText(figure("Clicks"), "2");
@@ -68,6 +72,8 @@ describeWithChromium("program overview page", () => {
     await page.locator("#chart-activity canvas").first().waitFor();
     expect(await page.locator(".uplot").count()).toBe(2);
     await expectText(page.locator("#chart-summary"), "2 clicks, 2 leads, 2 sales, revenue $150.00");
+    // The form shows the period the API chose (the last 30 days, up to today).
+    expect(await page.getByLabel("To (UTC day)").inputValue()).toBe(new Date().toISOString().slice(0, 10));
     const today = new Date().toISOString().slice(0, 10);
     const todayRow = page.locator("#days-table tbody tr", { hasText: today });
     expect((await todayRow.locator("td").allTextContents()).slice(0, 4)).toEqual(["2", "2", "2", "$150.00"]);
@@ -97,10 +103,12 @@ describeWithChromium("program overview page", () => {
     expect(await bobBalance.locator("td").first().textContent()).toBe("$10.00");
     await page.getByRole("button", { name: "Create withdrawal for Bob Builder" }).click();
     const withdrawal = page.locator("#withdrawals-table tbody tr", { hasText: "Bob Builder" });
-    await withdrawal.locator(".state", { hasText: "open" }).waitFor();
+    await withdrawal.locator(".state", { hasText: "Open" }).waitFor();
+    // The focus moved to the new withdrawal's button: paying it is the next step.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toMatch(/^Mark withdrawal \d+ paid$/);
     expect(await withdrawal.locator("td.num").textContent()).toBe("$10.00");
     await withdrawal.getByRole("button", { name: /Mark withdrawal \d+ paid/ }).click();
-    await withdrawal.locator(".state", { hasText: "paid" }).waitFor();
+    await withdrawal.locator(".state", { hasText: "Paid" }).waitFor();
     const balance = await sys.admin("GET", `/programs/${p.programId}/partners/${bob.id}/balance`);
     expect(balance).toMatchObject({ balanceCents: 0, paidCents: 1000 });
 
@@ -120,11 +128,3 @@ describeWithChromium("program overview page", () => {
     expect(errors).toEqual([]);
   });
 });
-
-async function expectText(locator: Locator, text: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!((await locator.first().textContent()) ?? "").includes(text)) {
-    if (Date.now() > until) throw new Error(`Expected "${text}", saw "${await locator.first().textContent()}"`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -3,19 +3,19 @@
  * link, the test reads it from a real SMTP receiver, opens it and is signed
  * in; a sale through the API with the partner's click appears, a refund
  * reduces the commission and brings a notice, which the partner marks read
- * by keyboard. Checked at 1280 and 390 px (contrast, overflow, labels,
+ * by keyboard. Checked at 1366 and 390 px (contrast, overflow, labels,
  * keyboard reach); screenshots under test/browser/screenshots/.
  */
 import type { Locator, Page } from "playwright-core";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
-import { pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
+import { expectText, pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
 import { startPortalFixture } from "../support/portal";
 import { uniqueId } from "../support/tracking";
 
 describeWithChromium("partner portal page", () => {
   const suite = useChromiumWith(startPortalFixture);
 
-  test("sign in by emailed link, see a sale appear, a refund reduce it, mark the notice read; at 1280 and 390 px", async () => {
+  test("sign in by emailed link, see a sale appear, a refund reduce it, mark the notice read; at 1366 and 390 px", async () => {
     const { fixture: f, browser } = suite;
     const { p1, a } = f;
     const context = await browser.newContext({ viewport: WIDTHS.desktop });
@@ -91,7 +91,18 @@ describeWithChromium("partner portal page", () => {
     await page.setViewportSize(WIDTHS.phone);
     expect(await pageProblems(page)).toEqual([]);
     await saveScreenshot(page, "portal");
-    await tabTo(page, page.getByLabel("Program", { exact: true }));
+    const picker = page.getByLabel("Program", { exact: true });
+    await tabTo(page, picker);
+
+    // The other program (no site named: the code to add to links instead of a link), and back.
+    await picker.selectOption(String(f.p2.programId));
+    await page.getByRole("heading", { name: "Your referral code" }).waitFor();
+    await page.getByText(`?ref=${a.codes[f.p2.programId]}`).waitFor();
+    await page.getByText("No commissions yet").waitFor();
+    expect(await pageProblems(page)).toEqual([]);
+    await picker.selectOption(String(p1.programId));
+    await page.getByRole("heading", { name: "Your referral link" }).waitFor();
+    await expectText(row.locator("td.net"), "$15.00");
 
     // 7. Sign out.
     await tabTo(page, page.getByRole("button", { name: "Sign out" }));
@@ -124,13 +135,5 @@ async function refreshUntil(page: Page, target: Locator, timeoutMs = 20_000): Pr
     if (Date.now() > until) throw new Error("Not shown after refreshing");
     await page.getByRole("button", { name: "Refresh" }).click();
     await page.waitForTimeout(300);
-  }
-}
-
-async function expectText(locator: Locator, text: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!((await locator.textContent()) ?? "").includes(text)) {
-    if (Date.now() > until) throw new Error(`Expected "${text}", saw "${await locator.textContent()}"`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }

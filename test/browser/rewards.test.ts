@@ -1,16 +1,14 @@
 /**
- * The Rewards screen (/dashboard/rewards) end to end in headless Chromium:
- * sign in as a merchant, see the default group and its reward, create a group
- * with the keyboard alone, create a percentage reward with a recurring rule
- * and read its live preview, edit it (version 2), move a partner into the
- * group and see what the partner would earn; screenshots at 1366 and 390 px.
+ * The console's Rewards screen (/dashboard/rewards, web/src/console/screens/rewards.tsx) end to end in headless
+ * Chromium: sign in as a merchant, see the default group and its reward, create a group with the keyboard alone,
+ * create a percentage reward with a recurring rule and read its live preview, edit it (version 2), move a partner into
+ * the group and see what the partner would earn; screenshots at 1366 and 390 px. A viewer reads the same screen
+ * without the editing controls.
  */
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
-import { pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
+import { expectText, pageProblems, saveScreenshot, tabTo, watchErrors, WIDTHS } from "../support/page-checks";
 import { startSystem } from "../support/system";
-
-const LAPTOP = { width: 1366, height: 900 };
 
 interface ListedGroup {
   id: number;
@@ -28,12 +26,15 @@ describeWithChromium("Rewards screen", () => {
     const p = await sys.bootstrap({ workspaceId: user.workspaceId });
     await sys.admin("POST", `/programs/${p.programId}/partners`, { name: "Bob Builder" });
 
-    const page = await browser.newPage({ viewport: LAPTOP });
+    const page = await browser.newPage({ viewport: WIDTHS.desktop });
     const errors = watchErrors(page);
     await page.goto(`${sys.baseUrl}/dashboard/rewards?program=${p.programId}`);
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();
+
+    // What an action did is said in the screen's status line.
+    const said = page.locator(".status-line");
 
     // The default group with the reward the program's rule became: 20% of every payment, version 1.
     const group = (name: string) => page.locator("article.group", { has: page.getByRole("heading", { level: 3, name }) });
@@ -44,9 +45,11 @@ describeWithChromium("Rewards screen", () => {
     await expectText(defaultGroup.locator(".members"), "Every partner not moved to another group (2 now).");
     expect(await pageProblems(page)).toEqual([]);
 
-    // The navigation leads back to the overview of the same program.
+    // The console's navigation leads to the overview of the same program; the program picker is the console's, not the screen's.
     expect(await page.getByRole("link", { name: "Overview" }).getAttribute("href")).toBe(`/dashboard?program=${p.programId}`);
     expect(await page.getByRole("link", { name: "Rewards" }).getAttribute("aria-current")).toBe("page");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Rewards");
+    expect(await page.getByLabel("Program").count()).toBe(1);
 
     // A group created with the keyboard alone: Tab to each field (a visible focus ring each time), type, Enter submits.
     await tabTo(page, page.getByLabel("Name", { exact: true }));
@@ -61,7 +64,7 @@ describeWithChromium("Rewards screen", () => {
     await page.keyboard.press("Enter");
     const influencers = group("Influencers");
     await influencers.waitFor();
-    await expectText(page.locator("#action-status"), "Group Influencers created.");
+    await expectText(said, "Group Influencers created.");
     // The focus moved to the new group's heading.
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Influencers");
     expect(await influencers.locator("p.muted").first().textContent()).toBe("Commissions held 14 days · minimum payout $50.00");
@@ -93,7 +96,7 @@ describeWithChromium("Rewards screen", () => {
     const rewardId = Number(await row.getAttribute("data-reward"));
     expect(await row.locator(".terms").textContent()).toBe("20% of each sale; the first payment and renewals for 12 months");
     expect(await row.locator(".version").textContent()).toBe(`#${rewardId} · version 1`);
-    await expectText(page.locator("#action-status"), `Reward #${rewardId} created in Influencers.`);
+    await expectText(said, `Reward #${rewardId} created in Influencers.`);
 
     // Edit it: 30%, saved with Enter as version 2; the preview follows the draft.
     await page.getByRole("button", { name: `Edit reward #${rewardId} of Influencers` }).click();
@@ -105,7 +108,7 @@ describeWithChromium("Rewards screen", () => {
     await page.getByLabel("Percentage (%)").press("Enter");
     await expectText(row.locator(".version"), "version 2");
     expect(await row.locator(".terms").textContent()).toBe("30% of each sale; the first payment and renewals for 12 months");
-    await expectText(page.locator("#action-status"), `Reward #${rewardId} saved as version 2.`);
+    await expectText(said, `Reward #${rewardId} saved as version 2.`);
     await expectText(page.locator("#editor-title"), "New reward");
     const stored = await sys.admin("GET", `/programs/${p.programId}/rewards/${rewardId}`);
     expect(stored).toMatchObject({ version: 2, kind: "percentage", value: 3000, recurring: { duration: "months", months: 12 } });
@@ -115,7 +118,7 @@ describeWithChromium("Rewards screen", () => {
     await page.locator("#m-partner").selectOption({ label: "Partner One, in Default" });
     await page.getByLabel("To group").selectOption({ label: "Influencers" });
     await page.getByRole("button", { name: "Move partner" }).click();
-    await expectText(page.locator("#action-status"), "Partner One moved to Influencers.");
+    await expectText(said, "Partner One moved to Influencers.");
     await expectText(influencers.locator(".members"), "Partner One");
     await expectText(defaultGroup.locator(".members"), "(1 now)");
     const listed: { groups: ListedGroup[] } = await sys.admin("GET", `/programs/${p.programId}/rewards`);
@@ -134,7 +137,7 @@ describeWithChromium("Rewards screen", () => {
     expect(errors).toEqual([]);
   });
 
-  test("the overview links to the Rewards screen", async () => {
+  test("the console's navigation opens the Rewards screen by keyboard; a viewer reads it without editing controls", async () => {
     const { fixture: sys, browser } = suite;
     const user = await sys.dashboardUser("viewer");
     const p = await sys.bootstrap({ workspaceId: user.workspaceId });
@@ -144,34 +147,23 @@ describeWithChromium("Rewards screen", () => {
     await page.getByLabel("Email").fill(user.email);
     await page.getByLabel("Password").fill(user.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Integration checklist" }).waitFor();
+    await page.getByRole("navigation", { name: "Console" }).waitFor();
     await tabTo(page, page.getByRole("link", { name: "Rewards" }));
     await page.keyboard.press("Enter");
     await page.waitForURL(`**/dashboard/rewards?program=${p.programId}`);
     // Same session: the screen opens on the same program without signing in again.
     await page.locator("article.group", { hasText: "20% of each sale" }).waitFor();
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Rewards");
+    // A viewer may not change the program: no editing controls, but what a partner would earn.
+    expect(await page.getByRole("button", { name: /^(Edit|Archive|Add a reward|Create reward|Create group|Move partner)/ }).count()).toBe(0);
+    expect(await page.getByRole("heading", { name: "New reward" }).count()).toBe(0);
+    await expectText(page.locator("#check-result"), "No partner, by the rewards of Default: A $49.00 monthly plan pays $9.80 on every payment for the subscription's life.");
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, "rewards-viewer");
     expect(errors).toEqual([]);
   });
 });
 
-/** Errors of the page: script errors, console errors and failed requests (but the first "who am I" before signing in). */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => (m.type() === "error" && !m.text().startsWith("Failed to load resource") ? errors.push(m.text()) : undefined));
-  page.on("response", (r) => (r.status() >= 400 && !r.url().endsWith("/api/auth/me") ? errors.push(`${r.status()} ${r.url()}`) : undefined));
-  return errors;
-}
-
 async function groupIdOf(page: Page, name: string): Promise<number> {
   return Number(await page.locator("article.group", { has: page.getByRole("heading", { level: 3, name }) }).getAttribute("data-group"));
-}
-
-async function expectText(locator: Locator, text: string, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!((await locator.first().textContent()) ?? "").includes(text)) {
-    if (Date.now() > until) throw new Error(`Expected "${text}", saw "${await locator.first().textContent()}"`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -170,7 +170,9 @@ describe("security headers", () => {
     );
     // No inline script or style: the page's own script is a file of this origin.
     expect(dashboard.body).not.toMatch(/<script>|<style>|\son[a-z]+=/);
-    expect(dashboard.body).toContain('<script src="/dashboard/overview.js" defer></script>');
+    expect(dashboard.body).toContain('<script src="/assets/console.js" defer></script>');
+    // Every console screen is the same page (the console routes in the browser).
+    expect((await sys.http("GET", "/dashboard/settings/webhooks")).body).toBe(dashboard.body);
     expect(csp).not.toContain("unsafe");
     expect((await sys.http("GET", "/api/docs")).headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
   });

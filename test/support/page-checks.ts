@@ -129,3 +129,46 @@ export async function pageProblems(page: Page): Promise<string[]> {
   for (const f of await unlabelledFields(page)) problems.push(`unlabelled field ${f}`);
   return problems;
 }
+
+/** Errors of the page as they happen: script errors, console errors and failed requests (the first "who am I" before signing in excepted). */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => (m.type() === "error" && !m.text().startsWith("Failed to load resource") ? errors.push(m.text()) : undefined));
+  page.on("response", (r) => (r.status() >= 400 && !r.url().endsWith("/api/auth/me") ? errors.push(`${r.status()} ${r.url()}`) : undefined));
+  return errors;
+}
+
+/** Waits until `locator`'s first match contains `text` (15 s at most), then returns. */
+export async function expectText(locator: Locator, text: string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  const seen = async () =>
+    (await locator
+      .first()
+      .textContent({ timeout: 1_000 })
+      .catch(() => "")) ?? "";
+  while (!(await seen()).includes(text)) {
+    if (Date.now() > until) throw new Error(`Expected "${text}", saw "${await seen()}"`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Opens `url` of the console and signs in with the form, as a person would. */
+export async function signInAt(page: Page, url: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel("Email").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByText("Signed in as").waitFor();
+}
+
+/** The page's checks and a screenshot (screenshots/<name>-<width>.png) at the laptop's width, then at the phone's. */
+export async function checkAtBothWidths(page: Page, name: string, ready: () => Promise<unknown>): Promise<void> {
+  for (const width of [WIDTHS.desktop, WIDTHS.phone]) {
+    await page.setViewportSize(width);
+    await ready();
+    expect(await pageProblems(page)).toEqual([]);
+    await saveScreenshot(page, name);
+  }
+  await page.setViewportSize(WIDTHS.desktop);
+}

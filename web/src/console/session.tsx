@@ -52,3 +52,6 @@ export function useConsole(): ConsoleContext & { can: (permission: Permission) =
 
 /** A console URL for `screen` that keeps the chosen program. */
 export const screenHref = (screen: string, programId: number): string => `/dashboard${screen}?program=${programId}`;
+
+/** A partner's screen (the id is in the query: the console's page routes carry no ids of their own). */
+export const partnerHref = (partnerId: number, programId: number): string => `/dashboard/partner?program=${programId}&partner=${partnerId}`;

@@ -53,7 +53,9 @@ export function Shell({ me, onSignedOut }: { me: Me; onSignedOut: () => void }) 
     onSignedOut();
   };
   const pick = (event: Event) => route(`${path}?program=${(event.currentTarget as HTMLSelectElement).value}`);
-  const current = SCREENS.filter(([screen]) => path === `/dashboard${screen}` || (screen && path.startsWith(`/dashboard${screen}/`))).pop()?.[0] ?? "";
+  // A partner's screen belongs to Partners; a settings tab to Settings.
+  const section = path === "/dashboard/partner" ? "/dashboard/partners" : path;
+  const current = SCREENS.filter(([screen]) => section === `/dashboard${screen}` || (screen && section.startsWith(`/dashboard${screen}/`))).pop()?.[0] ?? "";
 
   return (
     <>
@@ -99,7 +101,7 @@ export function Shell({ me, onSignedOut }: { me: Me; onSignedOut: () => void }) 
             <Router>
               <Route path="/dashboard" component={Overview} />
               <Route path="/dashboard/partners" component={Partners} />
-              <Route path="/dashboard/partners/:partnerId" component={PartnerDetail} />
+              <Route path="/dashboard/partner" component={PartnerDetail} />
               <Route path="/dashboard/sales" component={Sales} />
               <Route path="/dashboard/commissions" component={Commissions} />
               <Route path="/dashboard/payouts" component={Payouts} />

@@ -1,9 +1,183 @@
-/** The partner portal (to be ported). */
+/**
+ * The partner portal (/portal and /portal/sign-in; docs/partners.md): sign-in by emailed link, then per program the
+ * referral link, clicks, balance, notices, commissions with their refunds, referred customers (masked) and
+ * withdrawals. It talks only to /api/partner on this origin (the session is the HttpOnly svc_partner_session cookie).
+ * The partner and the chosen program's lists load together and replace the view at once, on Refresh and every 30
+ * seconds while the tab is visible, so a refresh never shows half-loaded lists or moves the keyboard focus.
+ */
 import { render } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, ApiError, errorMessage, whenSignedOut } from "../lib/api";
+import { Alert, StatusLine } from "../lib/ui";
+import { loadLists, NotApproved, ProgramView, type ProgramLists } from "./program";
+import { CheckEmail, SignInForm, signInFromLink } from "./sign-in";
+import type { PortalMe, PortalProgram } from "./types";
 
-render(
-  <main>
-    <h1>Partner portal</h1>
-  </main>,
-  document.getElementById("app") as HTMLElement,
-);
+const REFRESH_MS = 30_000;
+
+/** What the portal shows: one consistent snapshot of the partner and the chosen program's lists. */
+interface Snapshot {
+  me: PortalMe;
+  program: PortalProgram | undefined;
+  lists: ProgramLists | null;
+  updated: Date;
+}
+
+type View = { kind: "loading" } | { kind: "sign-in"; focus?: "heading" | "email" } | { kind: "check-email"; email: string } | { kind: "portal"; snapshot: Snapshot };
+
+/** The program to show: the one asked for while the partner is still enrolled there, else the first approved one. */
+function choose(me: PortalMe, wanted: number | null): PortalProgram | undefined {
+  return me.programs.find((p) => p.programId === wanted) ?? me.programs.find((p) => p.status === "approved") ?? me.programs[0];
+}
+
+async function loadSnapshot(wanted: number | null): Promise<Snapshot> {
+  const me = await api<PortalMe>("GET", "/api/partner/me");
+  const program = choose(me, wanted);
+  const lists = program?.status === "approved" ? await loadLists(program.programId) : null;
+  return { me, program, lists, updated: new Date() };
+}
+
+function App() {
+  const [view, setView] = useState<View>({ kind: "loading" });
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState("");
+  const [email, setEmail] = useState("");
+  const [picked, setPicked] = useState<number | null>(null);
+  const [busy, setBusy] = useState(false);
+  // Only the newest load may change the view (a slow refresh must not undo a program picked after it started).
+  const round = useRef(0);
+  const shown = useRef<View["kind"]>("loading");
+  shown.current = view.kind;
+
+  const fail = (e: unknown) => {
+    // A 401 already took the page back to the sign-in form (whenSignedOut).
+    if (e instanceof ApiError && e.status === 401) return;
+    setError(errorMessage(e));
+  };
+
+  const load = async (wanted: number | null) => {
+    const mine = ++round.current;
+    setBusy(true);
+    try {
+      const snapshot = await loadSnapshot(wanted);
+      if (mine !== round.current) return;
+      setPicked(snapshot.program?.programId ?? null);
+      setView((v) => (v.kind === "portal" || v.kind === "loading" ? { kind: "portal", snapshot } : v));
+      setError(null);
+    } catch (e) {
+      if (mine === round.current) fail(e);
+    } finally {
+      if (mine === round.current) setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    whenSignedOut(() => {
+      round.current++;
+      setBusy(false);
+      // The session ended while the portal was open (it expired, or was signed out elsewhere): say so.
+      if (shown.current === "portal") setStatus("Your session ended. Sign in again.");
+      setView({ kind: "sign-in" });
+    });
+    void (async () => {
+      const linkError = await signInFromLink();
+      if (linkError) setError(linkError);
+      await load(null);
+    })();
+  }, []);
+
+  const signedIn = view.kind === "portal";
+  useEffect(() => {
+    if (!signedIn) return;
+    // New sales and refunds show up without reloading; paused while the tab is hidden.
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") void load(picked);
+    }, REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [signedIn, picked]);
+
+  const signOut = async () => {
+    try {
+      await api("POST", "/api/partner/auth/sign-out");
+    } catch (e) {
+      return fail(e);
+    }
+    round.current++;
+    setError(null);
+    setStatus("Signed out.");
+    setView({ kind: "sign-in", focus: "heading" });
+  };
+
+  const pick = (event: Event) => {
+    const programId = Number((event.currentTarget as HTMLSelectElement).value);
+    setPicked(programId);
+    setStatus("");
+    void load(programId);
+  };
+
+  const me = view.kind === "portal" ? view.snapshot.me : null;
+  return (
+    <>
+      <header class="top">
+        <h1>Partner portal</h1>
+        {me && (
+          <div class="account">
+            <span class="muted who">{me.partner.email ? `${me.partner.name} (${me.partner.email})` : me.partner.name}</span>
+            <button type="button" class="secondary" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
+        )}
+      </header>
+      <main>
+        <StatusLine text={status} />
+        {error && <Alert>{error}</Alert>}
+        {view.kind === "loading" && <p class="muted">Loading…</p>}
+        {view.kind === "sign-in" && (
+          <SignInForm
+            email={email}
+            focus={view.focus}
+            onError={setError}
+            onSent={(address) => {
+              setEmail(address);
+              setStatus("");
+              setView({ kind: "check-email", email: address });
+            }}
+          />
+        )}
+        {view.kind === "check-email" && <CheckEmail email={view.email} onAnother={() => setView({ kind: "sign-in", focus: "email" })} />}
+        {view.kind === "portal" && (
+          <div class="portal" aria-busy={busy}>
+            <div class="portal-bar">
+              {view.snapshot.me.programs.length > 1 && (
+                <div class="picker">
+                  <label for="program">Program</label>
+                  <select id="program" value={String(picked ?? "")} onChange={pick}>
+                    {view.snapshot.me.programs.map((p) => (
+                      <option key={p.programId} value={String(p.programId)}>
+                        {p.status === "approved" ? p.name : `${p.name} (${p.status})`}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+              )}
+              <p class="refresh">
+                <button type="button" class="secondary" onClick={() => void load(picked)}>
+                  Refresh
+                </button>{" "}
+                <span class="muted">{busy ? "Updating…" : `Updated ${view.snapshot.updated.toLocaleTimeString("en")}`}</span>
+              </p>
+            </div>
+            {view.snapshot.program && view.snapshot.lists ? (
+              <ProgramView program={view.snapshot.program} lists={view.snapshot.lists} onError={fail} onStatus={setStatus} />
+            ) : (
+              <NotApproved program={view.snapshot.program} />
+            )}
+          </div>
+        )}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app") as HTMLElement);

@@ -4,7 +4,7 @@ import { dateTime, money } from "../../lib/format";
 import { FilterForm, Field, PagedTable, SelectField, type Column } from "../../lib/ui";
 import { usePartnerFilter } from "../partner-filter";
 import { Screen } from "../screen";
-import { screenHref, useConsole } from "../session";
+import { partnerHref, useConsole } from "../session";
 
 export interface CommissionRow {
   id: number;
@@ -37,7 +37,7 @@ export function CommissionColumns(currency: string, programId?: number): Array<C
   const cash = (cents: number) => money(cents, currency);
   return [
     { header: "Created", cell: (c) => dateTime(c.createdAt) },
-    { header: "Partner", cell: (c) => (programId ? <a href={screenHref(`/partners/${c.partnerId}`, programId)}>Partner #{c.partnerId}</a> : `#${c.partnerId}`) },
+    { header: "Partner", cell: (c) => (programId ? <a href={partnerHref(c.partnerId, programId)}>Partner #{c.partnerId}</a> : `#${c.partnerId}`) },
     { header: "For", cell: (c) => (c.kind === "lead" ? "A signup" : <code>{c.transactionId}</code>) },
     { header: "Sale", numeric: true, cell: (c) => (c.saleAmountCents === null ? "—" : cash(c.saleAmountCents)) },
     { header: "Commission", numeric: true, cell: (c) => cash(c.amountCents) },

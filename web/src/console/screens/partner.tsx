@@ -3,7 +3,7 @@
  * their refunds, payouts and the merchant's private notes.
  */
 import { useState } from "preact/hooks";
-import { useRoute } from "preact-iso";
+import { useLocation } from "preact-iso";
 import { referralLink } from "../../../../shared/domain/referral-link";
 import { api, errorMessage, query } from "../../lib/api";
 import { DailyChart } from "../../lib/chart";
@@ -32,8 +32,7 @@ interface Groups {
 }
 
 export function PartnerDetail() {
-  const { params } = useRoute();
-  const partnerId = Number(params.partnerId);
+  const partnerId = Number(useLocation().query.partner);
   const { settings, programPath, can } = useConsole();
   const [said, setSaid] = useState("");
   const [round, setRound] = useState(0);
@@ -108,12 +107,12 @@ export function PartnerDetail() {
         {overview.data && (
           <>
             <DailyChart
-              label="Revenue and commissions per day"
+              title="Revenue and commissions per day"
               days={overview.data.days.map((d) => d.date)}
               format={cash}
               series={[
-                { label: "Revenue", values: overview.data.days.map((d) => d.revenueCents), color: "#0b57d0" },
-                { label: "Commissions", values: overview.data.days.map((d) => d.pendingCents + d.creditedCents + d.paidCents), color: "#116329" },
+                { label: "Revenue", values: overview.data.days.map((d) => d.revenueCents), stroke: "#0b57d0" },
+                { label: "Commissions", values: overview.data.days.map((d) => d.pendingCents + d.creditedCents + d.paidCents), stroke: "#116329" },
               ]}
             />
             <p id="partner-summary">

@@ -5,7 +5,7 @@ import { count, day, money } from "../../lib/format";
 import { FilterForm, Field, PagedTable, SelectField, StatusLine } from "../../lib/ui";
 import { partnerLabel } from "../partner-filter";
 import { Screen } from "../screen";
-import { screenHref, useConsole } from "../session";
+import { partnerHref, useConsole } from "../session";
 
 export interface PartnerTotals {
   clicks: number;
@@ -96,7 +96,7 @@ export function Partners() {
               header: "Partner",
               cell: (p) => (
                 <>
-                  <a href={screenHref(`/partners/${p.partnerId}`, program.id)}>{partnerLabel(p)}</a>
+                  <a href={partnerHref(p.partnerId, program.id)}>{partnerLabel(p)}</a>
                   {p.email && p.name && <div class="muted">{p.email}</div>}
                 </>
               ),

@@ -5,7 +5,7 @@ import { dateTime, money } from "../../lib/format";
 import { FilterForm, Field, PagedTable, SelectField, StatusLine, type Column } from "../../lib/ui";
 import { usePartnerFilter } from "../partner-filter";
 import { Screen } from "../screen";
-import { screenHref, useConsole } from "../session";
+import { partnerHref, useConsole } from "../session";
 
 export interface WithdrawalRow {
   id: number;
@@ -23,7 +23,7 @@ const STATUS_TEXT: Record<WithdrawalRow["status"], string> = { open: "Open (to p
 export function PayoutColumns(currency: string, programId?: number): Array<Column<WithdrawalRow>> {
   return [
     { header: "Requested", cell: (w) => dateTime(w.createdAt) },
-    { header: "Partner", cell: (w) => (programId ? <a href={screenHref(`/partners/${w.partnerId}`, programId)}>Partner #{w.partnerId}</a> : `#${w.partnerId}`) },
+    { header: "Partner", cell: (w) => (programId ? <a href={partnerHref(w.partnerId, programId)}>Partner #{w.partnerId}</a> : `#${w.partnerId}`) },
     { header: "Amount", numeric: true, cell: (w) => money(w.amountCents, currency) },
     { header: "State", cell: (w) => STATUS_TEXT[w.status] },
     { header: "Paid", cell: (w) => (w.paidAt ? dateTime(w.paidAt) : "—") },

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { dateTime, money } from "../../lib/format";
 import { FilterForm, Field, PagedTable, SelectField } from "../../lib/ui";
 import { usePartnerFilter } from "../partner-filter";
-import { screenHref, useConsole } from "../session";
+import { partnerHref, useConsole } from "../session";
 import { Screen } from "../screen";
 
 interface SaleRow {
@@ -69,7 +69,7 @@ export function Sales() {
             { header: "Transaction", cell: (s) => <code>{s.transactionId}</code> },
             { header: "Amount", numeric: true, cell: (s) => money(s.amountCents, s.currency) },
             { header: "Customer", cell: (s) => s.email ?? "—" },
-            { header: "Partner", cell: (s) => (s.partnerId ? <a href={screenHref(`/partners/${s.partnerId}`, program.id)}>Partner #{s.partnerId}</a> : "None") },
+            { header: "Partner", cell: (s) => (s.partnerId ? <a href={partnerHref(s.partnerId, program.id)}>Partner #{s.partnerId}</a> : "None") },
             { header: "Commission", cell: (s) => s.commissionState ?? s.noCommissionReason ?? "—" },
             { header: "Mode", cell: (s) => (s.isTest ? "Test" : "Live") },
           ]}

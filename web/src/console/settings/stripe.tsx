@@ -1,0 +1,160 @@
+/**
+ * Settings, Stripe: connecting the program's Stripe account, step by step (docs/processor-webhooks.md): the webhook
+ * URL to paste and the events to select, the endpoint's signing secret and a restricted key to enter, the Connect
+ * account for platforms; then the connection's state and the last event received with its result.
+ */
+import { useState } from "preact/hooks";
+import { api, errorMessage } from "../../lib/api";
+import { dateTime } from "../../lib/format";
+import { Alert, CopyButton, Field, StatusLine, useAsync } from "../../lib/ui";
+import { useConsole } from "../session";
+
+interface Connection {
+  webhookPath: string;
+  platformWebhookPath?: string;
+  requiredEvents: string[];
+  optionalEvents: string[];
+  connection: { status: string | null; accountId: string | null; chargesEnabled: boolean; payoutsEnabled: boolean; detailsSubmitted: boolean; connectedAt: string | null };
+  signingSecret: { configured: boolean; hint: string | null; setAt: string | null };
+  restrictedKey: { configured: boolean; keyHint: string | null; setAt: string | null; failedAt: string | null; failure: string | null };
+  lastEvent: { id: string; type: string; status: string; receivedAt: string; outcome: string | null; lastError: string | null } | null;
+}
+
+export function StripeSettings() {
+  const { program, programPath, can } = useConsole();
+  const writable = can("programs:write");
+  const [round, setRound] = useState(0);
+  const [said, setSaid] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const state = useAsync(() => api<Connection>("GET", programPath("/processor")), [program.id, round]);
+
+  /** Sends one form's field to `path` with `method`; the state is read again after. */
+  const save = (method: "PUT" | "DELETE", path: string, field: string | null, done: string) => async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    setError(null);
+    try {
+      await api(method, programPath(path), field ? { [field]: String(new FormData(form).get(field) ?? "").trim() } : undefined);
+      form.reset();
+      setSaid(done);
+      setRound((n) => n + 1);
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
+
+  if (state.error) return <Alert>{state.error}</Alert>;
+  const c = state.data;
+  if (!c) return <p class="muted">Loading…</p>;
+  const webhookUrl = `${location.origin}${c.webhookPath}`;
+  return (
+    <>
+      <section aria-labelledby="stripe-state">
+        <h2 id="stripe-state">Connection</h2>
+        <dl class="facts">
+          <dt>Webhook signing secret</dt>
+          <dd>{c.signingSecret.configured ? `Entered (${c.signingSecret.hint}) on ${dateTime(c.signingSecret.setAt)}` : "Not entered: step 2"}</dd>
+          <dt>Restricted key</dt>
+          <dd>
+            {c.restrictedKey.configured ? `Entered (${c.restrictedKey.keyHint}) on ${dateTime(c.restrictedKey.setAt)}` : "Not entered: step 3 (optional)"}
+            {c.restrictedKey.failure && <span class="bad">{` Stripe refused it on ${dateTime(c.restrictedKey.failedAt)}: ${c.restrictedKey.failure}`}</span>}
+          </dd>
+          <dt>Stripe account</dt>
+          <dd>
+            {c.connection.accountId
+              ? `${c.connection.accountId}: ${c.connection.status ?? "unknown"}${c.connection.chargesEnabled ? ", charges enabled" : ""}${c.connection.connectedAt ? `, connected ${dateTime(c.connection.connectedAt)}` : ""}`
+              : "No Connect account linked (only needed on a Connect platform)"}
+          </dd>
+          <dt>Last event</dt>
+          <dd id="stripe-last-event">
+            {c.lastEvent
+              ? `${c.lastEvent.type} (${c.lastEvent.id}) received ${dateTime(c.lastEvent.receivedAt)}: ${c.lastEvent.outcome ?? c.lastEvent.status}${c.lastEvent.lastError ? ` (${c.lastEvent.lastError})` : ""}`
+              : "None received yet"}
+          </dd>
+        </dl>
+        <button type="button" class="secondary" onClick={() => setRound((n) => n + 1)}>
+          Check again
+        </button>
+      </section>
+
+      <section aria-labelledby="stripe-steps">
+        <h2 id="stripe-steps">Connect your Stripe account</h2>
+        {!writable && <p class="muted">Read-only: your role ({program.role}) cannot change the connection; an owner or admin can.</p>}
+        <ol class="steps">
+          <li>
+            <h3>Add a webhook endpoint in Stripe</h3>
+            <p>In the Stripe Dashboard, open Developers → Webhooks → Add endpoint, and paste this URL:</p>
+            <p class="copy-row">
+              <code class="secret" id="stripe-webhook-url">
+                {webhookUrl}
+              </code>
+              <CopyButton text={webhookUrl} label="Copy URL" />
+            </p>
+            <p>Select these events:</p>
+            <ul class="events">
+              {c.requiredEvents.map((type) => (
+                <li key={type}>
+                  <code>{type}</code>
+                </li>
+              ))}
+            </ul>
+            <details>
+              <summary>Optional events (they only add links or repeat news)</summary>
+              <ul class="events">
+                {c.optionalEvents.map((type) => (
+                  <li key={type}>
+                    <code>{type}</code>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          </li>
+          <li>
+            <h3>Enter the endpoint's signing secret</h3>
+            <p>Stripe shows it on the endpoint's page (Signing secret, starts with whsec_). Events are accepted only with a valid signature.</p>
+            {writable && (
+              <form class="controls" aria-label="Step 2: the signing secret" onSubmit={save("PUT", "/processor/webhook-secret", "signingSecret", "Signing secret saved.")}>
+                <Field label="Signing secret" name="signingSecret" type="password" autocomplete="off" required pattern="whsec_.+" />
+                <div>
+                  <button type="submit">Save signing secret</button>
+                </div>
+              </form>
+            )}
+          </li>
+          <li>
+            <h3>Enter a restricted key (for product rewards)</h3>
+            <p>
+              Create a restricted key in Stripe (Developers → API keys) with read access to Checkout Sessions, Invoices, Prices and Products, so rewards by product can read what was bought.
+              Secret keys (sk_) are refused.
+            </p>
+            {writable && (
+              <form class="controls" aria-label="Step 3: the restricted key" onSubmit={save("PUT", "/processor/api-key", "restrictedKey", "Restricted key saved: Stripe accepted it.")}>
+                <Field label="Restricted key" name="restrictedKey" type="password" autocomplete="off" required pattern="rk_.+" />
+                <div>
+                  <button type="submit">Save restricted key</button>
+                </div>
+              </form>
+            )}
+          </li>
+          <li>
+            <h3>On a Connect platform only: link the connected account</h3>
+            <p>
+              If your payments run on connected accounts of a Stripe Connect platform, the platform's endpoint (<code>{c.platformWebhookPath ?? "/api/v1/webhooks/processor"}</code>) receives
+              the events instead; link the account here so its events count for this program.
+            </p>
+            {writable && (
+              <form class="controls" aria-label="Step 4: the connected account" onSubmit={save("PUT", "/processor/account", "accountId", "Account linked: its events count for this program.")}>
+                <Field label="Connected account id" name="accountId" required pattern="acct_.+" placeholder="acct_..." />
+                <div>
+                  <button type="submit">Link account</button>
+                </div>
+              </form>
+            )}
+          </li>
+        </ol>
+        {error && <Alert>{error}</Alert>}
+        <StatusLine text={said} />
+      </section>
+    </>
+  );
+}

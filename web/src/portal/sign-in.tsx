@@ -1,0 +1,101 @@
+/**
+ * Signing in to the portal: the form that emails a one-time link (POST /api/partner/auth/link), the "check your
+ * email" view, and the sign-in the link itself does (/portal/sign-in#token=…: the token stays in the fragment, which
+ * browsers never send to a server, until it is posted once).
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, errorMessage } from "../lib/api";
+import { Field } from "../lib/ui";
+
+/**
+ * Takes the token out of the address (the bar then shows /portal) and signs in with it. Resolves to null without a
+ * token or when it signed in, else to the message saying why not (the link was used, expired…).
+ */
+export async function signInFromLink(): Promise<string | null> {
+  const match = /[#&]token=([A-Za-z0-9_-]+)/.exec(location.hash);
+  if (location.pathname !== "/portal" || location.hash) history.replaceState(null, "", "/portal");
+  if (!match) return null;
+  try {
+    await api("POST", "/api/partner/auth/sign-in", { token: match[1] });
+    return null;
+  } catch (e) {
+    return errorMessage(e);
+  }
+}
+
+/**
+ * The form asking for a link. `focus` moves the focus into it when it appears after something the person did (signing
+ * out, "Use another email"), never on the first load.
+ */
+export function SignInForm({ email, focus, onSent, onError }: { email: string; focus?: "heading" | "email"; onSent: (email: string) => void; onError: (message: string | null) => void }) {
+  const [value, setValue] = useState(email);
+  const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focus === "heading") heading.current?.focus();
+    if (focus === "email") document.getElementById("email")?.focus();
+  }, []);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const address = value.trim();
+    if (!address) {
+      onError("Enter your email.");
+      document.getElementById("email")?.focus();
+      return;
+    }
+    onError(null);
+    setBusy(true);
+    try {
+      await api("POST", "/api/partner/auth/link", { email: address });
+      onSent(address);
+    } catch (e) {
+      onError(errorMessage(e));
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card" aria-labelledby="sign-in-title" onSubmit={submit} noValidate>
+      <h2 id="sign-in-title" ref={heading} tabIndex={-1} class="focus-target">
+        Sign in
+      </h2>
+      <p class="muted">Enter the email your merchant enrolled you with. We email you a link that signs you in: it works once, within 15 minutes. No password.</p>
+      <Field
+        label="Email"
+        id="email"
+        name="email"
+        type="email"
+        autocomplete="email"
+        required
+        size={32}
+        value={value}
+        onInput={(e) => setValue((e.currentTarget as HTMLInputElement).value)}
+      />
+      <p>
+        <button type="submit" disabled={busy}>
+          Email me a sign-in link
+        </button>
+      </p>
+    </form>
+  );
+}
+
+/** After the link was asked for: where it went, and a way back to the form. */
+export function CheckEmail({ email, onAnother }: { email: string; onAnother: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <section aria-labelledby="check-email-title">
+      <h2 id="check-email-title" ref={heading} tabIndex={-1} class="focus-target">
+        Check your email
+      </h2>
+      <p>
+        If <strong class="address">{email}</strong> belongs to a partner, a sign-in link is on its way. Open it on this device; it works once, within 15 minutes.
+      </p>
+      <p>
+        <button type="button" class="secondary" onClick={onAnother}>
+          Use another email
+        </button>
+      </p>
+    </section>
+  );
+}
