@@ -126,7 +126,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** The settings API (docs/merchants.md, "Settings (API)"). */
+    /** The settings API (docs/dashboard-api.md, "Settings"). */
     settings: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {

@@ -70,7 +70,7 @@ export const ACCOUNTS = declareActions("accounts", {
       response: { description: "The membership.", example: { workspaceId: 1, userId: 5, role: "developer" } },
     },
   },
-  // The team (docs/merchants.md, "Team (API)"): each operation on the dashboard's route (a session whose role grants
+  // The team (docs/dashboard-api.md, "Team"): each operation on the dashboard's route (a session whose role grants
   // the permission in the workspace) and, where an operator needs it, on the operator's.
   listMembers: {
     input: S.TeamListInput,

@@ -1,5 +1,5 @@
 /**
- * Team invitations (docs/merchants.md, "Team (API)"): how long one lives, the
+ * Team invitations (docs/dashboard-api.md, "Team"): how long one lives, the
  * link its mail holds, the mail's text and why a token is refused. Pure; the
  * accounts service stores, sends and accepts.
  */

@@ -47,7 +47,7 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL,
      last_seen_at TIMESTAMPTZ NOT NULL,
      expires_at TIMESTAMPTZ NOT NULL);`,
-  // The team: invitations to join a workspace by email (docs/merchants.md, "Team (API)"). At most one open invitation per
+  // The team: invitations to join a workspace by email (docs/dashboard-api.md, "Team"). At most one open invitation per
   // email and workspace (also the list's index); the token is only hashed.
   `CREATE TABLE workspace_invitations (
      id SERIAL PRIMARY KEY,

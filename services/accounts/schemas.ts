@@ -54,7 +54,7 @@ export const PartnerSignInRequest = z.strictObject({
 
 const Role = z.enum(ROLES as [string, ...string[]]);
 
-/** The team (docs/merchants.md, "Team (API)"): the workspace in the path. */
+/** The team (docs/dashboard-api.md, "Team"): the workspace in the path. */
 export const TeamListInput = z.strictObject({ workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }) });
 
 export const ChangeRoleInput = z.strictObject({

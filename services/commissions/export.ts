@@ -1,4 +1,4 @@
-/** The commissions and withdrawals exports' columns (docs/merchants.md, "Exports (CSV)"): rows of the lists, money in minor units. */
+/** The commissions and withdrawals exports' columns (docs/dashboard-api.md, "Exports (CSV)"): rows of the lists, money in minor units. */
 import { csvDate, csvLayout } from "../../shared/csv-export";
 import type { Jsonified } from "../../shared/dto";
 import type { CommissionListItem } from "./list-views";

@@ -125,6 +125,6 @@ export const ListWithdrawalsInput = z
   })
   .superRefine(checkRange);
 
-/** The commissions and withdrawals lists as CSV files: each list's filters, every row (docs/merchants.md, "Exports (CSV)"). */
+/** The commissions and withdrawals lists as CSV files: each list's filters, every row (docs/dashboard-api.md, "Exports (CSV)"). */
 export const ExportCommissionsInput = z.strictObject(exportFields(ListCommissionsInput.shape)).superRefine(checkRange);
 export const ExportWithdrawalsInput = z.strictObject(exportFields(ListWithdrawalsInput.shape)).superRefine(checkRange);

@@ -1,5 +1,5 @@
 /**
- * The CSV export routes (docs/merchants.md, "Exports (CSV)"): an endpoint declared with `response.contentType:
+ * The CSV export routes (docs/dashboard-api.md, "Exports (CSV)"): an endpoint declared with `response.contentType:
  * "text/csv"` is answered here instead of as JSON. The gateway pulls the owner's export action a batch at a time
  * (shared/csv-export.ts says why a pull, not a Moleculer stream) and writes the rows with csv-stringify's stream
  * API into the response, with backpressure: the next batch is read while the current one is written, and only

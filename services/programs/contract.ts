@@ -18,7 +18,7 @@ export interface ProgramsContract {
   "programs.get": { params: z.input<typeof S.ProgramIdInput>; result: Jsonified<Program> };
   "programs.updateProcessorConnection": { params: z.input<typeof S.UpdateProcessorConnectionInput>; result: Jsonified<Program> | null };
   "programs.findByProcessorAccount": { params: z.input<typeof S.ProcessorAccountInput>; result: Jsonified<Program> | null };
-  /** The program's settings, its default group's hold days included (docs/merchants.md, "Settings (API)"). */
+  /** The program's settings, its default group's hold days included (docs/dashboard-api.md, "Settings"). */
   "programs.settings": { params: z.input<typeof S.ProgramIdInput>; result: ProgramSettings };
   "programs.updateSettings": { params: z.input<typeof S.UpdateSettingsInput>; result: ProgramSettings };
   /** The secret `apiKey` is in this answer only. */

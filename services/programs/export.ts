@@ -1,4 +1,4 @@
-/** The partners export's columns (docs/merchants.md, "Exports (CSV)"): a row of the partners list, money in minor units of `currency`. */
+/** The partners export's columns (docs/dashboard-api.md, "Exports (CSV)"): a row of the partners list, money in minor units of `currency`. */
 import { csvLayout } from "../../shared/csv-export";
 import type { PartnerRow } from "./contract";
 

@@ -44,7 +44,7 @@ export const DEFAULT_COOKIE_WINDOW_DAYS = 90;
 /** A new program; the settings added later (cookie window, landing URL) take their defaults when left out. */
 export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl"> & Partial<Pick<Program, "cookieWindowDays" | "defaultLandingUrl">>;
 
-/** The settings a merchant changes (docs/merchants.md, "Settings (API)"); a field left out keeps its value. */
+/** The settings a merchant changes (docs/dashboard-api.md, "Settings"); a field left out keeps its value. */
 export type ProgramSettingsPatch = Partial<Pick<Program, "name" | "currency" | "holdDays" | "cookieWindowDays" | "defaultLandingUrl" | "allowedOrigins">>;
 
 /** A page of programs: one workspace's, or every program (operators). */

@@ -202,7 +202,7 @@ export const ListPartnersInput = z.strictObject({
   ...PAGE_FIELDS,
 });
 
-/** The partners list as a CSV file: the list's filters, every row (docs/merchants.md, "Exports (CSV)"). */
+/** The partners list as a CSV file: the list's filters, every row (docs/dashboard-api.md, "Exports (CSV)"). */
 export const ExportPartnersInput = z.strictObject(exportFields(ListPartnersInput.shape));
 
 /** Approve or decline one partner's enrollment (the dashboard). */

@@ -1,4 +1,4 @@
-/** The sales export's columns (docs/merchants.md, "Exports (CSV)"): a row of the sales list, money in minor units. */
+/** The sales export's columns (docs/dashboard-api.md, "Exports (CSV)"): a row of the sales list, money in minor units. */
 import { csvDate, csvLayout } from "../../shared/csv-export";
 import type { Jsonified } from "../../shared/dto";
 import type { Sale } from "./repository";

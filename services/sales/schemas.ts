@@ -148,5 +148,5 @@ export const ListSalesInput = z
   })
   .superRefine(checkRange);
 
-/** The sales list as a CSV file: the list's filters, every row (docs/merchants.md, "Exports (CSV)"). */
+/** The sales list as a CSV file: the list's filters, every row (docs/dashboard-api.md, "Exports (CSV)"). */
 export const ExportSalesInput = z.strictObject(exportFields(ListSalesInput.shape)).superRefine(checkRange);

@@ -1,5 +1,5 @@
 /**
- * CSV exports of the lists (issue 27 item 1, issue 31 item 2; docs/merchants.md, "Exports (CSV)"): each file has
+ * CSV exports of the lists (issue 27 item 1, issue 31 item 2; docs/dashboard-api.md, "Exports (CSV)"): each file has
  * every row the list shows with the same filters, in the list's order, walked page by page here and compared cell
  * by cell; the dashboard's policy (a viewer may export, another workspace's program is 404) and the operator's
  * route; formula injection neutralised; a failure after the first byte breaks the download off; more rows than one

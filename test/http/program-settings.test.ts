@@ -1,5 +1,5 @@
 /**
- * The settings APIs of a program (docs/merchants.md, "Settings (API)") through
+ * The settings APIs of a program (docs/dashboard-api.md, "Settings") through
  * the real HTTP API: each setting changed from the dashboard by an owner and
  * refused to a viewer, every bad input refused without changing anything, the
  * currency fixed once the program has a sale, hold days as the default

@@ -1,5 +1,5 @@
 /**
- * The team API (docs/merchants.md, "Team (API)"): invitations mailed through a
+ * The team API (docs/dashboard-api.md, "Team"): invitations mailed through a
  * real SMTP receiver, accepted once before they expire; roles changed and
  * members removed, never the last owner (also when two demotions race); a
  * removed member's session loses the workspace on its very next request; only
