@@ -64,7 +64,8 @@ describe("npm run build", () => {
     const files = fs.readdirSync(path.join(app, "dist"), { recursive: true, encoding: "utf8" });
     expect(files.filter((f) => /\.(ts|mts|cts)$/.test(f) && !f.endsWith(".d.ts"))).toEqual([]);
     expect(files).toEqual(expect.arrayContaining([path.join("bin", "start.js"), path.join("cli", "index.js"), path.join("sdk", "browser", "svc.js")]));
-    expect(files.some((f) => f.startsWith(path.join("services", "gateway")) && f.endsWith(".html"))).toBe(true);
+    // The console and the portal, bundled by bin/build-web.mjs beside the server that serves them.
+    expect(files).toEqual(expect.arrayContaining(["console.html", "console.js", "portal.html", "portal.js", "app.css"].map((f) => path.join("web", "dist", f))));
     expect(files.some((f) => f.startsWith("test"))).toBe(false);
     expect(JSON.parse(fs.readFileSync(path.join(app, "dist", "package.json"), "utf8")).version).toBe(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
   });
@@ -90,6 +91,9 @@ describe("node dist/bin/start.js", () => {
     const dashboard = await fetch(`${baseUrl}/dashboard`);
     expect(dashboard.status).toBe(200);
     expect(dashboard.headers.get("content-type")).toMatch(/text\/html/);
+    const consoleScript = await fetch(`${baseUrl}/assets/console.js`);
+    expect(consoleScript.status).toBe(200);
+    expect(await consoleScript.text()).toBe(fs.readFileSync(path.join(app, "dist", "web", "dist", "console.js"), "utf8"));
     // The API reference: its version from dist/package.json, its viewer resolved from node_modules.
     const openapi: any = await (await fetch(`${baseUrl}/api/openapi.json`)).json();
     expect(openapi.info.version).toBe(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).version);
