@@ -3,7 +3,9 @@ import { call, type ResultOf } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { NotFoundError, UnauthorizedError } from "../shared/errors";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
-import { referralLink } from "../shared/domain/referral-link";
+import { REFERRAL_PARAM, referralLink } from "../shared/domain/referral-link";
+import { commissionRewardWords } from "../shared/domain/reward-words";
+import { partnerStats } from "./portal/stats";
 import { maskEmail, shortenCustomerKey } from "./portal/masking";
 import { PORTAL } from "./portal/endpoints";
 import * as S from "./portal/schemas";
@@ -39,8 +41,8 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
         const programs = await Promise.all(
           enrollments.map(async (e) => {
             const program = await getProgram(ctx, e.programId);
-            const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status };
-            if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, clicks: null, balance: null };
+            const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status, referralParam: REFERRAL_PARAM };
+            if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, allowedOrigins: [], defaultLandingUrl: null, clicks: null, balance: null };
             // Pending: earned but still in the hold period (net of refunds), which the balance does not hold yet.
             const [{ clicks }, balance, earnings] = await Promise.all([
               call(ctx, "attribution.countPartnerClicks", { programId: program.id, partnerId }),
@@ -52,6 +54,9 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
               referralCode: e.referralCode,
               // The program's default landing URL when set (its settings), else its first allowed origin.
               referralLink: referralLink(program.defaultLandingUrl ? [program.defaultLandingUrl] : program.allowedOrigins, e.referralCode),
+              // The link builder's choices: a page of these sites, with referralParam=code added.
+              allowedOrigins: program.allowedOrigins,
+              defaultLandingUrl: program.defaultLandingUrl,
               clicks,
               balance: {
                 balanceCents: balance.balanceCents,
@@ -75,12 +80,36 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
       },
     },
 
-    /** The partner's commissions in the program, each with its refunds and their reasons (newest first, paginated). */
+    /** The partner's commissions in the program, each with its refunds and their reasons and the reward that earned it in words (newest first, paginated). */
     commissions: {
       async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
         const { programId, limit, cursor } = ctx.params;
         const { partnerId } = await this.requireEnrollment(ctx, programId);
-        return call(ctx, "commissions.list", { programId, partnerId, limit, cursor });
+        const page = await call(ctx, "commissions.list", { programId, partnerId, limit, cursor });
+        return { data: page.data.map((c) => ({ ...c, reward: commissionRewardWords(c.rewardLines, c.currency) })), nextCursor: page.nextCursor };
+      },
+    },
+
+    /** The partner's own figures per day (live data): their program overview (programs.overview with partnerId). */
+    stats: {
+      async handler(ctx: Context<Input<typeof S.StatsInput>, PartnerMeta>) {
+        const { programId, from, to } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return partnerStats(await call(ctx, "programs.overview", { programId, partnerId, from, to, test: false }));
+      },
+    },
+
+    /** The partner's profile and payout details: on the partner (programs owns it), the same in every program. */
+    profile: {
+      async handler(ctx: Context<Input<typeof S.NoInput>, PartnerMeta>) {
+        return call(ctx, "programs.getPartnerProfile", { partnerId: this.partnerOf(ctx) });
+      },
+    },
+
+    /** Sets the fields given (programs checks the resulting profile, 400 naming the field). Never logged: it holds bank details. */
+    updateProfile: {
+      async handler(ctx: Context<Input<typeof S.UpdateProfileInput>, PartnerMeta>) {
+        return call(ctx, "programs.updatePartnerProfile", { ...ctx.params, partnerId: this.partnerOf(ctx) });
       },
     },
 

@@ -5,20 +5,40 @@ import { toDto } from "../shared/dto";
 import { mapPage, MAX_PAGE_LIMIT } from "../shared/pagination";
 import { readExportBatch } from "../shared/csv-export";
 import { PARTNERS_CSV } from "./programs/export";
-import { ApiKeyRetiredError, ConflictError, InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { randomInt } from "node:crypto";
+import { ApiKeyRetiredError, AppError, ConflictError, InvalidRequestError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
+import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
+import { logFields } from "../shared/observability";
+import { RateLimiter } from "../shared/rate-limiter";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
-import type { ApiKey, EnrolledPartner, EnrolledPartnerDetail, Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
+import type { ApiKey, Application, EnrolledPartner, EnrolledPartnerDetail, Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 import type { Page } from "../shared/pagination";
-import type { ApiKeyView, EnrollmentDecision as EnrollmentDecisionResult, PartnerDetail, PartnerRow, ProgramOverview, ProgramSettings } from "./programs/contract";
+import type { ApiKeyView, ApplicationDecisionResult, EnrollmentDecision as EnrollmentDecisionResult, PartnerDetail, PartnerRow, ProgramOverview, ProgramSettings } from "./programs/contract";
 import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
 import { joinDays, joinPartners, joinTotals } from "./programs/overview";
+import {
+  alreadyEnrolledMessage,
+  answersOf,
+  applicationExistsMessage,
+  applicationForm,
+  applicationProblem,
+  applicationsClosedMessage,
+  applicationTransition,
+  approvedMail,
+  decisionTarget,
+  declinedMail,
+  initialDecision,
+  receivedMail,
+  type ApplicationDecisionKind,
+} from "./programs/applications";
 import { currencyExponent } from "../shared/domain/money";
+import { applyProfilePatch, profileProblem } from "./programs/partner-profile";
 
 type Methods = {
   requireProgram(id: number): Promise<Program>;
@@ -29,7 +49,7 @@ type Methods = {
   partnerRows(ctx: Context, programId: number, enrollments: readonly EnrolledPartner[]): Promise<PartnerRow[]>;
   partnerDetailOf(ctx: Context, enrolled: EnrolledPartnerDetail): Promise<PartnerDetail>;
   requireEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail>;
-  decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
+  decide(ctx: Context, programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
   setEnrollmentStatus(
     programId: number,
     partnerId: number,
@@ -37,7 +57,18 @@ type Methods = {
     allowedFrom?: readonly EnrollmentStatus[],
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
   announceEnrollment(enrollment: Enrollment): Promise<void>;
+  isLiveGroup(ctx: Context, programId: number, groupId: number): Promise<boolean>;
+  decideApplication(
+    ctx: Context,
+    input: { programId: number; applicationId: number; groupId?: number; message?: string },
+    decision: ApplicationDecisionKind,
+  ): Promise<ApplicationDecisionResult>;
+  afterEnrollmentChange(result: { enrollment: Enrollment; enrolled: boolean; changed: boolean } | null): Promise<void>;
+  mailApplicant(ctx: Context, application: Application, programName: string): void;
 };
+
+/** How long the sign-in link of an approval mail works (once): a day, as an operator's invite link. */
+const APPROVAL_LINK_MINUTES = 24 * 60;
 
 /** An API key as the list shows it: the beginning of the key as the merchant sees it, never the secret or its hash. */
 const apiKeyView = (k: ApiKey): ApiKeyView => ({
@@ -53,7 +84,14 @@ const apiKeyView = (k: ApiKey): ApiKeyView => ({
 /** The 100 partners with the most revenue: the overview's per-partner table stays one screenful of data. */
 const OVERVIEW_PARTNERS = 100;
 
-type Vars = StorageVars<ProgramsRepository> & { outboxRelay?: ServiceOutboxRelay };
+type Vars = StorageVars<ProgramsRepository> & {
+  outboxRelay?: ServiceOutboxRelay;
+  /** The applicants' mail (the partner sign-in mailer: MAIL_URL, MAIL_FROM). */
+  mailer: Mailer;
+  publicUrl: string;
+  /** Applications per client address and hour (APPLICATION_RATE_LIMIT), counted by this instance. */
+  applicationLimiter: RateLimiter;
+};
 
 /** Owns programs, their API keys, partners and partner enrollments. */
 const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
@@ -62,6 +100,12 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
   // Params are validated against each action's declared input (programs/endpoints.ts, shared/endpoint.ts).
   hooks: { before: { "*": inputValidator(PROGRAMS) } },
+
+  created() {
+    this.mailer = mailerFromEnv((message, fields) => this.logger.info(message, logFields(fields)));
+    this.publicUrl = publicUrlFromEnv();
+    this.applicationLimiter = new RateLimiter(Number(process.env.APPLICATION_RATE_LIMIT ?? 5), 3_600_000);
+  },
 
   actions: {
     create: {
@@ -146,6 +190,12 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (patch.currency !== undefined && patch.currency !== program.currency && (await this.hasMoney(ctx, programId))) {
           throw new ConflictError(
             `The currency of program ${programId} is fixed: it has sales or commissions in ${program.currency.toUpperCase()}, and balances are kept in it. Create another program for another currency.`,
+          );
+        }
+        const autoApproveGroupId = patch.applications?.autoApproveGroupId;
+        if (autoApproveGroupId != null && !(await this.isLiveGroup(ctx, programId, autoApproveGroupId))) {
+          throw new InvalidRequestError(
+            `Invalid 'applications.autoApproveGroupId': program ${programId} has no live partner group ${autoApproveGroupId} (unknown or archived). Choose a group of the Rewards screen, or null for the default group.`,
           );
         }
         if (patch.holdDays !== undefined) {
@@ -317,6 +367,39 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return toDto({ partner, enrollments: await this.repo.listPartnerEnrollments(partner.id) });
       },
     },
+
+    /** The partner's profile and payout details: the partner portal's, for the signed-in partner only. */
+    getPartnerProfile: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerIdInput>>) {
+        const profile = await this.repo.getPartnerProfile(ctx.params.partnerId);
+        if (!profile) throw new NotFoundError(`No partner ${ctx.params.partnerId}.`);
+        return toDto(profile);
+      },
+    },
+
+    /**
+     * Sets the fields given and checks the resulting profile (partner-profile.ts) under the partner's lock, so two
+     * concurrent changes cannot leave, say, PayPal payouts without a PayPal email. Error messages name fields, never
+     * their values: bank details are not logged.
+     */
+    updatePartnerProfile: {
+      async handler(ctx: Context<Input<typeof S.UpdatePartnerProfileInput>>) {
+        const { partnerId, ...patch } = ctx.params;
+        const profile = await this.repo.updatePartnerProfile(
+          partnerId,
+          (current) => {
+            const next = applyProfilePatch(current, patch);
+            const problem = profileProblem(next);
+            if (problem) throw new InvalidRequestError(`Invalid '${problem.field}': ${problem.message}.`, { issues: [problem] });
+            return next;
+          },
+          new Date(),
+        );
+        if (!profile) throw new NotFoundError(`No partner ${partnerId}.`);
+        return toDto(profile);
+      },
+    },
     /** The program overview (docs/merchants.md): figures per day, per partner and in total. */
     overview: {
       idempotent: true,
@@ -369,20 +452,20 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     approvePartner: {
       async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
-        return this.decide(ctx.params.programId, ctx.params.partnerId, "approve");
+        return this.decide(ctx, ctx.params.programId, ctx.params.partnerId, "approve");
       },
     },
 
     declinePartner: {
       async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
-        return this.decide(ctx.params.programId, ctx.params.partnerId, "decline");
+        return this.decide(ctx, ctx.params.programId, ctx.params.partnerId, "decline");
       },
     },
 
     setPartnerStatus: {
       async handler(ctx: Context<Input<typeof S.SetEnrollmentStatusInput>>) {
         const { programId, partnerId, status } = ctx.params;
-        return this.decide(programId, partnerId, status === "approved" ? "approve" : "decline");
+        return this.decide(ctx, programId, partnerId, status === "approved" ? "approve" : "decline");
       },
     },
 
@@ -391,6 +474,91 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
         const { programId } = ctx.params;
         return this.repo.hasApprovedEnrollment(programId);
+      },
+    },
+
+    /** The public application form (docs/dashboard-api.md, "Applications"): a closed one too, so the page can say so. */
+    applicationForm: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ApplicationFormInput>>) {
+        return applicationForm(await this.requireProgram(ctx.params.programId));
+      },
+    },
+
+    /**
+     * An application from the public form: limited per client address; the honeypot field filled is answered as a
+     * success and nothing is stored or sent; then the program's rules (applications.ts), and the partner, enrollment
+     * and application in one transaction. Mail and the group move follow the commit: their failure is logged and
+     * undoes nothing.
+     */
+    apply: {
+      async handler(ctx: Context<Input<typeof S.ApplyInput>, { clientAddress?: string; $statusCode?: number }>) {
+        const { programId, company, acceptTerms, answers, ...applicant } = ctx.params;
+        const retryAfter = this.applicationLimiter.hit(ctx.meta.clientAddress ?? "unknown");
+        if (retryAfter) throw new RateLimitError(retryAfter, "Too many applications from this client address");
+        const program = await this.requireProgram(programId);
+        if (company) {
+          // Filled by a bot (people do not see the field): the answer of a success, and nothing else.
+          ctx.meta.$statusCode = 201;
+          return { applicationId: randomInt(1, 1_000_000), status: "received" as const };
+        }
+        const settings = program.applications;
+        if (!settings.open) throw new AppError("applications_closed", applicationsClosedMessage(programId));
+        const problem = applicationProblem(settings, { answers, acceptTerms });
+        if (problem) throw new InvalidRequestError(`Invalid '${problem.field}': ${problem.message}.`, { issues: [problem] });
+        const groupIsLive = settings.autoApprove && settings.autoApproveGroupId !== null ? await this.isLiveGroup(ctx, programId, settings.autoApproveGroupId) : true;
+        const decision = initialDecision(settings, groupIsLive);
+        if (!groupIsLive) this.logger.warn("auto-approval group is not live: application left pending", logFields({ programId, groupId: settings.autoApproveGroupId }));
+        const result = await this.repo.createApplication({
+          programId,
+          name: applicant.name,
+          email: applicant.email,
+          website: applicant.website ?? null,
+          promotion: applicant.promotion,
+          answers: answersOf(settings.questions, answers),
+          status: decision.status,
+          groupId: decision.groupId,
+          referralCode: randomToken(6),
+          now: new Date(),
+        });
+        if (result.outcome === "no_program") throw new NotFoundError(`No program with id ${programId}.`);
+        if (result.outcome === "application_exists") throw new AppError("application_exists", applicationExistsMessage(applicant.email));
+        if (result.outcome === "already_enrolled") throw new AppError("already_enrolled", alreadyEnrolledMessage(applicant.email, result.status));
+        const { application } = result;
+        await this.afterEnrollmentChange({ enrollment: result.enrollment, enrolled: result.enrolled, changed: true });
+        if (application.groupId !== null) {
+          await call(ctx, "rewards.assignGroups", { programId, assignments: [{ partnerId: application.partnerId, groupId: application.groupId }] }).catch((err: unknown) =>
+            this.logger.error(
+              "auto-approved partner not moved to its group",
+              logFields({ programId, applicationId: application.id, error: err instanceof Error ? err.message : String(err) }),
+            ),
+          );
+        }
+        this.mailApplicant(ctx, application, program.name);
+        ctx.meta.$statusCode = 201;
+        return { applicationId: application.id, status: application.status === "approved" ? ("approved" as const) : ("received" as const) };
+      },
+    },
+
+    /** The review list: the program's applications, newest first. */
+    listApplications: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListApplicationsInput>>) {
+        const { programId, ...filter } = ctx.params;
+        await this.requireProgram(programId);
+        return mapPage(await this.repo.listApplications(programId, filter), toDto);
+      },
+    },
+
+    approveApplication: {
+      async handler(ctx: Context<Input<typeof S.ApproveApplicationInput>>) {
+        return this.decideApplication(ctx, ctx.params, "approve");
+      },
+    },
+
+    declineApplication: {
+      async handler(ctx: Context<Input<typeof S.DeclineApplicationInput>>) {
+        return this.decideApplication(ctx, ctx.params, "decline");
       },
     },
   },
@@ -413,6 +581,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         holdDays: group.holdDays,
         defaultLandingUrl: program.defaultLandingUrl,
         allowedOrigins: program.allowedOrigins,
+        applications: program.applications,
       };
     },
 
@@ -490,8 +659,19 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** The partner detail: the list's row of this enrollment, and the team's notes. */
     async partnerDetailOf(ctx: Context, enrolled: EnrolledPartnerDetail): Promise<PartnerDetail> {
-      const [row] = await this.partnerRows(ctx, enrolled.programId, [enrolled]);
-      return { ...row, notes: enrolled.notes };
+      const [[row], profile, application] = await Promise.all([
+        this.partnerRows(ctx, enrolled.programId, [enrolled]),
+        this.repo.getPartnerProfile(enrolled.partnerId),
+        this.repo.findPartnerApplication(enrolled.programId, enrolled.partnerId),
+      ]);
+      // The merchant sees where the partner is and how they want to be paid, not their account details (payouts decide that).
+      return {
+        ...row,
+        notes: enrolled.notes,
+        application: application && toDto(application),
+        country: profile?.country ?? null,
+        payoutMethod: profile?.payoutMethod ?? null,
+      };
     },
 
     async requireEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail> {
@@ -501,8 +681,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     },
 
     /** Approve or decline (enrollment-status.ts says which changes are allowed). */
-    async decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult> {
-      await this.requireProgram(programId);
+    async decide(ctx: Context, programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult> {
+      const program = await this.requireProgram(programId);
       const current = await this.repo.findEnrollment(programId, partnerId);
       if (!current) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
       const transition = enrollmentTransition(current.status, decision);
@@ -510,8 +690,82 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       // Conditional on the current status: a concurrent decision cannot be overwritten by a stale read.
       const result = await this.setEnrollmentStatus(programId, partnerId, targetOf(decision), ALLOWED_FROM[decision]);
       if (!result) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+      if (result.changed) {
+        // The partner's pending application follows (with its mail), so the review list never shows a decided partner as waiting.
+        const application = await this.repo.findPartnerApplication(programId, partnerId);
+        if (application?.status === "pending") {
+          const decided = await this.repo.decideApplication(
+            programId,
+            application.id,
+            { status: decisionTarget(decision), groupId: null, declineMessage: null },
+            new Date(),
+            ALLOWED_FROM[decision],
+          );
+          await this.afterEnrollmentChange(decided?.enrollment ?? null);
+          if (decided?.changed) this.mailApplicant(ctx, decided.application, program.name);
+        }
+      }
       const e = result.enrollment;
       return { partnerId: e.partnerId, programId: e.programId, status: e.status, referralCode: e.referralCode, changed: result.changed };
+    },
+
+    /** Whether the group is a live (not archived) partner group of the program: rewards owns groups. */
+    async isLiveGroup(ctx: Context, programId: number, groupId: number): Promise<boolean> {
+      const { groups } = await call(ctx, "rewards.list", { programId });
+      return groups.some((g) => g.id === groupId);
+    },
+
+    /**
+     * Approve or decline an application (applications.ts says which changes are allowed). The partner moves into
+     * the group first (rewards checks it is live: a bad group decides nothing); then the application and its
+     * enrollment change in one transaction, conditional on the application still pending; the mail follows.
+     */
+    async decideApplication(
+      ctx: Context,
+      input: { programId: number; applicationId: number; groupId?: number; message?: string },
+      decision: ApplicationDecisionKind,
+    ): Promise<ApplicationDecisionResult> {
+      const { programId, applicationId } = input;
+      const program = await this.requireProgram(programId);
+      const current = await this.repo.getApplication(programId, applicationId);
+      if (!current) throw new NotFoundError(`No application ${applicationId} in program ${programId}.`);
+      const transition = applicationTransition(current, decision);
+      if (transition.kind === "refused") throw new ConflictError(transition.message);
+      if (transition.kind === "unchanged") return { application: toDto(current), changed: false };
+      const groupId = decision === "approve" ? (input.groupId ?? null) : null;
+      if (groupId !== null) await call(ctx, "rewards.assignGroups", { programId, assignments: [{ partnerId: current.partnerId, groupId }] });
+      const declineMessage = decision === "decline" && input.message ? input.message : null;
+      const target = decisionTarget(decision);
+      // The enrollment changes as the Partners screen's decision would (a compare-and-set on its status).
+      const result = await this.repo.decideApplication(programId, applicationId, { status: target, groupId, declineMessage }, new Date(), ALLOWED_FROM[decision]);
+      if (!result) throw new NotFoundError(`No application ${applicationId} in program ${programId}.`);
+      await this.afterEnrollmentChange(result.enrollment);
+      if (!result.changed) {
+        // Another decision came first: the same one is no change, the other is refused as above.
+        const after = applicationTransition(result.application, decision);
+        if (after.kind === "refused") throw new ConflictError(after.message);
+        return { application: toDto(result.application), changed: false };
+      }
+      this.mailApplicant(ctx, result.application, program.name);
+      return { application: toDto(result.application), changed: true };
+    },
+
+    /** After an enrollment was written: the relay nudged for its event, caches told of its status. */
+    async afterEnrollmentChange(result: { enrollment: Enrollment; enrolled: boolean; changed: boolean } | null) {
+      if (result?.enrolled) this.outboxRelay?.nudge();
+      if (result?.changed) await this.announceEnrollment(result.enrollment);
+    },
+
+    /** The applicant's mail for the application's status, sent after the answer; a failure is logged, the decision stays. */
+    mailApplicant(ctx: Context, application: Application, programName: string) {
+      const fields = { programId: application.programId, applicationId: application.id };
+      const send = async () => {
+        if (application.status === "pending") return this.mailer.send(receivedMail(application, programName));
+        if (application.status === "declined") return this.mailer.send(declinedMail(application, programName, application.declineMessage));
+        const link = await call(ctx, "accounts.createPartnerLink", { partnerId: application.partnerId, expiresInMinutes: APPROVAL_LINK_MINUTES, send: false });
+        return this.mailer.send(approvedMail(application, programName, { url: link.url, linkHours: APPROVAL_LINK_MINUTES / 60, portalUrl: `${this.publicUrl}/portal` }));
+      };
+      send().catch((err: unknown) => this.logger.error(`application ${application.status} mail not sent`, logFields({ ...fields, error: err instanceof Error ? err.message : String(err) })));
     },
 
     /** attribution caches referral codes, status whether a program has an approved partner: every listener has dropped its copy before we answer. */
@@ -540,6 +794,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
   async stopped() {
     await this.outboxRelay?.stop();
+    await this.mailer?.close();
   },
 };
 

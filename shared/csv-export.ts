@@ -1,5 +1,5 @@
 /**
- * CSV exports of the lists (docs/merchants.md, "Exports (CSV)"; docs/architecture.md, "Lists and pagination").
+ * CSV exports of the lists (docs/dashboard-api.md, "Exports (CSV)"; docs/architecture.md, "Lists and pagination").
  *
  * An export is pulled, a batch at a time: the list's owner answers one batch per call (`{ columns, rows,
  * nextCursor }`, the rows as cells in the order of `columns`), read by keyset from its own repository like a

@@ -37,11 +37,12 @@ export type RouteGroup =
   | "sdk"
   | "admin"
   | "partner"
-  | "portal";
+  | "portal"
+  | "applications";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type Tag = "Health" | "Tracking" | "Dashboard" | "Rewards" | "Processor" | "Reference" | "Operator" | "Partner portal";
+export type Tag = "Health" | "Tracking" | "Dashboard" | "Rewards" | "Processor" | "Reference" | "Operator" | "Partner portal" | "Applications";
 
 /** An action's HTTP endpoint: where the gateway routes it and what the OpenAPI document says about it. */
 export interface HttpEndpoint {

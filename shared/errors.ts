@@ -23,6 +23,11 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, envelope: "platform" },
   conflict: { status: 409, envelope: "platform" },
   already_recorded: { status: 409, envelope: "platform" },
+  // A partner's application to a program (docs/dashboard-api.md, "Applications"): the program takes none now,
+  // this email has an application waiting for the merchant's decision, or is already an approved or pending partner.
+  applications_closed: { status: 409, envelope: "platform" },
+  application_exists: { status: 409, envelope: "platform" },
+  already_enrolled: { status: 409, envelope: "platform" },
   payload_too_large: { status: 413, envelope: "platform" },
   // A sale in another currency than its program pays commissions in (docs/architecture.md, "Currencies").
   currency_mismatch: { status: 422, envelope: "platform" },

@@ -43,6 +43,7 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "admin",
   "partner",
   "portal",
+  "applications",
 ];
 
 // In this order within a route group (the document lists operations in this order too).

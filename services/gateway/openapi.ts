@@ -64,6 +64,7 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   admin: "operator",
   partner: "partnerSession",
   portal: "none",
+  applications: "none",
 };
 
 function operationOf({ action, input, http }: DeclaredEndpoint): OperationSpec {
@@ -100,6 +101,7 @@ const TAGS = [
   { name: "Operator", description: "The operator API (Authorization: Bearer with the operator token), also reached by the CLI." },
   { name: "Webhooks", description: "Events this server posts to the endpoints registered for a workspace (from the dashboard or by an operator)." },
   { name: "Partner portal", description: "Partner sign-in by one-time link and the partner's own data (partner session cookie)." },
+  { name: "Applications", description: "A program's public application form: anyone may apply to become a partner, without an account; the merchant reviews applications in the dashboard." },
 ];
 
 const SECURITY: Record<Auth, Json[] | undefined> = {
@@ -135,6 +137,9 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   method_not_allowed: "OPTIONS is answered only as a CORS preflight of a browser endpoint.",
   conflict: "The request conflicts with the current state.",
   already_recorded: "A sale with transaction_id 'order-1001' is already recorded for this program.",
+  applications_closed: "Program 1 does not take applications at the moment. Ask the merchant when it opens them again.",
+  application_exists: "An application from jane@example.com to program 1 is already waiting for the merchant's decision: you will get an email when they decide.",
+  already_enrolled: "jane@example.com is already a partner of program 1 (approved). Sign in to the partner portal instead.",
   payload_too_large: "The request body is too large.",
   currency_mismatch: "This program pays commissions in 'usd'; the sale is in 'eur'. Convert the amount to 'usd' (or omit currency), then send it again.",
   unknown_product: "Unknown to the program's Stripe account: prod_missing. Check the product and price ids in your Stripe dashboard.",
@@ -163,6 +168,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   method_not_allowed: "the path does not take this method",
   conflict: "the request conflicts with the current state; the message says how",
   already_recorded: "a sale with this transaction id is already recorded for the program; nothing changed",
+  applications_closed: "the program does not take applications now; nothing was stored",
+  application_exists: "an application with this email is already waiting for the merchant's decision; nothing was stored",
+  already_enrolled: "this email is already an approved or pending partner of the program; nothing was stored",
   payload_too_large: "the body is over the size limit",
   currency_mismatch: "the sale's (or the reward's) currency is not the program's; nothing was recorded (convert the amount, or omit currency)",
   unknown_product: "a product or price id the program's Stripe account does not have; nothing changed",

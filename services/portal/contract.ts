@@ -1,6 +1,8 @@
 import type { z } from "zod";
 import type { CommissionsContract } from "../commissions/contract";
 import type { NotificationsContract } from "../notifications/contract";
+import type { ProgramsContract } from "../programs/contract";
+import type { PartnerStats } from "./stats";
 import type * as S from "./schemas";
 
 export interface PortalProgram {
@@ -12,9 +14,18 @@ export interface PortalProgram {
   referralCode: string | null;
   /** The merchant's site with ?ref=<code>; null when the program names no site (or the enrollment is not approved). */
   referralLink: string | null;
+  /** The merchant's sites, for links to other pages of them (empty when the program names none, or not approved). */
+  allowedOrigins: string[];
+  /** The program's landing page for referral links; null when it names none (or not approved). */
+  defaultLandingUrl: string | null;
+  /** The query parameter that carries the referral code in a link (the browser snippet's default). */
+  referralParam: string;
   clicks: number | null;
   balance: { balanceCents: number; creditedCents: number; deductedCents: number; paidCents: number } | null;
 }
+
+/** A commission as the portal lists it: the list's item and the reward in words. */
+export type PortalCommission = CommissionsContract["commissions.list"]["result"]["data"][number] & { reward: string | null };
 
 /**
  * The portal service's actions (the partner portal's data). The partner is
@@ -23,7 +34,12 @@ export interface PortalProgram {
 export interface PortalContract {
   "portal.me": { params: z.input<typeof S.NoInput>; result: { partner: { id: number; name: string; email: string | null }; programs: PortalProgram[] } };
   "portal.notices": { params: z.input<typeof S.NoticesInput>; result: NotificationsContract["notifications.listPartnerNotices"]["result"] };
-  "portal.commissions": { params: z.input<typeof S.ListInput>; result: CommissionsContract["commissions.list"]["result"] };
+  /** Each commission with `reward`: the reward that earned it in words (shared/domain/reward-words.ts), null before rewards. */
+  "portal.commissions": { params: z.input<typeof S.ListInput>; result: { data: PortalCommission[]; nextCursor: string | null } };
+  /** The partner's own figures per day of the range and in total (their overview). */
+  "portal.stats": { params: z.input<typeof S.StatsInput>; result: PartnerStats };
+  "portal.profile": { params: z.input<typeof S.NoInput>; result: ProgramsContract["programs.getPartnerProfile"]["result"] };
+  "portal.updateProfile": { params: z.input<typeof S.UpdateProfileInput>; result: ProgramsContract["programs.updatePartnerProfile"]["result"] };
   "portal.withdrawals": { params: z.input<typeof S.ListInput>; result: CommissionsContract["commissions.listWithdrawals"]["result"] };
   /** Masked: the customer key shortened, the email reduced to its first letters and top-level domain. */
   "portal.customers": { params: z.input<typeof S.ListInput>; result: { data: Array<{ id: number; customer: string; email: string | null; createdAt: string }>; nextCursor: string | null } };

@@ -18,6 +18,17 @@ const notice = {
   partnerReadAt: null,
 };
 
+const profileExample = {
+  partnerId: 3,
+  name: "Jane Doe",
+  email: "jane@example.com",
+  country: "DE",
+  payoutMethod: "bank",
+  paypalEmail: null,
+  bank: { accountHolder: "Jane Doe", iban: "DE89370400440532013000", accountNumber: null, routingNumber: null, swift: "COBADEFFXXX" },
+  updatedAt: "2026-01-02T00:00:00.000Z",
+};
+
 export const PORTAL = declareActions("portal", {
   me: {
     input: S.NoInput,
@@ -28,7 +39,7 @@ export const PORTAL = declareActions("portal", {
       tag: "Partner portal",
       summary: "The signed-in partner and their programs",
       description:
-        "The partner (name, email) and each program they are enrolled in with the enrollment's status; for approved enrollments also the referral code, the referral link (the program's landing page, else the merchant's site, with ?ref=code; null when the program names neither), the number of clicks (test clicks left out) and the balance in minor units, with pendingCents: commissions earned but still in the merchant's hold period, net of refunds, which the balance does not hold yet.",
+        "The partner (name, email) and each program they are enrolled in with the enrollment's status; for approved enrollments also the referral code, the referral link (the program's landing page, else the merchant's site, with ?ref=code; null when the program names neither), the number of clicks (test clicks left out) and the balance in minor units, with pendingCents: commissions earned but still in the merchant's hold period, net of refunds, which the balance does not hold yet. For building links to other pages: the merchant's sites (allowedOrigins, empty when the program names none), its landing page (defaultLandingUrl, or null) and referralParam, the query parameter that carries your referral code (ref); a link to any page of those sites with ref=code added counts for you. Not approved: allowedOrigins is empty and defaultLandingUrl null.",
       response: {
         description: "The partner and their programs.",
         example: {
@@ -40,7 +51,10 @@ export const PORTAL = declareActions("portal", {
               currency: "usd",
               status: "approved",
               referralCode: "jane",
-              referralLink: "https://shop.example/?ref=jane",
+              referralLink: "https://shop.example/pricing?ref=jane",
+              allowedOrigins: ["https://shop.example"],
+              defaultLandingUrl: "https://shop.example/pricing",
+              referralParam: "ref",
               clicks: 120,
               balance: { balanceCents: 1400, pendingCents: 500, creditedCents: 2000, deductedCents: 600, paidCents: 0 },
             },
@@ -73,7 +87,7 @@ export const PORTAL = declareActions("portal", {
       tag: "Partner portal",
       summary: "Your commissions in a program",
       description:
-        "Your commissions, newest first, each with the sale amount, the commission, what refunds took back (deductedCents), what it is worth now (netCents), its status, and each refund with its amount, deduction and reason. Paginated: limit and the nextCursor of the previous page. 404 for a program you are not approved in.",
+        "Your commissions, newest first, each with the sale amount, the commission, what refunds took back (deductedCents), what it is worth now (netCents), its status, the reward that earned it in words (reward, for example 20% of each sale or $10.00 per new customer, as it was when the commission was created; null for commissions from before rewards), and each refund with its amount, deduction and reason. Paginated: limit and the nextCursor of the previous page. 404 for a program you are not approved in.",
       example: { programId: 1, limit: 25 },
       errors: ["not_found"],
       response: {
@@ -90,6 +104,7 @@ export const PORTAL = declareActions("portal", {
               amountCents: 2000,
               deductedCents: 600,
               netCents: 1400,
+              reward: "20% of each sale",
               status: "refunded",
               refunds: [{ id: 1, amountCents: 3000, deductionCents: 600, reasonCode: "refund", reason: "customer request" }],
             },
@@ -97,6 +112,58 @@ export const PORTAL = declareActions("portal", {
           nextCursor: null,
         },
       },
+    },
+  },
+  stats: {
+    input: S.StatsInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/stats",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your figures in a program, day by day",
+      description:
+        "Your clicks (test clicks left out), referred signups (leads), referred sales, their revenue and your commissions (commissionCents: those created that day, pending, credited or paid; what refunds reversed is left out) for each UTC day of the range (days without anything are zeros), and their totals. Money in minor units of the program's currency. The range is from and to, inclusive, at most 366 days; default the last 30 days. Live data only. 404 for a program you are not approved in.",
+      example: { programId: 1, from: "2026-01-01", to: "2026-01-30" },
+      errors: ["not_found"],
+      response: {
+        description: "Your figures per day and in total.",
+        example: {
+          programId: 1,
+          currency: "usd",
+          from: "2026-01-01",
+          to: "2026-01-30",
+          days: [{ date: "2026-01-01", clicks: 12, leads: 4, sales: 2, revenueCents: 20000, commissionCents: 4000 }],
+          totals: { clicks: 12, leads: 4, sales: 2, revenueCents: 20000, commissionCents: 4000 },
+        },
+      },
+    },
+  },
+  profile: {
+    input: S.NoInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/profile",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your profile and payout details",
+      description:
+        "Your name, your email (how you sign in; it cannot be changed here), your country, how you want to be paid (payoutMethod: paypal, bank or stripe, or null) with the PayPal email or bank account it needs, and when you last changed them. They are yours across every program you are in; merchants see your name, email, country and payout method, not your account details.",
+      response: { description: "Your profile.", example: profileExample },
+    },
+  },
+  updateProfile: {
+    input: S.UpdateProfileInput,
+    http: {
+      method: "PATCH",
+      path: "/api/partner/profile",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Change your profile and payout details",
+      description:
+        "Sets the fields given and keeps the others; bank replaces your bank account as a whole (null removes it). The result must be usable for its payout method: paypal needs paypalEmail, bank needs bank with an iban (its check digits are verified) or an accountNumber; otherwise 400 naming the field, and nothing changes. stripe can be chosen now; connecting your Stripe account comes with payouts.",
+      example: { country: "DE", payoutMethod: "bank", bank: { accountHolder: "Jane Doe", iban: "DE89 3704 0044 0532 0130 00", swift: "COBADEFFXXX" } },
+      response: { description: "Your profile after the change.", example: profileExample },
     },
   },
   withdrawals: {

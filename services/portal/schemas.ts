@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { fromDecimalText } from "../../shared/validation";
 import { Id } from "../../shared/values";
+import { PartnerProfilePatchFields } from "../../shared/partner-profile";
 
 /** The partner portal's routes carry no partner id: it is the signed-in partner's (ctx.meta.partner). */
 export const NoInput = z.strictObject({});
@@ -23,3 +24,14 @@ export const NoticesInput = ProgramInput.extend({
 export const NoticeReadInput = ProgramInput.extend({ notificationId: Id.meta({ description: "The notice's id.", example: 12 }) });
 
 export const ListInput = ProgramInput.extend(Page);
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day written YYYY-MM-DD");
+
+/** Your figures in a program per UTC day: the program overview's range rules (shared/domain/stats.ts). */
+export const StatsInput = ProgramInput.extend({
+  from: Day.optional().meta({ description: "First day of the range (UTC, YYYY-MM-DD, inclusive); default: 29 days before to.", example: "2026-01-01" }),
+  to: Day.optional().meta({ description: "Last day of the range (UTC, YYYY-MM-DD, inclusive); default: today. At most 366 days in all.", example: "2026-01-30" }),
+});
+
+/** Your profile and payout details: each field given is set, the others keep their values (email is not one: it is how you sign in). */
+export const UpdateProfileInput = z.strictObject(PartnerProfilePatchFields);

@@ -3,7 +3,8 @@ import type { Jsonified } from "../../shared/dto";
 import type { Page } from "../../shared/pagination";
 import type { ExportBatch } from "../../shared/csv-export";
 import type { OverviewFigures } from "./overview";
-import type { Enrollment, Partner, Program } from "./repository";
+import type { ApplicationForm } from "./applications";
+import type { Application, ApplicationSettings, Enrollment, Partner, PartnerProfile, Program } from "./repository";
 import type * as S from "./schemas";
 
 /**
@@ -42,6 +43,10 @@ export interface ProgramsContract {
   "programs.findPartnerForSignIn": { params: z.input<typeof S.PartnerEmailInput>; result: Jsonified<Partner> | null };
   /** The partner and their enrollments in every program (any status). */
   "programs.getPartnerEnrollments": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<{ partner: Partner; enrollments: Enrollment[] }> };
+  /** The partner's profile and payout details (the partner portal only: bank details never go elsewhere). */
+  "programs.getPartnerProfile": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<PartnerProfile> };
+  /** Sets the fields given; 400 invalid_request naming the field when the resulting profile cannot be used for its payout method. */
+  "programs.updatePartnerProfile": { params: z.input<typeof S.UpdatePartnerProfileInput>; result: Jsonified<PartnerProfile> };
   "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
   "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
   /** One partner of the program: a row of the list with the program team's notes (404 when not enrolled). */
@@ -53,6 +58,22 @@ export interface ProgramsContract {
   "programs.approvePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.declinePartner": { params: z.input<typeof S.EnrollmentDecisionInput>; result: EnrollmentDecision };
   "programs.setPartnerStatus": { params: z.input<typeof S.SetEnrollmentStatusInput>; result: EnrollmentDecision };
+  /** The public application form of a program (no sign-in; docs/dashboard-api.md, "Applications"). */
+  "programs.applicationForm": { params: z.input<typeof S.ApplicationFormInput>; result: ApplicationForm };
+  /** An application from the public form; the caller's `clientAddress` (meta) is what the per-address limit counts. */
+  "programs.apply": { params: z.input<typeof S.ApplyInput>; result: { applicationId: number; status: "received" | "approved" } };
+  "programs.listApplications": { params: z.input<typeof S.ListApplicationsInput>; result: Page<ApplicationView> };
+  "programs.approveApplication": { params: z.input<typeof S.ApproveApplicationInput>; result: ApplicationDecisionResult };
+  "programs.declineApplication": { params: z.input<typeof S.DeclineApplicationInput>; result: ApplicationDecisionResult };
+}
+
+/** An application as the dashboard shows it (dates as ISO strings). */
+export type ApplicationView = Jsonified<Application>;
+
+/** What approving or declining an application did: the application after the call, and whether this call decided it. */
+export interface ApplicationDecisionResult {
+  application: ApplicationView;
+  changed: boolean;
 }
 
 /** A program's settings as the settings API shows them. */
@@ -67,6 +88,8 @@ export interface ProgramSettings {
   holdDays: number;
   defaultLandingUrl: string | null;
   allowedOrigins: string[];
+  /** The public application form (docs/dashboard-api.md, "Applications"). */
+  applications: ApplicationSettings;
 }
 
 /** An API key as it is listed: never its secret nor its hash. `prefix` is the beginning of the key (svc_sk_ and 16 hex digits). */
@@ -116,6 +139,11 @@ export interface PartnerRow {
 export interface PartnerDetail extends PartnerRow {
   /** The program team's private notes on the partner in this program: plain text, empty when none; never shown to the partner. */
   notes: string;
+  /** The partner's newest application to the program (what they wrote, the decision), null when they did not apply. */
+  application: ApplicationView | null;
+  /** From the partner's profile (theirs, across programs): where they are and how they want to be paid; bank details are not shown. */
+  country: string | null;
+  payoutMethod: PartnerProfile["payoutMethod"];
 }
 
 /** What approving or declining did: the enrollment after the call, and whether this call changed it. */

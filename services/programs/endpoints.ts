@@ -16,6 +16,32 @@ const programExample = {
   allowedOrigins: ["https://shop.example"],
   cookieWindowDays: 90,
   defaultLandingUrl: null,
+  applications: { open: false, autoApprove: false, autoApproveGroupId: null, description: "", questions: [], terms: "" },
+};
+
+const applicationSettingsExample = {
+  open: true,
+  autoApprove: false,
+  autoApproveGroupId: null,
+  description: "We pay 20% on every sale you refer, for 12 months.",
+  questions: ["Where will you promote us?"],
+  terms: "Paid monthly once your balance reaches $50.",
+};
+
+const applicationExample = {
+  id: 7,
+  programId: 1,
+  partnerId: 3,
+  name: "Jane Doe",
+  email: "jane@example.com",
+  website: "https://jane.example/",
+  promotion: "A weekly newsletter on home baking, 4,000 readers.",
+  answers: [{ question: "Where will you promote us?", answer: "In my newsletter and on Instagram." }],
+  status: "pending",
+  declineMessage: null,
+  groupId: null,
+  createdAt: "2026-01-05T09:30:00.000Z",
+  decidedAt: null,
 };
 
 const settingsExample = {
@@ -27,6 +53,7 @@ const settingsExample = {
   holdDays: 30,
   defaultLandingUrl: "https://shop.example/pricing",
   allowedOrigins: ["https://shop.example"],
+  applications: applicationSettingsExample,
 };
 
 const apiKeyExample = {
@@ -40,7 +67,7 @@ const apiKeyExample = {
 };
 
 const SETTINGS_TEXT =
-  "Name, currency (fixed once the program has a sale or a commission), how many days the browser snippet keeps a referral click (cookieWindowDays), the hold days of the default partner group (the partners not moved to another group), where referral links lead (defaultLandingUrl; null: the first allowed origin) and the origins whose pages may use the browser snippet (empty: any).";
+  "Name, currency (fixed once the program has a sale or a commission), how many days the browser snippet keeps a referral click (cookieWindowDays), the hold days of the default partner group (the partners not moved to another group), where referral links lead (defaultLandingUrl; null: the first allowed origin), the origins whose pages may use the browser snippet (empty: any) and the public application form (applications: whether it is open, whether applications are approved at once and into which live partner group, the description, up to 5 questions and the terms to accept).";
 
 const figuresExample = { clicks: 12, leads: 4, sales: 2, revenueCents: 20000, commissions: 2, pendingCents: 2000, creditedCents: 1400, paidCents: 0, reversedCents: 600 };
 
@@ -69,7 +96,13 @@ const partnerRowExample = {
   totals: { ...figuresExample, balanceCents: 1400 },
 };
 
-const partnerDetailExample = { ...partnerRowExample, notes: "Met at the March webinar; prefers monthly payouts." };
+const partnerDetailExample = {
+  ...partnerRowExample,
+  notes: "Met at the March webinar; prefers monthly payouts.",
+  application: { ...applicationExample, status: "approved", decidedAt: "2026-01-06T10:00:00.000Z" },
+  country: "DE",
+  payoutMethod: "bank",
+};
 
 const decisionExample = { partnerId: 3, programId: 1, status: "approved", referralCode: "jane", changed: true };
 
@@ -149,8 +182,16 @@ export const PROGRAMS = declareActions("programs", {
       permission: "programs:write",
       tag: "Dashboard",
       summary: "Change the program's settings",
-      description: `Sets the fields given and keeps the others: ${SETTINGS_TEXT} A bad field changes nothing (400 naming it); another currency once the program has a sale or a commission is 409 conflict. Hold days apply to commissions created from now on, as a change of the default group on the Rewards screen does.`,
-      example: { programId: 1, name: "Acme partners", cookieWindowDays: 60, holdDays: 14, defaultLandingUrl: "https://shop.example/pricing", allowedOrigins: ["https://shop.example"] },
+      description: `Sets the fields given and keeps the others (each field of applications too): ${SETTINGS_TEXT} A bad field changes nothing (400 naming it; also an autoApproveGroupId that is not a live group of the program); another currency once the program has a sale or a commission is 409 conflict. Hold days apply to commissions created from now on, as a change of the default group on the Rewards screen does.`,
+      example: {
+        programId: 1,
+        name: "Acme partners",
+        cookieWindowDays: 60,
+        holdDays: 14,
+        defaultLandingUrl: "https://shop.example/pricing",
+        allowedOrigins: ["https://shop.example"],
+        applications: { open: true, questions: ["Where will you promote us?"] },
+      },
       errors: ["conflict"],
       response: { description: "The settings after the change.", example: settingsExample },
     }),
@@ -288,6 +329,13 @@ export const PROGRAMS = declareActions("programs", {
   getPartnerEnrollments: {
     input: S.PartnerIdInput,
   },
+  /** The partner portal's profile and payout details (bus only: the portal's routes call them for the signed-in partner). */
+  getPartnerProfile: {
+    input: S.PartnerIdInput,
+  },
+  updatePartnerProfile: {
+    input: S.UpdatePartnerProfileInput,
+  },
   overview: {
     input: S.OverviewInput,
     http: [
@@ -368,7 +416,7 @@ export const PROGRAMS = declareActions("programs", {
       tag: "Dashboard",
       summary: "A partner of the program",
       description:
-        "The partner's row of the partners list (their email, the enrollment's status and referral code, when they enrolled, their all-time totals and current balance in minor units) with the team's private notes on them in this program (empty when none). 404 when the partner is not enrolled in the program.",
+        "The partner's row of the partners list (their email, the enrollment's status and referral code, when they enrolled, their all-time totals and current balance in minor units) with the team's private notes on them in this program (empty when none), their newest application to the program (what they wrote and the decision; null when they did not apply), and from the partner's own profile their country (ISO 3166-1 alpha-2) and chosen payout method (paypal, bank or stripe; null when not chosen), without their payout account details. 404 when the partner is not enrolled in the program.",
       example: { programId: 1, partnerId: 3 },
       errors: ["not_found"],
       response: { description: "The partner.", example: partnerDetailExample },
@@ -399,7 +447,7 @@ export const PROGRAMS = declareActions("programs", {
       tag: "Dashboard",
       summary: "Approve a partner",
       description:
-        "A pending or declined partner becomes approved: their referral links are tracked from now on. Approving an approved partner changes nothing (changed is false). For members whose role grants programs:write.",
+        "A pending or declined partner becomes approved: their referral links are tracked from now on; a pending application of theirs is approved with it (and they are mailed a sign-in link). Approving an approved partner changes nothing (changed is false). For members whose role grants programs:write.",
       example: { programId: 1, partnerId: 3 },
       errors: ["forbidden", "not_found"],
       response: { description: "The enrollment after the call.", example: decisionExample },
@@ -415,7 +463,7 @@ export const PROGRAMS = declareActions("programs", {
       tag: "Dashboard",
       summary: "Decline a partner",
       description:
-        "A pending or approved partner becomes declined: their referral links stop being tracked (commissions already earned stay). Declining a declined partner changes nothing (changed is false). For members whose role grants programs:write.",
+        "A pending or approved partner becomes declined: their referral links stop being tracked (commissions already earned stay); a pending application of theirs is declined with it (and they are mailed). Declining a declined partner changes nothing (changed is false). For members whose role grants programs:write.",
       example: { programId: 1, partnerId: 3 },
       errors: ["forbidden", "not_found"],
       response: { description: "The enrollment after the call.", example: { ...decisionExample, status: "declined" } },
@@ -430,10 +478,111 @@ export const PROGRAMS = declareActions("programs", {
       tag: "Operator",
       summary: "Approve or decline a partner",
       description:
-        "Sets an enrollment to approved (from pending or declined) or declined (from pending or approved); nothing goes back to pending. Setting the status it already has changes nothing (changed is false).",
+        "Sets an enrollment to approved (from pending or declined) or declined (from pending or approved); nothing goes back to pending. A pending application of the partner is decided the same way (and the applicant mailed). Setting the status it already has changes nothing (changed is false).",
       example: { programId: 1, partnerId: 3, status: "approved" },
       errors: ["not_found"],
       response: { description: "The enrollment after the call.", example: decisionExample },
     },
+  },
+  applicationForm: {
+    input: S.ApplicationFormInput,
+    http: {
+      method: "GET",
+      path: "/api/public/programs/:programId/application",
+      route: "applications",
+      tag: "Applications",
+      summary: "A program's application form",
+      description:
+        "What the public application page shows, without sign-in: the program's name, the merchant's description, the questions to answer (one answer each, in this order) and the terms to accept (empty: none), all plain text, and whether the program takes applications now (open; a closed form answers too, with open false). 404 when there is no such program.",
+      example: { programId: 1 },
+      errors: ["not_found"],
+      response: {
+        description: "The form.",
+        example: {
+          programId: 1,
+          programName: "Acme partners",
+          description: applicationSettingsExample.description,
+          questions: applicationSettingsExample.questions,
+          terms: applicationSettingsExample.terms,
+          open: true,
+        },
+      },
+    },
+  },
+  apply: {
+    input: S.ApplyInput,
+    http: {
+      method: "POST",
+      path: "/api/public/programs/:programId/applications",
+      route: "applications",
+      tag: "Applications",
+      summary: "Apply to become a partner",
+      description:
+        "Anyone may apply, without an account: name, email, optionally a website, how they will promote the program, one answer per question of the form and, when the form has terms, acceptTerms true (400 naming the field otherwise). The merchant reviews the application in the dashboard; an email confirms it arrived and another tells the decision (an approval carries a sign-in link to the partner portal). When the program approves applications at once, the status is approved and that email comes at once. 409 applications_closed when the program takes no applications, application_exists when an application with this email waits for a decision, already_enrolled when the email is already an approved or pending partner of the program. At most 5 applications per client address and hour by default (429).",
+      example: {
+        programId: 1,
+        name: "Jane Doe",
+        email: "jane@example.com",
+        website: "https://jane.example",
+        promotion: "A weekly newsletter on home baking, 4,000 readers.",
+        answers: ["In my newsletter and on Instagram."],
+        acceptTerms: true,
+      },
+      errors: ["not_found", "applications_closed", "application_exists", "already_enrolled", "rate_limit_exceeded"],
+      response: { status: 201, description: "The application: received (waiting for the merchant's decision) or approved.", example: { applicationId: 7, status: "received" } },
+    },
+  },
+  listApplications: {
+    input: S.ListApplicationsInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/applications",
+      tag: "Dashboard",
+      summary: "The program's applications",
+      description:
+        "Applications from the program's public form, newest first, one page at a time (pass nextCursor as cursor for the next, with the same filter), optionally of one status (pending, approved, declined). Each: the applicant's name, email, website, how they will promote the program, the questions as asked with their answers (plain text as written: show it as text, never as HTML), the partner it enrolled (pending until decided), the status, the decline message, the group chosen on approval and when it was decided.",
+      example: { programId: 1, status: "pending", limit: 25 },
+      errors: ["not_found"],
+      response: { description: "A page of applications.", example: { data: [applicationExample], nextCursor: null } },
+    }),
+  },
+  approveApplication: {
+    input: S.ApproveApplicationInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/applications/:applicationId/approve",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Approve an application",
+      description:
+        "The application and its partner become approved (their referral links are tracked from now on) and, with groupId, the partner moves into that live partner group of the program (404 for an unknown group, 409 for an archived one; nothing is decided then). The applicant gets an email with a sign-in link to the partner portal. Approving an approved application changes nothing and sends nothing (changed is false); a declined application cannot be approved (409: approve the partner on the partners endpoints instead).",
+      example: { programId: 1, applicationId: 7, groupId: 2 },
+      errors: ["not_found", "conflict"],
+      response: {
+        description: "The application after the call.",
+        example: { application: { ...applicationExample, status: "approved", groupId: 2, decidedAt: "2026-01-06T10:00:00.000Z" }, changed: true },
+      },
+    }),
+  },
+  declineApplication: {
+    input: S.DeclineApplicationInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/applications/:applicationId/decline",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Decline an application",
+      description:
+        "The application and its partner become declined; the applicant gets an email saying so, with the message when one is given (plain text, up to 1000 characters). Declining a declined application changes nothing and sends nothing (changed is false); an approved application cannot be declined (409: decline the partner on the partners endpoints instead). A declined applicant may apply again.",
+      example: { programId: 1, applicationId: 7, message: "We only work with food blogs for now." },
+      errors: ["not_found", "conflict"],
+      response: {
+        description: "The application after the call.",
+        example: {
+          application: { ...applicationExample, status: "declined", declineMessage: "We only work with food blogs for now.", decidedAt: "2026-01-06T10:00:00.000Z" },
+          changed: true,
+        },
+      },
+    }),
   },
 });

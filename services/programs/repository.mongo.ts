@@ -1,9 +1,28 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
-import { containsRegExp, insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
+import {
+  containsRegExp,
+  insertOrNull,
+  isDuplicateKeyError,
+  modelOn,
+  nextId,
+  prepareCollections,
+  requiredStringsMayBeEmpty,
+  schemaOptions,
+  type DocOf,
+  withTransaction,
+} from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import {
+  DEFAULT_APPLICATION_SETTINGS,
   DEFAULT_COOKIE_WINDOW_DAYS,
+  type Application,
+  type ApplicationAnswer,
+  type ApplicationDecision,
+  type ApplicationListFilter,
+  type ApplicationSettings,
+  type ApplyOutcome,
+  type NewApplication,
   type ApiKey,
   type EnrolledPartner,
   type EnrolledPartnerDetail,
@@ -17,17 +36,38 @@ import {
   type ProgramSettingsPatch,
   type ProgramsRepository,
   type ProgramListFilter,
+  type PartnerProfile,
+  type PartnerProfileFields,
 } from "./repository";
+import type { BankDetails } from "../../shared/partner-profile";
 import type { ClientSession } from "mongoose";
 import { partnerEnrolledPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
 
-/** The commission rule is stored flat (type and value), as on SQL. */
-type ProgramDoc = Omit<DocOf<Program>, "commissionRule"> & { commissionType: CommissionRule["type"]; commissionValue: number };
+/**
+ * The commission rule is stored flat (type and value), as on SQL. The application settings are absent on programs
+ * stored before them (their defaults); `applicationsVersion` is written by every application in its transaction, so
+ * two applications to one program conflict and are decided one after the other (SQL locks the program's row).
+ */
+type ProgramDoc = Omit<DocOf<Program>, "commissionRule" | "applications"> & {
+  commissionType: CommissionRule["type"];
+  commissionValue: number;
+  applications?: Partial<ApplicationSettings>;
+  applicationsVersion?: number;
+};
+
+type ApplicationDoc = DocOf<Application>;
 
 type ApiKeyDoc = DocOf<ApiKey>;
 
-type PartnerDoc = DocOf<Partner>;
+/** The profile's fields are absent on partners stored before profiles (read as null; updatedAt: the creation). */
+type PartnerDoc = DocOf<Partner> & {
+  country?: string | null;
+  payoutMethod?: PartnerProfile["payoutMethod"];
+  paypalEmail?: string | null;
+  bank?: BankDetails | null;
+  updatedAt?: Date | null;
+};
 
 /** The program team's private notes are stored on the enrollment (absent on enrollments stored before notes: empty). */
 type EnrollmentDoc = DocOf<Enrollment> & { notes?: string };
@@ -49,6 +89,15 @@ const programSchema = requiredStringsMayBeEmpty(
       allowedOrigins: { type: [String], required: true, default: [] },
       cookieWindowDays: { type: Number, required: true, default: DEFAULT_COOKIE_WINDOW_DAYS },
       defaultLandingUrl: { type: String, default: null },
+      applications: {
+        open: { type: Boolean, required: true, default: false },
+        autoApprove: { type: Boolean, required: true, default: false },
+        autoApproveGroupId: { type: Number, default: null },
+        description: { type: String, required: true, default: "" },
+        questions: { type: [String], required: true, default: [] },
+        terms: { type: String, required: true, default: "" },
+      },
+      applicationsVersion: { type: Number, default: 0 },
       processor: {
         connectionStatus: { type: String, required: true, default: "not_connected" },
         accountId: { type: String, default: null },
@@ -95,7 +144,13 @@ const partnerSchema = requiredStringsMayBeEmpty(
       name: { type: String, required: true },
       email: { type: String, default: null },
       customerKey: { type: String, default: null },
+      country: { type: String, default: null },
+      payoutMethod: { type: String, default: null, enum: ["paypal", "bank", "stripe", null] },
+      paypalEmail: { type: String, default: null },
+      // { accountHolder, iban, accountNumber, routingNumber, swift } or null, as SQL's bank_* columns.
+      bank: { type: Schema.Types.Mixed, default: null },
       createdAt: { type: Date, required: true },
+      updatedAt: { type: Date, default: null },
     },
     schemaOptions("partners"),
   ),
@@ -125,6 +180,52 @@ enrollmentSchema.index({ partnerId: 1, _id: 1 });
 enrollmentSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 enrollmentSchema.index({ programId: 1, status: 1, createdAt: -1, _id: -1 });
 
+const answerSchema = requiredStringsMayBeEmpty(new Schema<ApplicationAnswer>({ question: { type: String, required: true }, answer: { type: String, required: true } }, { _id: false }));
+
+const applicationSchema = requiredStringsMayBeEmpty(
+  new Schema<ApplicationDoc>(
+    {
+      _id: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      name: { type: String, required: true },
+      email: { type: String, required: true },
+      website: { type: String, default: null },
+      promotion: { type: String, required: true },
+      answers: { type: [answerSchema], required: true, default: [] },
+      status: { type: String, required: true, enum: ["pending", "approved", "declined"] },
+      declineMessage: { type: String, default: null },
+      groupId: { type: Number, default: null },
+      createdAt: { type: Date, required: true },
+      decidedAt: { type: Date, default: null },
+    },
+    schemaOptions("applications"),
+  ),
+);
+// At most one pending application per program and email, as applications_pending_email in SQL.
+applicationSchema.index({ programId: 1, email: 1 }, { unique: true, partialFilterExpression: { status: "pending" } });
+// The review list (listApplications) and the partner detail's application, as applications_list,
+// applications_list_status and applications_partner in SQL.
+applicationSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+applicationSchema.index({ programId: 1, status: 1, createdAt: -1, _id: -1 });
+applicationSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+
+const toApplication = (d: ApplicationDoc): Application => ({
+  id: d._id,
+  programId: d.programId,
+  partnerId: d.partnerId,
+  name: d.name,
+  email: d.email,
+  website: d.website ?? null,
+  promotion: d.promotion,
+  answers: (d.answers ?? []).map((a) => ({ question: a.question, answer: a.answer })),
+  status: d.status,
+  declineMessage: d.declineMessage ?? null,
+  groupId: d.groupId ?? null,
+  createdAt: d.createdAt,
+  decidedAt: d.decidedAt ?? null,
+});
+
 const toProgram = (d: ProgramDoc): Program => ({
   id: d._id,
   workspaceId: d.workspaceId ?? null,
@@ -141,6 +242,14 @@ const toProgram = (d: ProgramDoc): Program => ({
   // Programs stored before these settings existed: the SQL columns' defaults.
   cookieWindowDays: d.cookieWindowDays ?? DEFAULT_COOKIE_WINDOW_DAYS,
   defaultLandingUrl: d.defaultLandingUrl ?? null,
+  applications: {
+    open: d.applications?.open ?? DEFAULT_APPLICATION_SETTINGS.open,
+    autoApprove: d.applications?.autoApprove ?? DEFAULT_APPLICATION_SETTINGS.autoApprove,
+    autoApproveGroupId: d.applications?.autoApproveGroupId ?? null,
+    description: d.applications?.description ?? "",
+    questions: [...(d.applications?.questions ?? [])],
+    terms: d.applications?.terms ?? "",
+  },
   processor: {
     connectionStatus: d.processor.connectionStatus,
     accountId: d.processor.accountId ?? null,
@@ -165,6 +274,25 @@ const toApiKey = (d: ApiKeyDoc): ApiKey => ({
 
 const toPartner = (d: PartnerDoc): Partner => ({ id: d._id, name: d.name, email: d.email ?? null, customerKey: d.customerKey ?? null, createdAt: d.createdAt });
 
+const toPartnerProfile = (d: PartnerDoc): PartnerProfile => ({
+  partnerId: d._id,
+  name: d.name,
+  email: d.email ?? null,
+  country: d.country ?? null,
+  payoutMethod: d.payoutMethod ?? null,
+  paypalEmail: d.paypalEmail ?? null,
+  bank: d.bank
+    ? {
+        accountHolder: d.bank.accountHolder,
+        iban: d.bank.iban ?? null,
+        accountNumber: d.bank.accountNumber ?? null,
+        routingNumber: d.bank.routingNumber ?? null,
+        swift: d.bank.swift ?? null,
+      }
+    : null,
+  updatedAt: d.updatedAt ?? d.createdAt,
+});
+
 const toEnrollment = (d: EnrollmentDoc): Enrollment => ({
   id: d._id,
   partnerId: d.partnerId,
@@ -182,6 +310,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
     private readonly partners: Model<PartnerDoc>,
     private readonly enrollments: Model<EnrollmentDoc>,
     readonly outbox: MongoOutbox,
+    private readonly applications: Model<ApplicationDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProgramsRepository> {
@@ -189,10 +318,11 @@ export class MongoProgramsRepository implements ProgramsRepository {
     const apiKeys = modelOn(connection, "ApiKey", apiKeySchema);
     const partners = modelOn(connection, "Partner", partnerSchema);
     const enrollments = modelOn(connection, "Enrollment", enrollmentSchema);
-    await prepareCollections([programs, apiKeys, partners, enrollments]);
+    const applications = modelOn(connection, "Application", applicationSchema);
+    await prepareCollections([programs, apiKeys, partners, enrollments, applications]);
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "programs_outbox");
-    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox);
+    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox, applications);
   }
 
   async createProgram(p: NewProgram): Promise<Program> {
@@ -249,7 +379,10 @@ export class MongoProgramsRepository implements ProgramsRepository {
   }
 
   async updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null> {
-    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const { applications = {}, ...fields } = patch;
+    // Each application setting given is its own path: a change of some keeps the others as stored.
+    const entries = [...Object.entries(fields), ...Object.entries(applications).map(([k, v]) => [`applications.${k}`, v] as const)];
+    const set = Object.fromEntries(entries.filter(([, v]) => v !== undefined));
     if (!Object.keys(set).length) return this.getProgram(id);
     const doc = await this.programs.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" }).lean();
     return doc ? toProgram(doc) : null;
@@ -308,6 +441,24 @@ export class MongoProgramsRepository implements ProgramsRepository {
     return doc ? toPartner(doc) : null;
   }
 
+  async getPartnerProfile(partnerId: number): Promise<PartnerProfile | null> {
+    const doc = await this.partners.findById(partnerId).lean();
+    return doc ? toPartnerProfile(doc) : null;
+  }
+
+  async updatePartnerProfile(partnerId: number, change: (current: PartnerProfile) => PartnerProfileFields, now: Date): Promise<PartnerProfile | null> {
+    // Read and write in one transaction: a concurrent change conflicts, and the driver runs this again on what it wrote.
+    return withTransaction(this.connection, async (session) => {
+      const before = await this.partners.findById(partnerId, null, { session }).lean();
+      if (!before) return null;
+      const p = change(toPartnerProfile(before));
+      const bank = p.bank && { accountHolder: p.bank.accountHolder, iban: p.bank.iban, accountNumber: p.bank.accountNumber, routingNumber: p.bank.routingNumber, swift: p.bank.swift };
+      const set = { name: p.name, country: p.country, payoutMethod: p.payoutMethod, paypalEmail: p.paypalEmail, bank, updatedAt: now };
+      const doc = await this.partners.findOneAndUpdate({ _id: partnerId }, { $set: set }, { session, returnDocument: "after" }).lean();
+      return doc ? toPartnerProfile(doc) : null;
+    });
+  }
+
   async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: EnrollmentStatus }): Promise<Enrollment | null> {
     // The id once, outside the transaction: a retried transaction inserts the same enrollment.
     const id = await nextId(this.connection, "enrollments");
@@ -333,20 +484,129 @@ export class MongoProgramsRepository implements ProgramsRepository {
     now: Date,
     allowedFrom?: readonly EnrollmentStatus[],
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
+    return withTransaction(this.connection, (session) => this.changeEnrollmentStatus(session, programId, partnerId, status, now, allowedFrom));
+  }
+
+  /** setEnrollmentStatus inside a transaction of the caller's (an application's decision is one with it). */
+  private async changeEnrollmentStatus(
+    session: ClientSession,
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
+    // A conditional write in the transaction: concurrent decisions conflict, the driver retries one, which then
+    // sees the other's status (and leaves it, when it is not in allowedFrom).
+    const from = allowedFrom ? allowedFrom.filter((s) => s !== status) : null;
+    const filter = { programId, partnerId, status: from ? { $in: from } : { $ne: status } };
+    const before = await this.enrollments.findOneAndUpdate(filter, { $set: { status } }, { session, returnDocument: "before" }).lean();
+    if (!before) {
+      const current = await this.enrollments.findOne({ programId, partnerId }, null, { session }).lean();
+      return current ? { enrollment: toEnrollment(current), enrolled: false, changed: false } : null;
+    }
+    const enrollment = toEnrollment({ ...before, status });
+    const enrolled = status === "approved";
+    if (enrolled) await this.enqueueEnrolled(session, enrollment, now);
+    return { enrollment, enrolled, changed: true };
+  }
+
+  async createApplication(a: NewApplication): Promise<ApplyOutcome> {
+    // The ids once, outside the transaction (a retried transaction inserts the same records); unused ones leave gaps.
+    const [applicationId, partnerId, enrollmentId] = [await nextId(this.connection, "applications"), await nextId(this.connection, "partners"), await nextId(this.connection, "enrollments")];
+    try {
+      return await withTransaction(this.connection, async (session): Promise<ApplyOutcome> => {
+        // The program's lock: a write to its document, so two applications to the program conflict and the driver
+        // retries one, which then reads the other's result (SQL locks the program's row).
+        const lock = await this.programs.updateOne({ _id: a.programId }, { $inc: { applicationsVersion: 1 } }, { session });
+        if (!lock.matchedCount) return { outcome: "no_program" };
+        if (await this.applications.findOne({ programId: a.programId, email: a.email, status: "pending" }, { _id: 1 }, { session }).lean()) return { outcome: "application_exists" };
+        // Every partner with this email, oldest first, with its enrollment's status in the program (none: not enrolled).
+        const partners = await this.partners.find({ email: a.email }, null, { session }).sort({ _id: 1 }).lean();
+        const enrolledIn = await this.enrollments.find({ programId: a.programId, partnerId: { $in: partners.map((p) => p._id) } }, null, { session }).lean();
+        const statusOf = new Map(enrolledIn.map((e) => [e.partnerId, e.status]));
+        const enrolledAlready = partners.find((p) => statusOf.get(p._id) === "approved" || statusOf.get(p._id) === "pending");
+        if (enrolledAlready) return { outcome: "already_enrolled", status: statusOf.get(enrolledAlready._id)! };
+        const declined = partners.find((p) => statusOf.get(p._id) === "declined");
+        let partner: Partner;
+        let enrollment: Enrollment;
+        if (declined) {
+          partner = toPartner(declined);
+          const doc = await this.enrollments.findOneAndUpdate({ programId: a.programId, partnerId: partner.id }, { $set: { status: a.status } }, { session, returnDocument: "after" }).lean();
+          enrollment = toEnrollment(doc!);
+        } else {
+          const free = partners.find((p) => !statusOf.has(p._id));
+          partner = free
+            ? toPartner(free)
+            : toPartner((await this.partners.insertOne({ _id: partnerId, name: a.name, email: a.email, customerKey: null, createdAt: a.now }, { session })).toObject());
+          const doc = await this.enrollments.insertOne(
+            { _id: enrollmentId, partnerId: partner.id, programId: a.programId, status: a.status, referralCode: a.referralCode, createdAt: a.now },
+            { session },
+          );
+          enrollment = toEnrollment(doc.toObject());
+        }
+        const enrolled = enrollment.status === "approved";
+        if (enrolled) await this.enqueueEnrolled(session, enrollment, a.now);
+        const doc = await this.applications.insertOne(
+          {
+            _id: applicationId,
+            programId: a.programId,
+            partnerId: partner.id,
+            name: a.name,
+            email: a.email,
+            website: a.website,
+            promotion: a.promotion,
+            answers: a.answers,
+            status: a.status,
+            declineMessage: null,
+            groupId: a.groupId,
+            createdAt: a.now,
+            decidedAt: a.status === "pending" ? null : a.now,
+          },
+          { session },
+        );
+        return { outcome: "created", application: toApplication(doc.toObject()), partner, enrollment, enrolled };
+      });
+    } catch (err) {
+      // Under the program's lock this cannot happen; the index keeps the rule should a write ever bypass it.
+      const pattern = (err as { keyPattern?: Record<string, unknown> }).keyPattern;
+      if (isDuplicateKeyError(err) && pattern && "email" in pattern) return { outcome: "application_exists" };
+      throw err;
+    }
+  }
+
+  async getApplication(programId: number, applicationId: number): Promise<Application | null> {
+    const doc = await this.applications.findOne({ _id: applicationId, programId }).lean();
+    return doc ? toApplication(doc) : null;
+  }
+
+  async findPartnerApplication(programId: number, partnerId: number): Promise<Application | null> {
+    const doc = await this.applications.findOne({ programId, partnerId }).sort(MONGO_LIST_SORT).lean();
+    return doc ? toApplication(doc) : null;
+  }
+
+  async listApplications(programId: number, filter: ApplicationListFilter): Promise<Page<Application>> {
+    const own = { programId, ...(filter.status ? { status: filter.status } : {}) };
+    const docs = await this.applications
+      .find({ $and: [own, ...mongoPageFilter(filter)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(filter.limit + 1)
+      .lean();
+    return pageOf(docs, filter.limit, mongoPosition, toApplication);
+  }
+
+  async decideApplication(programId: number, applicationId: number, decision: ApplicationDecision, now: Date, allowedFrom: readonly EnrollmentStatus[]) {
     return withTransaction(this.connection, async (session) => {
-      // A conditional write in the transaction: concurrent decisions conflict, the driver retries one, which then
-      // sees the other's status (and leaves it, when it is not in allowedFrom).
-      const from = allowedFrom ? allowedFrom.filter((s) => s !== status) : null;
-      const filter = { programId, partnerId, status: from ? { $in: from } : { $ne: status } };
-      const before = await this.enrollments.findOneAndUpdate(filter, { $set: { status } }, { session, returnDocument: "before" }).lean();
+      // A conditional write on the application first (as SQL locks it): of two decisions at once, the driver retries
+      // the one that conflicts, which then finds the application decided and leaves it.
+      const set = { status: decision.status, decidedAt: now, groupId: decision.groupId, declineMessage: decision.declineMessage };
+      const before = await this.applications.findOneAndUpdate({ _id: applicationId, programId, status: "pending" }, { $set: set }, { session, returnDocument: "before" }).lean();
       if (!before) {
-        const current = await this.enrollments.findOne({ programId, partnerId }, null, { session }).lean();
-        return current ? { enrollment: toEnrollment(current), enrolled: false, changed: false } : null;
+        const current = await this.applications.findOne({ _id: applicationId, programId }, null, { session }).lean();
+        return current ? { application: toApplication(current), changed: false, enrollment: null } : null;
       }
-      const enrollment = toEnrollment({ ...before, status });
-      const enrolled = status === "approved";
-      if (enrolled) await this.enqueueEnrolled(session, enrollment, now);
-      return { enrollment, enrolled, changed: true };
+      const enrollment = await this.changeEnrollmentStatus(session, programId, before.partnerId, decision.status, now, allowedFrom);
+      return { application: toApplication({ ...before, ...set }), changed: true, enrollment };
     });
   }
 

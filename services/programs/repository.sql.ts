@@ -4,6 +4,14 @@ import { likeContains, migrate, type SqlDatabase, type SqlExecutor } from "../..
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 import {
   DEFAULT_COOKIE_WINDOW_DAYS,
+  type Application,
+  type ApplicationAnswer,
+  type ApplicationDecision,
+  type ApplicationListFilter,
+  type ApplicationSettings,
+  type ApplicationStatus,
+  type ApplyOutcome,
+  type NewApplication,
   type ApiKey,
   type Enrollment,
   type NewProgram,
@@ -17,6 +25,8 @@ import {
   type EnrolledPartner,
   type EnrolledPartnerDetail,
   type EnrollmentListFilter,
+  type PartnerProfile,
+  type PartnerProfileFields,
 } from "./repository";
 import { partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
@@ -86,6 +96,43 @@ const MIGRATIONS = [
    CREATE INDEX api_keys_program ON api_keys (program_id, id DESC);`,
   // The partner detail: the program team's private notes on a partner, per program (so on the enrollment).
   `ALTER TABLE enrollments ADD COLUMN notes TEXT NOT NULL DEFAULT '';`,
+  // The partner's profile and payout details (the partner portal), on the partner: one partner, many programs.
+  `ALTER TABLE partners ADD COLUMN country TEXT;
+   ALTER TABLE partners ADD COLUMN payout_method TEXT CHECK (payout_method IN ('paypal', 'bank', 'stripe'));
+   ALTER TABLE partners ADD COLUMN paypal_email TEXT;
+   ALTER TABLE partners ADD COLUMN bank_account_holder TEXT;
+   ALTER TABLE partners ADD COLUMN bank_iban TEXT;
+   ALTER TABLE partners ADD COLUMN bank_account_number TEXT;
+   ALTER TABLE partners ADD COLUMN bank_routing_number TEXT;
+   ALTER TABLE partners ADD COLUMN bank_swift TEXT;
+   ALTER TABLE partners ADD COLUMN updated_at TIMESTAMPTZ;`,
+  // Applications (docs/dashboard-api.md, "Applications"): each program's public form, and the applications it takes,
+  // with what each applicant wrote. At most one pending application per program and email (the partial unique
+  // index); the review list pages by program (and status), the partner detail finds a partner's newest one.
+  `ALTER TABLE programs ADD COLUMN applications_open BOOLEAN NOT NULL DEFAULT false;
+   ALTER TABLE programs ADD COLUMN applications_auto_approve BOOLEAN NOT NULL DEFAULT false;
+   ALTER TABLE programs ADD COLUMN applications_auto_approve_group_id INTEGER;
+   ALTER TABLE programs ADD COLUMN applications_description TEXT NOT NULL DEFAULT '';
+   ALTER TABLE programs ADD COLUMN applications_questions TEXT[] NOT NULL DEFAULT '{}';
+   ALTER TABLE programs ADD COLUMN applications_terms TEXT NOT NULL DEFAULT '';
+   CREATE TABLE applications (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL REFERENCES programs(id),
+     partner_id INTEGER NOT NULL REFERENCES partners(id),
+     name TEXT NOT NULL,
+     email TEXT NOT NULL,
+     website TEXT,
+     promotion TEXT NOT NULL,
+     answers JSONB NOT NULL DEFAULT '[]',
+     status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'declined')),
+     decline_message TEXT,
+     group_id INTEGER,
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     decided_at TIMESTAMPTZ);
+   CREATE UNIQUE INDEX applications_pending_email ON applications (program_id, email) WHERE status = 'pending';
+   CREATE INDEX applications_list ON applications (program_id, created_at DESC, id DESC);
+   CREATE INDEX applications_list_status ON applications (program_id, status, created_at DESC, id DESC);
+   CREATE INDEX applications_partner ON applications (program_id, partner_id, created_at DESC, id DESC);`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -104,13 +151,23 @@ const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
   connectedAt: "processor_connected_at",
 };
 
-const SETTINGS_COLUMNS: Record<keyof ProgramSettingsPatch, string> = {
+const SETTINGS_COLUMNS: Record<Exclude<keyof ProgramSettingsPatch, "applications">, string> = {
   name: "name",
   currency: "currency",
   holdDays: "hold_days",
   cookieWindowDays: "cookie_window_days",
   defaultLandingUrl: "default_landing_url",
   allowedOrigins: "allowed_origins",
+};
+
+/** The program's columns of its application settings. */
+const APPLICATION_COLUMNS: Record<keyof ApplicationSettings, string> = {
+  open: "applications_open",
+  autoApprove: "applications_auto_approve",
+  autoApproveGroupId: "applications_auto_approve_group_id",
+  description: "applications_description",
+  questions: "applications_questions",
+  terms: "applications_terms",
 };
 
 /** A row of programs. */
@@ -135,7 +192,31 @@ interface ProgramRow {
   processor_payouts_enabled: boolean;
   processor_details_submitted: boolean;
   processor_connected_at: Date | null;
+  applications_open: boolean;
+  applications_auto_approve: boolean;
+  applications_auto_approve_group_id: number | null;
+  applications_description: string;
+  applications_questions: string[];
+  applications_terms: string;
   created_at: Date;
+}
+
+/** A row of applications. */
+interface ApplicationRow {
+  id: number;
+  program_id: number;
+  partner_id: number;
+  name: string;
+  email: string;
+  website: string | null;
+  promotion: string;
+  /** JSONB: the questions as asked, with the answers. */
+  answers: ApplicationAnswer[];
+  status: ApplicationStatus;
+  decline_message: string | null;
+  group_id: number | null;
+  created_at: Date;
+  decided_at: Date | null;
 }
 
 /** A row of api_keys. */
@@ -157,6 +238,20 @@ interface PartnerRow {
   email: string | null;
   customer_key: string | null;
   created_at: Date;
+}
+
+/** A partner's profile columns (getPartnerProfile, updatePartnerProfile); bank details: none when bank_account_holder is null. */
+interface PartnerProfileRow extends PartnerRow {
+  country: string | null;
+  payout_method: PartnerProfile["payoutMethod"];
+  paypal_email: string | null;
+  bank_account_holder: string | null;
+  bank_iban: string | null;
+  bank_account_number: string | null;
+  bank_routing_number: string | null;
+  bank_swift: string | null;
+  /** Null until the profile's first change. */
+  updated_at: Date | null;
 }
 
 /** A row of enrollments. */
@@ -193,6 +288,14 @@ const toProgram = (r: ProgramRow): Program => ({
   allowedOrigins: r.allowed_origins ?? [],
   cookieWindowDays: r.cookie_window_days,
   defaultLandingUrl: r.default_landing_url,
+  applications: {
+    open: r.applications_open,
+    autoApprove: r.applications_auto_approve,
+    autoApproveGroupId: r.applications_auto_approve_group_id,
+    description: r.applications_description,
+    questions: r.applications_questions ?? [],
+    terms: r.applications_terms,
+  },
   processor: {
     connectionStatus: r.processor_connection_status,
     accountId: r.processor_account_id,
@@ -216,6 +319,43 @@ const toApiKey = (r: ApiKeyRow): ApiKey => ({
 });
 
 const toPartner = (r: PartnerRow): Partner => ({ id: r.id, name: r.name, email: r.email, customerKey: r.customer_key, createdAt: r.created_at });
+
+const toPartnerProfile = (r: PartnerProfileRow): PartnerProfile => ({
+  partnerId: r.id,
+  name: r.name,
+  email: r.email,
+  country: r.country,
+  payoutMethod: r.payout_method,
+  paypalEmail: r.paypal_email,
+  bank:
+    r.bank_account_holder === null
+      ? null
+      : { accountHolder: r.bank_account_holder, iban: r.bank_iban, accountNumber: r.bank_account_number, routingNumber: r.bank_routing_number, swift: r.bank_swift },
+  updatedAt: r.updated_at ?? r.created_at,
+});
+
+const toApplication = (r: ApplicationRow): Application => ({
+  id: r.id,
+  programId: r.program_id,
+  partnerId: r.partner_id,
+  name: r.name,
+  email: r.email,
+  website: r.website,
+  promotion: r.promotion,
+  answers: r.answers ?? [],
+  status: r.status,
+  declineMessage: r.decline_message,
+  groupId: r.group_id,
+  createdAt: r.created_at,
+  decidedAt: r.decided_at,
+});
+
+/** The exact query of listApplications (exported so a query-plan test can explain what runs). */
+export function listApplicationsQuery(programId: number, filter: ApplicationListFilter): SqlQuery {
+  const where = new SqlConditions().add("program_id = ?", programId);
+  if (filter.status) where.add("status = ?", filter.status);
+  return where.page(filter).query("*", "applications", filter.limit);
+}
 
 const toEnrollment = (r: EnrollmentRow): Enrollment => ({
   id: r.id,
@@ -312,9 +452,14 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null> {
-    const entries = Object.entries(patch).filter(([, v]) => v !== undefined) as [keyof ProgramSettingsPatch, unknown][];
+    const { applications = {}, ...fields } = patch;
+    // Each application setting given is its own column: a change of some keeps the others as stored.
+    const entries = [
+      ...(Object.entries(fields) as [keyof typeof SETTINGS_COLUMNS, unknown][]).map(([k, v]) => [SETTINGS_COLUMNS[k], v] as const),
+      ...(Object.entries(applications) as [keyof ApplicationSettings, unknown][]).map(([k, v]) => [APPLICATION_COLUMNS[k], v] as const),
+    ].filter(([, v]) => v !== undefined);
     if (!entries.length) return this.getProgram(id);
-    const sets = entries.map(([k], i) => `${SETTINGS_COLUMNS[k]} = $${i + 2}`).join(", ");
+    const sets = entries.map(([column], i) => `${column} = $${i + 2}`).join(", ");
     const [row] = await this.db.query<ProgramRow>(`UPDATE programs SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
     return row ? toProgram(row) : null;
   }
@@ -361,6 +506,39 @@ export class SqlProgramsRepository implements ProgramsRepository {
     return row ? toPartner(row) : null;
   }
 
+  async getPartnerProfile(partnerId: number): Promise<PartnerProfile | null> {
+    const [row] = await this.db.query<PartnerProfileRow>("SELECT * FROM partners WHERE id = $1", [partnerId]);
+    return row ? toPartnerProfile(row) : null;
+  }
+
+  async updatePartnerProfile(partnerId: number, change: (current: PartnerProfile) => PartnerProfileFields, now: Date): Promise<PartnerProfile | null> {
+    return this.db.transaction(async (q) => {
+      // Locked: two concurrent changes apply one after the other, each checked against what the other wrote.
+      const [before] = await q.query<PartnerProfileRow>("SELECT * FROM partners WHERE id = $1 FOR UPDATE", [partnerId]);
+      if (!before) return null;
+      const p = change(toPartnerProfile(before));
+      const [row] = await q.query<PartnerProfileRow>(
+        `UPDATE partners SET name = $2, country = $3, payout_method = $4, paypal_email = $5, bank_account_holder = $6, bank_iban = $7,
+           bank_account_number = $8, bank_routing_number = $9, bank_swift = $10, updated_at = $11
+         WHERE id = $1 RETURNING *`,
+        [
+          partnerId,
+          p.name,
+          p.country,
+          p.payoutMethod,
+          p.paypalEmail,
+          p.bank?.accountHolder ?? null,
+          p.bank?.iban ?? null,
+          p.bank?.accountNumber ?? null,
+          p.bank?.routingNumber ?? null,
+          p.bank?.swift ?? null,
+          now,
+        ],
+      );
+      return toPartnerProfile(row);
+    });
+  }
+
   async createEnrollment(e: { partnerId: number; programId: number; referralCode: string; status: string }): Promise<Enrollment | null> {
     try {
       // A unique violation rolls the transaction back: no enrollment, no event.
@@ -388,16 +566,111 @@ export class SqlProgramsRepository implements ProgramsRepository {
     now: Date,
     allowedFrom?: readonly EnrollmentStatus[],
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
+    return this.db.transaction((q) => this.changeEnrollmentStatus(q, programId, partnerId, status, now, allowedFrom));
+  }
+
+  /** setEnrollmentStatus inside a transaction of the caller's (an application's decision is one with it). */
+  private async changeEnrollmentStatus(
+    q: SqlExecutor,
+    programId: number,
+    partnerId: number,
+    status: EnrollmentStatus,
+    now: Date,
+    allowedFrom?: readonly EnrollmentStatus[],
+  ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
+    // Locked, so two concurrent approvals write one event, and two concurrent decisions apply one.
+    const [before] = await q.query<EnrollmentRow>("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
+    if (!before) return null;
+    if (before.status === status || (allowedFrom && !allowedFrom.includes(before.status))) return { enrollment: toEnrollment(before), enrolled: false, changed: false };
+    const [row] = await q.query<EnrollmentRow>("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *", [programId, partnerId, status]);
+    const enrollment = toEnrollment(row);
+    const enrolled = status === "approved";
+    if (enrolled) await this.enqueueEnrolled(q, enrollment, now);
+    return { enrollment, enrolled, changed: true };
+  }
+
+  async createApplication(a: NewApplication): Promise<ApplyOutcome> {
+    try {
+      return await this.db.transaction(async (q): Promise<ApplyOutcome> => {
+        // The program's row is the lock of its applications (FOR NO KEY UPDATE: it does not block the foreign-key
+        // checks of inserts naming the program): two applications with one email are decided one after the other.
+        if (!(await q.query("SELECT id FROM programs WHERE id = $1 FOR NO KEY UPDATE", [a.programId])).length) return { outcome: "no_program" };
+        const pending = await q.query("SELECT id FROM applications WHERE program_id = $1 AND email = $2 AND status = 'pending'", [a.programId, a.email]);
+        if (pending.length) return { outcome: "application_exists" };
+        // Every partner with this email, oldest first, with its enrollment's status in the program (null: none).
+        const partners = await q.query<PartnerRow & { enrollment_status: EnrollmentStatus | null }>(
+          "SELECT p.*, e.status AS enrollment_status FROM partners p LEFT JOIN enrollments e ON e.partner_id = p.id AND e.program_id = $1 WHERE p.email = $2 ORDER BY p.id",
+          [a.programId, a.email],
+        );
+        const enrolledAlready = partners.find((p) => p.enrollment_status === "approved" || p.enrollment_status === "pending");
+        if (enrolledAlready) return { outcome: "already_enrolled", status: enrolledAlready.enrollment_status! };
+        const declined = partners.find((p) => p.enrollment_status === "declined");
+        let partner: Partner;
+        let row: EnrollmentRow;
+        if (declined) {
+          partner = toPartner(declined);
+          [row] = await q.query<EnrollmentRow>("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *", [a.programId, partner.id, a.status]);
+        } else {
+          const free = partners.find((p) => p.enrollment_status === null);
+          partner = toPartner(free ?? (await q.query<PartnerRow>("INSERT INTO partners (name, email) VALUES ($1, $2) RETURNING *", [a.name, a.email]))[0]);
+          [row] = await q.query<EnrollmentRow>("INSERT INTO enrollments (partner_id, program_id, referral_code, status) VALUES ($1, $2, $3, $4) RETURNING *", [
+            partner.id,
+            a.programId,
+            a.referralCode,
+            a.status,
+          ]);
+        }
+        const enrollment = toEnrollment(row);
+        const enrolled = enrollment.status === "approved";
+        if (enrolled) await this.enqueueEnrolled(q, enrollment, a.now);
+        const [application] = await q.query<ApplicationRow>(
+          `INSERT INTO applications (program_id, partner_id, name, email, website, promotion, answers, status, group_id, created_at, decided_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+          [a.programId, partner.id, a.name, a.email, a.website, a.promotion, JSON.stringify(a.answers), a.status, a.groupId, a.now, a.status === "pending" ? null : a.now],
+        );
+        return { outcome: "created", application: toApplication(application), partner, enrollment, enrolled };
+      });
+    } catch (err) {
+      // Under the program's lock this cannot happen; the index keeps the rule should a write ever bypass it.
+      if (isUniqueViolation(err) && (err as { constraint?: unknown }).constraint === "applications_pending_email") return { outcome: "application_exists" };
+      throw err;
+    }
+  }
+
+  async getApplication(programId: number, applicationId: number): Promise<Application | null> {
+    const [row] = await this.db.query<ApplicationRow>("SELECT * FROM applications WHERE program_id = $1 AND id = $2", [programId, applicationId]);
+    return row ? toApplication(row) : null;
+  }
+
+  async findPartnerApplication(programId: number, partnerId: number): Promise<Application | null> {
+    const [row] = await this.db.query<ApplicationRow>("SELECT * FROM applications WHERE program_id = $1 AND partner_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1", [
+      programId,
+      partnerId,
+    ]);
+    return row ? toApplication(row) : null;
+  }
+
+  async listApplications(programId: number, filter: ApplicationListFilter): Promise<Page<Application>> {
+    const q = listApplicationsQuery(programId, filter);
+    return pageOf(await this.db.query<SqlListed<ApplicationRow>>(q.text, q.values), filter.limit, sqlPosition, toApplication);
+  }
+
+  async decideApplication(programId: number, applicationId: number, decision: ApplicationDecision, now: Date, allowedFrom: readonly EnrollmentStatus[]) {
     return this.db.transaction(async (q) => {
-      // Locked, so two concurrent approvals write one event, and two concurrent decisions apply one.
-      const [before] = await q.query<EnrollmentRow>("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
+      // The application first, then its enrollment: of two decisions at once, the second sees the first's.
+      const [before] = await q.query<ApplicationRow>("SELECT * FROM applications WHERE program_id = $1 AND id = $2 FOR UPDATE", [programId, applicationId]);
       if (!before) return null;
-      if (before.status === status || (allowedFrom && !allowedFrom.includes(before.status))) return { enrollment: toEnrollment(before), enrolled: false, changed: false };
-      const [row] = await q.query<EnrollmentRow>("UPDATE enrollments SET status = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *", [programId, partnerId, status]);
-      const enrollment = toEnrollment(row);
-      const enrolled = status === "approved";
-      if (enrolled) await this.enqueueEnrolled(q, enrollment, now);
-      return { enrollment, enrolled, changed: true };
+      if (before.status !== "pending") return { application: toApplication(before), changed: false, enrollment: null };
+      const enrollment = await this.changeEnrollmentStatus(q, programId, before.partner_id, decision.status, now, allowedFrom);
+      const [row] = await q.query<ApplicationRow>("UPDATE applications SET status = $3, decided_at = $4, group_id = $5, decline_message = $6 WHERE program_id = $1 AND id = $2 RETURNING *", [
+        programId,
+        applicationId,
+        decision.status,
+        now,
+        decision.groupId,
+        decision.declineMessage,
+      ]);
+      return { application: toApplication(row), changed: true, enrollment };
     });
   }
 

@@ -1,6 +1,7 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
+import type { BankDetails, PayoutMethod } from "../../shared/partner-profile";
 
 export type PaymentTrackingMode = "processor_connect" | "s2s";
 
@@ -34,18 +35,44 @@ export interface Program {
   cookieWindowDays: number;
   /** Where partners' referral links lead (the partner portal's link); null: the first allowed origin. */
   defaultLandingUrl: string | null;
+  /** The public application form (docs/dashboard-api.md, "Applications"). */
+  applications: ApplicationSettings;
   processor: ProcessorConnection;
   createdAt: Date;
 }
 
+/** How a program takes applications from would-be partners (its public application form). */
+export interface ApplicationSettings {
+  /** Whether the form takes applications (default false). */
+  open: boolean;
+  /** Approve every application at once (into `autoApproveGroupId`, or the default group when null). */
+  autoApprove: boolean;
+  autoApproveGroupId: number | null;
+  /** Plain text shown above the form (up to 2000 characters; empty: none). */
+  description: string;
+  /** Up to 5 questions (1 to 200 characters each), one answer each. */
+  questions: string[];
+  /** Plain text the applicant must accept when not empty (up to 5000 characters). */
+  terms: string;
+}
+
+/** A program's application settings until the merchant changes them: closed, nothing asked. */
+export const DEFAULT_APPLICATION_SETTINGS: ApplicationSettings = { open: false, autoApprove: false, autoApproveGroupId: null, description: "", questions: [], terms: "" };
+
 /** The browser snippet's cookie window when a program names none (sdk/browser/svc.js, data-cookie-days). */
 export const DEFAULT_COOKIE_WINDOW_DAYS = 90;
 
-/** A new program; the settings added later (cookie window, landing URL) take their defaults when left out. */
-export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl"> & Partial<Pick<Program, "cookieWindowDays" | "defaultLandingUrl">>;
+/** A new program; the settings added later (cookie window, landing URL, applications) take their defaults when left out. */
+export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl" | "applications"> &
+  Partial<Pick<Program, "cookieWindowDays" | "defaultLandingUrl">>;
 
-/** The settings a merchant changes (docs/dashboard-api.md, "Settings"); a field left out keeps its value. */
-export type ProgramSettingsPatch = Partial<Pick<Program, "name" | "currency" | "holdDays" | "cookieWindowDays" | "defaultLandingUrl" | "allowedOrigins">>;
+/**
+ * The settings a merchant changes (docs/dashboard-api.md, "Settings"); a field left out keeps its value, also each
+ * field of `applications` (so two changes of different application fields never undo each other).
+ */
+export type ProgramSettingsPatch = Partial<Pick<Program, "name" | "currency" | "holdDays" | "cookieWindowDays" | "defaultLandingUrl" | "allowedOrigins">> & {
+  applications?: Partial<ApplicationSettings>;
+};
 
 /** A page of programs: one workspace's, or every program (operators). */
 export interface ProgramListFilter extends PageRequest {
@@ -74,6 +101,26 @@ export interface Partner {
   customerKey: string | null;
   createdAt: Date;
 }
+
+/**
+ * The partner's profile and payout details (docs/partners.md, "Profile and payout details"), kept off `Partner`,
+ * which other services receive: only the partner (in the portal) reads all of it; bank details are never logged.
+ */
+export interface PartnerProfile {
+  partnerId: number;
+  name: string;
+  email: string | null;
+  /** ISO 3166-1 alpha-2, upper-case. */
+  country: string | null;
+  payoutMethod: PayoutMethod | null;
+  paypalEmail: string | null;
+  bank: BankDetails | null;
+  /** The last change of the profile; the partner's creation until one. */
+  updatedAt: Date;
+}
+
+/** What a profile change writes: every changeable field (the change is computed from the stored profile). */
+export type PartnerProfileFields = Pick<PartnerProfile, "name" | "country" | "payoutMethod" | "paypalEmail" | "bank">;
 
 export type EnrollmentStatus = "approved" | "pending" | "declined";
 
@@ -160,6 +207,51 @@ export interface ProgramsRepository {
   findPartnersByEmail(email: string): Promise<Partner[]>;
   /** The partner's enrollments in every program, oldest first. */
   listPartnerEnrollments(partnerId: number): Promise<Enrollment[]>;
+  /**
+   * Stores an application, in one transaction under the program's lock (so two applications with one email, at
+   * once, are decided one after the other): refused when the program does not exist (`no_program`), when an
+   * application of this program with this email is pending (`application_exists`; also kept by a unique index on
+   * pending applications), or when a partner with this email is enrolled in the program, approved or pending
+   * (`already_enrolled`). Otherwise the partner is the oldest with this email whose enrollment in the program was
+   * declined (that enrollment takes the application's status: a new application is a new decision), else the
+   * oldest with this email not enrolled in it, else a new partner (`name`, `email`) with a new enrollment of
+   * `referralCode`. The enrollment has the application's status; an approved one writes the partner.enrolled
+   * event in the same transaction (`enrolled`).
+   */
+  createApplication(input: NewApplication): Promise<ApplyOutcome>;
+  /** One application of the program; null when the program has none with this id. */
+  getApplication(programId: number, applicationId: number): Promise<Application | null>;
+  /** The partner's newest application to the program (the partner detail shows its answers); null when none. */
+  findPartnerApplication(programId: number, partnerId: number): Promise<Application | null>;
+  /**
+   * The program's applications newest first by (createdAt desc, id desc), one page, optionally of one status;
+   * served by the applications_list and applications_list_status indexes.
+   */
+  listApplications(programId: number, filter: ApplicationListFilter): Promise<Page<Application>>;
+  /**
+   * Decides a pending application, in one transaction: the application (locked first) becomes `decision.status`
+   * with `decidedAt` = `now`, `groupId` and `declineMessage`, and its enrollment changes as `setEnrollmentStatus`
+   * changes it (`allowedFrom`; the partner.enrolled event when it becomes approved). An application decided
+   * already is returned as it is (`changed` false, `enrollment` null), so of two decisions at once one applies.
+   * Null when the program has no application with this id.
+   */
+  decideApplication(
+    programId: number,
+    applicationId: number,
+    decision: ApplicationDecision,
+    now: Date,
+    allowedFrom: readonly EnrollmentStatus[],
+  ): Promise<{ application: Application; changed: boolean; enrollment: { enrollment: Enrollment; enrolled: boolean; changed: boolean } | null } | null>;
+  /** The partner's profile and payout details; null when there is no such partner. */
+  getPartnerProfile(partnerId: number): Promise<PartnerProfile | null>;
+  /**
+   * Changes the partner's profile: `change` gets the profile as stored and returns every changeable field, which
+   * are written with `updatedAt` = `now`. Read and write are one unit under the partner's lock (SQL: the row locked
+   * in a transaction; MongoDB: a transaction, whose conflict with a concurrent change runs `change` again on what
+   * that one wrote), so a check in `change` holds for what is stored. What `change` throws leaves the profile as it
+   * was and is thrown. Null when there is no such partner.
+   */
+  updatePartnerProfile(partnerId: number, change: (current: PartnerProfile) => PartnerProfileFields, now: Date): Promise<PartnerProfile | null>;
 }
 
 /** An enrollment with its partner, as the partners list shows it. */
@@ -180,4 +272,67 @@ export interface EnrollmentListFilter extends PageRequest {
  */
 export interface EnrolledPartnerDetail extends EnrolledPartner {
   notes: string;
+}
+
+export type ApplicationStatus = "pending" | "approved" | "declined";
+
+/** A question of the form as it was asked, with the applicant's answer (plain text, stored as sent). */
+export interface ApplicationAnswer {
+  question: string;
+  answer: string;
+}
+
+/** An application to a program from its public form: what the applicant wrote, and the merchant's decision. */
+export interface Application {
+  id: number;
+  programId: number;
+  /** The partner it enrolled (pending until decided); an existing partner with the same email is reused. */
+  partnerId: number;
+  name: string;
+  /** Lower case, as partners' emails are. */
+  email: string;
+  website: string | null;
+  /** How the applicant will promote the program. */
+  promotion: string;
+  answers: ApplicationAnswer[];
+  status: ApplicationStatus;
+  /** The merchant's message to a declined applicant (null: none). */
+  declineMessage: string | null;
+  /** The group the partner was moved into on approval (null: not moved). */
+  groupId: number | null;
+  createdAt: Date;
+  decidedAt: Date | null;
+}
+
+/** What an application stores: `status` approved when the program approves at once (into `groupId`). */
+export type NewApplication = Pick<Application, "programId" | "name" | "email" | "website" | "promotion" | "answers" | "groupId"> & {
+  status: "pending" | "approved";
+  /** The referral code of a new enrollment (an enrollment set again keeps its own). */
+  referralCode: string;
+  now: Date;
+};
+
+export type ApplyOutcome =
+  | {
+      outcome: "created";
+      application: Application;
+      partner: Partner;
+      enrollment: Enrollment;
+      /** Whether this call wrote the partner.enrolled event (an approved enrollment). */
+      enrolled: boolean;
+    }
+  | { outcome: "no_program" }
+  | { outcome: "application_exists" }
+  | { outcome: "already_enrolled"; status: EnrollmentStatus };
+
+/** The merchant's decision on an application. */
+export interface ApplicationDecision {
+  status: "approved" | "declined";
+  groupId: number | null;
+  declineMessage: string | null;
+}
+
+/** The applications list's filter: one status. */
+export interface ApplicationListFilter extends PageRequest {
+  status?: ApplicationStatus;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { exportFields } from "../../shared/csv-export";
 import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
+import { PartnerProfilePatchFields } from "../../shared/partner-profile";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
   z
@@ -91,6 +92,30 @@ export const CreateProgramInput = z.strictObject({
     .meta({ description: "Where partners' referral links lead; null: the first allowed origin.", example: "https://shop.example/pricing" }),
 });
 
+/** The program's public application form (docs/dashboard-api.md, "Applications"): each field given is set, the others keep their values. */
+export const ApplicationSettingsPatch = z.strictObject({
+  open: z.boolean().optional().meta({ description: "Whether the public form takes applications (default false).", example: true }),
+  autoApprove: z
+    .boolean()
+    .optional()
+    .meta({ description: "Approve every application at once (default false): the partner is approved and, with autoApproveGroupId, moved into that group.", example: false }),
+  autoApproveGroupId: Id.nullable().optional().meta({ description: "The partner group auto-approved partners join: a live group of the program; null: the default group.", example: 2 }),
+  description: z
+    .string()
+    .max(2000)
+    .optional()
+    .meta({ description: "Plain text shown above the form (up to 2000 characters; never read as HTML); empty: none.", example: "We pay 20% on every sale you refer, for 12 months." }),
+  questions: z
+    .array(z.string().trim().min(1).max(200))
+    .max(5)
+    .optional()
+    .meta({ description: "Up to 5 questions (1 to 200 characters each); the applicant answers each one.", example: ["Where will you promote us?"] }),
+  terms: z.string().max(5000).optional().meta({
+    description: "Plain text of the program's terms (up to 5000 characters); when not empty the applicant must accept them.",
+    example: "Paid monthly once your balance reaches $50.",
+  }),
+});
+
 /** The settings a merchant changes: each field given is set, the others keep their values. */
 export const UpdateSettingsInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
@@ -107,6 +132,7 @@ export const UpdateSettingsInput = z.strictObject({
     .transform((origins) => [...new Set(origins)])
     .optional()
     .meta({ description: "Origins whose pages may send clicks and signups from the browser snippet; an empty list allows any.", example: ["https://shop.example"] }),
+  applications: ApplicationSettingsPatch.optional().describe("The public application form: the fields given are set, the others kept."),
 });
 
 export const CreateApiKeyInput = z.strictObject({
@@ -157,6 +183,8 @@ export const PartnerEmailInput = z.object({ email: z.string().trim().toLowerCase
 export const FindReferralInput = z.object({ programId: Id, referralCode: ReferralCode });
 export const EnrollmentInput = z.object({ programId: Id, partnerId: Id });
 export const PartnerIdInput = z.object({ partnerId: Id });
+/** Internal (the partner portal): the fields given are set on the partner's profile (shared/partner-profile.ts). */
+export const UpdatePartnerProfileInput = z.object({ partnerId: Id, ...PartnerProfilePatchFields });
 export const EnrolledPartnerIdsInput = z.object({ programId: Id, partnerIds: z.array(Id).max(1000) });
 
 export const UpdateProcessorConnectionInput = z.strictObject({
@@ -243,3 +271,77 @@ export const ListProgramsInput = z
     ...PAGE_FIELDS,
   })
   .superRefine(checkRange);
+
+/** A website an applicant gives: an absolute http(s) URL without credentials; empty text is none. */
+const Website = z
+  .string()
+  .trim()
+  .max(500)
+  .transform((value, ctx) => {
+    if (value === "") return null;
+    const url = URL.canParse(value) ? new URL(value) : null;
+    if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password || !url.hostname) {
+      ctx.addIssue({ code: "custom", message: "must be an absolute http or https URL such as https://blog.example" });
+      return z.NEVER;
+    }
+    return url.toString();
+  });
+
+/** The public application form of a program (no sign-in). */
+export const ApplicationFormInput = z.strictObject({ programId: Id.meta({ description: "The program's id (from the application link).", example: 1 }) });
+
+/** An application from the public form (docs/dashboard-api.md, "Applications"). */
+export const ApplyInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id (from the application link).", example: 1 }),
+  name: z.string().trim().min(1).max(100).meta({ description: "Your name (1 to 100 characters).", example: "Jane Doe" }),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .email()
+    .max(254)
+    .meta({ description: "Your email (any case, kept in lower case): the decision is sent to it, and it signs you in to the partner portal once approved.", example: "jane@example.com" }),
+  website: Website.optional().meta({ description: "Your website or channel (an http or https URL, up to 500 characters); optional.", example: "https://jane.example" }),
+  promotion: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .meta({ description: "How you will promote the program (1 to 2000 characters).", example: "A weekly newsletter on home baking, 4,000 readers." }),
+  answers: z
+    .array(z.string().trim().max(2000))
+    .max(5)
+    .default([])
+    .meta({ description: "One answer per question of the form, in its order (up to 2000 characters each).", example: ["In my newsletter and on Instagram."] }),
+  acceptTerms: z.boolean().default(false).meta({ description: "True to accept the program's terms: required when the form has terms.", example: true }),
+  company: z.string().max(2000).optional().meta({ description: "Leave empty: a field people do not see on the form.", example: "" }),
+});
+
+/** The applications list: newest first, optionally of one status. */
+export const ListApplicationsInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  status: z.enum(["pending", "approved", "declined"]).optional().meta({ description: "Only applications in this status.", example: "pending" }),
+  ...PAGE_FIELDS,
+});
+
+const ApplicationIdFields = {
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  applicationId: Id.meta({ description: "The application's id.", example: 7 }),
+};
+
+/** Approve an application, optionally into a partner group. */
+export const ApproveApplicationInput = z.strictObject({
+  ...ApplicationIdFields,
+  groupId: Id.optional().meta({ description: "Move the partner into this live partner group of the program; default: they stay in the default group.", example: 2 }),
+});
+
+/** Decline an application, optionally with a message for the applicant. */
+export const DeclineApplicationInput = z.strictObject({
+  ...ApplicationIdFields,
+  message: z
+    .string()
+    .trim()
+    .max(1000)
+    .optional()
+    .meta({ description: "A message to the applicant, in the email that tells them (plain text, up to 1000 characters); empty: none.", example: "We only work with food blogs for now." }),
+});

@@ -1,3 +1,6 @@
+/** The query parameter that carries a referral code in a link: the browser snippet's default (data-param). */
+export const REFERRAL_PARAM = "ref";
+
 /**
  * The partner's referral link in a program: the merchant's site (the
  * program's default landing URL, else its first allowed origin: the caller
@@ -6,7 +9,7 @@
  * the program names no site: the portal then shows the code, to add to any
  * link to the merchant's site.
  */
-export function referralLink(allowedOrigins: readonly string[], referralCode: string, param = "ref"): string | null {
+export function referralLink(allowedOrigins: readonly string[], referralCode: string, param = REFERRAL_PARAM): string | null {
   const site = allowedOrigins[0];
   if (!site) return null;
   const url = new URL(site);

@@ -1,8 +1,13 @@
 import { createProgramsRepository } from "../../services/programs/storage";
-import type { NewProgram, ProgramsRepository } from "../../services/programs/repository";
+import { DEFAULT_APPLICATION_SETTINGS, type NewApplication } from "../../services/programs/repository";
+import { ALLOWED_FROM } from "../../services/programs/enrollment-status";
+import { decodeCursor, type CursorPosition } from "../../shared/pagination";
+import type { NewProgram, PartnerProfile, PartnerProfileFields, ProgramsRepository } from "../../services/programs/repository";
 import { at, backends, counter, DAY, useRepository } from "./harness";
 
 const unique = counter();
+
+const decodeCursorOf = (cursor: string | null): CursorPosition => decodeCursor(cursor!)!;
 
 const percentageProgram = (): NewProgram => ({
   workspaceId: 42,
@@ -50,6 +55,7 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
         defaultLandingUrl: null,
         ...input,
         id: created.id,
+        applications: DEFAULT_APPLICATION_SETTINGS,
         processor: {
           connectionStatus: "not_connected",
           accountId: null,
@@ -111,6 +117,22 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
   });
 
   describe("settings", () => {
+    it("changes only the application settings given, and keeps the others", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const open = await repo().updateProgramSettings(program.id, { applications: { open: true, questions: ["Where?", "How many readers?"], terms: "Be nice." } });
+      expect(open!.applications).toEqual({ ...DEFAULT_APPLICATION_SETTINGS, open: true, questions: ["Where?", "How many readers?"], terms: "Be nice." });
+      const auto = await repo().updateProgramSettings(program.id, { name: "With a form", applications: { autoApprove: true, autoApproveGroupId: 4, description: "Hello" } });
+      expect(auto).toEqual({
+        ...open,
+        name: "With a form",
+        applications: { open: true, autoApprove: true, autoApproveGroupId: 4, description: "Hello", questions: ["Where?", "How many readers?"], terms: "Be nice." },
+      });
+      const back = await repo().updateProgramSettings(program.id, { applications: { autoApproveGroupId: null, questions: [], open: undefined } });
+      expect(back!.applications).toEqual({ open: true, autoApprove: true, autoApproveGroupId: null, description: "Hello", questions: [], terms: "Be nice." });
+      expect(await repo().getProgram(program.id)).toEqual(back);
+      expect(await repo().updateProgramSettings(program.id, { applications: {} })).toEqual(back);
+    });
+
     it("changes only the settings given, in one write, and keeps the rest", async () => {
       const program = await repo().createProgram(percentageProgram());
       const patch = {
@@ -350,5 +372,251 @@ describe.each(backends)("programs repository contract on %s: partner portal look
     await repo().createEnrollment({ partnerId: second.id, programId: p1.id, referralCode: `c${unique()}`, status: "approved" });
     expect(await repo().listPartnerEnrollments(first.id)).toEqual([e1, e2]);
     expect(await repo().listPartnerEnrollments(999_999)).toEqual([]);
+  });
+});
+
+describe.each(backends)("programs repository contract on %s: partner profiles", (_name, backend) => {
+  const repo = useRepository<ProgramsRepository>(backend, createProgramsRepository);
+  const fieldsOf = (p: PartnerProfile): PartnerProfileFields => ({ name: p.name, country: p.country, payoutMethod: p.payoutMethod, paypalEmail: p.paypalEmail, bank: p.bank });
+  const bank = { accountHolder: "Ada Lovelace", iban: "DE89370400440532013000", accountNumber: null, routingNumber: null, swift: "COBADEFFXXX" };
+
+  it("starts empty, changed since the partner's creation; null for an unknown partner", async () => {
+    const partner = await repo().createPartner({ name: "Ada", email: "ada@example.com" });
+    expect(await repo().getPartnerProfile(partner.id)).toEqual({
+      partnerId: partner.id,
+      name: "Ada",
+      email: "ada@example.com",
+      country: null,
+      payoutMethod: null,
+      paypalEmail: null,
+      bank: null,
+      updatedAt: partner.createdAt,
+    });
+    expect(await repo().getPartnerProfile(987_654)).toBeNull();
+    const change = jest.fn((p: PartnerProfile) => fieldsOf(p));
+    expect(await repo().updatePartnerProfile(987_654, change, at(0))).toBeNull();
+    expect(change).not.toHaveBeenCalled();
+  });
+
+  it("writes every field the change returns, with updatedAt; the partner as other services see it is unchanged", async () => {
+    const partner = await repo().createPartner({ name: "Ada", email: "ada@example.com", customerKey: "user-ada" });
+    const seen: PartnerProfile[] = [];
+    const updated = await repo().updatePartnerProfile(
+      partner.id,
+      (current) => {
+        seen.push(current);
+        return { ...fieldsOf(current), name: "Ada Lovelace", country: "GB", payoutMethod: "bank", paypalEmail: "ada@paypal.example", bank };
+      },
+      at(1),
+    );
+    expect(seen[0]).toMatchObject({ partnerId: partner.id, name: "Ada", bank: null });
+    const expected = {
+      partnerId: partner.id,
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      country: "GB",
+      payoutMethod: "bank",
+      paypalEmail: "ada@paypal.example",
+      bank,
+      updatedAt: at(1),
+    };
+    expect(updated).toEqual(expected);
+    expect(await repo().getPartnerProfile(partner.id)).toEqual(expected);
+    expect(await repo().getPartner(partner.id)).toEqual({ id: partner.id, name: "Ada Lovelace", email: "ada@example.com", customerKey: "user-ada", createdAt: partner.createdAt });
+
+    // Clearing: the bank details and the rest back to none.
+    const cleared = await repo().updatePartnerProfile(partner.id, (c) => ({ ...fieldsOf(c), country: null, payoutMethod: null, paypalEmail: null, bank: null }), at(2));
+    expect(cleared).toEqual({ ...expected, country: null, payoutMethod: null, paypalEmail: null, bank: null, updatedAt: at(2) });
+  });
+
+  it("writes nothing when the change throws, and throws it", async () => {
+    const partner = await repo().createPartner({ name: "Ada", email: null });
+    const before = await repo().getPartnerProfile(partner.id);
+    await expect(
+      repo().updatePartnerProfile(
+        partner.id,
+        () => {
+          throw new Error("refused");
+        },
+        at(3),
+      ),
+    ).rejects.toThrow("refused");
+    expect(await repo().getPartnerProfile(partner.id)).toEqual(before);
+  });
+
+  it("applies concurrent changes one after the other, each on what the one before wrote", async () => {
+    const partner = await repo().createPartner({ name: "n", email: null });
+    await Promise.all(Array.from({ length: 5 }, (_, i) => repo().updatePartnerProfile(partner.id, (c) => ({ ...fieldsOf(c), name: `${c.name}+` }), at(10 + i))));
+    expect((await repo().getPartnerProfile(partner.id))?.name).toBe("n+++++");
+  });
+});
+
+describe.each(backends)("programs repository contract on %s: applications", (_name, backend) => {
+  const repo = useRepository<ProgramsRepository>(backend, createProgramsRepository);
+
+  const application = (programId: number, over: Partial<NewApplication> = {}): NewApplication => ({
+    programId,
+    name: "Jane Applicant",
+    email: `jane-${unique()}@example.com`,
+    website: "https://jane.example/",
+    promotion: "A newsletter",
+    answers: [{ question: "Where?", answer: "Everywhere" }],
+    groupId: null,
+    status: "pending",
+    referralCode: `app-${unique()}`,
+    now: at(unique() * 1000),
+    ...over,
+  });
+
+  it("stores an application with a new partner and a pending enrollment, and finds it", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const input = application(program.id);
+    const result = await repo().createApplication(input);
+    if (result.outcome !== "created") throw new Error(result.outcome);
+    expect(result.partner).toEqual({ id: expect.any(Number), name: "Jane Applicant", email: input.email, customerKey: null, createdAt: expect.any(Date) });
+    expect(result.enrollment).toMatchObject({ partnerId: result.partner.id, programId: program.id, status: "pending", referralCode: input.referralCode });
+    expect(result.enrolled).toBe(false);
+    expect(result.application).toEqual({
+      id: expect.any(Number),
+      programId: program.id,
+      partnerId: result.partner.id,
+      name: "Jane Applicant",
+      email: input.email,
+      website: "https://jane.example/",
+      promotion: "A newsletter",
+      answers: [{ question: "Where?", answer: "Everywhere" }],
+      status: "pending",
+      declineMessage: null,
+      groupId: null,
+      createdAt: input.now,
+      decidedAt: null,
+    });
+    expect(await repo().getApplication(program.id, result.application.id)).toEqual(result.application);
+    expect(await repo().findPartnerApplication(program.id, result.partner.id)).toEqual(result.application);
+    expect(await repo().findEnrollment(program.id, result.partner.id)).toEqual(result.enrollment);
+    // Another program's id, or an unknown one: none.
+    const other = await repo().createProgram(flatProgram());
+    expect(await repo().getApplication(other.id, result.application.id)).toBeNull();
+    expect(await repo().getApplication(program.id, 987_654)).toBeNull();
+    expect(await repo().findPartnerApplication(other.id, result.partner.id)).toBeNull();
+    // No website and no answers are stored as such.
+    const bare = await repo().createApplication(application(program.id, { website: null, answers: [] }));
+    expect(bare.outcome === "created" && bare.application).toMatchObject({ website: null, answers: [] });
+  });
+
+  it("refuses an unknown program, a second pending application with one email, and an email enrolled approved or pending", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    expect(await repo().createApplication(application(987_654))).toEqual({ outcome: "no_program" });
+    const first = application(program.id);
+    expect((await repo().createApplication(first)).outcome).toBe("created");
+    expect(await repo().createApplication(application(program.id, { email: first.email }))).toEqual({ outcome: "application_exists" });
+
+    const approved = await repo().createPartner({ name: "Approved", email: `approved-${unique()}@example.com` });
+    await repo().createEnrollment({ partnerId: approved.id, programId: program.id, referralCode: `a-${unique()}`, status: "approved" });
+    expect(await repo().createApplication(application(program.id, { email: approved.email! }))).toEqual({ outcome: "already_enrolled", status: "approved" });
+    const pending = await repo().createPartner({ name: "Pending", email: `pending-${unique()}@example.com` });
+    await repo().createEnrollment({ partnerId: pending.id, programId: program.id, referralCode: `p-${unique()}`, status: "pending" });
+    expect(await repo().createApplication(application(program.id, { email: pending.email! }))).toEqual({ outcome: "already_enrolled", status: "pending" });
+    // In another program the same email may apply.
+    const other = await repo().createProgram(flatProgram());
+    expect((await repo().createApplication(application(other.id, { email: first.email }))).outcome).toBe("created");
+  });
+
+  it("reuses the partner with the email: the oldest not enrolled; a declined one is enrolled again with its own code", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const other = await repo().createProgram(flatProgram());
+    const email = `known-${unique()}@example.com`;
+    const known = await repo().createPartner({ name: "Known Name", email });
+    await repo().createPartner({ name: "Younger twin", email });
+    await repo().createEnrollment({ partnerId: known.id, programId: other.id, referralCode: `k-${unique()}`, status: "approved" });
+    const reused = await repo().createApplication(application(program.id, { email, name: "Typed Name" }));
+    if (reused.outcome !== "created") throw new Error(reused.outcome);
+    expect(reused.partner).toEqual(known);
+    expect(reused.application).toMatchObject({ partnerId: known.id, name: "Typed Name" });
+
+    const declinedPartner = await repo().createPartner({ name: "Declined", email: `declined-${unique()}@example.com` });
+    const declinedEnrollment = await repo().createEnrollment({ partnerId: declinedPartner.id, programId: program.id, referralCode: `d-${unique()}`, status: "declined" });
+    const again = await repo().createApplication(application(program.id, { email: declinedPartner.email! }));
+    if (again.outcome !== "created") throw new Error(again.outcome);
+    expect(again.partner.id).toBe(declinedPartner.id);
+    expect(again.enrollment).toEqual({ ...declinedEnrollment, status: "pending" });
+  });
+
+  it("approves at once: the enrollment approved with its partner.enrolled event, the application decided with its group", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const input = application(program.id, { status: "approved", groupId: 9 });
+    const result = await repo().createApplication(input);
+    if (result.outcome !== "created") throw new Error(result.outcome);
+    expect(result.enrolled).toBe(true);
+    expect(result.enrollment.status).toBe("approved");
+    expect(result.application).toMatchObject({ status: "approved", groupId: 9, decidedAt: input.now });
+    const events = await repo().outbox.listOutbox({ limit: 1000 });
+    expect(events.filter((e) => e.type === "partner.enrolled" && e.payload.partnerId === result.partner.id && e.payload.programId === program.id)).toHaveLength(1);
+  });
+
+  it("decides one of concurrent applications with one email", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const email = `racer-${unique()}@example.com`;
+    const pending = await Promise.all([1, 2, 3, 4].map(() => repo().createApplication(application(program.id, { email }))));
+    expect(pending.map((r) => r.outcome).sort()).toEqual(["application_exists", "application_exists", "application_exists", "created"]);
+    const autoEmail = `auto-racer-${unique()}@example.com`;
+    const approved = await Promise.all([1, 2, 3].map(() => repo().createApplication(application(program.id, { email: autoEmail, status: "approved" }))));
+    expect(approved.map((r) => r.outcome).sort()).toEqual(["already_enrolled", "already_enrolled", "created"]);
+    expect(await repo().findPartnersByEmail(autoEmail)).toHaveLength(1);
+  });
+
+  it("lists a program's applications newest first, by status, a page at a time", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const created = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await repo().createApplication(application(program.id, { now: at(i * 1000) }));
+      if (r.outcome !== "created") throw new Error(r.outcome);
+      created.push(r.application);
+    }
+    await repo().decideApplication(program.id, created[1].id, { status: "declined", groupId: null, declineMessage: "No" }, at(10_000), ALLOWED_FROM.decline);
+    const first = await repo().listApplications(program.id, { limit: 3 });
+    expect(first.data.map((a) => a.id)).toEqual([created[4].id, created[3].id, created[2].id]);
+    const second = await repo().listApplications(program.id, { limit: 3, cursor: decodeCursorOf(first.nextCursor) });
+    expect(second.data.map((a) => a.id)).toEqual([created[1].id, created[0].id]);
+    expect(second.nextCursor).toBeNull();
+    expect((await repo().listApplications(program.id, { limit: 10, status: "pending" })).data.map((a) => a.id)).toEqual([created[4].id, created[3].id, created[2].id, created[0].id]);
+    expect((await repo().listApplications(program.id, { limit: 10, status: "declined" })).data).toEqual([{ ...created[1], status: "declined", declineMessage: "No", decidedAt: at(10_000) }]);
+    expect((await repo().listApplications(program.id, { limit: 10, status: "approved" })).data).toEqual([]);
+  });
+
+  it("decides a pending application once, with its enrollment; a decided one is returned as it is", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const r = await repo().createApplication(application(program.id));
+    if (r.outcome !== "created") throw new Error(r.outcome);
+    const approved = await repo().decideApplication(program.id, r.application.id, { status: "approved", groupId: 3, declineMessage: null }, at(5000), ALLOWED_FROM.approve);
+    expect(approved).toEqual({
+      application: { ...r.application, status: "approved", groupId: 3, decidedAt: at(5000) },
+      changed: true,
+      enrollment: { enrollment: { ...r.enrollment, status: "approved" }, enrolled: true, changed: true },
+    });
+    expect(await repo().getApplication(program.id, r.application.id)).toEqual(approved!.application);
+    expect(await repo().findEnrollment(program.id, r.partner.id)).toEqual({ ...r.enrollment, status: "approved" });
+    for (const status of ["approved", "declined"] as const) {
+      const again = await repo().decideApplication(program.id, r.application.id, { status, groupId: null, declineMessage: "Late" }, at(6000), ALLOWED_FROM.decline);
+      expect(again).toEqual({ application: approved!.application, changed: false, enrollment: null });
+    }
+    expect(await repo().decideApplication(program.id, 987_654, { status: "approved", groupId: null, declineMessage: null }, at(0), ALLOWED_FROM.approve)).toBeNull();
+    const other = await repo().createProgram(flatProgram());
+    expect(await repo().decideApplication(other.id, r.application.id, { status: "approved", groupId: null, declineMessage: null }, at(0), ALLOWED_FROM.approve)).toBeNull();
+  });
+
+  it("applies one of two concurrent decisions, and the enrollment follows that one", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const r = await repo().createApplication(application(program.id));
+    if (r.outcome !== "created") throw new Error(r.outcome);
+    const [a, d] = await Promise.all([
+      repo().decideApplication(program.id, r.application.id, { status: "approved", groupId: null, declineMessage: null }, at(1), ALLOWED_FROM.approve),
+      repo().decideApplication(program.id, r.application.id, { status: "declined", groupId: null, declineMessage: "No" }, at(2), ALLOWED_FROM.decline),
+    ]);
+    expect([a!.changed, d!.changed].sort()).toEqual([false, true]);
+    const winner = a!.changed ? a! : d!;
+    expect(a!.application).toEqual(winner.application);
+    expect(d!.application).toEqual(winner.application);
+    expect((await repo().findEnrollment(program.id, r.partner.id))!.status).toBe(winner.application.status);
   });
 });

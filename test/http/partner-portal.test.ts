@@ -84,6 +84,9 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
       status: "approved",
       referralCode: a.codes[p1.programId],
       referralLink: `https://shop-one.example/?ref=${a.codes[p1.programId]}`,
+      allowedOrigins: ["https://shop-one.example"],
+      defaultLandingUrl: null,
+      referralParam: "ref",
       clicks: 3,
       // 20 % of 10 000 = 2000, a 3000 refund takes 600 back; pending (not credited yet), so the balance is 0.
       balance: { balanceCents: 0, pendingCents: 1400, creditedCents: 0, deductedCents: 0, paidCents: 0 },
@@ -95,6 +98,9 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
       status: "approved",
       referralCode: a.codes[p2.programId],
       referralLink: null,
+      allowedOrigins: [],
+      defaultLandingUrl: null,
+      referralParam: "ref",
       clicks: 1,
       // 20 % of 5000 = 1000, minus 600 for a 3000 refund: 400 pending.
       balance: { balanceCents: 0, pendingCents: 400, creditedCents: 0, deductedCents: 0, paidCents: 0 },
@@ -217,6 +223,9 @@ test("a pending enrollment is listed with its status and nothing else, and its d
     status: "pending",
     referralCode: null,
     referralLink: null,
+    allowedOrigins: [],
+    defaultLandingUrl: null,
+    referralParam: "ref",
     clicks: null,
     balance: null,
   });

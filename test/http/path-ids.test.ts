@@ -97,6 +97,12 @@ beforeAll(async () => {
     dashboardRevokeInvitationId: await invitation("withdrawn-by-dashboard"),
     adminRevokeInvitationId: await invitation("withdrawn-by-operator"),
   });
+  // Applications (docs/dashboard-api.md, "Applications"): the program's form open, an application to approve (the
+  // dashboard's route approves it, the operator's then changes nothing) and one to decline (likewise).
+  await sys.admin("PATCH", `/programs/${boot.programId}/settings`, { applications: { open: true } });
+  const apply = async () => (await sys.http("POST", `/api/public/programs/${boot.programId}/applications`, { body: applicationBody() })).body.applicationId as number;
+  ids.applicationId = await apply();
+  ids.declinedApplicationId = await apply();
   // The bootstrap partner, signed in to the partner portal with an invite link.
   const link = await sys.admin("POST", `/partners/${boot.partnerId}/sign-in-links`, {});
   const signedIn = await sys.http("POST", "/api/partner/auth/sign-in", { body: { token: new URL(link.url).hash.slice("#token=".length) } });
@@ -106,6 +112,10 @@ afterAll(async () => {
   await sys.stop();
   await stripe.close();
 });
+
+let applicants = 0;
+/** An application from the public form, from an email of its own. */
+const applicationBody = () => ({ name: "Path Ids", email: `path-ids-${++applicants}-${process.pid}@example.com`, promotion: "Path ids" });
 
 /** Other spellings of `n` that number parsers read as `n`. */
 const spellings = (n: number) => [`0${n}`, `00${n}`, `0x${n.toString(16)}`, `${n}.0`, `${n}e0`, `+${n}`, `%20${n}`, `${n}%20`, `${n}n`];
@@ -164,6 +174,7 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/partner/programs/:programId/withdrawals", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/customers", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/notices", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/stats", partner: true },
   { method: "POST", path: "/api/partner/programs/:programId/notices/:notificationId/read", partner: true },
   { method: "POST", path: "/api/admin/partners/:partnerId/sign-in-links", body: () => ({}) },
   { method: "POST", path: "/api/admin/programs/:programId/enrollments", body: () => ({ partnerId: ids.otherPartnerId }) },
@@ -247,6 +258,16 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/rotate-secret" },
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/test" },
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry", ids: () => ({ deliveryId: webhookDeliveryId }) },
+  // Applications: the public form and application (no credentials), the review list and decisions on the dashboard's
+  // route and the operator's.
+  { method: "GET", path: "/api/public/programs/:programId/application" },
+  { method: "POST", path: "/api/public/programs/:programId/applications", body: applicationBody },
+  { method: "GET", path: "/api/programs/:programId/applications", session: true },
+  { method: "GET", path: "/api/admin/programs/:programId/applications" },
+  { method: "POST", path: "/api/programs/:programId/applications/:applicationId/approve", session: true },
+  { method: "POST", path: "/api/admin/programs/:programId/applications/:applicationId/approve" },
+  { method: "POST", path: "/api/programs/:programId/applications/:applicationId/decline", session: true, ids: () => ({ applicationId: ids.declinedApplicationId }) },
+  { method: "POST", path: "/api/admin/programs/:programId/applications/:applicationId/decline", ids: () => ({ applicationId: ids.declinedApplicationId }) },
   // CSV exports of the lists (docs/dashboard-api.md, "Exports (CSV)"): the dashboard's route and the operator's of each.
   ...["sales", "commissions", "withdrawals", "partners"].flatMap((what): Route[] => [
     { method: "GET", path: `/api/programs/:programId/${what}.csv`, session: true },

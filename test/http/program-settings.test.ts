@@ -47,6 +47,8 @@ describe("program settings", () => {
       holdDays: 30,
       defaultLandingUrl: null,
       allowedOrigins: [],
+      // The public application form (test/http/applications.test.ts): closed until the merchant opens it.
+      applications: { open: false, autoApprove: false, autoApproveGroupId: null, description: "", questions: [], terms: "" },
     });
     expect(await sys.admin("GET", `/programs/${boot.programId}/settings`)).toEqual(res.body);
   });
@@ -57,6 +59,7 @@ describe("program settings", () => {
     ["hold days", { holdDays: 14 }],
     ["default landing URL", { defaultLandingUrl: "https://shop.example/pricing" }],
     ["allowed origins", { allowedOrigins: ["https://shop.example", "http://localhost:8080"] }],
+    ["application form", { applications: { open: true, autoApprove: false, autoApproveGroupId: null, description: "Apply!", questions: ["Where?"], terms: "Be nice." } }],
     ["currency (no sale yet)", { currency: "EUR" }],
   ])("the %s: changed by an owner, refused to a viewer (403, nothing changed)", async (_name, change) => {
     const before = await settings();

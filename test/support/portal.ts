@@ -3,6 +3,7 @@
  * P1 and P2, B in P1 only), mail going to a real SMTP receiver, and sign-in
  * through the real link flow.
  */
+import type { BrokerOptions } from "moleculer";
 import { startSmtpReceiver, type SmtpReceiver } from "./smtp";
 import { startSystem, type Bootstrap, type TestSystem } from "./system";
 
@@ -33,11 +34,11 @@ let addresses = 0;
 /** A client address of its own for each caller, so one test's link requests never throttle another's. */
 export const freshAddress = () => `198.51.100.${++addresses}`;
 
-export async function startPortalFixture(opts: { env?: Record<string, string> } = {}): Promise<PortalFixture> {
+export async function startPortalFixture(opts: { env?: Record<string, string>; broker?: BrokerOptions } = {}): Promise<PortalFixture> {
   // Read per request by the gateway, after startSystem restored the environment.
   process.env.TRUST_PROXY = "true";
   const smtp = await startSmtpReceiver();
-  const sys = await startSystem({ env: { MAIL_URL: smtp.url, MAIL_FROM: "Portal <portal@example.test>", PUBLIC_URL: "https://track.example.test", ...opts.env } });
+  const sys = await startSystem({ env: { MAIL_URL: smtp.url, MAIL_FROM: "Portal <portal@example.test>", PUBLIC_URL: "https://track.example.test", ...opts.env }, broker: opts.broker });
   const tag = `${process.pid}-${Date.now()}`;
   const p1 = await sys.bootstrap({ name: "Program One", holdDays: 0, allowedOrigins: ["https://shop-one.example"] });
   const p2 = await sys.bootstrap({ name: "Program Two", holdDays: 0 });

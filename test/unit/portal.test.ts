@@ -3,6 +3,7 @@ import { decideLoginAttempt } from "../../services/accounts/login-throttle";
 import { MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, partnerLinkThrottleKeys, signInUrl } from "../../services/accounts/partner-sign-in";
 import { referralLink } from "../../shared/domain/referral-link";
 import { maskEmail, shortenCustomerKey } from "../../services/portal/masking";
+import { partnerStats } from "../../services/portal/stats";
 
 test.each([
   ["jane.doe@example.com", "j•••@e•••.com"],
@@ -52,4 +53,36 @@ test("link requests: 3 per email and address, then a doubling wait; the narrowes
   expect(decideLoginAttempt(stats(5, "email"), now, PARTNER_LINK_THROTTLE_RULES)).toMatchObject({ allowed: false, scope: "email" });
   // Kept apart from the dashboard's failed sign-ins.
   expect(Object.values(partnerLinkThrottleKeys("a@b.c", "1.2.3.4")).every((k) => k.startsWith("partner-link|"))).toBe(true);
+});
+
+test("partnerStats: the partner's overview as they read it, commissions pending, credited and paid (not reversed)", () => {
+  const figures = { clicks: 5, leads: 2, sales: 1, revenueCents: 10_000, commissions: 1, pendingCents: 1400, creditedCents: 300, paidCents: 200, reversedCents: 600 };
+  const overview = {
+    programId: 1,
+    workspaceId: 1,
+    currency: "usd",
+    currencyExponent: 2,
+    from: "2026-01-01",
+    to: "2026-01-02",
+    test: false,
+    partnerId: 3,
+    days: [
+      { date: "2026-01-01", ...figures },
+      { date: "2026-01-02", ...figures, clicks: 0, pendingCents: 0, creditedCents: 0, paidCents: 0 },
+    ],
+    totals: { ...figures, clicks: 5 },
+    partners: [{ partnerId: 3, name: "Jane", status: "approved", referralCode: "jane", balanceCents: 300, ...figures }],
+    partnersWithActivity: 1,
+  };
+  expect(partnerStats(overview)).toEqual({
+    programId: 1,
+    currency: "usd",
+    from: "2026-01-01",
+    to: "2026-01-02",
+    days: [
+      { date: "2026-01-01", clicks: 5, leads: 2, sales: 1, revenueCents: 10_000, commissionCents: 1900 },
+      { date: "2026-01-02", clicks: 0, leads: 2, sales: 1, revenueCents: 10_000, commissionCents: 0 },
+    ],
+    totals: { clicks: 5, leads: 2, sales: 1, revenueCents: 10_000, commissionCents: 1900 },
+  });
 });
