@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Context } from "moleculer";
 import type { Permission } from "../../shared/domain/permissions";
 import type { RouteGroup } from "../../shared/endpoint";
+import { clientAddressOf } from "../../shared/client-address";
 import type { CallerMeta } from "../../shared/meta";
 import { logFields } from "../../shared/observability";
 import { API_DOCS_CSP, API_DOCS_HTML, viewerBundle } from "./api-docs";
@@ -32,8 +33,9 @@ function staticFile(file: string, contentType: string): (req: Req, res: Res) => 
   };
 }
 /**
- * The console and the portal (web/src, bundled into web/dist by bin/build-web.mjs) load their script and styles from
- * this origin only: no inline script, style or handler runs, they talk only to this origin, and cannot be framed.
+ * The console, the portal and the application page (web/src, bundled into web/dist by bin/build-web.mjs) load their
+ * script and styles from this origin only: no inline script, style or handler runs, they talk only to this origin, and
+ * cannot be framed.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -108,6 +110,9 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
   portal: htmlPage("portal.html"),
   portalSignIn: htmlPage("portal.html"),
   portalScript: bundleFile("portal.js", "text/javascript; charset=utf-8"),
+  // The public application page (docs/merchants.md, "Applications"): no session needed.
+  applyPage: htmlPage("apply.html"),
+  applyScript: bundleFile("apply.js", "text/javascript; charset=utf-8"),
   // The browser snippet, served from the tracking origin so merchants need no build step.
   browserSnippet(_req, res) {
     res.writeHead(200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
@@ -189,6 +194,15 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   partner: { path: "/api/partner", bodyParsers: JSON_BODY, authentication: "authenticatePartnerSession" },
   // The partner portal page and the page sign-in links open.
   portal: { path: "/portal", bodyParsers: false },
+  // A program's public application form (docs/dashboard-api.md, "Applications"): no credentials, no cookie, no CORS
+  // headers (only this service's own page calls it). The client address is passed on for the per-address limit.
+  applications: {
+    path: "/api/public",
+    bodyParsers: JSON_BODY,
+    onBeforeCall(ctx, _route, req) {
+      ctx.meta.clientAddress = clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], process.env.TRUST_PROXY === "true");
+    },
+  },
 };
 
 type Alias = string | ((req: Req, res: Res) => void);

@@ -1,23 +1,32 @@
 /**
  * The partner portal end to end in headless Chromium: the partner asks for a
  * link, the test reads it from a real SMTP receiver, opens it and is signed
- * in; a sale through the API with the partner's click appears, a refund
- * reduces the commission and brings a notice, which the partner marks read
- * by keyboard. Checked at 1366 and 390 px (contrast, overflow, labels,
+ * in; builds a referral link to a page of one of the merchant's sites (copied,
+ * with its QR code), sees the activity chart; a sale through the API with the
+ * partner's click appears with its reward in words, a refund reduces the
+ * commission and brings a notice, which the partner marks read by keyboard;
+ * the profile saves PayPal payouts, refuses a bad IBAN (naming the field) and
+ * saves a good one. Checked at 1366 and 390 px (contrast, overflow, labels,
  * keyboard reach); screenshots under test/browser/screenshots/.
  */
 import type { Locator, Page } from "playwright-core";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
-import { expectText, pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
+import { checkAtBothWidths, expectText, pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
 import { startPortalFixture } from "../support/portal";
 import { uniqueId } from "../support/tracking";
 
 describeWithChromium("partner portal page", () => {
   const suite = useChromiumWith(startPortalFixture);
 
-  test("sign in by emailed link, see a sale appear, a refund reduce it, mark the notice read; at 1366 and 390 px", async () => {
+  test("sign in by emailed link, build a link, see a sale appear, a refund reduce it, mark the notice read, save the profile; at 1366 and 390 px", async () => {
     const { fixture: f, browser } = suite;
     const { p1, a } = f;
+    const code = a.codes[p1.programId];
+    // Two sites; links lead to the blog's start page by default.
+    await f.sys.admin("PATCH", `/programs/${p1.programId}/settings`, {
+      allowedOrigins: ["https://shop-one.example", "https://blog.shop-one.example"],
+      defaultLandingUrl: "https://blog.shop-one.example/start",
+    });
     const context = await browser.newContext({ viewport: WIDTHS.desktop });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: f.sys.baseUrl });
     const page = await context.newPage();
@@ -42,10 +51,48 @@ describeWithChromium("partner portal page", () => {
     await page.getByRole("heading", { name: "Your referral link" }).waitFor();
     expect(page.url()).toBe(`${f.sys.baseUrl}/portal`);
     await page.getByText(`Alice (${a.email})`).waitFor();
-    expect(await page.getByLabel(/Share this link/).inputValue()).toBe(`https://shop-one.example/?ref=${a.codes[p1.programId]}`);
+
+    // The link builder: the default landing page's site first, with its path.
+    const site = page.getByLabel("Site", { exact: true });
+    const path = page.getByLabel("Page", { exact: true });
+    const shown = page.locator("#referral-link");
+    expect(await site.inputValue()).toBe("https://blog.shop-one.example");
+    expect(await path.inputValue()).toBe("/start");
+    await expectText(shown, `https://blog.shop-one.example/start?ref=${code}`);
+    // Another site and page, by keyboard; the page's own query is kept.
+    await tabTo(page, site);
+    await site.selectOption("https://shop-one.example");
+    await tabTo(page, path);
+    await path.fill("/pricing?plan=pro");
+    const link = `https://shop-one.example/pricing?plan=pro&ref=${code}`;
+    await expectText(shown, link);
+    expect(await shown.textContent()).toBe(link);
     await tabTo(page, page.getByRole("button", { name: "Copy link" }));
     await page.keyboard.press("Enter");
-    await page.getByText(/Copied\.|Press Ctrl\+C/).waitFor();
+    const said = page.getByText(/Copied\.|press Ctrl\+C/);
+    await said.waitFor();
+    if ((await said.textContent()) === "Copied.") expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+    // Its QR code, and the same picture to download.
+    const qr = page.getByRole("img", { name: "QR code of the link" });
+    await qr.waitFor();
+    expect(await qr.getAttribute("src")).toMatch(/^data:image\/png;base64,/);
+    const download = page.getByRole("link", { name: "Download QR code" });
+    expect(await download.getAttribute("href")).toBe(await qr.getAttribute("src"));
+    expect(await download.getAttribute("download")).toMatch(/\.png$/);
+    // A full address on another site is refused, saying why; the path alone is fine again.
+    await path.fill("https://elsewhere.example/pricing");
+    await expectText(page.locator("#link-path-error"), "another site (elsewhere.example)");
+    expect(await path.getAttribute("aria-invalid")).toBe("true");
+    expect(await shown.count()).toBe(0);
+    expect(await pageProblems(page)).toEqual([]);
+    await path.fill("/pricing?plan=pro");
+    await expectText(shown, link);
+
+    // The activity chart (a picture) and the same numbers in words.
+    await page.locator("#stats .chart canvas").first().waitFor();
+    await expectText(page.locator("#stats-summary"), "0 clicks");
+    await page.getByText("No commissions yet").waitFor();
+    await checkAtBothWidths(page, "portal-link-builder", () => page.locator("#stats .chart canvas").first().waitFor());
     await page.getByText("No commissions yet").waitFor();
 
     // 3. A sale with the partner's click appears after a refresh.
@@ -60,6 +107,10 @@ describeWithChromium("partner portal page", () => {
     await refreshUntil(page, row);
     await expectText(row, transactionId);
     await expectText(row, "$125.00");
+    // The reward that earned it and its status, in words.
+    await expectText(row.locator("td.reward"), "20% of each sale");
+    expect(await row.locator("td.status").textContent()).toMatch(/^(Pending: in the hold period|Approved: in your balance)$/);
+    await expectText(page.locator("#stats-summary"), "1 click, 0 leads, 1 sale, revenue $125.00, your commission $25.00");
     await expectText(row.locator("td.net"), "$25.00");
     await expectText(page.locator('[data-figure="clicks"] .value'), "1");
     await expectText(page.locator('[data-figure="pending"] .value'), "$25.00");
@@ -104,7 +155,63 @@ describeWithChromium("partner portal page", () => {
     await page.getByRole("heading", { name: "Your referral link" }).waitFor();
     await expectText(row.locator("td.net"), "$15.00");
 
-    // 7. Sign out.
+    // 7. The profile, from the header: PayPal payouts, by keyboard.
+    await page.setViewportSize(WIDTHS.desktop);
+    await tabTo(page, page.getByRole("link", { name: "Your profile" }));
+    await page.keyboard.press("Enter");
+    const profileHeading = page.getByRole("heading", { name: "Your profile" });
+    await profileHeading.waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === "profile-title");
+    expect(page.url()).toBe(`${f.sys.baseUrl}/portal#profile`);
+    const name = page.getByLabel("Name", { exact: true });
+    await name.waitFor();
+    expect(await name.inputValue()).toBe("Alice");
+    await name.fill("Alice Partner");
+    await page.getByLabel("Country").selectOption("DE");
+    await tabTo(page, page.getByRole("radio", { name: "PayPal" }));
+    await page.keyboard.press("Space");
+    await page.getByText("Stripe onboarding comes with payouts").waitFor();
+    await page.getByLabel("PayPal email").fill(`paypal-${a.email}`);
+    await tabTo(page, page.getByRole("button", { name: "Save profile" }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").filter({ hasText: "Profile saved." }).waitFor();
+    const profileOf = async () => (await f.sys.http("GET", "/api/partner/profile", { headers: { Cookie: await cookieOf(page) } })).body;
+    expect(await profileOf()).toMatchObject({ name: "Alice Partner", country: "DE", payoutMethod: "paypal", paypalEmail: `paypal-${a.email}` });
+    await page.getByText(`Alice Partner (${a.email})`).waitFor();
+
+    // A bank account with a wrong IBAN is refused: the API's words, and the focus on the field.
+    await page.getByRole("radio", { name: "Bank transfer" }).check();
+    await page.getByLabel("Account holder").fill("Alice Partner");
+    const iban = page.getByLabel("IBAN", { exact: true });
+    await iban.fill("DE89 3704 0044 0532 0130 01");
+    await page.getByLabel("SWIFT/BIC").fill("COBADEFFXXX");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByRole("alert").filter({ hasText: "bank.iban" }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.id === "bank-iban");
+    expect(await iban.getAttribute("aria-invalid")).toBe("true");
+    expect(await profileOf()).toMatchObject({ payoutMethod: "paypal", bank: null });
+    await checkAtBothWidths(page, "portal-profile-refused", () => iban.waitFor());
+
+    // The right one is saved, and is there after a reload.
+    await iban.fill("DE89 3704 0044 0532 0130 00");
+    await page.getByRole("button", { name: "Save profile" }).click();
+    await page.getByRole("status").filter({ hasText: "Profile saved." }).waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(await profileOf()).toMatchObject({ payoutMethod: "bank", bank: { accountHolder: "Alice Partner", iban: "DE89370400440532013000", swift: "COBADEFFXXX" } });
+    await page.reload();
+    await page.getByLabel("IBAN", { exact: true }).waitFor();
+    expect(await page.getByLabel("IBAN", { exact: true }).inputValue()).toBe("DE89370400440532013000");
+    expect(await page.getByRole("radio", { name: "Bank transfer" }).isChecked()).toBe(true);
+    expect(await page.getByLabel("Country").inputValue()).toBe("DE");
+    await checkAtBothWidths(page, "portal-profile", () => page.getByLabel("IBAN", { exact: true }).waitFor());
+
+    // Back to the programs.
+    await tabTo(page, page.getByRole("link", { name: "Your programs" }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Your referral link" }).waitFor();
+    await expectText(row.locator("td.net"), "$15.00");
+
+    // 8. Sign out.
     await tabTo(page, page.getByRole("button", { name: "Sign out" }));
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Sign in" }).waitFor();

@@ -27,7 +27,22 @@ export interface ProgramSettings {
   holdDays: number;
   defaultLandingUrl: string | null;
   allowedOrigins: string[];
+  applications: ApplicationSettings;
 }
+
+/** Whether and how people apply to the program on its public page (/portal/apply?program=ID). */
+export interface ApplicationSettings {
+  open: boolean;
+  autoApprove: boolean;
+  /** The group automatic approvals join; null for the default group. */
+  autoApproveGroupId: number | null;
+  description: string;
+  questions: string[];
+  terms: string;
+}
+
+/** The address of the program's public application page. */
+export const applyPageUrl = (programId: number): string => `${location.origin}/portal/apply?program=${programId}`;
 
 export interface ConsoleContext {
   me: Me;

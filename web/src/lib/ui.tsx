@@ -4,7 +4,7 @@
  * (JSX escapes it); nothing here sets HTML.
  */
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from "preact";
-import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useId, useState } from "preact/hooks";
 import { api, errorMessage, query, type Page } from "./api";
 
 /** Loads with `load` whenever `deps` change; `reload()` loads again. */
@@ -104,9 +104,42 @@ export interface Column<T> {
 }
 
 /**
+ * The pages of a list endpoint (`path` with `filters`), walked by cursor: the cursors of pages already seen are kept,
+ * so Previous needs no offset; changing the filters or the path starts again at the first page. `reloadKey` loads
+ * the current page again when it changes.
+ */
+export function useCursorPages<T>(path: string, filters: Record<string, string | number | boolean | undefined>, reloadKey?: unknown, limit = 25) {
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const filterKey = JSON.stringify(filters);
+  useEffect(() => setCursors([undefined]), [filterKey, path]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useAsync(() => api<Page<T>>("GET", `${path}${query({ ...filters, cursor, limit })}`), [path, filterKey, cursor, reloadKey]);
+  return {
+    page,
+    pageNumber: cursors.length,
+    previous: () => setCursors(cursors.slice(0, -1)),
+    next: () => setCursors([...cursors, page.data?.nextCursor ?? undefined]),
+  };
+}
+
+/** Previous/Next buttons for the pages of useCursorPages. */
+export function Pager({ label, pages }: { label: string; pages: { pageNumber: number; previous: () => void; next: () => void; page: { data?: { nextCursor: string | null } } } }) {
+  return (
+    <nav class="pager" aria-label={`${label}: pages`}>
+      <button type="button" class="secondary" disabled={pages.pageNumber === 1} onClick={pages.previous}>
+        Previous page
+      </button>
+      <span class="muted">Page {pages.pageNumber}</span>
+      <button type="button" class="secondary" disabled={!pages.page.data?.nextCursor} onClick={pages.next}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/**
  * A list screen's body: the rows of one page of `path` (a list endpoint) with `filters`, Previous/Next by cursor
- * (the cursors of pages already seen are kept, so Previous needs no offset), and the CSV download of every row that
- * matches the same filters when `csvPath` is given.
+ * (useCursorPages), and the CSV download of every row that matches the same filters when `csvPath` is given.
  */
 export function PagedTable<T>({
   caption,
@@ -127,13 +160,8 @@ export function PagedTable<T>({
   empty: string;
   reloadKey?: unknown;
 }) {
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const filterKey = JSON.stringify(filters);
-  useEffect(() => setCursors([undefined]), [filterKey, path]);
-  const cursor = cursors[cursors.length - 1];
-  const page = useAsync(() => api<Page<T>>("GET", `${path}${query({ ...filters, cursor, limit: 25 })}`), [path, filterKey, cursor, reloadKey]);
-  const tableRef = useRef<HTMLTableElement>(null);
-  const pageNumber = cursors.length;
+  const pages = useCursorPages<T>(path, filters, reloadKey);
+  const page = pages.page;
   return (
     <div class="paged">
       {csvPath && (
@@ -146,7 +174,7 @@ export function PagedTable<T>({
       )}
       {page.error && <Alert>{page.error}</Alert>}
       <div class="table-wrap">
-        <table ref={tableRef} aria-busy={page.loading}>
+        <table aria-busy={page.loading}>
           <caption class="visually-hidden">{caption}</caption>
           <thead>
             <tr>
@@ -171,15 +199,7 @@ export function PagedTable<T>({
         </table>
       </div>
       {page.data && page.data.data.length === 0 && <p class="muted">{empty}</p>}
-      <nav class="pager" aria-label={`${caption}: pages`}>
-        <button type="button" class="secondary" disabled={pageNumber === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <span class="muted">Page {pageNumber}</span>
-        <button type="button" class="secondary" disabled={!page.data?.nextCursor} onClick={() => setCursors([...cursors, page.data?.nextCursor ?? undefined])}>
-          Next page
-        </button>
-      </nav>
+      <Pager label={caption} pages={pages} />
     </div>
   );
 }

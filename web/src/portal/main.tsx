@@ -1,14 +1,17 @@
 /**
  * The partner portal (/portal and /portal/sign-in; docs/partners.md): sign-in by emailed link, then per program the
- * referral link, clicks, balance, notices, commissions with their refunds, referred customers (masked) and
- * withdrawals. It talks only to /api/partner on this origin (the session is the HttpOnly svc_partner_session cookie).
- * The partner and the chosen program's lists load together and replace the view at once, on Refresh and every 30
- * seconds while the tab is visible, so a refresh never shows half-loaded lists or moves the keyboard focus.
+ * link builder with its QR code, clicks, balance, activity over time, notices, commissions with their rewards and
+ * refunds, referred customers (masked) and withdrawals; and the partner's profile with their payout details
+ * (/portal#profile, from the header). It talks only to /api/partner on this origin (the session is the HttpOnly
+ * svc_partner_session cookie). The partner and the chosen program's lists load together and replace the view at once,
+ * on Refresh and every 30 seconds while the tab is visible, so a refresh never shows half-loaded lists or moves the
+ * keyboard focus.
  */
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorMessage, whenSignedOut } from "../lib/api";
 import { Alert, StatusLine } from "../lib/ui";
+import { ProfileView } from "./profile";
 import { loadLists, NotApproved, ProgramView, type ProgramLists } from "./program";
 import { CheckEmail, SignInForm, signInFromLink } from "./sign-in";
 import type { PortalMe, PortalProgram } from "./types";
@@ -22,6 +25,10 @@ interface Snapshot {
   lists: ProgramLists | null;
   updated: Date;
 }
+
+/** The part of the signed-in portal shown: the programs, or the profile (/portal#profile). */
+type Part = "programs" | "profile";
+const partOfAddress = (): Part => (location.hash === "#profile" ? "profile" : "programs");
 
 type View = { kind: "loading" } | { kind: "sign-in"; focus?: "heading" | "email" } | { kind: "check-email"; email: string } | { kind: "portal"; snapshot: Snapshot };
 
@@ -44,10 +51,13 @@ function App() {
   const [email, setEmail] = useState("");
   const [picked, setPicked] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
+  const [part, setPart] = useState<Part>(partOfAddress);
   // Only the newest load may change the view (a slow refresh must not undo a program picked after it started).
   const round = useRef(0);
   const shown = useRef<View["kind"]>("loading");
   shown.current = view.kind;
+  const latest = useRef<number | null>(null);
+  latest.current = picked;
 
   const fail = (e: unknown) => {
     // A 401 already took the page back to the sign-in form (whenSignedOut).
@@ -79,6 +89,16 @@ function App() {
       if (shown.current === "portal") setStatus("Your session ended. Sign in again.");
       setView({ kind: "sign-in" });
     });
+    // The header's links change the address's fragment; the new part's heading then gets the focus.
+    const onHash = () => {
+      const next = partOfAddress();
+      setPart(next);
+      setStatus("");
+      // Back to the programs: their figures were not refreshed while the profile was shown.
+      if (next === "programs" && shown.current === "portal") void load(latest.current);
+      requestAnimationFrame(() => document.getElementById(next === "profile" ? "profile-title" : "portal-title")?.focus());
+    };
+    window.addEventListener("hashchange", onHash);
     void (async () => {
       const linkError = await signInFromLink();
       if (linkError) setError(linkError);
@@ -88,13 +108,13 @@ function App() {
 
   const signedIn = view.kind === "portal";
   useEffect(() => {
-    if (!signedIn) return;
+    if (!signedIn || part !== "programs") return;
     // New sales and refunds show up without reloading; paused while the tab is hidden.
     const timer = setInterval(() => {
       if (document.visibilityState === "visible") void load(picked);
     }, REFRESH_MS);
     return () => clearInterval(timer);
-  }, [signedIn, picked]);
+  }, [signedIn, picked, part]);
 
   const signOut = async () => {
     try {
@@ -121,6 +141,16 @@ function App() {
       <header class="top">
         <h1>Partner portal</h1>
         {me && (
+          <nav class="pages portal-nav" aria-label="Portal">
+            <a href="#programs" aria-current={part === "programs" ? "page" : undefined}>
+              Your programs
+            </a>
+            <a href="#profile" aria-current={part === "profile" ? "page" : undefined}>
+              Your profile
+            </a>
+          </nav>
+        )}
+        {me && (
           <div class="account">
             <span class="muted who">{me.partner.email ? `${me.partner.name} (${me.partner.email})` : me.partner.name}</span>
             <button type="button" class="secondary" onClick={() => void signOut()}>
@@ -146,8 +176,12 @@ function App() {
           />
         )}
         {view.kind === "check-email" && <CheckEmail email={view.email} onAnother={() => setView({ kind: "sign-in", focus: "email" })} />}
-        {view.kind === "portal" && (
+        {view.kind === "portal" && part === "profile" && <ProfileView onSaved={() => void load(picked)} onError={fail} />}
+        {view.kind === "portal" && part === "programs" && (
           <div class="portal" aria-busy={busy}>
+            <h2 id="portal-title" class="visually-hidden focus-target" tabIndex={-1}>
+              Your programs
+            </h2>
             <div class="portal-bar">
               {view.snapshot.me.programs.length > 1 && (
                 <div class="picker">

@@ -1,14 +1,16 @@
 /**
- * One program in the portal: the referral link (or code), the figures (clicks, pending, balance, credited, paid out),
- * the notices with "Mark read", the commissions with their refunds, the referred customers (masked by the API) and the
- * withdrawals. The lists' first pages arrive loaded (main.tsx loads them with the partner, so a refresh swaps the whole
+ * One program in the portal: the link builder (or the code), the figures (clicks, pending, balance, credited, paid out),
+ * the activity over time (charts), the notices with "Mark read", the commissions with their reward and refunds, the
+ * referred customers (masked by the API) and the withdrawals. The lists' first pages arrive loaded (main.tsx loads them with the partner, so a refresh swaps the whole
  * view at once); "Show more" fetches the next pages. Everything from the API is rendered as text.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, query, type Page } from "../lib/api";
 import { count, day, money } from "../lib/format";
-import type { Commission, Customer, Notice, PortalProgram, Withdrawal } from "./types";
+import { LinkBuilder } from "./link-builder";
+import { loadStats, Stats } from "./stats";
+import type { Commission, Customer, Notice, PortalProgram, ProgramStats, Withdrawal } from "./types";
 
 /** The first page of each list of an approved program. */
 export interface ProgramLists {
@@ -16,21 +18,35 @@ export interface ProgramLists {
   commissions: Page<Commission>;
   customers: Page<Customer>;
   withdrawals: Page<Withdrawal>;
+  /** The last 30 days, for the charts. */
+  stats: ProgramStats;
 }
 
 const PAGE_SIZE = 25;
+
+/** A commission's status in words (docs/partners.md). */
+const COMMISSION_STATUS: Record<string, string> = {
+  pending: "Pending: in the hold period",
+  approved: "Approved: in your balance",
+  paid: "Paid out",
+  refunded: "Reduced by a refund",
+  reversed: "Reversed: the sale was refunded",
+};
+
+const WITHDRAWAL_STATUS: Record<string, string> = { open: "Open: to be paid", paid: "Paid", cancelled: "Cancelled" };
 export const programPath = (programId: number, rest: string): string => `/api/partner/programs/${programId}${rest}`;
 
 const listPage = <T,>(programId: number, list: string, cursor?: string) => api<Page<T>>("GET", programPath(programId, `/${list}${query({ limit: PAGE_SIZE, cursor })}`));
 
 export async function loadLists(programId: number): Promise<ProgramLists> {
-  const [notices, commissions, customers, withdrawals] = await Promise.all([
+  const [notices, commissions, customers, withdrawals, stats] = await Promise.all([
     listPage<Notice>(programId, "notices"),
     listPage<Commission>(programId, "commissions"),
     listPage<Customer>(programId, "customers"),
     listPage<Withdrawal>(programId, "withdrawals"),
+    loadStats(programId),
   ]);
-  return { notices, commissions, customers, withdrawals };
+  return { notices, commissions, customers, withdrawals, stats };
 }
 
 interface Actions {
@@ -61,7 +77,7 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
   const currency = program.currency;
   return (
     <>
-      <Referral program={program} />
+      <LinkBuilder program={program} />
       <Section id="figures" title={`${program.name} at a glance`}>
         <div class="grid">
           <Figure name="clicks" label="Clicks" value={count(program.clicks ?? 0)} />
@@ -72,6 +88,7 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
         </div>
         <p class="muted">Commissions count towards your balance once the merchant's hold period ends; refunds during it reduce them.</p>
       </Section>
+      <Stats programId={program.programId} first={lists.stats} onError={onError} />
       <Notices programId={program.programId} first={lists.notices} onError={onError} onStatus={onStatus} />
       <Section id="commissions" title="Commissions">
         <PagedList
@@ -82,7 +99,7 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
           onError={onError}
         >
           {(rows: Commission[]) => (
-            <Table caption="Your commissions" headers={[["Date"], ["Order"], ["Sale", true], ["Commission", true], ["Refunds took", true], ["Now worth", true], ["Status"]]}>
+            <Table caption="Your commissions" headers={[["Date"], ["Order"], ["Reward"], ["Sale", true], ["Commission", true], ["Refunds took", true], ["Now worth", true], ["Status"]]}>
               {rows.map((c) => (
                 <tr key={c.id} data-commission={String(c.id)}>
                   <td class="date">{day(c.createdAt)}</td>
@@ -99,13 +116,12 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
                       </ul>
                     )}
                   </td>
+                  <td class="reward">{c.reward ?? ""}</td>
                   <td class="num">{money(c.saleAmountCents, c.currency)}</td>
                   <td class="num">{money(c.amountCents, c.currency)}</td>
                   <td class="num">{c.deductedCents ? `−${money(c.deductedCents, c.currency)}` : ""}</td>
                   <td class="num net">{money(c.netCents, c.currency)}</td>
-                  <td>
-                    <span class="badge">{c.status}</span>
-                  </td>
+                  <td class="status">{COMMISSION_STATUS[c.status] ?? c.status}</td>
                 </tr>
               ))}
             </Table>
@@ -136,9 +152,7 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
                 <tr key={w.id}>
                   <td class="date">{day(w.createdAt)}</td>
                   <td class="num">{money(w.amountCents, w.currency)}</td>
-                  <td>
-                    <span class="badge">{w.status}</span>
-                  </td>
+                  <td class="status">{WITHDRAWAL_STATUS[w.status] ?? w.status}</td>
                   <td class="date">{w.paidAt ? day(w.paidAt) : ""}</td>
                 </tr>
               ))}
@@ -187,44 +201,6 @@ function Table({ caption, headers, children }: { caption: string; headers: Array
         <tbody>{children}</tbody>
       </table>
     </div>
-  );
-}
-
-/** The referral link with a copy button; without a link (the program names no site), the code to add to links. */
-function Referral({ program }: { program: PortalProgram }) {
-  const [copied, setCopied] = useState("");
-  const input = useRef<HTMLInputElement>(null);
-  useEffect(() => setCopied(""), [program.referralLink]);
-  const link = program.referralLink;
-  if (!link)
-    return (
-      <Section id="referral" title="Your referral code">
-        <p>
-          Your code is <strong>{program.referralCode}</strong>. Add <code>?ref={program.referralCode}</code> to any link to the merchant's site.
-        </p>
-      </Section>
-    );
-  const selectForCopy = () => {
-    input.current?.select();
-    setCopied("Press Ctrl+C (or Cmd+C) to copy.");
-  };
-  const copy = () => {
-    if (!navigator.clipboard?.writeText) return selectForCopy();
-    navigator.clipboard.writeText(link).then(() => setCopied("Copied."), selectForCopy);
-  };
-  return (
-    <Section id="referral" title="Your referral link">
-      <label for="referral-link">Share this link; visitors who buy are credited to you.</label>
-      <div class="copy-row">
-        <input id="referral-link" ref={input} type="text" readOnly value={link} />
-        <button type="button" id="copy-link" onClick={copy}>
-          Copy link
-        </button>
-        <span class="muted" role="status" aria-live="polite">
-          {copied}
-        </span>
-      </div>
-    </Section>
   );
 }
 

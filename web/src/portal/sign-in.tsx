@@ -8,12 +8,14 @@ import { api, errorMessage } from "../lib/api";
 import { Field } from "../lib/ui";
 
 /**
- * Takes the token out of the address (the bar then shows /portal) and signs in with it. Resolves to null without a
- * token or when it signed in, else to the message saying why not (the link was used, expired…).
+ * Takes the token out of the address (the bar then shows /portal, or /portal#profile) and signs in with it. Resolves
+ * to null without a token or when it signed in, else to the message saying why not (the link was used, expired…).
  */
 export async function signInFromLink(): Promise<string | null> {
   const match = /[#&]token=([A-Za-z0-9_-]+)/.exec(location.hash);
-  if (location.pathname !== "/portal" || location.hash) history.replaceState(null, "", "/portal");
+  // The portal's own parts (#profile, #programs) stay in the address; anything else leaves it.
+  const part = /^#(profile|programs)$/.test(location.hash) ? location.hash : "";
+  if (location.pathname !== "/portal" || location.hash !== part) history.replaceState(null, "", `/portal${part}`);
   if (!match) return null;
   try {
     await api("POST", "/api/partner/auth/sign-in", { token: match[1] });

@@ -18,6 +18,12 @@ export interface PortalProgram {
   referralLink: string | null;
   clicks: number | null;
   balance: Balance | null;
+  /** The merchant's sites the link builder offers (origins such as https://shop.example); empty when none is named. */
+  allowedOrigins?: string[];
+  /** Where links lead by default (its origin comes first in the builder); null when the program names none. */
+  defaultLandingUrl?: string | null;
+  /** The query parameter that carries the code ("ref"). */
+  referralParam?: string;
 }
 
 export interface PortalMe {
@@ -45,6 +51,8 @@ export interface Commission {
   status: string;
   createdAt: string;
   refunds: Refund[];
+  /** The reward that paid it, in words ("20% of the sale"); null when the API has none to name. */
+  reward?: string | null;
 }
 
 export interface Notice {
@@ -72,4 +80,46 @@ export interface Withdrawal {
   status: string;
   createdAt: string;
   paidAt: string | null;
+}
+
+/** One UTC day of the partner's activity in a program (GET /api/partner/programs/:programId/stats). */
+export interface StatsDay {
+  date: string;
+  clicks: number;
+  leads: number;
+  sales: number;
+  revenueCents: number;
+  commissionCents: number;
+}
+
+export interface ProgramStats {
+  programId: number;
+  currency: string;
+  from: string;
+  to: string;
+  days: StatsDay[];
+  totals: Omit<StatsDay, "date">;
+}
+
+export type PayoutMethod = "paypal" | "bank" | "stripe";
+
+export interface BankDetails {
+  accountHolder: string | null;
+  iban: string | null;
+  accountNumber: string | null;
+  routingNumber: string | null;
+  swift: string | null;
+}
+
+/** The partner's own details (GET/PATCH /api/partner/profile). */
+export interface Profile {
+  partnerId: number;
+  name: string;
+  email: string | null;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string | null;
+  payoutMethod: PayoutMethod | null;
+  paypalEmail: string | null;
+  bank: BankDetails | null;
+  updatedAt: string;
 }

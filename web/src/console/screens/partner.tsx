@@ -1,16 +1,16 @@
 /**
- * One partner of the program: totals over time, referral code and link, group, status, balance, commissions with
- * their refunds, payouts and the merchant's private notes.
+ * One partner of the program: totals over time, referral code and link, group, status, balance, what they wrote when
+ * they applied (if they did), commissions with their refunds, payouts and the merchant's private notes.
  */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { referralLink } from "../../../../shared/domain/referral-link";
 import { api, errorMessage, query } from "../../lib/api";
 import { DailyChart } from "../../lib/chart";
-import { count, day, money } from "../../lib/format";
+import { count, dateTime, day, money } from "../../lib/format";
 import { Alert, CopyButton, PagedTable, SelectField, StatusLine, useAsync } from "../../lib/ui";
 import { CommissionColumns, type CommissionRow } from "./commissions";
-import { DecisionButtons, STATUS_TEXT, type PartnerRow, type PartnerTotals } from "./partners";
+import { ApplicationAnswers, DecisionButtons, STATUS_TEXT, type Application, type PartnerRow, type PartnerTotals } from "./partners";
 import { PayoutColumns, type WithdrawalRow } from "./payouts";
 import { partnerLabel } from "../partner-filter";
 import { Screen } from "../screen";
@@ -18,7 +18,11 @@ import { useConsole } from "../session";
 
 interface PartnerDetailRow extends PartnerRow {
   notes: string;
+  /** Their application from the public page; null when the partner was added another way. */
+  application: Application | null;
 }
+
+const DECISION_TEXT: Record<Application["status"], string> = { pending: "Waiting for a decision", approved: "Approved", declined: "Declined" };
 
 interface Overview {
   days: Array<{ date: string } & Omit<PartnerTotals, "balanceCents">>;
@@ -100,6 +104,28 @@ export function PartnerDetail() {
           </div>
         )}
       </section>
+
+      {p.application && (
+        <section aria-labelledby="partner-application">
+          <h2 id="partner-application">Application</h2>
+          <ApplicationAnswers
+            application={p.application}
+            withEmail={false}
+            facts={
+              <>
+                <dt>Decision</dt>
+                <dd>{p.application.decidedAt ? `${DECISION_TEXT[p.application.status]} on ${dateTime(p.application.decidedAt)}` : DECISION_TEXT[p.application.status]}</dd>
+                {p.application.declineMessage && (
+                  <>
+                    <dt>Message sent</dt>
+                    <dd class="pre-line">{p.application.declineMessage}</dd>
+                  </>
+                )}
+              </>
+            }
+          />
+        </section>
+      )}
 
       <section aria-labelledby="partner-activity">
         <h2 id="partner-activity">Over time {overview.data && <span class="muted">{`${overview.data.from} to ${overview.data.to}`}</span>}</h2>

@@ -1,12 +1,18 @@
 /**
- * Settings, Program: name, cookie window, hold days, default landing URL, allowed origins and (until the program's
- * first sale or commission) the currency. Saving sends the fields with PATCH /api/programs/:programId/settings and
- * reloads the console's copy of the settings, so every screen shows the new values.
+ * Settings, Program: name, cookie window, hold days, default landing URL, allowed origins, (until the program's first
+ * sale or commission) the currency, and applications (whether the public application page takes them, automatic
+ * approval into a group, the page's description, questions and terms). Saving sends the fields with
+ * PATCH /api/programs/:programId/settings and reloads the console's copy of the settings, so every screen shows the
+ * new values.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api";
-import { Alert, Field, StatusLine } from "../../lib/ui";
-import { useConsole, type ProgramSettings } from "../session";
+import { Alert, CopyButton, Field, SelectField, StatusLine } from "../../lib/ui";
+import { groupLabel, useGroups } from "../screens/partners";
+import { applyPageUrl, useConsole, type ApplicationSettings, type ProgramSettings } from "../session";
+
+/** What the API accepts for applications (services/programs). */
+const LIMITS = { description: 2000, questions: 5, question: 200, terms: 5000 } as const;
 
 interface Draft {
   name: string;
@@ -15,6 +21,13 @@ interface Draft {
   holdDays: string;
   defaultLandingUrl: string;
   allowedOrigins: string;
+  applicationsOpen: boolean;
+  autoApprove: boolean;
+  /** "" for the default group. */
+  autoApproveGroupId: string;
+  applicationDescription: string;
+  questions: string[];
+  terms: string;
 }
 
 const draftOf = (s: ProgramSettings): Draft => ({
@@ -24,6 +37,22 @@ const draftOf = (s: ProgramSettings): Draft => ({
   holdDays: String(s.holdDays),
   defaultLandingUrl: s.defaultLandingUrl ?? "",
   allowedOrigins: s.allowedOrigins.join("\n"),
+  applicationsOpen: s.applications.open,
+  autoApprove: s.applications.autoApprove,
+  autoApproveGroupId: s.applications.autoApproveGroupId === null ? "" : String(s.applications.autoApproveGroupId),
+  applicationDescription: s.applications.description,
+  questions: s.applications.questions,
+  terms: s.applications.terms,
+});
+
+/** The applications part of the PATCH: empty questions left out. */
+const applicationsOf = (d: Draft): ApplicationSettings => ({
+  open: d.applicationsOpen,
+  autoApprove: d.autoApprove,
+  autoApproveGroupId: d.autoApproveGroupId === "" ? null : Number(d.autoApproveGroupId),
+  description: d.applicationDescription,
+  questions: d.questions.map((q) => q.trim()).filter(Boolean),
+  terms: d.terms,
 });
 
 /** The allowed origins as typed: one a line, blank lines left out. */
@@ -44,7 +73,8 @@ export function ProgramSettingsSection() {
   useEffect(() => setDraft(draftOf(settings)), [settings]);
 
   const edit = (field: keyof Draft) => (event: Event) => {
-    setDraft({ ...draft, [field]: (event.currentTarget as HTMLInputElement).value });
+    const input = event.currentTarget as HTMLInputElement;
+    setDraft({ ...draft, [field]: input.type === "checkbox" ? input.checked : input.value });
     setSaid("");
   };
 
@@ -59,6 +89,7 @@ export function ProgramSettingsSection() {
       holdDays: Number(draft.holdDays),
       defaultLandingUrl: draft.defaultLandingUrl.trim() || null,
       allowedOrigins: originsOf(draft.allowedOrigins),
+      applications: applicationsOf(draft),
     };
     if (!settings.currencyFixed) body.currency = draft.currency.trim();
     try {
@@ -90,6 +121,27 @@ export function ProgramSettingsSection() {
           <dd class="terms">{settings.defaultLandingUrl ?? "None: referral links lead to the first allowed origin"}</dd>
           <dt>Allowed origins</dt>
           <dd class="terms">{settings.allowedOrigins.length ? settings.allowedOrigins.join(", ") : "Any (none listed)"}</dd>
+          <dt>Applications</dt>
+          <dd>
+            {settings.applications.open ? "Open" : "Closed"}
+            {settings.applications.open && settings.applications.autoApprove ? ", approved automatically" : ""}
+          </dd>
+          <dt>Application page</dt>
+          <dd class="terms">
+            <a href={applyPageUrl(program.id)}>{applyPageUrl(program.id)}</a>
+          </dd>
+          <dt>Questions</dt>
+          <dd>
+            {settings.applications.questions.length ? (
+              <ol class="compact">
+                {settings.applications.questions.map((q, i) => (
+                  <li key={i}>{q}</li>
+                ))}
+              </ol>
+            ) : (
+              "None"
+            )}
+          </dd>
         </dl>
       </section>
     );
@@ -171,6 +223,7 @@ export function ProgramSettingsSection() {
             The sites whose pages may send clicks and signups with the browser snippet, such as https://shop.example (no path). Leave empty to allow any.
           </p>
         </div>
+        <ApplicationsFieldset draft={draft} setDraft={(next) => (setDraft(next), setSaid(""))} edit={edit} />
         <p>
           <button type="submit" disabled={busy}>
             Save settings
@@ -180,5 +233,126 @@ export function ProgramSettingsSection() {
         <StatusLine text={said} />
       </form>
     </section>
+  );
+}
+
+/**
+ * The Applications fieldset: whether the public page takes applications, its address, automatic approval into a
+ * group, and what the page shows (description, up to five questions, terms).
+ */
+function ApplicationsFieldset({ draft, setDraft, edit }: { draft: Draft; setDraft: (draft: Draft) => void; edit: (field: keyof Draft) => (event: Event) => void }) {
+  const { program } = useConsole();
+  const groups = useGroups();
+  const url = applyPageUrl(program.id);
+  const questionsRef = useRef<HTMLDivElement>(null);
+  // After adding or removing a question, where the focus goes: the new input, or the one that took the removed one's place.
+  const [focusQuestion, setFocusQuestion] = useState<number | null>(null);
+  useLayoutEffect(() => {
+    if (focusQuestion === null) return;
+    const inputs = questionsRef.current?.querySelectorAll("input");
+    const target = inputs?.[Math.min(focusQuestion, inputs.length - 1)] ?? questionsRef.current?.querySelector<HTMLElement>("button.add-question");
+    target?.focus();
+    setFocusQuestion(null);
+  }, [focusQuestion]);
+
+  const defaultGroup = groups.data?.find((g) => g.isDefault);
+  const groupOptions: Array<[string, string]> = [
+    ["", defaultGroup ? groupLabel(defaultGroup) : "The default group"],
+    ...(groups.data ?? []).filter((g) => !g.isDefault).map((g): [string, string] => [String(g.id), g.name]),
+  ];
+  const setQuestion = (i: number) => (event: Event) => setDraft({ ...draft, questions: draft.questions.map((q, j) => (j === i ? (event.currentTarget as HTMLInputElement).value : q)) });
+  const addQuestion = () => {
+    setDraft({ ...draft, questions: [...draft.questions, ""] });
+    setFocusQuestion(draft.questions.length);
+  };
+  const removeQuestion = (i: number) => {
+    setDraft({ ...draft, questions: draft.questions.filter((_, j) => j !== i) });
+    setFocusQuestion(i);
+  };
+
+  return (
+    <fieldset class="applications-settings">
+      <legend>Applications</legend>
+      <div class="choice">
+        <input type="checkbox" id="applications-open" checked={draft.applicationsOpen} onChange={edit("applicationsOpen")} aria-describedby="applications-open-hint" />
+        <label for="applications-open">Accept applications</label>
+      </div>
+      <p id="applications-open-hint" class="hint muted indent">
+        Anyone may apply on the program's public page; you decide under Partners, Applications.
+      </p>
+      <p class="label-like">Application page</p>
+      <div class="copy-row">
+        <code class="secret" id="apply-url">
+          {url}
+        </code>
+        <CopyButton text={url} label="Copy link" />
+        <a class="button secondary" href={url} target="_blank" rel="noopener">
+          Open the page<span class="visually-hidden"> (in a new tab)</span>
+        </a>
+      </div>
+      <p class="hint muted">Link to it from your site. While applications are closed it says so and shows no form.</p>
+
+      <div class="choice">
+        <input type="checkbox" id="auto-approve" checked={draft.autoApprove} onChange={edit("autoApprove")} aria-describedby="auto-approve-hint" />
+        <label for="auto-approve">Approve automatically</label>
+      </div>
+      <p id="auto-approve-hint" class="hint muted indent">
+        Applicants join at once and get a sign-in link to the partner portal by email, without waiting for you.
+      </p>
+      <div class="indent-field">
+        <SelectField
+          label="Group of partners approved automatically"
+          id="auto-approve-group"
+          value={draft.autoApproveGroupId}
+          onChange={edit("autoApproveGroupId")}
+          disabled={!draft.autoApprove}
+          options={groupOptions}
+        />
+      </div>
+
+      <div class="field">
+        <label for="application-description">Description on the application page</label>
+        <textarea
+          id="application-description"
+          rows={4}
+          maxLength={LIMITS.description}
+          value={draft.applicationDescription}
+          onInput={edit("applicationDescription")}
+          aria-describedby="application-description-hint"
+        />
+        <p id="application-description-hint" class="hint muted">
+          What partners earn and whom you are looking for; plain text, line breaks kept (up to 2,000 characters).
+        </p>
+      </div>
+
+      <div class="questions" ref={questionsRef}>
+        <p class="label-like">Questions for applicants</p>
+        <p class="hint muted">Up to five, each up to 200 characters; applicants must answer each one. An empty question is left out.</p>
+        {draft.questions.length === 0 && <p class="muted">No questions: applicants give their name, email, website and how they will promote you.</p>}
+        {draft.questions.map((q, i) => (
+          <div class="question-row" key={i}>
+            <Field label={`Question ${i + 1}`} value={q} onInput={setQuestion(i)} maxLength={LIMITS.question} />
+            <button type="button" class="secondary" onClick={() => removeQuestion(i)} aria-label={`Remove question ${i + 1}`}>
+              Remove
+            </button>
+          </div>
+        ))}
+        {draft.questions.length < LIMITS.questions && (
+          <p>
+            <button type="button" class="secondary add-question" onClick={addQuestion}>
+              Add a question
+            </button>
+          </p>
+        )}
+      </div>
+
+      <div class="field">
+        <label for="application-terms">Terms applicants accept</label>
+        <textarea id="application-terms" rows={6} maxLength={LIMITS.terms} value={draft.terms} onInput={edit("terms")} aria-describedby="application-terms-hint" />
+        <p id="application-terms-hint" class="hint muted">
+          Shown in a box with an “I accept the terms” checkbox applicants must tick. Leave empty for none (up to 5,000 characters).
+        </p>
+      </div>
+    </fieldset>
   );
 }

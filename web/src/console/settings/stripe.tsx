@@ -143,7 +143,11 @@ export function StripeSettings() {
               the events instead; link the account here so its events count for this program.
             </p>
             {writable && (
-              <form class="controls" aria-label="Step 4: the connected account" onSubmit={save("PUT", "/processor/account", "accountId", "Account linked: its events count for this program.")}>
+              <form
+                class="controls"
+                aria-label="Step 4: the connected account"
+                onSubmit={save("PUT", "/processor/account", "accountId", "Account linked: its events count for this program.")}
+              >
                 <Field label="Connected account id" name="accountId" required pattern="acct_.+" placeholder="acct_..." />
                 <div>
                   <button type="submit">Link account</button>

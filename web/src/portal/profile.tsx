@@ -1,0 +1,237 @@
+/**
+ * "Your profile": the partner's name, country and how they want to be paid (GET/PATCH /api/partner/profile). PayPal
+ * asks for the PayPal email, a bank transfer for the account (IBAN, or account and routing number, and SWIFT/BIC);
+ * Stripe needs nothing here (its onboarding comes with payouts). A refusal (400) is shown as the API words it, and the
+ * focus goes to the field it names (its message names it as, say, 'bank.iban'); a save is announced.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, errorMessage } from "../lib/api";
+import { Alert, Field } from "../lib/ui";
+import { countries } from "./countries";
+import type { BankDetails, PayoutMethod, Profile } from "./types";
+
+const PROFILE_PATH = "/api/partner/profile";
+
+const METHODS: Array<[PayoutMethod, string, string]> = [
+  ["paypal", "PayPal", "Paid to your PayPal account."],
+  ["bank", "Bank transfer", "Paid to your bank account."],
+  ["stripe", "Stripe", "Stripe onboarding comes with payouts: when the merchant pays out through Stripe, you get a link to connect your Stripe account. Nothing to fill in here."],
+];
+
+const BANK_FIELDS: Array<[keyof BankDetails, string]> = [
+  ["accountHolder", "Account holder"],
+  ["iban", "IBAN"],
+  ["accountNumber", "Account number"],
+  ["routingNumber", "Routing number"],
+  ["swift", "SWIFT/BIC"],
+];
+
+/** The form's values: every field as the text in its box. */
+interface Draft {
+  name: string;
+  country: string;
+  payoutMethod: PayoutMethod | "";
+  paypalEmail: string;
+  bank: Record<keyof BankDetails, string>;
+}
+
+function draftOf(p: Profile): Draft {
+  return {
+    name: p.name,
+    country: p.country ?? "",
+    payoutMethod: p.payoutMethod ?? "",
+    paypalEmail: p.paypalEmail ?? "",
+    bank: {
+      accountHolder: p.bank?.accountHolder ?? "",
+      iban: p.bank?.iban ?? "",
+      accountNumber: p.bank?.accountNumber ?? "",
+      routingNumber: p.bank?.routingNumber ?? "",
+      swift: p.bank?.swift ?? "",
+    },
+  };
+}
+
+const orNull = (text: string): string | null => (text.trim() === "" ? null : text.trim());
+
+/** The change to send: the profile and the chosen method's details (another method's saved details are left alone). */
+function patchOf(d: Draft): Record<string, unknown> {
+  const patch: Record<string, unknown> = { name: d.name.trim(), country: d.country || null, payoutMethod: d.payoutMethod || null };
+  if (d.payoutMethod === "paypal") patch.paypalEmail = orNull(d.paypalEmail);
+  if (d.payoutMethod === "bank") patch.bank = Object.fromEntries(BANK_FIELDS.map(([key]) => [key, orNull(d.bank[key])]));
+  return patch;
+}
+
+/** The form's element for each field the API may name. */
+const FIELD_IDS: Record<string, string> = {
+  name: "profile-name",
+  country: "profile-country",
+  payoutMethod: "method-paypal",
+  paypalEmail: "profile-paypal-email",
+  bank: "bank-accountHolder",
+  ...Object.fromEntries(BANK_FIELDS.map(([key]) => [`bank.${key}`, `bank-${key}`])),
+};
+
+/** The field a refusal names ('bank.iban' in "Invalid 'bank.iban': …"), the most precise first; null when none. */
+export function fieldNamed(message: string): string | null {
+  const quoted = /'([A-Za-z.]+)'/.exec(message)?.[1];
+  if (quoted && FIELD_IDS[quoted]) return quoted;
+  const names = Object.keys(FIELD_IDS).sort((a, b) => b.length - a.length);
+  return names.find((name) => new RegExp(`(^|[^A-Za-z.])${name.replace(".", "\\.")}($|[^A-Za-z])`).test(message)) ?? null;
+}
+
+export function ProfileView({ onSaved, onError }: { onSaved: (profile: Profile) => void; onError: (error: unknown) => void }) {
+  const [profile, setProfile] = useState<Profile | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [problem, setProblem] = useState<{ message: string; field: string | null } | null>(null);
+  const [said, setSaid] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    api<Profile>("GET", PROFILE_PATH).then(
+      (p) => {
+        setProfile(p);
+        setDraft(draftOf(p));
+      },
+      (e) => onError(e),
+    );
+  }, []);
+
+  // The refusal's field gets the focus once the alert is on the page.
+  useEffect(() => {
+    if (problem?.field) document.getElementById(FIELD_IDS[problem.field])?.focus();
+  }, [problem]);
+
+  const set = (change: Partial<Draft>) => {
+    if (draft) setDraft({ ...draft, ...change });
+    setSaid("");
+  };
+  const setBank = (key: keyof BankDetails, value: string) => draft && set({ bank: { ...draft.bank, [key]: value } });
+  const text = (e: Event) => (e.currentTarget as HTMLInputElement).value;
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    if (!draft) return;
+    if (!draft.name.trim()) {
+      setProblem({ message: "Enter your name.", field: "name" });
+      return;
+    }
+    setBusy(true);
+    setProblem(null);
+    setSaid("");
+    try {
+      const saved = await api<Profile>("PATCH", PROFILE_PATH, patchOf(draft));
+      setProfile(saved);
+      setDraft(draftOf(saved));
+      setSaid("Profile saved.");
+      onSaved(saved);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) return onError(e);
+      const message = errorMessage(e);
+      setProblem({ message, field: e instanceof ApiError && e.status === 400 ? fieldNamed(message) : null });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const invalid = (field: string) => (problem?.field === field || problem?.field?.startsWith(`${field}.`) ? "true" : undefined);
+
+  // The heading stays put while the profile loads: the header's "Your profile" link moves the focus to it.
+  return (
+    <section id="profile" aria-labelledby="profile-title" aria-busy={!draft}>
+      <h2 id="profile-title" tabIndex={-1} class="focus-target">
+        Your profile
+      </h2>
+      {!profile || !draft ? (
+        <p class="muted">Loading…</p>
+      ) : (
+        <form class="profile" aria-labelledby="profile-title" onSubmit={save} noValidate>
+          <p class="muted">
+            Your details are the same in every program. The merchants you work with see your name, email, country and payout method, not your account details.
+            {profile.email ? ` You sign in as ${profile.email}.` : ""}
+          </p>
+          <div class="fields">
+            <Field label="Name" id="profile-name" autocomplete="name" required value={draft.name} aria-invalid={invalid("name")} onInput={(e) => set({ name: text(e) })} />
+            <div class="field">
+              <label for="profile-country">Country</label>
+              <select id="profile-country" autocomplete="country" value={draft.country} aria-invalid={invalid("country")} onChange={(e) => set({ country: text(e) })}>
+                <option value="">Not given</option>
+                {countries().map(([code, name]) => (
+                  <option key={code} value={code}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          <fieldset>
+            <legend>Payout method</legend>
+            {METHODS.map(([value, label, hint]) => (
+              <div key={value} class="choice">
+                <input
+                  type="radio"
+                  id={`method-${value}`}
+                  name="payoutMethod"
+                  value={value}
+                  checked={draft.payoutMethod === value}
+                  aria-describedby={`method-${value}-hint`}
+                  onChange={() => set({ payoutMethod: value })}
+                />
+                <div>
+                  <label for={`method-${value}`}>{label}</label>
+                  <p class="hint muted" id={`method-${value}-hint`}>
+                    {hint}
+                  </p>
+                </div>
+              </div>
+            ))}
+          </fieldset>
+          {draft.payoutMethod === "paypal" && (
+            <div class="fields">
+              <Field
+                label="PayPal email"
+                id="profile-paypal-email"
+                type="email"
+                autocomplete="email"
+                spellcheck={false}
+                value={draft.paypalEmail}
+                aria-invalid={invalid("paypalEmail")}
+                onInput={(e) => set({ paypalEmail: text(e) })}
+              />
+            </div>
+          )}
+          {draft.payoutMethod === "bank" && (
+            <fieldset aria-describedby="bank-hint">
+              <legend>Bank account</legend>
+              <p class="hint muted" id="bank-hint">
+                Give the IBAN where your bank has one (Europe and many other countries); otherwise the account number and routing number.
+              </p>
+              <div class="fields">
+                {BANK_FIELDS.map(([key, label]) => (
+                  <Field
+                    key={key}
+                    label={label}
+                    id={`bank-${key}`}
+                    autocomplete={key === "accountHolder" ? "name" : "off"}
+                    spellcheck={false}
+                    value={draft.bank[key]}
+                    aria-invalid={invalid(`bank.${key}`)}
+                    onInput={(e) => setBank(key, text(e))}
+                  />
+                ))}
+              </div>
+            </fieldset>
+          )}
+          {problem && <Alert>{problem.message}</Alert>}
+          <p class="save-row">
+            <button type="submit" disabled={busy}>
+              Save profile
+            </button>{" "}
+            <span class="ok" role="status" aria-live="polite">
+              {said}
+            </span>
+          </p>
+        </form>
+      )}
+    </section>
+  );
+}
