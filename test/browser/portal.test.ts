@@ -9,9 +9,9 @@
  * saves a good one. Checked at 1366 and 390 px (contrast, overflow, labels,
  * keyboard reach); screenshots under test/browser/screenshots/.
  */
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
-import { checkAtBothWidths, expectText, pageProblems, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
+import { checkAtBothWidths, expectText, pageProblems, refreshUntil, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
 import { startPortalFixture } from "../support/portal";
 import { uniqueId } from "../support/tracking";
 
@@ -233,14 +233,4 @@ async function cookieOf(page: Page): Promise<string> {
   const cookies = await page.context().cookies();
   const c = cookies.find((x) => x.name === "svc_partner_session");
   return c ? `${c.name}=${c.value}` : "svc_partner_session=none";
-}
-
-/** Presses the page's Refresh button (as a user would) until `target` shows up. */
-async function refreshUntil(page: Page, target: Locator, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while ((await target.count()) === 0) {
-    if (Date.now() > until) throw new Error("Not shown after refreshing");
-    await page.getByRole("button", { name: "Refresh" }).click();
-    await page.waitForTimeout(300);
-  }
 }

@@ -172,3 +172,13 @@ export async function checkAtBothWidths(page: Page, name: string, ready: () => P
   }
   await page.setViewportSize(WIDTHS.desktop);
 }
+
+/** Presses the page's Refresh button until `target` is on the page (20 s at most). */
+export async function refreshUntil(page: Page, target: Locator, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while ((await target.count()) === 0) {
+    if (Date.now() > until) throw new Error("Not shown after refreshing");
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.waitForTimeout(300);
+  }
+}
