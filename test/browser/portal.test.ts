@@ -35,15 +35,12 @@ describeWithChromium("partner portal page", () => {
 
     // 1. Ask for a link, by keyboard.
     await page.goto(`${f.sys.baseUrl}/portal`);
-    await page.getByRole("heading", { name: "Sign in" }).waitFor();
-    expect(await pageProblems(page)).toEqual([]);
-    await saveScreenshot(page, "portal-sign-in");
+    await checkAtBothWidths(page, "portal-sign-in", () => page.getByRole("heading", { name: "Sign in" }).waitFor());
     await tabTo(page, page.getByLabel("Email"));
     const seen = f.smtp.messages.length;
     await page.keyboard.type(a.email);
     await page.keyboard.press("Enter");
-    await page.getByRole("heading", { name: "Check your email" }).waitFor();
-    await saveScreenshot(page, "portal-check-email");
+    await checkAtBothWidths(page, "portal-check-email", () => page.getByRole("heading", { name: "Check your email" }).waitFor());
 
     // 2. The link from the mail signs in and lands on the portal (the token leaves the address bar).
     const token = f.smtp.tokenOf(await f.smtp.waitFor(a.email, { after: seen }));
