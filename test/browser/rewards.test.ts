@@ -7,7 +7,7 @@
  */
 import type { Page } from "playwright-core";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
-import { checkAtBothWidths, expectText, pageProblems, saveScreenshot, tabTo, watchErrors, WIDTHS } from "../support/page-checks";
+import { checkAtBothWidths, expectFocusOn, expectText, pageProblems, saveScreenshot, tabTo, watchErrors, WIDTHS } from "../support/page-checks";
 import { startSystem } from "../support/system";
 
 interface ListedGroup {
@@ -66,7 +66,7 @@ describeWithChromium("Rewards screen", () => {
     await influencers.waitFor();
     await expectText(said, "Group Influencers created.");
     // The focus moved to the new group's heading.
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Influencers");
+    await expectFocusOn(page, "Influencers");
     expect(await influencers.locator("p.muted").first().textContent()).toBe("Commissions held 14 days · minimum payout $50.00");
     expect(await influencers.textContent()).toContain("No reward: this group's partners earn nothing.");
 

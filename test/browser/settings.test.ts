@@ -12,7 +12,7 @@ import { WEBHOOK_EVENT_TYPES } from "../../shared/events";
 import { verifyWebhookSignature } from "../../shared/webhook-signature";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
 import { waitFor } from "../support/notifications";
-import { expectText, pageProblems, saveScreenshot, tabTo, watchErrors, WIDTHS } from "../support/page-checks";
+import { expectFocusOn, expectText, pageProblems, saveScreenshot, tabTo, watchErrors, WIDTHS } from "../support/page-checks";
 import { startSmtpReceiver, type SmtpReceiver } from "../support/smtp";
 import { checkoutSession, deliver, event } from "../support/processor";
 import { stripeObject } from "../support/stripe-fixtures";
@@ -78,7 +78,7 @@ describeWithChromium("Settings screen and invitation page", () => {
     await shown.waitFor();
     const secret = ((await shown.textContent()) ?? "").trim();
     expect(secret).toMatch(/^svc_sk_[0-9a-f]{16}_/);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("New key “Production server”");
+    await expectFocusOn(page, "New key “Production server”");
     expect(await page.getByText("Copy it now: it won't be shown again.").isVisible()).toBe(true);
     await page.getByRole("button", { name: "Copy key" }).click();
     await expectText(page.getByRole("button", { name: "Copied" }), "Copied");
@@ -109,7 +109,7 @@ describeWithChromium("Settings screen and invitation page", () => {
     await tabTo(page, page.getByRole("button", { name: "Retire key Production server" }));
     await page.keyboard.press("Enter");
     await expectText(row, "Retire it? Calls with this key are refused at once.");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Cancel");
+    await expectFocusOn(page, "Cancel");
     await page.keyboard.press("Enter");
     // Cancelled: the Retire button is back, with the focus; Enter asks again.
     await expectText(row, "Active");
@@ -122,11 +122,7 @@ describeWithChromium("Settings screen and invitation page", () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Retire key Production server");
     await page.keyboard.press("Enter");
     // The confirm step takes the focus on its Cancel button; the next Tab reaches the confirmation.
-    await waitFor(
-      () => page.evaluate(() => document.activeElement?.textContent),
-      (text) => text === "Cancel",
-      5_000,
-    );
+    await expectFocusOn(page, "Cancel");
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Yes, retire Production server");
     await page.keyboard.press("Enter");

@@ -182,3 +182,13 @@ export async function refreshUntil(page: Page, target: Locator, timeoutMs = 20_0
     await page.waitForTimeout(300);
   }
 }
+
+/** Waits until the focused element's text is `text` (5 s at most): screens move the focus after they render. */
+export async function expectFocusOn(page: Page, text: string, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  const focused = () => page.evaluate(() => document.activeElement?.textContent ?? null);
+  while ((await focused()) !== text) {
+    if (Date.now() > until) throw new Error(`Expected the focus on "${text}", it is on "${await focused()}"`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
