@@ -13,16 +13,17 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createCommissionsRepository } from "./commissions/storage";
-import type { BalanceKey, CommissionsRepository } from "./commissions/repository";
+import type { BalanceKey, CommissionsRepository, PayoutRun } from "./commissions/repository";
+import * as payouts_ from "./commissions/payouts";
 import { COMMISSIONS } from "./commissions/endpoints";
 import { createForLead, createForSale, type CreatedCommission, type NoCommission } from "./commissions/create-for-sale";
 import { partnerRewards, partnerRewardsCacheMixin } from "./clients/partner-rewards-cache";
 import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
 import { commissionListItem, withdrawalListItem } from "./commissions/list-views";
-import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./commissions/export";
-import { readExportBatch } from "../shared/csv-export";
-import { mapPage } from "../shared/pagination";
+import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, STATEMENT_CSV, WITHDRAWALS_CSV, type RunFileRow } from "./commissions/export";
+import { readExportBatch, type CsvLayout, type ExportBatch } from "../shared/csv-export";
+import { mapPage, pageOf } from "../shared/pagination";
 
 export type { CreatedCommission } from "./commissions/create-for-sale";
 export type { RefundResponse } from "./commissions/reverse-for-sale";
@@ -34,8 +35,10 @@ type Methods = {
   balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey>;
   listCommissions(ctx: Context, input: ListCommissions): Promise<ResultOf<"commissions.list">>;
   listWithdrawals(ctx: Context, input: ListWithdrawals): Promise<ResultOf<"commissions.listWithdrawals">>;
+  programRun(programId: number, runId: number): Promise<PayoutRun>;
+  runFileBatch(ctx: Context<Input<typeof S.ExportPayoutRunInput>>, layout: CsvLayout<RunFileRow>, method: "bank" | "paypal" | null): Promise<ExportBatch>;
 };
-type Vars = StorageVars<CommissionsRepository> & { relay: ServiceOutboxRelay; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
+type Vars = StorageVars<CommissionsRepository> & { relay: ServiceOutboxRelay; payoutWorker: payouts_.PayoutWorker; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
@@ -203,6 +206,172 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** Who a run would pay and skip now (docs/payouts.md): reads only. */
+    previewPayoutRun: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PreviewPayoutRunInput>>) {
+        const { payouts, ...plan } = await payouts_.planRun(ctx, this.repo, ctx.params.programId, ctx.params.periodKey);
+        return { ...plan, payouts: payouts.map(({ minPayoutCents: _minimum, ...p }) => p) };
+      },
+    },
+
+    /** Makes the period's run (idempotent on the period) and sends its Stripe payouts at once. */
+    startPayoutRun: {
+      async handler(ctx: Context<Input<typeof S.StartPayoutRunInput>>) {
+        const { run, created } = await payouts_.startRun(ctx, this.repo, ctx.params);
+        if (created) {
+          this.relay.nudge();
+          this.payoutWorker.nudge();
+        }
+        return { created, run: toDto(await payouts_.runView(ctx, this.repo, run, false)) };
+      },
+    },
+
+    listPayoutRuns: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListPayoutRunsInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        const page = await this.repo.listPayoutRunsPage(ctx.params);
+        return { data: await Promise.all(page.data.map(async (run) => toDto(await payouts_.runView(ctx, this.repo, run, false)))), nextCursor: page.nextCursor };
+      },
+    },
+
+    getPayoutRun: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PayoutRunIdInput>>) {
+        return toDto(await payouts_.runView(ctx, this.repo, await this.programRun(ctx.params.programId, ctx.params.runId), true));
+      },
+    },
+
+    /** One batch of a run's payouts CSV (every payout), bank file or PayPal file (the gateway pulls the batches). */
+    exportPayoutRun: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.ExportPayoutRunInput>>) {
+        return this.runFileBatch(ctx, RUN_PAYOUTS_CSV, null);
+      },
+    },
+    exportPayoutRunBank: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.ExportPayoutRunInput>>) {
+        return this.runFileBatch(ctx, BANK_FILE_CSV, "bank");
+      },
+    },
+    exportPayoutRunPaypal: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.ExportPayoutRunInput>>) {
+        return this.runFileBatch(ctx, PAYPAL_FILE_CSV, "paypal");
+      },
+    },
+
+    /** The run's file was uploaded: its processing payouts of that method become paid, each in its own transaction. */
+    markPayoutRunPaid: {
+      async handler(ctx: Context<Input<typeof S.MarkRunPaidInput>>) {
+        const run = await this.programRun(ctx.params.programId, ctx.params.runId);
+        let paid = 0;
+        for (const p of await this.repo.listRunPayouts(run.id)) {
+          if (p.method !== ctx.params.method || p.status !== "processing") continue;
+          await this.repo.transaction((tx) => ledger.payWithdrawal(tx, p.id, new Date()));
+          paid++;
+        }
+        if (paid) {
+          this.relay.nudge();
+          this.payoutWorker.nudge();
+        }
+        return { paid };
+      },
+    },
+
+    /** The merchant says a payout failed or came back: its amount returns to the balance. */
+    failProgramWithdrawal: {
+      async handler(ctx: Context<Input<typeof S.FailWithdrawalInput>>) {
+        const { programId, withdrawalId, reason } = ctx.params;
+        const { withdrawal, changed } = await this.repo.transaction(async (tx) => {
+          const found = await tx.getWithdrawal(withdrawalId);
+          if (!found || found.programId !== programId) throw new NotFoundError(`No withdrawal with id ${withdrawalId} in program ${programId}.`);
+          return ledger.failWithdrawal(tx, withdrawalId, { code: "marked_failed", reason }, new Date());
+        });
+        if (changed) {
+          this.relay.nudge();
+          this.payoutWorker.nudge();
+        }
+        return toDto(withdrawal);
+      },
+    },
+
+    /** The processor's news that a paid payout came back (a reversed transfer): failed, its amount back in the balance. */
+    returnPayout: {
+      async handler(ctx: Context<Input<typeof S.ReturnPayoutInput>>) {
+        const { withdrawalId, code, reason } = ctx.params;
+        const { withdrawal, changed } = await this.repo.transaction((tx) => ledger.failWithdrawal(tx, withdrawalId, { code, reason }, new Date()));
+        if (changed) this.relay.nudge();
+        return { changed, withdrawal: toDto(withdrawal) };
+      },
+    },
+
+    getPayoutSchedule: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await getProgram(ctx, programId);
+        return payouts_.scheduleView((await this.repo.getPayoutSchedule(programId)) ?? payouts_.MANUAL_SCHEDULE(programId));
+      },
+    },
+
+    setPayoutSchedule: {
+      async handler(ctx: Context<Input<typeof S.PayoutScheduleInput>>) {
+        const { programId, kind } = ctx.params;
+        await getProgram(ctx, programId);
+        const schedule = await this.repo.setPayoutSchedule({
+          programId,
+          kind,
+          dayOfMonth: kind === "monthly" ? ctx.params.dayOfMonth! : null,
+          weekday: kind === "weekly" ? ctx.params.weekday! : null,
+          updatedAt: new Date(),
+        });
+        return payouts_.scheduleView(schedule);
+      },
+    },
+
+    /** One of the partner's payouts with the commissions it holds or paid (the portal passes the signed-in partner). */
+    partnerPayout: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerPayoutInput>>) {
+        const { programId, partnerId, withdrawalId } = ctx.params;
+        const payout = await this.repo.getWithdrawal(withdrawalId);
+        if (!payout || payout.programId !== programId || payout.partnerId !== partnerId) throw new NotFoundError(`No payout ${withdrawalId} of yours in program ${programId}.`);
+        const commissions = await this.repo.listWithdrawalCommissions(withdrawalId);
+        return toDto({
+          ...payout,
+          commissions: commissions.map((c) => ({
+            id: c.id,
+            kind: c.kind,
+            transactionId: c.transactionId,
+            netCents: c.amountCents - c.deductedCents,
+            status: c.status,
+            createdAt: c.createdAt,
+          })),
+        });
+      },
+    },
+
+    /** The partner's statement, in one batch per payout page: every payout with each commission it paid or holds. */
+    partnerStatement: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerStatementInput>>) {
+        const { programId, partnerId, cursor } = ctx.params;
+        return readExportBatch(STATEMENT_CSV, async (limit) => {
+          const page = await this.repo.listWithdrawalsPage({ programId, partnerId, limit: Math.max(1, Math.floor(limit / 10)), cursor });
+          const rows = [];
+          for (const payout of page.data) {
+            const commissions = payout.status === "failed" || payout.status === "cancelled" ? [] : await this.repo.listWithdrawalCommissions(payout.id);
+            if (!commissions.length) rows.push({ payout, commission: null });
+            for (const commission of commissions) rows.push({ payout, commission });
+          }
+          return { data: rows, nextCursor: page.nextCursor };
+        });
+      },
+    },
+
     /** A partner's balance in a program, with its withdrawals. */
     balance: {
       idempotent: true,
@@ -294,6 +463,32 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       await getProgram(ctx, input.programId);
       return mapPage(await this.repo.listWithdrawalsPage(input), withdrawalListItem);
     },
+    /** A run of the program (another program's is not found, as if it did not exist). */
+    async programRun(programId: number, runId: number) {
+      const run = await this.repo.getPayoutRun(runId);
+      if (!run || run.programId !== programId) throw new NotFoundError(`No payout run ${runId} in program ${programId}.`);
+      return run;
+    },
+
+    /** One batch of a run's file: its payouts by id (those of `method` still processing, or every one), with the partners' details. */
+    async runFileBatch(ctx: Context<Input<typeof S.ExportPayoutRunInput>>, layout: CsvLayout<RunFileRow>, method: "bank" | "paypal" | null) {
+      const { programId, runId, cursor } = ctx.params;
+      const run = await this.programRun(programId, runId);
+      const payouts = (await this.repo.listRunPayouts(run.id)).filter((p) => (method === null ? true : p.method === method && p.status === "processing"));
+      return readExportBatch(layout, async (limit) => {
+        const rows = payouts.filter((p) => !cursor || p.id > cursor.id).slice(0, limit + 1);
+        const partnerIds = [...new Set(rows.map((p) => p.partnerId))];
+        const recipients = partnerIds.length ? await call(ctx, "programs.payoutRecipients", { programId, partnerIds }) : [];
+        const recipientOf = new Map(recipients.map((r) => [r.partnerId, r]));
+        return pageOf(
+          rows,
+          limit,
+          (p) => ({ createdAt: run.createdAt.toISOString(), id: p.id }),
+          (payout) => ({ payout, recipient: recipientOf.get(payout.partnerId) ?? null }),
+        );
+      });
+    },
+
     /** Balances are per partner, program and currency; the currency defaults to the program's. */
     async balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey> {
       const currency = input.currency ?? (await call(ctx, "programs.get", { programId: input.programId })).currency;
@@ -304,6 +499,12 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   started() {
     // Its events (commission.*, withdrawal.*), from the outbox to notifications (services/clients/outbox-relay.ts).
     this.relay = startServiceOutboxRelay(this, "commissions", this.repo.outbox);
+    // Payout runs' Stripe transfers and scheduled runs (docs/payouts.md).
+    this.payoutWorker = payouts_.startPayoutWorker(this.broker, this.repo, this.logger, {
+      intervalMs: env("PAYOUT_INTERVAL_MS", 60_000),
+      claimMs: env("PAYOUT_CLAIM_MS", 60_000),
+      onSettled: () => this.relay.nudge(),
+    });
     const approvalIntervalMs = env("APPROVAL_INTERVAL_MS", 3_600_000);
     this.approvalTimer = setInterval(() => {
       call(this.broker, "commissions.approveDue", {}).catch((err) => this.logger.warn("Periodic approval failed.", err));
@@ -328,6 +529,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   async stopped() {
     clearInterval(this.approvalTimer);
     clearInterval(this.backlogTimer);
+    await this.payoutWorker?.stop();
     await this.relay?.stop();
   },
 };

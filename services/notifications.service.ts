@@ -12,19 +12,25 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { generateWebhookSecret } from "../shared/webhook-signature";
 import { createNotificationsRepository } from "./notifications/storage";
-import { isWebhookEventType, publicEventId, TEST_EVENT_MESSAGE, TEST_EVENT_TYPE, testEventId, WEBHOOK_EVENTS } from "../shared/events";
+import { currentPayload, isWebhookEventType, publicEventId, TEST_EVENT_MESSAGE, TEST_EVENT_TYPE, testEventId, WEBHOOK_EVENTS, type EventProducer } from "../shared/events";
+import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
+import { logFields } from "../shared/observability";
 import { InvalidRequestError, toForwardedError } from "../shared/errors";
 import type { Notification, NotificationsRepository, UnreadCounts, WebhookEndpoint, WebhookEventType } from "./notifications/repository";
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { NoSubscriberCache } from "./notifications/subscription-cache";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
+import { PartnerEmailWorker } from "./notifications/partner-email-worker";
+import { payoutEmailContent, payoutEmailKindOf, payoutEmailMessageId, type PayoutEventFacts } from "./notifications/payout-emails";
 import { ALLOW_PRIVATE_TARGETS_ENV, privateTargetsAllowed, refusalOfUrl, systemResolve, type TargetPolicy } from "./notifications/webhook-target";
 
 type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger" | "targets">;
 
 type Methods = {
   workspaceOf(ctx: Context, programId: number): Promise<number | null>;
+  programOf(ctx: Context, programId: number): Promise<{ workspaceId: number | null; name: string }>;
+  recordPayoutEmail(ctx: Context, producer: EventProducer, eventId: number, type: string, facts: PayoutEventFacts): Promise<boolean>;
   consumeEvent(ctx: Context, params: unknown): Promise<{ handled: false } | { handled: true; notices: number; deliveries: number }>;
   subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
   endpointsChanged(workspaceId: number): Promise<void>;
@@ -37,16 +43,31 @@ type Vars = StorageVars<NotificationsRepository> & {
   /** Where webhooks may go: the operator setting and the resolver (tests replace `resolve`). */
   webhookTargets: TargetPolicy;
   worker?: WebhookWorker;
-  workspaceCache: Map<number, { workspaceId: number | null; until: number }>;
+  /** Sends the partner emails recorded as pending (payout paid or failed). */
+  emailWorker?: PartnerEmailWorker;
+  /** The partners' payout emails (the partner sign-in mailer: MAIL_URL, MAIL_FROM). */
+  mailer: Mailer;
+  publicUrl: string;
+  programCache: Map<number, { workspaceId: number | null; name: string; until: number }>;
   noSubscribers: NoSubscriberCache;
 };
 
 /** After a rotation, how long deliveries are also signed with the previous secret (docs/architecture.md, "Endpoint settings"). */
 const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60_000;
 
-/** A program's workspace does not change, but a short cache keeps an operator's fix visible. */
-const WORKSPACE_CACHE_MS = 5 * 60_000;
-const WORKSPACE_CACHE_MAX = 10_000;
+/** A program's workspace does not change, but a short cache keeps an operator's fix (and a new program name) visible. */
+const PROGRAM_CACHE_MS = 5 * 60_000;
+const PROGRAM_CACHE_MAX = 10_000;
+
+/**
+ * Partner emails: new ones go at once (the worker is nudged), retries are looked for every 5 seconds, a send that gets
+ * no answer within a minute is a failed attempt, and an email is given up after 10 attempts (the backoff doubles from
+ * a second: about 8.5 minutes in all).
+ */
+const PARTNER_EMAIL_INTERVAL_MS = 5000;
+const PARTNER_EMAIL_SEND_TIMEOUT_MS = 60_000;
+const PARTNER_EMAIL_MAX_ATTEMPTS = 10;
+const PARTNER_EMAIL_MAX_BACKOFF_MS = 3_600_000;
 
 const positive = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
@@ -61,9 +82,10 @@ const withTotal = (counts: UnreadCounts) => ({ ...counts, total: counts.partner_
  * Turns commission events from the commissions outbox into a partner notice
  * and, when the partner was already paid, a manual-review warning for the
  * advertiser's workspace (spec 3.1, 6.3), and into signed outbound webhook
- * deliveries for the workspace's endpoints. Delivery from the outbox is at
- * least once; storing on (event id, kind) and (event id, endpoint) makes it
- * exactly once in effect.
+ * deliveries for the workspace's endpoints; payouts paid or failed into an
+ * email to the partner. Delivery from the outbox is at least once; storing on
+ * (event id, kind), (event id, endpoint) and (producer, event id, email kind)
+ * makes it exactly once in effect.
  */
 const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   name: "notifications",
@@ -84,7 +106,9 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       disableAfterFailures: positive("WEBHOOK_DISABLE_AFTER_FAILURES", 5),
     };
     this.webhookTargets = { allowPrivate: privateTargetsAllowed(), resolve: systemResolve };
-    this.workspaceCache = new Map();
+    this.programCache = new Map();
+    this.mailer = mailerFromEnv((message, fields) => this.logger.info(message, logFields(fields)));
+    this.publicUrl = publicUrlFromEnv();
     const ttl = Number(process.env.WEBHOOK_ENDPOINT_CACHE_TTL_MS ?? 5000);
     this.noSubscribers = new NoSubscriberCache(Number.isFinite(ttl) ? ttl : 5000);
   },
@@ -143,6 +167,13 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     list: {
       async handler(ctx: Context<Input<typeof S.ListInput>>) {
         return (await this.repo.list(ctx.params)).map(notificationDto);
+      },
+    },
+
+    /** Operators (admin API): the emails to partners about their payouts, with their state. */
+    listPartnerEmails: {
+      async handler(ctx: Context<Input<typeof S.ListPartnerEmailsInput>>) {
+        return toDto(await this.repo.listPartnerEmails(ctx.params));
       },
     },
 
@@ -314,12 +345,14 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     async consumeEvent(ctx: Context, params: unknown) {
       // Other event types (an outbox may grow) are acknowledged unread, whatever their payload.
       if (!isWebhookEventType(parseInput(S.EventTypeInput, params).type)) return { handled: false };
-      const { producer, eventId, type, occurredAt, payload } = parseInput(S.EventInput, params);
+      const { producer, eventId, type, occurredAt, payload: written } = parseInput(S.EventInput, params);
       if (!isWebhookEventType(type)) return { handled: false };
+      // Events an earlier version wrote get the fields added since, with the values they stand for.
+      const payload = currentPayload(type, written);
       // The documented payload (shared/events.ts); a producer writing anything else is a bug to see, not to send.
       const checked = WEBHOOK_EVENTS[type].schema.safeParse(payload);
       if (!checked.success) throw new InvalidRequestError(`The ${type} event ${producer}:${eventId} does not match its schema: ${checked.error.message}`);
-      const workspaceId = await this.workspaceOf(ctx, payload.programId);
+      const workspaceId = await this.workspaceOf(ctx, written.programId);
 
       let notices = 0;
       if (producer === "commissions" && (type === "commission.refunded" || type === "commission.reversed")) {
@@ -339,6 +372,12 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         };
         if (await this.repo.insertOnce({ ...facts, kind: "partner_notice" })) notices++;
         if (facts.partnerPaid && (await this.repo.insertOnce({ ...facts, kind: "advertiser_warning" }))) notices++;
+      }
+
+      // The partner's email about a payout paid or failed: recorded once, sent by the email worker.
+      if (producer === "commissions" && type.startsWith("withdrawal.")) {
+        const facts = payload as unknown as PayoutEventFacts; // checked against its type's schema above
+        if (await this.recordPayoutEmail(ctx, producer, eventId, type, facts)) this.emailWorker?.nudge();
       }
 
       let deliveries = 0;
@@ -397,12 +436,52 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
     /** The program's workspace, from its owner (programs), cached briefly. */
     async workspaceOf(ctx: Context, programId: number): Promise<number | null> {
-      const cached = this.workspaceCache.get(programId);
-      if (cached && cached.until > Date.now()) return cached.workspaceId;
+      return (await this.programOf(ctx, programId)).workspaceId;
+    },
+
+    /** What this service needs of a program (its workspace, its name), from its owner (programs), cached briefly. */
+    async programOf(ctx: Context, programId: number) {
+      const cached = this.programCache.get(programId);
+      if (cached && cached.until > Date.now()) return cached;
       const program = await call(ctx, "programs.get", { programId });
-      if (this.workspaceCache.size >= WORKSPACE_CACHE_MAX) this.workspaceCache.clear();
-      this.workspaceCache.set(programId, { workspaceId: program.workspaceId ?? null, until: Date.now() + WORKSPACE_CACHE_MS });
-      return program.workspaceId ?? null;
+      if (this.programCache.size >= PROGRAM_CACHE_MAX) this.programCache.clear();
+      const known = { workspaceId: program.workspaceId ?? null, name: program.name, until: Date.now() + PROGRAM_CACHE_MS };
+      this.programCache.set(programId, known);
+      return known;
+    },
+
+    /**
+     * Records the partner's email about a payout event (docs/payouts.md, "Email") unless the event needs none or it is
+     * recorded already (an event delivered again); returns whether one was recorded pending, to send. Its content
+     * (addressee, text, Message-ID) is fixed here, so every attempt sends the same mail. A partner without an email
+     * address gets a record `skipped`, with the reason. Called again for an event already recorded, it records
+     * nothing (the partner and program are read again: cheap, and only on a redelivery).
+     */
+    async recordPayoutEmail(ctx: Context, producer: EventProducer, eventId: number, type: string, facts: PayoutEventFacts) {
+      const kind = payoutEmailKindOf(type, facts);
+      if (!kind) return false;
+      const partner = await call(ctx, "programs.getPartner", { partnerId: facts.partnerId });
+      const program = await this.programOf(ctx, facts.programId);
+      const content = payoutEmailContent(kind, facts, { partnerName: partner.name, programName: program.name }, `${this.publicUrl}/portal`);
+      const recipient = partner.email ?? null;
+      const recorded = await this.repo.recordPartnerEmail(
+        {
+          producer,
+          eventId,
+          kind,
+          programId: facts.programId,
+          partnerId: facts.partnerId,
+          withdrawalId: facts.withdrawalId,
+          recipient,
+          ...content,
+          messageId: payoutEmailMessageId({ producer, eventId, kind }, this.publicUrl),
+          status: recipient ? "pending" : "skipped",
+          skipReason: recipient ? null : "The partner has no email address: add one to the partner to mail them about payouts.",
+        },
+        new Date(),
+      );
+      if (recorded && !recipient) this.logger.info("payout email skipped: the partner has no email address", logFields({ producer, eventId, kind, partnerId: facts.partnerId }));
+      return recorded && recipient !== null;
     },
   },
 
@@ -417,6 +496,16 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       onEndpointDisabled: () => countMetric(this.broker, METRICS.webhookEndpointsDisabled),
     });
     this.worker.start();
+    this.emailWorker = new PartnerEmailWorker(this.repo, this.mailer, {
+      workerId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}:${randomToken(4)}:mail`,
+      intervalMs: PARTNER_EMAIL_INTERVAL_MS,
+      batchSize: 10,
+      sendTimeoutMs: PARTNER_EMAIL_SEND_TIMEOUT_MS,
+      maxAttempts: PARTNER_EMAIL_MAX_ATTEMPTS,
+      maxBackoffMs: PARTNER_EMAIL_MAX_BACKOFF_MS,
+      logger: this.logger,
+    });
+    this.emailWorker.start();
     if (this.webhookTargets.allowPrivate) {
       this.logger.warn(`${ALLOW_PRIVATE_TARGETS_ENV}=true: webhooks may be sent to loopback, private and link-local addresses. For self-hosted installs and development only.`);
     }
@@ -425,6 +514,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
   async stopped() {
     await this.worker?.stop();
+    await this.emailWorker?.stop();
+    await this.mailer?.close();
   },
 };
 

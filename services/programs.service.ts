@@ -19,7 +19,16 @@ import type { ApiKey, Application, EnrolledPartner, EnrolledPartnerDetail, Enrol
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 import type { Page } from "../shared/pagination";
-import type { ApiKeyView, ApplicationDecisionResult, EnrollmentDecision as EnrollmentDecisionResult, PartnerDetail, PartnerRow, ProgramOverview, ProgramSettings } from "./programs/contract";
+import type {
+  ApiKeyView,
+  ApplicationDecisionResult,
+  EnrollmentDecision as EnrollmentDecisionResult,
+  PartnerDetail,
+  PartnerRow,
+  PayoutRecipient,
+  ProgramOverview,
+  ProgramSettings,
+} from "./programs/contract";
 import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
 import { joinDays, joinPartners, joinTotals } from "./programs/overview";
 import {
@@ -305,6 +314,28 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.EnrolledPartnerIdsInput>>) {
         const { programId, partnerIds } = ctx.params;
         return (await this.repo.findEnrolledPartners(programId, partnerIds)).map((e) => e.partnerId);
+      },
+    },
+
+    payoutRecipients: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PayoutRecipientsInput>>) {
+        const { programId, partnerIds } = ctx.params;
+        const enrolled = [];
+        // In slices, so a program with many partners does not open thousands of queries at once.
+        for (let i = 0; i < partnerIds.length; i += 1000) enrolled.push(...(await this.repo.findEnrolledPartners(programId, partnerIds.slice(i, i + 1000))));
+        const recipients: PayoutRecipient[] = [];
+        for (let i = 0; i < enrolled.length; i += 50) {
+          const slice = enrolled.slice(i, i + 50);
+          const profiles = await Promise.all(slice.map((e) => this.repo.getPartnerProfile(e.partnerId)));
+          slice.forEach((e, j) => {
+            const p = profiles[j];
+            if (!p) return;
+            const { updatedAt: _updatedAt, ...details } = p;
+            recipients.push({ ...toDto(details), status: e.status });
+          });
+        }
+        return recipients;
       },
     },
 

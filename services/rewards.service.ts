@@ -217,6 +217,22 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return this.partnerRewards(ctx, ctx.params.programId, ctx.params.partnerId);
       },
     },
+
+    payoutMinimums: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PayoutMinimumsInput>>) {
+        const { programId, partnerIds } = ctx.params;
+        const defaultGroup = await this.defaultGroup(ctx, programId);
+        // A partner moved into an archived group earns by the default group's terms (partnerRewards): the same here.
+        const groups = (await this.repo.listGroups(programId)).filter((g) => g.id !== defaultGroup.id && !g.archivedAt);
+        const groupOf = new Map<number, (typeof groups)[number]>();
+        for (const g of groups) for (const partnerId of await this.repo.listMembers(programId, g.id, Number.MAX_SAFE_INTEGER)) groupOf.set(partnerId, g);
+        return partnerIds.map((partnerId) => {
+          const group = groupOf.get(partnerId) ?? defaultGroup;
+          return { partnerId, groupId: group.id, minPayoutCents: group.minPayoutCents };
+        });
+      },
+    },
   },
 
   methods: {

@@ -42,7 +42,7 @@ export type RouteGroup =
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type Tag = "Health" | "Tracking" | "Dashboard" | "Rewards" | "Processor" | "Reference" | "Operator" | "Partner portal" | "Applications";
+export type Tag = "Health" | "Tracking" | "Dashboard" | "Rewards" | "Payouts" | "Processor" | "Reference" | "Operator" | "Partner portal" | "Applications";
 
 /** An action's HTTP endpoint: where the gateway routes it and what the OpenAPI document says about it. */
 export interface HttpEndpoint {

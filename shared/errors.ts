@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   applications_closed: { status: 409, envelope: "platform" },
   application_exists: { status: 409, envelope: "platform" },
   already_enrolled: { status: 409, envelope: "platform" },
+  // A payout run confirmed with the preview's total after balances changed (docs/payouts.md, "Payout runs").
+  payout_preview_changed: { status: 409, envelope: "platform" },
   payload_too_large: { status: 413, envelope: "platform" },
   // A sale in another currency than its program pays commissions in (docs/architecture.md, "Currencies").
   currency_mismatch: { status: 422, envelope: "platform" },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PAYOUT_METHODS } from "./partner-profile";
 
 /**
  * The events sent to merchants' webhook endpoints: one zod schema per event
@@ -68,9 +69,14 @@ const withdrawalFacts = {
   currency: text("ISO 4217 currency code, lowercase.", "usd"),
   requestedCents: int("The amount asked for, in minor units.", 2000),
   amountCents: int("The amount to pay, in minor units (refunds may have reduced it below the amount asked for).", 2000),
-  status: text("The withdrawal's status: open or paid.", "open"),
+  status: text("The withdrawal's status after the change: open, processing, paid, failed or cancelled.", "open"),
   commissionIds: z.array(z.number().int()).meta({ description: "The commissions the withdrawal pays.", example: [7] }),
   createdAt: time("When the withdrawal was opened.", "2026-01-01T00:00:00.000Z"),
+  runId: nullableInt("The payout run that created it, or null for a withdrawal an operator opened.", 2),
+  method: z.enum(PAYOUT_METHODS).nullable().meta({
+    description: "How it is paid: stripe (a Stripe Connect transfer), paypal or bank (the merchant's batch files); null when an operator pays it by other means.",
+    example: "stripe",
+  }),
 };
 
 const withdrawalExample = {
@@ -83,6 +89,8 @@ const withdrawalExample = {
   status: "open",
   commissionIds: [7],
   createdAt: "2026-01-01T00:00:00.000Z",
+  runId: 2,
+  method: "stripe",
 };
 
 export const WEBHOOK_EVENT_TYPES = [
@@ -93,6 +101,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "commission.paid",
   "withdrawal.created",
   "withdrawal.paid",
+  "withdrawal.failed",
   "lead.created",
   "sale.created",
   "partner.enrolled",
@@ -169,8 +178,30 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
   },
   "withdrawal.paid": {
     when: "A withdrawal was paid: its amount left the partner's balance and its commissions are paid.",
-    schema: z.object({ ...withdrawalFacts, paidAt: time("When it was paid.", "2026-02-02T00:00:00.000Z") }),
-    example: { ...withdrawalExample, status: "paid", paidAt: "2026-02-02T00:00:00.000Z" },
+    schema: z.object({
+      ...withdrawalFacts,
+      paidAt: time("When it was paid.", "2026-02-02T00:00:00.000Z"),
+      transferId: nullableText("The Stripe transfer that paid it (method stripe), or null.", "tr_1Nv0"),
+    }),
+    example: { ...withdrawalExample, status: "paid", paidAt: "2026-02-02T00:00:00.000Z", transferId: "tr_1Nv0" },
+  },
+  "withdrawal.failed": {
+    when: "A withdrawal could not be paid, or a paid one was returned (a reversed transfer, a bank return): its amount is back in the partner's balance and its commissions are payable again.",
+    schema: z.object({
+      ...withdrawalFacts,
+      failureCode: text("Why, as a stable code: Stripe's code, transfer_reversed, processor_unavailable, or the merchant's.", "transfer_reversed"),
+      failureReason: text("Why, for people: Stripe's message or the merchant's reason.", "The transfer was reversed."),
+      failedAt: time("When it failed.", "2026-02-03T00:00:00.000Z"),
+      wasPaid: flag("It had been paid and was returned (its paid amount went back to the balance).", true),
+    }),
+    example: {
+      ...withdrawalExample,
+      status: "failed",
+      failureCode: "transfer_reversed",
+      failureReason: "The transfer was reversed.",
+      failedAt: "2026-02-03T00:00:00.000Z",
+      wasPaid: true,
+    },
   },
   "lead.created": {
     when: "A new lead (signup) was recorded, attributed to a partner or not.",
@@ -268,6 +299,17 @@ export const TEST_EVENT: WebhookEventSpec = {
 };
 /** A test event's public id (the body's id, the Svc-Event-Id header): "test:<n>", apart from every producer's ids. */
 export const testEventId = (n: number): string => `test:${n}`;
+
+/**
+ * A payload as its type's schema reads it today. Withdrawal events written before payout runs existed have no
+ * `runId` or `method` (every withdrawal then was an operator's, paid by other means, so null is their truth), and
+ * their withdrawal.paid no `transferId` (none was made). Other payloads are returned as they are.
+ */
+export function currentPayload(type: WebhookEventType, payload: Record<string, unknown>): Record<string, unknown> {
+  if (!type.startsWith("withdrawal.")) return payload;
+  const upgraded = { ...payload, runId: payload.runId ?? null, method: payload.method ?? null };
+  return type === "withdrawal.paid" ? { ...upgraded, transferId: payload.transferId ?? null } : upgraded;
+}
 
 export const isWebhookEventType = (type: string): type is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
 

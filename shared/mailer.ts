@@ -18,6 +18,11 @@ export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /**
+   * The Message-ID header ("<local@domain>"), when the sender must be able to send the same mail again with the same
+   * id (a resend after a crash is then recognisable as a duplicate); else the transport makes one.
+   */
+  messageId?: string;
 }
 
 export interface Mailer {
@@ -38,8 +43,9 @@ export class LogMailer implements Mailer {
   ) {}
 
   async send(mail: Mail): Promise<void> {
-    if (this.showText) this.log(`mail to ${mail.to}: ${mail.subject}\n${mail.text}`, { mailer: "log", to: mail.to, subject: mail.subject });
-    else this.log("mail not sent (no MAIL_URL); its text is left out of JSON logs", { mailer: "log", to: mail.to, subject: mail.subject });
+    const fields = { mailer: "log", to: mail.to, subject: mail.subject, ...(mail.messageId ? { messageId: mail.messageId } : {}) };
+    if (this.showText) this.log(`mail to ${mail.to}: ${mail.subject}\n${mail.text}`, fields);
+    else this.log("mail not sent (no MAIL_URL); its text is left out of JSON logs", fields);
   }
 
   async close(): Promise<void> {}
@@ -64,7 +70,7 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(mail: Mail): Promise<void> {
-    await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
+    await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.messageId ? { messageId: mail.messageId } : {}) });
   }
 
   async close(): Promise<void> {

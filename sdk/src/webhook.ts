@@ -24,6 +24,7 @@ export type WebhookEventType =
   | "commission.paid"
   | "withdrawal.created"
   | "withdrawal.paid"
+  | "withdrawal.failed"
   | "lead.created"
   | "sale.created"
   | "partner.enrolled"

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { ReconcileReport } from "./invariants";
 import type { Jsonified } from "../../shared/dto";
 import type { StatsAnswer } from "../../shared/domain/stats";
-import type { Balance, Commission, CommissionFigures, OutboxEvent, RefundEntry, Withdrawal } from "./repository";
+import type { Balance, Commission, CommissionFigures, OutboxEvent, PayoutMethod, PayoutRun, PayoutSchedule, RefundEntry, SkippedPartner, Withdrawal } from "./repository";
+import type { RunTotals } from "./payout-runs";
 import type * as S from "./schemas";
 import type { Page } from "../../shared/pagination";
 import type { ExportBatch } from "../../shared/csv-export";
@@ -65,6 +66,23 @@ export interface CommissionsContract {
   /** One batch of the commissions or withdrawals CSV export (the gateway pulls them: shared/csv-export.ts). */
   "commissions.export": { params: z.input<typeof S.ExportCommissionsInput>; result: ExportBatch };
   "commissions.exportWithdrawals": { params: z.input<typeof S.ExportWithdrawalsInput>; result: ExportBatch };
+  "commissions.previewPayoutRun": { params: z.input<typeof S.PreviewPayoutRunInput>; result: PayoutRunPreview };
+  "commissions.startPayoutRun": { params: z.input<typeof S.StartPayoutRunInput>; result: { created: boolean; run: PayoutRunView } };
+  "commissions.listPayoutRuns": { params: z.input<typeof S.ListPayoutRunsInput>; result: Page<PayoutRunView> };
+  "commissions.getPayoutRun": { params: z.input<typeof S.PayoutRunIdInput>; result: PayoutRunView & { payouts: Array<Jsonified<Withdrawal> & { partnerName: string }> } };
+  "commissions.exportPayoutRun": { params: z.input<typeof S.ExportPayoutRunInput>; result: ExportBatch };
+  "commissions.exportPayoutRunBank": { params: z.input<typeof S.ExportPayoutRunInput>; result: ExportBatch };
+  "commissions.exportPayoutRunPaypal": { params: z.input<typeof S.ExportPayoutRunInput>; result: ExportBatch };
+  "commissions.markPayoutRunPaid": { params: z.input<typeof S.MarkRunPaidInput>; result: { paid: number } };
+  "commissions.failProgramWithdrawal": { params: z.input<typeof S.FailWithdrawalInput>; result: Jsonified<Withdrawal> };
+  /** A paid payout came back, or could not be made (the processor's news): failed, its amount back in the balance; idempotent. */
+  "commissions.returnPayout": { params: z.input<typeof S.ReturnPayoutInput>; result: { changed: boolean; withdrawal: Jsonified<Withdrawal> } };
+  "commissions.getPayoutSchedule": { params: z.input<typeof S.ProgramIdInput>; result: PayoutScheduleView };
+  "commissions.setPayoutSchedule": { params: z.input<typeof S.PayoutScheduleInput>; result: PayoutScheduleView };
+  /** One of the partner's payouts with its commissions (the portal; 404 when it is not theirs). */
+  "commissions.partnerPayout": { params: z.input<typeof S.PartnerPayoutInput>; result: Jsonified<Withdrawal> & { commissions: PayoutCommission[] } };
+  /** One batch of the partner's statement CSV (the portal's download). */
+  "commissions.partnerStatement": { params: z.input<typeof S.PartnerStatementInput>; result: ExportBatch };
   "commissions.outboxBacklog": { params: z.input<typeof S.NoInput>; result: { pending: number } };
   /**
    * Commission amounts by state per UTC day (zero-filled, by creation day) and per partner, in the program's
@@ -75,4 +93,35 @@ export interface CommissionsContract {
     result: StatsAnswer<CommissionFigures> & { currency: string; balances: Array<{ partnerId: number; balanceCents: number }> };
   };
   "commissions.reconcile": { params: z.input<typeof S.NoInput>; result: ReconcileReport & { checkedAt: string; durationMs: number } };
+}
+
+/** A payout run as the API shows it (docs/payouts.md). */
+export type PayoutRunView = Jsonified<PayoutRun> & { totals: RunTotals };
+
+export interface PayoutRunPreview {
+  programId: number;
+  currency: string;
+  periodKey: string;
+  existingRunId: number | null;
+  totalCents: number;
+  payouts: Array<{ partnerId: number; partnerName: string; method: PayoutMethod; amountCents: number; commissions: number }>;
+  skipped: SkippedPartner[];
+}
+
+export interface PayoutScheduleView {
+  programId: number;
+  kind: PayoutSchedule["kind"];
+  dayOfMonth: number | null;
+  weekday: number | null;
+  nextRunAt: string | null;
+}
+
+/** A commission as a partner's payout lists it. */
+export interface PayoutCommission {
+  id: number;
+  kind: string;
+  transactionId: string;
+  netCents: number;
+  status: string;
+  createdAt: string;
 }

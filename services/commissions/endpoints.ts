@@ -2,7 +2,7 @@
 import { csvExample, exportDescription } from "../../shared/csv-export";
 import type { Jsonified } from "../../shared/dto";
 import { declareActions, programRoutes } from "../../shared/endpoint";
-import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
+import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, runFileExample, WITHDRAWALS_CSV } from "./export";
 import type { CommissionListItem } from "./list-views";
 import type { Withdrawal } from "./repository";
 import * as S from "./schemas";
@@ -40,8 +40,16 @@ const withdrawalItemExample: Jsonified<Withdrawal> = {
   amountCents: 1000,
   status: "open",
   idempotencyKey: "payout-2030-01-partner-3",
+  runId: null,
+  method: null,
+  transferId: null,
+  attempts: 0,
+  failureCode: null,
+  failureReason: null,
   createdAt: "2026-02-01T10:00:00.000Z",
+  processingAt: null,
   paidAt: null,
+  failedAt: null,
   cancelledAt: null,
 };
 const NEXT_CURSOR = "MjAyNi0wMS0wMVQxMDowMDowMC4wMDBafDc";
@@ -244,6 +252,193 @@ export const COMMISSIONS = declareActions("commissions", {
       errors: ["forbidden", "not_found", "conflict"],
       response: { description: "The paid withdrawal.", example: { id: 2, programId: 1, status: "paid", amountCents: 1000 } },
     },
+  },
+  previewPayoutRun: {
+    input: S.PreviewPayoutRunInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/payout-runs/preview",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "Preview a payout run",
+      description:
+        "Who a run would pay now (one payout per payable partner: available balance at or above their group's minimum, a ready payout method) and who it would skip, with the reason. Nothing is written. existingRunId names the run already made for this period, if any.",
+      example: { programId: 1, periodKey: "2026-11" },
+      errors: ["not_found"],
+      response: {
+        description: "The preview.",
+        example: {
+          programId: 1,
+          currency: "usd",
+          periodKey: "2026-11",
+          existingRunId: null,
+          totalCents: 45000,
+          payouts: [{ partnerId: 3, partnerName: "Jane Doe", method: "bank", amountCents: 45000, minPayoutCents: 5000, commissions: 12 }],
+          skipped: [
+            { partnerId: 4, partnerName: "Sam Lee", availableCents: 1200, code: "below_minimum", reason: "Available 1200 is below the group's minimum payout of 5000 (minor units)." },
+          ],
+        },
+      },
+    }),
+  },
+  startPayoutRun: {
+    input: S.StartPayoutRunInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/payout-runs",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "Start a payout run",
+      description:
+        "Makes one payout per payable partner, in one transaction, for the period (default: today, UTC). Starting the same period again returns the run already made (created false) and pays nobody twice. With the preview's expectedTotalCents, a run whose total moved since (a refund, a new credit) is refused with 409 payout_preview_changed and nothing is made. Stripe payouts are then sent by transfer; PayPal and bank payouts are processing until marked paid after the run's file was uploaded.",
+      example: { programId: 1, periodKey: "2026-11", expectedTotalCents: 45000, trigger: "console" },
+      errors: ["not_found", "payout_preview_changed"],
+      response: { description: "The run.", example: { created: true, run: { id: 4, programId: 1, currency: "usd", periodKey: "2026-11", status: "processing" } } },
+    }),
+  },
+  listPayoutRuns: {
+    input: S.ListPayoutRunsInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/payout-runs",
+      tag: "Payouts",
+      summary: "The program's payout runs",
+      description: `Payout runs with their totals (payouts, amount, open, processing, paid, failed) and skipped partners. ${PAGING}`,
+      example: { programId: 1, limit: 10 },
+      errors: ["not_found"],
+      response: {
+        description: "A page of runs.",
+        example: { data: [{ id: 4, periodKey: "2026-11", status: "completed", totals: { payouts: 2, amountCents: 45000, paid: 2, paidCents: 45000 } }], nextCursor: null },
+      },
+    }),
+  },
+  getPayoutRun: {
+    input: S.PayoutRunIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/payout-runs/:runId",
+      tag: "Payouts",
+      summary: "A payout run with its payouts",
+      description: "The run, its totals, skipped partners with reasons, and each payout with the partner's name, method, state, transfer and failure reason.",
+      example: { programId: 1, runId: 4 },
+      errors: ["not_found"],
+      response: {
+        description: "The run.",
+        example: { id: 4, periodKey: "2026-11", status: "processing", payouts: [{ id: 9, partnerId: 3, partnerName: "Jane Doe", method: "bank", status: "processing", amountCents: 45000 }] },
+      },
+    }),
+  },
+  exportPayoutRun: {
+    input: S.ExportPayoutRunInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/payout-runs/:runId/payouts.csv",
+      tag: "Payouts",
+      summary: "A payout run's payouts as a CSV file",
+      description: exportDescription("Every payout of the run, one row each: partner, method, amount, state, transfer, failure reason."),
+      example: { programId: 1, runId: 4 },
+      errors: ["not_found"],
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(RUN_PAYOUTS_CSV, runFileExample) },
+    }),
+  },
+  exportPayoutRunBank: {
+    input: S.ExportPayoutRunInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/payout-runs/:runId/bank.csv",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "A payout run's bank batch file",
+      description: exportDescription(
+        "The run's bank payouts still to send (processing), for a bank's or Wise's batch upload: name, country, IBAN or account and routing number, SWIFT, amount in major units, currency, and the reference payout-<id>.",
+      ),
+      example: { programId: 1, runId: 4 },
+      errors: ["not_found"],
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(BANK_FILE_CSV, runFileExample) },
+    }),
+  },
+  exportPayoutRunPaypal: {
+    input: S.ExportPayoutRunInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/payout-runs/:runId/paypal.csv",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "A payout run's PayPal Payouts file",
+      description: exportDescription(
+        "The run's PayPal payouts still to send (processing), in the columns of PayPal's Payouts upload: email, amount in major units, currency, reference payout-<id>, note.",
+      ),
+      example: { programId: 1, runId: 4 },
+      errors: ["not_found"],
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(PAYPAL_FILE_CSV, runFileExample) },
+    }),
+  },
+  markPayoutRunPaid: {
+    input: S.MarkRunPaidInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/payout-runs/:runId/mark-paid",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "Mark a run's PayPal or bank payouts paid",
+      description:
+        "After the run's file was uploaded: every processing payout of the run with this method becomes paid (its amount leaves the balance, its commissions are paid, the partner is emailed). Those already paid or failed are left as they are.",
+      example: { programId: 1, runId: 4, method: "bank" },
+      errors: ["not_found"],
+      response: { description: "How many were paid.", example: { paid: 3 } },
+    }),
+  },
+  failProgramWithdrawal: {
+    input: S.FailWithdrawalInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/withdrawals/:withdrawalId/fail",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "Mark a payout failed or returned",
+      description:
+        "The payout could not be sent, or came back (a bank return): its amount is in the partner's balance again, its commissions are payable in the next run, the partner is emailed with the reason. Failing it again changes nothing; a cancelled one is 409.",
+      example: { programId: 1, withdrawalId: 9, reason: "The bank returned the transfer: account closed." },
+      errors: ["not_found", "conflict"],
+      response: { description: "The payout.", example: { id: 9, status: "failed", failureCode: "marked_failed", failureReason: "The bank returned the transfer: account closed." } },
+    }),
+  },
+  getPayoutSchedule: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/payout-schedule",
+      tag: "Payouts",
+      summary: "The program's payout schedule",
+      description: "manual (the default), monthly on a day or weekly on a weekday (UTC), with when the next run starts.",
+      example: { programId: 1 },
+      errors: ["not_found"],
+      response: { description: "The schedule.", example: { programId: 1, kind: "monthly", dayOfMonth: 1, weekday: null, nextRunAt: "2026-12-01T00:00:00.000Z" } },
+    }),
+  },
+  setPayoutSchedule: {
+    input: S.PayoutScheduleInput,
+    http: programRoutes({
+      method: "PUT",
+      path: "/:programId/payout-schedule",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "Set the program's payout schedule",
+      description:
+        "Runs start by themselves on the day (UTC) and are named by their month (2026-11) or ISO week (2026-W48), so each period is paid once. A schedule set after this period's day starts with the next period.",
+      example: { programId: 1, kind: "monthly", dayOfMonth: 1 },
+      errors: ["not_found"],
+      response: { description: "The schedule.", example: { programId: 1, kind: "monthly", dayOfMonth: 1, weekday: null, nextRunAt: "2026-12-01T00:00:00.000Z" } },
+    }),
+  },
+  returnPayout: {
+    input: S.ReturnPayoutInput,
+  },
+  partnerPayout: {
+    input: S.PartnerPayoutInput,
+  },
+  partnerStatement: {
+    input: S.PartnerStatementInput,
   },
   outboxBacklog: {
     input: S.NoInput,

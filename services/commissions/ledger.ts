@@ -10,8 +10,8 @@
 import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
 import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "./withdrawals";
 import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
-import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
-import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, Withdrawal } from "./repository";
+import { AppError, ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
+import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, PayoutMethod, PayoutRun, PayoutRunTrigger, SkippedPartner, Withdrawal } from "./repository";
 
 export const balanceKeyOf = (c: Pick<Commission, "partnerId" | "programId" | "currency">): BalanceKey => ({
   partnerId: c.partnerId,
@@ -266,10 +266,15 @@ export async function settleProcessorReversal(tx: CommissionsTx, req: ProcessorS
   return { kind: "settled", commission, restored, applied, deductionCents };
 }
 
-/** Open withdrawals never exceed the balance: reduce the newest, cancel those reduced to zero. */
+/**
+ * Open withdrawals never exceed what the balance holds beyond the processing ones (already on their way, they are
+ * not reduced): reduce the newest, cancel those reduced to zero.
+ */
 async function fitOpenWithdrawals(tx: CommissionsTx, key: BalanceKey, balanceCents: number, now: Date): Promise<void> {
-  const open = await tx.listOpenWithdrawalsForUpdate(key);
-  for (const change of reduceOpenWithdrawals(open, balanceCents)) {
+  const unsettled = await tx.listUnsettledWithdrawalsForUpdate(key);
+  const open = unsettled.filter((w) => w.status === "open");
+  const processingCents = sumAmounts(unsettled.filter((w) => w.status === "processing"));
+  for (const change of reduceOpenWithdrawals(open, balanceCents - processingCents)) {
     if (change.cancelled) {
       await tx.updateWithdrawal(change.id, { amountCents: 0, status: "cancelled", cancelledAt: now });
       await tx.detachFromWithdrawal(change.id);
@@ -306,7 +311,14 @@ export async function approveCommission(tx: CommissionsTx, commissionId: number,
  * the earlier withdrawal is returned as it is now when the request matches
  * it, and refused (409) when it asks for something else.
  */
-export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, requestedCents: number | undefined, now: Date, idempotencyKey?: string): Promise<Withdrawal> {
+export async function createWithdrawal(
+  tx: CommissionsTx,
+  key: BalanceKey,
+  requestedCents: number | undefined,
+  now: Date,
+  idempotencyKey?: string,
+  payout: { runId: number | null; method: PayoutMethod | null } = { runId: null, method: null },
+): Promise<Withdrawal> {
   const balance = await tx.getBalanceForUpdate(key);
   const replay = async () => {
     const earlier = idempotencyKey === undefined ? null : await tx.findWithdrawalByIdempotencyKey(key.programId, idempotencyKey);
@@ -317,14 +329,13 @@ export async function createWithdrawal(tx: CommissionsTx, key: BalanceKey, reque
   };
   const earlier = await replay();
   if (earlier) return earlier;
-  const open = await tx.listOpenWithdrawalsForUpdate(key);
-  const availableCents = balance.balanceCents - open.reduce((sum, w) => sum + w.amountCents, 0);
-  if (availableCents <= 0) throw new ConflictError(`Nothing available to withdraw: balance ${balance.balanceCents}, open withdrawals take the rest.`);
+  const availableCents = balance.balanceCents - sumAmounts(await tx.listUnsettledWithdrawalsForUpdate(key));
+  if (availableCents <= 0) throw new ConflictError(`Nothing available to withdraw: balance ${balance.balanceCents}, open and processing withdrawals take the rest.`);
   if (requestedCents !== undefined && requestedCents > availableCents) {
     throw new InvalidRequestError(`Invalid 'amountCents': ${requestedCents} exceeds the available ${availableCents}.`);
   }
   const amountCents = requestedCents ?? availableCents;
-  const withdrawal = await tx.insertWithdrawal({ ...key, requestedCents: amountCents, amountCents, idempotencyKey: idempotencyKey ?? null }, now);
+  const withdrawal = await tx.insertWithdrawal({ ...key, requestedCents: amountCents, amountCents, idempotencyKey: idempotencyKey ?? null, ...payout }, now);
   // Taken meanwhile by a request of another partner of the program with the same key (the balance lock
   // serialises those of the same partner): that one's withdrawal decides.
   if (!withdrawal) return (await replay())!;
@@ -345,11 +356,15 @@ function withdrawalEvent(w: Withdrawal, commissionIds: number[], extra: Record<s
     requestedCents: w.requestedCents,
     amountCents: w.amountCents,
     status: w.status,
+    runId: w.runId,
+    method: w.method,
     commissionIds,
     createdAt: w.createdAt.toISOString(),
     ...extra,
   };
 }
+
+const sumAmounts = (ws: readonly Pick<Withdrawal, "amountCents">[]) => ws.reduce((sum, w) => sum + w.amountCents, 0);
 
 function commissionsCovered(payable: readonly PayableCommission[], amountCents: number): number[] {
   const covered: number[] = [];
@@ -362,19 +377,29 @@ function commissionsCovered(payable: readonly PayableCommission[], amountCents: 
   return covered;
 }
 
-export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now: Date): Promise<Withdrawal> {
+/** The withdrawal locked after its partner's balance (the lock order); not found is a 404. */
+async function lockWithdrawal(tx: CommissionsTx, withdrawalId: number): Promise<{ w: Withdrawal; key: BalanceKey }> {
   const found = await tx.getWithdrawal(withdrawalId);
   if (!found) throw new NotFoundError(`No withdrawal with id ${withdrawalId}.`);
   const key = balanceKeyOf(found);
   await tx.getBalanceForUpdate(key);
-  const w = (await tx.getWithdrawalForUpdate(withdrawalId))!;
-  if (w.status !== "open") throw new ConflictError(`Withdrawal ${withdrawalId} is ${w.status}; only open withdrawals can be paid.`);
+  return { w: (await tx.getWithdrawalForUpdate(withdrawalId))!, key };
+}
+
+/**
+ * Pays an open or processing withdrawal: its amount leaves the balance and its commissions are paid. `transferId`
+ * is the Stripe transfer that paid it. Paying one already paid by the same transfer changes nothing (a retry).
+ */
+export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now: Date, transferId: string | null = null): Promise<Withdrawal> {
+  const { w, key } = await lockWithdrawal(tx, withdrawalId);
+  if (w.status === "paid" && transferId !== null && w.transferId === transferId) return w;
+  if (w.status !== "open" && w.status !== "processing") throw new ConflictError(`Withdrawal ${withdrawalId} is ${w.status}; only open or processing withdrawals can be paid.`);
   await tx.changeBalance(key, { balanceCents: -w.amountCents, paidCents: w.amountCents });
-  await tx.updateWithdrawal(w.id, { status: "paid", paidAt: now });
+  await tx.updateWithdrawal(w.id, { status: "paid", paidAt: now, transferId: transferId ?? w.transferId });
   const held = await tx.listWithdrawalCommissionIds(w.id);
   await tx.markCommissionsPaid(held, now);
-  const paid: Withdrawal = { ...w, status: "paid", paidAt: now };
-  await tx.enqueue("withdrawal.paid", null, withdrawalEvent(paid, held, { paidAt: now.toISOString() }), now);
+  const paid: Withdrawal = { ...w, status: "paid", paidAt: now, transferId: transferId ?? w.transferId };
+  await tx.enqueue("withdrawal.paid", null, withdrawalEvent(paid, held, { paidAt: now.toISOString(), transferId: paid.transferId }), now);
   // One commission.paid for each commission this payment paid out (not those a refund reversed meanwhile).
   for (const id of held) {
     const c = await tx.getCommission(id);
@@ -382,4 +407,105 @@ export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now
     await tx.enqueue("commission.paid", c.id, commissionEvent(c, { withdrawalId: w.id, paidCents: c.amountCents - c.deductedCents }), now);
   }
   return paid;
+}
+
+/**
+ * Fails a payout, or records that a paid one came back (a reversed transfer, a bank return): the amount is in the
+ * balance again (a paid one's leaves `paidCents`), its commissions are payable again (paid ones back to approved),
+ * and it holds none. Failing a failed payout again changes nothing; a cancelled one cannot fail.
+ */
+export async function failWithdrawal(tx: CommissionsTx, withdrawalId: number, failure: { code: string; reason: string }, now: Date): Promise<{ withdrawal: Withdrawal; changed: boolean }> {
+  const { w, key } = await lockWithdrawal(tx, withdrawalId);
+  if (w.status === "failed") return { withdrawal: w, changed: false };
+  if (w.status === "cancelled") throw new ConflictError(`Withdrawal ${withdrawalId} is cancelled; there is nothing to fail.`);
+  const wasPaid = w.status === "paid";
+  const held = await tx.listWithdrawalCommissionIds(w.id);
+  if (wasPaid) {
+    await tx.changeBalance(key, { balanceCents: w.amountCents, paidCents: -w.amountCents });
+    // One commission.payout_returned for each commission this payout had paid out (not those a refund had reversed).
+    for (const id of held) {
+      const c = await tx.getCommission(id);
+      if (c?.paidOutAt?.getTime() === w.paidAt?.getTime()) await tx.enqueue("commission.payout_returned", id, commissionEvent(c!, { withdrawalId: w.id }), now);
+    }
+    await tx.markCommissionsUnpaid(held, now);
+  }
+  await tx.detachFromWithdrawal(w.id);
+  const failed: Withdrawal = { ...w, status: "failed", failedAt: now, failureCode: failure.code, failureReason: failure.reason };
+  await tx.updateWithdrawal(w.id, { status: "failed", failedAt: now, failureCode: failure.code, failureReason: failure.reason });
+  await tx.enqueue(
+    "withdrawal.failed",
+    null,
+    withdrawalEvent(failed, [], { failureCode: failure.code, failureReason: failure.reason, failedAt: now.toISOString(), wasPaid, releasedCommissionIds: held }),
+    now,
+  );
+  return { withdrawal: failed, changed: true };
+}
+
+/**
+ * Claims a Stripe payout for a transfer attempt: an open one becomes processing; a processing one whose last claim
+ * is older than `staleBefore` (its worker stopped or crashed) is claimed again. Returns null when it is not to be
+ * transferred now (settled, or claimed by another worker moments ago).
+ */
+export async function claimTransfer(tx: CommissionsTx, withdrawalId: number, now: Date, staleBefore: Date): Promise<Withdrawal | null> {
+  const { w } = await lockWithdrawal(tx, withdrawalId);
+  const claimable = w.status === "open" || (w.status === "processing" && (w.processingAt === null || w.processingAt <= staleBefore));
+  if (!claimable) return null;
+  const claimed: Withdrawal = { ...w, status: "processing", processingAt: now, attempts: w.attempts + 1 };
+  await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now, attempts: claimed.attempts });
+  return claimed;
+}
+
+/** What a run pays: per partner, the method (the amount is what is available when the run is made). */
+export interface PayoutRunRequest {
+  programId: number;
+  currency: string;
+  periodKey: string;
+  trigger: PayoutRunTrigger;
+  payouts: ReadonlyArray<{ partnerId: number; partnerName: string; method: PayoutMethod; minPayoutCents: number }>;
+  skipped: SkippedPartner[];
+  /** The preview's total: when what is available now adds up to something else, nothing is made (409). */
+  expectedTotalCents?: number;
+}
+
+/**
+ * Makes a payout run and its payouts in one transaction, idempotent on the period: a run of the same program,
+ * currency and period already made is returned as it is (`created: false`) and nothing else happens. Each payout
+ * takes what the partner has available now (under their balance lock, in partner order: concurrent runs never
+ * deadlock); a partner whose available amount fell below the minimum since the plan is skipped instead. PayPal
+ * and bank payouts are processing at once (they go into the run's files); Stripe ones stay open for the transfer
+ * worker.
+ */
+export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, now: Date): Promise<{ run: PayoutRun; created: boolean }> {
+  const run = await tx.insertPayoutRun({ programId: req.programId, currency: req.currency, periodKey: req.periodKey, trigger: req.trigger, skipped: [], createdAt: now });
+  if (!run) return { run: (await tx.findPayoutRun(req.programId, req.currency, req.periodKey))!, created: false };
+  const skipped = [...req.skipped];
+  let totalCents = 0;
+  for (const p of [...req.payouts].sort((a, b) => a.partnerId - b.partnerId)) {
+    const key = { partnerId: p.partnerId, programId: req.programId, currency: req.currency };
+    const balance = await tx.getBalanceForUpdate(key);
+    const availableCents = balance.balanceCents - sumAmounts(await tx.listUnsettledWithdrawalsForUpdate(key));
+    if (availableCents <= 0 || availableCents < p.minPayoutCents) {
+      if (availableCents > 0)
+        skipped.push({
+          partnerId: p.partnerId,
+          partnerName: p.partnerName,
+          availableCents,
+          code: "below_minimum",
+          reason: `Available ${availableCents} is below the group's minimum payout of ${p.minPayoutCents} (minor units).`,
+        });
+      continue;
+    }
+    const w = await createWithdrawal(tx, key, undefined, now, `run-${run.id}-partner-${p.partnerId}`, { runId: run.id, method: p.method });
+    totalCents += w.amountCents;
+    if (p.method !== "stripe") await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
+  }
+  if (req.expectedTotalCents !== undefined && req.expectedTotalCents !== totalCents) {
+    throw new AppError(
+      "payout_preview_changed",
+      `Balances changed since the preview: the run would pay ${totalCents}, not the ${req.expectedTotalCents} previewed (minor units). Preview the run again.`,
+      { totalCents },
+    );
+  }
+  await tx.setPayoutRunSkipped(run.id, skipped);
+  return { run: { ...run, skipped }, created: true };
 }

@@ -15,6 +15,9 @@ import type {
   CommissionsTx,
   CommissionWithRefunds,
   OutboxEvent,
+  PayoutRun,
+  PayoutRunListFilter,
+  PayoutSchedule,
   RefundEntry,
   Withdrawal,
   WithdrawalListFilter,
@@ -25,13 +28,18 @@ import {
   balanceSchema,
   withdrawalSchema,
   withdrawalCommissionSchema,
+  payoutRunSchema,
+  payoutScheduleSchema,
   outboxSchema,
+  OLD_OPEN_WITHDRAWALS_INDEX,
   OLD_OUTBOX_CLAIM_INDEX,
   SALE_INDEX,
   toCommission,
   toRefund,
   toBalance,
   toWithdrawal,
+  toPayoutRun,
+  toPayoutSchedule,
   keyFilter,
   type Store,
 } from "./mongo/models";
@@ -56,15 +64,21 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       balances: modelOn(connection, "PartnerBalance", balanceSchema),
       withdrawals: modelOn(connection, "Withdrawal", withdrawalSchema),
       withdrawalCommissions: modelOn(connection, "WithdrawalCommission", withdrawalCommissionSchema),
+      payoutRuns: modelOn(connection, "PayoutRun", payoutRunSchema),
+      payoutSchedules: modelOn(connection, "PayoutSchedule", payoutScheduleSchema),
       outbox: modelOn(connection, "OutboxEvent", outboxSchema),
     };
     await dropUnconditionalSaleIndex(store.commissions);
+    // Indexes replaced by others on the same keys: dropped before the new ones are built.
+    const dropOld = (collection: { dropIndex(name: string): Promise<unknown> }, name: string) =>
+      collection.dropIndex(name).catch((err: { codeName?: string }) => {
+        // Already gone (a fresh database, or another instance dropped it first).
+        if (err?.codeName !== "IndexNotFound" && err?.codeName !== "NamespaceNotFound") throw err;
+      });
+    await dropOld(store.withdrawals.collection, OLD_OPEN_WITHDRAWALS_INDEX);
     // Also keeps collection creation out of the transactions.
-    await prepareCollections([store.commissions, store.refunds, store.balances, store.withdrawals, store.withdrawalCommissions, store.outbox]);
-    await store.outbox.collection.dropIndex(OLD_OUTBOX_CLAIM_INDEX).catch((err: { codeName?: string }) => {
-      // Already gone (a fresh database, or another instance dropped it first).
-      if (err?.codeName !== "IndexNotFound" && err?.codeName !== "NamespaceNotFound") throw err;
-    });
+    await prepareCollections([store.commissions, store.refunds, store.balances, store.withdrawals, store.withdrawalCommissions, store.payoutRuns, store.payoutSchedules, store.outbox]);
+    await dropOld(store.outbox.collection, OLD_OUTBOX_CLAIM_INDEX);
     return new MongoCommissionsRepository(store);
   }
 
@@ -133,6 +147,68 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     return pageOf(docs, f.limit, mongoPosition, toWithdrawal);
   }
 
+  getWithdrawal(id: number): Promise<Withdrawal | null> {
+    return this.reads.getWithdrawal(id);
+  }
+
+  async listWithdrawalCommissions(withdrawalId: number): Promise<Commission[]> {
+    const ids = await this.reads.listWithdrawalCommissionIds(withdrawalId);
+    const docs = await this.store.commissions
+      .find({ _id: { $in: ids } })
+      .sort({ _id: 1 })
+      .lean();
+    return docs.map(toCommission);
+  }
+
+  async listPayoutRunsPage(f: PayoutRunListFilter): Promise<Page<PayoutRun>> {
+    const docs = await this.store.payoutRuns
+      .find({ $and: [{ programId: f.programId }, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toPayoutRun);
+  }
+
+  async getPayoutRun(id: number): Promise<PayoutRun | null> {
+    const doc = await this.store.payoutRuns.findById(id).lean();
+    return doc ? toPayoutRun(doc) : null;
+  }
+
+  async listRunPayouts(runId: number): Promise<Withdrawal[]> {
+    const docs = await this.store.withdrawals.find({ runId }).sort({ _id: 1 }).lean();
+    return docs.map(toWithdrawal);
+  }
+
+  async listProcessingPayoutRuns(limit: number): Promise<PayoutRun[]> {
+    if (limit < 1) return [];
+    const docs = await this.store.payoutRuns.find({ status: "processing" }).sort({ _id: 1 }).limit(limit).lean();
+    return docs.map(toPayoutRun);
+  }
+
+  async getPayoutSchedule(programId: number): Promise<PayoutSchedule | null> {
+    const doc = await this.store.payoutSchedules.findById(programId).lean();
+    return doc ? toPayoutSchedule(doc) : null;
+  }
+
+  async setPayoutSchedule(s: PayoutSchedule): Promise<PayoutSchedule> {
+    const doc = await this.store.payoutSchedules
+      .findOneAndUpdate(
+        { _id: s.programId },
+        { $set: { kind: s.kind, dayOfMonth: s.dayOfMonth, weekday: s.weekday, updatedAt: s.updatedAt } },
+        { upsert: true, returnDocument: "after", runValidators: true },
+      )
+      .lean();
+    return toPayoutSchedule(doc!);
+  }
+
+  async listActivePayoutSchedules(): Promise<PayoutSchedule[]> {
+    const docs = await this.store.payoutSchedules
+      .find({ kind: { $ne: "manual" } })
+      .sort({ _id: 1 })
+      .lean();
+    return docs.map(toPayoutSchedule);
+  }
+
   async getBalance(key: BalanceKey): Promise<Balance | null> {
     const doc = await this.store.balances.findOne(keyFilter(key)).lean();
     return doc ? toBalance(doc) : null;
@@ -180,7 +256,8 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         commissionId: d.commissionId ?? null,
         dispatchedAt: d.dispatchedAt ?? null,
       }));
-      return { commissions, refunds, balances, withdrawals, outbox };
+      const payoutRuns = (await this.store.payoutRuns.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toPayoutRun);
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox };
     } finally {
       await session.endSession();
     }
@@ -230,6 +307,14 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     // No commission: no group at all (SQL's count(*) and COALESCE(sum, 0) give zeros).
     if (!row) return { month: { sales: 0, revenueCents: 0 }, allTime: { sales: 0, revenueCents: 0 } };
     return { month: { sales: row.monthSales, revenueCents: row.monthRevenue }, allTime: { sales: row.sales, revenueCents: row.revenue } };
+  }
+
+  async unsettledWithdrawalCents(programId: number, currency: string): Promise<Map<number, number>> {
+    const rows = await this.store.withdrawals.aggregate<{ _id: number; cents: number }>([
+      { $match: { programId, currency, status: { $in: ["open", "processing"] } } },
+      { $group: { _id: "$partnerId", cents: { $sum: "$amountCents" } } },
+    ]);
+    return new Map(rows.map((r) => [r._id, r.cents]));
   }
 
   async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {

@@ -17,10 +17,18 @@ import type {
   CommissionsRepository,
   CommissionsTx,
   NewCommission,
+  NewPayoutRun,
   NewRefundEntry,
+  NewWithdrawal,
   OutboxEvent,
   PayableCommission,
+  PayoutMethod,
+  PayoutRun,
+  PayoutRunListFilter,
+  PayoutRunTrigger,
+  PayoutSchedule,
   RefundEntry,
+  SkippedPartner,
   Withdrawal,
   WithdrawalListFilter,
 } from "./repository";
@@ -125,6 +133,39 @@ const MIGRATIONS = [
    ALTER TABLE commissions ADD COLUMN reward_lines JSONB;
    ALTER TABLE commissions ADD CONSTRAINT commissions_kind_origin CHECK ((kind = 'sale') = (sale_id IS NOT NULL) AND (kind = 'lead') = (lead_key IS NOT NULL));
    CREATE UNIQUE INDEX commissions_lead ON commissions (program_id, lead_key) WHERE lead_key IS NOT NULL;`,
+  // Payouts (docs/payouts.md): withdrawals made by payout runs, their method and their way to paid or failed; the
+  // runs (one per program, currency and period) and the programs' schedules.
+  `ALTER TABLE withdrawals ADD COLUMN run_id INTEGER;
+   ALTER TABLE withdrawals ADD COLUMN method TEXT CHECK (method IN ('stripe', 'paypal', 'bank'));
+   ALTER TABLE withdrawals ADD COLUMN transfer_id TEXT;
+   ALTER TABLE withdrawals ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE withdrawals ADD COLUMN failure_code TEXT;
+   ALTER TABLE withdrawals ADD COLUMN failure_reason TEXT;
+   ALTER TABLE withdrawals ADD COLUMN processing_at TIMESTAMPTZ;
+   ALTER TABLE withdrawals ADD COLUMN failed_at TIMESTAMPTZ;
+   ALTER TABLE withdrawals ADD CONSTRAINT withdrawals_status CHECK (status IN ('open', 'processing', 'paid', 'failed', 'cancelled'));
+   DROP INDEX withdrawals_open;
+   CREATE INDEX withdrawals_unsettled ON withdrawals (partner_id, program_id, currency) WHERE status IN ('open', 'processing');
+   CREATE INDEX withdrawals_run ON withdrawals (run_id, id) WHERE run_id IS NOT NULL;
+   CREATE TABLE payout_runs (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL,
+     currency TEXT NOT NULL,
+     period_key TEXT NOT NULL,
+     trigger TEXT NOT NULL,
+     status TEXT NOT NULL DEFAULT 'processing' CHECK (status IN ('processing', 'completed')),
+     skipped JSONB NOT NULL DEFAULT '[]',
+     created_at TIMESTAMPTZ NOT NULL,
+     completed_at TIMESTAMPTZ,
+     UNIQUE (program_id, currency, period_key));
+   CREATE INDEX payout_runs_program_list ON payout_runs (program_id, created_at DESC, id DESC);
+   CREATE INDEX payout_runs_processing ON payout_runs (id) WHERE status = 'processing';
+   CREATE TABLE payout_schedules (
+     program_id INTEGER PRIMARY KEY,
+     kind TEXT NOT NULL CHECK (kind IN ('manual', 'monthly', 'weekly')),
+     day_of_month INTEGER CHECK (day_of_month BETWEEN 1 AND 28),
+     weekday INTEGER CHECK (weekday BETWEEN 0 AND 6),
+     updated_at TIMESTAMPTZ NOT NULL);`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -141,6 +182,11 @@ export function listWithdrawalsQuery(f: WithdrawalListFilter): SqlQuery {
   if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
   if (f.status !== undefined) c.add("status = ?", f.status);
   return c.page(f).query("*", "withdrawals", f.limit);
+}
+
+/** The exact query of listPayoutRunsPage. */
+export function listPayoutRunsQuery(f: PayoutRunListFilter): SqlQuery {
+  return new SqlConditions().add("program_id = ?", f.programId).page(f).query("*", "payout_runs", f.limit);
 }
 
 /** The exact queries of commissionStats (exported so the query-plan test explains what runs); no daily one for all time. */
@@ -223,9 +269,39 @@ interface WithdrawalRow {
   amount_cents: number;
   status: Withdrawal["status"];
   idempotency_key: string | null;
+  run_id: number | null;
+  method: PayoutMethod | null;
+  transfer_id: string | null;
+  attempts: number;
+  failure_code: string | null;
+  failure_reason: string | null;
   created_at: Date;
+  processing_at: Date | null;
   paid_at: Date | null;
+  failed_at: Date | null;
   cancelled_at: Date | null;
+}
+
+/** A row of payout_runs. */
+interface PayoutRunRow {
+  id: number;
+  program_id: number;
+  currency: string;
+  period_key: string;
+  trigger: PayoutRunTrigger;
+  status: PayoutRun["status"];
+  skipped: SkippedPartner[];
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/** A row of payout_schedules. */
+interface PayoutScheduleRow {
+  program_id: number;
+  kind: PayoutSchedule["kind"];
+  day_of_month: number | null;
+  weekday: number | null;
+  updated_at: Date;
 }
 
 /** A row of commissionStats: its group, then the figures (BIGINT sums: a driver that leaves BIGINT as text returns text). */
@@ -290,9 +366,37 @@ const toWithdrawal = (r: WithdrawalRow): Withdrawal => ({
   amountCents: r.amount_cents,
   status: r.status,
   idempotencyKey: r.idempotency_key,
+  runId: r.run_id,
+  method: r.method,
+  transferId: r.transfer_id,
+  attempts: r.attempts,
+  failureCode: r.failure_code,
+  failureReason: r.failure_reason,
   createdAt: r.created_at,
+  processingAt: r.processing_at,
   paidAt: r.paid_at,
+  failedAt: r.failed_at,
   cancelledAt: r.cancelled_at,
+});
+
+const toPayoutRun = (r: PayoutRunRow): PayoutRun => ({
+  id: r.id,
+  programId: r.program_id,
+  currency: r.currency,
+  periodKey: r.period_key,
+  trigger: r.trigger,
+  status: r.status,
+  skipped: r.skipped,
+  createdAt: r.created_at,
+  completedAt: r.completed_at,
+});
+
+const toPayoutSchedule = (r: PayoutScheduleRow): PayoutSchedule => ({
+  programId: r.program_id,
+  kind: r.kind,
+  dayOfMonth: r.day_of_month,
+  weekday: r.weekday,
+  updatedAt: r.updated_at,
 });
 
 const COLUMNS: Record<string, string> = {
@@ -306,6 +410,12 @@ const COLUMNS: Record<string, string> = {
   amountCents: "amount_cents",
   paidAt: "paid_at",
   cancelledAt: "cancelled_at",
+  processingAt: "processing_at",
+  failedAt: "failed_at",
+  transferId: "transfer_id",
+  attempts: "attempts",
+  failureCode: "failure_code",
+  failureReason: "failure_reason",
   updatedAt: "updated_at",
   balanceCents: "balance_cents",
   creditedCents: "credited_cents",
@@ -405,21 +515,21 @@ class SqlCommissionsTx implements CommissionsTx {
     await this.q.query(`UPDATE partner_balances SET ${sets} WHERE partner_id = $1 AND program_id = $2 AND currency = $3`, [...keyParams(key), ...entries.map(([, v]) => v)]);
   }
 
-  async listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
+  async listUnsettledWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
     const rows = await this.q.query<WithdrawalRow>(
-      "SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 AND status = 'open' ORDER BY id FOR UPDATE",
+      "SELECT * FROM withdrawals WHERE partner_id = $1 AND program_id = $2 AND currency = $3 AND status IN ('open', 'processing') ORDER BY id FOR UPDATE",
       keyParams(key),
     );
     return rows.map(toWithdrawal);
   }
 
-  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null> {
+  async insertWithdrawal(w: NewWithdrawal, now: Date): Promise<Withdrawal | null> {
     // A concurrent request with the same key: wait for it, then insert nothing (the caller reads the winner).
     const [row] = await this.q.query<WithdrawalRow>(
-      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, idempotency_key, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, idempotency_key, run_id, method, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (program_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *`,
-      [...keyParams(w), w.requestedCents, w.amountCents, w.idempotencyKey, now],
+      [...keyParams(w), w.requestedCents, w.amountCents, w.idempotencyKey, w.runId, w.method, now],
     );
     return row ? toWithdrawal(row) : null;
   }
@@ -451,7 +561,7 @@ class SqlCommissionsTx implements CommissionsTx {
        WHERE c.partner_id = $1 AND c.program_id = $2 AND c.currency = $3
          AND c.credited_at IS NOT NULL AND c.paid_out_at IS NULL AND c.status <> 'reversed'
          AND NOT EXISTS (SELECT 1 FROM withdrawal_commissions wc JOIN withdrawals w ON w.id = wc.withdrawal_id
-                         WHERE wc.commission_id = c.id AND w.status IN ('open', 'paid'))
+                         WHERE wc.commission_id = c.id AND w.status IN ('open', 'processing', 'paid'))
        ORDER BY c.id`,
       keyParams(key),
     );
@@ -479,6 +589,37 @@ class SqlCommissionsTx implements CommissionsTx {
        WHERE id = ANY($1::int[]) AND paid_out_at IS NULL AND status <> 'reversed'`,
       [ids, at],
     );
+  }
+
+  async markCommissionsUnpaid(ids: number[], now: Date): Promise<void> {
+    if (!ids.length) return;
+    await this.q.query(
+      `UPDATE commissions SET paid_out_at = NULL, updated_at = $2, status = CASE WHEN status = 'paid' THEN 'approved' ELSE status END
+       WHERE id = ANY($1::int[]) AND paid_out_at IS NOT NULL`,
+      [ids, now],
+    );
+  }
+
+  async insertPayoutRun(run: NewPayoutRun): Promise<PayoutRun | null> {
+    const [row] = await this.q.query<PayoutRunRow>(
+      `INSERT INTO payout_runs (program_id, currency, period_key, trigger, skipped, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (program_id, currency, period_key) DO NOTHING RETURNING *`,
+      [run.programId, run.currency, run.periodKey, run.trigger, JSON.stringify(run.skipped), run.createdAt],
+    );
+    return row ? toPayoutRun(row) : null;
+  }
+
+  async findPayoutRun(programId: number, currency: string, periodKey: string): Promise<PayoutRun | null> {
+    const [row] = await this.q.query<PayoutRunRow>("SELECT * FROM payout_runs WHERE program_id = $1 AND currency = $2 AND period_key = $3", [programId, currency, periodKey]);
+    return row ? toPayoutRun(row) : null;
+  }
+
+  async setPayoutRunSkipped(id: number, skipped: SkippedPartner[]): Promise<void> {
+    await this.q.query("UPDATE payout_runs SET skipped = $2 WHERE id = $1", [id, JSON.stringify(skipped)]);
+  }
+
+  async completePayoutRun(id: number, at: Date): Promise<void> {
+    await this.q.query("UPDATE payout_runs SET status = 'completed', completed_at = $2 WHERE id = $1 AND status = 'processing'", [id, at]);
   }
 
   async enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number> {
@@ -556,6 +697,53 @@ export class SqlCommissionsRepository implements CommissionsRepository {
     return pageOf(await this.db.query<SqlListed<WithdrawalRow>>(q.text, q.values), f.limit, sqlPosition, toWithdrawal);
   }
 
+  getWithdrawal(id: number) {
+    return this.tx.getWithdrawal(id);
+  }
+
+  async listWithdrawalCommissions(withdrawalId: number): Promise<Commission[]> {
+    const rows = await this.db.query<CommissionRow>("SELECT c.* FROM withdrawal_commissions wc JOIN commissions c ON c.id = wc.commission_id WHERE wc.withdrawal_id = $1 ORDER BY c.id", [
+      withdrawalId,
+    ]);
+    return rows.map(toCommission);
+  }
+
+  async listPayoutRunsPage(f: PayoutRunListFilter): Promise<Page<PayoutRun>> {
+    const q = listPayoutRunsQuery(f);
+    return pageOf(await this.db.query<SqlListed<PayoutRunRow>>(q.text, q.values), f.limit, sqlPosition, toPayoutRun);
+  }
+
+  async getPayoutRun(id: number): Promise<PayoutRun | null> {
+    const [row] = await this.db.query<PayoutRunRow>("SELECT * FROM payout_runs WHERE id = $1", [id]);
+    return row ? toPayoutRun(row) : null;
+  }
+
+  async listRunPayouts(runId: number): Promise<Withdrawal[]> {
+    return (await this.db.query<WithdrawalRow>("SELECT * FROM withdrawals WHERE run_id = $1 ORDER BY id", [runId])).map(toWithdrawal);
+  }
+
+  async listProcessingPayoutRuns(limit: number): Promise<PayoutRun[]> {
+    return (await this.db.query<PayoutRunRow>("SELECT * FROM payout_runs WHERE status = 'processing' ORDER BY id LIMIT $1", [limit])).map(toPayoutRun);
+  }
+
+  async getPayoutSchedule(programId: number): Promise<PayoutSchedule | null> {
+    const [row] = await this.db.query<PayoutScheduleRow>("SELECT * FROM payout_schedules WHERE program_id = $1", [programId]);
+    return row ? toPayoutSchedule(row) : null;
+  }
+
+  async setPayoutSchedule(s: PayoutSchedule): Promise<PayoutSchedule> {
+    const [row] = await this.db.query<PayoutScheduleRow>(
+      `INSERT INTO payout_schedules (program_id, kind, day_of_month, weekday, updated_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (program_id) DO UPDATE SET kind = $2, day_of_month = $3, weekday = $4, updated_at = $5 RETURNING *`,
+      [s.programId, s.kind, s.dayOfMonth, s.weekday, s.updatedAt],
+    );
+    return toPayoutSchedule(row);
+  }
+
+  async listActivePayoutSchedules(): Promise<PayoutSchedule[]> {
+    return (await this.db.query<PayoutScheduleRow>("SELECT * FROM payout_schedules WHERE kind <> 'manual' ORDER BY program_id")).map(toPayoutSchedule);
+  }
+
   async getBalance(key: BalanceKey): Promise<Balance | null> {
     const [row] = await this.db.query<BalanceRow>("SELECT * FROM partner_balances WHERE partner_id = $1 AND program_id = $2 AND currency = $3", keyParams(key));
     return row ? toBalance(row) : null;
@@ -584,10 +772,11 @@ export class SqlCommissionsRepository implements CommissionsRepository {
            FROM withdrawals w LEFT JOIN withdrawal_commissions wc ON wc.withdrawal_id = w.id GROUP BY w.id ORDER BY w.id`,
         )
       ).map((r) => ({ ...toWithdrawal(r), commissionIds: r.commission_ids.map(Number) }));
+      const payoutRuns = (await q.query<PayoutRunRow>("SELECT * FROM payout_runs ORDER BY id")).map(toPayoutRun);
       const outbox = (
         await q.query<{ id: number; type: string; commission_id: number | null; dispatched_at: Date | null }>("SELECT id, type, commission_id, dispatched_at FROM outbox ORDER BY id")
       ).map((r) => ({ id: r.id, type: r.type, commissionId: r.commission_id, dispatchedAt: r.dispatched_at }));
-      return { commissions, refunds, balances, withdrawals, outbox };
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox };
     });
   }
 
@@ -617,6 +806,15 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       [programId, partnerId, monthStart, before],
     );
     return { month: { sales: row.month_sales, revenueCents: Number(row.month_revenue) }, allTime: { sales: row.sales, revenueCents: Number(row.revenue) } };
+  }
+
+  async unsettledWithdrawalCents(programId: number, currency: string): Promise<Map<number, number>> {
+    // Along withdrawals_program_list; a program has few unsettled withdrawals beside its paid ones.
+    const rows = await this.db.query<{ partner_id: number; cents: string }>(
+      "SELECT partner_id, sum(amount_cents) AS cents FROM withdrawals WHERE program_id = $1 AND currency = $2 AND status IN ('open', 'processing') GROUP BY partner_id",
+      [programId, currency],
+    );
+    return new Map(rows.map((r) => [r.partner_id, Number(r.cents)]));
   }
 
   async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {

@@ -87,7 +87,15 @@ export interface PayableCommission {
   netCents: number;
 }
 
-export type WithdrawalStatus = "open" | "paid" | "cancelled";
+/**
+ * A payout's states (docs/payouts.md): open (created, not sent; refunds may reduce it), processing (on its way:
+ * a transfer requested or in a file the merchant downloaded), paid, failed (not sent or returned: its amount is
+ * in the balance again), cancelled (reduced to 0 while open).
+ */
+export type WithdrawalStatus = "open" | "processing" | "paid" | "failed" | "cancelled";
+
+/** How a payout is sent: a Stripe transfer, a line of a PayPal or bank file; null for an operator's withdrawal paid by other means. */
+export type PayoutMethod = "stripe" | "paypal" | "bank";
 
 export interface Withdrawal extends BalanceKey {
   id: number;
@@ -96,9 +104,62 @@ export interface Withdrawal extends BalanceKey {
   status: WithdrawalStatus;
   /** The operator's idempotency key, unique per program: the same request sent again returns this withdrawal. */
   idempotencyKey: string | null;
+  /** The payout run that made it; null for an operator's withdrawal. */
+  runId: number | null;
+  method: PayoutMethod | null;
+  /** The Stripe transfer that paid it. */
+  transferId: string | null;
+  /** How many times a transfer was tried (the worker gives up after a limit). */
+  attempts: number;
+  failureCode: string | null;
+  failureReason: string | null;
   createdAt: Date;
+  processingAt: Date | null;
   paidAt: Date | null;
+  failedAt: Date | null;
   cancelledAt: Date | null;
+}
+
+/** What a new withdrawal is made of (the rest starts empty). */
+export type NewWithdrawal = BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null; runId: number | null; method: PayoutMethod | null };
+
+/** Who started a payout run. */
+export type PayoutRunTrigger = "console" | "api" | "cli" | "schedule";
+
+/** A payable partner a run did not pay, and why (docs/payouts.md, "Skipped partners"). */
+export interface SkippedPartner {
+  partnerId: number;
+  partnerName: string;
+  availableCents: number;
+  code: string;
+  reason: string;
+}
+
+/** A payout run: one batch of payouts of a program, one per partner, named by its period (unique per program and currency). */
+export interface PayoutRun {
+  id: number;
+  programId: number;
+  currency: string;
+  periodKey: string;
+  trigger: PayoutRunTrigger;
+  /** processing while any of its payouts is open or its Stripe payouts are on their way; completed after. */
+  status: "processing" | "completed";
+  skipped: SkippedPartner[];
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export type NewPayoutRun = Omit<PayoutRun, "id" | "status" | "completedAt">;
+
+/** When a program's runs start by themselves: never (manual), on a day of each month, or a weekday of each week (UTC). */
+export interface PayoutSchedule {
+  programId: number;
+  kind: "manual" | "monthly" | "weekly";
+  /** 1-28, for monthly. */
+  dayOfMonth: number | null;
+  /** 0 (Sunday) - 6, for weekly. */
+  weekday: number | null;
+  updatedAt: Date;
 }
 
 /** A page of one program's commissions (newest first), optionally one partner's, in one status, created in a range. */
@@ -118,6 +179,11 @@ export interface WithdrawalListFilter extends PageRequest {
   programId: number;
   partnerId?: number;
   status?: WithdrawalStatus;
+}
+
+/** A page of one program's payout runs (newest first). */
+export interface PayoutRunListFilter extends PageRequest {
+  programId: number;
 }
 
 /** The shared outbox's event (shared/outbox/outbox.ts). */
@@ -145,14 +211,18 @@ export interface CommissionsTx {
   getBalanceForUpdate(key: BalanceKey): Promise<Balance>;
   /** Adds the deltas to the balance row. */
   changeBalance(key: BalanceKey, delta: Partial<Pick<Balance, "balanceCents" | "creditedCents" | "deductedCents" | "paidCents">>): Promise<void>;
-  listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]>;
+  /** The partner's open and processing withdrawals (not yet paid, failed or cancelled), locked, oldest first. */
+  listUnsettledWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]>;
   /** Null when another withdrawal of the program already has the idempotency key (it may have just committed). */
-  insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null>;
+  insertWithdrawal(w: NewWithdrawal, now: Date): Promise<Withdrawal | null>;
   findWithdrawalByIdempotencyKey(programId: number, idempotencyKey: string): Promise<Withdrawal | null>;
   getWithdrawal(id: number): Promise<Withdrawal | null>;
   getWithdrawalForUpdate(id: number): Promise<Withdrawal | null>;
-  updateWithdrawal(id: number, patch: Partial<Pick<Withdrawal, "amountCents" | "status" | "paidAt" | "cancelledAt">>): Promise<void>;
-  /** Credited, not paid out, not reversed commissions of the partner that no open or paid withdrawal holds, oldest first. */
+  updateWithdrawal(
+    id: number,
+    patch: Partial<Pick<Withdrawal, "amountCents" | "status" | "paidAt" | "cancelledAt" | "processingAt" | "failedAt" | "transferId" | "attempts" | "failureCode" | "failureReason">>,
+  ): Promise<void>;
+  /** Credited, not paid out, not reversed commissions of the partner that no open, processing or paid withdrawal holds, oldest first. */
   listPayableCommissions(key: BalanceKey): Promise<PayableCommission[]>;
   attachToWithdrawal(withdrawalId: number, commissionIds: number[]): Promise<void>;
   /** Frees the commissions of a cancelled withdrawal for a later one. */
@@ -160,6 +230,15 @@ export interface CommissionsTx {
   listWithdrawalCommissionIds(withdrawalId: number): Promise<number[]>;
   /** Sets `paidOutAt` on those not reversed meanwhile, and moves `approved` ones to `paid`. */
   markCommissionsPaid(ids: number[], at: Date): Promise<void>;
+  /** Undoes markCommissionsPaid for a returned payout: `paidOutAt` cleared, `paid` ones back to `approved`. */
+  markCommissionsUnpaid(ids: number[], now: Date): Promise<void>;
+  /** Null when the program already has a run of that currency and period (it may have just committed). */
+  insertPayoutRun(run: NewPayoutRun): Promise<PayoutRun | null>;
+  findPayoutRun(programId: number, currency: string, periodKey: string): Promise<PayoutRun | null>;
+  /** Records the partners the run skipped (known once its payouts are made). */
+  setPayoutRunSkipped(id: number, skipped: SkippedPartner[]): Promise<void>;
+  /** Completes a processing run; a completed one stays as it is. */
+  completePayoutRun(id: number, at: Date): Promise<void>;
   /** Writes an event about a commission (null: about a withdrawal) to the outbox; the relay dispatches it after commit. */
   enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number>;
 }
@@ -186,6 +265,20 @@ export interface CommissionsRepository {
   listCommissionsPage(filter: CommissionListFilter): Promise<Page<CommissionWithRefunds>>;
   /** A page of withdrawals, sorted and indexed like listCommissionsPage. */
   listWithdrawalsPage(filter: WithdrawalListFilter): Promise<Page<Withdrawal>>;
+  getWithdrawal(id: number): Promise<Withdrawal | null>;
+  /** The commissions a withdrawal holds (or paid), oldest first. */
+  listWithdrawalCommissions(withdrawalId: number): Promise<Commission[]>;
+  /** A page of payout runs, newest first (by createdAt, id). */
+  listPayoutRunsPage(filter: PayoutRunListFilter): Promise<Page<PayoutRun>>;
+  getPayoutRun(id: number): Promise<PayoutRun | null>;
+  /** The run's payouts, by id. */
+  listRunPayouts(runId: number): Promise<Withdrawal[]>;
+  /** Runs still processing (the worker's list), oldest first. */
+  listProcessingPayoutRuns(limit: number): Promise<PayoutRun[]>;
+  getPayoutSchedule(programId: number): Promise<PayoutSchedule | null>;
+  setPayoutSchedule(schedule: PayoutSchedule): Promise<PayoutSchedule>;
+  /** Every schedule that is not manual (the worker checks them each minute). */
+  listActivePayoutSchedules(): Promise<PayoutSchedule[]>;
   getBalance(key: BalanceKey): Promise<Balance | null>;
   listWithdrawals(key: BalanceKey): Promise<Withdrawal[]>;
   /** Newest first; only one commission's events with `commissionId`. */
@@ -212,6 +305,8 @@ export interface CommissionsRepository {
    * amounts (gross of refunds), created before `before`, since `monthStart` and all time.
    */
   tierStats(programId: number, partnerId: number, monthStart: Date, before: Date): Promise<TierStats>;
+  /** Per partner of the program, the amount of their open and processing withdrawals in `currency` (none: no entry). */
+  unsettledWithdrawalCents(programId: number, currency: string): Promise<Map<number, number>>;
   /** The balances in `currency` of the program's partners (of `partnerIds` when given), by partner id; no row for a partner with none. */
   programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]>;
 }

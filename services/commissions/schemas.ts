@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { exportFields } from "../../shared/csv-export";
+import { ExportCursor, exportFields } from "../../shared/csv-export";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents as AnyCents, Currency as IsoCurrency, CustomerKey, Id, SaleLineValue } from "../../shared/values";
 
@@ -95,7 +95,7 @@ export const ProgramWithdrawalIdInput = z.strictObject({
   withdrawalId: Id.meta({ description: "The withdrawal's id.", example: 2 }),
 });
 const COMMISSION_STATUSES = ["pending", "approved", "paid", "refunded", "reversed"] as const;
-const WITHDRAWAL_STATUSES = ["open", "paid", "cancelled"] as const;
+const WITHDRAWAL_STATUSES = ["open", "processing", "paid", "failed", "cancelled"] as const;
 
 /** A program's commissions, newest first (dashboard, operators, the partner portal with partnerId). */
 export const ListCommissionsInput = z
@@ -119,7 +119,7 @@ export const ListWithdrawalsInput = z
     status: z
       .enum(WITHDRAWAL_STATUSES, { error: `must be one of ${WITHDRAWAL_STATUSES.join(", ")}` })
       .optional()
-      .meta({ description: "Only withdrawals in this state: open, paid or cancelled.", example: "open" }),
+      .meta({ description: "Only withdrawals in this state: open, processing, paid, failed or cancelled.", example: "open" }),
     ...RANGE_FIELDS,
     ...PAGE_FIELDS,
   })
@@ -128,3 +128,65 @@ export const ListWithdrawalsInput = z
 /** The commissions and withdrawals lists as CSV files: each list's filters, every row (docs/dashboard-api.md, "Exports (CSV)"). */
 export const ExportCommissionsInput = z.strictObject(exportFields(ListCommissionsInput.shape)).superRefine(checkRange);
 export const ExportWithdrawalsInput = z.strictObject(exportFields(ListWithdrawalsInput.shape)).superRefine(checkRange);
+
+const ProgramId = Id.meta({ description: "The program's id.", example: 1 });
+const RunId = Id.meta({ description: "The payout run's id.", example: 4 });
+
+/** A run's name (docs/payouts.md, "One run per period"): what makes starting it again harmless. */
+const PeriodKey = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+  .meta({ description: "The run's period (default: today's date, UTC, as 2026-11-26): a second run of the same period returns the first.", example: "2026-11" });
+
+export const PreviewPayoutRunInput = z.strictObject({ programId: ProgramId, periodKey: PeriodKey.optional() });
+
+export const StartPayoutRunInput = z.strictObject({
+  programId: ProgramId,
+  periodKey: PeriodKey.optional(),
+  expectedTotalCents: Cents.optional().meta({
+    description: "The preview's totalCents: when what would be paid now differs, nothing is created (409 payout_preview_changed).",
+    example: 45000,
+  }),
+  trigger: z.enum(["console", "api", "cli", "schedule"]).default("api").meta({ description: "Who starts it (shown on the run): the console sends console.", example: "api" }),
+});
+
+export const ListPayoutRunsInput = z.strictObject({ programId: ProgramId, ...PAGE_FIELDS });
+
+export const PayoutRunIdInput = z.strictObject({ programId: ProgramId, runId: RunId });
+
+/** A run's file (PayPal batch, bank batch, or every payout of the run), read in batches by the gateway like the other exports. */
+export const ExportPayoutRunInput = z.strictObject({ programId: ProgramId, runId: RunId, cursor: ExportCursor });
+
+export const MarkRunPaidInput = z.strictObject({
+  programId: ProgramId,
+  runId: RunId,
+  method: z.enum(["paypal", "bank"]).meta({ description: "Which file's payouts were sent: every processing payout of the run with this method becomes paid.", example: "bank" }),
+});
+
+export const FailWithdrawalInput = z.strictObject({
+  programId: ProgramId,
+  withdrawalId: Id.meta({ description: "The payout's id.", example: 2 }),
+  reason: z.string().trim().min(1).max(500).meta({ description: "Why it failed or came back (shown to the partner).", example: "The bank returned the transfer: account closed." }),
+});
+
+/** The processor's word that a paid payout came back (a reversed transfer), or that it could not be made. */
+export const ReturnPayoutInput = z.object({ withdrawalId: Id, code: z.string().min(1).max(100), reason: z.string().min(1).max(1000) });
+
+export const PayoutScheduleInput = z
+  .strictObject({
+    programId: ProgramId,
+    kind: z.enum(["manual", "monthly", "weekly"]).meta({ description: "manual (runs only when started), monthly or weekly.", example: "monthly" }),
+    dayOfMonth: z.number().int().min(1).max(28).nullish().meta({ description: "For monthly: the day of the month (1-28, UTC).", example: 1 }),
+    weekday: z.number().int().min(0).max(6).nullish().meta({ description: "For weekly: 0 Sunday ... 6 Saturday (UTC).", example: null }),
+  })
+  .superRefine((v, ctx) => {
+    if (v.kind === "monthly" && v.dayOfMonth == null) ctx.addIssue({ code: "custom", path: ["dayOfMonth"], message: "is required for a monthly schedule" });
+    if (v.kind === "weekly" && v.weekday == null) ctx.addIssue({ code: "custom", path: ["weekday"], message: "is required for a weekly schedule" });
+  });
+
+export const ProgramIdInput = z.strictObject({ programId: ProgramId });
+
+/** The partner portal's payout (its commissions) and statement: the signed-in partner's only. */
+export const PartnerPayoutInput = z.object({ programId: Id, partnerId: Id, withdrawalId: Id });
+export const PartnerStatementInput = z.object({ programId: Id, partnerId: Id, cursor: ExportCursor });

@@ -95,6 +95,11 @@ const TAGS = [
     description:
       "How partners earn: partner groups, their rewards (per event, product and tier) and a preview of what a sale pays (dashboard session; the operator reaches the same under /api/admin).",
   },
+  {
+    name: "Payouts",
+    description:
+      "Paying partners: payout runs with their preview, files and schedule, and marking payouts paid or failed (dashboard session; the operator reaches the same under /api/admin).",
+  },
   { name: "Processor", description: "Webhooks from the payment processor, and the restricted key a program gives for its API." },
   { name: "Health", description: "Readiness and liveness probes." },
   { name: "Reference", description: "This document and its page." },
@@ -140,6 +145,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   applications_closed: "Program 1 does not take applications at the moment. Ask the merchant when it opens them again.",
   application_exists: "An application from jane@example.com to program 1 is already waiting for the merchant's decision: you will get an email when they decide.",
   already_enrolled: "jane@example.com is already a partner of program 1 (approved). Sign in to the partner portal instead.",
+  payout_preview_changed: "Balances changed since the preview: the run would pay 41000, not the 45000 previewed (minor units). Preview the run again.",
   payload_too_large: "The request body is too large.",
   currency_mismatch: "This program pays commissions in 'usd'; the sale is in 'eur'. Convert the amount to 'usd' (or omit currency), then send it again.",
   unknown_product: "Unknown to the program's Stripe account: prod_missing. Check the product and price ids in your Stripe dashboard.",
@@ -171,6 +177,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   applications_closed: "the program does not take applications now; nothing was stored",
   application_exists: "an application with this email is already waiting for the merchant's decision; nothing was stored",
   already_enrolled: "this email is already an approved or pending partner of the program; nothing was stored",
+  payout_preview_changed: "balances changed since the preview you confirmed; nothing was created: preview the run again",
   payload_too_large: "the body is over the size limit",
   currency_mismatch: "the sale's (or the reward's) currency is not the program's; nothing was recorded (convert the amount, or omit currency)",
   unknown_product: "a product or price id the program's Stripe account does not have; nothing changed",

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
-import type { LoggedDelivery, Notification, PartnerNotice, UnreadCounts, WebhookEndpoint } from "./repository";
+import type { LoggedDelivery, Notification, PartnerEmail, PartnerNotice, UnreadCounts, WebhookEndpoint } from "./repository";
 import type * as S from "./schemas";
 import type { ForwardedError } from "../../shared/errors";
 
@@ -22,6 +22,8 @@ export interface NotificationsContract {
   /** The commissions relay's former action (same as `event` with producer commissions). From the commissions outbox relay; an event type without notices or webhooks answers `handled: false`. */
   "notifications.commissionEvent": { params: z.input<typeof S.CommissionEventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };
   "notifications.list": { params: z.input<typeof S.ListInput>; result: NotificationView[] };
+  /** Operators: the emails to partners about their payouts, newest first. */
+  "notifications.listPartnerEmails": { params: z.input<typeof S.ListPartnerEmailsInput>; result: Jsonified<PartnerEmail>[] };
   "notifications.listForWorkspace": { params: z.input<typeof S.WorkspaceListInput>; result: { data: NotificationView[]; unread: UnreadWithTotal; nextCursor: string | null } };
   "notifications.markRead": { params: z.input<typeof S.MarkReadInput>; result: { data: NotificationView; unread: UnreadWithTotal } };
   /** The partner portal: the partner's own notices in one program, with the partner's read state. */

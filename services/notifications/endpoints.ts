@@ -21,6 +21,26 @@ const notificationExample = {
   readAt: null,
   createdAt: "2026-01-01T00:00:00.000Z",
 };
+const partnerEmailExample = {
+  id: 3,
+  producer: "commissions",
+  eventId: 41,
+  kind: "payout_failed",
+  programId: 1,
+  partnerId: 3,
+  withdrawalId: 5,
+  recipient: null,
+  subject: "Your payout of 20.00 USD from Acme could not be paid",
+  text: "Hello Jane,\n\nYour payout of 20.00 USD from the Acme partner program (by PayPal, to your PayPal email) could not be paid.\n...",
+  messageId: "<payout_failed.commissions.41@track.example.com>",
+  status: "skipped",
+  skipReason: "The partner has no email address.",
+  attempts: 0,
+  nextAttemptAt: "2026-01-01T00:00:00.000Z",
+  lastError: null,
+  sentAt: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+};
 const unreadExample = { partner_notice: 1, advertiser_warning: 0, total: 1 };
 const endpointExample = {
   id: 4,
@@ -277,6 +297,20 @@ export const NOTIFICATIONS = declareActions("notifications", {
         example: { retried: true, delivery: { ...failedDeliveryExample, status: "pending", retriedAt: "2026-01-01T01:00:00.000Z" } },
       },
     }),
+  },
+  listPartnerEmails: {
+    input: S.ListPartnerEmailsInput,
+    http: {
+      method: "GET",
+      path: "/api/admin/partner-emails",
+      route: "admin",
+      tag: "Operator",
+      summary: "Emails to partners about their payouts",
+      description:
+        "The emails partners get when a payout is paid or fails (one per event), newest first: each with its recipient, subject, text and Message-ID (every attempt sends the same), its state (pending, sent, skipped with the reason, failed after the attempts allowed), attempts and last error.",
+      example: { partnerId: 3, status: "skipped", limit: 50 },
+      response: { description: "Newest first.", example: [partnerEmailExample] },
+    },
   },
   listPartnerNotices: {
     input: S.PartnerNoticesInput,

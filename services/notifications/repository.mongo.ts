@@ -16,6 +16,11 @@ import {
   type NotificationKind,
   type WorkspaceNotificationFilter,
   type NotificationsRepository,
+  type ClaimedPartnerEmail,
+  type NewPartnerEmail,
+  type PartnerEmail,
+  type PartnerEmailFilter,
+  type PartnerEmailNext,
   type PartnerNotice,
   type PartnerNoticeFilter,
   type UnreadCounts,
@@ -157,6 +162,63 @@ const partnerNoticeReadSchema = new Schema<PartnerNoticeReadDoc>(
 );
 notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, createdAt: -1, _id: -1 });
 
+/** An email to a partner about a payout, with its claim (as the SQL table partner_emails). */
+type PartnerEmailDoc = Omit<PartnerEmail, "id"> & { _id: number; claimedBy: string | null; claimedUntil: Date | null };
+const partnerEmailSchema = requiredStringsMayBeEmpty(
+  new Schema<PartnerEmailDoc>(
+    {
+      _id: { type: Number, required: true },
+      producer: { type: String, required: true },
+      eventId: { type: Number, required: true },
+      kind: { type: String, required: true },
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      withdrawalId: { type: Number, required: true },
+      recipient: { type: String, default: null },
+      subject: { type: String, required: true },
+      text: { type: String, required: true },
+      messageId: { type: String, required: true },
+      status: { type: String, required: true },
+      skipReason: { type: String, default: null },
+      attempts: { type: Number, required: true },
+      nextAttemptAt: { type: Date, required: true },
+      claimedBy: { type: String, default: null },
+      claimedUntil: { type: Date, default: null },
+      lastError: { type: String, default: null },
+      sentAt: { type: Date, default: null },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("partner_emails"),
+  ),
+);
+// The unique triple makes a redelivered event record nothing more (SQL: UNIQUE (producer, event_id, kind)).
+partnerEmailSchema.index({ producer: 1, eventId: 1, kind: 1 }, { unique: true });
+// As the SQL indexes partner_emails_due, _program and _partner.
+partnerEmailSchema.index({ status: 1, nextAttemptAt: 1, _id: 1 });
+partnerEmailSchema.index({ programId: 1, _id: -1 });
+partnerEmailSchema.index({ partnerId: 1, _id: -1 });
+
+const toPartnerEmail = (d: PartnerEmailDoc): PartnerEmail => ({
+  id: d._id,
+  producer: d.producer,
+  eventId: d.eventId,
+  kind: d.kind,
+  programId: d.programId,
+  partnerId: d.partnerId,
+  withdrawalId: d.withdrawalId,
+  recipient: d.recipient ?? null,
+  subject: d.subject,
+  text: d.text,
+  messageId: d.messageId,
+  status: d.status,
+  skipReason: d.skipReason ?? null,
+  attempts: d.attempts,
+  nextAttemptAt: d.nextAttemptAt,
+  lastError: d.lastError ?? null,
+  sentAt: d.sentAt ?? null,
+  createdAt: d.createdAt,
+});
+
 const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({
   id: _id,
   ...rest,
@@ -233,6 +295,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     private readonly endpoints: Model<EndpointDoc>,
     private readonly deliveries: Model<DeliveryDoc>,
     private readonly partnerNoticeReads: Model<PartnerNoticeReadDoc>,
+    private readonly partnerEmails: Model<PartnerEmailDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoNotificationsRepository> {
@@ -241,6 +304,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       modelOn(connection, "WebhookEndpoint", endpointSchema),
       modelOn(connection, "WebhookDelivery", deliverySchema),
       modelOn(connection, "PartnerNoticeRead", partnerNoticeReadSchema),
+      modelOn(connection, "PartnerEmail", partnerEmailSchema),
     ] as const;
     await prepareCollections(models);
     // Deliveries written before events had producers were all commission events. Backfilled before the old
@@ -519,5 +583,63 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       );
       if (changed.matchedCount === 1) return { retried: true, delivery: (await this.getDelivery(endpointId, deliveryId))! };
     }
+  }
+
+  async recordPartnerEmail(e: NewPartnerEmail, now: Date): Promise<boolean> {
+    if (await this.partnerEmails.exists({ producer: e.producer, eventId: e.eventId, kind: e.kind })) return false;
+    return (
+      (await insertOrNull(async () => {
+        const doc: PartnerEmailDoc = {
+          _id: await nextId(this.connection, "partner_emails"),
+          ...e,
+          attempts: 0,
+          nextAttemptAt: now,
+          claimedBy: null,
+          claimedUntil: null,
+          lastError: null,
+          sentAt: null,
+          createdAt: now,
+        };
+        await this.partnerEmails.create(doc);
+        return true;
+      })) ?? false
+    );
+  }
+
+  async claimPartnerEmails(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedPartnerEmail[]> {
+    const claimedUntil = new Date(now.getTime() + leaseMs);
+    const claimed: ClaimedPartnerEmail[] = [];
+    // One atomic claim per email: workers running this concurrently never get the same one.
+    while (claimed.length < limit) {
+      const doc = await this.partnerEmails
+        .findOneAndUpdate(
+          { status: "pending", recipient: { $ne: null }, nextAttemptAt: { $lte: now }, $or: [{ claimedUntil: null }, { claimedUntil: { $lt: now } }] },
+          { $set: { claimedBy: workerId, claimedUntil }, $inc: { attempts: 1 } },
+          { sort: { nextAttemptAt: 1, _id: 1 }, returnDocument: "after" },
+        )
+        .lean<PartnerEmailDoc>();
+      if (!doc) break;
+      const email = toPartnerEmail(doc);
+      if (email.recipient !== null) claimed.push({ ...email, recipient: email.recipient });
+    }
+    return claimed;
+  }
+
+  async recordPartnerEmailAttempt(id: number, workerId: string, error: string | null, next: PartnerEmailNext, now: Date): Promise<void> {
+    const set: Record<string, unknown> = { status: next.status, claimedUntil: null, lastError: error?.slice(0, 1000) ?? null };
+    if (next.status === "pending") set.nextAttemptAt = next.retryAt;
+    if (next.status === "sent") set.sentAt = now;
+    await this.partnerEmails.updateOne({ _id: id, claimedBy: workerId, status: "pending" }, { $set: set });
+  }
+
+  async listPartnerEmails(f: PartnerEmailFilter): Promise<PartnerEmail[]> {
+    // MongoDB reads limit(0) as "no limit".
+    if (f.limit < 1) return [];
+    const filter: Record<string, unknown> = {};
+    if (f.programId !== undefined) filter.programId = f.programId;
+    if (f.partnerId !== undefined) filter.partnerId = f.partnerId;
+    if (f.status !== undefined) filter.status = f.status;
+    const docs = await this.partnerEmails.find(filter).sort({ _id: -1 }).limit(f.limit).lean<PartnerEmailDoc[]>();
+    return docs.map(toPartnerEmail);
   }
 }

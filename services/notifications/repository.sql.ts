@@ -16,6 +16,13 @@ import {
   type NotificationKind,
   type WorkspaceNotificationFilter,
   type NotificationsRepository,
+  type ClaimedPartnerEmail,
+  type NewPartnerEmail,
+  type PartnerEmail,
+  type PartnerEmailFilter,
+  type PartnerEmailKind,
+  type PartnerEmailNext,
+  type PartnerEmailStatus,
   type PartnerNotice,
   type PartnerNoticeFilter,
   type UnreadCounts,
@@ -118,6 +125,33 @@ const MIGRATIONS = [
    CREATE SEQUENCE webhook_test_events;
    CREATE INDEX webhook_deliveries_endpoint_list ON webhook_deliveries (endpoint_id, created_at DESC, id DESC);
    CREATE INDEX webhook_deliveries_endpoint_status_list ON webhook_deliveries (endpoint_id, status, created_at DESC, id DESC);`,
+  // Emails to partners about their payouts (docs/payouts.md, "Email"): recorded once per (producer, event, kind)
+  // before they are sent, claimed with a lease like webhook deliveries, retried with backoff.
+  `CREATE TABLE partner_emails (
+     id SERIAL PRIMARY KEY,
+     producer TEXT NOT NULL,
+     event_id INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     program_id INTEGER NOT NULL,
+     partner_id INTEGER NOT NULL,
+     withdrawal_id INTEGER NOT NULL,
+     recipient TEXT,
+     subject TEXT NOT NULL,
+     body TEXT NOT NULL,
+     message_id TEXT NOT NULL,
+     status TEXT NOT NULL,
+     skip_reason TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at TIMESTAMPTZ NOT NULL,
+     claimed_by TEXT,
+     claimed_until TIMESTAMPTZ,
+     last_error TEXT,
+     sent_at TIMESTAMPTZ,
+     created_at TIMESTAMPTZ NOT NULL,
+     UNIQUE (producer, event_id, kind));
+   CREATE INDEX partner_emails_due ON partner_emails (next_attempt_at, id) WHERE status = 'pending';
+   CREATE INDEX partner_emails_program ON partner_emails (program_id, id DESC);
+   CREATE INDEX partner_emails_partner ON partner_emails (partner_id, id DESC);`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
@@ -209,6 +243,28 @@ interface DeliveryRow {
   created_at: Date;
 }
 
+/** A row of partner_emails. */
+interface PartnerEmailRow {
+  id: number;
+  producer: string;
+  event_id: number;
+  kind: PartnerEmailKind;
+  program_id: number;
+  partner_id: number;
+  withdrawal_id: number;
+  recipient: string | null;
+  subject: string;
+  body: string;
+  message_id: string;
+  status: PartnerEmailStatus;
+  skip_reason: string | null;
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
 /** A row of webhook_attempts. */
 interface AttemptRow {
   delivery_id: number;
@@ -267,6 +323,27 @@ const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
   lastError: r.last_error,
   deliveredAt: r.delivered_at,
   retriedAt: r.retried_at ?? null,
+  createdAt: r.created_at,
+});
+
+const toPartnerEmail = (r: PartnerEmailRow): PartnerEmail => ({
+  id: r.id,
+  producer: r.producer,
+  eventId: r.event_id,
+  kind: r.kind,
+  programId: r.program_id,
+  partnerId: r.partner_id,
+  withdrawalId: r.withdrawal_id,
+  recipient: r.recipient,
+  subject: r.subject,
+  text: r.body,
+  messageId: r.message_id,
+  status: r.status,
+  skipReason: r.skip_reason,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lastError: r.last_error,
+  sentAt: r.sent_at,
   createdAt: r.created_at,
 });
 
@@ -498,6 +575,51 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     );
     const delivery = await this.getDelivery(endpointId, deliveryId);
     return delivery ? { retried: changed.length > 0, delivery } : null;
+  }
+
+  async recordPartnerEmail(e: NewPartnerEmail, now: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO partner_emails (producer, event_id, kind, program_id, partner_id, withdrawal_id, recipient, subject, body, message_id, status, skip_reason, next_attempt_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (producer, event_id, kind) DO NOTHING RETURNING id`,
+      [e.producer, e.eventId, e.kind, e.programId, e.partnerId, e.withdrawalId, e.recipient, e.subject, e.text, e.messageId, e.status, e.skipReason, now],
+    );
+    return rows.length > 0;
+  }
+
+  async claimPartnerEmails(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedPartnerEmail[]> {
+    if (limit < 1) return [];
+    const rows = await this.db.query<PartnerEmailRow>(
+      `UPDATE partner_emails SET claimed_by = $1, claimed_until = $2, attempts = attempts + 1
+       WHERE id IN (
+         SELECT id FROM partner_emails
+         WHERE status = 'pending' AND recipient IS NOT NULL AND next_attempt_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3)
+         ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [workerId, new Date(now.getTime() + leaseMs), now, limit],
+    );
+    return rows
+      .map(toPartnerEmail)
+      .filter((e): e is ClaimedPartnerEmail => e.recipient !== null)
+      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.id - b.id);
+  }
+
+  async recordPartnerEmailAttempt(id: number, workerId: string, error: string | null, next: PartnerEmailNext, now: Date): Promise<void> {
+    await this.db.query(
+      `UPDATE partner_emails SET status = $3, claimed_until = NULL, last_error = $4, next_attempt_at = COALESCE($5, next_attempt_at),
+         sent_at = CASE WHEN $3 = 'sent' THEN $6 ELSE sent_at END
+       WHERE id = $1 AND claimed_by = $2 AND status = 'pending'`,
+      [id, workerId, next.status, error?.slice(0, 1000) ?? null, next.status === "pending" ? next.retryAt : null, now],
+    );
+  }
+
+  async listPartnerEmails(f: PartnerEmailFilter): Promise<PartnerEmail[]> {
+    const rows = await this.db.query<PartnerEmailRow>(
+      `SELECT * FROM partner_emails
+       WHERE ($1::int IS NULL OR program_id = $1) AND ($2::int IS NULL OR partner_id = $2) AND ($3::text IS NULL OR status = $3)
+       ORDER BY id DESC LIMIT $4`,
+      [f.programId ?? null, f.partnerId ?? null, f.status ?? null, f.limit],
+    );
+    return rows.map(toPartnerEmail);
   }
 
   /** The deliveries with their attempts, oldest first. */

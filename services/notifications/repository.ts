@@ -165,6 +165,62 @@ export interface ClaimedDelivery extends WebhookDelivery {
 /** What happens to a delivery after an attempt. */
 export type DeliveryNext = { status: "succeeded" } | { status: "failed" } | { status: "pending"; retryAt: Date };
 
+/** An email to a partner about a payout (docs/payouts.md, "Email"): `payout_paid` or `payout_failed`. */
+export type PartnerEmailKind = "payout_paid" | "payout_failed";
+/**
+ * `pending`: to send (again, from `nextAttemptAt`); `sent`: the SMTP server accepted it; `skipped`: never sent
+ * (`skipReason` says why, e.g. the partner has no email address); `failed`: given up after the attempts allowed.
+ */
+export type PartnerEmailStatus = "pending" | "sent" | "skipped" | "failed";
+
+/**
+ * One email to a partner, recorded before it is sent; unique on (producer, event id, kind), so an event delivered
+ * again records nothing more. Its content is frozen here: every attempt sends the same mail with the same Message-ID.
+ */
+export interface PartnerEmail {
+  id: number;
+  /** The service whose outbox wrote the event (event ids are per producer). */
+  producer: string;
+  eventId: number;
+  kind: PartnerEmailKind;
+  programId: number;
+  partnerId: number;
+  withdrawalId: number;
+  /** The partner's address when it was recorded; null when they had none (then `skipped`). */
+  recipient: string | null;
+  subject: string;
+  text: string;
+  /** The Message-ID header every attempt carries ("<payout_paid.commissions.42@host>"): a resend is recognisable. */
+  messageId: string;
+  status: PartnerEmailStatus;
+  skipReason: string | null;
+  /** Attempts started (a claim counts one). */
+  attempts: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+  sentAt: Date | null;
+  createdAt: Date;
+}
+
+export type NewPartnerEmail = Pick<
+  PartnerEmail,
+  "producer" | "eventId" | "kind" | "programId" | "partnerId" | "withdrawalId" | "recipient" | "subject" | "text" | "messageId" | "skipReason"
+> & { status: "pending" | "skipped" };
+
+/** Operators: the partner emails, newest first, by program, partner, status. */
+export interface PartnerEmailFilter {
+  programId?: number;
+  partnerId?: number;
+  status?: PartnerEmailStatus;
+  limit: number;
+}
+
+/** A claimed email: pending, with a recipient. */
+export type ClaimedPartnerEmail = PartnerEmail & { recipient: string };
+
+/** What happens to an email after an attempt. */
+export type PartnerEmailNext = { status: "sent" } | { status: "failed" } | { status: "pending"; retryAt: Date };
+
 export interface NotificationsRepository {
   /** Inserts unless a notification of this kind already exists for the event; returns whether it was inserted. */
   insertOnce(n: NewNotification): Promise<boolean>;
@@ -227,4 +283,16 @@ export interface NotificationsRepository {
    * Null when the endpoint has no delivery with this id.
    */
   retryDelivery(endpointId: number, deliveryId: number, now: Date): Promise<{ retried: boolean; delivery: LoggedDelivery } | null>;
+
+  /**
+   * Records the email unless one exists for (producer, event, kind); returns whether it was recorded. A pending one
+   * is due at once, never tried.
+   */
+  recordPartnerEmail(e: NewPartnerEmail, now: Date): Promise<boolean>;
+  /** Claims up to `limit` due, pending emails whose lease expired, for `leaseMs`; counts an attempt on each. Oldest due first. */
+  claimPartnerEmails(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedPartnerEmail[]>;
+  /** Moves a claimed email on after an attempt (`error`: why it failed, else null); ignored unless `workerId` still holds the claim. */
+  recordPartnerEmailAttempt(id: number, workerId: string, error: string | null, next: PartnerEmailNext, now: Date): Promise<void>;
+  /** Newest first. */
+  listPartnerEmails(filter: PartnerEmailFilter): Promise<PartnerEmail[]>;
 }

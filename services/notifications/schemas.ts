@@ -158,3 +158,14 @@ export const PartnerNoticeReadInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
   notificationId: Id.meta({ description: "The notice's id.", example: 12 }),
 });
+
+/** Operators: the emails to partners about their payouts (docs/payouts.md, "Email"), newest first. */
+export const ListPartnerEmailsInput = z.strictObject({
+  programId: Id.optional().meta({ description: "Only this program's emails.", example: 1 }),
+  partnerId: Id.optional().meta({ description: "Only emails to this partner.", example: 3 }),
+  status: z
+    .enum(["pending", "sent", "skipped", "failed"])
+    .optional()
+    .meta({ description: "Only emails in this state: pending (to send or retry), sent, skipped (never sent: skipReason says why) or failed (given up).", example: "skipped" }),
+  limit: Limit(500, 50).meta({ description: "At most this many (1 to 500).", example: 50 }),
+});

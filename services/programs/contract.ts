@@ -7,6 +7,9 @@ import type { ApplicationForm } from "./applications";
 import type { Application, ApplicationSettings, Enrollment, Partner, PartnerProfile, Program } from "./repository";
 import type * as S from "./schemas";
 
+/** A partner as a payout run sees them (programs.payoutRecipients). */
+export type PayoutRecipient = Jsonified<Omit<PartnerProfile, "updatedAt">> & { status: Enrollment["status"] };
+
 /**
  * The programs service's actions as a caller sees them: params as the zod
  * input schemas accept them, results as the bus delivers them (JSON: dates are
@@ -44,6 +47,8 @@ export interface ProgramsContract {
   /** The partner and their enrollments in every program (any status). */
   "programs.getPartnerEnrollments": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<{ partner: Partner; enrollments: Enrollment[] }> };
   /** The partner's profile and payout details (the partner portal only: bank details never go elsewhere). */
+  /** The enrolled ones of `partnerIds`, each with their enrollment status and profile (bank details included: the payout files need them). */
+  "programs.payoutRecipients": { params: z.input<typeof S.PayoutRecipientsInput>; result: Array<PayoutRecipient> };
   "programs.getPartnerProfile": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<PartnerProfile> };
   /** Sets the fields given; 400 invalid_request naming the field when the resulting profile cannot be used for its payout method. */
   "programs.updatePartnerProfile": { params: z.input<typeof S.UpdatePartnerProfileInput>; result: Jsonified<PartnerProfile> };

@@ -299,6 +299,10 @@ export const PROGRAMS = declareActions("programs", {
   enrolledPartnerIds: {
     input: S.EnrolledPartnerIdsInput,
   },
+  /** What a payout run needs of each partner: enrollment status, name and payout details (bus only: the commissions service's runs). */
+  payoutRecipients: {
+    input: S.PayoutRecipientsInput,
+  },
   getEnrollment: {
     input: S.EnrollmentInput,
   },

@@ -187,6 +187,9 @@ export const PartnerIdInput = z.object({ partnerId: Id });
 export const UpdatePartnerProfileInput = z.object({ partnerId: Id, ...PartnerProfilePatchFields });
 export const EnrolledPartnerIdsInput = z.object({ programId: Id, partnerIds: z.array(Id).max(1000) });
 
+/** The partners a payout run pays (docs/payouts.md): a run asks for every partner with a balance at once. */
+export const PayoutRecipientsInput = z.object({ programId: Id, partnerIds: z.array(Id).max(100_000) });
+
 export const UpdateProcessorConnectionInput = z.strictObject({
   programId: Id.describe("The program's id."),
   connectionStatus: z.string().trim().min(1).max(64).optional().meta({ description: "The connection's state, for example connected or disconnected.", example: "connected" }),

@@ -43,6 +43,7 @@ export interface RewardsContract {
   "rewards.assignGroups": { params: z.input<typeof S.AssignGroupsInput>; result: { programId: number; moved: number } };
   "rewards.preview": { params: z.input<typeof S.PreviewInput>; result: RewardPreview };
   "rewards.forPartner": { params: z.input<typeof S.ForPartnerInput>; result: PartnerRewards };
+  "rewards.payoutMinimums": { params: z.input<typeof S.PayoutMinimumsInput>; result: Array<{ partnerId: number; groupId: number; minPayoutCents: number }> };
   /** Whether a live reward of the program names products or prices (the processor then fetches a checkout's line items). */
   "rewards.usesProducts": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
   /** The program's default group (created from the program's rule on first use): its hold days are the program's (programs' settings). */

@@ -187,6 +187,10 @@ export const REWARDS = declareActions("rewards", {
   forPartner: {
     input: S.ForPartnerInput,
   },
+  /** Each partner's group and its minimum payout (bus only: the commissions service's payout runs). */
+  payoutMinimums: {
+    input: S.PayoutMinimumsInput,
+  },
   usesProducts: {
     input: S.ProgramIdInput,
   },

@@ -151,3 +151,5 @@ export const PreviewInput = z
 
 /** Internal (commissions, the portal): a partner's group and the rewards they earn by. */
 export const ForPartnerInput = z.object({ programId: Id, partnerId: Id });
+
+export const PayoutMinimumsInput = z.object({ programId: Id, partnerIds: z.array(Id).max(100_000) });

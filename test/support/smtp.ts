@@ -17,11 +17,14 @@ export interface SmtpReceiver {
   waitFor(to: string, opts?: { after?: number; timeoutMs?: number }): Promise<ReceivedMail>;
   /** The sign-in link's token in a message (after "#token="). */
   tokenOf(mail: ReceivedMail): string;
+  /** Answers the next `n` messages with a temporary failure (451), as a busy server does; they are not kept. */
+  refuseNext(n: number): void;
   stop(): Promise<void>;
 }
 
 export async function startSmtpReceiver(auth?: { user: string; pass: string }): Promise<SmtpReceiver> {
   const messages: ReceivedMail[] = [];
+  let toRefuse = 0;
   const server = new SMTPServer({
     disabledCommands: auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
     authOptional: !auth,
@@ -35,6 +38,10 @@ export async function startSmtpReceiver(auth?: { user: string; pass: string }): 
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
+        if (toRefuse > 0) {
+          toRefuse--;
+          return cb(Object.assign(new Error("Try again later (test receiver refusing)"), { responseCode: 451 }));
+        }
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
@@ -66,6 +73,9 @@ export async function startSmtpReceiver(auth?: { user: string; pass: string }): 
       const m = /#token=([A-Za-z0-9_-]{43})/.exec(text);
       if (!m) throw new Error(`No sign-in link in:\n${mail.raw}`);
       return m[1];
+    },
+    refuseNext(n) {
+      toRefuse = n;
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

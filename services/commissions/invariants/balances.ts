@@ -23,10 +23,16 @@ export function checkBalances(snapshot: Pick<LedgerSnapshot, "commissions" | "ba
     if (stored.balanceCents !== net - paid || stored.paidCents !== paid) {
       violate("balance.ledger", ids, `balance ${stored.balanceCents} (paid ${stored.paidCents}); the ledger says credited net ${net} - paid withdrawals ${paid} = ${net - paid}`);
     }
+    // Processing payouts are on their way and no longer reduced by refunds; open ones fit in what is left.
     const open = ws.filter((w) => w.status === "open");
     const openTotal = open.reduce((s, w) => s + w.amountCents, 0);
-    if (openTotal > Math.max(stored.balanceCents, 0)) {
-      violate("withdrawals.open_within_balance", { ...ids, withdrawals: open.map((w) => w.id) }, `open withdrawals ${openTotal} > max(balance ${stored.balanceCents}, 0)`);
+    const processingTotal = ws.filter((w) => w.status === "processing").reduce((s, w) => s + w.amountCents, 0);
+    if (openTotal > Math.max(stored.balanceCents - processingTotal, 0)) {
+      violate(
+        "withdrawals.open_within_balance",
+        { ...ids, withdrawals: open.map((w) => w.id) },
+        `open withdrawals ${openTotal} > max(balance ${stored.balanceCents} - processing ${processingTotal}, 0)`,
+      );
     }
   }
 }

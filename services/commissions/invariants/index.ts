@@ -33,16 +33,23 @@
  *   (C - deducted) - sum of paid withdrawals, and paid = sum of paid
  *   withdrawals ("credited - deducted on credited - paid withdrawals",
  *   recomputed from the commissions, not read from the row).
- * - withdrawals.open_within_balance: open withdrawals <= max(balance, 0).
+ * - withdrawals.open_within_balance: open withdrawals <= max(balance -
+ *   processing withdrawals, 0) (processing ones are on their way: refunds no
+ *   longer reduce them).
  * - withdrawal.state: 0 <= amount <= requested; a cancelled withdrawal is 0
- *   and holds nothing; what a withdrawal holds is a credited commission of
- *   the same partner, held by no other open or paid withdrawal; a paid
+ *   and holds nothing; a failed one holds nothing and has a reason (its
+ *   amount is back in the balance: balance.ledger counts paid ones only);
+ *   what a withdrawal holds is a credited commission of the same partner,
+ *   held by no other open, processing or paid withdrawal; a paid
  *   withdrawal's commissions are paid out unless a refund reached them.
+ * - payout_run.payouts: a run's payouts are of its program and currency, one
+ *   per partner.
  * - outbox.event_per_change: every commission has one `commission.created`
  *   event, one `commission.refunded`/`commission.reversed` per positive entry
  *   and one `commission.restored` per negative entry; at most one
  *   `commission.credited` (none before it is credited) and one
- *   `commission.paid` (none before it is paid out); no commission event names
+ *   `commission.paid` more than `commission.payout_returned` (none while it
+ *   is not paid out: a returned payout's commissions are paid again later); no commission event names
  *   an unknown commission, and `withdrawal.*` events name none; every event
  *   is of a known type and either dispatched
  *   or pending (nothing else exists: the relay delivers pending ones).
@@ -52,7 +59,7 @@ import { checkCommission } from "./commissions";
 import { checkCommissionEvents, checkOutboxEvents } from "./outbox";
 import { checkRefundEntries, checkRefundOwners } from "./refunds";
 import { groupBy, INVARIANT_RULES, totalsByCurrency, type LedgerSnapshot, type ReconcileReport, type Violation } from "./snapshot";
-import { checkWithdrawals } from "./withdrawals";
+import { checkPayoutRuns, checkWithdrawals } from "./withdrawals";
 
 export * from "./snapshot";
 
@@ -83,6 +90,7 @@ export function checkLedgerInvariants(snapshot: LedgerSnapshot, maxViolations = 
   const { dispatched, pending } = checkOutboxEvents(snapshot.outbox, commissions, violate);
   checkBalances(snapshot, violate);
   checkWithdrawals(snapshot.withdrawals, commissions, entriesBy, violate);
+  checkPayoutRuns(snapshot.withdrawals, snapshot.payoutRuns ?? [], violate);
 
   const byStatus = (s: string) => snapshot.withdrawals.filter((w) => w.status === s).length;
   return {
@@ -93,7 +101,8 @@ export function checkLedgerInvariants(snapshot: LedgerSnapshot, maxViolations = 
       restorations: snapshot.refunds.filter((e) => e.appliedCents < 0).length,
       refundIds: snapshot.refunds.filter((e) => e.refundId !== null).length,
       balances: snapshot.balances.length,
-      withdrawals: { open: byStatus("open"), paid: byStatus("paid"), cancelled: byStatus("cancelled") },
+      withdrawals: { open: byStatus("open"), processing: byStatus("processing"), paid: byStatus("paid"), failed: byStatus("failed"), cancelled: byStatus("cancelled") },
+      payoutRuns: snapshot.payoutRuns?.length ?? 0,
       outboxEvents: { dispatched, pending },
       totalsByCurrency: totalsByCurrency(snapshot),
       rules: [...INVARIANT_RULES],

@@ -1,9 +1,17 @@
 import type { SnapshotCommission, SnapshotOutboxEvent, SnapshotRefund, Violate } from "./snapshot";
 
 const REFUND_EVENTS = new Set(["commission.refunded", "commission.reversed"]);
-const COMMISSION_EVENTS = new Set(["commission.created", "commission.refunded", "commission.reversed", "commission.restored", "commission.credited", "commission.paid"]);
+const COMMISSION_EVENTS = new Set([
+  "commission.created",
+  "commission.refunded",
+  "commission.reversed",
+  "commission.restored",
+  "commission.credited",
+  "commission.paid",
+  "commission.payout_returned",
+]);
 /** Events about a withdrawal name no commission. */
-const WITHDRAWAL_EVENTS = new Set(["withdrawal.created", "withdrawal.paid"]);
+const WITHDRAWAL_EVENTS = new Set(["withdrawal.created", "withdrawal.paid", "withdrawal.failed"]);
 
 /** outbox.event_per_change for one commission: one event per change of its entries. */
 export function checkCommissionEvents(c: SnapshotCommission, entries: readonly SnapshotRefund[], events: readonly SnapshotOutboxEvent[], violate: Violate): void {
@@ -19,14 +27,15 @@ export function checkCommissionEvents(c: SnapshotCommission, entries: readonly S
       `events: ${created} created, ${refundEvents} refunded/reversed, ${restoredEvents} restored; expected 1, ${positive} (refund entries), ${negative} (restorations)`,
     );
   }
-  // Credited and paid out once each. Events of earlier versions (before these types existed) are not required.
+  // Credited once; paid out once more than its payouts came back (a returned payout pays it again later). Events of
+  // earlier versions (before these types existed) are not required.
   const credited = events.filter((e) => e.type === "commission.credited").length;
-  const paid = events.filter((e) => e.type === "commission.paid").length;
-  if (credited > (c.creditedAt ? 1 : 0) || paid > (c.paidOutAt ? 1 : 0)) {
+  const paid = events.filter((e) => e.type === "commission.paid").length - events.filter((e) => e.type === "commission.payout_returned").length;
+  if (credited > (c.creditedAt ? 1 : 0) || paid > (c.paidOutAt ? 1 : 0) || paid < 0) {
     violate(
       "outbox.event_per_change",
       { commission: c.id, outboxEvents: events.map((e) => e.id) },
-      `events: ${credited} credited, ${paid} paid; expected at most ${c.creditedAt ? 1 : 0} and ${c.paidOutAt ? 1 : 0}`,
+      `events: ${credited} credited, ${paid} paid (less returned); expected at most ${c.creditedAt ? 1 : 0} and ${c.paidOutAt ? 1 : 0}`,
     );
   }
 }

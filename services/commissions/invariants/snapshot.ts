@@ -49,6 +49,16 @@ export interface SnapshotWithdrawal {
   status: string;
   /** The commissions the withdrawal holds (paid out with it). */
   commissionIds: number[];
+  /** The payout run that made it (absent or null: an operator's withdrawal). */
+  runId?: number | null;
+  failureReason?: string | null;
+}
+
+/** A payout run: the program and currency its payouts must share. */
+export interface SnapshotPayoutRun {
+  id: number;
+  programId: number;
+  currency: string;
 }
 
 export interface SnapshotOutboxEvent {
@@ -64,6 +74,8 @@ export interface LedgerSnapshot {
   refunds: SnapshotRefund[];
   balances: SnapshotBalance[];
   withdrawals: SnapshotWithdrawal[];
+  /** Absent in snapshots taken before payout runs (the property tests' generated ledgers). */
+  payoutRuns?: SnapshotPayoutRun[];
   outbox: SnapshotOutboxEvent[];
 }
 
@@ -81,6 +93,7 @@ export type InvariantRule =
   | "balance.ledger"
   | "withdrawals.open_within_balance"
   | "withdrawal.state"
+  | "payout_run.payouts"
   | "outbox.event_per_change";
 
 export interface Violation {
@@ -98,7 +111,8 @@ export interface ReconcileReport {
     restorations: number;
     refundIds: number;
     balances: number;
-    withdrawals: { open: number; paid: number; cancelled: number };
+    withdrawals: { open: number; processing: number; paid: number; failed: number; cancelled: number };
+    payoutRuns: number;
     outboxEvents: { dispatched: number; pending: number };
     /** Money totals per currency (lowercase code): amounts in different currencies are never added together. */
     totalsByCurrency: Record<string, CurrencyTotals>;
@@ -170,5 +184,6 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "balance.ledger",
   "withdrawals.open_within_balance",
   "withdrawal.state",
+  "payout_run.payouts",
   "outbox.event_per_change",
 ];

@@ -1,4 +1,4 @@
-import { keyOf, type SnapshotCommission, type SnapshotRefund, type SnapshotWithdrawal, type Violate } from "./snapshot";
+import { keyOf, type SnapshotCommission, type SnapshotPayoutRun, type SnapshotRefund, type SnapshotWithdrawal, type Violate } from "./snapshot";
 
 /** withdrawal.state: amounts, statuses and the commissions each withdrawal holds. */
 export function checkWithdrawals(
@@ -11,9 +11,13 @@ export function checkWithdrawals(
   for (const w of withdrawals) {
     const ids = { withdrawal: w.id };
     if (w.amountCents < 0 || w.amountCents > w.requestedCents) violate("withdrawal.state", ids, `amount ${w.amountCents} outside [0, requested ${w.requestedCents}]`);
-    if (!["open", "paid", "cancelled"].includes(w.status)) violate("withdrawal.state", ids, `unknown status '${w.status}'`);
+    if (!["open", "processing", "paid", "failed", "cancelled"].includes(w.status)) violate("withdrawal.state", ids, `unknown status '${w.status}'`);
     if (w.status === "cancelled" && (w.amountCents !== 0 || w.commissionIds.length > 0)) {
       violate("withdrawal.state", ids, `cancelled with amount ${w.amountCents}, holding ${w.commissionIds.length} commission(s)`);
+    }
+    // A failed payout's amount is back in the balance (balance.ledger counts only paid ones) and its commissions are free.
+    if (w.status === "failed" && (w.commissionIds.length > 0 || !w.failureReason)) {
+      violate("withdrawal.state", ids, `failed ${w.failureReason ? "" : "without a reason "}holding ${w.commissionIds.length} commission(s)`);
     }
     for (const id of w.commissionIds) {
       const c = commissions.get(id);
@@ -29,5 +33,26 @@ export function checkWithdrawals(
         violate("withdrawal.state", { ...ids, commission: id }, "paid withdrawal whose never-refunded commission is not paid out");
       }
     }
+  }
+}
+
+/** payout_run.payouts: a run's payouts are of its program and currency, one per partner, and every run named is known. */
+export function checkPayoutRuns(withdrawals: readonly SnapshotWithdrawal[], runs: readonly SnapshotPayoutRun[], violate: Violate): void {
+  const runOf = new Map(runs.map((r) => [r.id, r]));
+  const partnersOf = new Map<number, Set<number>>();
+  for (const w of withdrawals) {
+    if (w.runId === undefined || w.runId === null) continue;
+    const run = runOf.get(w.runId);
+    const ids = { withdrawal: w.id, run: w.runId };
+    if (!run) {
+      violate("payout_run.payouts", ids, "payout of an unknown run");
+      continue;
+    }
+    if (run.programId !== w.programId || run.currency !== w.currency)
+      violate("payout_run.payouts", ids, `payout of program ${w.programId} in ${w.currency}; the run is program ${run.programId} in ${run.currency}`);
+    const partners = partnersOf.get(run.id) ?? new Set<number>();
+    if (partners.has(w.partnerId)) violate("payout_run.payouts", { ...ids, partner: w.partnerId }, "two payouts of one partner in a run");
+    partners.add(w.partnerId);
+    partnersOf.set(run.id, partners);
   }
 }

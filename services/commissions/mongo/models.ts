@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
 import type { CommissionLine } from "../../../shared/domain/rewards";
-import type { Balance, BalanceKey, Commission, CommissionKind, RefundEntry, Withdrawal } from "../repository";
+import type { Balance, BalanceKey, Commission, CommissionKind, PayoutRun, PayoutSchedule, RefundEntry, Withdrawal } from "../repository";
 import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc } from "../../../shared/outbox/mongo";
 
 /**
@@ -36,8 +36,14 @@ export type RefundDoc = DocOf<RefundEntry>;
 
 export type BalanceDoc = Balance & { lockVersion?: number };
 
-/** Older documents have no `idempotencyKey` (read as null). */
-export type WithdrawalDoc = Omit<DocOf<Withdrawal>, "idempotencyKey"> & { idempotencyKey?: string | null; lockVersion?: number };
+/** Fields older documents lack (read as null, attempts as 0): the idempotency key and everything of payout runs. */
+type WithdrawalLaterFields = "idempotencyKey" | "runId" | "method" | "transferId" | "attempts" | "failureCode" | "failureReason" | "processingAt" | "failedAt";
+export type WithdrawalDoc = Omit<DocOf<Withdrawal>, WithdrawalLaterFields> & Partial<Pick<Withdrawal, WithdrawalLaterFields>> & { lockVersion?: number };
+
+export type PayoutRunDoc = DocOf<PayoutRun>;
+
+/** One per program: `_id` is the program id (payout_schedules' primary key). */
+export type PayoutScheduleDoc = Omit<PayoutSchedule, "programId"> & { _id: number };
 
 export interface WithdrawalCommissionDoc {
   withdrawalId: number;
@@ -155,17 +161,31 @@ export const withdrawalSchema = requiredStringsMayBeEmpty(
       currency: { type: String, required: true },
       requestedCents: { type: Number, required: true },
       amountCents: { type: Number, required: true, min: 0 },
-      status: { type: String, required: true },
+      // CHECK withdrawals_status.
+      status: { type: String, required: true, enum: ["open", "processing", "paid", "failed", "cancelled"] },
       idempotencyKey: { type: String, default: null },
+      runId: { type: Number, default: null },
+      method: { type: String, enum: ["stripe", "paypal", "bank", null], default: null },
+      transferId: { type: String, default: null },
+      attempts: { type: Number, default: 0 },
+      failureCode: { type: String, default: null },
+      failureReason: { type: String, default: null },
       createdAt: { type: Date, required: true },
+      processingAt: { type: Date, default: null },
       paidAt: { type: Date, default: null },
+      failedAt: { type: Date, default: null },
       cancelledAt: { type: Date, default: null },
       lockVersion: Number,
     },
     schemaOptions("withdrawals"),
   ),
 );
-withdrawalSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { partialFilterExpression: { status: "open" } });
+// withdrawals_unsettled: a partner's open and processing withdrawals. The index of earlier versions (open only,
+// "partnerId_1_programId_1_currency_1") is dropped at start: same keys, another filter.
+export const OLD_OPEN_WITHDRAWALS_INDEX = "partnerId_1_programId_1_currency_1";
+withdrawalSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { name: "withdrawals_unsettled", partialFilterExpression: { status: { $in: ["open", "processing"] } } });
+// withdrawals_run: a run's payouts.
+withdrawalSchema.index({ runId: 1, _id: 1 });
 withdrawalSchema.index({ programId: 1, idempotencyKey: 1 }, { unique: true, partialFilterExpression: { idempotencyKey: { $type: "string" } } });
 withdrawalSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 withdrawalSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
@@ -181,6 +201,41 @@ export const withdrawalCommissionSchema = new Schema<WithdrawalCommissionDoc>(
 );
 withdrawalCommissionSchema.index({ withdrawalId: 1, commissionId: 1 }, { unique: true });
 withdrawalCommissionSchema.index({ commissionId: 1 });
+
+export const payoutRunSchema = requiredStringsMayBeEmpty(
+  new Schema<PayoutRunDoc>(
+    {
+      _id: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      currency: { type: String, required: true },
+      periodKey: { type: String, required: true },
+      trigger: { type: String, required: true },
+      status: { type: String, required: true, enum: ["processing", "completed"] },
+      // Stored as JSON, as the SQL adapter's JSONB.
+      skipped: { type: Schema.Types.Mixed, default: [] },
+      createdAt: { type: Date, required: true },
+      completedAt: { type: Date, default: null },
+    },
+    schemaOptions("payout_runs"),
+  ),
+);
+// UNIQUE (program_id, currency, period_key): one run per period.
+payoutRunSchema.index({ programId: 1, currency: 1, periodKey: 1 }, { unique: true });
+// payout_runs_program_list and payout_runs_processing.
+payoutRunSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+payoutRunSchema.index({ _id: 1 }, { name: "payout_runs_processing", partialFilterExpression: { status: "processing" } });
+
+export const payoutScheduleSchema = new Schema<PayoutScheduleDoc>(
+  {
+    _id: { type: Number, required: true },
+    kind: { type: String, required: true, enum: ["manual", "monthly", "weekly"] },
+    dayOfMonth: { type: Number, default: null, min: 1, max: 28 },
+    weekday: { type: Number, default: null, min: 0, max: 6 },
+    updatedAt: { type: Date, required: true },
+  },
+  schemaOptions("payout_schedules"),
+);
+payoutScheduleSchema.index({ kind: 1 });
 
 /** The shared outbox's schema (shared/outbox/mongo.ts, with its claim index) plus the commission an event is about. */
 export const outboxSchema = sharedOutboxSchema("outbox") as unknown as Schema<OutboxDoc>;
@@ -248,9 +303,37 @@ export const toWithdrawal = (d: WithdrawalDoc): Withdrawal => ({
   amountCents: d.amountCents,
   status: d.status,
   idempotencyKey: d.idempotencyKey ?? null,
+  runId: d.runId ?? null,
+  method: d.method ?? null,
+  transferId: d.transferId ?? null,
+  attempts: d.attempts ?? 0,
+  failureCode: d.failureCode ?? null,
+  failureReason: d.failureReason ?? null,
   createdAt: d.createdAt,
+  processingAt: d.processingAt ?? null,
   paidAt: d.paidAt ?? null,
+  failedAt: d.failedAt ?? null,
   cancelledAt: d.cancelledAt ?? null,
+});
+
+export const toPayoutRun = (d: PayoutRunDoc): PayoutRun => ({
+  id: d._id,
+  programId: d.programId,
+  currency: d.currency,
+  periodKey: d.periodKey,
+  trigger: d.trigger,
+  status: d.status,
+  skipped: d.skipped ?? [],
+  createdAt: d.createdAt,
+  completedAt: d.completedAt ?? null,
+});
+
+export const toPayoutSchedule = (d: PayoutScheduleDoc): PayoutSchedule => ({
+  programId: d._id,
+  kind: d.kind,
+  dayOfMonth: d.dayOfMonth ?? null,
+  weekday: d.weekday ?? null,
+  updatedAt: d.updatedAt,
 });
 
 // Callers may pass a whole withdrawal as the key: only these three fields identify the balance.
@@ -266,5 +349,7 @@ export interface Store {
   balances: Model<BalanceDoc>;
   withdrawals: Model<WithdrawalDoc>;
   withdrawalCommissions: Model<WithdrawalCommissionDoc>;
+  payoutRuns: Model<PayoutRunDoc>;
+  payoutSchedules: Model<PayoutScheduleDoc>;
   outbox: Model<OutboxDoc>;
 }

@@ -1,8 +1,23 @@
 import type { ClientSession } from "mongoose";
 import { nextId } from "../../../shared/storage/mongo";
-import type { Balance, BalanceKey, PayableCommission, Commission, CommissionsTx, NewCommission, NewRefundEntry, RefundEntry, Withdrawal } from "../repository";
+import type {
+  Balance,
+  BalanceKey,
+  PayableCommission,
+  Commission,
+  CommissionsTx,
+  NewCommission,
+  NewPayoutRun,
+  NewRefundEntry,
+  NewWithdrawal,
+  PayoutRun,
+  RefundEntry,
+  SkippedPartner,
+  Withdrawal,
+  WithdrawalStatus,
+} from "../repository";
 import type { CommissionLine } from "../../../shared/domain/rewards";
-import { toCommission, toRefund, toBalance, toWithdrawal, keyFilter, definedFields, type Store } from "./models";
+import { toCommission, toRefund, toBalance, toWithdrawal, toPayoutRun, keyFilter, definedFields, type Store } from "./models";
 
 // The $type predicates let the planner use the partial unique indexes (saleId a number, leadKey a string).
 // ("number" is MongoDB's alias for every numeric type, which mongoose's filter types do not list.)
@@ -135,14 +150,14 @@ export class MongoCommissionsTx implements CommissionsTx {
     await this.store.balances.updateOne(keyFilter(key), { $inc: inc }, { session: this.session });
   }
 
-  async listOpenWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
-    const open = { ...keyFilter(key), status: "open" as const };
+  async listUnsettledWithdrawalsForUpdate(key: BalanceKey): Promise<Withdrawal[]> {
+    const open = { ...keyFilter(key), status: { $in: ["open", "processing"] as WithdrawalStatus[] } };
     await this.store.withdrawals.updateMany(open, { $inc: { lockVersion: 1 } }, { session: this.session });
     const docs = await this.store.withdrawals.find(open, null, { session: this.session }).sort({ _id: 1 }).lean();
     return docs.map(toWithdrawal);
   }
 
-  async insertWithdrawal(w: BalanceKey & { requestedCents: number; amountCents: number; idempotencyKey: string | null }, now: Date): Promise<Withdrawal | null> {
+  async insertWithdrawal(w: NewWithdrawal, now: Date): Promise<Withdrawal | null> {
     // A duplicate key would abort the transaction: look first. A race past this check ends in a duplicate
     // key that `transaction()` re-runs, and the re-run finds the winner.
     if (w.idempotencyKey !== null && (await this.findWithdrawalByIdempotencyKey(w.programId, w.idempotencyKey))) return null;
@@ -153,9 +168,17 @@ export class MongoCommissionsTx implements CommissionsTx {
         requestedCents: w.requestedCents,
         amountCents: w.amountCents,
         idempotencyKey: w.idempotencyKey,
+        runId: w.runId,
+        method: w.method,
+        transferId: null,
+        attempts: 0,
+        failureCode: null,
+        failureReason: null,
         status: "open",
         createdAt: now,
+        processingAt: null,
         paidAt: null,
+        failedAt: null,
         cancelledAt: null,
       },
       { session: this.session },
@@ -179,7 +202,7 @@ export class MongoCommissionsTx implements CommissionsTx {
     return doc ? toWithdrawal(doc) : null;
   }
 
-  async updateWithdrawal(id: number, patch: Partial<Pick<Withdrawal, "amountCents" | "status" | "paidAt" | "cancelledAt">>): Promise<void> {
+  async updateWithdrawal(id: number, patch: Partial<Withdrawal>): Promise<void> {
     const set = definedFields(patch);
     if (!Object.keys(set).length) return;
     await this.store.withdrawals.updateOne({ _id: id }, { $set: set }, { session: this.session, runValidators: true });
@@ -196,7 +219,7 @@ export class MongoCommissionsTx implements CommissionsTx {
     const links = await this.store.withdrawalCommissions.find({ commissionId: { $in: ids } }, { withdrawalId: 1, commissionId: 1 }, { session: this.session }).lean();
     if (!links.length) return payable;
     const holding = await this.store.withdrawals
-      .find({ _id: { $in: [...new Set(links.map((l) => l.withdrawalId))] }, status: { $in: ["open", "paid"] } }, { _id: 1 }, { session: this.session })
+      .find({ _id: { $in: [...new Set(links.map((l) => l.withdrawalId))] }, status: { $in: ["open", "processing", "paid"] } }, { _id: 1 }, { session: this.session })
       .lean();
     const holdingIds = new Set(holding.map((w) => w._id));
     const held = new Set(links.filter((l) => holdingIds.has(l.withdrawalId)).map((l) => l.commissionId));
@@ -238,6 +261,41 @@ export class MongoCommissionsTx implements CommissionsTx {
       { session: this.session },
     );
     await this.store.commissions.updateMany({ _id: { $in: ids }, paidOutAt: null, status: { $ne: "reversed" } }, { $set: { paidOutAt: at, updatedAt: at } }, { session: this.session });
+  }
+
+  async markCommissionsUnpaid(ids: number[], now: Date): Promise<void> {
+    if (!ids.length) return;
+    // Paid ones back to approved, then the others (refunded ones keep their status); atomic together in the transaction.
+    await this.store.commissions.updateMany(
+      { _id: { $in: ids }, paidOutAt: { $ne: null }, status: "paid" },
+      { $set: { status: "approved", paidOutAt: null, updatedAt: now } },
+      { session: this.session },
+    );
+    await this.store.commissions.updateMany({ _id: { $in: ids }, paidOutAt: { $ne: null } }, { $set: { paidOutAt: null, updatedAt: now } }, { session: this.session });
+  }
+
+  async insertPayoutRun(run: NewPayoutRun): Promise<PayoutRun | null> {
+    // As insertWithdrawal: look first, so a duplicate key does not abort the transaction; a race past this check
+    // ends in a duplicate key that `transaction()` re-runs, and the re-run finds the winner.
+    if (await this.findPayoutRun(run.programId, run.currency, run.periodKey)) return null;
+    const doc = await this.store.payoutRuns.insertOne(
+      { _id: await nextId(this.store.connection, "payout_runs"), ...run, skipped: JSON.parse(JSON.stringify(run.skipped)), status: "processing", completedAt: null },
+      { session: this.session },
+    );
+    return toPayoutRun(doc.toObject());
+  }
+
+  async findPayoutRun(programId: number, currency: string, periodKey: string): Promise<PayoutRun | null> {
+    const doc = await this.store.payoutRuns.findOne({ programId, currency, periodKey: { $eq: periodKey } }, null, { session: this.session }).lean();
+    return doc ? toPayoutRun(doc) : null;
+  }
+
+  async setPayoutRunSkipped(id: number, skipped: SkippedPartner[]): Promise<void> {
+    await this.store.payoutRuns.updateOne({ _id: id }, { $set: { skipped: JSON.parse(JSON.stringify(skipped)) } }, { session: this.session });
+  }
+
+  async completePayoutRun(id: number, at: Date): Promise<void> {
+    await this.store.payoutRuns.updateOne({ _id: id, status: "processing" }, { $set: { status: "completed", completedAt: at } }, { session: this.session });
   }
 
   async enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number> {

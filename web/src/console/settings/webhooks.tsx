@@ -26,6 +26,7 @@ export const EVENT_TYPES: Array<[type: string, when: string]> = [
   ["commission.paid", "A paid withdrawal paid a commission out."],
   ["withdrawal.created", "A withdrawal of a partner's balance was opened."],
   ["withdrawal.paid", "A withdrawal was paid."],
+  ["withdrawal.failed", "A payout failed or was returned: its amount is back in the partner's balance."],
 ];
 
 interface Endpoint {

@@ -1,0 +1,219 @@
+/**
+ * Payout runs as the commissions service carries them out (docs/payouts.md): gathering what a run needs from the
+ * owners (partners' payout details from programs, minimums from rewards, Stripe accounts from processor), making
+ * the run (ledger.createPayoutRun), and the worker that sends a run's Stripe payouts and starts scheduled runs.
+ * The rules themselves are pure (./payout-runs.ts); every money move is a ledger function in one transaction.
+ */
+import type { Context, ServiceBroker } from "moleculer";
+import { typedCall } from "../../shared/typed-call";
+import type { ProcessorContract } from "../processor/contract";
+import type { PayoutRecipient, ProgramsContract } from "../programs/contract";
+import type { RewardsContract } from "../rewards/contract";
+import * as ledger from "./ledger";
+import { nextScheduledRun, periodKeyFor, planPayoutRun, runSettled, runTotals, scheduleDue, type PayoutCandidate } from "./payout-runs";
+import type { CommissionsRepository, PayoutRun, PayoutRunTrigger, PayoutSchedule, SkippedPartner, Withdrawal } from "./repository";
+
+const call = typedCall<ProgramsContract & RewardsContract & ProcessorContract>();
+type Caller = Context | ServiceBroker;
+
+/** After this many transfer attempts that Stripe did not answer, a payout fails with processor_unavailable. */
+export const MAX_TRANSFER_ATTEMPTS = 10;
+
+export interface PlannedRun {
+  programId: number;
+  currency: string;
+  periodKey: string;
+  existingRunId: number | null;
+  totalCents: number;
+  payouts: Array<{ partnerId: number; partnerName: string; method: "stripe" | "paypal" | "bank"; amountCents: number; minPayoutCents: number; commissions: number }>;
+  skipped: SkippedPartner[];
+}
+
+/** Who a run of the program would pay now and who it would skip: reads only. */
+export async function planRun(caller: Caller, repo: CommissionsRepository, programId: number, periodKey?: string, now = new Date()): Promise<PlannedRun> {
+  const { currency } = await call(caller, "programs.get", { programId });
+  const period = periodKey ?? periodKeyFor("manual", now);
+  const existing = await repo.transaction((tx) => tx.findPayoutRun(programId, currency, period));
+  const available = await availableByPartner(repo, programId, currency);
+  const partnerIds = [...available.keys()];
+  const base = { programId, currency, periodKey: period, existingRunId: existing?.id ?? null };
+  if (!partnerIds.length) return { ...base, totalCents: 0, payouts: [], skipped: [] };
+
+  const [recipients, minimums] = await Promise.all([call(caller, "programs.payoutRecipients", { programId, partnerIds }), call(caller, "rewards.payoutMinimums", { programId, partnerIds })]);
+  const recipientOf = new Map(recipients.map((r) => [r.partnerId, r]));
+  const minimumOf = new Map(minimums.map((m) => [m.partnerId, m.minPayoutCents]));
+  const stripeIds = recipients.filter((r) => r.payoutMethod === "stripe").map((r) => r.partnerId);
+  const accounts = stripeIds.length ? await call(caller, "processor.partnerPayoutAccounts", { programId, partnerIds: stripeIds }) : [];
+  const accountOf = new Map(accounts.map((a) => [a.partnerId, a]));
+
+  const candidates: PayoutCandidate[] = partnerIds.flatMap((partnerId) => {
+    const r = recipientOf.get(partnerId);
+    // A partner no longer enrolled keeps a balance nobody can pay here; the operator sees it in reconcile's totals.
+    if (!r) return [];
+    return [
+      {
+        partnerId,
+        partnerName: r.name,
+        availableCents: available.get(partnerId)!,
+        minPayoutCents: minimumOf.get(partnerId) ?? 0,
+        status: r.status,
+        method: r.payoutMethod,
+        detailsComplete: detailsComplete(r),
+        stripeAccount: accountOf.has(partnerId) ? { ready: accountOf.get(partnerId)!.ready } : null,
+      },
+    ];
+  });
+  const plan = planPayoutRun(candidates);
+  const payouts = [];
+  for (const p of plan.payouts) {
+    const key = { partnerId: p.partnerId, programId, currency };
+    const commissions = (await repo.transaction((tx) => tx.listPayableCommissions(key))).length;
+    payouts.push({ ...p, minPayoutCents: minimumOf.get(p.partnerId) ?? 0, commissions });
+  }
+  return { ...base, totalCents: payouts.reduce((sum, p) => sum + p.amountCents, 0), payouts, skipped: plan.skipped };
+}
+
+const detailsComplete = (r: PayoutRecipient) => (r.payoutMethod === "paypal" ? !!r.paypalEmail : r.payoutMethod === "bank" ? !!(r.bank?.iban || r.bank?.accountNumber) : true);
+
+/** Each partner's balance minus their open and processing payouts, for those with a balance row in the currency. */
+async function availableByPartner(repo: CommissionsRepository, programId: number, currency: string): Promise<Map<number, number>> {
+  const [balances, unsettled] = await Promise.all([repo.programBalances(programId, currency), repo.unsettledWithdrawalCents(programId, currency)]);
+  return new Map(balances.map((b) => [b.partnerId, b.balanceCents - (unsettled.get(b.partnerId) ?? 0)]));
+}
+
+/** Plans and makes the run (idempotent on its period); a run already made for the period is returned as it is. */
+export async function startRun(
+  caller: Caller,
+  repo: CommissionsRepository,
+  input: { programId: number; periodKey?: string; expectedTotalCents?: number; trigger: PayoutRunTrigger },
+  now = new Date(),
+): Promise<{ run: PayoutRun; created: boolean }> {
+  const plan = await planRun(caller, repo, input.programId, input.periodKey, now);
+  return repo.transaction((tx) =>
+    ledger.createPayoutRun(
+      tx,
+      {
+        programId: plan.programId,
+        currency: plan.currency,
+        periodKey: plan.periodKey,
+        trigger: input.trigger,
+        payouts: plan.payouts,
+        skipped: plan.skipped,
+        expectedTotalCents: input.expectedTotalCents,
+      },
+      now,
+    ),
+  );
+}
+
+/** A run as the API shows it: with its totals, and its payouts with the partners' names when `withPayouts`. */
+export async function runView(caller: Caller, repo: CommissionsRepository, run: PayoutRun, withPayouts: boolean) {
+  const payouts = await repo.listRunPayouts(run.id);
+  const view = { ...run, totals: runTotals(payouts) };
+  if (!withPayouts) return view;
+  const names = await partnerNames(caller, run.programId, payouts);
+  return { ...view, payouts: payouts.map((p) => ({ ...p, partnerName: names.get(p.partnerId) ?? `Partner ${p.partnerId}` })) };
+}
+
+async function partnerNames(caller: Caller, programId: number, payouts: readonly Withdrawal[]): Promise<Map<number, string>> {
+  const partnerIds = [...new Set(payouts.map((p) => p.partnerId))];
+  if (!partnerIds.length) return new Map();
+  return new Map((await call(caller, "programs.payoutRecipients", { programId, partnerIds })).map((r) => [r.partnerId, r.name]));
+}
+
+/** The program's schedule as the API shows it, with when it next starts a run. */
+export function scheduleView(s: PayoutSchedule, now = new Date()) {
+  const next = nextScheduledRun(s, now);
+  return { programId: s.programId, kind: s.kind, dayOfMonth: s.dayOfMonth, weekday: s.weekday, nextRunAt: next?.toISOString() ?? null };
+}
+
+export const MANUAL_SCHEDULE = (programId: number): PayoutSchedule => ({ programId, kind: "manual", dayOfMonth: null, weekday: null, updatedAt: new Date(0) });
+
+export interface PayoutWorker {
+  /** Runs one pass now (after a run is made), unless one is under way. */
+  nudge(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Every `intervalMs`: starts the runs scheduled for now, sends the open (or stalled) Stripe payouts of the runs
+ * still processing, one transfer at a time, and completes runs with nothing left open or processing. Safe with
+ * several instances: a payout is claimed in a transaction before its transfer (ledger.claimTransfer), and a
+ * transfer is found by its group before another is made (processor.transferPayout), so a crash at any point
+ * leads to one transfer, never two (docs/payouts.md).
+ */
+export function startPayoutWorker(
+  broker: ServiceBroker,
+  repo: CommissionsRepository,
+  logger: ServiceBroker["logger"],
+  options: { intervalMs: number; claimMs: number; onSettled: () => void },
+): PayoutWorker {
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+
+  const pass = async () => {
+    const now = new Date();
+    for (const schedule of await repo.listActivePayoutSchedules()) {
+      if (stopped || !scheduleDue(schedule, now)) continue;
+      await startRun(broker, repo, { programId: schedule.programId, periodKey: periodKeyFor(schedule.kind, now), trigger: "schedule" }, now).then(
+        ({ run, created }) => created && logger.info(`Scheduled payout run ${run.id} (${run.periodKey}) of program ${run.programId} started.`),
+        (err) => logger.warn(`The scheduled payout run of program ${schedule.programId} could not start.`, err),
+      );
+    }
+    for (const run of await repo.listProcessingPayoutRuns(100)) {
+      for (const payout of await repo.listRunPayouts(run.id)) {
+        if (stopped) return;
+        if (payout.method === "stripe" && (payout.status === "open" || payout.status === "processing")) await sendTransfer(payout);
+      }
+      if (runSettled(await repo.listRunPayouts(run.id))) await repo.transaction((tx) => tx.completePayoutRun(run.id, new Date()));
+    }
+  };
+
+  const sendTransfer = async (payout: Withdrawal) => {
+    const now = new Date();
+    const claimed = await repo.transaction((tx) => ledger.claimTransfer(tx, payout.id, now, new Date(now.getTime() - options.claimMs)));
+    if (!claimed) return;
+    let outcome: Awaited<ReturnType<typeof transfer>>;
+    try {
+      outcome = await transfer(claimed);
+    } catch (err) {
+      // Not answered (Stripe unreachable or 5xx, the processor service away): tried again on a later pass, up to the limit.
+      logger.warn(`Transfer of payout ${claimed.id} not made (attempt ${claimed.attempts}); it will be tried again.`, err);
+      if (claimed.attempts < MAX_TRANSFER_ATTEMPTS) return;
+      outcome = { outcome: "failed", code: "processor_unavailable", reason: `Stripe could not be reached after ${claimed.attempts} attempts: ${(err as Error).message}` };
+    }
+    if (outcome.outcome === "paid") await repo.transaction((tx) => ledger.payWithdrawal(tx, claimed.id, new Date(), outcome.transferId));
+    else await repo.transaction((tx) => ledger.failWithdrawal(tx, claimed.id, { code: outcome.code, reason: outcome.reason }, new Date()));
+    options.onSettled();
+  };
+
+  const transfer = (p: Withdrawal) =>
+    call(broker, "processor.transferPayout", { programId: p.programId, partnerId: p.partnerId, payoutId: p.id, amountCents: p.amountCents, currency: p.currency });
+
+  const run = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = pass()
+      .catch((err) => logger.warn("A payout pass failed; the next one tries again.", err))
+      .finally(() => {
+        running = null;
+        if (again && !stopped) {
+          again = false;
+          run();
+        }
+      });
+  };
+  const timer = setInterval(run, options.intervalMs);
+  timer.unref();
+  return {
+    nudge: run,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
