@@ -280,6 +280,26 @@ function buildProgram(): Command {
   command("pay-withdrawal", "mark a withdrawal paid")
     .addOption(requiredId("withdrawal", "withdrawal"))
     .action(run((o) => admin("POST", `/withdrawals/${o.withdrawal}/pay`)));
+  command("payout-run", "preview a program's payout run; with --yes, start it (one run per period: running it again pays nobody twice)")
+    .addOption(requiredId("program", "program"))
+    .option("--period <key>", "the run's period, e.g. 2026-11 (default: today, UTC)")
+    .addOption(boolOption("yes", "start the run previewed (otherwise only the preview is printed)"))
+    .action(
+      run(async (o) => {
+        const query = queryString({ periodKey: o.period });
+        const preview = fieldsOf(await admin("GET", `/programs/${o.program}/payout-runs/preview${query}`));
+        if (o.yes !== true) return preview;
+        // The preview's total: if balances moved since, the server refuses (409) and nothing is paid.
+        return admin("POST", `/programs/${o.program}/payout-runs`, { periodKey: preview.periodKey, expectedTotalCents: preview.totalCents, trigger: "cli" });
+      }),
+    );
+  command("payout-runs", "a program's payout runs, newest first, with their totals")
+    .addOption(requiredId("program", "program"))
+    .action(run((o) => admin("GET", `/programs/${o.program}/payout-runs`)));
+  command("payout-run-detail", "one payout run with its payouts and the partners it skipped")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("run", "payout run"))
+    .action(run((o) => admin("GET", `/programs/${o.program}/payout-runs/${o.run}`)));
   command("balance", "a partner's balance in a program")
     .addOption(requiredId("program", "program"))
     .addOption(requiredId("partner", "partner"))

@@ -7,6 +7,7 @@
  */
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { attributedSale } from "../support/tracking";
+import { runCli } from "../support/processes";
 
 let sys: TestSystem;
 let boot: Bootstrap;
@@ -126,4 +127,17 @@ test("the schedule: monthly or weekly with the next run, and a clear 400 for an 
   expect(incomplete.status).toBe(400);
   expect(incomplete.body.error.message).toMatch(/weekday.*required for a weekly schedule/);
   expect((await sys.http("GET", path, { key })).body).toMatchObject({ kind: "monthly", dayOfMonth: 1 });
+});
+
+test("the CLI previews a run, then starts it with the preview's total", async () => {
+  const cli = async (...args: string[]) => {
+    const run = await runCli(sys.baseUrl, ADMIN_TOKEN, "payout-run", "--program", String(boot.programId), "--period", "2030-02", ...args);
+    expect(run).toMatchObject({ code: 0 });
+    return JSON.parse(run.stdout);
+  };
+  const preview = await cli();
+  expect(preview).toMatchObject({ periodKey: "2030-02", existingRunId: null, totalCents: 4000 });
+  const started = await cli("--yes");
+  expect(started).toMatchObject({ created: true, run: { periodKey: "2030-02", trigger: "cli", totals: { payouts: 1, amountCents: 4000 } } });
+  expect(await cli("--yes")).toMatchObject({ created: false, run: { id: started.run.id } });
 });
