@@ -178,8 +178,12 @@ export function printedJson(output: string): any {
 }
 
 /** One request to a started node over real HTTP: JSON body and Bearer key when given; the body parsed when it is JSON, else its text. */
-export async function requestJson(url: string, method: string, opts: { body?: unknown; key?: string; timeoutMs?: number } = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const headers: Record<string, string> = {};
+export async function requestJson(
+  url: string,
+  method: string,
+  opts: { body?: unknown; key?: string; timeoutMs?: number; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(url, {
