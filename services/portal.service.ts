@@ -2,15 +2,18 @@ import type { Context, ServiceSchema } from "moleculer";
 import { call, type ResultOf } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { NotFoundError, UnauthorizedError } from "../shared/errors";
+import { publicUrlFromEnv } from "../shared/mailer";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { REFERRAL_PARAM, referralLink } from "../shared/domain/referral-link";
 import { commissionRewardWords } from "../shared/domain/reward-words";
 import { partnerStats } from "./portal/stats";
 import { maskEmail, shortenCustomerKey } from "./portal/masking";
 import { PORTAL } from "./portal/endpoints";
+import { encodeCursor } from "../shared/pagination";
 import * as S from "./portal/schemas";
 
 type PartnerMeta = { partner?: Omit<ResultOf<"accounts.authenticatePartnerSession">, "validUntil"> | null };
+type Vars = { publicUrl: string };
 type Methods = {
   partnerOf(ctx: Context<unknown, PartnerMeta>): number;
   requireEnrollment(ctx: Context<unknown, PartnerMeta>, programId: number): Promise<{ partnerId: number; enrollment: ResultOf<"programs.getEnrollment"> }>;
@@ -26,11 +29,16 @@ const isNotFound = (err: unknown) => (err as { type?: string } | null)?.type ===
  * that does not exist, so the portal never confirms another program's or
  * partner's existence.
  */
-const PortalService: ServiceSchema<Record<string, never>, Methods> = {
+const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
   name: "portal",
   mixins: [programCacheMixin],
 
   hooks: { before: { "*": inputValidator(PORTAL) } },
+
+  created() {
+    // Where Stripe's onboarding sends the partner back: the portal, at PUBLIC_URL (docs/payouts.md).
+    this.publicUrl = publicUrlFromEnv();
+  },
 
   actions: {
     /** The partner and each program they are enrolled in: status, referral code and link, clicks and balance (approved ones). */
@@ -118,6 +126,75 @@ const PortalService: ServiceSchema<Record<string, never>, Methods> = {
         const { programId, limit, cursor } = ctx.params;
         const { partnerId } = await this.requireEnrollment(ctx, programId);
         return call(ctx, "commissions.listWithdrawals", { programId, partnerId, limit, cursor });
+      },
+    },
+
+    /** One of the partner's payouts with its commissions (another's is not found). */
+    payout: {
+      async handler(ctx: Context<Input<typeof S.PayoutInput>, PartnerMeta>) {
+        const { programId, withdrawalId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "commissions.partnerPayout", { programId, partnerId, withdrawalId });
+      },
+    },
+
+    /** One batch of the partner's statement CSV (the gateway writes the file). */
+    statement: {
+      async handler(ctx: Context<Input<typeof S.StatementInput>, PartnerMeta>) {
+        const { programId, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        // The cursor was decoded by this action's schema; the commissions action decodes it again from its text.
+        return call(ctx, "commissions.partnerStatement", { programId, partnerId, cursor: cursor ? encodeCursor(cursor) : undefined });
+      },
+    },
+
+    /**
+     * "Connect with Stripe": the partner's Express account under the merchant's platform (made once) and a link to
+     * Stripe's onboarding, which sends them back to the portal (`?program=<id>&stripe=return`, or `refresh` when
+     * the link expired). Prefilled with the profile's email and country.
+     */
+    stripeOnboarding: {
+      async handler(ctx: Context<Input<typeof S.ProgramInput>, PartnerMeta>) {
+        const { programId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        const profile = await call(ctx, "programs.getPartnerProfile", { partnerId });
+        const back = (stripe: "return" | "refresh") => `${this.publicUrl}/portal?program=${programId}&stripe=${stripe}`;
+        const { url } = await call(ctx, "processor.startPartnerOnboarding", {
+          programId,
+          partnerId,
+          email: profile.email,
+          country: profile.country,
+          returnUrl: back("return"),
+          refreshUrl: back("refresh"),
+        });
+        return { url };
+      },
+    },
+
+    /**
+     * How the partner is paid in the program: the profile's method and their Stripe account there. An account not
+     * ready yet is read again from Stripe (the partner is likely back from onboarding); when Stripe cannot answer,
+     * the stored state is shown.
+     */
+    payoutAccount: {
+      async handler(ctx: Context<Input<typeof S.ProgramInput>, PartnerMeta>) {
+        const { programId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        const [profile, [stored]] = await Promise.all([
+          call(ctx, "programs.getPartnerProfile", { partnerId }),
+          call(ctx, "processor.partnerPayoutAccounts", { programId, partnerIds: [partnerId] }),
+        ]);
+        let stripe = stored ?? null;
+        if (stripe && !stripe.ready) {
+          stripe = await call(ctx, "processor.refreshPartnerAccount", { programId, partnerId }).then(
+            (fresh) => fresh ?? stored,
+            (err: unknown) => {
+              this.logger.warn(`The Stripe account of partner ${partnerId} in program ${programId} could not be read again; the stored state is shown.`, err);
+              return stored;
+            },
+          );
+        }
+        return { payoutMethod: profile.payoutMethod, stripe: stripe && { accountId: stripe.accountId, ready: stripe.ready, detailsSubmitted: stripe.detailsSubmitted } };
       },
     },
 

@@ -14,13 +14,16 @@ import { handleDispute } from "./processor/handlers/disputes";
 import { handleInvoicePaid } from "./processor/handlers/invoice-paid";
 import { handleChargeSucceeded, handleInvoicePaymentPaid, handlePaymentIntentSucceeded } from "./processor/handlers/payment-links";
 import { handleChargeRefunded, handleRefundObject } from "./processor/handlers/refunds";
+import { handlePartnerAccountUpdated, handleTransferReversed } from "./processor/handlers/partner-payouts";
 import { createProcessorRepository } from "./processor/storage";
-import type { ProcessorRepository } from "./processor/repository";
+import type { PartnerPayoutAccount, ProcessorRepository } from "./processor/repository";
 import { PROCESSOR } from "./processor/endpoints";
 import { apiKeyState, checkApiKey, unknownProductsOf } from "./processor/api-key";
 import { connectionView, webhookSecretState } from "./processor/connection";
 import type { ProcessorConnectionView } from "./processor/contract";
 import { stripeApiUrlFromEnv, stripeLibrary } from "./processor/stripe-api";
+import { refreshAccount, startOnboarding, transferPayout } from "./processor/stripe-connect";
+import { partnerPayoutAccountView } from "./processor/partner-payouts";
 import * as S from "./processor/schemas";
 import type { PROCESSOR_WEBHOOK_EVENTS } from "../shared/processor-webhook-events";
 
@@ -52,6 +55,19 @@ export const HANDLERS: Record<string, EventHandler> = {
   "account.updated": handleAccountUpdated,
   "account.application.deauthorized": handleAccountDeauthorized,
 } satisfies Record<ProcessorWebhookEventType, EventHandler>;
+
+/**
+ * Paying partners through Stripe Connect (docs/payouts.md): a payout's transfer reversed at Stripe. Events of the
+ * merchant's own account, set up apart from the sales events (docs/processor-webhooks.md, "Paying partners").
+ * The `account.updated` of a partner's Express account is told apart by its account (handlePartnerAccountUpdated).
+ */
+export const PAYOUT_HANDLERS: Record<string, EventHandler> = {
+  "transfer.reversed": handleTransferReversed,
+  "transfer.updated": handleTransferReversed,
+};
+
+/** Every type some handler acts on (the metrics' labels). */
+const KNOWN_EVENT_TYPES: Record<string, EventHandler> = { ...HANDLERS, ...PAYOUT_HANDLERS };
 
 /** The envelope fields we rely on; the object itself is validated by each handler. */
 const EventEnvelope = z.looseObject({
@@ -95,6 +111,7 @@ const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode =
  */
 type Methods = {
   connectionOf(program: ResultOf<"programs.get">): Promise<ProcessorConnectionView>;
+  partnerAccountOf(program: ResultOf<"programs.get">, event: Stripe.Event): Promise<PartnerPayoutAccount | null>;
   record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }): Promise<Record<string, unknown>>;
 };
 
@@ -108,13 +125,13 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     before: { "*": inputValidator(PROCESSOR) },
     after: {
       handleWebhook(ctx: Context, res: Parameters<typeof processorEventOutcome>[0]) {
-        countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, HANDLERS), outcome: processorEventOutcome(res) });
+        countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, KNOWN_EVENT_TYPES), outcome: processorEventOutcome(res) });
         return res;
       },
     },
     error: {
       handleWebhook(ctx: Context, err: unknown) {
-        countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, HANDLERS), outcome: failedProcessorEventOutcome(err) });
+        countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, KNOWN_EVENT_TYPES), outcome: failedProcessorEventOutcome(err) });
         throw err;
       },
     },
@@ -133,30 +150,42 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /**
      * `POST /api/v1/webhooks/processor` (the platform's Connect endpoint: PROCESSOR_WEBHOOK_SECRET, programs found by
      * their linked account) and `POST /api/v1/webhooks/processor/programs/:programId` (`programId`: a program's own
-     * endpoint, for a merchant's own Stripe account: that program's secret only, its events are that program's), with
-     * the raw body and the `Stripe-Signature` header (docs/processor-webhooks.md).
+     * endpoint, for a merchant's own Stripe account: that program's secrets only, of its account endpoint and of its
+     * Connect endpoint (partners' Express accounts); its events are that program's), with the raw body and the
+     * `Stripe-Signature` header (docs/processor-webhooks.md).
      */
     handleWebhook: {
       visibility: "public",
       async handler(ctx: Context) {
         const { payload, signature, programId } = parseInput(S.WebhookInput, ctx.params);
-        const secret = programId === undefined ? this.webhookSecret : (await this.repo.getWebhookSecret(programId))?.signingSecret;
-        if (!secret && programId === undefined) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
+        // A program's endpoint takes the events of its account endpoint and of its Connect endpoint (partners'
+        // Express accounts), each signed with that endpoint's secret.
+        const secrets =
+          programId === undefined
+            ? [this.webhookSecret].filter((s): s is string => Boolean(s))
+            : (await Promise.all([this.repo.getWebhookSecret(programId, "account"), this.repo.getWebhookSecret(programId, "connect")])).flatMap((s) => (s ? [s.signingSecret] : []));
+        if (!secrets.length && programId === undefined) throw new ServiceUnavailableError("Processor webhooks are not configured: set PROCESSOR_WEBHOOK_SECRET.");
         // The same answer for a program that does not exist: the endpoint is public.
-        if (!secret)
+        if (!secrets.length)
           throw new AppError(
             "webhook_secret_missing",
             `Program ${programId} has no Stripe webhook signing secret: enter the signing secret of this webhook endpoint (whsec_...) in Settings → Stripe, then resend the event from Stripe.`,
           );
-        try {
-          stripeLibrary().webhooks.signature!.verifyHeader(payload, signature ?? "", secret, this.toleranceSeconds);
-          // The library refuses only old timestamps; one further ahead than the tolerance is refused too, so a
-          // captured delivery can never be replayed for longer than the tolerance.
-          const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature ?? "")?.[1]);
-          if (t > Date.now() / 1000 + this.toleranceSeconds) throw new Error("Timestamp is in the future, outside the tolerance zone");
-        } catch (err) {
-          throw new AppError("invalid_signature", `The Stripe-Signature header does not verify: ${(err as Error).message.split(".")[0]}.`);
+        let refusal: Error | null = null;
+        for (const secret of secrets) {
+          try {
+            stripeLibrary().webhooks.signature!.verifyHeader(payload, signature ?? "", secret, this.toleranceSeconds);
+            refusal = null;
+            break;
+          } catch (err) {
+            refusal = err as Error;
+          }
         }
+        // The library refuses only old timestamps; one further ahead than the tolerance is refused too, so a
+        // captured delivery can never be replayed for longer than the tolerance.
+        const t = Number(/(?:^|,)\s*t=(\d+)/.exec(signature ?? "")?.[1]);
+        if (!refusal && t > Date.now() / 1000 + this.toleranceSeconds) refusal = new Error("Timestamp is in the future, outside the tolerance zone");
+        if (refusal) throw new AppError("invalid_signature", `The Stripe-Signature header does not verify: ${refusal.message.split(".")[0]}.`);
         let json: unknown;
         try {
           json = JSON.parse(payload);
@@ -166,14 +195,16 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const event = parseInput(EventEnvelope, json) as unknown as Stripe.Event;
         ctx.locals.eventType = event.type;
 
-        const handler = HANDLERS[event.type];
+        let handler: EventHandler | undefined = HANDLERS[event.type] ?? PAYOUT_HANDLERS[event.type];
         const notUsed = { received: true, handled: false, reason: `event type '${event.type}' is not used` } as const;
         let program: HandlerContext["program"] | null;
         if (programId !== undefined) {
           // Signed with the program's own secret, so the program's: an event of a merchant's own account names no
-          // account; one naming another account than the program's linked one is not the program's (a Connect event).
+          // account; one of a partner's Express account (from the program's Connect endpoint) names that account;
+          // one naming any other account than the program's linked one is not the program's.
           program = await call(ctx, "programs.get", { programId });
-          if (event.account && event.account !== program.processor.accountId) {
+          if (await this.partnerAccountOf(program, event)) handler = event.type === "account.updated" ? handlePartnerAccountUpdated : undefined;
+          else if (event.account && event.account !== program.processor.accountId) {
             throw new AppError(
               "processor_account_mismatch",
               `The event is of Stripe account '${event.account}', not of the account linked to program ${programId}; nothing was recorded. This endpoint takes the events of the program's own Stripe account only.`,
@@ -292,18 +323,18 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     setWebhookSecret: {
       async handler(ctx: Context<Input<typeof S.SetWebhookSecretInput>>) {
-        const { programId, signingSecret } = ctx.params;
+        const { programId, signingSecret, endpoint } = ctx.params;
         await call(ctx, "programs.get", { programId });
-        await this.repo.setWebhookSecret(programId, signingSecret, new Date());
-        return webhookSecretState(programId, await this.repo.getWebhookSecret(programId));
+        await this.repo.setWebhookSecret(programId, signingSecret, new Date(), endpoint);
+        return webhookSecretState(programId, await this.repo.getWebhookSecret(programId, endpoint));
       },
     },
 
     removeWebhookSecret: {
-      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
-        const { programId } = ctx.params;
+      async handler(ctx: Context<Input<typeof S.RemoveWebhookSecretInput>>) {
+        const { programId, endpoint } = ctx.params;
         await call(ctx, "programs.get", { programId });
-        await this.repo.setWebhookSecret(programId, null, new Date());
+        await this.repo.setWebhookSecret(programId, null, new Date(), endpoint);
         return webhookSecretState(programId, null);
       },
     },
@@ -312,6 +343,36 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.CheckProductsInput>>) {
         const { programId, productIds, priceIds } = ctx.params;
         return { unknown: await unknownProductsOf(programId, await this.repo.getApiKey(programId), productIds, priceIds, this.stripeApiUrl) };
+      },
+    },
+
+    /** Partners' Express accounts as stored (commissions decides from them who a run can pay through Stripe). */
+    partnerPayoutAccounts: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerPayoutAccountsInput>>) {
+        const { programId, partnerIds } = ctx.params;
+        return (await this.repo.listPartnerPayoutAccounts(programId, partnerIds)).map(partnerPayoutAccountView);
+      },
+    },
+
+    /** The portal's "Connect with Stripe": the partner's Express account (made once) and an onboarding link. */
+    startPartnerOnboarding: {
+      async handler(ctx: Context<Input<typeof S.StartPartnerOnboardingInput>>) {
+        return startOnboarding({ repo: this.repo, stripeApiUrl: this.stripeApiUrl }, ctx.params);
+      },
+    },
+
+    refreshPartnerAccount: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerAccountInput>>) {
+        return refreshAccount({ repo: this.repo, stripeApiUrl: this.stripeApiUrl }, ctx.params);
+      },
+    },
+
+    /** A payout's transfer, made once whatever the retries (docs/payouts.md, "Stripe Connect (Express)"). */
+    transferPayout: {
+      async handler(ctx: Context<Input<typeof S.TransferPayoutInput>>) {
+        return transferPayout({ repo: this.repo, stripeApiUrl: this.stripeApiUrl }, ctx.params);
       },
     },
 
@@ -328,6 +389,17 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async connectionOf(program: ResultOf<"programs.get">) {
       const [secret, apiKey, lastEvent] = await Promise.all([this.repo.getWebhookSecret(program.id), this.repo.getApiKey(program.id), this.repo.lastEventOfProgram(program.id)]);
       return connectionView(program, { secret, platformWebhooks: Boolean(this.webhookSecret), apiKey, lastEvent });
+    },
+
+    /**
+     * The partner's Express account an event is of, at a program's own endpoint: the account the event names (a
+     * Connect event), or the one an account.updated is about; never the program's own linked account.
+     */
+    async partnerAccountOf(program: ResultOf<"programs.get">, event: Stripe.Event) {
+      const about = event.type === "account.updated" ? (event.data.object as { id?: unknown }).id : undefined;
+      const accountId = event.account ?? (typeof about === "string" ? about : null);
+      if (!accountId || accountId === program.processor.accountId) return null;
+      return this.repo.findPartnerPayoutAccount(program.id, accountId);
     },
 
     /** Keeps a trace of an event we will never act on, so an operator can see why (`cli processor-events`). */

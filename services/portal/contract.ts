@@ -1,6 +1,8 @@
+import type { ExportBatch } from "../../shared/csv-export";
 import type { z } from "zod";
 import type { CommissionsContract } from "../commissions/contract";
 import type { NotificationsContract } from "../notifications/contract";
+import type { PartnerPayoutAccountView } from "../processor/contract";
 import type { ProgramsContract } from "../programs/contract";
 import type { PartnerStats } from "./stats";
 import type * as S from "./schemas";
@@ -24,6 +26,12 @@ export interface PortalProgram {
   balance: { balanceCents: number; creditedCents: number; deductedCents: number; paidCents: number } | null;
 }
 
+/** GET /api/partner/programs/:programId/payout-account. */
+export interface PortalPayoutAccount {
+  payoutMethod: ProgramsContract["programs.getPartnerProfile"]["result"]["payoutMethod"];
+  stripe: Omit<PartnerPayoutAccountView, "partnerId"> | null;
+}
+
 /** A commission as the portal lists it: the list's item and the reward in words. */
 export type PortalCommission = CommissionsContract["commissions.list"]["result"]["data"][number] & { reward: string | null };
 
@@ -41,7 +49,13 @@ export interface PortalContract {
   "portal.profile": { params: z.input<typeof S.NoInput>; result: ProgramsContract["programs.getPartnerProfile"]["result"] };
   "portal.updateProfile": { params: z.input<typeof S.UpdateProfileInput>; result: ProgramsContract["programs.updatePartnerProfile"]["result"] };
   "portal.withdrawals": { params: z.input<typeof S.ListInput>; result: CommissionsContract["commissions.listWithdrawals"]["result"] };
+  "portal.payout": { params: z.input<typeof S.PayoutInput>; result: CommissionsContract["commissions.partnerPayout"]["result"] };
+  "portal.statement": { params: z.input<typeof S.StatementInput>; result: ExportBatch };
   /** Masked: the customer key shortened, the email reduced to its first letters and top-level domain. */
   "portal.customers": { params: z.input<typeof S.ListInput>; result: { data: Array<{ id: number; customer: string; email: string | null; createdAt: string }>; nextCursor: string | null } };
+  /** The link to Stripe's onboarding of the partner's Express account in the program (made once). */
+  "portal.stripeOnboarding": { params: z.input<typeof S.ProgramInput>; result: { url: string } };
+  /** How the partner is paid in the program: the profile's method, and their Stripe account there (null: none yet). */
+  "portal.payoutAccount": { params: z.input<typeof S.ProgramInput>; result: PortalPayoutAccount };
   "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: NotificationsContract["notifications.markPartnerNoticeRead"]["result"] };
 }

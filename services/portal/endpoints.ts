@@ -161,7 +161,7 @@ export const PORTAL = declareActions("portal", {
       tag: "Partner portal",
       summary: "Change your profile and payout details",
       description:
-        "Sets the fields given and keeps the others; bank replaces your bank account as a whole (null removes it). The result must be usable for its payout method: paypal needs paypalEmail, bank needs bank with an iban (its check digits are verified) or an accountNumber; otherwise 400 naming the field, and nothing changes. stripe can be chosen now; connecting your Stripe account comes with payouts.",
+        "Sets the fields given and keeps the others; bank replaces your bank account as a whole (null removes it). The result must be usable for its payout method: paypal needs paypalEmail, bank needs bank with an iban (its check digits are verified) or an accountNumber; otherwise 400 naming the field, and nothing changes. stripe needs a Stripe account connected in each program that pays you (POST /api/partner/programs/:programId/stripe-onboarding).",
       example: { country: "DE", payoutMethod: "bank", bank: { accountHolder: "Jane Doe", iban: "DE89 3704 0044 0532 0130 00", swift: "COBADEFFXXX" } },
       response: { description: "Your profile after the change.", example: profileExample },
     },
@@ -186,6 +186,53 @@ export const PORTAL = declareActions("portal", {
       },
     },
   },
+  payout: {
+    input: S.PayoutInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/withdrawals/:withdrawalId",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "One of your payouts, with its commissions",
+      description:
+        "The payout (amount, method, state, transfer, failure reason and dates) and the commissions it paid or holds. 404 for a payout that is not yours, or a program you are not approved in.",
+      example: { programId: 1, withdrawalId: 9 },
+      errors: ["not_found"],
+      response: {
+        description: "The payout.",
+        example: {
+          id: 9,
+          programId: 1,
+          currency: "usd",
+          amountCents: 6000,
+          status: "paid",
+          method: "bank",
+          paidAt: "2026-12-01T09:00:00.000Z",
+          commissions: [{ id: 7, kind: "sale", transactionId: "order-1001", netCents: 2000, status: "paid", createdAt: "2026-11-02T10:00:00.000Z" }],
+        },
+      },
+    },
+  },
+  statement: {
+    input: S.StatementInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/statement.csv",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your payout statement (CSV)",
+      description:
+        "Every payout of yours in the program, newest first, one row per commission it paid or holds (a failed or cancelled payout: one row without commission), with the payout's state, method, dates and amount. UTF-8 CSV with a header row; money in minor units. 404 for a program you are not approved in.",
+      example: { programId: 1 },
+      errors: ["not_found"],
+      response: {
+        description: "The CSV file (Content-Disposition: attachment).",
+        contentType: "text/csv",
+        example:
+          "payout_id,payout_status,method,payout_created_at,paid_at,currency,payout_amount_cents,commission_id,commission_kind,transaction_id,commission_created_at,commission_net_cents,failure_reason\r\n9,paid,bank,2026-12-01T00:00:00.000Z,2026-12-01T09:00:00.000Z,usd,6000,7,sale,order-1001,2026-11-02T10:00:00.000Z,2000,\r\n",
+      },
+    },
+  },
   customers: {
     input: S.ListInput,
     http: {
@@ -201,6 +248,39 @@ export const PORTAL = declareActions("portal", {
       response: {
         description: "A page of masked customers.",
         example: { data: [{ id: 9, customer: "us•••42", email: "j•••@e•••.com", createdAt: "2026-01-01T00:00:00.000Z" }], nextCursor: null },
+      },
+    },
+  },
+  stripeOnboarding: {
+    input: S.ProgramInput,
+    http: {
+      method: "POST",
+      path: "/api/partner/programs/:programId/stripe-onboarding",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Connect your Stripe account (Stripe's onboarding)",
+      description:
+        "For payouts through Stripe: creates your Stripe Express account under the merchant's Stripe platform (once per program; your profile's email and country are passed on) and answers a link to Stripe's onboarding, where Stripe asks for your details and bank account. Open it at once: it expires within minutes. Stripe sends you back to the portal (/portal?program=<id>&stripe=return), or with stripe=refresh when the link expired (ask for a new one). 409 processor_key_missing when the merchant has not set up Stripe payouts; 503 when Stripe cannot be reached. 404 for a program you are not approved in.",
+      example: { programId: 1 },
+      errors: ["not_found", "processor_key_missing", "processor_key_refused", "service_unavailable"],
+      response: { description: "The onboarding link.", example: { url: "https://connect.stripe.com/setup/e/acct_1Nv0FGQ9RKHgCVdK/aB3dE5fG7hJ9" } },
+    },
+  },
+  payoutAccount: {
+    input: S.ProgramInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/payout-account",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "How you are paid in a program",
+      description:
+        "Your payout method (from your profile: paypal, bank, stripe, or null) and your Stripe account in the program: its id, whether it can receive payouts (ready: Stripe allows transfers to it) and whether your details are in (detailsSubmitted); null when you have not connected one. An account not ready yet is read again from Stripe; when Stripe cannot be reached, the last known state is shown. 404 for a program you are not approved in.",
+      example: { programId: 1 },
+      errors: ["not_found"],
+      response: {
+        description: "Your payout method and Stripe account.",
+        example: { payoutMethod: "stripe", stripe: { accountId: "acct_1Nv0FGQ9RKHgCVdK", ready: true, detailsSubmitted: true } },
       },
     },
   },

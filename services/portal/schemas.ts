@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ExportCursor } from "../../shared/csv-export";
 import { fromDecimalText } from "../../shared/validation";
 import { Id } from "../../shared/values";
 import { PartnerProfilePatchFields } from "../../shared/partner-profile";
@@ -24,6 +25,9 @@ export const NoticesInput = ProgramInput.extend({
 export const NoticeReadInput = ProgramInput.extend({ notificationId: Id.meta({ description: "The notice's id.", example: 12 }) });
 
 export const ListInput = ProgramInput.extend(Page);
+
+export const PayoutInput = ProgramInput.extend({ withdrawalId: Id.meta({ description: "The payout's id.", example: 9 }) });
+export const StatementInput = ProgramInput.extend({ cursor: ExportCursor });
 
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day written YYYY-MM-DD");
 

@@ -23,11 +23,44 @@ export interface ProcessorContract {
   "processor.getConnection": { params: z.input<typeof S.ProgramIdInput>; result: ProcessorConnectionView };
   /** Links the program's connected account (through programs.updateProcessorConnection); answers as getConnection. */
   "processor.linkAccount": { params: z.input<typeof S.LinkAccountInput>; result: ProcessorConnectionView };
+  /** The secret of the program's account endpoint (`endpoint: "account"`, the default) or of its Connect endpoint (`"connect"`). */
   "processor.setWebhookSecret": { params: z.input<typeof S.SetWebhookSecretInput>; result: WebhookSecretState };
-  "processor.removeWebhookSecret": { params: z.input<typeof S.ProgramIdInput>; result: WebhookSecretState };
+  "processor.removeWebhookSecret": { params: z.input<typeof S.RemoveWebhookSecretInput>; result: WebhookSecretState };
   /** From rewards: which of these product and price ids the program's Stripe account does not have. */
   "processor.checkProducts": { params: z.input<typeof S.CheckProductsInput>; result: { unknown: string[] } };
+
+  // Paying partners through Stripe Connect (docs/payouts.md, "Stripe Connect (Express)").
+  /** From commissions: the stored Express accounts of these partners (partners without one are left out). Stripe is not asked. */
+  "processor.partnerPayoutAccounts": { params: z.input<typeof S.PartnerPayoutAccountsInput>; result: PartnerPayoutAccountView[] };
+  /**
+   * From the portal: the partner's Express account (created once, under the program's restricted key) and a new
+   * onboarding link for it. 409 processor_key_missing when the program has no key; 503 when Stripe cannot be reached.
+   */
+  "processor.startPartnerOnboarding": { params: z.input<typeof S.StartPartnerOnboardingInput>; result: { accountId: string; url: string } };
+  /** The account's state read again from Stripe and stored; null when the partner has no account. Throws when Stripe cannot answer. */
+  "processor.refreshPartnerAccount": { params: z.input<typeof S.PartnerAccountInput>; result: PartnerPayoutAccountView | null };
+  /**
+   * From commissions' payout worker: the payout's transfer, made once (found again by its transfer group on a
+   * retry). Throws `processor_unavailable` (retry later, the payout stays processing) when Stripe cannot be
+   * reached or answers 5xx; every other answer is the payout's outcome.
+   */
+  "processor.transferPayout": { params: z.input<typeof S.TransferPayoutInput>; result: TransferPayoutResult };
 }
+
+/** A partner's Express account as commissions and the portal see it. `ready`: its transfers capability is active. */
+export interface PartnerPayoutAccountView {
+  partnerId: number;
+  accountId: string;
+  ready: boolean;
+  detailsSubmitted: boolean;
+}
+
+/**
+ * A payout's transfer: made (or found, made by an earlier attempt), or refused for good with a code (Stripe's own,
+ * such as balance_insufficient, or stripe_account_missing, stripe_account_not_ready, processor_key_missing,
+ * processor_key_invalid) and a reason a person can act on.
+ */
+export type TransferPayoutResult = { outcome: "paid"; transferId: string } | { outcome: "failed"; code: string; reason: string };
 
 export interface ApiKeyState {
   programId: number;

@@ -145,13 +145,13 @@ export const PROCESSOR = declareActions("processor", {
       tag: "Processor",
       summary: "Set the program's Stripe webhook signing secret",
       description:
-        "Stores the signing secret Stripe shows for the webhook endpoint the merchant created in the program's own Stripe account, pointing at the program's own endpoint (webhookPath of the connection). That endpoint verifies its events with this secret and no other. It replaces the previous one and is never shown again, only its last four characters.",
+        "Stores the signing secret Stripe shows for a webhook endpoint the merchant created in the program's own Stripe account, pointing at the program's own endpoint (webhookPath of the connection). endpoint account (the default): the endpoint of events on the merchant's own account. endpoint connect: the Connect endpoint (events on connected accounts) at the same URL, which brings the account.updated events of partners' Express accounts when the program pays partners through Stripe; Stripe gives it a secret of its own. The program's endpoint verifies events with these secrets and no other. It replaces the previous one of that endpoint and is never shown again, only its last four characters.",
       example: { programId: 1, signingSecret: "whsec_Xk2bJ7aQpL0sN4cV9mT1" },
       response: { description: "The secret's state.", example: secretExample },
     }),
   },
   removeWebhookSecret: {
-    input: S.ProgramIdInput,
+    input: S.RemoveWebhookSecretInput,
     http: programRoutes({
       method: "DELETE",
       path: "/:programId/processor/webhook-secret",
@@ -159,10 +159,15 @@ export const PROCESSOR = declareActions("processor", {
       tag: "Processor",
       summary: "Remove the program's Stripe webhook signing secret",
       description:
-        "Forgets the secret. The program's own endpoint then refuses every event (webhook_secret_missing, which Stripe retries) until a secret is set again; the platform's Connect endpoint is not affected.",
+        "Forgets the secret of the endpoint given (account by default, or connect). Without either, the program's own endpoint refuses every event (webhook_secret_missing, which Stripe retries) until a secret is set again; the platform's Connect endpoint is not affected.",
       example: { programId: 1 },
       response: { description: "The secret's state.", example: { ...secretExample, configured: false, hint: null, setAt: null } },
     }),
   },
   checkProducts: { input: S.CheckProductsInput },
+  // Paying partners through Stripe Connect (docs/payouts.md): bus only, from commissions and the portal.
+  partnerPayoutAccounts: { input: S.PartnerPayoutAccountsInput },
+  startPartnerOnboarding: { input: S.StartPartnerOnboardingInput },
+  refreshPartnerAccount: { input: S.PartnerAccountInput },
+  transferPayout: { input: S.TransferPayoutInput },
 });

@@ -121,6 +121,24 @@ export const Account = z.looseObject({
   details_submitted: z.boolean().nullish(),
 });
 
+/** A partner's Express account (account.updated on the Connect endpoint): readiness is its transfers capability. */
+export const ConnectedAccount = z.looseObject({
+  id: ProcessorId,
+  capabilities: z.looseObject({ transfers: z.string().max(64).nullish() }).nullish(),
+  details_submitted: z.boolean().nullish(),
+});
+
+/** A transfer (transfer.reversed, transfer.updated): how much of it went back, and the payout it was made for. */
+export const Transfer = z.looseObject({
+  id: ProcessorId,
+  amount: Cents,
+  amount_reversed: Cents.nullish(),
+  currency: Text,
+  destination: Ref,
+  transfer_group: Text,
+  metadata: Metadata,
+});
+
 /** Parses the event's `data.object`; a malformed one is an `invalid_request` naming the field. */
 export function objectOf<S extends z.ZodType>(schema: S, event: { data: { object: unknown } }): z.output<S> {
   return parseInput(schema, event.data.object);

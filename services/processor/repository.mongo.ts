@@ -3,6 +3,8 @@ import { supersedes } from "./processor-refunds";
 import { isDuplicateKeyError, modelOn, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
 import type {
   FinishedEventStatus,
+  PartnerPayoutAccount,
+  PayoutTransfer,
   ProcessorApiKey,
   ProcessorEvent,
   ProcessorEventStatus,
@@ -10,6 +12,7 @@ import type {
   ProcessorPayment,
   ProcessorRepository,
   ProcessorWebhookSecret,
+  WebhookEndpointKind,
 } from "./repository";
 
 type EventDoc = Omit<ProcessorEvent, "eventId"> & { _id: string };
@@ -108,15 +111,50 @@ const apiKeySchema = new Schema<ProcessorApiKey>(
 );
 apiKeySchema.index({ programId: 1 }, { unique: true });
 
-const webhookSecretSchema = new Schema<ProcessorWebhookSecret>(
+/** A program's signing secret of one of its endpoints: the account endpoint's and the Connect endpoint's collections have this shape. */
+function webhookSecretSchemaOf(collection: string) {
+  const schema = new Schema<ProcessorWebhookSecret>(
+    {
+      programId: { type: Number, required: true },
+      signingSecret: { type: String, required: true },
+      setAt: { type: Date, required: true },
+    },
+    schemaOptions(collection),
+  );
+  schema.index({ programId: 1 }, { unique: true });
+  return schema;
+}
+const webhookSecretSchema = webhookSecretSchemaOf("processor_webhook_secrets");
+const connectWebhookSecretSchema = webhookSecretSchemaOf("processor_connect_webhook_secrets");
+
+const partnerPayoutAccountSchema = new Schema<PartnerPayoutAccount>(
   {
     programId: { type: Number, required: true },
-    signingSecret: { type: String, required: true },
-    setAt: { type: Date, required: true },
+    partnerId: { type: Number, required: true },
+    accountId: { type: String, required: true },
+    ready: { type: Boolean, required: true },
+    detailsSubmitted: { type: Boolean, required: true },
+    updatedAt: { type: Date, required: true },
   },
-  schemaOptions("processor_webhook_secrets"),
+  schemaOptions("processor_partner_payout_accounts"),
 );
-webhookSecretSchema.index({ programId: 1 }, { unique: true });
+partnerPayoutAccountSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
+partnerPayoutAccountSchema.index({ programId: 1, accountId: 1 }, { unique: true });
+
+const payoutTransferSchema = new Schema<PayoutTransfer>(
+  {
+    programId: { type: Number, required: true },
+    payoutId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    transferId: { type: String, required: true },
+    amountCents: { type: Number, required: true },
+    currency: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  schemaOptions("processor_payout_transfers"),
+);
+payoutTransferSchema.index({ programId: 1, payoutId: 1 }, { unique: true });
+payoutTransferSchema.index({ programId: 1, transferId: 1 }, { unique: true });
 
 const toEvent = ({ _id, ...rest }: EventDoc): ProcessorEvent => ({ eventId: _id, ...rest });
 const strip = <T extends object>(doc: T & { _id?: unknown }): T => {
@@ -133,6 +171,9 @@ export class MongoProcessorRepository implements ProcessorRepository {
     private readonly revisions: Model<SaleRevisionDoc>,
     private readonly apiKeys: Model<ProcessorApiKey>,
     private readonly webhookSecrets: Model<ProcessorWebhookSecret>,
+    private readonly connectWebhookSecrets: Model<ProcessorWebhookSecret>,
+    private readonly partnerPayoutAccounts: Model<PartnerPayoutAccount>,
+    private readonly payoutTransfers: Model<PayoutTransfer>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProcessorRepository> {
@@ -144,6 +185,9 @@ export class MongoProcessorRepository implements ProcessorRepository {
       modelOn(connection, "ProcessorSaleRevision", saleRevisionSchema),
       modelOn(connection, "ProcessorApiKey", apiKeySchema),
       modelOn(connection, "ProcessorWebhookSecret", webhookSecretSchema),
+      modelOn(connection, "ProcessorConnectWebhookSecret", connectWebhookSecretSchema),
+      modelOn(connection, "ProcessorPartnerPayoutAccount", partnerPayoutAccountSchema),
+      modelOn(connection, "ProcessorPayoutTransfer", payoutTransferSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoProcessorRepository(...models);
@@ -290,20 +334,86 @@ export class MongoProcessorRepository implements ProcessorRepository {
     await this.apiKeys.updateOne({ programId, apiKey }, { $set: { failedAt: now, failure: failure.slice(0, 500) } });
   }
 
-  async setWebhookSecret(programId: number, signingSecret: string | null, now: Date): Promise<void> {
+  /** The collection of each endpoint's signing secrets. */
+  private secretsOf(endpoint: WebhookEndpointKind): Model<ProcessorWebhookSecret> {
+    return endpoint === "connect" ? this.connectWebhookSecrets : this.webhookSecrets;
+  }
+
+  async setWebhookSecret(programId: number, signingSecret: string | null, now: Date, endpoint: WebhookEndpointKind = "account"): Promise<void> {
+    const secrets = this.secretsOf(endpoint);
     if (signingSecret === null) {
-      await this.webhookSecrets.deleteOne({ programId });
+      await secrets.deleteOne({ programId });
       return;
     }
-    await this.webhookSecrets.updateOne({ programId }, { $set: { signingSecret, setAt: now } }, { upsert: true }).catch((err) => {
+    await secrets.updateOne({ programId }, { $set: { signingSecret, setAt: now } }, { upsert: true }).catch((err) => {
       // Two first secrets at once: the other upsert won; set ours over it like a later write would.
       if (!isDuplicateKeyError(err)) throw err;
-      return this.webhookSecrets.updateOne({ programId }, { $set: { signingSecret, setAt: now } });
+      return secrets.updateOne({ programId }, { $set: { signingSecret, setAt: now } });
     });
   }
 
-  async getWebhookSecret(programId: number): Promise<ProcessorWebhookSecret | null> {
-    const doc = await this.webhookSecrets.findOne({ programId }).lean<ProcessorWebhookSecret & { _id: unknown }>();
+  async getWebhookSecret(programId: number, endpoint: WebhookEndpointKind = "account"): Promise<ProcessorWebhookSecret | null> {
+    const doc = await this.secretsOf(endpoint).findOne({ programId }).lean<ProcessorWebhookSecret & { _id: unknown }>();
+    return doc ? strip(doc) : null;
+  }
+
+  async addPartnerPayoutAccount(a: PartnerPayoutAccount): Promise<PartnerPayoutAccount> {
+    // Inserted only when the partner has none; a concurrent first insert collides on (programId, partnerId), and
+    // the one stored is read back. A collision without a stored account of the partner is the account id's: thrown.
+    let collision: unknown = null;
+    await this.partnerPayoutAccounts.updateOne({ programId: a.programId, partnerId: a.partnerId }, { $setOnInsert: a }, { upsert: true }).catch((err) => {
+      if (!isDuplicateKeyError(err)) throw err;
+      collision = err;
+    });
+    const stored = await this.getPartnerPayoutAccount(a.programId, a.partnerId);
+    if (!stored) throw collision ?? new Error(`The payout account of partner ${a.partnerId} of program ${a.programId} was not stored.`);
+    return stored;
+  }
+
+  async getPartnerPayoutAccount(programId: number, partnerId: number): Promise<PartnerPayoutAccount | null> {
+    const doc = await this.partnerPayoutAccounts.findOne({ programId, partnerId }).lean<PartnerPayoutAccount & { _id: unknown }>();
+    return doc ? strip(doc) : null;
+  }
+
+  async findPartnerPayoutAccount(programId: number, accountId: string): Promise<PartnerPayoutAccount | null> {
+    const doc = await this.partnerPayoutAccounts.findOne({ programId, accountId }).lean<PartnerPayoutAccount & { _id: unknown }>();
+    return doc ? strip(doc) : null;
+  }
+
+  async listPartnerPayoutAccounts(programId: number, partnerIds: readonly number[]): Promise<PartnerPayoutAccount[]> {
+    if (!partnerIds.length) return [];
+    const docs = await this.partnerPayoutAccounts
+      .find({ programId, partnerId: { $in: [...partnerIds] } })
+      .sort({ partnerId: 1 })
+      .lean<(PartnerPayoutAccount & { _id: unknown })[]>();
+    return docs.map(strip);
+  }
+
+  async updatePartnerPayoutAccountState(
+    programId: number,
+    accountId: string,
+    state: Pick<PartnerPayoutAccount, "ready" | "detailsSubmitted">,
+    reportedAt: Date,
+  ): Promise<PartnerPayoutAccount | null> {
+    const updated = await this.partnerPayoutAccounts
+      .findOneAndUpdate(
+        { programId, accountId, updatedAt: { $lte: reportedAt } },
+        { $set: { ready: state.ready, detailsSubmitted: state.detailsSubmitted, updatedAt: reportedAt } },
+        { returnDocument: "after" },
+      )
+      .lean<PartnerPayoutAccount & { _id: unknown }>();
+    return updated ? strip(updated) : this.findPartnerPayoutAccount(programId, accountId);
+  }
+
+  async recordPayoutTransfer(t: PayoutTransfer): Promise<void> {
+    await this.payoutTransfers.updateOne({ programId: t.programId, payoutId: t.payoutId }, { $setOnInsert: t }, { upsert: true }).catch((err) => {
+      // Like SQL's ON CONFLICT DO NOTHING: a payout's (or a transfer's) first record stays.
+      if (!isDuplicateKeyError(err)) throw err;
+    });
+  }
+
+  async findPayoutTransfer(programId: number, transferId: string): Promise<PayoutTransfer | null> {
+    const doc = await this.payoutTransfers.findOne({ programId, transferId }).lean<PayoutTransfer & { _id: unknown }>();
     return doc ? strip(doc) : null;
   }
 }

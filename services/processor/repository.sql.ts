@@ -2,6 +2,8 @@ import { supersedes } from "./processor-refunds";
 import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
 import type {
   FinishedEventStatus,
+  PartnerPayoutAccount,
+  PayoutTransfer,
   ProcessorApiKey,
   ProcessorEvent,
   ProcessorEventStatus,
@@ -9,6 +11,7 @@ import type {
   ProcessorPayment,
   ProcessorRepository,
   ProcessorWebhookSecret,
+  WebhookEndpointKind,
 } from "./repository";
 
 const MIGRATIONS = [
@@ -80,7 +83,36 @@ const MIGRATIONS = [
      signing_secret TEXT NOT NULL,
      set_at TIMESTAMPTZ NOT NULL);
    CREATE INDEX processor_events_program ON processor_events (program_id, received_at DESC, event_id DESC);`,
+  // Paying partners through Stripe Connect (docs/payouts.md): the signing secret of the program's Connect endpoint,
+  // partners' Express accounts (one per partner and program, an account id of one partner only), and the transfers
+  // made for payouts (one per payout, found again by its id when Stripe reports it reversed).
+  `CREATE TABLE processor_connect_webhook_secrets (
+     program_id INTEGER PRIMARY KEY,
+     signing_secret TEXT NOT NULL,
+     set_at TIMESTAMPTZ NOT NULL);
+   CREATE TABLE processor_partner_payout_accounts (
+     program_id INTEGER NOT NULL,
+     partner_id INTEGER NOT NULL,
+     account_id TEXT NOT NULL,
+     ready BOOLEAN NOT NULL,
+     details_submitted BOOLEAN NOT NULL,
+     updated_at TIMESTAMPTZ NOT NULL,
+     PRIMARY KEY (program_id, partner_id));
+   CREATE UNIQUE INDEX processor_partner_payout_accounts_account ON processor_partner_payout_accounts (program_id, account_id);
+   CREATE TABLE processor_payout_transfers (
+     program_id INTEGER NOT NULL,
+     payout_id BIGINT NOT NULL,
+     partner_id INTEGER NOT NULL,
+     transfer_id TEXT NOT NULL,
+     amount_cents BIGINT NOT NULL,
+     currency TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL,
+     PRIMARY KEY (program_id, payout_id));
+   CREATE UNIQUE INDEX processor_payout_transfers_transfer ON processor_payout_transfers (program_id, transfer_id);`,
 ];
+
+/** The table of each endpoint's signing secrets (names from this map only, never from input). */
+const SECRET_TABLES: Record<WebhookEndpointKind, string> = { account: "processor_webhook_secrets", connect: "processor_connect_webhook_secrets" };
 
 export class SqlProcessorRepository implements ProcessorRepository {
   private constructor(private readonly db: SqlDatabase) {}
@@ -223,20 +255,77 @@ export class SqlProcessorRepository implements ProcessorRepository {
     await this.db.query("UPDATE processor_api_keys SET failed_at = $3, failure = $4 WHERE program_id = $1 AND api_key = $2", [programId, apiKey, now, failure.slice(0, 500)]);
   }
 
-  async setWebhookSecret(programId: number, signingSecret: string | null, now: Date): Promise<void> {
+  async setWebhookSecret(programId: number, signingSecret: string | null, now: Date, endpoint: WebhookEndpointKind = "account"): Promise<void> {
+    const table = SECRET_TABLES[endpoint];
     if (signingSecret === null) {
-      await this.db.query("DELETE FROM processor_webhook_secrets WHERE program_id = $1", [programId]);
+      await this.db.query(`DELETE FROM ${table} WHERE program_id = $1`, [programId]);
       return;
     }
     await this.db.query(
-      `INSERT INTO processor_webhook_secrets (program_id, signing_secret, set_at) VALUES ($1, $2, $3)
+      `INSERT INTO ${table} (program_id, signing_secret, set_at) VALUES ($1, $2, $3)
        ON CONFLICT (program_id) DO UPDATE SET signing_secret = $2, set_at = $3`,
       [programId, signingSecret, now],
     );
   }
 
-  async getWebhookSecret(programId: number): Promise<ProcessorWebhookSecret | null> {
-    const [row] = await this.db.query("SELECT * FROM processor_webhook_secrets WHERE program_id = $1", [programId]);
+  async getWebhookSecret(programId: number, endpoint: WebhookEndpointKind = "account"): Promise<ProcessorWebhookSecret | null> {
+    const [row] = await this.db.query(`SELECT * FROM ${SECRET_TABLES[endpoint]} WHERE program_id = $1`, [programId]);
     return row ? camelRow<ProcessorWebhookSecret>(row) : null;
+  }
+
+  async addPartnerPayoutAccount(a: PartnerPayoutAccount): Promise<PartnerPayoutAccount> {
+    const [inserted] = await this.db.query(
+      `INSERT INTO processor_partner_payout_accounts (program_id, partner_id, account_id, ready, details_submitted, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (program_id, partner_id) DO NOTHING RETURNING *`,
+      [a.programId, a.partnerId, a.accountId, a.ready, a.detailsSubmitted, a.updatedAt],
+    );
+    if (inserted) return camelRow<PartnerPayoutAccount>(inserted);
+    return (await this.getPartnerPayoutAccount(a.programId, a.partnerId))!;
+  }
+
+  async getPartnerPayoutAccount(programId: number, partnerId: number): Promise<PartnerPayoutAccount | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_partner_payout_accounts WHERE program_id = $1 AND partner_id = $2", [programId, partnerId]);
+    return row ? camelRow<PartnerPayoutAccount>(row) : null;
+  }
+
+  async findPartnerPayoutAccount(programId: number, accountId: string): Promise<PartnerPayoutAccount | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_partner_payout_accounts WHERE program_id = $1 AND account_id = $2", [programId, accountId]);
+    return row ? camelRow<PartnerPayoutAccount>(row) : null;
+  }
+
+  async listPartnerPayoutAccounts(programId: number, partnerIds: readonly number[]): Promise<PartnerPayoutAccount[]> {
+    if (!partnerIds.length) return [];
+    const rows = await this.db.query("SELECT * FROM processor_partner_payout_accounts WHERE program_id = $1 AND partner_id = ANY($2::int[]) ORDER BY partner_id", [
+      programId,
+      [...partnerIds],
+    ]);
+    return rows.map((r) => camelRow<PartnerPayoutAccount>(r));
+  }
+
+  async updatePartnerPayoutAccountState(
+    programId: number,
+    accountId: string,
+    state: Pick<PartnerPayoutAccount, "ready" | "detailsSubmitted">,
+    reportedAt: Date,
+  ): Promise<PartnerPayoutAccount | null> {
+    const [updated] = await this.db.query(
+      `UPDATE processor_partner_payout_accounts SET ready = $3, details_submitted = $4, updated_at = $5
+       WHERE program_id = $1 AND account_id = $2 AND updated_at <= $5 RETURNING *`,
+      [programId, accountId, state.ready, state.detailsSubmitted, reportedAt],
+    );
+    return updated ? camelRow<PartnerPayoutAccount>(updated) : this.findPartnerPayoutAccount(programId, accountId);
+  }
+
+  async recordPayoutTransfer(t: PayoutTransfer): Promise<void> {
+    await this.db.query(
+      `INSERT INTO processor_payout_transfers (program_id, payout_id, partner_id, transfer_id, amount_cents, currency, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+      [t.programId, t.payoutId, t.partnerId, t.transferId, t.amountCents, t.currency, t.createdAt],
+    );
+  }
+
+  async findPayoutTransfer(programId: number, transferId: string): Promise<PayoutTransfer | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_payout_transfers WHERE program_id = $1 AND transfer_id = $2", [programId, transferId]);
+    return row ? camelRow<PayoutTransfer>(row) : null;
   }
 }

@@ -61,6 +61,42 @@ export interface ProcessorWebhookSecret {
   setAt: Date;
 }
 
+/**
+ * Which of a program's own webhook endpoints a signing secret is of (docs/processor-webhooks.md, "Paying partners
+ * through Stripe Connect"): the endpoint of the merchant's own account's events (`account`), or the Connect endpoint
+ * of its connected accounts' events (`connect`: partners' Express accounts). Both point at the program's URL.
+ */
+export type WebhookEndpointKind = "account" | "connect";
+
+/**
+ * A partner's Express account under the merchant's Stripe platform, for payouts (docs/payouts.md, "Stripe Connect").
+ * One per partner and program; an account id belongs to one partner of a program. `ready`: Stripe reports the
+ * account's `transfers` capability `active`. `updatedAt` is when Stripe reported the state (an event's creation, or
+ * the time the account was read): an older report never overwrites a newer one.
+ */
+export interface PartnerPayoutAccount {
+  programId: number;
+  partnerId: number;
+  accountId: string;
+  ready: boolean;
+  detailsSubmitted: boolean;
+  updatedAt: Date;
+}
+
+/**
+ * A transfer the processor made (or found) for a payout: the proof that a `transfer.reversed` event is of one of
+ * the program's payouts (an event's metadata alone could name anyone's payout).
+ */
+export interface PayoutTransfer {
+  programId: number;
+  payoutId: number;
+  partnerId: number;
+  transferId: string;
+  amountCents: number;
+  currency: string;
+  createdAt: Date;
+}
+
 /** Storage contract of the processor service: the event log, the references of sales, refunds and disputes, API keys, signing secrets. */
 export interface ProcessorRepository {
   /**
@@ -103,7 +139,32 @@ export interface ProcessorRepository {
   /** Notes that the key failed (the key must still be `apiKey`: a key replaced meanwhile keeps its clean state). */
   markApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void>;
 
-  /** Sets (or, with null, removes) the program's webhook signing secret; a new one replaces the old. */
-  setWebhookSecret(programId: number, signingSecret: string | null, now: Date): Promise<void>;
-  getWebhookSecret(programId: number): Promise<ProcessorWebhookSecret | null>;
+  /** Sets (or, with null, removes) the program's webhook signing secret of that endpoint; a new one replaces the old. */
+  setWebhookSecret(programId: number, signingSecret: string | null, now: Date, endpoint?: WebhookEndpointKind): Promise<void>;
+  getWebhookSecret(programId: number, endpoint?: WebhookEndpointKind): Promise<ProcessorWebhookSecret | null>;
+
+  /**
+   * Keeps the partner's payout account unless one is stored already: returns the stored one (the first wins, so
+   * two onboardings at once keep one account). An account id already stored for another partner of the program
+   * is refused by the store (unique per program).
+   */
+  addPartnerPayoutAccount(account: PartnerPayoutAccount): Promise<PartnerPayoutAccount>;
+  getPartnerPayoutAccount(programId: number, partnerId: number): Promise<PartnerPayoutAccount | null>;
+  findPartnerPayoutAccount(programId: number, accountId: string): Promise<PartnerPayoutAccount | null>;
+  /** The stored accounts of these partners of the program (partners without one are left out), by partner id. */
+  listPartnerPayoutAccounts(programId: number, partnerIds: readonly number[]): Promise<PartnerPayoutAccount[]>;
+  /**
+   * Sets the account's state as Stripe reported it at `reportedAt`, unless a later report is stored. Returns the
+   * stored account after the call (null: no such account of the program).
+   */
+  updatePartnerPayoutAccountState(
+    programId: number,
+    accountId: string,
+    state: Pick<PartnerPayoutAccount, "ready" | "detailsSubmitted">,
+    reportedAt: Date,
+  ): Promise<PartnerPayoutAccount | null>;
+
+  /** Keeps the payout's transfer (the first one recorded for the payout wins). */
+  recordPayoutTransfer(transfer: PayoutTransfer): Promise<void>;
+  findPayoutTransfer(programId: number, transferId: string): Promise<PayoutTransfer | null>;
 }

@@ -43,6 +43,13 @@ export const LinkAccountInput = z.strictObject({
     .meta({ description: "The id of the program's connected account at Stripe, as Stripe shows it (acct_...).", example: "acct_1Nv0FGQ9RKHgCVdK" }),
 });
 
+/** Which of the program's webhook endpoints (both at its URL) the secret is of: its own account's, or the Connect endpoint's. */
+const WebhookEndpoint = z.enum(["account", "connect"]).default("account").meta({
+  description:
+    "account (default): the webhook endpoint for events on the merchant's own account. connect: the Connect endpoint for events on connected accounts (partners' Express accounts: account.updated), which Stripe signs with a secret of its own.",
+  example: "connect",
+});
+
 export const SetWebhookSecretInput = z.strictObject({
   programId: ProgramId,
   signingSecret: z
@@ -50,4 +57,42 @@ export const SetWebhookSecretInput = z.strictObject({
     .trim()
     .regex(/^whsec_[A-Za-z0-9_+/=-]{8,250}$/, "must be a Stripe webhook signing secret (whsec_...)")
     .meta({ description: "The signing secret Stripe shows for the webhook endpoint (whsec_...).", example: "whsec_Xk2bJ7aQpL0sN4cV9mT1" }),
+  endpoint: WebhookEndpoint,
+});
+
+export const RemoveWebhookSecretInput = z.strictObject({ programId: ProgramId, endpoint: WebhookEndpoint });
+
+const PartnerId = Id.meta({ description: "The partner's id.", example: 3 });
+
+/** Up to a payout run's partners at once. */
+export const PartnerPayoutAccountsInput = z.strictObject({ programId: ProgramId, partnerIds: z.array(PartnerId).max(100_000) });
+
+export const PartnerAccountInput = z.strictObject({ programId: ProgramId, partnerId: PartnerId });
+
+/** Where Stripe's onboarding sends the partner back (Stripe itself refuses http in live mode). */
+const ReturnUrl = z
+  .string()
+  .max(2000)
+  .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), "must be an http or https URL");
+
+export const StartPartnerOnboardingInput = z.strictObject({
+  programId: ProgramId,
+  partnerId: PartnerId,
+  /** Prefilled at Stripe (the partner's profile). */
+  email: z.string().max(320).nullable(),
+  /** ISO 3166-1 alpha-2; null: Stripe takes the platform's country. */
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullable(),
+  returnUrl: ReturnUrl,
+  refreshUrl: ReturnUrl,
+});
+
+export const TransferPayoutInput = z.strictObject({
+  programId: ProgramId,
+  partnerId: PartnerId,
+  payoutId: Id.meta({ description: "The payout (withdrawal) id: the transfer's group and idempotency key are payout-<id>.", example: 42 }),
+  amountCents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  currency: z.string().regex(/^[a-z]{3}$/, "must be a lower-case ISO 4217 currency code"),
 });

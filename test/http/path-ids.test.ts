@@ -222,6 +222,8 @@ const ROUTES: Route[] = [
       { method: "POST", path: `${base}/commissions/:commissionId/reverse`, session, ...once("commissionId", "LeadCommissionId") },
       { method: "GET", path: `${base}/processor/api-key`, session },
       { method: "PUT", path: `${base}/processor/api-key`, session, body: () => ({ restrictedKey: STRIPE_KEY }) },
+      // Stripe onboarding needs the program's key, set just above.
+      ...(session ? [{ method: "POST", path: "/api/partner/programs/:programId/stripe-onboarding", partner: true }] : []),
       { method: "DELETE", path: `${base}/processor/api-key`, session },
       // The Stripe screen (docs/processor-webhooks.md, "Set-up for a merchant"): linking the account already linked changes nothing.
       { method: "GET", path: `${base}/processor`, session },
@@ -268,6 +270,26 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/admin/programs/:programId/applications/:applicationId/approve" },
   { method: "POST", path: "/api/programs/:programId/applications/:applicationId/decline", session: true, ids: () => ({ applicationId: ids.declinedApplicationId }) },
   { method: "POST", path: "/api/admin/programs/:programId/applications/:applicationId/decline", ids: () => ({ applicationId: ids.declinedApplicationId }) },
+  // Payouts (docs/payouts.md): runs, their files, the schedule, failing a payout (the operator's paid withdrawal,
+  // returned: failing it again changes nothing), on the dashboard's route and the operator's; the partner's own.
+  ...(["dashboard", "admin"] as const).flatMap((caller): Route[] => {
+    const base = caller === "dashboard" ? "/api/programs/:programId" : "/api/admin/programs/:programId";
+    const session = caller === "dashboard";
+    return [
+      { method: "GET", path: `${base}/payout-runs/preview`, session },
+      { method: "POST", path: `${base}/payout-runs`, session, body: () => ({ periodKey: "path-ids" }) },
+      { method: "GET", path: `${base}/payout-runs`, session },
+      { method: "GET", path: `${base}/payout-runs/:runId`, session },
+      ...["payouts", "bank", "paypal"].map((file) => ({ method: "GET", path: `${base}/payout-runs/:runId/${file}.csv`, session })),
+      { method: "POST", path: `${base}/payout-runs/:runId/mark-paid`, session, body: () => ({ method: "bank" }) },
+      { method: "POST", path: `${base}/withdrawals/:withdrawalId/fail`, session, body: () => ({ reason: "Path ids" }) },
+      { method: "GET", path: `${base}/payout-schedule`, session },
+      { method: "PUT", path: `${base}/payout-schedule`, session, body: () => ({ kind: "monthly", dayOfMonth: 1 }) },
+    ];
+  }),
+  { method: "GET", path: "/api/partner/programs/:programId/withdrawals/:withdrawalId", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/statement.csv", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/payout-account", partner: true },
   // CSV exports of the lists (docs/dashboard-api.md, "Exports (CSV)"): the dashboard's route and the operator's of each.
   ...["sales", "commissions", "withdrawals", "partners"].flatMap((what): Route[] => [
     { method: "GET", path: `/api/programs/:programId/${what}.csv`, session: true },
@@ -279,6 +301,7 @@ const ROUTES: Route[] = [
 let webhookDeliveryId: number;
 beforeAll(async () => {
   webhookDeliveryId = (await sys.admin("POST", `/webhook-endpoints/${ids.endpointId}/test`)).id;
+  ids.runId = (await sys.admin("POST", `/programs/${ids.programId}/payout-runs`, { periodKey: "path-ids" })).run.id;
 });
 
 const send = (route: Route, path: string) =>

@@ -108,6 +108,21 @@ test("a run: preview, a stale confirmation refused, one run per period, files, p
   const exported = String((await runs(`/${runId}/payouts.csv`)).body);
   expect(exported).toMatch(/,paypal,usd,4000,failed,,marked_failed,PayPal: receiver account is restricted,/);
 
+  // Anna sees the payout with its commissions in the portal, and downloads her statement.
+  const link = await sys.admin("POST", `/partners/${partners.bank.partnerId}/sign-in-links`, {});
+  const signIn = await sys.http("POST", "/api/partner/auth/sign-in", { body: { token: new URL(link.url).hash.slice("#token=".length) } });
+  const cookie = { Cookie: signIn.headers.get("set-cookie")!.split(";")[0] };
+  const mine = await sys.http("GET", `/api/partner/programs/${boot.programId}/withdrawals/${payoutOf(partners.bank).id}`, { headers: cookie });
+  expect(mine.body).toMatchObject({ status: "paid", method: "bank", amountCents: 6000, commissions: [{ netCents: 2000, status: "paid" }, { netCents: 2000 }, { netCents: 2000 }] });
+  expect((await sys.http("GET", `/api/partner/programs/${boot.programId}/withdrawals/${payoutOf(partners.paypal).id}`, { headers: cookie })).status).toBe(404);
+  const statement = await sys.http("GET", `/api/partner/programs/${boot.programId}/statement.csv`, { headers: cookie });
+  const statementLines = String(statement.body)
+    .replace(/^\uFEFF/, "")
+    .trim()
+    .split("\r\n");
+  expect(statementLines).toHaveLength(4);
+  expect(statementLines[1]).toMatch(new RegExp(`^${payoutOf(partners.bank).id},paid,bank,.*,usd,6000,\\d+,sale,`));
+
   // The failed partner is payable again in the next period.
   const next = (await runs("/preview?periodKey=2030-02")).body;
   expect(next.payouts).toEqual([expect.objectContaining({ partnerId: partners.paypal.partnerId, amountCents: 4000, commissions: 2 })]);
