@@ -154,7 +154,11 @@ const CONSOLE_SCREENS: Array<[path: string, summary: string, description: string
   ],
   ["/dashboard/sales", "Console: Sales", "The program's sales with filters, pages and the CSV of the filtered rows."],
   ["/dashboard/commissions", "Console: Commissions", "The program's commissions with their refunds, filters, pages and CSV."],
-  ["/dashboard/payouts", "Console: Payouts", "Partners' withdrawals, open and paid, with filters, pages and CSV; mark an open one paid."],
+  [
+    "/dashboard/payouts",
+    "Console: Payouts",
+    "Payout runs: preview, confirm and pay, each run (?run=ID) with its PayPal and bank files, failures and skipped partners, mark payouts paid or failed; the payout schedule; every payout with filters, pages and CSV.",
+  ],
   ["/dashboard/rewards", "Console: Rewards", "Partner groups with their rewards and partners; create and edit rewards with a live preview."],
   ["/dashboard/settings", "Console: Settings", "The program's settings: name, cookie window, hold days, landing URL, allowed origins."],
   ["/dashboard/settings/api-keys", "Console: API keys", "Create (the secret shown once), list with last use, retire."],

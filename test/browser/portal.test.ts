@@ -167,7 +167,7 @@ describeWithChromium("partner portal page", () => {
     await page.getByLabel("Country").selectOption("DE");
     await tabTo(page, page.getByRole("radio", { name: "PayPal" }));
     await page.keyboard.press("Space");
-    await page.getByText("Stripe onboarding comes with payouts").waitFor();
+    await page.getByText("Paid into your own Stripe account").waitFor();
     await page.getByLabel("PayPal email").fill(`paypal-${a.email}`);
     await tabTo(page, page.getByRole("button", { name: "Save profile" }));
     await page.keyboard.press("Enter");

@@ -529,8 +529,16 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
           amountCents: 2500,
           status: "open",
           idempotencyKey: null,
+          runId: null,
+          method: null,
+          transferId: null,
+          attempts: 0,
+          failureCode: null,
+          failureReason: null,
           createdAt: at(HOLD + SECOND),
+          processingAt: null,
           paidAt: null,
+          failedAt: null,
           cancelledAt: null,
         });
         expect(Number.isInteger(w.id)).toBe(true);

@@ -63,7 +63,8 @@ test("a consistent ledger passes every rule, and the report says what was checke
     restorations: 1,
     refundIds: 3,
     balances: 1,
-    withdrawals: { open: 1, paid: 1, cancelled: 1 },
+    withdrawals: { open: 1, processing: 0, paid: 1, failed: 0, cancelled: 1 },
+    payoutRuns: 0,
     outboxEvents: { dispatched: 6, pending: 2 },
     totalsByCurrency: { usd: { saleAmountCents: 26_000, refundedCents: 4000, deductedCents: 800, balanceCents: 2400, paidCents: 1000, openWithdrawalCents: 1000 } },
     rules: [...INVARIANT_RULES],
@@ -291,6 +292,33 @@ const cases: Case[] = [
     },
     ["withdrawal.state"],
     { withdrawal: 1, commission: 2 },
+  ],
+  [
+    "a failed payout still holding its commission, without a reason",
+    (s) => {
+      s.withdrawals[0].status = "failed";
+    },
+    ["withdrawal.state"],
+    { withdrawal: 1 },
+  ],
+  [
+    "a payout of another program than its run's",
+    (s) => {
+      s.payoutRuns = [{ id: 7, programId: key.programId + 1, currency: key.currency }];
+      s.withdrawals[0].runId = 7;
+    },
+    ["payout_run.payouts"],
+    { withdrawal: 1, run: 7 },
+  ],
+  [
+    "two payouts of one partner in a run",
+    (s) => {
+      s.payoutRuns = [{ id: 7, programId: key.programId, currency: key.currency }];
+      s.withdrawals[0].runId = 7;
+      s.withdrawals[2].runId = 7;
+    },
+    ["payout_run.payouts"],
+    { withdrawal: 3, run: 7, partner: key.partnerId },
   ],
   [
     "a paid withdrawal whose commission was never paid out",

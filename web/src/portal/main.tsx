@@ -1,11 +1,12 @@
 /**
  * The partner portal (/portal and /portal/sign-in; docs/partners.md): sign-in by emailed link, then per program the
  * link builder with its QR code, clicks, balance, activity over time, notices, commissions with their rewards and
- * refunds, referred customers (masked) and withdrawals; and the partner's profile with their payout details
- * (/portal#profile, from the header). It talks only to /api/partner on this origin (the session is the HttpOnly
- * svc_partner_session cookie). The partner and the chosen program's lists load together and replace the view at once,
- * on Refresh and every 30 seconds while the tab is visible, so a refresh never shows half-loaded lists or moves the
- * keyboard focus.
+ * refunds, referred customers (masked) and payouts; and the partner's profile with their payout details
+ * (/portal#profile, from the header), with the Stripe account per program for a partner paid through Stripe
+ * (Stripe's onboarding comes back to /portal?stripe=return). It talks only to /api/partner on this origin (the
+ * session is the HttpOnly svc_partner_session cookie). The partner and the chosen program's lists load together and
+ * replace the view at once, on Refresh and every 30 seconds while the tab is visible, so a refresh never shows
+ * half-loaded lists or moves the keyboard focus.
  */
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -14,6 +15,7 @@ import { Alert, StatusLine } from "../lib/ui";
 import { ProfileView } from "./profile";
 import { loadLists, NotApproved, ProgramView, type ProgramLists } from "./program";
 import { CheckEmail, SignInForm, signInFromLink } from "./sign-in";
+import { stripeReturnOf, type StripeReturn } from "./stripe-account";
 import type { PortalMe, PortalProgram } from "./types";
 
 const REFRESH_MS = 30_000;
@@ -26,9 +28,9 @@ interface Snapshot {
   updated: Date;
 }
 
-/** The part of the signed-in portal shown: the programs, or the profile (/portal#profile). */
+/** The part of the signed-in portal shown: the programs, or the profile (/portal#profile; Stripe's way back is to it). */
 type Part = "programs" | "profile";
-const partOfAddress = (): Part => (location.hash === "#profile" ? "profile" : "programs");
+const partOfAddress = (): Part => (location.hash === "#profile" || stripeReturnOf(location.search) ? "profile" : "programs");
 
 type View = { kind: "loading" } | { kind: "sign-in"; focus?: "heading" | "email" } | { kind: "check-email"; email: string } | { kind: "portal"; snapshot: Snapshot };
 
@@ -52,6 +54,7 @@ function App() {
   const [picked, setPicked] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
   const [part, setPart] = useState<Part>(partOfAddress);
+  const [stripeReturn, setStripeReturn] = useState<StripeReturn>(() => stripeReturnOf(location.search));
   // Only the newest load may change the view (a slow refresh must not undo a program picked after it started).
   const round = useRef(0);
   const shown = useRef<View["kind"]>("loading");
@@ -94,15 +97,20 @@ function App() {
       const next = partOfAddress();
       setPart(next);
       setStatus("");
+      setStripeReturn(null);
       // Back to the programs: their figures were not refreshed while the profile was shown.
       if (next === "programs" && shown.current === "portal") void load(latest.current);
       requestAnimationFrame(() => document.getElementById(next === "profile" ? "profile-title" : "portal-title")?.focus());
     };
     window.addEventListener("hashchange", onHash);
+    // Stripe's way back names the program (?program=ID&stripe=return): it is the one shown.
+    const fromStripe = Number(new URLSearchParams(location.search).get("program")) || null;
+    // Back from Stripe: the profile says so once; the address becomes the profile's own.
+    if (stripeReturnOf(location.search)) history.replaceState(null, "", "/portal#profile");
     void (async () => {
       const linkError = await signInFromLink();
       if (linkError) setError(linkError);
-      await load(null);
+      await load(fromStripe);
     })();
   }, []);
 
@@ -176,7 +184,9 @@ function App() {
           />
         )}
         {view.kind === "check-email" && <CheckEmail email={view.email} onAnother={() => setView({ kind: "sign-in", focus: "email" })} />}
-        {view.kind === "portal" && part === "profile" && <ProfileView onSaved={() => void load(picked)} onError={fail} />}
+        {view.kind === "portal" && part === "profile" && (
+          <ProfileView programs={view.snapshot.me.programs.filter((p) => p.status === "approved")} stripeReturn={stripeReturn} onSaved={() => void load(picked)} onError={fail} />
+        )}
         {view.kind === "portal" && part === "programs" && (
           <div class="portal" aria-busy={busy}>
             <h2 id="portal-title" class="visually-hidden focus-target" tabIndex={-1}>

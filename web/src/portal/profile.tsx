@@ -1,21 +1,22 @@
 /**
  * "Your profile": the partner's name, country and how they want to be paid (GET/PATCH /api/partner/profile). PayPal
  * asks for the PayPal email, a bank transfer for the account (IBAN, or account and routing number, and SWIFT/BIC);
- * Stripe needs nothing here (its onboarding comes with payouts). A refusal (400) is shown as the API words it, and the
+ * Stripe, once saved, shows the Stripe account of each program with "Connect with Stripe" (stripe-account.tsx). A refusal (400) is shown as the API words it, and the
  * focus goes to the field it names (its message names it as, say, 'bank.iban'); a save is announced.
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../lib/api";
 import { Alert, Field } from "../lib/ui";
 import { countries } from "./countries";
-import type { BankDetails, PayoutMethod, Profile } from "./types";
+import { StripeAccounts, type StripeReturn } from "./stripe-account";
+import type { BankDetails, PayoutMethod, PortalProgram, Profile } from "./types";
 
 const PROFILE_PATH = "/api/partner/profile";
 
 const METHODS: Array<[PayoutMethod, string, string]> = [
   ["paypal", "PayPal", "Paid to your PayPal account."],
   ["bank", "Bank transfer", "Paid to your bank account."],
-  ["stripe", "Stripe", "Stripe onboarding comes with payouts: when the merchant pays out through Stripe, you get a link to connect your Stripe account. Nothing to fill in here."],
+  ["stripe", "Stripe", "Paid into your own Stripe account. Save, then connect it with Stripe: Stripe asks for your details, not this page."],
 ];
 
 const BANK_FIELDS: Array<[keyof BankDetails, string]> = [
@@ -79,7 +80,19 @@ export function fieldNamed(message: string): string | null {
   return names.find((name) => new RegExp(`(^|[^A-Za-z.])${name.replace(".", "\\.")}($|[^A-Za-z])`).test(message)) ?? null;
 }
 
-export function ProfileView({ onSaved, onError }: { onSaved: (profile: Profile) => void; onError: (error: unknown) => void }) {
+export function ProfileView({
+  programs,
+  stripeReturn,
+  onSaved,
+  onError,
+}: {
+  /** The programs the partner is approved in (a Stripe account is per program). */
+  programs: PortalProgram[];
+  /** Opened by Stripe's return or refresh link. */
+  stripeReturn: StripeReturn;
+  onSaved: (profile: Profile) => void;
+  onError: (error: unknown) => void;
+}) {
   const [profile, setProfile] = useState<Profile | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [problem, setProblem] = useState<{ message: string; field: string | null } | null>(null);
@@ -221,6 +234,7 @@ export function ProfileView({ onSaved, onError }: { onSaved: (profile: Profile) 
               </div>
             </fieldset>
           )}
+          {draft.payoutMethod === "stripe" && profile.payoutMethod !== "stripe" && <p class="hint muted">Save the profile: then a button here connects your Stripe account.</p>}
           {problem && <Alert>{problem.message}</Alert>}
           <p class="save-row">
             <button type="submit" disabled={busy}>
@@ -232,6 +246,7 @@ export function ProfileView({ onSaved, onError }: { onSaved: (profile: Profile) 
           </p>
         </form>
       )}
+      {profile?.payoutMethod === "stripe" && <StripeAccounts programs={programs} returned={stripeReturn} onError={onError} />}
     </section>
   );
 }

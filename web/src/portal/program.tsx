@@ -1,14 +1,16 @@
 /**
  * One program in the portal: the link builder (or the code), the figures (clicks, pending, balance, credited, paid out),
  * the activity over time (charts), the notices with "Mark read", the commissions with their reward and refunds, the
- * referred customers (masked by the API) and the withdrawals. The lists' first pages arrive loaded (main.tsx loads them with the partner, so a refresh swaps the whole
- * view at once); "Show more" fetches the next pages. Everything from the API is rendered as text.
+ * referred customers (masked by the API) and the payouts (payouts.tsx). The lists' first pages arrive loaded (main.tsx
+ * loads them with the partner, so a refresh swaps the whole view at once); "Show more" fetches the next pages.
+ * Everything from the API is rendered as text.
  */
-import type { ComponentChildren } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { api, query, type Page } from "../lib/api";
+import { api, type Page } from "../lib/api";
 import { count, day, money } from "../lib/format";
 import { LinkBuilder } from "./link-builder";
+import { Figure, listPage, PagedList, programPath, Section, Table } from "./parts";
+import { Payouts } from "./payouts";
 import { loadStats, Stats } from "./stats";
 import type { Commission, Customer, Notice, PortalProgram, ProgramStats, Withdrawal } from "./types";
 
@@ -22,8 +24,6 @@ export interface ProgramLists {
   stats: ProgramStats;
 }
 
-const PAGE_SIZE = 25;
-
 /** A commission's status in words (docs/partners.md). */
 const COMMISSION_STATUS: Record<string, string> = {
   pending: "Pending: in the hold period",
@@ -32,11 +32,6 @@ const COMMISSION_STATUS: Record<string, string> = {
   refunded: "Reduced by a refund",
   reversed: "Reversed: the sale was refunded",
 };
-
-const WITHDRAWAL_STATUS: Record<string, string> = { open: "Open: to be paid", paid: "Paid", cancelled: "Cancelled" };
-export const programPath = (programId: number, rest: string): string => `/api/partner/programs/${programId}${rest}`;
-
-const listPage = <T,>(programId: number, list: string, cursor?: string) => api<Page<T>>("GET", programPath(programId, `/${list}${query({ limit: PAGE_SIZE, cursor })}`));
 
 export async function loadLists(programId: number): Promise<ProgramLists> {
   const [notices, commissions, customers, withdrawals, stats] = await Promise.all([
@@ -144,112 +139,8 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
           )}
         </PagedList>
       </Section>
-      <Section id="withdrawals" title="Withdrawals">
-        <PagedList programId={program.programId} list="withdrawals" first={lists.withdrawals} empty="No withdrawals yet." onError={onError}>
-          {(rows: Withdrawal[]) => (
-            <Table caption="Your withdrawals" headers={[["Requested"], ["Amount", true], ["Status"], ["Paid"]]}>
-              {rows.map((w) => (
-                <tr key={w.id}>
-                  <td class="date">{day(w.createdAt)}</td>
-                  <td class="num">{money(w.amountCents, w.currency)}</td>
-                  <td class="status">{WITHDRAWAL_STATUS[w.status] ?? w.status}</td>
-                  <td class="date">{w.paidAt ? day(w.paidAt) : ""}</td>
-                </tr>
-              ))}
-            </Table>
-          )}
-        </PagedList>
-      </Section>
+      <Payouts programId={program.programId} first={lists.withdrawals} onError={onError} />
     </>
-  );
-}
-
-function Section({ id, title, children, headingRef }: { id: string; title: string; children: ComponentChildren; headingRef?: { current: HTMLHeadingElement | null } }) {
-  return (
-    <section id={id} aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`} ref={headingRef} tabIndex={headingRef ? -1 : undefined} class={headingRef ? "focus-target" : undefined}>
-        {title}
-      </h2>
-      {children}
-    </section>
-  );
-}
-
-function Figure({ name, label, value }: { name: string; label: string; value: string }) {
-  return (
-    <div class="figure" data-figure={name}>
-      <span class="value">{value}</span>
-      <span class="label">{label}</span>
-    </div>
-  );
-}
-
-function Table({ caption, headers, children }: { caption: string; headers: Array<[label: string, numeric?: boolean]>; children: ComponentChildren }) {
-  return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            {headers.map(([label, numeric]) => (
-              <th key={label} scope="col" class={numeric ? "num" : undefined}>
-                {label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
-  );
-}
-
-/**
- * A list's rows: the first page as loaded, then "Show more" while there is a next cursor. When a refresh brings a new
- * first page, the pages shown after it are dropped.
- */
-function PagedList<T>({
-  programId,
-  list,
-  first,
-  empty,
-  onError,
-  children,
-}: {
-  programId: number;
-  list: string;
-  first: Page<T>;
-  empty: string;
-  onError: (error: unknown) => void;
-  children: (rows: T[]) => ComponentChildren;
-}) {
-  const [more, setMore] = useState<{ from: Page<T>; rows: T[]; cursor: string | null }>({ from: first, rows: [], cursor: first.nextCursor });
-  const [busy, setBusy] = useState(false);
-  const shown = more.from === first ? more : { from: first, rows: [], cursor: first.nextCursor };
-  const rows = [...first.data, ...shown.rows];
-  const showMore = async () => {
-    if (!shown.cursor) return;
-    setBusy(true);
-    try {
-      const page = await listPage<T>(programId, list, shown.cursor);
-      setMore({ from: first, rows: [...shown.rows, ...page.data], cursor: page.nextCursor });
-    } catch (e) {
-      onError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <div>
-      {rows.length === 0 ? <p class="muted">{empty}</p> : children(rows)}
-      {shown.cursor && (
-        <p>
-          <button type="button" class="secondary" disabled={busy} onClick={showMore}>
-            Show more
-          </button>
-        </p>
-      )}
-    </div>
   );
 }
 

@@ -73,13 +73,29 @@ export interface Customer {
   createdAt: string;
 }
 
+/** A payout (a withdrawal, in the API's older words): open, processing (on its way), paid, failed or cancelled. */
 export interface Withdrawal {
   id: number;
   amountCents: number;
   currency: string;
   status: string;
+  /** How it is sent; null for one the merchant paid by other means. */
+  method?: PayoutMethod | null;
+  runId?: number | null;
+  failureReason?: string | null;
   createdAt: string;
+  processingAt?: string | null;
   paidAt: string | null;
+  failedAt?: string | null;
+}
+
+/** One payout with the commissions it pays (GET /api/partner/programs/:programId/withdrawals/:withdrawalId). */
+export type PayoutDetail = Withdrawal & { commissions: Array<{ id: number; transactionId: string | null; kind: string; netCents: number; createdAt: string }> };
+
+/** The partner's Stripe account in a program (GET /api/partner/programs/:programId/payout-account). */
+export interface PayoutAccount {
+  payoutMethod: PayoutMethod | null;
+  stripe: { accountId: string; ready: boolean; detailsSubmitted: boolean } | null;
 }
 
 /** One UTC day of the partner's activity in a program (GET /api/partner/programs/:programId/stats). */

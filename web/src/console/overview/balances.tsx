@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { api, errorMessage, type Page } from "../../lib/api";
 import { day, money } from "../../lib/format";
 import { Alert, useAsync } from "../../lib/ui";
+import { PAYOUT_STATE_TEXT, type PayoutState } from "../payouts/model";
 import { partnerHref, screenHref, useConsole } from "../session";
 import { useFocusAfter } from "./focus";
 
@@ -21,11 +22,9 @@ interface Withdrawal {
   partnerId: number;
   currency: string;
   amountCents: number;
-  status: "open" | "paid" | "cancelled";
+  status: PayoutState;
   createdAt: string;
 }
-
-const STATUS_TEXT: Record<Withdrawal["status"], string> = { open: "Open (to pay)", paid: "Paid", cancelled: "Cancelled" };
 
 const nameOf = (p: { partnerId: number; name: string; email: string | null }): string => p.name || p.email || `Partner #${p.partnerId}`;
 
@@ -164,7 +163,7 @@ export function Balances({ say, reloadKey }: { say: (text: string) => void; relo
                         <a href={partnerHref(w.partnerId, program.id)}>{data.names.get(w.partnerId) ?? `Partner #${w.partnerId}`}</a>
                       </td>
                       <td class="num">{money(w.amountCents, w.currency)}</td>
-                      <td class="state">{STATUS_TEXT[w.status] ?? w.status}</td>
+                      <td class="state">{PAYOUT_STATE_TEXT[w.status] ?? w.status}</td>
                       {mayPay && (
                         <td>
                           {w.status === "open" && (
