@@ -24,6 +24,8 @@ import type { ProcessorConnectionView } from "./processor/contract";
 import { stripeApiUrlFromEnv, stripeLibrary } from "./processor/stripe-api";
 import { refreshAccount, startOnboarding, transferPayout } from "./processor/stripe-connect";
 import { partnerPayoutAccountView } from "./processor/partner-payouts";
+import { PaypalTokenCache, paypalPayoutItems, removePaypalCredentials, sendPaypalPayouts, setPaypalCredentials, type PaypalContext } from "./processor/paypal-api";
+import { paypalCredentialsState } from "./processor/paypal";
 import * as S from "./processor/schemas";
 import type { PROCESSOR_WEBHOOK_EVENTS } from "../shared/processor-webhook-events";
 
@@ -94,6 +96,10 @@ type Vars = StorageVars<ProcessorRepository> & {
   leaseMs: number;
   unlinkedRetrySeconds: number;
   stripeApiUrl: string;
+  /** `PAYPAL_API_URL` (the tests' double), or null: PayPal's own API of each mode (docs/payouts.md, "PayPal"). */
+  paypalApiUrl: string | null;
+  /** Each program's PayPal access token, until shortly before it expires. */
+  paypalTokens: PaypalTokenCache;
 };
 
 /** PostgreSQL refuses NUL in text and JSON; what we store of an event's data must not carry it. */
@@ -110,6 +116,7 @@ const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode =
  * processed), and the handlers, which act only through the owners' actions.
  */
 type Methods = {
+  paypalContext(): PaypalContext;
   connectionOf(program: ResultOf<"programs.get">): Promise<ProcessorConnectionView>;
   partnerAccountOf(program: ResultOf<"programs.get">, event: Stripe.Event): Promise<PartnerPayoutAccount | null>;
   record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }): Promise<Record<string, unknown>>;
@@ -144,6 +151,8 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.leaseMs = Number(process.env.PROCESSOR_EVENT_LEASE_MS ?? 60_000);
     this.unlinkedRetrySeconds = Number(process.env.PROCESSOR_UNLINKED_RETRY_SECONDS ?? 3600);
     this.stripeApiUrl = stripeApiUrlFromEnv();
+    this.paypalApiUrl = process.env.PAYPAL_API_URL || null;
+    this.paypalTokens = new PaypalTokenCache();
   },
 
   actions: {
@@ -376,6 +385,56 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** The dashboard's PayPal payouts settings: the credentials' state, never the secret. */
+    getPaypalCredentials: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        return paypalCredentialsState(programId, await this.repo.getPaypalCredentials(programId));
+      },
+    },
+
+    /** Checked with PayPal (a token that may make payouts) before they are stored: refused ones are never kept. */
+    setPaypalCredentials: {
+      async handler(ctx: Context<Input<typeof S.SetPaypalCredentialsInput>>) {
+        const { programId, clientId, clientSecret, mode } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        return paypalCredentialsState(programId, await setPaypalCredentials(this.paypalContext(), programId, { clientId, clientSecret, mode }));
+      },
+    },
+
+    removePaypalCredentials: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        await removePaypalCredentials(this.paypalContext(), programId);
+        return paypalCredentialsState(programId, null);
+      },
+    },
+
+    /** Whether a run's PayPal payouts go through PayPal's API (commissions asks when it makes a run). */
+    paypalPayoutsConfigured: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        return { configured: (await this.repo.getPaypalCredentials(ctx.params.programId)) !== null };
+      },
+    },
+
+    /** A run's PayPal batch, made once whatever the retries (docs/payouts.md, "PayPal"). */
+    sendPaypalPayouts: {
+      async handler(ctx: Context<Input<typeof S.SendPaypalPayoutsInput>>) {
+        return sendPaypalPayouts(this.paypalContext(), ctx.params);
+      },
+    },
+
+    /** Each payout of a run's PayPal batch as PayPal reports it now. */
+    paypalPayoutItems: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PaypalPayoutItemsInput>>) {
+        return paypalPayoutItems(this.paypalContext(), ctx.params);
+      },
+    },
+
     /** The newest stored events, e.g. the rejected ones (`cli processor-events --status rejected`). */
     listEvents: {
       async handler(ctx: Context<Input<typeof S.ListEventsInput>>) {
@@ -386,6 +445,10 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    paypalContext() {
+      return { repo: this.repo, apiUrlOverride: this.paypalApiUrl, tokens: this.paypalTokens };
+    },
+
     async connectionOf(program: ResultOf<"programs.get">) {
       const [secret, apiKey, lastEvent] = await Promise.all([this.repo.getWebhookSecret(program.id), this.repo.getApiKey(program.id), this.repo.lastEventOfProgram(program.id)]);
       return connectionView(program, { secret, platformWebhooks: Boolean(this.webhookSecret), apiKey, lastEvent });

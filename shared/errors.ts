@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   processor_key_missing: { status: 409, envelope: "platform" },
   // Stripe refused the restricted key given for a program (revoked, another account, a permission missing).
   processor_key_refused: { status: 422, envelope: "platform" },
+  // PayPal refused a program's API credentials, or their app may not make payouts (docs/payouts.md, "PayPal").
+  paypal_credentials_refused: { status: 422, envelope: "platform" },
   // A webhook URL whose host is, or resolves to, a loopback, private or other non-public address (docs/security.md).
   webhook_target_not_allowed: { status: 422, envelope: "platform" },
   // A workspace invitation's token that is unknown, used, revoked (or replaced) or expired (docs/merchants.md, "Team").

@@ -164,6 +164,7 @@ const CONSOLE_SCREENS: Array<[path: string, summary: string, description: string
   ["/dashboard/settings/api-keys", "Console: API keys", "Create (the secret shown once), list with last use, retire."],
   ["/dashboard/settings/webhooks", "Console: webhook endpoints", "Add with event types, rotate the signing secret, send a test event, the delivery log with retry."],
   ["/dashboard/settings/stripe", "Console: Stripe", "How to connect step by step, the connection state, the last event and its result."],
+  ["/dashboard/settings/paypal", "Console: PayPal payouts", "The program's PayPal API credentials: their state, enter them (checked with PayPal), remove them."],
   ["/dashboard/settings/team", "Console: team", "Members and roles, invitations."],
   ["/dashboard/invitation", "Console: accept an invitation", "The page an invitation email links to (the token is in the URL fragment): accept, with a new account or an existing one."],
 ];

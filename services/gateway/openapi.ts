@@ -145,12 +145,14 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   applications_closed: "Program 1 does not take applications at the moment. Ask the merchant when it opens them again.",
   application_exists: "An application from jane@example.com to program 1 is already waiting for the merchant's decision: you will get an email when they decide.",
   already_enrolled: "jane@example.com is already a partner of program 1 (approved). Sign in to the partner portal instead.",
-  payout_preview_changed: "Balances changed since the preview: the run would pay 41000, not the 45000 previewed (minor units). Preview the run again.",
+  payout_preview_changed: "Balances changed since the preview: the run would pay 410.00 USD, not the 450.00 USD previewed. Preview the run again.",
   payload_too_large: "The request body is too large.",
   currency_mismatch: "This program pays commissions in 'usd'; the sale is in 'eur'. Convert the amount to 'usd' (or omit currency), then send it again.",
   unknown_product: "Unknown to the program's Stripe account: prod_missing. Check the product and price ids in your Stripe dashboard.",
   processor_key_missing: "Program 1 has no restricted Stripe key, so prod_annual cannot be checked. Add the key (PUT /api/programs/1/processor/api-key), then save the reward again.",
   processor_key_refused: "Stripe refused the key: it lacks the permission to read Products. Give the restricted key read access to Checkout Sessions, Products and Prices.",
+  paypal_credentials_refused:
+    "PayPal's sandbox environment refused the client id and secret (invalid_client: Client Authentication failed). Copy both from your app in the PayPal developer dashboard (Apps & Credentials, sandbox), check the mode, then enter them again. Nothing changed.",
   webhook_target_not_allowed:
     "The webhook URL's host 127.0.0.1 is a loopback address: webhooks are only sent to public internet addresses (an operator can allow private targets with WEBHOOK_ALLOW_PRIVATE_TARGETS=true).",
   invitation_invalid: "This invitation has expired. Ask an owner of the workspace to invite you again.",
@@ -183,6 +185,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   unknown_product: "a product or price id the program's Stripe account does not have; nothing changed",
   processor_key_missing: "the program has no restricted Stripe key to check the product or price ids with; nothing changed",
   processor_key_refused: "Stripe refused the restricted key (unknown, revoked, or a permission missing); nothing changed",
+  paypal_credentials_refused: "PayPal refused the client id and secret (unknown, of the other mode, or an app without Payouts); nothing changed",
   webhook_target_not_allowed:
     "the URL's host is, or resolves to, a loopback, private, link-local, unspecified, multicast, carrier-grade NAT or reserved address (in any spelling); nothing changed",
   invitation_invalid: "the invitation is unknown, already used, revoked (or replaced by a newer one) or expired; nothing changed, ask for a new invitation",

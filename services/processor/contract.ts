@@ -45,6 +45,58 @@ export interface ProcessorContract {
    * reached or answers 5xx; every other answer is the payout's outcome.
    */
   "processor.transferPayout": { params: z.input<typeof S.TransferPayoutInput>; result: TransferPayoutResult };
+
+  // Paying partners through PayPal's Payouts API (docs/payouts.md, "PayPal").
+  /** The program's PayPal API credentials as the dashboard shows them: never the secret, only a hint of the client id. */
+  "processor.getPaypalCredentials": { params: z.input<typeof S.ProgramIdInput>; result: PaypalCredentialsState };
+  /** Checked with PayPal (an OAuth token) before they are stored: 422 paypal_credentials_refused, 503 when PayPal cannot be reached. */
+  "processor.setPaypalCredentials": { params: z.input<typeof S.SetPaypalCredentialsInput>; result: PaypalCredentialsState };
+  "processor.removePaypalCredentials": { params: z.input<typeof S.ProgramIdInput>; result: PaypalCredentialsState };
+  /** From commissions: whether a run's PayPal payouts go through the API (true) or into the file the merchant uploads. PayPal is not asked. */
+  "processor.paypalPayoutsConfigured": { params: z.input<typeof S.ProgramIdInput>; result: { configured: boolean } };
+  /**
+   * From commissions' payout worker: the run's PayPal batch, made once (a batch stored for the run is returned
+   * without asking PayPal; PayPal replays the first answer to the request id `run-<runId>`, and refuses a second
+   * batch of the same sender_batch_id, whose batch is then taken as the run's). Throws `processor_unavailable`
+   * (retryable: nothing is known to have happened; call again later with the same items) when PayPal cannot be
+   * reached, times out, rate-limits or answers 5xx; `processor_key_missing` without credentials;
+   * `paypal_credentials_refused` when PayPal refuses the credentials or the app may not make payouts; any other
+   * refusal (insufficient funds, a bad receiver) is `invalid_request`. A refusal's `data` is `{ code, reason }`:
+   * PayPal's error name (e.g. INSUFFICIENT_FUNDS) and message, to fail the run's PayPal payouts with.
+   */
+  "processor.sendPaypalPayouts": { params: z.input<typeof S.SendPaypalPayoutsInput>; result: { batchId: string } };
+  /**
+   * From commissions' payout worker: each payout of the run's batch as PayPal reports it now ([] when no batch was
+   * made for the run). Throws as sendPaypalPayouts does.
+   */
+  "processor.paypalPayoutItems": { params: z.input<typeof S.PaypalPayoutItemsInput>; result: PaypalPayoutItemResult[] };
+}
+
+/** `GET /api/programs/:programId/processor/paypal`: the program's PayPal API credentials, the secret never shown. */
+export interface PaypalCredentialsState {
+  programId: number;
+  configured: boolean;
+  mode: "sandbox" | "live" | null;
+  /** e.g. `AZDx…Kq3w`. */
+  clientIdHint: string | null;
+  setAt: string | null;
+  /** When PayPal last refused the credentials in a call (unknown, revoked, Payouts not enabled), and what it said. */
+  failedAt: string | null;
+  failure: string | null;
+}
+
+/**
+ * A payout of a run's PayPal batch as PayPal reports it: `paid` (SUCCESS); `failed` (FAILED, RETURNED, BLOCKED,
+ * REFUNDED, REVERSED, DENIED) with PayPal's error name (or the status) as `code` and its message as `reason`;
+ * `pending` (PENDING, UNCLAIMED until the receiver claims it or PayPal returns it after 30 days, ONHOLD, NEW).
+ * `itemId` is PayPal's payout_item_id.
+ */
+export interface PaypalPayoutItemResult {
+  payoutId: number;
+  outcome: "paid" | "failed" | "pending";
+  itemId: string | null;
+  code: string | null;
+  reason: string | null;
 }
 
 /** A partner's Express account as commissions and the portal see it. `ready`: its transfers capability is active. */

@@ -4,6 +4,7 @@ import { PROCESSOR_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_PATH, programWebhookPath } 
 import * as S from "./schemas";
 
 const apiKeyExample = { programId: 1, configured: true, keyHint: "rk_live_…4f2A", setAt: "2026-01-01T10:00:00.000Z", failedAt: null, failure: null };
+const paypalExample = { programId: 1, configured: true, mode: "sandbox", clientIdHint: "AZDx…7M6R", setAt: "2026-01-01T10:00:00.000Z", failedAt: null, failure: null };
 const secretExample = { programId: 1, configured: true, hint: "whsec_…mT1x", setAt: "2026-01-01T10:00:00.000Z" };
 const connectionExample = {
   programId: 1,
@@ -170,4 +171,56 @@ export const PROCESSOR = declareActions("processor", {
   startPartnerOnboarding: { input: S.StartPartnerOnboardingInput },
   refreshPartnerAccount: { input: S.PartnerAccountInput },
   transferPayout: { input: S.TransferPayoutInput },
+  // Paying partners through PayPal's Payouts API (docs/payouts.md, "PayPal"): the merchant's credentials, and the
+  // runs' batches (bus only, from commissions' payout worker).
+  getPaypalCredentials: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/processor/paypal",
+      tag: "Payouts",
+      summary: "The program's PayPal API credentials",
+      description:
+        "Whether the program sends its payout runs' PayPal payouts through PayPal's Payouts API (configured) or in the run's PayPal file, with the credentials' mode (sandbox or live), a hint of the client id, and the last time PayPal refused them. The secret is never shown.",
+      example: { programId: 1 },
+      response: { description: "The credentials' state.", example: paypalExample },
+    }),
+  },
+  setPaypalCredentials: {
+    input: S.SetPaypalCredentialsInput,
+    http: programRoutes({
+      method: "PUT",
+      path: "/:programId/processor/paypal",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "Set the program's PayPal API credentials",
+      description:
+        "Stores the client id and secret of the merchant's PayPal REST app (with Payouts enabled) after PayPal gave them an access token that may make payouts; from then on each payout run sends its PayPal payouts as one batch through PayPal's Payouts API instead of a file to upload. Credentials PayPal refuses are a 422 and nothing is stored; PayPal not reached is a 503. They replace the previous ones.",
+      example: {
+        programId: 1,
+        clientId: "AZDxjDScFpQtjWTOUtWKbyN_bDt4OgqaF4eYXlewfBP4-8aqX3PiV8e1GWU6liB2CUXlkA59kJXE7M6R",
+        clientSecret: "EGnHDxD_qRPdaLdZz8iCr8N7_MzF-YHPTkjs6NKYQvQSBngp4PTTVWkPZRbL",
+        mode: "sandbox",
+      },
+      errors: ["paypal_credentials_refused"],
+      response: { description: "The credentials' state.", example: paypalExample },
+    }),
+  },
+  removePaypalCredentials: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "DELETE",
+      path: "/:programId/processor/paypal",
+      permission: "payouts:write",
+      tag: "Payouts",
+      summary: "Remove the program's PayPal API credentials",
+      description:
+        "Forgets the credentials. The next runs' PayPal payouts go in the run's PayPal file again, to upload at PayPal and mark paid by hand; a batch already sent through the API is PayPal's to finish.",
+      example: { programId: 1 },
+      response: { description: "The credentials' state.", example: { ...paypalExample, configured: false, mode: null, clientIdHint: null, setAt: null } },
+    }),
+  },
+  paypalPayoutsConfigured: { input: S.ProgramIdInput },
+  sendPaypalPayouts: { input: S.SendPaypalPayoutsInput },
+  paypalPayoutItems: { input: S.PaypalPayoutItemsInput },
 });

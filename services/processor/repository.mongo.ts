@@ -5,6 +5,8 @@ import type {
   FinishedEventStatus,
   PartnerPayoutAccount,
   PayoutTransfer,
+  PaypalBatch,
+  PaypalCredentials,
   ProcessorApiKey,
   ProcessorEvent,
   ProcessorEventStatus,
@@ -156,6 +158,31 @@ const payoutTransferSchema = new Schema<PayoutTransfer>(
 payoutTransferSchema.index({ programId: 1, payoutId: 1 }, { unique: true });
 payoutTransferSchema.index({ programId: 1, transferId: 1 }, { unique: true });
 
+const paypalCredentialsSchema = new Schema<PaypalCredentials>(
+  {
+    programId: { type: Number, required: true },
+    clientId: { type: String, required: true },
+    clientSecret: { type: String, required: true },
+    mode: { type: String, required: true, enum: ["sandbox", "live"] },
+    setAt: { type: Date, required: true },
+    failedAt: { type: Date, default: null },
+    failure: { type: String, default: null },
+  },
+  schemaOptions("processor_paypal_credentials"),
+);
+paypalCredentialsSchema.index({ programId: 1 }, { unique: true });
+
+const paypalBatchSchema = new Schema<PaypalBatch>(
+  {
+    programId: { type: Number, required: true },
+    runId: { type: Number, required: true },
+    batchId: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  schemaOptions("processor_paypal_batches"),
+);
+paypalBatchSchema.index({ programId: 1, runId: 1 }, { unique: true });
+
 const toEvent = ({ _id, ...rest }: EventDoc): ProcessorEvent => ({ eventId: _id, ...rest });
 const strip = <T extends object>(doc: T & { _id?: unknown }): T => {
   const { _id, ...rest } = doc;
@@ -174,6 +201,8 @@ export class MongoProcessorRepository implements ProcessorRepository {
     private readonly connectWebhookSecrets: Model<ProcessorWebhookSecret>,
     private readonly partnerPayoutAccounts: Model<PartnerPayoutAccount>,
     private readonly payoutTransfers: Model<PayoutTransfer>,
+    private readonly paypalCredentials: Model<PaypalCredentials>,
+    private readonly paypalBatches: Model<PaypalBatch>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProcessorRepository> {
@@ -188,6 +217,8 @@ export class MongoProcessorRepository implements ProcessorRepository {
       modelOn(connection, "ProcessorConnectWebhookSecret", connectWebhookSecretSchema),
       modelOn(connection, "ProcessorPartnerPayoutAccount", partnerPayoutAccountSchema),
       modelOn(connection, "ProcessorPayoutTransfer", payoutTransferSchema),
+      modelOn(connection, "ProcessorPaypalCredentials", paypalCredentialsSchema),
+      modelOn(connection, "ProcessorPaypalBatch", paypalBatchSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoProcessorRepository(...models);
@@ -414,6 +445,44 @@ export class MongoProcessorRepository implements ProcessorRepository {
 
   async findPayoutTransfer(programId: number, transferId: string): Promise<PayoutTransfer | null> {
     const doc = await this.payoutTransfers.findOne({ programId, transferId }).lean<PayoutTransfer & { _id: unknown }>();
+    return doc ? strip(doc) : null;
+  }
+
+  async setPaypalCredentials(programId: number, credentials: Pick<PaypalCredentials, "clientId" | "clientSecret" | "mode"> | null, now: Date): Promise<void> {
+    if (credentials === null) {
+      await this.paypalCredentials.deleteOne({ programId });
+      return;
+    }
+    const set = { clientId: credentials.clientId, clientSecret: credentials.clientSecret, mode: credentials.mode, setAt: now, failedAt: null, failure: null };
+    await this.paypalCredentials.updateOne({ programId }, { $set: set }, { upsert: true }).catch((err) => {
+      // Two first sets at once: the other upsert won; set ours over it like a later write would.
+      if (!isDuplicateKeyError(err)) throw err;
+      return this.paypalCredentials.updateOne({ programId }, { $set: set });
+    });
+  }
+
+  async getPaypalCredentials(programId: number): Promise<PaypalCredentials | null> {
+    const doc = await this.paypalCredentials.findOne({ programId }).lean<PaypalCredentials & { _id: unknown }>();
+    return doc ? strip(doc) : null;
+  }
+
+  async markPaypalCredentialsFailed(programId: number, credentials: Pick<PaypalCredentials, "clientId" | "clientSecret">, failure: string, now: Date): Promise<void> {
+    await this.paypalCredentials.updateOne(
+      { programId, clientId: credentials.clientId, clientSecret: credentials.clientSecret },
+      { $set: { failedAt: now, failure: failure.slice(0, 500) } },
+    );
+  }
+
+  async recordPaypalBatch(b: PaypalBatch): Promise<PaypalBatch> {
+    // Like SQL's ON CONFLICT DO NOTHING: the run's first batch stays, and is what the caller gets back.
+    await this.paypalBatches.updateOne({ programId: b.programId, runId: b.runId }, { $setOnInsert: b }, { upsert: true }).catch((err) => {
+      if (!isDuplicateKeyError(err)) throw err;
+    });
+    return (await this.getPaypalBatch(b.programId, b.runId))!;
+  }
+
+  async getPaypalBatch(programId: number, runId: number): Promise<PaypalBatch | null> {
+    const doc = await this.paypalBatches.findOne({ programId, runId }).lean<PaypalBatch & { _id: unknown }>();
     return doc ? strip(doc) : null;
   }
 }

@@ -4,6 +4,8 @@ import type {
   FinishedEventStatus,
   PartnerPayoutAccount,
   PayoutTransfer,
+  PaypalBatch,
+  PaypalCredentials,
   ProcessorApiKey,
   ProcessorEvent,
   ProcessorEventStatus,
@@ -109,6 +111,22 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL,
      PRIMARY KEY (program_id, payout_id));
    CREATE UNIQUE INDEX processor_payout_transfers_transfer ON processor_payout_transfers (program_id, transfer_id);`,
+  // Paying partners through PayPal's Payouts API (docs/payouts.md, "PayPal"): a program's API credentials, and the
+  // batch made for each payout run (one per program and run, so a retry never makes a second).
+  `CREATE TABLE processor_paypal_credentials (
+     program_id INTEGER PRIMARY KEY,
+     client_id TEXT NOT NULL,
+     client_secret TEXT NOT NULL,
+     mode TEXT NOT NULL CHECK (mode IN ('sandbox', 'live')),
+     set_at TIMESTAMPTZ NOT NULL,
+     failed_at TIMESTAMPTZ,
+     failure TEXT);
+   CREATE TABLE processor_paypal_batches (
+     program_id INTEGER NOT NULL,
+     run_id BIGINT NOT NULL,
+     batch_id TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL,
+     PRIMARY KEY (program_id, run_id));`,
 ];
 
 /** The table of each endpoint's signing secrets (names from this map only, never from input). */
@@ -327,5 +345,47 @@ export class SqlProcessorRepository implements ProcessorRepository {
   async findPayoutTransfer(programId: number, transferId: string): Promise<PayoutTransfer | null> {
     const [row] = await this.db.query("SELECT * FROM processor_payout_transfers WHERE program_id = $1 AND transfer_id = $2", [programId, transferId]);
     return row ? camelRow<PayoutTransfer>(row) : null;
+  }
+
+  async setPaypalCredentials(programId: number, credentials: Pick<PaypalCredentials, "clientId" | "clientSecret" | "mode"> | null, now: Date): Promise<void> {
+    if (credentials === null) {
+      await this.db.query("DELETE FROM processor_paypal_credentials WHERE program_id = $1", [programId]);
+      return;
+    }
+    await this.db.query(
+      `INSERT INTO processor_paypal_credentials (program_id, client_id, client_secret, mode, set_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (program_id) DO UPDATE SET client_id = $2, client_secret = $3, mode = $4, set_at = $5, failed_at = NULL, failure = NULL`,
+      [programId, credentials.clientId, credentials.clientSecret, credentials.mode, now],
+    );
+  }
+
+  async getPaypalCredentials(programId: number): Promise<PaypalCredentials | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_paypal_credentials WHERE program_id = $1", [programId]);
+    return row ? camelRow<PaypalCredentials>(row) : null;
+  }
+
+  async markPaypalCredentialsFailed(programId: number, credentials: Pick<PaypalCredentials, "clientId" | "clientSecret">, failure: string, now: Date): Promise<void> {
+    await this.db.query("UPDATE processor_paypal_credentials SET failed_at = $4, failure = $5 WHERE program_id = $1 AND client_id = $2 AND client_secret = $3", [
+      programId,
+      credentials.clientId,
+      credentials.clientSecret,
+      now,
+      failure.slice(0, 500),
+    ]);
+  }
+
+  async recordPaypalBatch(b: PaypalBatch): Promise<PaypalBatch> {
+    const [inserted] = await this.db.query(
+      `INSERT INTO processor_paypal_batches (program_id, run_id, batch_id, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (program_id, run_id) DO NOTHING RETURNING *`,
+      [b.programId, b.runId, b.batchId, b.createdAt],
+    );
+    if (inserted) return camelRow<PaypalBatch>(inserted);
+    return (await this.getPaypalBatch(b.programId, b.runId))!;
+  }
+
+  async getPaypalBatch(programId: number, runId: number): Promise<PaypalBatch | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_paypal_batches WHERE program_id = $1 AND run_id = $2", [programId, runId]);
+    return row ? camelRow<PaypalBatch>(row) : null;
   }
 }

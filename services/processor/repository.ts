@@ -97,6 +97,34 @@ export interface PayoutTransfer {
   createdAt: Date;
 }
 
+/** Which PayPal environment a program's credentials are of: the sandbox (tests, no real money) or live. */
+export type PaypalMode = "sandbox" | "live";
+
+/**
+ * A program's PayPal REST API credentials, for sending its payout runs' PayPal payouts through the Payouts API
+ * (docs/payouts.md, "PayPal"): the client id and secret of an app with Payouts enabled. Kept as given (PayPal needs
+ * the secret itself), like the restricted Stripe key; never logged or returned, only a hint of the client id.
+ */
+export interface PaypalCredentials {
+  programId: number;
+  clientId: string;
+  clientSecret: string;
+  mode: PaypalMode;
+  setAt: Date;
+  /** When PayPal last refused these credentials (unknown, or the app lost Payouts), and what it said. */
+  failedAt: Date | null;
+  failure: string | null;
+}
+
+/** The PayPal batch made for a payout run (one per program and run: a retry finds it and calls PayPal no more). */
+export interface PaypalBatch {
+  programId: number;
+  runId: number;
+  /** PayPal's payout_batch_id. */
+  batchId: string;
+  createdAt: Date;
+}
+
 /** Storage contract of the processor service: the event log, the references of sales, refunds and disputes, API keys, signing secrets. */
 export interface ProcessorRepository {
   /**
@@ -167,4 +195,13 @@ export interface ProcessorRepository {
   /** Keeps the payout's transfer (the first one recorded for the payout wins). */
   recordPayoutTransfer(transfer: PayoutTransfer): Promise<void>;
   findPayoutTransfer(programId: number, transferId: string): Promise<PayoutTransfer | null>;
+
+  /** Sets (or, with null, removes) the program's PayPal credentials; new ones clear the last failure. */
+  setPaypalCredentials(programId: number, credentials: Pick<PaypalCredentials, "clientId" | "clientSecret" | "mode"> | null, now: Date): Promise<void>;
+  getPaypalCredentials(programId: number): Promise<PaypalCredentials | null>;
+  /** Notes that PayPal refused the credentials (they must still be these: ones replaced meanwhile keep their clean state). */
+  markPaypalCredentialsFailed(programId: number, credentials: Pick<PaypalCredentials, "clientId" | "clientSecret">, failure: string, now: Date): Promise<void>;
+  /** Keeps the run's batch unless one is stored already; returns the stored one (the first wins). */
+  recordPaypalBatch(batch: PaypalBatch): Promise<PaypalBatch>;
+  getPaypalBatch(programId: number, runId: number): Promise<PaypalBatch | null>;
 }

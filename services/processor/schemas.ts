@@ -96,3 +96,42 @@ export const TransferPayoutInput = z.strictObject({
   amountCents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   currency: z.string().regex(/^[a-z]{3}$/, "must be a lower-case ISO 4217 currency code"),
 });
+
+/** An id or secret of a PayPal REST app, as the developer dashboard shows it (no spaces, no colon: it goes in a Basic header). */
+const PaypalAppValue = (what: string, example: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._~+/=-]{8,256}$/, `must be the ${what} of a PayPal REST app, as the developer dashboard shows it (Apps & Credentials)`)
+    .meta({ description: `The ${what} of the merchant's PayPal REST app with Payouts enabled.`, example });
+
+export const SetPaypalCredentialsInput = z.strictObject({
+  programId: ProgramId,
+  clientId: PaypalAppValue("client id", "AZDxjDScFpQtjWTOUtWKbyN_bDt4OgqaF4eYXlewfBP4-8aqX3PiV8e1GWU6liB2CUXlkA59kJXE7M6R"),
+  clientSecret: PaypalAppValue("secret", "EGnHDxD_qRPdaLdZz8iCr8N7_MzF-YHPTkjs6NKYQvQSBngp4PTTVWkPZRbL"),
+  mode: z
+    .enum(["sandbox", "live"])
+    .meta({ description: "sandbox: PayPal's test environment (no real money); live: real payouts. The app's credentials are of one of them.", example: "sandbox" }),
+});
+
+const RunId = Id.meta({ description: "The payout run's id: its PayPal batch is sender_batch_id run-<runId>.", example: 7 });
+
+export const SendPaypalPayoutsInput = z.strictObject({
+  programId: ProgramId,
+  runId: RunId,
+  items: z
+    .array(
+      z.strictObject({
+        payoutId: Id.meta({ description: "The payout (withdrawal) id: the item's sender_item_id is payout-<id>.", example: 42 }),
+        email: z.string().trim().max(320).email("must be the partner's PayPal email address"),
+        amountCents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+        currency: z.string().regex(/^[a-z]{3}$/, "must be a lower-case ISO 4217 currency code"),
+      }),
+    )
+    // PayPal takes up to 15,000 items in a batch.
+    .min(1)
+    .max(15_000)
+    .refine((items) => new Set(items.map((i) => i.payoutId)).size === items.length, "must name each payout once"),
+});
+
+export const PaypalPayoutItemsInput = z.strictObject({ programId: ProgramId, runId: RunId });

@@ -4,7 +4,8 @@
  * for the tracking API until it is retired there, then is refused with the spec's typed error; a webhook endpoint
  * added in the console gets a signed test event a local receiver verifies, and its delivery log says delivered (a
  * failed delivery is retried by hand); a member invited as viewer accepts on the invitation page, signs in and finds
- * no Approve button (the API refuses them too); program settings saved and read back after a reload. Screenshots of
+ * no Approve button (the API refuses them too); program settings saved and read back after a reload; PayPal payouts'
+ * credentials refused and then accepted by a local PayPal double, and removed after a confirm step. Screenshots of
  * every section and of the invitation page at 1366 and 390 px, each checked for contrast, overflow and labels.
  */
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -13,6 +14,7 @@ import { verifyWebhookSignature } from "../../shared/webhook-signature";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
 import { waitFor } from "../support/notifications";
 import { expectFocusOn, expectText, pageProblems, saveScreenshot, tabTo, watchErrors, WIDTHS } from "../support/page-checks";
+import { startPaypalDouble, type PaypalDouble } from "../support/paypal-double";
 import { startSmtpReceiver, type SmtpReceiver } from "../support/smtp";
 import { checkoutSession, deliver, event } from "../support/processor";
 import { stripeObject } from "../support/stripe-fixtures";
@@ -23,15 +25,18 @@ import { WebhookReceiver } from "../support/webhook-receiver";
 interface Fixture extends TestSystem {
   smtp: SmtpReceiver;
   receiver: WebhookReceiver;
+  paypal: PaypalDouble;
 }
 
-/** The system with a mail receiver (invitations) and a webhook receiver; deliveries are tried quickly, twice at most. */
+/** The system with a mail receiver (invitations), a webhook receiver (deliveries are tried quickly, twice at most) and a PayPal double. */
 async function startFixture(): Promise<Fixture> {
   const smtp = await startSmtpReceiver();
   const receiver = new WebhookReceiver();
   await receiver.start();
+  const paypal = await startPaypalDouble();
   const sys = await startSystem({
     env: {
+      PAYPAL_API_URL: paypal.url,
       MAIL_URL: smtp.url,
       MAIL_FROM: "Team <team@example.test>",
       API_KEY_USE_INTERVAL_MS: "0",
@@ -46,10 +51,12 @@ async function startFixture(): Promise<Fixture> {
     ...sys,
     smtp,
     receiver,
+    paypal,
     async stop() {
       await sys.stop();
       await receiver.stop();
       await smtp.stop();
+      await paypal.close();
     },
   };
 }
@@ -426,6 +433,58 @@ describeWithChromium("Settings screen and invitation page", () => {
     expect(errors).toEqual([`400 ${sys.baseUrl}/api/programs/${p.programId}/settings`]);
     await context.close();
   });
+
+  test("PayPal payouts: credentials PayPal refuses are not kept, accepted ones show by a hint; removed after a confirm step, by keyboard", async () => {
+    const { fixture: sys, browser } = suite;
+    const clientId = "AZDxConsolePaypalClient01";
+    sys.paypal.apps.set(clientId, { secret: "EGnHConsolePaypalSecret01" });
+    const user = await sys.dashboardUser("owner");
+    const p = await sys.bootstrap({ workspaceId: user.workspaceId });
+    const { context, page, errors } = await openPage(browser, WIDTHS.desktop);
+    await signIn(page, `${sys.baseUrl}/dashboard/settings?program=${p.programId}`, user);
+    await page.getByRole("link", { name: "PayPal payouts" }).click();
+    await page.getByRole("heading", { level: 2, name: "Send payouts through PayPal" }).waitFor();
+    await expectTabs(page, "PayPal payouts", p.programId);
+    await expectText(page.locator("#paypal-credentials"), "Not entered");
+
+    // A wrong secret: PayPal's refusal, nothing kept.
+    await page.getByLabel("Client id").fill(clientId);
+    await page.getByLabel("Secret").fill("EGnHNotTheRightSecret");
+    await page.getByRole("button", { name: "Save PayPal credentials" }).click();
+    await expectText(page.getByRole("alert"), "Client Authentication failed");
+    expect((await sys.admin("GET", `/programs/${p.programId}/processor/paypal`)).configured).toBe(false);
+
+    // By keyboard, the live environment: PayPal accepts them; the screen shows the hint, never the secret.
+    await tabTo(page, page.getByLabel("Client id"));
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type(clientId);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type("EGnHConsolePaypalSecret01");
+    await page.getByLabel("Environment").selectOption("live");
+    await tabTo(page, page.getByRole("button", { name: "Save PayPal credentials" }));
+    await page.keyboard.press("Enter");
+    await expectText(page.getByRole("status").filter({ hasText: "saved" }), "PayPal credentials saved: PayPal accepted them.");
+    await expectText(page.locator("#paypal-credentials"), "Entered (client id AZDx…nt01, live)");
+    expect(await page.getByLabel("Environment").inputValue()).toBe("live");
+    expect(await page.locator("body").textContent()).not.toContain("EGnHConsolePaypalSecret01");
+    expect(await sys.admin("GET", `/programs/${p.programId}/processor/paypal`)).toMatchObject({ configured: true, mode: "live" });
+    await checkPage(page, "settings-paypal");
+
+    // Remove: the button asks once more, the focus on Cancel; Tab reaches the confirmation.
+    await page.setViewportSize(WIDTHS.desktop);
+    await tabTo(page, page.getByRole("button", { name: "Remove PayPal credentials" }));
+    await page.keyboard.press("Enter");
+    await expectFocusOn(page, "Cancel");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expectText(page.getByRole("status").filter({ hasText: "removed" }), "PayPal credentials removed");
+    await expectText(page.locator("#paypal-credentials"), "Not entered");
+    expect((await sys.admin("GET", `/programs/${p.programId}/processor/paypal`)).configured).toBe(false);
+    // The one refused request: the wrong secret (422).
+    expect(errors).toEqual([`422 ${sys.baseUrl}/api/programs/${p.programId}/processor/paypal`]);
+    await context.close();
+  });
 });
 
 /** A page in a browser context of its own (its own cookies), with the clipboard allowed, and the errors it sees. */
@@ -446,8 +505,8 @@ async function signIn(page: Page, url: string, user: Pick<User, "email" | "passw
 /** The section tabs: links that keep the program, the current one marked with aria-current. */
 async function expectTabs(page: Page, current: string, programId: number): Promise<void> {
   const tabs = page.getByRole("navigation", { name: "Settings sections" }).getByRole("link");
-  expect(await tabs.allTextContents()).toEqual(["Program", "API keys", "Webhooks", "Stripe", "Team"]);
-  const slugs = ["program", "api-keys", "webhooks", "stripe", "team"];
+  expect(await tabs.allTextContents()).toEqual(["Program", "API keys", "Webhooks", "Stripe", "PayPal payouts", "Team"]);
+  const slugs = ["program", "api-keys", "webhooks", "stripe", "paypal", "team"];
   expect(await tabs.evaluateAll((links) => links.map((a) => a.getAttribute("href")))).toEqual(slugs.map((s) => `/dashboard/settings${s === "program" ? "" : `/${s}`}?program=${programId}`));
   expect(await tabs.evaluateAll((links) => links.filter((a) => a.getAttribute("aria-current") === "page").map((a) => a.textContent))).toEqual([current]);
   expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");

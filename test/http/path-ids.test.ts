@@ -8,6 +8,7 @@ import { routeAliasKeys } from "../../services/gateway/openapi";
 import { waitFor } from "../support/notifications";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { deliver, event, processorId } from "../support/processor";
+import { startPaypalDouble, type PaypalDouble } from "../support/paypal-double";
 import { startStripeDouble, type StripeDouble } from "../support/stripe-double";
 import { attributedSale, refund, uniqueId } from "../support/tracking";
 
@@ -20,6 +21,9 @@ let partnerCookie: string;
 let stripe: StripeDouble;
 const STRIPE_KEY = "rk_test_51PathIdsRestrictedKey";
 const WEBHOOK_SIGNING_SECRET = "whsec_pathIdsOwnEndpointSecret";
+let paypal: PaypalDouble;
+const PAYPAL_CLIENT_ID = "AZDxPathIdsPaypalClientId";
+const PAYPAL_SECRET = "EGnHPathIdsPaypalSecret";
 
 /** A lead commission (the program's lead reward) to reverse. */
 async function leadCommission() {
@@ -31,7 +35,9 @@ async function leadCommission() {
 beforeAll(async () => {
   stripe = await startStripeDouble();
   stripe.keys.set(STRIPE_KEY, { canRead: true });
-  sys = await startSystem({ env: { STRIPE_API_URL: stripe.url } });
+  paypal = await startPaypalDouble();
+  paypal.apps.set(PAYPAL_CLIENT_ID, { secret: PAYPAL_SECRET });
+  sys = await startSystem({ env: { STRIPE_API_URL: stripe.url, PAYPAL_API_URL: paypal.url } });
   const owner = await sys.dashboardUser("owner");
   cookie = await sys.login(owner.email, owner.password);
   boot = await sys.bootstrap({ workspaceId: owner.workspaceId, holdDays: 0 });
@@ -111,6 +117,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sys.stop();
   await stripe.close();
+  await paypal.close();
 });
 
 let applicants = 0;
@@ -230,6 +237,10 @@ const ROUTES: Route[] = [
       { method: "PUT", path: `${base}/processor/account`, session, body: () => ({ accountId: `acct_path_ids_${process.pid}` }) },
       { method: "PUT", path: `${base}/processor/webhook-secret`, session, body: () => ({ signingSecret: "whsec_pathIdsSigningSecret" }) },
       { method: "DELETE", path: `${base}/processor/webhook-secret`, session },
+      // PayPal payouts (docs/payouts.md, "PayPal"): the program's API credentials, checked with the PayPal double.
+      { method: "GET", path: `${base}/processor/paypal`, session },
+      { method: "PUT", path: `${base}/processor/paypal`, session, body: () => ({ clientId: PAYPAL_CLIENT_ID, clientSecret: PAYPAL_SECRET, mode: "sandbox" }) },
+      { method: "DELETE", path: `${base}/processor/paypal`, session },
     ];
   }),
   // The team (issue 27): members and invitations, on the dashboard's route and, where there is one, the operator's.

@@ -1,11 +1,12 @@
 /**
- * Settings (docs/dashboard-api.md, "Settings", "Team (API)", "Webhook endpoints (API)"): one screen with a tab per
- * section. Each tab is a link (/dashboard/settings/<section>?program=ID), so a section can be bookmarked, shared and
- * reached with Back; without a section the program's own settings show.
+ * Settings (docs/dashboard-api.md, "Settings", "Team (API)", "Webhook endpoints (API)"; docs/payouts.md, "PayPal"):
+ * one screen with a tab per section. Each tab is a link (/dashboard/settings/<section>?program=ID), so a section can
+ * be bookmarked, shared and reached with Back; without a section the program's own settings show.
  */
 import type { ComponentType } from "preact";
 import { useRoute } from "preact-iso";
 import { ApiKeys } from "../settings/api-keys";
+import { PaypalSettings } from "../settings/paypal";
 import { ProgramSettingsSection } from "../settings/program";
 import { StripeSettings } from "../settings/stripe";
 import { Team } from "../settings/team";
@@ -19,6 +20,7 @@ const SECTIONS: Array<[string, string, ComponentType]> = [
   ["api-keys", "API keys", ApiKeys],
   ["webhooks", "Webhooks", Webhooks],
   ["stripe", "Stripe", StripeSettings],
+  ["paypal", "PayPal payouts", PaypalSettings],
   ["team", "Team", Team],
 ];
 
