@@ -269,7 +269,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const run = await this.programRun(ctx.params.programId, ctx.params.runId);
         let paid = 0;
         for (const p of await this.repo.listRunPayouts(run.id)) {
-          if (p.method !== ctx.params.method || p.status !== "processing") continue;
+          if (p.method !== ctx.params.method || p.status !== "processing" || ledger.sentByWorker(p)) continue;
           await this.repo.transaction((tx) => ledger.payWithdrawal(tx, p.id, new Date()));
           paid++;
         }
@@ -474,7 +474,8 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async runFileBatch(ctx: Context<Input<typeof S.ExportPayoutRunInput>>, layout: CsvLayout<RunFileRow>, method: "bank" | "paypal" | null) {
       const { programId, runId, cursor } = ctx.params;
       const run = await this.programRun(programId, runId);
-      const payouts = (await this.repo.listRunPayouts(run.id)).filter((p) => (method === null ? true : p.method === method && p.status === "processing"));
+      // A file lists the payouts the merchant sends: not those the worker sends (Stripe, the PayPal Payouts API).
+      const payouts = (await this.repo.listRunPayouts(run.id)).filter((p) => method === null || (p.method === method && p.status === "processing" && !ledger.sentByWorker(p)));
       return readExportBatch(layout, async (limit) => {
         const rows = payouts.filter((p) => !cursor || p.id > cursor.id).slice(0, limit + 1);
         const partnerIds = [...new Set(rows.map((p) => p.partnerId))];

@@ -274,9 +274,7 @@ export const COMMISSIONS = declareActions("commissions", {
           existingRunId: null,
           totalCents: 45000,
           payouts: [{ partnerId: 3, partnerName: "Jane Doe", method: "bank", amountCents: 45000, minPayoutCents: 5000, commissions: 12 }],
-          skipped: [
-            { partnerId: 4, partnerName: "Sam Lee", availableCents: 1200, code: "below_minimum", reason: "Available 1200 is below the group's minimum payout of 5000 (minor units)." },
-          ],
+          skipped: [{ partnerId: 4, partnerName: "Sam Lee", availableCents: 1200, code: "below_minimum", reason: "Available 12.00 USD is below the group's minimum payout of 50.00 USD." }],
         },
       },
     }),

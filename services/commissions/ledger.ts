@@ -9,6 +9,7 @@
  */
 import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
 import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "./withdrawals";
+import { belowMinimum, moneyText } from "./payout-runs";
 import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
 import { AppError, ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
 import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, PayoutMethod, PayoutRun, PayoutRunTrigger, SkippedPartner, Withdrawal } from "./repository";
@@ -465,15 +466,17 @@ export interface PayoutRunRequest {
   skipped: SkippedPartner[];
   /** The preview's total: when what is available now adds up to something else, nothing is made (409). */
   expectedTotalCents?: number;
+  /** The program sends PayPal payouts through the PayPal Payouts API (its credentials are set), not in a file. */
+  paypalApi?: boolean;
 }
 
 /**
  * Makes a payout run and its payouts in one transaction, idempotent on the period: a run of the same program,
  * currency and period already made is returned as it is (`created: false`) and nothing else happens. Each payout
  * takes what the partner has available now (under their balance lock, in partner order: concurrent runs never
- * deadlock); a partner whose available amount fell below the minimum since the plan is skipped instead. PayPal
- * and bank payouts are processing at once (they go into the run's files); Stripe ones stay open for the transfer
- * worker.
+ * deadlock); a partner whose available amount fell below the minimum since the plan is skipped instead. Bank
+ * payouts, and PayPal ones without the PayPal API, are processing at once (they go into the run's files); Stripe
+ * ones, and PayPal ones with the API, stay open for the worker (see `sentByWorker`).
  */
 export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, now: Date): Promise<{ run: PayoutRun; created: boolean }> {
   const run = await tx.insertPayoutRun({ programId: req.programId, currency: req.currency, periodKey: req.periodKey, trigger: req.trigger, skipped: [], createdAt: now });
@@ -490,22 +493,28 @@ export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, 
           partnerId: p.partnerId,
           partnerName: p.partnerName,
           availableCents,
-          code: "below_minimum",
-          reason: `Available ${availableCents} is below the group's minimum payout of ${p.minPayoutCents} (minor units).`,
+          ...belowMinimum(availableCents, p.minPayoutCents, req.currency),
         });
       continue;
     }
     const w = await createWithdrawal(tx, key, undefined, now, `run-${run.id}-partner-${p.partnerId}`, { runId: run.id, method: p.method });
     totalCents += w.amountCents;
-    if (p.method !== "stripe") await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
+    if (!(p.method === "stripe" || (p.method === "paypal" && req.paypalApi))) await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
   }
   if (req.expectedTotalCents !== undefined && req.expectedTotalCents !== totalCents) {
     throw new AppError(
       "payout_preview_changed",
-      `Balances changed since the preview: the run would pay ${totalCents}, not the ${req.expectedTotalCents} previewed (minor units). Preview the run again.`,
+      `Balances changed since the preview: the run would pay ${moneyText(totalCents, req.currency)}, not the ${moneyText(req.expectedTotalCents, req.currency)} previewed. Preview the run again.`,
       { totalCents },
     );
   }
   await tx.setPayoutRunSkipped(run.id, skipped);
   return { run: { ...run, skipped }, created: true };
 }
+
+/**
+ * Whether the worker sends the payout (a Stripe transfer, or a PayPal Payouts API batch) rather than the merchant
+ * (a line of the run's bank or PayPal file). A payout the worker sends is claimed before it is sent (claimTransfer
+ * counts the attempt); one in a file is processing from the start and never claimed.
+ */
+export const sentByWorker = (w: Pick<Withdrawal, "method" | "status" | "attempts">): boolean => w.method === "stripe" || (w.method === "paypal" && (w.status === "open" || w.attempts > 0));

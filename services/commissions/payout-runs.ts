@@ -3,11 +3,14 @@
  * called, and when a schedule is due. The service gathers the facts (balances, groups, profiles, Stripe accounts)
  * and the ledger writes what these decide.
  */
+import { currencyExponent, toMajorUnits } from "../../shared/domain/money";
 import type { PayoutMethod, PayoutSchedule, SkippedPartner, Withdrawal } from "./repository";
 
 /** What a run knows of one partner with a balance in the program's currency. */
 export interface PayoutCandidate {
   partnerId: number;
+  /** The program's currency (the reasons name amounts in it). */
+  currency: string;
   partnerName: string;
   /** Balance minus open and processing payouts (may be negative: a refund took more than was left). */
   availableCents: number;
@@ -31,9 +34,7 @@ export interface PlannedPayout {
 /** Why a payable partner is not paid, or null when they are. The order is the one a partner fixes them in. */
 export function skipReason(c: PayoutCandidate): Pick<SkippedPartner, "code" | "reason"> | null {
   if (c.status !== "approved") return { code: "partner_not_approved", reason: `The partner is ${c.status} in this program.` };
-  if (c.availableCents < c.minPayoutCents) {
-    return { code: "below_minimum", reason: `Available ${c.availableCents} is below the group's minimum payout of ${c.minPayoutCents} (minor units).` };
-  }
+  if (c.availableCents < c.minPayoutCents) return belowMinimum(c.availableCents, c.minPayoutCents, c.currency);
   if (!c.method) return { code: "no_payout_method", reason: "The partner has not chosen a payout method in the portal." };
   if (c.method === "stripe") {
     if (!c.stripeAccount) return { code: "stripe_account_missing", reason: "The partner chose Stripe but has not connected a Stripe account in the portal." };
@@ -60,6 +61,15 @@ export function planPayoutRun(candidates: readonly PayoutCandidate[]): { payouts
   }
   return { payouts, skipped };
 }
+
+/** An amount for people: `12.50 USD` (the currency's own digits). */
+export const moneyText = (cents: number, currency: string) => `${toMajorUnits(cents, currency).toFixed(currencyExponent(currency))} ${currency.toUpperCase()}`;
+
+/** The below_minimum skip (also decided again when the run is made, under the balance lock). */
+export const belowMinimum = (availableCents: number, minPayoutCents: number, currency: string) => ({
+  code: "below_minimum",
+  reason: `Available ${moneyText(availableCents, currency)} is below the group's minimum payout of ${moneyText(minPayoutCents, currency)}.`,
+});
 
 const pad = (n: number) => String(n).padStart(2, "0");
 const DAY_MS = 86_400_000;

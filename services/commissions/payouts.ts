@@ -27,6 +27,8 @@ export interface PlannedRun {
   totalCents: number;
   payouts: Array<{ partnerId: number; partnerName: string; method: "stripe" | "paypal" | "bank"; amountCents: number; minPayoutCents: number; commissions: number }>;
   skipped: SkippedPartner[];
+  /** PayPal payouts go through the PayPal Payouts API (the program has credentials), not into the run's file. */
+  paypalApi: boolean;
 }
 
 /** Who a run of the program would pay now and who it would skip: reads only. */
@@ -37,7 +39,7 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, progr
   const available = await availableByPartner(repo, programId, currency);
   const partnerIds = [...available.keys()];
   const base = { programId, currency, periodKey: period, existingRunId: existing?.id ?? null };
-  if (!partnerIds.length) return { ...base, totalCents: 0, payouts: [], skipped: [] };
+  if (!partnerIds.length) return { ...base, totalCents: 0, payouts: [], skipped: [], paypalApi: false };
 
   const [recipients, minimums] = await Promise.all([call(caller, "programs.payoutRecipients", { programId, partnerIds }), call(caller, "rewards.payoutMinimums", { programId, partnerIds })]);
   const recipientOf = new Map(recipients.map((r) => [r.partnerId, r]));
@@ -53,6 +55,7 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, progr
     return [
       {
         partnerId,
+        currency,
         partnerName: r.name,
         availableCents: available.get(partnerId)!,
         minPayoutCents: minimumOf.get(partnerId) ?? 0,
@@ -64,13 +67,14 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, progr
     ];
   });
   const plan = planPayoutRun(candidates);
+  const paypalApi = plan.payouts.some((p) => p.method === "paypal") && (await call(caller, "processor.paypalPayoutsConfigured", { programId })).configured;
   const payouts = [];
   for (const p of plan.payouts) {
     const key = { partnerId: p.partnerId, programId, currency };
     const commissions = (await repo.transaction((tx) => tx.listPayableCommissions(key))).length;
     payouts.push({ ...p, minPayoutCents: minimumOf.get(p.partnerId) ?? 0, commissions });
   }
-  return { ...base, totalCents: payouts.reduce((sum, p) => sum + p.amountCents, 0), payouts, skipped: plan.skipped };
+  return { ...base, totalCents: payouts.reduce((sum, p) => sum + p.amountCents, 0), payouts, skipped: plan.skipped, paypalApi };
 }
 
 const detailsComplete = (r: PayoutRecipient) => (r.payoutMethod === "paypal" ? !!r.paypalEmail : r.payoutMethod === "bank" ? !!(r.bank?.iban || r.bank?.accountNumber) : true);
@@ -100,6 +104,7 @@ export async function startRun(
         payouts: plan.payouts,
         skipped: plan.skipped,
         expectedTotalCents: input.expectedTotalCents,
+        paypalApi: plan.paypalApi,
       },
       now,
     ),
@@ -162,11 +167,70 @@ export function startPayoutWorker(
       );
     }
     for (const run of await repo.listProcessingPayoutRuns(100)) {
-      for (const payout of await repo.listRunPayouts(run.id)) {
+      const unsettled = (await repo.listRunPayouts(run.id)).filter((p) => (p.status === "open" || p.status === "processing") && ledger.sentByWorker(p));
+      for (const payout of unsettled) {
         if (stopped) return;
-        if (payout.method === "stripe" && (payout.status === "open" || payout.status === "processing")) await sendTransfer(payout);
+        if (payout.method === "stripe") await sendTransfer(payout);
       }
+      const paypal = unsettled.filter((p) => p.method === "paypal");
+      if (paypal.length && !stopped) await sendPaypalBatch(run, paypal).catch((err) => logger.warn(`The PayPal payouts of run ${run.id} wait for the next pass.`, err));
       if (runSettled(await repo.listRunPayouts(run.id))) await repo.transaction((tx) => tx.completePayoutRun(run.id, new Date()));
+    }
+  };
+
+  /**
+   * A run's PayPal payouts through the PayPal Payouts API: claimed, sent as one batch (the processor makes one per
+   * run, whatever the retries: it is named after the run), then settled by what PayPal says of each item; items
+   * PayPal still holds (unclaimed, pending) stay processing until a later pass. The batch is made once, with the
+   * payouts of its first sending: so it is sent only by a pass that holds every one of the run's open PayPal payouts
+   * (a run makes them all at once); a pass that cannot claim one of them (another instance holds it) waits.
+   */
+  const sendPaypalBatch = async (run: PayoutRun, payouts: Withdrawal[]) => {
+    const now = new Date();
+    const claimed: Withdrawal[] = [];
+    for (const p of payouts) {
+      if (p.status === "processing") claimed.push(p);
+      else {
+        const c = await repo.transaction((tx) => ledger.claimTransfer(tx, p.id, now, new Date(now.getTime() - options.claimMs)));
+        if (!c) return;
+        claimed.push(c);
+      }
+    }
+    const partnerIds = [...new Set(claimed.map((p) => p.partnerId))];
+    const emailOf = new Map((await call(broker, "programs.payoutRecipients", { programId: run.programId, partnerIds })).map((r) => [r.partnerId, r.paypalEmail]));
+    const fail = async (ids: number[], failure: { code: string; reason: string }) => {
+      for (const id of ids) await repo.transaction((tx) => ledger.failWithdrawal(tx, id, failure, new Date()));
+      if (ids.length) options.onSettled();
+    };
+    // A partner who removed their PayPal email since the run was made cannot be paid by PayPal: failed, payable again.
+    await fail(
+      claimed.filter((p) => !emailOf.get(p.partnerId)).map((p) => p.id),
+      { code: "payout_details_missing", reason: "The partner's PayPal email is missing: set it in the portal, and the next run pays it." },
+    );
+    const items = claimed.flatMap((p) => {
+      const email = emailOf.get(p.partnerId);
+      return email ? [{ payoutId: p.id, email, amountCents: p.amountCents, currency: p.currency }] : [];
+    });
+    if (!items.length) return;
+    try {
+      await call(broker, "processor.sendPaypalPayouts", { programId: run.programId, runId: run.id, items });
+    } catch (err) {
+      const e = err as { retryable?: boolean; type?: string; message?: string; data?: { code?: string; reason?: string } };
+      if (e.retryable || e.type === "processor_unavailable") throw err;
+      // PayPal refused the batch for good (insufficient funds, credentials no longer valid): each payout of it fails
+      // with PayPal's own name and words.
+      await fail(
+        items.map((i) => i.payoutId),
+        { code: e.data?.code ?? e.type ?? "paypal_refused", reason: e.data?.reason ?? e.message ?? "PayPal refused the payouts." },
+      );
+      return;
+    }
+    for (const item of await call(broker, "processor.paypalPayoutItems", { programId: run.programId, runId: run.id })) {
+      if (item.outcome === "pending" || !claimed.some((p) => p.id === item.payoutId)) continue;
+      const at = new Date();
+      if (item.outcome === "paid") await repo.transaction((tx) => ledger.payWithdrawal(tx, item.payoutId, at, item.itemId));
+      else await repo.transaction((tx) => ledger.failWithdrawal(tx, item.payoutId, { code: item.code ?? "paypal_failed", reason: item.reason ?? "PayPal did not pay this item." }, at));
+      options.onSettled();
     }
   };
 

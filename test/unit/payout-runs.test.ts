@@ -5,6 +5,7 @@ import type { PayoutSchedule } from "../../services/commissions/repository";
 
 const candidate = (over: Partial<PayoutCandidate> = {}): PayoutCandidate => ({
   partnerId: 1,
+  currency: "usd",
   partnerName: "Jane",
   availableCents: 6000,
   minPayoutCents: 5000,
@@ -46,6 +47,7 @@ describe("planPayoutRun", () => {
   it("pays or skips every partner with something available exactly once, and pays exactly what is available", () => {
     const arbitraryCandidate = fc.record({
       partnerId: fc.integer({ min: 1, max: 10_000 }),
+      currency: fc.constantFrom("usd", "jpy"),
       partnerName: fc.string(),
       availableCents: fc.integer({ min: -100_000, max: 100_000 }),
       minPayoutCents: fc.integer({ min: 0, max: 50_000 }),
