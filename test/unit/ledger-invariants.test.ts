@@ -294,6 +294,17 @@ const cases: Case[] = [
     { withdrawal: 1, commission: 2 },
   ],
   [
+    "a paid-out commission no paid withdrawal holds (its payout came back)",
+    (s) => {
+      s.withdrawals[1].status = "failed";
+      s.withdrawals[1].failureReason = "returned";
+      s.withdrawals[1].commissionIds = [];
+      s.balances[0] = { ...key, balanceCents: 3400, creditedCents: 4000, deductedCents: 600, paidCents: 0 };
+    },
+    ["withdrawal.state"],
+    { commission: 4 },
+  ],
+  [
     "a failed payout still holding its commission, without a reason",
     (s) => {
       s.withdrawals[0].status = "failed";

@@ -41,7 +41,8 @@
  *   amount is back in the balance: balance.ledger counts paid ones only);
  *   what a withdrawal holds is a credited commission of the same partner,
  *   held by no other open, processing or paid withdrawal; a paid
- *   withdrawal's commissions are paid out unless a refund reached them.
+ *   withdrawal's commissions are paid out unless a refund reached them, and a
+ *   paid-out commission is held by a paid withdrawal.
  * - payout_run.payouts: a run's payouts are of its program and currency, one
  *   per partner.
  * - outbox.event_per_change: every commission has one `commission.created`

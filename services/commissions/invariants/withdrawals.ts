@@ -34,6 +34,11 @@ export function checkWithdrawals(
       }
     }
   }
+  // The other way round: a paid-out commission was paid by a paid withdrawal (a returned payout un-pays its commissions).
+  const paidBy = new Set(withdrawals.filter((w) => w.status === "paid").flatMap((w) => w.commissionIds));
+  for (const c of commissions.values()) {
+    if (c.paidOutAt && !paidBy.has(c.id)) violate("withdrawal.state", { commission: c.id }, "a paid-out commission that no paid withdrawal holds");
+  }
 }
 
 /** payout_run.payouts: a run's payouts are of its program and currency, one per partner, and every run named is known. */
