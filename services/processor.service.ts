@@ -56,20 +56,14 @@ export const HANDLERS: Record<string, EventHandler> = {
   "charge.dispute.closed": handleDispute,
   "account.updated": handleAccountUpdated,
   "account.application.deauthorized": handleAccountDeauthorized,
-} satisfies Record<ProcessorWebhookEventType, EventHandler>;
-
-/**
- * Paying partners through Stripe Connect (docs/payouts.md): a payout's transfer reversed at Stripe. Events of the
- * merchant's own account, set up apart from the sales events (docs/processor-webhooks.md, "Paying partners").
- * The `account.updated` of a partner's Express account is told apart by its account (handlePartnerAccountUpdated).
- */
-export const PAYOUT_HANDLERS: Record<string, EventHandler> = {
+  // Paying partners through Stripe Connect (docs/payouts.md): a payout's transfer reversed at Stripe. The
+  // `account.updated` of a partner's Express account is told apart by its account (handlePartnerAccountUpdated).
   "transfer.reversed": handleTransferReversed,
   "transfer.updated": handleTransferReversed,
-};
+} satisfies Record<ProcessorWebhookEventType, EventHandler>;
 
 /** Every type some handler acts on (the metrics' labels). */
-const KNOWN_EVENT_TYPES: Record<string, EventHandler> = { ...HANDLERS, ...PAYOUT_HANDLERS };
+const KNOWN_EVENT_TYPES: Record<string, EventHandler> = HANDLERS;
 
 /** The envelope fields we rely on; the object itself is validated by each handler. */
 const EventEnvelope = z.looseObject({
@@ -204,7 +198,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const event = parseInput(EventEnvelope, json) as unknown as Stripe.Event;
         ctx.locals.eventType = event.type;
 
-        let handler: EventHandler | undefined = HANDLERS[event.type] ?? PAYOUT_HANDLERS[event.type];
+        let handler: EventHandler | undefined = HANDLERS[event.type];
         const notUsed = { received: true, handled: false, reason: `event type '${event.type}' is not used` } as const;
         let program: HandlerContext["program"] | null;
         if (programId !== undefined) {
@@ -450,8 +444,13 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     },
 
     async connectionOf(program: ResultOf<"programs.get">) {
-      const [secret, apiKey, lastEvent] = await Promise.all([this.repo.getWebhookSecret(program.id), this.repo.getApiKey(program.id), this.repo.lastEventOfProgram(program.id)]);
-      return connectionView(program, { secret, platformWebhooks: Boolean(this.webhookSecret), apiKey, lastEvent });
+      const [secret, connectSecret, apiKey, lastEvent] = await Promise.all([
+        this.repo.getWebhookSecret(program.id),
+        this.repo.getWebhookSecret(program.id, "connect"),
+        this.repo.getApiKey(program.id),
+        this.repo.lastEventOfProgram(program.id),
+      ]);
+      return connectionView(program, { secret, connectSecret, platformWebhooks: Boolean(this.webhookSecret), apiKey, lastEvent });
     },
 
     /**

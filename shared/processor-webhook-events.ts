@@ -27,6 +27,8 @@ export const PROCESSOR_WEBHOOK_EVENTS = {
     "account.updated",
     "account.application.deauthorized",
   ],
+  /** For paying partners by Stripe transfer (docs/payouts.md): a transfer reversed returns its payout to the balance. */
+  payouts: ["transfer.reversed", "transfer.updated"],
   /** They only add links or repeat news. */
   optional: [
     "checkout.session.async_payment_failed",
@@ -37,4 +39,4 @@ export const PROCESSOR_WEBHOOK_EVENTS = {
     "charge.dispute.funds_withdrawn",
     "charge.dispute.funds_reinstated",
   ],
-} as const satisfies Record<"required" | "optional", readonly string[]>;
+} as const satisfies Record<"required" | "payouts" | "optional", readonly string[]>;

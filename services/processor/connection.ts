@@ -30,7 +30,7 @@ export function lastEventView(event: ProcessorEvent | null): LastProcessorEvent 
 
 export function connectionView(
   program: Program,
-  state: { secret: ProcessorWebhookSecret | null; platformWebhooks: boolean; apiKey: ProcessorApiKey | null; lastEvent: ProcessorEvent | null },
+  state: { secret: ProcessorWebhookSecret | null; connectSecret: ProcessorWebhookSecret | null; platformWebhooks: boolean; apiKey: ProcessorApiKey | null; lastEvent: ProcessorEvent | null },
 ): ProcessorConnectionView {
   const p = program.processor;
   return {
@@ -39,6 +39,7 @@ export function connectionView(
     platformWebhookPath: state.platformWebhooks ? PROCESSOR_WEBHOOK_PATH : null,
     requiredEvents: [...PROCESSOR_WEBHOOK_EVENTS.required],
     optionalEvents: [...PROCESSOR_WEBHOOK_EVENTS.optional],
+    payoutEvents: [...PROCESSOR_WEBHOOK_EVENTS.payouts],
     connection: {
       status: p.connectionStatus,
       accountId: p.accountId,
@@ -48,6 +49,7 @@ export function connectionView(
       connectedAt: p.connectedAt,
     },
     signingSecret: webhookSecretState(program.id, state.secret),
+    connectSigningSecret: webhookSecretState(program.id, state.connectSecret),
     restrictedKey: apiKeyState(program.id, state.apiKey),
     lastEvent: lastEventView(state.lastEvent),
   };

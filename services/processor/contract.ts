@@ -163,6 +163,8 @@ export interface ProcessorConnectionView {
   platformWebhookPath: string | null;
   requiredEvents: string[];
   optionalEvents: string[];
+  /** To select too when partners are paid by Stripe transfer (docs/payouts.md). */
+  payoutEvents: string[];
   connection: {
     /** not_connected, onboarding, restricted, connected or disconnected (or what an operator set). */
     status: string;
@@ -173,6 +175,8 @@ export interface ProcessorConnectionView {
     connectedAt: string | null;
   };
   signingSecret: WebhookSecretState;
+  /** The secret of the program's Connect endpoint (partners' Express accounts' account.updated), if entered. */
+  connectSigningSecret: WebhookSecretState;
   restrictedKey: ApiKeyState;
   lastEvent: LastProcessorEvent | null;
 }

@@ -12,8 +12,10 @@ const connectionExample = {
   platformWebhookPath: PROCESSOR_WEBHOOK_PATH,
   requiredEvents: PROCESSOR_WEBHOOK_EVENTS.required,
   optionalEvents: PROCESSOR_WEBHOOK_EVENTS.optional,
+  payoutEvents: PROCESSOR_WEBHOOK_EVENTS.payouts,
   connection: { status: "connected", accountId: "acct_1Nv0FGQ9RKHgCVdK", chargesEnabled: true, payoutsEnabled: true, detailsSubmitted: true, connectedAt: "2026-01-01T10:05:00.000Z" },
   signingSecret: secretExample,
+  connectSigningSecret: { programId: 1, configured: false, hint: null, setAt: null },
   restrictedKey: apiKeyExample,
   lastEvent: {
     id: "evt_1",

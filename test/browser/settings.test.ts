@@ -421,6 +421,12 @@ describeWithChromium("Settings screen and invitation page", () => {
     await page.getByLabel("Signing secret", { exact: true }).fill("whsec_console_test_secret");
     await page.getByRole("button", { name: "Save signing secret" }).click();
     await expectText(page.getByRole("status").filter({ hasText: "Signing" }), "Signing secret saved.");
+    // Paying partners by Stripe: the payout events to select, and the Connect endpoint's own secret.
+    await page.getByText("transfer.reversed").waitFor();
+    await page.getByLabel("Connect endpoint's signing secret", { exact: true }).fill("whsec_console_connect_secret");
+    await page.getByRole("button", { name: "Save Connect signing secret" }).click();
+    await expectText(page.getByRole("status").filter({ hasText: "Connect" }), "Connect signing secret saved.");
+    await page.getByText("Entered (whsec_…cret)").first().waitFor();
     const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: p.programId, referral_code: p.referralCode }, headers: { Origin: "https://shop.example" } });
     const session = stripeObject("current", "checkout.session", checkoutSession({ status: "complete", metadata: { svc_click_id: click.body.click_id } }));
     const checkout = event("checkout.session.completed", session, { account: null });

@@ -57,13 +57,15 @@ test("before anything: the endpoints' paths, the event types, nothing connected,
     platformWebhookPath: "/api/v1/webhooks/processor",
     requiredEvents: [...PROCESSOR_WEBHOOK_EVENTS.required],
     optionalEvents: [...PROCESSOR_WEBHOOK_EVENTS.optional],
+    payoutEvents: [...PROCESSOR_WEBHOOK_EVENTS.payouts],
     connection: { status: "not_connected", accountId: null, chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false, connectedAt: null },
     signingSecret: { programId: boot.programId, configured: false, hint: null, setAt: null },
+    connectSigningSecret: { programId: boot.programId, configured: false, hint: null, setAt: null },
     restrictedKey: { programId: boot.programId, configured: false, keyHint: null, setAt: null, failedAt: null, failure: null },
     lastEvent: null,
   });
   // The lists are exactly the types the service acts on.
-  expect([...res.body.requiredEvents, ...res.body.optionalEvents].sort()).toEqual(Object.keys(HANDLERS).sort());
+  expect([...res.body.requiredEvents, ...res.body.payoutEvents, ...res.body.optionalEvents].sort()).toEqual(Object.keys(HANDLERS).sort());
   // The operator's route answers the same.
   expect(await sys.admin("GET", `/programs/${boot.programId}/processor`)).toEqual(res.body);
 });

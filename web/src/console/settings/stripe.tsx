@@ -1,7 +1,8 @@
 /**
  * Settings, Stripe: connecting the program's Stripe account, step by step (docs/processor-webhooks.md): the webhook
  * URL to paste and the events to select, the endpoint's signing secret and a restricted key to enter, the Connect
- * account for platforms; then the connection's state and the last event received with its result.
+ * account for platforms, and what paying partners by Stripe transfer needs (docs/payouts.md); then the connection's
+ * state and the last event received with its result.
  */
 import { useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api";
@@ -14,8 +15,10 @@ interface Connection {
   platformWebhookPath?: string;
   requiredEvents: string[];
   optionalEvents: string[];
+  payoutEvents: string[];
   connection: { status: string | null; accountId: string | null; chargesEnabled: boolean; payoutsEnabled: boolean; detailsSubmitted: boolean; connectedAt: string | null };
   signingSecret: { configured: boolean; hint: string | null; setAt: string | null };
+  connectSigningSecret: { configured: boolean; hint: string | null; setAt: string | null };
   restrictedKey: { configured: boolean; keyHint: string | null; setAt: string | null; failedAt: string | null; failure: string | null };
   lastEvent: { id: string; type: string; status: string; receivedAt: string; outcome: string | null; lastError: string | null } | null;
 }
@@ -28,20 +31,22 @@ export function StripeSettings() {
   const [error, setError] = useState<string | null>(null);
   const state = useAsync(() => api<Connection>("GET", programPath("/processor")), [program.id, round]);
 
-  /** Sends one form's field to `path` with `method`; the state is read again after. */
-  const save = (method: "PUT" | "DELETE", path: string, field: string | null, done: string) => async (event: Event) => {
-    event.preventDefault();
-    const form = event.currentTarget as HTMLFormElement;
-    setError(null);
-    try {
-      await api(method, programPath(path), field ? { [field]: String(new FormData(form).get(field) ?? "").trim() } : undefined);
-      form.reset();
-      setSaid(done);
-      setRound((n) => n + 1);
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  };
+  /** Sends one form's field (with `extra`) to `path` with `method`; the state is read again after. */
+  const save =
+    (method: "PUT" | "DELETE", path: string, field: string | null, done: string, extra: Record<string, string> = {}) =>
+    async (event: Event) => {
+      event.preventDefault();
+      const form = event.currentTarget as HTMLFormElement;
+      setError(null);
+      try {
+        await api(method, programPath(path), field ? { [field]: String(new FormData(form).get(field) ?? "").trim(), ...extra } : undefined);
+        form.reset();
+        setSaid(done);
+        setRound((n) => n + 1);
+      } catch (e) {
+        setError(errorMessage(e));
+      }
+    };
 
   if (state.error) return <Alert>{state.error}</Alert>;
   const c = state.data;
@@ -54,6 +59,10 @@ export function StripeSettings() {
         <dl class="facts">
           <dt>Webhook signing secret</dt>
           <dd>{c.signingSecret.configured ? `Entered (${c.signingSecret.hint}) on ${dateTime(c.signingSecret.setAt)}` : "Not entered: step 2"}</dd>
+          <dt>Connect signing secret</dt>
+          <dd>
+            {c.connectSigningSecret.configured ? `Entered (${c.connectSigningSecret.hint}) on ${dateTime(c.connectSigningSecret.setAt)}` : "Not entered: step 5 (to pay partners by Stripe)"}
+          </dd>
           <dt>Restricted key</dt>
           <dd>
             {c.restrictedKey.configured ? `Entered (${c.restrictedKey.keyHint}) on ${dateTime(c.restrictedKey.setAt)}` : "Not entered: step 3 (optional)"}
@@ -151,6 +160,36 @@ export function StripeSettings() {
                 <Field label="Connected account id" name="accountId" required pattern="acct_.+" placeholder="acct_..." />
                 <div>
                   <button type="submit">Link account</button>
+                </div>
+              </form>
+            )}
+          </li>
+          <li>
+            <h3>To pay partners by Stripe transfer (optional)</h3>
+            <p>
+              Partners who choose Stripe connect an Express account under yours from the partner portal, and payout runs pay them by transfer from your Stripe balance. For that, give the
+              restricted key of step 3 write access to Connect (Accounts, Account links, Transfers), and select these events too on the endpoint of step 1:
+            </p>
+            <ul class="events">
+              {c.payoutEvents.map((type) => (
+                <li key={type}>
+                  <code>{type}</code>
+                </li>
+              ))}
+            </ul>
+            <p>
+              Then add a second endpoint in Stripe with the same URL, listening to <strong>events on connected accounts</strong>, with the event <code>account.updated</code> (so a partner's
+              account shows ready as soon as Stripe says so), and enter its signing secret here.
+            </p>
+            {writable && (
+              <form
+                class="controls"
+                aria-label="Step 5: the Connect endpoint's signing secret"
+                onSubmit={save("PUT", "/processor/webhook-secret", "signingSecret", "Connect signing secret saved.", { endpoint: "connect" })}
+              >
+                <Field label="Connect endpoint's signing secret" name="signingSecret" type="password" autocomplete="off" required pattern="whsec_.+" />
+                <div>
+                  <button type="submit">Save Connect signing secret</button>
                 </div>
               </form>
             )}
