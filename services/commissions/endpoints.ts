@@ -1,8 +1,8 @@
 /** The commissions service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { csvExample, exportDescription } from "../../shared/csv-export";
+import { csvExample, exportDescription, type CsvLayout } from "../../shared/csv-export";
 import type { Jsonified } from "../../shared/dto";
 import { declareActions, programRoutes } from "../../shared/endpoint";
-import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, runFileExample, WITHDRAWALS_CSV } from "./export";
+import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, runFileExample, WITHDRAWALS_CSV, type RunFileRow } from "./export";
 import type { CommissionListItem } from "./list-views";
 import type { Withdrawal } from "./repository";
 import * as S from "./schemas";
@@ -54,6 +54,24 @@ const withdrawalItemExample: Jsonified<Withdrawal> = {
 };
 const NEXT_CURSOR = "MjAyNi0wMS0wMVQxMDowMDowMC4wMDBafDc";
 const PAGING = "Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.";
+
+/** A payout run's CSV file, read in batches by the gateway: every payout (all who read the program), or a bank or PayPal file (payouts:write: it holds account details). */
+function runFile(file: "payouts" | "bank" | "paypal", layout: CsvLayout<RunFileRow>, summary: string, rows: string) {
+  return {
+    input: S.ExportPayoutRunInput,
+    http: programRoutes({
+      method: "GET",
+      path: `/:programId/payout-runs/:runId/${file}.csv`,
+      ...(file === "payouts" ? {} : { permission: "payouts:write" as const }),
+      tag: "Payouts",
+      summary,
+      description: exportDescription(rows),
+      example: { programId: 1, runId: 4 },
+      errors: ["not_found"],
+      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(layout, runFileExample) },
+    }),
+  };
+}
 
 export const COMMISSIONS = declareActions("commissions", {
   list: {
@@ -326,51 +344,24 @@ export const COMMISSIONS = declareActions("commissions", {
       },
     }),
   },
-  exportPayoutRun: {
-    input: S.ExportPayoutRunInput,
-    http: programRoutes({
-      method: "GET",
-      path: "/:programId/payout-runs/:runId/payouts.csv",
-      tag: "Payouts",
-      summary: "A payout run's payouts as a CSV file",
-      description: exportDescription("Every payout of the run, one row each: partner, method, amount, state, transfer, failure reason."),
-      example: { programId: 1, runId: 4 },
-      errors: ["not_found"],
-      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(RUN_PAYOUTS_CSV, runFileExample) },
-    }),
-  },
-  exportPayoutRunBank: {
-    input: S.ExportPayoutRunInput,
-    http: programRoutes({
-      method: "GET",
-      path: "/:programId/payout-runs/:runId/bank.csv",
-      permission: "payouts:write",
-      tag: "Payouts",
-      summary: "A payout run's bank batch file",
-      description: exportDescription(
-        "The run's bank payouts still to send (processing), for a bank's or Wise's batch upload: name, country, IBAN or account and routing number, SWIFT, amount in major units, currency, and the reference payout-<id>.",
-      ),
-      example: { programId: 1, runId: 4 },
-      errors: ["not_found"],
-      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(BANK_FILE_CSV, runFileExample) },
-    }),
-  },
-  exportPayoutRunPaypal: {
-    input: S.ExportPayoutRunInput,
-    http: programRoutes({
-      method: "GET",
-      path: "/:programId/payout-runs/:runId/paypal.csv",
-      permission: "payouts:write",
-      tag: "Payouts",
-      summary: "A payout run's PayPal Payouts file",
-      description: exportDescription(
-        "The run's PayPal payouts still to send (processing), in the columns of PayPal's Payouts upload: email, amount in major units, currency, reference payout-<id>, note.",
-      ),
-      example: { programId: 1, runId: 4 },
-      errors: ["not_found"],
-      response: { description: "The CSV file (Content-Disposition: attachment).", contentType: "text/csv", example: csvExample(PAYPAL_FILE_CSV, runFileExample) },
-    }),
-  },
+  exportPayoutRun: runFile(
+    "payouts",
+    RUN_PAYOUTS_CSV,
+    "A payout run's payouts as a CSV file",
+    "Every payout of the run, one row each: partner, method, amount, state, transfer, failure reason.",
+  ),
+  exportPayoutRunBank: runFile(
+    "bank",
+    BANK_FILE_CSV,
+    "A payout run's bank batch file",
+    "The run's bank payouts still to send (processing), for a bank's or Wise's batch upload: name, country, IBAN or account and routing number, SWIFT, amount in major units, currency, and the reference payout-<id>.",
+  ),
+  exportPayoutRunPaypal: runFile(
+    "paypal",
+    PAYPAL_FILE_CSV,
+    "A payout run's PayPal Payouts file",
+    "The run's PayPal payouts still to send (processing), in the columns of PayPal's Payouts upload: email, amount in major units, currency, reference payout-<id>, note. Payouts sent through the PayPal Payouts API are not in it.",
+  ),
   markPayoutRunPaid: {
     input: S.MarkRunPaidInput,
     http: programRoutes({
