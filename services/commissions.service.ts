@@ -1,5 +1,5 @@
 import { inputValidator, type Input } from "../shared/endpoint";
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
 import { toMajorUnits } from "../shared/domain/money";
 import { call, type ResultOf } from "./bus";
@@ -41,6 +41,15 @@ type Methods = {
 type Vars = StorageVars<CommissionsRepository> & { relay: ServiceOutboxRelay; payoutWorker: payouts_.PayoutWorker; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** The processor's actions payout runs use, as bus calls (commissions/payouts.ts says why they are given, not imported). */
+const payoutProcessor = (caller: Context | ServiceBroker): payouts_.PayoutProcessor => ({
+  partnerPayoutAccounts: (programId, partnerIds) => call(caller, "processor.partnerPayoutAccounts", { programId, partnerIds }),
+  transferPayout: (p) => call(caller, "processor.transferPayout", p),
+  paypalConfigured: async (programId) => (await call(caller, "processor.paypalPayoutsConfigured", { programId })).configured,
+  sendPaypalPayouts: (p) => call(caller, "processor.sendPaypalPayouts", p),
+  paypalPayoutItems: (programId, runId) => call(caller, "processor.paypalPayoutItems", { programId, runId }),
+});
 
 /** Owns commissions, refunds, partner balances, withdrawals and the commissions outbox. */
 const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
@@ -210,7 +219,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     previewPayoutRun: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.PreviewPayoutRunInput>>) {
-        const { payouts, ...plan } = await payouts_.planRun(ctx, this.repo, ctx.params.programId, ctx.params.periodKey);
+        const { payouts, ...plan } = await payouts_.planRun(ctx, this.repo, payoutProcessor(ctx), ctx.params.programId, ctx.params.periodKey);
         return { ...plan, payouts: payouts.map(({ minPayoutCents: _minimum, ...p }) => p) };
       },
     },
@@ -218,7 +227,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Makes the period's run (idempotent on the period) and sends its Stripe payouts at once. */
     startPayoutRun: {
       async handler(ctx: Context<Input<typeof S.StartPayoutRunInput>>) {
-        const { run, created } = await payouts_.startRun(ctx, this.repo, ctx.params);
+        const { run, created } = await payouts_.startRun(ctx, this.repo, payoutProcessor(ctx), ctx.params);
         if (created) {
           this.relay.nudge();
           this.payoutWorker.nudge();
@@ -501,7 +510,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     // Its events (commission.*, withdrawal.*), from the outbox to notifications (services/clients/outbox-relay.ts).
     this.relay = startServiceOutboxRelay(this, "commissions", this.repo.outbox);
     // Payout runs' Stripe transfers and scheduled runs (docs/payouts.md).
-    this.payoutWorker = payouts_.startPayoutWorker(this.broker, this.repo, this.logger, {
+    this.payoutWorker = payouts_.startPayoutWorker(this.broker, this.repo, this.logger, payoutProcessor(this.broker), {
       intervalMs: env("PAYOUT_INTERVAL_MS", 60_000),
       claimMs: env("PAYOUT_CLAIM_MS", 60_000),
       onSettled: () => this.relay.nudge(),

@@ -6,15 +6,39 @@
  */
 import type { Context, ServiceBroker } from "moleculer";
 import { typedCall } from "../../shared/typed-call";
-import type { ProcessorContract } from "../processor/contract";
 import type { PayoutRecipient, ProgramsContract } from "../programs/contract";
 import type { RewardsContract } from "../rewards/contract";
 import * as ledger from "./ledger";
 import { nextScheduledRun, periodKeyFor, planPayoutRun, runSettled, runTotals, scheduleDue, type PayoutCandidate } from "./payout-runs";
 import type { CommissionsRepository, PayoutRun, PayoutRunTrigger, PayoutSchedule, SkippedPartner, Withdrawal } from "./repository";
 
-const call = typedCall<ProgramsContract & RewardsContract & ProcessorContract>();
+const call = typedCall<ProgramsContract & RewardsContract>();
 type Caller = Context | ServiceBroker;
+
+/**
+ * What payout runs ask the processor service (Stripe and PayPal), given by the commissions service from its bus
+ * calls: the processor calls commissions too (returnPayout, the sales' settlements), so its contract is not
+ * imported here, and the import graph keeps the processor above the ledger.
+ */
+export interface PayoutProcessor {
+  /** The partners' Express accounts (those with one), and whether each can receive transfers. */
+  partnerPayoutAccounts(programId: number, partnerIds: number[]): Promise<Array<{ partnerId: number; ready: boolean }>>;
+  /** The payout's transfer, made once; throws (retryable) when Stripe cannot be reached. */
+  transferPayout(p: {
+    programId: number;
+    partnerId: number;
+    payoutId: number;
+    amountCents: number;
+    currency: string;
+  }): Promise<{ outcome: "paid"; transferId: string } | { outcome: "failed"; code: string; reason: string }>;
+  paypalConfigured(programId: number): Promise<boolean>;
+  /** The run's PayPal batch, made once per run; throws when PayPal refuses it (for good, or retryable). */
+  sendPaypalPayouts(p: { programId: number; runId: number; items: Array<{ payoutId: number; email: string; amountCents: number; currency: string }> }): Promise<unknown>;
+  paypalPayoutItems(
+    programId: number,
+    runId: number,
+  ): Promise<Array<{ payoutId: number; outcome: "paid" | "failed" | "pending"; itemId: string | null; code: string | null; reason: string | null }>>;
+}
 
 /** After this many transfer attempts that Stripe did not answer, a payout fails with processor_unavailable. */
 export const MAX_TRANSFER_ATTEMPTS = 10;
@@ -32,7 +56,7 @@ export interface PlannedRun {
 }
 
 /** Who a run of the program would pay now and who it would skip: reads only. */
-export async function planRun(caller: Caller, repo: CommissionsRepository, programId: number, periodKey?: string, now = new Date()): Promise<PlannedRun> {
+export async function planRun(caller: Caller, repo: CommissionsRepository, processor: PayoutProcessor, programId: number, periodKey?: string, now = new Date()): Promise<PlannedRun> {
   const { currency } = await call(caller, "programs.get", { programId });
   const period = periodKey ?? periodKeyFor("manual", now);
   const existing = await repo.transaction((tx) => tx.findPayoutRun(programId, currency, period));
@@ -45,7 +69,7 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, progr
   const recipientOf = new Map(recipients.map((r) => [r.partnerId, r]));
   const minimumOf = new Map(minimums.map((m) => [m.partnerId, m.minPayoutCents]));
   const stripeIds = recipients.filter((r) => r.payoutMethod === "stripe").map((r) => r.partnerId);
-  const accounts = stripeIds.length ? await call(caller, "processor.partnerPayoutAccounts", { programId, partnerIds: stripeIds }) : [];
+  const accounts = stripeIds.length ? await processor.partnerPayoutAccounts(programId, stripeIds) : [];
   const accountOf = new Map(accounts.map((a) => [a.partnerId, a]));
 
   const candidates: PayoutCandidate[] = partnerIds.flatMap((partnerId) => {
@@ -67,7 +91,7 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, progr
     ];
   });
   const plan = planPayoutRun(candidates);
-  const paypalApi = plan.payouts.some((p) => p.method === "paypal") && (await call(caller, "processor.paypalPayoutsConfigured", { programId })).configured;
+  const paypalApi = plan.payouts.some((p) => p.method === "paypal") && (await processor.paypalConfigured(programId));
   const payouts = [];
   for (const p of plan.payouts) {
     const key = { partnerId: p.partnerId, programId, currency };
@@ -89,10 +113,11 @@ async function availableByPartner(repo: CommissionsRepository, programId: number
 export async function startRun(
   caller: Caller,
   repo: CommissionsRepository,
+  processor: PayoutProcessor,
   input: { programId: number; periodKey?: string; expectedTotalCents?: number; trigger: PayoutRunTrigger },
   now = new Date(),
 ): Promise<{ run: PayoutRun; created: boolean }> {
-  const plan = await planRun(caller, repo, input.programId, input.periodKey, now);
+  const plan = await planRun(caller, repo, processor, input.programId, input.periodKey, now);
   return repo.transaction((tx) =>
     ledger.createPayoutRun(
       tx,
@@ -151,6 +176,7 @@ export function startPayoutWorker(
   broker: ServiceBroker,
   repo: CommissionsRepository,
   logger: ServiceBroker["logger"],
+  processor: PayoutProcessor,
   options: { intervalMs: number; claimMs: number; onSettled: () => void },
 ): PayoutWorker {
   let running: Promise<void> | null = null;
@@ -161,7 +187,7 @@ export function startPayoutWorker(
     const now = new Date();
     for (const schedule of await repo.listActivePayoutSchedules()) {
       if (stopped || !scheduleDue(schedule, now)) continue;
-      await startRun(broker, repo, { programId: schedule.programId, periodKey: periodKeyFor(schedule.kind, now), trigger: "schedule" }, now).then(
+      await startRun(broker, repo, processor, { programId: schedule.programId, periodKey: periodKeyFor(schedule.kind, now), trigger: "schedule" }, now).then(
         ({ run, created }) => created && logger.info(`Scheduled payout run ${run.id} (${run.periodKey}) of program ${run.programId} started.`),
         (err) => logger.warn(`The scheduled payout run of program ${schedule.programId} could not start.`, err),
       );
@@ -213,7 +239,7 @@ export function startPayoutWorker(
     });
     if (!items.length) return;
     try {
-      await call(broker, "processor.sendPaypalPayouts", { programId: run.programId, runId: run.id, items });
+      await processor.sendPaypalPayouts({ programId: run.programId, runId: run.id, items });
     } catch (err) {
       const e = err as { retryable?: boolean; type?: string; message?: string; data?: { code?: string; reason?: string } };
       if (e.retryable || e.type === "processor_unavailable") throw err;
@@ -225,7 +251,7 @@ export function startPayoutWorker(
       );
       return;
     }
-    for (const item of await call(broker, "processor.paypalPayoutItems", { programId: run.programId, runId: run.id })) {
+    for (const item of await processor.paypalPayoutItems(run.programId, run.id)) {
       if (item.outcome === "pending" || !claimed.some((p) => p.id === item.payoutId)) continue;
       const at = new Date();
       if (item.outcome === "paid") await repo.transaction((tx) => ledger.payWithdrawal(tx, item.payoutId, at, item.itemId));
@@ -252,8 +278,7 @@ export function startPayoutWorker(
     options.onSettled();
   };
 
-  const transfer = (p: Withdrawal) =>
-    call(broker, "processor.transferPayout", { programId: p.programId, partnerId: p.partnerId, payoutId: p.id, amountCents: p.amountCents, currency: p.currency });
+  const transfer = (p: Withdrawal) => processor.transferPayout({ programId: p.programId, partnerId: p.partnerId, payoutId: p.id, amountCents: p.amountCents, currency: p.currency });
 
   const run = () => {
     if (running) {
