@@ -1,8 +1,9 @@
 /**
  * Payout runs as the commissions service carries them out (docs/payouts.md): gathering what a run needs from the
- * owners (partners' payout details from programs, minimums from rewards, Stripe accounts from processor), making
- * the run (ledger.createPayoutRun), and the worker that sends a run's Stripe payouts and starts scheduled runs.
- * The rules themselves are pure (./payout-runs.ts); every money move is a ledger function in one transaction.
+ * owners (partners' payout details from programs, minimums from rewards, Stripe accounts and PayPal from the
+ * processor), making the run (ledger.createPayoutRun), and the worker that sends a run's Stripe and PayPal API
+ * payouts and starts scheduled runs. The rules themselves are pure (./payout-runs.ts); every money move is a ledger
+ * function in one transaction.
  */
 import type { Context, ServiceBroker } from "moleculer";
 import { typedCall } from "../../shared/typed-call";
