@@ -26,16 +26,27 @@ export interface ChildNode {
   waitFor(pattern: RegExp, timeoutMs: number): Promise<string>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether a port can be listened on, on every interface (as the servers the tests start do). */
+const canListen = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
   });
+
+/**
+ * A port for a server a test starts a moment later. Chosen at random below the kernel's ephemeral range (32768 and
+ * up on Linux), not with listen(0): an ephemeral port handed out here could meanwhile become the source port of one
+ * of the many outgoing connections (to PostgreSQL, NATS, HTTP) of the test processes running in parallel, and the
+ * server's listen would then fail with EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error("No free port between 20000 and 32000 after 50 tries.");
 }
 
 /**
