@@ -5,17 +5,18 @@ import { call, type ResultOf, broadcastConfirmed } from "./bus";
 import { toDto } from "../shared/dto";
 import { mapPage } from "../shared/pagination";
 import { AppError, ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, toForwardedError } from "../shared/errors";
+import { couponAttribution, couponCodeKey, hasCouponHints, type CouponCandidate } from "../shared/domain/coupon-codes";
 import type { CallerMeta } from "../shared/meta";
 import { randomToken } from "../shared/secrets";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createAttributionRepository } from "./attribution/storage";
-import type { AttributionRepository, Click, NewClick } from "./attribution/repository";
+import type { AttributionRepository, Click, CouponCode, NewClick } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
 import { createClickWriter, type ClickWriter } from "./attribution/click-writer";
 import { ReferralCache } from "./attribution/referral-cache";
-import type { Attribution, ClickCaller, ClickOutcome, TrackedClick } from "./attribution/contract";
+import type { Attribution, ClickCaller, ClickOutcome, TrackedClick, Unattributed } from "./attribution/contract";
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
 import { isSelfReferredTo } from "./clients/self-referral-check";
@@ -27,6 +28,10 @@ type Methods = {
   checkClick(ctx: Context, caller: ClickCaller, input: Input<typeof S.TrackClickRequest>): Promise<NewClick>;
   assertOriginAllowed(ctx: Context, caller: ClickCaller, programId: number): Promise<void>;
   findPartnerBy(programId: number, method: AttributionMethod, value: string): Promise<Omit<Attribution, "method"> | null>;
+  attribute(ctx: Context, input: Input<typeof S.ResolveInput>, found: Omit<Attribution, "method">, method: AttributionMethod): Promise<Attribution>;
+  resolveCoupon(ctx: Context, input: Input<typeof S.ResolveInput>): Promise<Attribution | Unattributed | null>;
+  couponCandidates(ctx: Context, programId: number, codes: CouponCode[]): Promise<CouponCandidate[]>;
+  assertCouponCodeFree(ctx: Context, input: Input<typeof S.CheckCouponCodeInput>): Promise<string>;
   customersPage(ctx: Context, input: Input<typeof S.ListCustomersInput>): Promise<ResultOf<"attribution.listCustomers">>;
   testEventsRecorded(programIds: number[]): Promise<void>;
 };
@@ -150,28 +155,79 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** Finds the partner of a sale by the spec's order (6.1); null when nothing matches. */
+    /**
+     * Finds the partner of a sale by the spec's order (6.1), then by a coupon code (rule 5) when the four found
+     * none; null when nothing matches and the sale named no code (Unattributed, with why, when it did).
+     */
     resolve: {
-      async handler(ctx: Context<Input<typeof S.ResolveInput>>): Promise<Attribution | null> {
+      async handler(ctx: Context<Input<typeof S.ResolveInput>>): Promise<Attribution | Unattributed | null> {
         const input = ctx.params;
         for (const step of attributionSteps(input)) {
           const found = await this.findPartnerBy(input.programId, step.method, step.value);
-          if (!found) continue;
-          // Checked before the processor customer is linked, so the partner's later renewals do not find them through it.
-          if (input.customer && (await isSelfReferredTo(ctx, input.programId, found.partnerId, input.customer))) {
-            return { ...found, method: step.method, selfReferral: true };
-          }
-          if (input.processorCustomerId) {
-            await this.repo.linkProcessorCustomer({
-              programId: input.programId,
-              processorCustomerId: input.processorCustomerId,
-              partnerId: found.partnerId,
-              clickId: found.clickId,
-            });
-          }
-          return { ...found, method: step.method };
+          if (found) return this.attribute(ctx, input, found, step.method);
         }
-        return null;
+        return this.resolveCoupon(ctx, input);
+      },
+    },
+
+    /** A partner's new code (from the processor, which found or created its Stripe promotion code first). */
+    createCouponCode: {
+      async handler(ctx: Context<Input<typeof S.CreateCouponCodeInput>>) {
+        const input = ctx.params;
+        const codeKey = await this.assertCouponCodeFree(ctx, input);
+        const created = await this.repo.createCouponCode({
+          programId: input.programId,
+          partnerId: input.partnerId,
+          code: input.code,
+          codeKey,
+          stripePromotionCodeId: input.stripePromotionCodeId ?? null,
+          stripeCouponId: input.stripeCouponId ?? null,
+          source: input.source,
+        });
+        if (!created) {
+          // Another request took it between the check and the insert (the unique indexes decided): the check says which.
+          await this.assertCouponCodeFree(ctx, input);
+          throw new AppError("coupon_code_taken", `Coupon code '${input.code}' was just added to program ${input.programId} by another request.`);
+        }
+        return toDto(created);
+      },
+    },
+
+    checkCouponCode: {
+      async handler(ctx: Context<Input<typeof S.CheckCouponCodeInput>>) {
+        await this.assertCouponCodeFree(ctx, ctx.params);
+        return { ok: true as const };
+      },
+    },
+
+    /** A page of the program's codes, newest first (404 for an unknown program). */
+    listCouponCodes: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListCouponCodesInput>>) {
+        await getProgram(ctx, ctx.params.programId);
+        return mapPage(await this.repo.listCouponCodesPage(ctx.params), toDto);
+      },
+    },
+
+    /** Stops a code attributing; its Stripe promotion code is the merchant's to deactivate. */
+    archiveCouponCode: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ArchiveCouponCodeInput>>) {
+        const { programId, couponCodeId } = ctx.params;
+        await getProgram(ctx, programId);
+        const code = await this.repo.archiveCouponCode(programId, couponCodeId, new Date());
+        if (!code) throw new NotFoundError(`No coupon code ${couponCodeId} in program ${programId}.`);
+        const stripe = code.stripePromotionCodeId
+          ? ` Its Stripe promotion code ${code.stripePromotionCodeId} is left as it is: deactivate it in Stripe if customers should no longer get the discount.`
+          : "";
+        return { ...toDto(code), message: `Coupon code ${code.code} no longer attributes sales.${stripe}` };
+      },
+    },
+
+    hasStripeCouponCodes: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        return this.repo.hasStripeCouponCodes(ctx.params.programId);
       },
     },
 
@@ -276,6 +332,96 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       }
     },
 
+    /**
+     * The sale's partner, once found: the self-referral guard first (so the partner's own renewals do not find them
+     * through the processor customer), then the processor customer linked to the partner for later renewals (rule 3).
+     */
+    async attribute(ctx: Context, input: Input<typeof S.ResolveInput>, found: Omit<Attribution, "method">, method: AttributionMethod) {
+      if (input.customer && (await isSelfReferredTo(ctx, input.programId, found.partnerId, input.customer))) return { ...found, method, selfReferral: true };
+      if (input.processorCustomerId) {
+        await this.repo.linkProcessorCustomer({ programId: input.programId, processorCustomerId: input.processorCustomerId, partnerId: found.partnerId, clickId: found.clickId });
+      }
+      return { ...found, method };
+    },
+
+    /**
+     * Rule 5 (shared/domain/coupon-codes.ts). The customer then belongs to the code's partner like a lead: their
+     * processor customer is linked (rule 3 finds their renewals), and with a customer key they become (or their
+     * unattributed lead becomes) the partner's lead (rules 2 and 4 find their later sales). No lead reward: it is a sale.
+     */
+    async resolveCoupon(ctx: Context, input: Input<typeof S.ResolveInput>) {
+      if (!hasCouponHints(input)) return null;
+      const codes = await this.repo.findCouponCodes(input.programId, {
+        codeKeys: input.couponCode?.trim() ? [couponCodeKey(input.couponCode)] : [],
+        promotionCodeIds: input.promotionCodeIds ?? [],
+      });
+      const decision = couponAttribution(input, await this.couponCandidates(ctx, input.programId, codes));
+      if (!decision) return null;
+      if ("reason" in decision) return { partnerId: null, reason: decision.reason };
+      const attribution = await this.attribute(ctx, input, { partnerId: decision.partnerId, clickId: null, leadId: null }, "coupon");
+      const customerKey = input.customer?.customerKey;
+      if (attribution.selfReferral || !customerKey) return attribution;
+      const { lead, created } = await this.repo.recordLead({
+        programId: input.programId,
+        customerKey,
+        email: input.customer?.email ?? null,
+        clickId: null,
+        partnerId: decision.partnerId,
+        isTest: input.test ?? false,
+        timestamp: new Date(),
+      });
+      if (created) this.outboxRelay?.nudge();
+      if (created && lead.isTest) await this.testEventsRecorded([input.programId]);
+      return { ...attribution, leadId: lead.partnerId === decision.partnerId ? lead.id : null };
+    },
+
+    /** The codes with whether each one's partner is approved in the program now (asked only for live codes). */
+    async couponCandidates(ctx: Context, programId: number, codes: CouponCode[]) {
+      const partnerIds = [...new Set(codes.filter((c) => !c.archivedAt).map((c) => c.partnerId))];
+      const approved = new Set<number>();
+      await Promise.all(
+        partnerIds.map(async (partnerId) => {
+          const enrollment = await call(ctx, "programs.getEnrollment", { programId, partnerId }).catch((err: unknown) => {
+            if ((err as { type?: string } | null)?.type === "not_found") return null;
+            throw err;
+          });
+          if (enrollment?.status === "approved") approved.add(partnerId);
+        }),
+      );
+      return codes.map((c) => ({
+        id: c.id,
+        partnerId: c.partnerId,
+        codeKey: c.codeKey,
+        stripePromotionCodeId: c.stripePromotionCodeId,
+        archived: c.archivedAt !== null,
+        partnerApproved: approved.has(c.partnerId),
+      }));
+    },
+
+    /**
+     * A new code's checks (its key returned): the program exists (404), the partner is enrolled (404) and approved
+     * (422 partner_not_approved), and neither the code nor its Stripe promotion code is live in the program (409).
+     */
+    async assertCouponCodeFree(ctx: Context, input: Input<typeof S.CheckCouponCodeInput>) {
+      const { programId, partnerId, code } = input;
+      await getProgram(ctx, programId);
+      const enrollment = await call(ctx, "programs.getEnrollment", { programId, partnerId });
+      if (enrollment.status !== "approved") {
+        throw new AppError("partner_not_approved", `Partner ${partnerId} is ${enrollment.status} in program ${programId}: approve the partner first, then add the code.`);
+      }
+      const codeKey = couponCodeKey(code);
+      const promotionCodeIds = input.stripePromotionCodeId ? [input.stripePromotionCodeId] : [];
+      const live = (await this.repo.findCouponCodes(programId, { codeKeys: [codeKey], promotionCodeIds })).find((c) => c.archivedAt === null);
+      if (live) {
+        const what = live.codeKey === codeKey ? `Coupon code '${code}'` : `Stripe promotion code ${input.stripePromotionCodeId} (as code '${live.code}')`;
+        throw new AppError(
+          "coupon_code_taken",
+          `${what} is already a live code of program ${programId} (id ${live.id}, partner ${live.partnerId}). Archive that one first (DELETE /api/programs/${programId}/coupon-codes/${live.id}), or choose another code.`,
+        );
+      }
+      return codeKey;
+    },
+
     async findPartnerBy(programId: number, method: AttributionMethod, value: string) {
       switch (method) {
         case "click": {
@@ -294,6 +440,9 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           const lead = await this.repo.findLeadByCustomerKey(programId, value);
           return lead?.partnerId ? { partnerId: lead.partnerId, clickId: lead.clickId, leadId: lead.id } : null;
         }
+        // Not a lookup of the spec's steps: rule 5 (resolveCoupon) runs after them.
+        case "coupon":
+          return null;
       }
     },
   },

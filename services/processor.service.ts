@@ -19,6 +19,7 @@ import { createProcessorRepository } from "./processor/storage";
 import type { PartnerPayoutAccount, ProcessorRepository } from "./processor/repository";
 import { PROCESSOR } from "./processor/endpoints";
 import { apiKeyState, checkApiKey, unknownProductsOf } from "./processor/api-key";
+import { createCouponCode, listCoupons } from "./processor/coupon-codes";
 import { connectionView, webhookSecretState } from "./processor/connection";
 import type { ProcessorConnectionView } from "./processor/contract";
 import { stripeApiUrlFromEnv, stripeLibrary } from "./processor/stripe-api";
@@ -346,6 +347,23 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.CheckProductsInput>>) {
         const { programId, productIds, priceIds } = ctx.params;
         return { unknown: await unknownProductsOf(programId, await this.repo.getApiKey(programId), productIds, priceIds, this.stripeApiUrl) };
+      },
+    },
+
+    /** A partner's coupon code: its Stripe promotion code found or created with the program's key, then stored by attribution. */
+    createCouponCode: {
+      async handler(ctx: Context<Input<typeof S.CreateCouponCodeInput>>) {
+        return createCouponCode({ repo: this.repo, stripeApiUrl: this.stripeApiUrl }, ctx, ctx.params);
+      },
+    },
+
+    /** The merchant's Stripe coupons (the console's picker for a created promotion code). */
+    listCoupons: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        return listCoupons({ repo: this.repo, stripeApiUrl: this.stripeApiUrl }, programId);
       },
     },
 

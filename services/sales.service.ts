@@ -89,7 +89,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           currency,
           customerKey: input.customer_key ?? null,
           email: input.email ?? null,
-          attributionHints: { clickId: input.click_id, email: input.email, customerKey: input.customer_key },
+          attributionHints: { clickId: input.click_id, email: input.email, customerKey: input.customer_key, couponCode: input.coupon_code },
           isTest: S.isTestSale(input),
           isRecurring: input.is_recurring,
           saleType: input.sale_type ?? null,

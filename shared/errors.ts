@@ -30,11 +30,18 @@ export const ERROR_CODES = {
   already_enrolled: { status: 409, envelope: "platform" },
   // A payout run confirmed with the preview's total after balances changed (docs/payouts.md, "Payout runs").
   payout_preview_changed: { status: 409, envelope: "platform" },
+  // A coupon code (or Stripe promotion code) already live in the program, or taken at Stripe (docs/processor-webhooks.md).
+  coupon_code_taken: { status: 409, envelope: "platform" },
   payload_too_large: { status: 413, envelope: "platform" },
   // A sale in another currency than its program pays commissions in (docs/architecture.md, "Currencies").
   currency_mismatch: { status: 422, envelope: "platform" },
   // A reward naming a product or price the program's processor account does not have (docs/rewards.md).
   unknown_product: { status: 422, envelope: "platform" },
+  // A promotion code or coupon the program's Stripe account does not have (coupon codes, docs/processor-webhooks.md).
+  unknown_promotion_code: { status: 422, envelope: "platform" },
+  unknown_coupon: { status: 422, envelope: "platform" },
+  // Something only an approved partner of the program may have (a coupon code) asked for a pending or declined one.
+  partner_not_approved: { status: 422, envelope: "platform" },
   // Product ids need the program's restricted Stripe key to be checked; none is set (docs/rewards.md).
   processor_key_missing: { status: 409, envelope: "platform" },
   // Stripe refused the restricted key given for a program (revoked, another account, a permission missing).

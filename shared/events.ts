@@ -239,7 +239,7 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
       customerKey: nullableText("Your key of the customer, or null.", "user_42"),
       partnerId: nullableInt("The partner the sale is attributed to, or null.", 3),
       clickId: nullableText("The click the sale came from, or null.", "clk_8d2f"),
-      attributionMethod: nullableText("How the partner was found: click, email, processor_customer or customer_key; null when unattributed.", "click"),
+      attributionMethod: nullableText("How the partner was found: click, email, processor_customer, customer_key or coupon; null when unattributed.", "click"),
       isTest: flag("A test sale (it earns no commission).", false),
       isRecurring: flag("A renewal of a subscription.", false),
       subscriptionId: nullableText("The subscription it belongs to, or null.", null),

@@ -103,6 +103,12 @@ export interface TrackSaleInput {
   /** The `svc_click_id` cookie, if your server has it. */
   clickId?: string;
   email?: string;
+  /**
+   * The coupon code the customer used (any case). When the click id, email and customer key find no partner, a
+   * partner's live code attributes the sale, and the customer then belongs to that partner. An unknown code is no
+   * error: the sale is recorded unattributed.
+   */
+  couponCode?: string;
   /** A test sale: recorded, marked test, creates no commission. */
   test?: boolean;
   /** The product sold, for product rewards: the whole amount is one line of it. Or `lineItems`. */
@@ -175,6 +181,7 @@ export class AffiliateClient {
         customer_key: input.customerExternalId,
         click_id: input.clickId,
         email: input.email,
+        coupon_code: input.couponCode,
         is_recurring: input.isRecurring ?? false,
         sale_type: input.saleType,
         subscription_id: input.subscriptionId,

@@ -3,7 +3,7 @@ import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
 import type { ForwardedError } from "../../shared/errors";
 import type { StatsAnswer } from "../../shared/domain/stats";
-import type { ActivityFigures, TestEventStats, TestEventSummary, Lead } from "./repository";
+import type { ActivityFigures, CouponCode, TestEventStats, TestEventSummary, Lead } from "./repository";
 import type { Page } from "../../shared/pagination";
 import type * as S from "./schemas";
 
@@ -16,6 +16,21 @@ export interface Attribution {
   /** True when the program's self-referral guard found the sale's customer to be this partner: the caller records it unattributed. */
   selfReferral?: boolean;
 }
+
+/**
+ * No partner for a sale that named one some way the rules could not honour (a coupon code that is unknown, archived,
+ * of a partner not approved, or discounts that could not be read): `reason` is recorded on the sale.
+ */
+export interface Unattributed {
+  partnerId: null;
+  reason: string;
+}
+
+/** A coupon code as the API shows it. */
+export type CouponCodeView = Jsonified<CouponCode>;
+
+/** What the dashboard reads after archiving a code: the code, and what happens to its Stripe promotion code. */
+export type ArchivedCouponCode = CouponCodeView & { message: string };
 
 /** What the gateway knows of a click's request: the API key's program, the browser's Origin and User-Agent. */
 export interface ClickCaller {
@@ -44,7 +59,8 @@ export interface AttributionContract {
     params: z.input<typeof S.TrackLeadRequest>;
     result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; reason: string | null; test: boolean };
   };
-  "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | null };
+  /** Null when nothing matched and the sale named no coupon code; Unattributed when it did (or its discounts could not be read). */
+  "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | Unattributed | null };
   "attribution.listCustomers": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   /** Test clicks and test leads, each counted up to `limit`, in one call (status.forProgram). */
   "attribution.testEvents": { params: z.input<typeof S.TestEventsInput>; result: Jsonified<TestEventSummary> };
@@ -54,6 +70,18 @@ export interface AttributionContract {
   "attribution.countPartnerClicks": { params: z.input<typeof S.PartnerClicksInput>; result: { clicks: number } };
   /** Clicks and attributed leads per UTC day (zero-filled) and per partner, for the program overview. */
   "attribution.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<ActivityFigures> };
+  /**
+   * From the processor (which found or created the Stripe promotion code): stores a live code. 404 for a program or
+   * a partner not enrolled in it; 422 partner_not_approved; 409 coupon_code_taken when the code (or the promotion
+   * code) is live in the program already.
+   */
+  "attribution.createCouponCode": { params: z.input<typeof S.CreateCouponCodeInput>; result: CouponCodeView };
+  /** The same checks as createCouponCode, storing nothing: before the processor creates a promotion code in Stripe. */
+  "attribution.checkCouponCode": { params: z.input<typeof S.CheckCouponCodeInput>; result: { ok: true } };
+  "attribution.listCouponCodes": { params: z.input<typeof S.ListCouponCodesInput>; result: Page<CouponCodeView> };
+  "attribution.archiveCouponCode": { params: z.input<typeof S.ArchiveCouponCodeInput>; result: ArchivedCouponCode };
+  /** From the processor: whether an invoice's discounts are worth reading (the program has a live code of a Stripe promotion code). */
+  "attribution.hasStripeCouponCodes": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
 }
 
 /** What attribution broadcasts on the bus for other processes' caches (docs/architecture.md, "Bus broadcasts"). */

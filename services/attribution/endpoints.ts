@@ -1,5 +1,5 @@
 /** The attribution service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions } from "../../shared/endpoint";
+import { declareActions, programRoutes } from "../../shared/endpoint";
 import * as S from "./schemas";
 
 const PAGING = "Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.";
@@ -14,6 +14,20 @@ const customerExample = {
   isTest: false,
   timestamp: "2026-01-01T09:00:00.000Z",
   createdAt: "2026-01-01T09:00:00.000Z",
+};
+
+/** A coupon code as the lists answer it (processor/endpoints.ts shows one for its creation). */
+const couponCodeExample = {
+  id: 12,
+  programId: 1,
+  partnerId: 3,
+  code: "JANE10",
+  codeKey: "JANE10",
+  stripePromotionCodeId: "promo_1Pgc79B7WZ01zgkWNy4mn5NX",
+  stripeCouponId: "Z4OV52SU",
+  source: "stripe_existing",
+  createdAt: "2026-01-01T09:00:00.000Z",
+  archivedAt: null,
 };
 
 export const ATTRIBUTION = declareActions("attribution", {
@@ -80,6 +94,45 @@ export const ATTRIBUTION = declareActions("attribution", {
       },
     ],
   },
+  listCouponCodes: {
+    input: S.ListCouponCodesInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/coupon-codes",
+      tag: "Dashboard",
+      summary: "The program's coupon codes",
+      description: `The partners' coupon codes of the program, live and archived (archivedAt set), each with its partner (partnerId), source (manual, stripe_existing or stripe_created) and Stripe promotion code and coupon ids when it has them. A sale carrying a live code of an approved partner is attributed to that partner when no click, email, processor customer or customer key found one. ${PAGING}`,
+      example: { programId: 1, partnerId: 3 },
+      response: { description: "A page of coupon codes.", example: { data: [couponCodeExample], nextCursor: null } },
+    }),
+  },
+  archiveCouponCode: {
+    input: S.ArchiveCouponCodeInput,
+    http: programRoutes({
+      method: "DELETE",
+      path: "/:programId/coupon-codes/:couponCodeId",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Archive a coupon code",
+      description:
+        "The code stops attributing sales at once (a sale carrying it is recorded unattributed, reason coupon_code_archived) and its code is free for a new code. Sales it attributed stay attributed, and their customers stay the partner's. The Stripe promotion code, if any, is left as it is: deactivate it in Stripe if customers should no longer get the discount. Archiving an archived code changes nothing.",
+      example: { programId: 1, couponCodeId: 12 },
+      errors: ["not_found"],
+      response: {
+        description: "The archived code, and what happened to its Stripe promotion code.",
+        example: {
+          ...couponCodeExample,
+          archivedAt: "2026-02-01T09:00:00.000Z",
+          message:
+            "Coupon code JANE10 no longer attributes sales. Its Stripe promotion code promo_1Pgc79B7WZ01zgkWNy4mn5NX is left as it is: deactivate it in Stripe if customers should no longer get the discount.",
+        },
+      },
+    }),
+  },
+  // Bus only, from the processor (which declares POST /coupon-codes: it finds or creates the Stripe promotion code).
+  createCouponCode: { input: S.CreateCouponCodeInput },
+  checkCouponCode: { input: S.CheckCouponCodeInput },
+  hasStripeCouponCodes: { input: S.ProgramIdInput },
   resolve: {
     input: S.ResolveInput,
   },

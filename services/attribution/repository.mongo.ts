@@ -13,7 +13,22 @@ import {
 } from "../../shared/storage/mongo";
 import { mergeRows, type StatsKeys, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
-import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, TestEventSummary, LeadListFilter } from "./repository";
+import type {
+  ActivityFigures,
+  AttributionRepository,
+  Click,
+  CouponCode,
+  CouponCodeListFilter,
+  Lead,
+  NewClick,
+  NewCouponCode,
+  NewLead,
+  ProcessorCustomerLink,
+  TestEventStats,
+  TestEventSummary,
+  LeadListFilter,
+} from "./repository";
+import { COUPON_CODE_SOURCES } from "../../shared/domain/coupon-codes";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { leadCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
@@ -23,6 +38,8 @@ type ClickDoc = DocOf<Click>;
 type LeadDoc = DocOf<Lead>;
 
 type ProcessorCustomerDoc = ProcessorCustomerLink & { createdAt: Date };
+
+type CouponCodeDoc = DocOf<CouponCode>;
 
 const clickSchema = requiredStringsMayBeEmpty(
   new Schema<ClickDoc>(
@@ -89,6 +106,51 @@ const processorCustomerSchema = requiredStringsMayBeEmpty(
 );
 processorCustomerSchema.index({ programId: 1, processorCustomerId: 1 }, { unique: true });
 
+const couponCodeSchema = requiredStringsMayBeEmpty(
+  new Schema<CouponCodeDoc>(
+    {
+      _id: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      code: { type: String, required: true },
+      codeKey: { type: String, required: true },
+      stripePromotionCodeId: { type: String, default: null },
+      stripeCouponId: { type: String, default: null },
+      source: { type: String, required: true, enum: COUPON_CODE_SOURCES },
+      createdAt: { type: Date, required: true },
+      archivedAt: { type: Date, default: null },
+    },
+    schemaOptions("coupon_codes"),
+  ),
+);
+// "archived_at IS NULL": archivedAt is always written (null until archived), and $type "null" matches only that.
+const LIVE = { archivedAt: { $type: "null" as const } };
+// As the SQL indexes: a code key and a Stripe promotion code are live once per program (coupon_codes_live_key,
+// coupon_codes_live_promotion); lookups live or archived (coupon_codes_key, coupon_codes_promotion); the lists.
+couponCodeSchema.index({ programId: 1, codeKey: 1 }, { name: "coupon_codes_live_key", unique: true, partialFilterExpression: LIVE });
+couponCodeSchema.index(
+  { programId: 1, stripePromotionCodeId: 1 },
+  { name: "coupon_codes_live_promotion", unique: true, partialFilterExpression: { ...LIVE, stripePromotionCodeId: { $type: "string" } } },
+);
+// With _id, so their key patterns differ from the unique ones' (MongoDB keeps one index per pattern and filter).
+couponCodeSchema.index({ programId: 1, codeKey: 1, _id: 1 }, { name: "coupon_codes_key" });
+couponCodeSchema.index({ programId: 1, stripePromotionCodeId: 1, _id: 1 }, { name: "coupon_codes_promotion", partialFilterExpression: { stripePromotionCodeId: { $type: "string" } } });
+couponCodeSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+couponCodeSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+
+const toCouponCode = (d: CouponCodeDoc): CouponCode => ({
+  id: d._id,
+  programId: d.programId,
+  partnerId: d.partnerId,
+  code: d.code,
+  codeKey: d.codeKey,
+  stripePromotionCodeId: d.stripePromotionCodeId ?? null,
+  stripeCouponId: d.stripeCouponId ?? null,
+  source: d.source,
+  createdAt: d.createdAt,
+  archivedAt: d.archivedAt ?? null,
+});
+
 const toClick = (d: ClickDoc): Click => ({
   id: d._id,
   clickId: d.clickId,
@@ -122,6 +184,7 @@ export class MongoAttributionRepository implements AttributionRepository {
     private readonly clicks: Model<ClickDoc>,
     private readonly leads: Model<LeadDoc>,
     private readonly processorCustomers: Model<ProcessorCustomerDoc>,
+    private readonly couponCodes: Model<CouponCodeDoc>,
     readonly outbox: MongoOutbox,
   ) {}
 
@@ -129,10 +192,11 @@ export class MongoAttributionRepository implements AttributionRepository {
     const clicks = modelOn(connection, "Click", clickSchema);
     const leads = modelOn(connection, "Lead", leadSchema);
     const processorCustomers = modelOn(connection, "ProcessorCustomer", processorCustomerSchema);
-    await prepareCollections([clicks, leads, processorCustomers]);
+    const couponCodes = modelOn(connection, "CouponCode", couponCodeSchema);
+    await prepareCollections([clicks, leads, processorCustomers, couponCodes]);
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "attribution_outbox");
-    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers, outbox);
+    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers, couponCodes, outbox);
   }
 
   async createClick(c: NewClick): Promise<Click> {
@@ -305,5 +369,46 @@ export class MongoAttributionRepository implements AttributionRepository {
 
   async countPartnerClicks(programId: number, partnerId: number): Promise<number> {
     return this.clicks.countDocuments({ programId, partnerId, isTest: false });
+  }
+
+  async createCouponCode(c: NewCouponCode): Promise<CouponCode | null> {
+    // The id outside the insert, as everywhere; a duplicate live code key or promotion code is null (ON CONFLICT DO NOTHING).
+    const id = await nextId(this.connection, "coupon_codes");
+    const doc: CouponCodeDoc = { _id: id, ...c, createdAt: new Date(), archivedAt: null };
+    return insertOrNull(async () => toCouponCode((await this.couponCodes.create(doc)).toObject()));
+  }
+
+  async findCouponCodes(programId: number, match: { codeKeys: readonly string[]; promotionCodeIds: readonly string[] }): Promise<CouponCode[]> {
+    // The $type repeats coupon_codes_promotion's partial filter, so that index serves the promotion branch (as SQL's = ANY does).
+    const any = [
+      ...(match.codeKeys.length ? [{ codeKey: { $in: [...match.codeKeys] } }] : []),
+      ...(match.promotionCodeIds.length ? [{ stripePromotionCodeId: { $type: "string" as const, $in: [...match.promotionCodeIds] } }] : []),
+    ];
+    if (!any.length) return [];
+    const docs = await this.couponCodes.find({ programId, $or: any }).sort({ _id: 1 }).lean();
+    return docs.map(toCouponCode);
+  }
+
+  async hasStripeCouponCodes(programId: number): Promise<boolean> {
+    return (await this.couponCodes.exists({ programId, ...LIVE, stripePromotionCodeId: { $type: "string" } })) !== null;
+  }
+
+  async archiveCouponCode(programId: number, id: number, at: Date): Promise<CouponCode | null> {
+    // An archived code keeps its first archivedAt (the SQL adapter's COALESCE).
+    await this.couponCodes.updateOne({ _id: id, programId, ...LIVE }, { $set: { archivedAt: at } });
+    const doc = await this.couponCodes.findOne({ _id: id, programId }).lean();
+    return doc ? toCouponCode(doc) : null;
+  }
+
+  async listCouponCodesPage(f: CouponCodeListFilter): Promise<Page<CouponCode>> {
+    const own: Record<string, unknown> = { programId: f.programId };
+    if (f.partnerId !== undefined) own.partnerId = f.partnerId;
+    if (f.archived !== undefined) own.archivedAt = f.archived ? { $type: "date" } : LIVE.archivedAt;
+    const docs = await this.couponCodes
+      .find({ $and: [own, ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toCouponCode);
   }
 }

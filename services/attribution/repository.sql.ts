@@ -3,7 +3,21 @@ import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { statsWhere } from "../../shared/storage/stats-sql";
-import type { ActivityFigures, AttributionRepository, Click, Lead, NewClick, NewLead, ProcessorCustomerLink, TestEventStats, TestEventSummary, LeadListFilter } from "./repository";
+import type {
+  ActivityFigures,
+  AttributionRepository,
+  Click,
+  CouponCode,
+  CouponCodeListFilter,
+  Lead,
+  NewClick,
+  NewCouponCode,
+  NewLead,
+  ProcessorCustomerLink,
+  TestEventStats,
+  TestEventSummary,
+  LeadListFilter,
+} from "./repository";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
@@ -51,6 +65,25 @@ const MIGRATIONS = [
   // The overview's figures (activityStats): a range scan per program and mode, partner in the index for the per-partner sums.
   `CREATE INDEX clicks_stats ON clicks (program_id, is_test, timestamp, partner_id);
    CREATE INDEX leads_stats ON leads (program_id, is_test, timestamp, partner_id) WHERE partner_id IS NOT NULL;`,
+  // Partners' coupon codes (rule 5): a code key and a Stripe promotion code are live once per program; sales look
+  // codes up live or archived (an archived one says so); the lists go newest first per program and per partner.
+  `CREATE TABLE coupon_codes (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL,
+     partner_id INTEGER NOT NULL,
+     code TEXT NOT NULL,
+     code_key TEXT NOT NULL,
+     stripe_promotion_code_id TEXT,
+     stripe_coupon_id TEXT,
+     source TEXT NOT NULL CHECK (source IN ('manual', 'stripe_existing', 'stripe_created')),
+     created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     archived_at TIMESTAMPTZ);
+   CREATE UNIQUE INDEX coupon_codes_live_key ON coupon_codes (program_id, code_key) WHERE archived_at IS NULL;
+   CREATE UNIQUE INDEX coupon_codes_live_promotion ON coupon_codes (program_id, stripe_promotion_code_id) WHERE archived_at IS NULL AND stripe_promotion_code_id IS NOT NULL;
+   CREATE INDEX coupon_codes_key ON coupon_codes (program_id, code_key, id);
+   CREATE INDEX coupon_codes_promotion ON coupon_codes (program_id, stripe_promotion_code_id, id) WHERE stripe_promotion_code_id IS NOT NULL;
+   CREATE INDEX coupon_codes_program_list ON coupon_codes (program_id, created_at DESC, id DESC);
+   CREATE INDEX coupon_codes_program_partner_list ON coupon_codes (program_id, partner_id, created_at DESC, id DESC);`,
 ];
 
 /** The partner portal's click count (exported so the query-plan test explains what runs): $1 program, $2 partner. */
@@ -75,6 +108,14 @@ export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadD
     clickPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, values: clicks.params },
     leadPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, values: leads.params },
   };
+}
+
+/** The exact query of listCouponCodesPage. */
+export function listCouponCodesQuery(f: CouponCodeListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.archived !== undefined) c.add(f.archived ? "archived_at IS NOT NULL" : "archived_at IS NULL");
+  return c.page(f).query("*", "coupon_codes", f.limit);
 }
 
 /** A row of clicks. */
@@ -113,6 +154,33 @@ interface ProcessorCustomerRow {
   partner_id: number;
   click_id: string | null;
 }
+
+/** A row of coupon_codes. */
+interface CouponCodeRow {
+  id: number;
+  program_id: number;
+  partner_id: number;
+  code: string;
+  code_key: string;
+  stripe_promotion_code_id: string | null;
+  stripe_coupon_id: string | null;
+  source: CouponCode["source"];
+  created_at: Date;
+  archived_at: Date | null;
+}
+
+const toCouponCode = (r: CouponCodeRow): CouponCode => ({
+  id: r.id,
+  programId: r.program_id,
+  partnerId: r.partner_id,
+  code: r.code,
+  codeKey: r.code_key,
+  stripePromotionCodeId: r.stripe_promotion_code_id,
+  stripeCouponId: r.stripe_coupon_id,
+  source: r.source,
+  createdAt: r.created_at,
+  archivedAt: r.archived_at,
+});
 
 const toClick = (r: ClickRow): Click => ({
   id: r.id,
@@ -269,5 +337,39 @@ export class SqlAttributionRepository implements AttributionRepository {
   async countPartnerClicks(programId: number, partnerId: number): Promise<number> {
     const [row] = await this.db.query<{ n: number }>(COUNT_PARTNER_CLICKS_SQL, [programId, partnerId]);
     return row.n;
+  }
+
+  async createCouponCode(c: NewCouponCode): Promise<CouponCode | null> {
+    // Without a conflict target, DO NOTHING covers both partial unique indexes (code key, promotion code).
+    const [row] = await this.db.query<CouponCodeRow>(
+      `INSERT INTO coupon_codes (program_id, partner_id, code, code_key, stripe_promotion_code_id, stripe_coupon_id, source)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING *`,
+      [c.programId, c.partnerId, c.code, c.codeKey, c.stripePromotionCodeId, c.stripeCouponId, c.source],
+    );
+    return row ? toCouponCode(row) : null;
+  }
+
+  async findCouponCodes(programId: number, match: { codeKeys: readonly string[]; promotionCodeIds: readonly string[] }): Promise<CouponCode[]> {
+    if (!match.codeKeys.length && !match.promotionCodeIds.length) return [];
+    const rows = await this.db.query<CouponCodeRow>(
+      "SELECT * FROM coupon_codes WHERE program_id = $1 AND (code_key = ANY($2::text[]) OR stripe_promotion_code_id = ANY($3::text[])) ORDER BY id",
+      [programId, [...match.codeKeys], [...match.promotionCodeIds]],
+    );
+    return rows.map(toCouponCode);
+  }
+
+  async hasStripeCouponCodes(programId: number): Promise<boolean> {
+    const rows = await this.db.query("SELECT 1 FROM coupon_codes WHERE program_id = $1 AND archived_at IS NULL AND stripe_promotion_code_id IS NOT NULL LIMIT 1", [programId]);
+    return rows.length > 0;
+  }
+
+  async archiveCouponCode(programId: number, id: number, at: Date): Promise<CouponCode | null> {
+    const [row] = await this.db.query<CouponCodeRow>("UPDATE coupon_codes SET archived_at = COALESCE(archived_at, $3) WHERE id = $1 AND program_id = $2 RETURNING *", [id, programId, at]);
+    return row ? toCouponCode(row) : null;
+  }
+
+  async listCouponCodesPage(f: CouponCodeListFilter): Promise<Page<CouponCode>> {
+    const q = listCouponCodesQuery(f);
+    return pageOf(await this.db.query<SqlListed<CouponCodeRow>>(q.text, q.values), f.limit, sqlPosition, toCouponCode);
   }
 }

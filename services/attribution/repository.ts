@@ -1,6 +1,7 @@
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
+import type { CouponCodeSource } from "../../shared/domain/coupon-codes";
 
 export interface Click {
   id: number;
@@ -55,7 +56,33 @@ export interface TestEventSummary {
   leads: TestEventStats;
 }
 
-/** Storage contract of the attribution service: clicks, leads and processor-customer links. */
+/** A partner's coupon code in a program (shared/domain/coupon-codes.ts): it attributes sales that carry it while live. */
+export interface CouponCode {
+  id: number;
+  programId: number;
+  partnerId: number;
+  /** As the merchant typed it (or as Stripe has it). */
+  code: string;
+  /** Trimmed and upper-cased: unique per program among live codes, and what sales are matched on. */
+  codeKey: string;
+  /** The Stripe promotion code (`promo_...`): unique per program among live codes. */
+  stripePromotionCodeId: string | null;
+  stripeCouponId: string | null;
+  source: CouponCodeSource;
+  createdAt: Date;
+  /** Set when archived: the code then attributes nothing, and its code is free for a new one. */
+  archivedAt: Date | null;
+}
+
+export type NewCouponCode = Omit<CouponCode, "id" | "createdAt" | "archivedAt">;
+
+/** A page of one program's coupon codes: one partner's, live or archived ones. */
+export interface CouponCodeListFilter extends PageRequest {
+  programId: number;
+  partnerId?: number;
+  archived?: boolean;
+}
+
 /** A page of one program's leads (its customers): one partner's, test or live, created in a range. */
 export interface LeadListFilter extends PageRequest {
   programId: number;
@@ -63,6 +90,7 @@ export interface LeadListFilter extends PageRequest {
   test?: boolean;
 }
 
+/** Storage contract of the attribution service: clicks, leads, processor-customer links and coupon codes. */
 export interface AttributionRepository {
   createClick(click: NewClick): Promise<Click>;
   /**
@@ -99,6 +127,16 @@ export interface AttributionRepository {
   readonly outbox: OutboxStore;
   /** The partner's clicks in the program, test clicks left out (the partner portal). */
   countPartnerClicks(programId: number, partnerId: number): Promise<number>;
+  /** Stores a live code; null when its code key, or its Stripe promotion code, is live in the program already (unique indexes). */
+  createCouponCode(code: NewCouponCode): Promise<CouponCode | null>;
+  /** The program's codes, live and archived, whose key is one of `codeKeys` or whose Stripe promotion code is one of `promotionCodeIds`. */
+  findCouponCodes(programId: number, match: { codeKeys: readonly string[]; promotionCodeIds: readonly string[] }): Promise<CouponCode[]>;
+  /** Whether the program has a live code of a Stripe promotion code (so an invoice's discounts are worth reading). */
+  hasStripeCouponCodes(programId: number): Promise<boolean>;
+  /** Archives the program's code (an archived one keeps its first archivedAt); null when the program has no such code. */
+  archiveCouponCode(programId: number, id: number, at: Date): Promise<CouponCode | null>;
+  /** A page of codes sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
+  listCouponCodesPage(filter: CouponCodeListFilter): Promise<Page<CouponCode>>;
 }
 
 /** What attribution counts for the overview. */

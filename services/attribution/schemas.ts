@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BooleanFilter, checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { ClickId, CustomerKey, Email, Id, ReferralCode } from "../../shared/values";
+import { COUPON_CODE_SOURCES } from "../../shared/domain/coupon-codes";
 
 const OptionalText = (max: number) => z.string().max(max).optional();
 const Timestamp = z.iso.datetime({ offset: true }).optional().meta({ description: "When it happened (ISO 8601 with an offset); default: when it arrives.", example: "2026-01-01T12:00:00Z" });
@@ -49,7 +50,45 @@ export const ResolveInput = z.object({
   processorCustomerId: z.string().max(255).nullish(),
   /** The sale's own email and customer key, for the self-referral guard (may differ from the hints). */
   customer: z.object({ email: Email.nullish(), customerKey: CustomerKey.nullish() }).optional(),
+  // Rule 5, when the four found no partner (shared/domain/coupon-codes.ts): the code the customer typed, the
+  // processor's promotion code ids of the sale's discounts, and why some discounts could not be read.
+  couponCode: z.string().trim().max(255).nullish(),
+  promotionCodeIds: z.array(z.string().min(1).max(255)).max(20).nullish(),
+  discountsUnread: z.string().max(1000).nullish(),
+  /** A test sale: a customer a coupon code brings becomes a test lead. */
+  test: z.boolean().optional(),
 });
+
+/**
+ * attribution.createCouponCode (from the processor, which found the Stripe promotion code or created it first). The
+ * code's form was checked there: a manual or created code is the merchant's, an existing one is Stripe's.
+ */
+export const CreateCouponCodeInput = z.strictObject({
+  programId: Id,
+  partnerId: Id,
+  code: z.string().trim().min(1).max(255),
+  source: z.enum(COUPON_CODE_SOURCES),
+  stripePromotionCodeId: z.string().min(1).max(255).nullish(),
+  stripeCouponId: z.string().min(1).max(255).nullish(),
+});
+
+/** attribution.checkCouponCode: whether createCouponCode would take it now (before the processor creates it in Stripe). */
+export const CheckCouponCodeInput = CreateCouponCodeInput.pick({ programId: true, partnerId: true, code: true, stripePromotionCodeId: true });
+
+/** A program's coupon codes, newest first: dashboard and operators. */
+export const ListCouponCodesInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  partnerId: Id.optional().meta({ description: "Only this partner's codes.", example: 3 }),
+  archived: BooleanFilter.optional().meta({ description: "true for archived codes only, false for live ones only (also 1 or 0); both when omitted.", example: "false" }),
+  ...PAGE_FIELDS,
+});
+
+export const ArchiveCouponCodeInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  couponCodeId: Id.meta({ description: "The coupon code's id.", example: 12 }),
+});
+
+export const ProgramIdInput = z.object({ programId: Id });
 
 /** attribution.testEvents: both kinds in one call (the integration status). */
 export const TestEventsInput = z.object({

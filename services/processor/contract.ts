@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { CouponCodeView } from "../attribution/contract";
 import type { Jsonified } from "../../shared/dto";
 import type { ProcessorEvent } from "./repository";
 import type * as S from "./schemas";
@@ -28,6 +29,14 @@ export interface ProcessorContract {
   "processor.removeWebhookSecret": { params: z.input<typeof S.RemoveWebhookSecretInput>; result: WebhookSecretState };
   /** From rewards: which of these product and price ids the program's Stripe account does not have. */
   "processor.checkProducts": { params: z.input<typeof S.CheckProductsInput>; result: { unknown: string[] } };
+  /**
+   * A partner's coupon code (docs/processor-webhooks.md, "Coupon codes"): found or created in Stripe with the program's
+   * key, then stored by attribution. 409 coupon_code_taken, processor_key_missing; 422 unknown_promotion_code,
+   * unknown_coupon, partner_not_approved, processor_key_refused; 404 for a partner not enrolled; 503 Stripe unreachable.
+   */
+  "processor.createCouponCode": { params: z.input<typeof S.CreateCouponCodeInput>; result: CouponCodeView };
+  /** The merchant's Stripe coupons, for the console's picker (at most 500). */
+  "processor.listCoupons": { params: z.input<typeof S.ProgramIdInput>; result: { programId: number; data: CouponView[]; hasMore: boolean } };
 
   // Paying partners through Stripe Connect (docs/payouts.md, "Stripe Connect (Express)").
   /** From commissions: the stored Express accounts of these partners (partners without one are left out). Stripe is not asked. */
@@ -70,6 +79,22 @@ export interface ProcessorContract {
    * made for the run). Throws as sendPaypalPayouts does.
    */
   "processor.paypalPayoutItems": { params: z.input<typeof S.PaypalPayoutItemsInput>; result: PaypalPayoutItemResult[] };
+}
+
+/** A coupon of the merchant's Stripe account, as the console's picker shows it. */
+export interface CouponView {
+  id: string;
+  name: string | null;
+  /** e.g. 25.5 (percent). */
+  percentOff: number | null;
+  /** Minor units of `currency`. */
+  amountOff: number | null;
+  currency: string | null;
+  /** once, repeating (for durationInMonths) or forever. */
+  duration: string;
+  durationInMonths: number | null;
+  /** Whether it can still be applied (not expired, redemptions left). */
+  valid: boolean;
 }
 
 /** `GET /api/programs/:programId/processor/paypal`: the program's PayPal API credentials, the secret never shown. */

@@ -168,6 +168,56 @@ export const PROCESSOR = declareActions("processor", {
     }),
   },
   checkProducts: { input: S.CheckProductsInput },
+  createCouponCode: {
+    input: S.CreateCouponCodeInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/coupon-codes",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Add a partner's coupon code",
+      description:
+        "A code that attributes sales to the partner when no click, email, processor customer or customer key found one: a Stripe checkout or renewal discounted with its promotion code, or a sale reported with its coupon_code. The customer then belongs to the partner for later sales. source manual: code is yours only (no Stripe; for sales you report with the API). source stripe_existing: promotionCode names a promotion code of the program's Stripe account, by id (promo_...) or by its customer-facing code; its id and code are stored. source stripe_created: the service creates the promotion code code on your coupon couponId in the program's Stripe account (made once, whatever the retries), then stores it. Stripe sources need the program's restricted key (processor_key_missing otherwise) with read (and, to create, write) access to Promotion Codes and Coupons. A code or promotion code already live in the program is 409 coupon_code_taken (checked before anything is created in Stripe); a partner not enrolled is 404, a pending or declined one 422 partner_not_approved.",
+      example: { programId: 1, partnerId: 3, source: "stripe_created", code: "JANE10", couponId: "Z4OV52SU" },
+      errors: ["not_found", "coupon_code_taken", "processor_key_missing", "unknown_promotion_code", "unknown_coupon", "partner_not_approved", "processor_key_refused"],
+      response: {
+        description: "The stored code.",
+        example: {
+          id: 12,
+          programId: 1,
+          partnerId: 3,
+          code: "JANE10",
+          codeKey: "JANE10",
+          stripePromotionCodeId: "promo_1Pgc79B7WZ01zgkWNy4mn5NX",
+          stripeCouponId: "Z4OV52SU",
+          source: "stripe_created",
+          createdAt: "2026-01-01T09:00:00.000Z",
+          archivedAt: null,
+        },
+      },
+    }),
+  },
+  listCoupons: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/processor/coupons",
+      tag: "Processor",
+      summary: "The merchant's Stripe coupons",
+      description:
+        "The coupons of the program's Stripe account (at most 500; hasMore says there are more), to pick one to create a partner's promotion code on: id, name, percentOff or amountOff (minor units of currency), duration (once, repeating for durationInMonths, forever) and whether it can still be applied (valid). Needs the program's restricted key with read access to Coupons.",
+      example: { programId: 1 },
+      errors: ["processor_key_missing", "processor_key_refused"],
+      response: {
+        description: "The coupons.",
+        example: {
+          programId: 1,
+          data: [{ id: "Z4OV52SU", name: "25.5% off", percentOff: 25.5, amountOff: null, currency: "usd", duration: "forever", durationInMonths: null, valid: true }],
+          hasMore: false,
+        },
+      },
+    }),
+  },
   // Paying partners through Stripe Connect (docs/payouts.md): bus only, from commissions and the portal.
   partnerPayoutAccounts: { input: S.PartnerPayoutAccountsInput },
   startPartnerOnboarding: { input: S.StartPartnerOnboardingInput },

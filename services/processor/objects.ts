@@ -28,6 +28,9 @@ const Metadata = z
   .nullish()
   .transform((m) => m ?? {});
 
+/** A discount as a checkout session lists it, or an invoice once expanded: its promotion code (an id or expanded). */
+const DiscountRef = z.looseObject({ promotion_code: Ref });
+
 export const CheckoutSession = z.looseObject({
   id: ProcessorId,
   mode: Text,
@@ -42,6 +45,8 @@ export const CheckoutSession = z.looseObject({
   invoice: Ref,
   subscription: Ref,
   metadata: Metadata,
+  // The coupons and promotion codes applied (coupon codes: a promotion code of a partner attributes the sale).
+  discounts: z.array(DiscountRef).max(100).nullish(),
 });
 
 /** A price as an invoice line of before 2025-03-31 or a checkout line item carries it: its id and product. */
@@ -69,6 +74,11 @@ export const Invoice = z.looseObject({
   payments: z.looseObject({ data: z.array(z.looseObject({ payment: z.looseObject({ payment_intent: Ref, charge: Ref }).nullish() })) }).nullish(),
   // The first page of lines (read for product rewards; the rest is fetched).
   lines: z.looseObject({ data: z.array(InvoiceLine).max(1000), has_more: z.boolean().nullish() }).nullish(),
+  // Discount ids (`di_...`; read with the program's key for their promotion codes), or discounts when expanded.
+  discounts: z
+    .array(z.union([ProcessorId, DiscountRef.extend({ id: ProcessorId })]))
+    .max(100)
+    .nullish(),
   // Before 2025-03-31.
   subscription_details: z.looseObject({ metadata: Metadata }).nullish(),
   subscription: z.union([ProcessorId, z.looseObject({ id: ProcessorId, metadata: Metadata })]).nullish(),

@@ -22,13 +22,19 @@ export interface ProductLines {
 const NONE: ProductLines = { lines: null };
 
 /**
- * Fetches with the program's key. A temporary failure (Stripe unreachable, rate limited) answers the event 503 so
- * Stripe delivers it again; a key Stripe refuses is noted on the key (the dashboard shows it) and the sale is
- * recorded without lines: waiting would not fix the key, and the sale must not wait for it.
+ * Fetches with the program's key, for what the program uses (`uses`: product rewards, coupon codes). A temporary
+ * failure (Stripe unreachable, rate limited) answers the event 503 so Stripe delivers it again; a key Stripe
+ * refuses is noted on the key (the dashboard shows it) and the sale is recorded without what was fetched: waiting
+ * would not fix the key, and the sale must not wait for it.
  */
-async function withApiKey<T>(h: HandlerContext, what: string, fetch: (stripe: ReturnType<typeof stripeClient>) => Promise<T>): Promise<T | { unavailable: string }> {
+export async function withApiKey<T>(
+  h: HandlerContext,
+  what: string,
+  fetch: (stripe: ReturnType<typeof stripeClient>) => Promise<T>,
+  uses = "product rewards",
+): Promise<T | { unavailable: string }> {
   const key = await h.repo.getApiKey(h.program.id);
-  if (!key) return { unavailable: `the program has product rewards but no restricted Stripe key to read ${what} with` };
+  if (!key) return { unavailable: `the program has ${uses} but no restricted Stripe key to read ${what} with` };
   try {
     return await fetch(stripeClient(key.apiKey, h.stripeApiUrl));
   } catch (err) {
@@ -39,7 +45,7 @@ async function withApiKey<T>(h: HandlerContext, what: string, fetch: (stripe: Re
   }
 }
 
-const unavailable = (v: unknown): v is { unavailable: string } => typeof v === "object" && v !== null && "unavailable" in v;
+export const unavailable = (v: unknown): v is { unavailable: string } => typeof v === "object" && v !== null && "unavailable" in v;
 
 export async function checkoutLines(h: HandlerContext, sessionId: string, saleAmountCents: number): Promise<ProductLines> {
   if (!(await call(h.ctx, "rewards.usesProducts", { programId: h.program.id }))) return NONE;

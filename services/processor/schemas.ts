@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Id, ProductRef } from "../../shared/values";
+import { COUPON_CODE_PATTERN, COUPON_CODE_RULE, COUPON_CODE_SOURCES, STRIPE_PROMOTION_CODE_PATTERN, STRIPE_PROMOTION_CODE_RULE } from "../../shared/domain/coupon-codes";
 
 const ProgramId = Id.meta({ description: "The program's id.", example: 1 });
 
@@ -135,3 +136,40 @@ export const SendPaypalPayoutsInput = z.strictObject({
 });
 
 export const PaypalPayoutItemsInput = z.strictObject({ programId: ProgramId, runId: RunId });
+
+/** A Stripe object's id or customer-facing code: letters, digits, `_` and `-`. */
+const StripeRef = (description: string, example: string) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_-]+$/, "may contain letters, digits, '_' and '-'")
+    .optional()
+    .meta({ description, example });
+
+/** `POST /api/programs/:programId/coupon-codes`: what each source needs (docs/processor-webhooks.md, "Coupon codes"). */
+export const CreateCouponCodeInput = z
+  .strictObject({
+    programId: ProgramId,
+    partnerId: Id.meta({ description: "The partner whose code it is: enrolled in the program and approved.", example: 3 }),
+    source: z.enum(COUPON_CODE_SOURCES).meta({
+      description:
+        "manual: a code of yours only (no Stripe), for sales you report with the API's coupon_code. stripe_existing: a promotion code that exists in the program's Stripe account (promotionCode). stripe_created: the service creates the promotion code code in the program's Stripe account on your coupon couponId.",
+      example: "stripe_created",
+    }),
+    code: z.string().trim().optional().meta({ description: "The customer-facing code (manual and stripe_created): 3 to 40 letters, digits, - or _ (no _ for Stripe).", example: "JANE10" }),
+    promotionCode: StripeRef("stripe_existing: the promotion code's id (promo_...) or its customer-facing code (an active one).", "promo_1Pgc79B7WZ01zgkWNy4mn5NX"),
+    couponId: StripeRef("stripe_created: the id of your Stripe coupon the promotion code applies.", "Z4OV52SU"),
+  })
+  .superRefine((v, ctx) => {
+    const needs = { manual: ["code"], stripe_existing: ["promotionCode"], stripe_created: ["code", "couponId"] } as const;
+    for (const field of ["code", "promotionCode", "couponId"] as const) {
+      const needed = (needs[v.source] as readonly string[]).includes(field);
+      if (needed && v[field] === undefined) ctx.addIssue({ code: "custom", path: [field], message: `is required with source ${v.source}` });
+      if (!needed && v[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: `is not taken with source ${v.source}` });
+    }
+    if (v.code === undefined) return;
+    const [pattern, rule] = v.source === "stripe_created" ? [STRIPE_PROMOTION_CODE_PATTERN, STRIPE_PROMOTION_CODE_RULE] : [COUPON_CODE_PATTERN, COUPON_CODE_RULE];
+    if (!pattern.test(v.code)) ctx.addIssue({ code: "custom", path: ["code"], message: rule });
+  });

@@ -47,7 +47,7 @@ export const SALES = declareActions("sales", {
       errors: ["already_recorded", "currency_mismatch"],
       response: {
         description:
-          "The recorded sale and its commission. reason says why a sale earns nothing: self_referral when the program's self-referral guard found the customer to be the partner (email or customer key; the sale is then recorded with attributed false), or the currency mismatch; null otherwise.",
+          "The recorded sale and its commission. attribution_method is click, email, processor_customer, customer_key or coupon (null when unattributed). reason says why a sale earns nothing: self_referral when the program's self-referral guard found the customer to be the partner (email or customer key; the sale is then recorded with attributed false); unknown_coupon_code, coupon_code_archived or coupon_partner_not_approved when only its coupon_code could have named the partner; or the currency mismatch; null otherwise.",
         example: {
           success: true,
           sale_id: 1,

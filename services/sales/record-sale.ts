@@ -38,8 +38,20 @@ export interface SaleInput {
   currency: string;
   customerKey: string | null;
   email: string | null;
-  /** What attribution may use, in the spec's order; the processor's renewals pass only the subscription's metadata. */
-  attributionHints: { clickId?: string | null; email?: string | null; customerKey?: string | null; processorCustomerId?: string | null };
+  /**
+   * What attribution may use, in the spec's order, then a coupon code (rule 5: the customer's code, the processor's
+   * promotion code ids, why the processor could not read some discounts); the processor's renewals pass only the
+   * subscription's metadata and their discounts.
+   */
+  attributionHints: {
+    clickId?: string | null;
+    email?: string | null;
+    customerKey?: string | null;
+    processorCustomerId?: string | null;
+    couponCode?: string | null;
+    promotionCodeIds?: string[] | null;
+    discountsUnread?: string | null;
+  };
   isTest: boolean;
   isRecurring: boolean;
   saleType: string | null;
@@ -64,9 +76,12 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     processorCustomerId: input.attributionHints.processorCustomerId ?? input.processorCustomerId,
     // The partner buying through their own link (or as their own lead): recorded unattributed, earns nothing.
     customer: { email: input.email ?? input.attributionHints.email, customerKey: input.customerKey ?? input.attributionHints.customerKey },
+    test: input.isTest,
   });
-  const selfReferral = resolved?.selfReferral === true;
-  const attribution = selfReferral ? null : resolved;
+  const selfReferral = resolved?.partnerId != null && resolved.selfReferral === true;
+  const attribution = resolved?.partnerId != null && !selfReferral ? resolved : null;
+  // Why a sale that named a partner some way is not theirs (self-referral; a coupon code unknown, archived, ...).
+  const unattributedReason = selfReferral ? SELF_REFERRAL : resolved?.partnerId === null ? resolved.reason : null;
   // Commissions are in the program's currency (the API refused other currencies before this point): a processor
   // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
   const { currency: programCurrency } = await getProgram(ctx, input.programId);
@@ -91,7 +106,7 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     subscriptionId: input.subscriptionId,
     occurredAt: input.occurredAt,
     commissionState: earns ? "pending" : "none",
-    noCommissionReason: selfReferral ? SELF_REFERRAL : currencyReason,
+    noCommissionReason: unattributedReason ?? currencyReason,
   });
   if (!sale) throw duplicate();
   deps.outboxRelay?.nudge();

@@ -23,6 +23,11 @@ export const TrackSaleRequest = z
     }),
     click_id: ClickId.optional().meta({ description: "A click id from the click call; attributes the sale to the click's partner (tried first).", example: "clk_3f9a6c1e2b7d4a50" }),
     email: Email.optional().meta({ description: "The customer's email, matched against leads (tried after the click id).", example: "jane@example.com" }),
+    coupon_code: z.string().trim().min(1).max(255).optional().meta({
+      description:
+        "The coupon code the customer used (any case). When the click id, email and customer key find no partner, a live code of an approved partner of the program attributes the sale, and the customer (with customer_key) then belongs to that partner for later sales. An unknown code is no error: the sale is recorded unattributed, with reason unknown_coupon_code.",
+      example: "JANE10",
+    }),
     /** The one test switch of every tracking call; `additional_data.test_mode` is the spec's alias. */
     test: z.boolean().optional().describe("True for a test sale: recorded, never commissioned."),
     // Free-form (spec 2.1) but bounded: the gateway caps its depth, this its keys and size.
@@ -111,6 +116,9 @@ export const ProcessorSaleInput = z.object({
     email: Email.nullish(),
     customerKey: CustomerKey.nullish(),
     processorCustomerId: ProcessorId.nullish(),
+    /** The promotion codes of the payment's discounts (rule 5), and why its discounts could not be read, if so. */
+    promotionCodeIds: z.array(ProcessorId).max(20).nullish(),
+    discountsUnread: z.string().min(1).max(1000).nullish(),
   }),
   isRecurring: z.boolean(),
   /** From a test-mode event: a test sale, no commission (spec 2.3). */

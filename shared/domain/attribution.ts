@@ -6,7 +6,8 @@ export interface AttributionHints {
   customerKey?: string | null;
 }
 
-export type AttributionMethod = "click" | "email" | "processor_customer" | "customer_key";
+/** The spec's four rules (6.1), then a coupon code (rule 5, shared/domain/coupon-codes.ts) when they found no partner. */
+export type AttributionMethod = "click" | "email" | "processor_customer" | "customer_key" | "coupon";
 
 /**
  * The spec's order (6.1): direct click, then email against the lead, then the

@@ -1,5 +1,7 @@
 import { createAttributionRepository } from "../../services/attribution/storage";
-import type { AttributionRepository, NewClick, NewLead } from "../../services/attribution/repository";
+import type { AttributionRepository, CouponCode, CouponCodeListFilter, NewClick, NewCouponCode, NewLead } from "../../services/attribution/repository";
+import { couponCodeKey } from "../../shared/domain/coupon-codes";
+import { decodeCursor, type CursorPosition } from "../../shared/pagination";
 import { at, backends, counter, SECOND, useRepository } from "./harness";
 
 const nextProgram = counter(100);
@@ -29,6 +31,14 @@ const lead = (programId: number, over: Partial<NewLead> = {}): NewLead => ({
   timestamp: at(0),
   ...over,
 });
+
+/** A manual code of partner 7 (its key as couponCodeKey makes it); Stripe codes override the promotion fields and source. */
+const couponCode = (programId: number, over: Partial<NewCouponCode> = {}): NewCouponCode => {
+  const code = over.code ?? `Save-${unique()}`;
+  return { programId, partnerId: 7, code, codeKey: couponCodeKey(code), stripePromotionCodeId: null, stripeCouponId: null, source: "manual", ...over };
+};
+
+const idsOf = (codes: CouponCode[]): number[] => codes.map((c) => c.id);
 
 describe.each(backends)("attribution repository contract on %s", (_name, backend) => {
   const repo = useRepository<AttributionRepository>(backend, createAttributionRepository);
@@ -291,6 +301,157 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
       const programId = nextProgram();
       await repo().createClick(click(programId, { isTest: false }));
       expect(await repo().testEventStats(programId, 10)).toEqual({ clicks: none, leads: none });
+    });
+  });
+
+  describe("coupon codes", () => {
+    const create = async (code: NewCouponCode): Promise<CouponCode> => {
+      const created = await repo().createCouponCode(code);
+      if (!created) throw new Error(`code ${code.code} was refused`);
+      return created;
+    };
+    const find = (programId: number, codeKeys: string[], promotionCodeIds: string[] = []) => repo().findCouponCodes(programId, { codeKeys, promotionCodeIds });
+
+    it("round-trips a manual code and a Stripe one, live", async () => {
+      const programId = nextProgram();
+      const manual = couponCode(programId, { code: "Spring-Sale_1" });
+      const stripe = couponCode(programId, { partnerId: 8, code: "SUMMER-2030", stripePromotionCodeId: "promo_rt1", stripeCouponId: "coupon_rt1", source: "stripe_existing" });
+      const createdManual = await create(manual);
+      const createdStripe = await create(stripe);
+
+      expect(Number.isInteger(createdManual.id)).toBe(true);
+      expect(createdManual).toEqual({ ...manual, codeKey: "SPRING-SALE_1", id: createdManual.id, createdAt: expect.any(Date), archivedAt: null });
+      expect(createdStripe).toEqual({ ...stripe, id: createdStripe.id, createdAt: expect.any(Date), archivedAt: null });
+      expect(createdStripe.id).not.toBe(createdManual.id);
+      expect(await find(programId, ["SPRING-SALE_1"])).toEqual([createdManual]);
+      expect(await find(programId, [], ["promo_rt1"])).toEqual([createdStripe]);
+    });
+
+    it("refuses a second live code with the same key (whatever its case and spaces) or promotion code in a program; another program may reuse both", async () => {
+      const programId = nextProgram();
+      const other = nextProgram();
+      const first = await create(couponCode(programId, { code: "Spring-Sale", stripePromotionCodeId: "promo_taken", source: "stripe_existing" }));
+
+      expect(await repo().createCouponCode(couponCode(programId, { code: " spring-SALE " }))).toBeNull();
+      expect(await repo().createCouponCode(couponCode(programId, { partnerId: 8, code: "SPRING-SALE" }))).toBeNull();
+      expect(await repo().createCouponCode(couponCode(programId, { partnerId: 8, stripePromotionCodeId: "promo_taken", source: "stripe_existing" }))).toBeNull();
+      expect(await find(programId, ["SPRING-SALE"], ["promo_taken"])).toEqual([first]);
+
+      const elsewhere = await create(couponCode(other, { code: "spring-sale", stripePromotionCodeId: "promo_taken", source: "stripe_existing" }));
+      expect(elsewhere).toMatchObject({ programId: other, codeKey: "SPRING-SALE", stripePromotionCodeId: "promo_taken" });
+      // Codes without a promotion code never collide on it.
+      const manuals = [await create(couponCode(programId)), await create(couponCode(programId))];
+      expect(manuals.map((c) => c.stripePromotionCodeId)).toEqual([null, null]);
+    });
+
+    it("takes exactly one of concurrent creations of a code", async () => {
+      const programId = nextProgram();
+      const results = await Promise.all([1, 2, 3, 4, 5, 6].map((partnerId) => repo().createCouponCode(couponCode(programId, { partnerId, code: "RACE-CODE" }))));
+
+      const taken = results.filter((r): r is CouponCode => r !== null);
+      expect(taken).toHaveLength(1);
+      expect(await find(programId, ["RACE-CODE"])).toEqual(taken);
+    });
+
+    it("frees an archived code's key and promotion code for a new code, and finds both", async () => {
+      const programId = nextProgram();
+      const old = await create(couponCode(programId, { code: "REUSE-ME", stripePromotionCodeId: "promo_old", source: "stripe_created", stripeCouponId: "coupon_x" }));
+      const archived = await repo().archiveCouponCode(programId, old.id, at(SECOND));
+
+      const renewed = await create(couponCode(programId, { partnerId: 9, code: "reuse-me", stripePromotionCodeId: "promo_old", source: "stripe_existing" }));
+      expect(renewed.id).not.toBe(old.id);
+      expect(await find(programId, ["REUSE-ME"])).toEqual([archived, renewed]);
+      expect(await find(programId, [], ["promo_old"])).toEqual([archived, renewed]);
+      // The new one is live: it takes the key again.
+      expect(await repo().createCouponCode(couponCode(programId, { code: "REUSE-ME" }))).toBeNull();
+    });
+
+    it("finds a program's codes, live and archived, by code key or promotion code, each once, oldest first", async () => {
+      const programId = nextProgram();
+      const other = nextProgram();
+      const byKey = await create(couponCode(programId, { code: "FIND-KEY" }));
+      const byPromotion = await create(couponCode(programId, { code: "FIND-PROMO", stripePromotionCodeId: "promo_find", source: "stripe_existing" }));
+      const archived = (await repo().archiveCouponCode(programId, (await create(couponCode(programId, { code: "FIND-OLD" }))).id, at(SECOND)))!;
+      await create(couponCode(programId, { code: "NOT-ASKED", stripePromotionCodeId: "promo_not_asked", source: "stripe_existing" }));
+      const elsewhere = await create(couponCode(other, { code: "FIND-KEY", stripePromotionCodeId: "promo_find", source: "stripe_existing" }));
+
+      expect(await find(programId, ["FIND-OLD", "FIND-KEY"], ["promo_find"])).toEqual([byKey, byPromotion, archived]);
+      // Matched by both its key and its promotion code: once.
+      expect(await find(programId, ["FIND-PROMO"], ["promo_find"])).toEqual([byPromotion]);
+      expect(await find(programId, ["UNKNOWN"], ["promo_unknown"])).toEqual([]);
+      expect(await find(programId, [], [])).toEqual([]);
+      // A key does not match a promotion code id, nor the other way round.
+      expect(await find(programId, ["promo_find"], ["FIND-KEY"])).toEqual([]);
+      expect(await find(other, ["FIND-KEY", "FIND-OLD"], ["promo_find"])).toEqual([elsewhere]);
+    });
+
+    it("says whether a program has a live Stripe code", async () => {
+      const programId = nextProgram();
+      expect(await repo().hasStripeCouponCodes(programId)).toBe(false);
+      await create(couponCode(programId));
+      expect(await repo().hasStripeCouponCodes(programId)).toBe(false);
+
+      const stripe = await create(couponCode(programId, { stripePromotionCodeId: "promo_has", source: "stripe_existing" }));
+      expect(await repo().hasStripeCouponCodes(programId)).toBe(true);
+      expect(await repo().hasStripeCouponCodes(nextProgram())).toBe(false);
+
+      await repo().archiveCouponCode(programId, stripe.id, at(SECOND));
+      expect(await repo().hasStripeCouponCodes(programId)).toBe(false);
+    });
+
+    it("archives a code once: archiving again keeps the first time; another program's or an unknown code is null", async () => {
+      const programId = nextProgram();
+      const code = await create(couponCode(programId));
+
+      expect(await repo().archiveCouponCode(nextProgram(), code.id, at(SECOND))).toBeNull();
+      expect(await repo().archiveCouponCode(programId, code.id + 1_000_000, at(SECOND))).toBeNull();
+      expect((await find(programId, [code.codeKey]))[0].archivedAt).toBeNull();
+
+      const archived = await repo().archiveCouponCode(programId, code.id, at(2 * SECOND));
+      expect(archived).toEqual({ ...code, archivedAt: at(2 * SECOND) });
+      expect(await repo().archiveCouponCode(programId, code.id, at(3 * SECOND))).toEqual(archived);
+      expect(await find(programId, [code.codeKey])).toEqual([archived]);
+    });
+
+    /** Every page of `filter`, `limit` codes at a time: each page full but the last, which alone has no cursor. */
+    async function walkCodes(filter: Omit<CouponCodeListFilter, "limit" | "cursor">, limit: number): Promise<CouponCode[]> {
+      const all: CouponCode[] = [];
+      let cursor: CursorPosition | undefined;
+      for (let pages = 0; pages < 50; pages++) {
+        const page = await repo().listCouponCodesPage({ ...filter, limit, cursor });
+        all.push(...page.data);
+        if (!page.nextCursor) {
+          expect(page.data.length).toBeLessThanOrEqual(limit);
+          return all;
+        }
+        expect(page.data).toHaveLength(limit);
+        cursor = decodeCursor(page.nextCursor)!;
+      }
+      throw new Error("the list never ended");
+    }
+
+    it("pages a program's codes newest first, by partner and by live or archived", async () => {
+      const programId = nextProgram();
+      const made: CouponCode[] = [];
+      for (const partnerId of [1, 2, 1, 1, 2]) made.push(await create(couponCode(programId, { partnerId })));
+      await create(couponCode(nextProgram(), { partnerId: 1 }));
+      for (const i of [0, 3]) made[i] = (await repo().archiveCouponCode(programId, made[i].id, at(SECOND)))!;
+      const newestFirst = (keep: (c: CouponCode) => boolean) => idsOf(made.filter(keep).reverse());
+
+      const all = await walkCodes({ programId }, 100);
+      expect(all).toEqual([...made].reverse());
+      for (const limit of [1, 2]) expect(idsOf(await walkCodes({ programId }, limit))).toEqual(idsOf(all));
+      expect(idsOf(await walkCodes({ programId, partnerId: 1 }, 2))).toEqual(newestFirst((c) => c.partnerId === 1));
+      expect(idsOf(await walkCodes({ programId, archived: true }, 1))).toEqual(newestFirst((c) => c.archivedAt !== null));
+      expect(idsOf(await walkCodes({ programId, archived: false }, 2))).toEqual(newestFirst((c) => c.archivedAt === null));
+      expect(idsOf(await walkCodes({ programId, partnerId: 1, archived: false }, 1))).toEqual([made[2].id]);
+      expect(await walkCodes({ programId, partnerId: 2, archived: true }, 2)).toEqual([]);
+      expect(await repo().listCouponCodesPage({ programId: nextProgram(), limit: 5 })).toEqual({ data: [], nextCursor: null });
+
+      const middle = all[2].createdAt;
+      const [from, to] = [await walkCodes({ programId, from: middle }, 2), await walkCodes({ programId, to: middle }, 2)];
+      expect(from.every((c) => c.createdAt >= middle) && to.every((c) => c.createdAt < middle)).toBe(true);
+      expect(idsOf([...from, ...to])).toEqual(idsOf(all));
     });
   });
 });

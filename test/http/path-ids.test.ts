@@ -88,6 +88,8 @@ beforeAll(async () => {
     dashboardLeadCommissionId: await leadCommission(),
     adminLeadCommissionId: await leadCommission(),
   });
+  // A coupon code to archive (archiving again changes nothing).
+  ids.couponCodeId = (await sys.admin("POST", `${program}/coupon-codes`, { partnerId: boot.partnerId, source: "manual", code: "PATH-IDS" })).id;
   // The team (issue 27): a member whose role the dashboard sets, members to remove and invitations to withdraw (once each).
   const teamMember = async (name: string) => {
     const member = await sys.admin("POST", "/users", { email: `ids-${name}-${process.pid}@example.com`, name, password: "a long enough password" });
@@ -229,6 +231,11 @@ const ROUTES: Route[] = [
       { method: "POST", path: `${base}/commissions/:commissionId/reverse`, session, ...once("commissionId", "LeadCommissionId") },
       { method: "GET", path: `${base}/processor/api-key`, session },
       { method: "PUT", path: `${base}/processor/api-key`, session, body: () => ({ restrictedKey: STRIPE_KEY }) },
+      // Coupon codes (docs/processor-webhooks.md, "Coupon codes"): the merchant's Stripe coupons need the key, set just above.
+      { method: "GET", path: `${base}/processor/coupons`, session },
+      { method: "POST", path: `${base}/coupon-codes`, session, body: () => ({ partnerId: ids.partnerId, source: "manual", code: `PATH-IDS-${caller}` }) },
+      { method: "GET", path: `${base}/coupon-codes`, session },
+      { method: "DELETE", path: `${base}/coupon-codes/:couponCodeId`, session },
       // Stripe onboarding needs the program's key, set just above.
       ...(session ? [{ method: "POST", path: "/api/partner/programs/:programId/stripe-onboarding", partner: true }] : []),
       { method: "DELETE", path: `${base}/processor/api-key`, session },

@@ -2,8 +2,13 @@
  * A local double of the few Stripe API endpoints the service calls with a program's restricted key, on
  * 127.0.0.1, for the real `stripe` client (`STRIPE_API_URL`). It answers with Stripe's own fixture objects
  * (test/fixtures/stripe/current.json: `item`, `line_item`, `price`, `product`, `account`, `account_link`,
- * `transfer`) overlaid with a scenario's ids and amounts, and with Stripe's error shapes: 401 for an unknown key,
- * 403 for a key without the permission, 404 `resource_missing`, and 5xx on demand.
+ * `transfer`, `coupon`, `promotion_code`, `discount`, `invoice`) overlaid with a scenario's ids and amounts, and
+ * with Stripe's error shapes: 401 for an unknown key, 403 for a key without the permission, 404 `resource_missing`,
+ * and 5xx on demand.
+ *
+ * Coupon codes: coupons (listed newest first), promotion codes (by id, listed by `code` case-insensitively and
+ * `active`, created on `promotion[coupon]` as API versions from 2025-09-30 take it; an active code taken is a 400
+ * on `code`), and an invoice read with its discounts expanded (`expand[]=discounts`) or as ids.
  *
  * Connect (partner payouts): Express accounts (created with the transfers capability `inactive` until the test
  * completes their onboarding), account links, transfers from the platform's balance (per currency; a currency not
@@ -29,8 +34,17 @@ export interface RequestMatch {
 
 export interface StripeDouble {
   url: string;
-  /** Keys Stripe knows; `canRead: false` lacks the read permissions (403 everywhere); `canPay: false` lacks Connect write (403 on accounts, account links and transfers). */
-  keys: Map<string, { canRead: boolean; canPay?: boolean }>;
+  /**
+   * Keys Stripe knows; `canRead: false` lacks the read permissions (403 everywhere); `canPay: false` lacks Connect
+   * write (403 on accounts, account links and transfers); `canWritePromotionCodes: false` lacks promotion code write.
+   */
+  keys: Map<string, { canRead: boolean; canPay?: boolean; canWritePromotionCodes?: boolean }>;
+  /** The account's coupons, by id. */
+  coupons: Map<string, Json>;
+  /** The account's promotion codes, by id (POST /v1/promotion_codes adds to them). */
+  promotionCodes: Map<string, Json>;
+  /** An invoice's discounts (discount objects), by invoice id: GET /v1/invoices/:id answers the invoice with them. */
+  invoiceDiscounts: Map<string, Json[]>;
   products: Set<string>;
   prices: Set<string>;
   /** A checkout session's line items, by session id. */
@@ -76,6 +90,35 @@ export function invoiceLine(over: { amount: number; priceId: string; productId: 
     amount: over.amount,
     discount_amounts: over.discount ? [{ amount: over.discount, discount: "di_1" }] : [],
     pricing: { type: "price_details", price_details: { price: over.priceId, product: over.productId }, unit_amount_decimal: String(over.amount) },
+  });
+}
+
+/** A coupon (`coupon`) of Stripe's fixtures. */
+export function coupon(over: { id: string; name?: string; percentOff?: number | null; amountOff?: number | null; duration?: string; valid?: boolean }): Json {
+  return stripeObject("current", "coupon", {
+    id: over.id,
+    name: over.name ?? over.id,
+    percent_off: over.percentOff === undefined ? 25.5 : over.percentOff,
+    amount_off: over.amountOff ?? null,
+    duration: over.duration ?? "forever",
+    duration_in_months: null,
+    valid: over.valid ?? true,
+  });
+}
+
+/** A promotion code (`promotion_code`) of Stripe's fixtures, on a coupon (under `promotion`, API 2025-09-30 and later). */
+export function promotionCode(over: { id: string; code: string; couponId: string; active?: boolean }): Json {
+  return stripeObject("current", "promotion_code", { id: over.id, code: over.code, active: over.active ?? true, expires_at: null, promotion: { type: "coupon", coupon: over.couponId } });
+}
+
+/** A discount (`discount`) of Stripe's fixtures: a coupon applied, through a promotion code or not. */
+export function discount(over: { id: string; couponId: string; promotionCodeId: string | null; invoice?: string | null; subscription?: string | null }): Json {
+  return stripeObject("current", "discount", {
+    id: over.id,
+    promotion_code: over.promotionCodeId,
+    source: { type: "coupon", coupon: over.couponId },
+    invoice: over.invoice ?? null,
+    subscription: over.subscription ?? null,
   });
 }
 
@@ -134,6 +177,9 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     prices: new Set(),
     checkoutLineItems: new Map(),
     invoiceLines: new Map(),
+    coupons: new Map(),
+    promotionCodes: new Map(),
+    invoiceDiscounts: new Map(),
     failNext: (count, status, match = {}) => (failures = { count, status, match }),
     requests: [],
     accounts: new Map(),
@@ -245,12 +291,27 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     return ok(structuredClone(transfer));
   }
 
+  function createPromotionCode(params: Json): Answer {
+    if (params.coupon !== undefined) return invalid("parameter_unknown", "Received unknown parameter: coupon", "coupon");
+    const couponId = (params.promotion as Json | undefined)?.coupon as string | undefined;
+    if (!couponId) return invalid("parameter_missing", "Missing required param: promotion.", "promotion");
+    if (!double.coupons.has(couponId)) return invalid("resource_missing", `No such coupon: '${couponId}'`, "promotion[coupon]");
+    const code = (params.code as string | undefined) ?? newId("CODE").toUpperCase();
+    const taken = [...double.promotionCodes.values()].some((p) => p.active === true && String(p.code).toUpperCase() === code.toUpperCase());
+    if (taken) return invalid("promotion_code_already_exists", `An active promotion code with \`code: ${code}\` already exists.`, "code");
+    const created = promotionCode({ id: newId("promo"), code, couponId });
+    Object.assign(created, { created: now(), metadata: (params.metadata as Json | undefined) ?? {} });
+    double.promotionCodes.set(created.id as string, created);
+    return ok(structuredClone(created));
+  }
+
   function route(method: string, path: string, query: URLSearchParams, params: Json): Answer {
     let m: RegExpExecArray | null;
     if (method === "POST") {
       if (path === "/v1/accounts") return createAccount(params);
       if (path === "/v1/account_links") return createAccountLink(params);
       if (path === "/v1/transfers") return createTransfer(params);
+      if (path === "/v1/promotion_codes") return createPromotionCode(params);
       return stripeError(404, { type: "invalid_request_error", message: `Unrecognized request URL (POST: ${path}).` });
     }
     if ((m = /^\/v1\/products\/([^/]+)$/.exec(path))) return double.products.has(m[1]) ? ok(stripeObject("current", "product", { id: m[1] })) : missing("product", m[1]);
@@ -276,6 +337,29 @@ export async function startStripeDouble(): Promise<StripeDouble> {
       const destination = query.get("destination");
       const found = double.transfers.filter((t) => (group === null || t.transfer_group === group) && (destination === null || t.destination === destination)).reverse();
       return list(path, structuredClone(found), query);
+    }
+    if ((m = /^\/v1\/coupons\/([^/]+)$/.exec(path))) {
+      const found = double.coupons.get(m[1]);
+      return found ? ok(structuredClone(found)) : missing("coupon", m[1]);
+    }
+    if (path === "/v1/coupons") return list(path, structuredClone([...double.coupons.values()].reverse()), query);
+    if ((m = /^\/v1\/promotion_codes\/([^/]+)$/.exec(path))) {
+      const found = double.promotionCodes.get(m[1]);
+      return found ? ok(structuredClone(found)) : missing("promotion_code", m[1]);
+    }
+    if (path === "/v1/promotion_codes") {
+      const code = query.get("code");
+      const active = query.get("active");
+      const found = [...double.promotionCodes.values()].filter(
+        (p) => (code === null || String(p.code).toUpperCase() === code.toUpperCase()) && (active === null || String(p.active) === active),
+      );
+      return list(path, structuredClone(found.reverse()), query);
+    }
+    if ((m = /^\/v1\/invoices\/([^/]+)$/.exec(path))) {
+      const discounts = double.invoiceDiscounts.get(m[1]);
+      if (!discounts) return missing("invoice", m[1]);
+      const expanded = [...query.entries()].some(([k, v]) => k.startsWith("expand") && v === "discounts");
+      return ok(stripeObject("current", "invoice", { id: m[1], discounts: expanded ? structuredClone(discounts) : discounts.map((d) => d.id) }));
     }
     if (path === "/v1/products" || path === "/v1/prices" || path === "/v1/checkout/sessions") return list(path, [], query);
     return stripeError(404, { type: "invalid_request_error", message: `Unrecognized request URL (GET: ${path}).` });
@@ -309,6 +393,14 @@ export async function startStripeDouble(): Promise<StripeDouble> {
         stripeError(403, {
           type: "invalid_request_error",
           message: `The provided key '${key!.slice(0, 8)}***' does not have the required permissions for this endpoint. Having the 'rak_product_read' permission would allow this request to continue.`,
+        }),
+      );
+    }
+    if (known.canWritePromotionCodes === false && method === "POST" && path === "/v1/promotion_codes") {
+      return send(
+        stripeError(403, {
+          type: "invalid_request_error",
+          message: `The provided key '${key!.slice(0, 8)}***' does not have the required permissions for this endpoint. Having the 'rak_promotion_code_write' permission would allow this request to continue.`,
         }),
       );
     }

@@ -1,4 +1,5 @@
 import { cleanAttributionHints } from "../attribution-hints";
+import { discountHintsOf, promotionCodeIdsOf } from "../discounts";
 import { eventTime, ignored, processed, type HandlerContext, type HandlerResult } from "../handler";
 import { CheckoutSession, objectOf } from "../objects";
 import { linkSale } from "../payments";
@@ -10,7 +11,8 @@ import { recordSaleOnce } from "../record-sale";
  * for delayed payment methods (bank debits: the session completes `unpaid`,
  * the money arrives days later). First payment of a one-time or subscription
  * checkout (spec 6.1): records the sale (net of tax) once it is paid, and
- * attributes it by click id, email, processor customer, then customer key.
+ * attributes it by click id, email, processor customer, then customer key,
+ * then a partner's promotion code among its discounts (coupon codes).
  */
 export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<HandlerResult> {
   const session = objectOf(CheckoutSession, h.event);
@@ -35,7 +37,7 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
     transactionId: session.id,
     amountCents,
     currency: session.currency ?? h.program.currency,
-    attributionHints: { ...hints, processorCustomerId: session.customer },
+    attributionHints: { ...hints, processorCustomerId: session.customer, ...discountHintsOf({ promotionCodeIds: promotionCodeIdsOf(session.discounts) }) },
     isRecurring: false,
     isTest: h.testMode,
     subscriptionId: session.subscription,

@@ -1,4 +1,5 @@
 import { cleanAttributionHints } from "../attribution-hints";
+import { discountHintsOf, invoicePromotionCodes } from "../discounts";
 import { eventTime, ignored, processed, type HandlerContext, type HandlerResult } from "../handler";
 import { subscriptionDetailsOf } from "../invoice";
 import { Invoice, objectOf } from "../objects";
@@ -9,10 +10,11 @@ import { recordSaleOnce } from "../record-sale";
 /**
  * `invoice.payment_succeeded` (and `invoice.paid`, the same news): subscription
  * renewals (spec 6.1, 6.2). The first invoice is counted at checkout; its
- * references join the checkout's sale. Renewals are attributed only with the
- * Subscription's own metadata (when it is empty the renewal is recorded
- * unattributed). From API 2025-03-31 an invoice names no payment intent or
- * charge: those arrive with `invoice_payment.paid`.
+ * references join the checkout's sale. Renewals are attributed with the
+ * Subscription's own metadata, the customer of an earlier attributed sale, or
+ * a partner's promotion code among the invoice's discounts (coupon codes);
+ * otherwise recorded unattributed. From API 2025-03-31 an invoice names no
+ * payment intent or charge: those arrive with `invoice_payment.paid`.
  */
 export async function handleInvoicePaid(h: HandlerContext): Promise<HandlerResult> {
   const invoice = objectOf(Invoice, h.event);
@@ -36,12 +38,13 @@ export async function handleInvoicePaid(h: HandlerContext): Promise<HandlerResul
   const { hints, dropped } = cleanAttributionHints({ clickId: metadata.svc_click_id, customerKey: metadata.svc_customer_key });
   if (dropped.length) h.logger.warn(`Processor event ${h.event.id}: attribution hints dropped (${dropped.join("; ")}).`);
   const { lines, linesUnavailable } = await invoiceLines(h, invoice, amountCents);
+  const discounts = await invoicePromotionCodes(h, invoice);
   const sale = await recordSaleOnce(h, {
     programId: h.program.id,
     transactionId: invoice.id,
     amountCents,
     currency: invoice.currency ?? h.program.currency,
-    attributionHints: { clickId: hints.clickId, customerKey: hints.customerKey },
+    attributionHints: { clickId: hints.clickId, customerKey: hints.customerKey, ...discountHintsOf(discounts) },
     isRecurring: true,
     isTest: h.testMode,
     subscriptionId,
