@@ -57,6 +57,7 @@ export function readyBanner(broker: ServiceBroker): { text: string; fields: Reco
   const cli = path.extname(__filename) === ".js" ? "npm run -s cli:prod --" : "npm run -s cli --";
   const next = [...env, `${cli} bootstrap`].join(" ");
   const privateWebhooks = privateTargetsAllowed();
+  const mail = process.env.MAIL_URL || process.env.SMTP_URL ? null : "no MAIL_URL (or SMTP_URL): emails to partners and sign-in links are written to the log, not sent";
   const text = [
     `Ready: ${url}`,
     `  Operator token: ${token}`,
@@ -65,8 +66,9 @@ export function readyBanner(broker: ServiceBroker): { text: string; fields: Reco
     ...(privateWebhooks
       ? [`  Webhooks: private targets allowed (${ALLOW_PRIVATE_TARGETS_ENV}=true): endpoints may be loopback, private and link-local addresses. Development and self-hosted only.`]
       : []),
+    ...(mail ? [`  Mail: ${mail}.`] : []),
   ].join("\n");
-  return { text, fields: { url, adminToken: token, next, ...(privateWebhooks ? { webhookPrivateTargets: "allowed" } : {}) } };
+  return { text, fields: { url, adminToken: token, next, ...(privateWebhooks ? { webhookPrivateTargets: "allowed" } : {}), ...(mail ? { mail } : {}) } };
 }
 
 async function main(): Promise<void> {

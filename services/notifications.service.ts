@@ -12,17 +12,45 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
 import { generateWebhookSecret } from "../shared/webhook-signature";
 import { createNotificationsRepository } from "./notifications/storage";
-import { currentPayload, isWebhookEventType, publicEventId, TEST_EVENT_MESSAGE, TEST_EVENT_TYPE, testEventId, WEBHOOK_EVENTS, type EventProducer } from "../shared/events";
+import { currentPayload, isWebhookEventType, publicEventId, TEST_EVENT_MESSAGE, TEST_EVENT_TYPE, testEventId, WEBHOOK_EVENTS } from "../shared/events";
 import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
 import { logFields } from "../shared/observability";
 import { InvalidRequestError, toForwardedError } from "../shared/errors";
-import type { Notification, NotificationsRepository, UnreadCounts, WebhookEndpoint, WebhookEventType } from "./notifications/repository";
+import {
+  UNSUBSCRIBED_REASON,
+  type ClaimedPartnerEmail,
+  type NewPartnerEmail,
+  type Notification,
+  type NotificationsRepository,
+  type PartnerEmail,
+  type PartnerKey,
+  type Unsubscription,
+  type UnreadCounts,
+  type WebhookEndpoint,
+  type WebhookEventType,
+} from "./notifications/repository";
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { NoSubscriberCache } from "./notifications/subscription-cache";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
 import { PartnerEmailWorker } from "./notifications/partner-email-worker";
-import { payoutEmailContent, payoutEmailKindOf, payoutEmailMessageId, type PayoutEventFacts } from "./notifications/payout-emails";
+import { PollingLoop } from "../shared/polling-loop";
+import type { Mail } from "../shared/mailer";
+import {
+  CATEGORY_WORDS,
+  categoryOf,
+  digestDueAt,
+  monthFigures,
+  monthOf,
+  partnerEmailMessageId,
+  payoutEmailKindOf,
+  previousMonth,
+  renderPartnerEmail,
+  SIGN_IN_LINK,
+  type EmailFacts,
+  type PayoutFacts,
+  type RefundFacts,
+} from "./notifications/partner-emails";
 import { ALLOW_PRIVATE_TARGETS_ENV, privateTargetsAllowed, refusalOfUrl, systemResolve, type TargetPolicy } from "./notifications/webhook-target";
 
 type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger" | "targets">;
@@ -30,7 +58,16 @@ type WebhookConfig = Omit<WebhookWorkerOptions, "workerId" | "logger" | "targets
 type Methods = {
   workspaceOf(ctx: Context, programId: number): Promise<number | null>;
   programOf(ctx: Context, programId: number): Promise<{ workspaceId: number | null; name: string }>;
-  recordPayoutEmail(ctx: Context, producer: EventProducer, eventId: number, type: string, facts: PayoutEventFacts): Promise<boolean>;
+  recordMoneyEmails(ctx: Context, eventId: number, type: string, payload: Record<string, unknown>): Promise<void>;
+  recordApplicationEmail(ctx: Context, eventId: number, payload: Record<string, unknown>): Promise<void>;
+  addresseeOf(ctx: Pick<Context, "call">, key: PartnerKey, facts: EmailFacts): Promise<Addressee>;
+  composeEmail(key: EmailKey, facts: EmailFacts, to: Addressee): NewPartnerEmail;
+  recordEmail(ctx: Pick<Context, "call">, key: EmailKey, facts: EmailFacts): Promise<boolean>;
+  collectDigest(ctx: Pick<Context, "call">, key: PartnerKey, cutoff: Date): Promise<boolean>;
+  runEmailSchedule(ctx: Pick<Context, "call">, at: Date): Promise<{ digests: number; summaries: number }>;
+  prepareEmail(email: ClaimedPartnerEmail): Promise<Mail | { skip: string }>;
+  subscriptionOfToken(token: string): Promise<{ email: PartnerEmail; subscription: Unsubscription }>;
+  subscriptionView(ctx: Context, email: PartnerEmail, unsubscribed: boolean): Promise<ResultOf<"notifications.unsubscribe">>;
   consumeEvent(ctx: Context, params: unknown): Promise<{ handled: false } | { handled: true; notices: number; deliveries: number }>;
   subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
   endpointsChanged(workspaceId: number): Promise<void>;
@@ -43,14 +80,36 @@ type Vars = StorageVars<NotificationsRepository> & {
   /** Where webhooks may go: the operator setting and the resolver (tests replace `resolve`). */
   webhookTargets: TargetPolicy;
   worker?: WebhookWorker;
-  /** Sends the partner emails recorded as pending (payout paid or failed). */
+  /** Sends the partner emails recorded as pending. */
   emailWorker?: PartnerEmailWorker;
-  /** The partners' payout emails (the partner sign-in mailer: MAIL_URL, MAIL_FROM). */
+  /** Collects due commission digests and monthly summaries. */
+  emailSchedule?: PollingLoop;
+  /** The partners' emails (the partner sign-in mailer: MAIL_URL, MAIL_FROM). */
   mailer: Mailer;
   publicUrl: string;
   programCache: Map<number, { workspaceId: number | null; name: string; until: number }>;
   noSubscribers: NoSubscriberCache;
 };
+
+/** What identifies a partner email besides its content (repository.ts, PartnerEmail). */
+type EmailKey = Pick<NewPartnerEmail, "dedupeKey" | "producer" | "eventId" | "programId" | "partnerId" | "withdrawalId">;
+/** Who an email goes to, and from which program. */
+interface Addressee {
+  partnerName: string;
+  recipient: string | null;
+  programName: string;
+  replyTo: string | null;
+  unsubscribed: boolean;
+}
+
+/** An email as callers see it: without its HTML part (the text says the same) and its unsubscribe token (a credential of the partner's). */
+const partnerEmailView = (e: PartnerEmail) => {
+  const { html: _html, unsubscribeToken: _token, ...view } = e;
+  return toDto(view);
+};
+
+/** "j***@example.com": enough for a partner to recognise the address, not enough to read it off a shared link. */
+const maskedAddress = (address: string) => address.replace(/^(.)[^@]*/, "$1***");
 
 /** After a rotation, how long deliveries are also signed with the previous secret (docs/architecture.md, "Endpoint settings"). */
 const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60_000;
@@ -61,13 +120,20 @@ const PROGRAM_CACHE_MAX = 10_000;
 
 /**
  * Partner emails: new ones go at once (the worker is nudged), retries are looked for every 5 seconds, a send that gets
- * no answer within a minute is a failed attempt, and an email is given up after 10 attempts (the backoff doubles from
- * a second: about 8.5 minutes in all).
+ * no answer within a minute (PARTNER_EMAIL_SEND_TIMEOUT_MS) is a failed attempt, and an email is given up after 10
+ * attempts (PARTNER_EMAIL_MAX_ATTEMPTS; the backoff doubles from a second: about 8.5 minutes in all).
  */
 const PARTNER_EMAIL_INTERVAL_MS = 5000;
-const PARTNER_EMAIL_SEND_TIMEOUT_MS = 60_000;
-const PARTNER_EMAIL_MAX_ATTEMPTS = 10;
 const PARTNER_EMAIL_MAX_BACKOFF_MS = 3_600_000;
+/**
+ * Digests and summaries are looked for every minute (PARTNER_EMAIL_SCHEDULE_MS), a little after they are due: a
+ * commission heard of in the last instant before midnight is in that day's digest, a month's last ones in its summary.
+ */
+const DIGEST_GRACE_MS = 60_000;
+const SUMMARY_GRACE_MS = 15 * 60_000;
+const SCHEDULE_BATCH = 50;
+/** How long an approval email's sign-in link works (made when the email is sent). */
+const APPROVAL_LINK_MINUTES = 24 * 60;
 
 const positive = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
@@ -170,10 +236,83 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       },
     },
 
-    /** Operators (admin API): the emails to partners about their payouts, with their state. */
+    /** Operators (admin API): the emails to partners, with their state. */
     listPartnerEmails: {
       async handler(ctx: Context<Input<typeof S.ListPartnerEmailsInput>>) {
-        return toDto(await this.repo.listPartnerEmails(ctx.params));
+        return (await this.repo.listPartnerEmails(ctx.params)).map(partnerEmailView);
+      },
+    },
+
+    /** The dashboard: a page of the program's partner emails. */
+    listProgramPartnerEmails: {
+      async handler(ctx: Context<Input<typeof S.ProgramPartnerEmailsInput>>) {
+        await this.programOf(ctx, ctx.params.programId);
+        return mapPage(await this.repo.listProgramPartnerEmails(ctx.params), partnerEmailView);
+      },
+    },
+
+    retryPartnerEmail: {
+      async handler(ctx: Context<Input<typeof S.PartnerEmailIdInput>>) {
+        const { programId, emailId } = ctx.params;
+        const result = await this.repo.retryPartnerEmail(programId, emailId, new Date());
+        if (!result) throw new NotFoundError(`No partner email ${emailId} in program ${programId}.`);
+        if (result.retried) this.emailWorker?.nudge();
+        return { retried: result.retried, email: partnerEmailView(result.email) };
+      },
+    },
+
+    getPartnerEmailSettings: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        await this.programOf(ctx, ctx.params.programId);
+        return toDto(await this.repo.getPartnerEmailSettings(ctx.params.programId));
+      },
+    },
+
+    /** A field left out keeps its value. */
+    setPartnerEmailSettings: {
+      async handler(ctx: Context<Input<typeof S.PartnerEmailSettingsInput>>) {
+        const { programId, ...changes } = ctx.params;
+        await this.programOf(ctx, programId);
+        const current = await this.repo.getPartnerEmailSettings(programId);
+        const next = {
+          programId,
+          replyTo: changes.replyTo !== undefined ? changes.replyTo : current.replyTo,
+          commissionEmails: changes.commissionEmails ?? current.commissionEmails,
+          monthlySummary: changes.monthlySummary ?? current.monthlySummary,
+        };
+        return toDto(await this.repo.putPartnerEmailSettings(next, new Date()));
+      },
+    },
+
+    /** The public unsubscribe page: what the link is for, changing nothing. */
+    unsubscribeLink: {
+      async handler(ctx: Context<Input<typeof S.UnsubscribeInput>>) {
+        const { email, subscription } = await this.subscriptionOfToken(ctx.params.token);
+        return this.subscriptionView(ctx, email, await this.repo.isUnsubscribed(subscription));
+      },
+    },
+
+    /** One click (RFC 8058) or the page's button: honoured at once, pending emails of the category skipped. */
+    unsubscribe: {
+      async handler(ctx: Context<Input<typeof S.UnsubscribeInput>>) {
+        const { email, subscription } = await this.subscriptionOfToken(ctx.params.token);
+        await this.repo.unsubscribe(subscription, new Date());
+        return this.subscriptionView(ctx, email, true);
+      },
+    },
+
+    resubscribe: {
+      async handler(ctx: Context<Input<typeof S.UnsubscribeInput>>) {
+        const { email, subscription } = await this.subscriptionOfToken(ctx.params.token);
+        await this.repo.resubscribe(subscription);
+        return this.subscriptionView(ctx, email, false);
+      },
+    },
+
+    /** Operators (REPL) and tests: collect due digests and monthly summaries now, as at `at`. */
+    runEmailSchedule: {
+      async handler(ctx: Context<Input<typeof S.RunEmailScheduleInput>>) {
+        return this.runEmailSchedule(ctx, ctx.params.at ? new Date(ctx.params.at) : new Date());
       },
     },
 
@@ -374,11 +513,9 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         if (facts.partnerPaid && (await this.repo.insertOnce({ ...facts, kind: "advertiser_warning" }))) notices++;
       }
 
-      // The partner's email about a payout paid or failed: recorded once, sent by the email worker.
-      if (producer === "commissions" && type.startsWith("withdrawal.")) {
-        const facts = payload as unknown as PayoutEventFacts; // checked against its type's schema above
-        if (await this.recordPayoutEmail(ctx, producer, eventId, type, facts)) this.emailWorker?.nudge();
-      }
+      // The partner's emails (docs/partners.md, "Emails"): recorded once per event, sent by the email worker.
+      if (producer === "commissions") await this.recordMoneyEmails(ctx, eventId, type, payload);
+      if (producer === "programs" && type.startsWith("application.")) await this.recordApplicationEmail(ctx, eventId, payload);
 
       let deliveries = 0;
       if (workspaceId !== null) {
@@ -451,37 +588,194 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     },
 
     /**
-     * Records the partner's email about a payout event (docs/payouts.md, "Email") unless the event needs none or it is
-     * recorded already (an event delivered again); returns whether one was recorded pending, to send. Its content
-     * (addressee, text, Message-ID) is fixed here, so every attempt sends the same mail. A partner without an email
-     * address gets a record `skipped`, with the reason. Called again for an event already recorded, it records
-     * nothing (the partner and program are read again: cheap, and only on a redelivery).
+     * What commission and withdrawal events mean for the partner's emails: a commission earned waits for its digest
+     * (due when the program's setting says; at once for `each`); a refund's deduction and a payout paid or failed
+     * mail now; all of it is the partner's activity for the monthly summary. Checked against the type's schema.
      */
-    async recordPayoutEmail(ctx: Context, producer: EventProducer, eventId: number, type: string, facts: PayoutEventFacts) {
-      const kind = payoutEmailKindOf(type, facts);
-      if (!kind) return false;
-      const partner = await call(ctx, "programs.getPartner", { partnerId: facts.partnerId });
-      const program = await this.programOf(ctx, facts.programId);
-      const content = payoutEmailContent(kind, facts, { partnerName: partner.name, programName: program.name }, `${this.publicUrl}/portal`);
+    async recordMoneyEmails(ctx: Context, eventId: number, type: string, payload: Record<string, unknown>) {
+      const p = payload as { programId: number; partnerId: number; currency: string; amountCents: number; commissionId?: number; transactionId?: string };
+      const key = { programId: p.programId, partnerId: p.partnerId };
+      const now = new Date();
+      const activity = {
+        producer: "commissions",
+        eventId,
+        ...key,
+        currency: p.currency,
+        commissionId: p.commissionId ?? null,
+        transactionId: p.transactionId ?? null,
+        month: monthOf(now),
+        digestDueAt: null,
+      };
+      const eventEmail = (kind: string) => ({ dedupeKey: `${kind}.commissions.${eventId}`, producer: "commissions", eventId, ...key, withdrawalId: null });
+      let recorded = false;
+      if (type === "commission.created") {
+        const { commissionEmails } = await this.repo.getPartnerEmailSettings(p.programId);
+        await this.repo.recordPartnerActivity({ ...activity, kind: "earned", amountCents: p.amountCents, digestDueAt: digestDueAt(commissionEmails, now) }, now);
+        if (commissionEmails === "each") recorded = await this.collectDigest(ctx, key, now);
+      } else if (type === "commission.refunded" || type === "commission.reversed") {
+        const refund = payload as unknown as RefundFacts;
+        const deduction = refund.deductionCents ?? 0;
+        if (deduction > 0) {
+          await this.repo.recordPartnerActivity({ ...activity, kind: "reduced", amountCents: deduction }, now);
+          const kind = type === "commission.reversed" ? "commission_reversed" : "commission_reduced";
+          recorded = await this.recordEmail(ctx, eventEmail(kind), { kind, refund });
+        }
+      } else if (type === "withdrawal.paid" || type === "withdrawal.failed") {
+        const payout = payload as unknown as PayoutFacts;
+        // A payout returned after it was paid takes back what its paid event counted.
+        const paidOut = type === "withdrawal.paid" ? payout.amountCents : payout.wasPaid ? -payout.amountCents : 0;
+        if (paidOut !== 0) await this.repo.recordPartnerActivity({ ...activity, kind: "paid_out", amountCents: paidOut }, now);
+        const kind = payoutEmailKindOf(type, payout);
+        if (kind === "payout_paid" || kind === "payout_failed") recorded = await this.recordEmail(ctx, { ...eventEmail(kind), withdrawalId: payout.withdrawalId }, { kind, payout });
+      }
+      if (recorded) this.emailWorker?.nudge();
+    },
+
+    /** An application arrived (pending, or approved at once) or was decided: the applicant's email. */
+    async recordApplicationEmail(ctx: Context, eventId: number, payload: Record<string, unknown>) {
+      const a = payload as { programId: number; partnerId: number; status: "pending" | "approved" | "declined"; declineMessage: string | null };
+      const facts: EmailFacts =
+        a.status === "pending"
+          ? { kind: "application_received" }
+          : a.status === "approved"
+            ? { kind: "application_approved" }
+            : { kind: "application_declined", declineMessage: a.declineMessage };
+      const key = { dedupeKey: `${facts.kind}.programs.${eventId}`, producer: "programs", eventId, programId: a.programId, partnerId: a.partnerId, withdrawalId: null };
+      if (await this.recordEmail(ctx, key, facts)) this.emailWorker?.nudge();
+    },
+
+    /** The partner's name and address, the program's name and reply-to, and whether the address left the email's category. */
+    async addresseeOf(ctx: Pick<Context, "call">, key: PartnerKey, facts: EmailFacts): Promise<Addressee> {
+      const [partner, program, settings] = await Promise.all([
+        call(ctx, "programs.getPartner", { partnerId: key.partnerId }),
+        this.programOf(ctx as Context, key.programId),
+        this.repo.getPartnerEmailSettings(key.programId),
+      ]);
       const recipient = partner.email ?? null;
-      const recorded = await this.repo.recordPartnerEmail(
-        {
-          producer,
-          eventId,
-          kind,
-          programId: facts.programId,
-          partnerId: facts.partnerId,
-          withdrawalId: facts.withdrawalId,
-          recipient,
-          ...content,
-          messageId: payoutEmailMessageId({ producer, eventId, kind }, this.publicUrl),
-          status: recipient ? "pending" : "skipped",
-          skipReason: recipient ? null : "The partner has no email address: add one to the partner to mail them about payouts.",
-        },
+      const category = categoryOf(facts.kind);
+      const unsubscribed = recipient !== null && category !== null && (await this.repo.isUnsubscribed({ programId: key.programId, recipient, category }));
+      return { partnerName: partner.name, recipient, programName: program.name, replyTo: settings.replyTo, unsubscribed };
+    },
+
+    /**
+     * The email as it is recorded: its content frozen (every attempt sends the same words and Message-ID), an
+     * unsubscribe token for its category, or `skipped` with the reason (no address, unsubscribed).
+     */
+    composeEmail(key: EmailKey, facts: EmailFacts, to: Addressee): NewPartnerEmail {
+      const category = categoryOf(facts.kind);
+      const token = category ? randomToken(24) : null;
+      const content = renderPartnerEmail(facts, {
+        partnerName: to.partnerName,
+        programName: to.programName,
+        portalUrl: `${this.publicUrl}/portal`,
+        unsubscribeUrl: token ? `${this.publicUrl}/portal/unsubscribe?token=${token}` : null,
+      });
+      const skipReason = to.recipient === null ? "The partner has no email address: add one to the partner to mail them." : to.unsubscribed ? UNSUBSCRIBED_REASON : null;
+      return {
+        ...key,
+        kind: facts.kind,
+        category,
+        recipient: to.recipient,
+        fromName: to.programName,
+        replyTo: to.replyTo,
+        ...content,
+        messageId: partnerEmailMessageId(key.dedupeKey, this.publicUrl),
+        unsubscribeToken: token,
+        status: skipReason ? "skipped" : "pending",
+        skipReason,
+      };
+    },
+
+    /**
+     * Records the email unless its key is recorded (an event delivered again); returns whether one was recorded
+     * pending, to send. A partner without an email address, or unsubscribed from its category, gets it `skipped`.
+     */
+    async recordEmail(ctx: Pick<Context, "call">, key: EmailKey, facts: EmailFacts) {
+      const email = this.composeEmail(key, facts, await this.addresseeOf(ctx, key, facts));
+      const recorded = await this.repo.recordPartnerEmail(email, new Date());
+      if (recorded && email.status === "skipped") this.logger.info("partner email skipped", logFields({ dedupeKey: key.dedupeKey, partnerId: key.partnerId, reason: email.skipReason }));
+      return recorded && email.status === "pending";
+    },
+
+    /** The partner's commissions due for a digest by `cutoff`, in one email (none when another instance took them). */
+    async collectDigest(ctx: Pick<Context, "call">, key: PartnerKey, cutoff: Date) {
+      const { commissionEmails } = await this.repo.getPartnerEmailSettings(key.programId);
+      const probe: EmailFacts = { kind: "commission_digest", frequency: commissionEmails, lines: [] };
+      const to = await this.addresseeOf(ctx, key, probe);
+      return this.repo.collectDigest(
+        key,
+        cutoff,
+        (items) =>
+          this.composeEmail(
+            { dedupeKey: `commission_digest.${key.programId}.${key.partnerId}.${items[0].id}`, producer: null, eventId: null, ...key, withdrawalId: null },
+            { ...probe, lines: items.map((i) => ({ commissionId: i.commissionId ?? 0, transactionId: i.transactionId ?? "", amountCents: i.amountCents, currency: i.currency })) },
+            to,
+          ),
         new Date(),
       );
-      if (recorded && !recipient) this.logger.info("payout email skipped: the partner has no email address", logFields({ producer, eventId, kind, partnerId: facts.partnerId }));
-      return recorded && recipient !== null;
+    },
+
+    /**
+     * Digests due (by `at`, less a minute's grace) and the summaries of the month before `at` (from 15 minutes into
+     * the month), a batch of each; every instance may run it at once: digests are collected under locks, summaries
+     * recorded once per (program, partner, month).
+     */
+    async runEmailSchedule(ctx: Pick<Context, "call">, at: Date) {
+      let digests = 0;
+      for (const key of await this.repo.dueDigests(new Date(at.getTime() - DIGEST_GRACE_MS), SCHEDULE_BATCH)) {
+        if (await this.collectDigest(ctx, key, new Date(at.getTime() - DIGEST_GRACE_MS)).catch((err) => void this.logger.warn("digest not collected; retried", err))) digests++;
+      }
+      let summaries = 0;
+      const month = previousMonth(new Date(at.getTime() - SUMMARY_GRACE_MS));
+      for (const key of await this.repo.dueSummaries(month, SCHEDULE_BATCH)) {
+        const summarise = async () => {
+          const balance = await call(ctx, "commissions.balance", key).catch(() => null);
+          const facts: EmailFacts = {
+            kind: "monthly_summary",
+            month,
+            figures: monthFigures(await this.repo.activityOf(key, month)),
+            balance: balance ? { balanceCents: balance.balanceCents, currency: balance.currency } : null,
+          };
+          return this.recordEmail(ctx, { dedupeKey: `monthly_summary.${key.programId}.${key.partnerId}.${month}`, producer: null, eventId: null, ...key, withdrawalId: null }, facts);
+        };
+        if (await summarise().catch((err) => void this.logger.warn("monthly summary not recorded; retried", err))) summaries++;
+      }
+      if (digests + summaries > 0) this.emailWorker?.nudge();
+      return { digests, summaries };
+    },
+
+    /** The email whose unsubscribe link carries the token, with what it unsubscribes; 404 otherwise. */
+    async subscriptionOfToken(token: string) {
+      const email = await this.repo.findPartnerEmailByUnsubscribeToken(token);
+      if (!email?.category || !email.recipient) throw new NotFoundError("This unsubscribe link is not known: use the link of a more recent email.");
+      return { email, subscription: { programId: email.programId, recipient: email.recipient, category: email.category } };
+    },
+
+    async subscriptionView(ctx: Context, email: PartnerEmail, unsubscribed: boolean) {
+      const category = email.category!;
+      const { name } = await this.programOf(ctx, email.programId);
+      return { programName: name, category, categoryWords: CATEGORY_WORDS[category], recipient: maskedAddress(email.recipient ?? ""), unsubscribed };
+    },
+
+    /** What the worker sends for a claimed email: its recorded content, an approval's sign-in link made now, unless unsubscribed since. */
+    async prepareEmail(email: ClaimedPartnerEmail): Promise<Mail | { skip: string }> {
+      if (email.category && (await this.repo.isUnsubscribed({ programId: email.programId, recipient: email.recipient, category: email.category }))) return { skip: UNSUBSCRIBED_REASON };
+      let { text, html } = email;
+      if (text.includes(SIGN_IN_LINK)) {
+        const link = await call(this.broker, "accounts.createPartnerLink", { partnerId: email.partnerId, expiresInMinutes: APPROVAL_LINK_MINUTES, send: false });
+        text = text.replaceAll(SIGN_IN_LINK, link.url);
+        html = html.replaceAll(SIGN_IN_LINK, link.url.replace(/&/g, "&amp;").replace(/"/g, "&quot;"));
+      }
+      return {
+        to: email.recipient,
+        subject: email.subject,
+        text,
+        html,
+        messageId: email.messageId,
+        fromName: email.fromName || undefined,
+        replyTo: email.replyTo ?? undefined,
+        unsubscribeUrl: email.unsubscribeToken ? `${this.publicUrl}/api/public/unsubscribe/${email.unsubscribeToken}` : undefined,
+      };
     },
   },
 
@@ -500,12 +794,19 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       workerId: `${this.broker.nodeID}:${os.hostname()}:${process.pid}:${randomToken(4)}:mail`,
       intervalMs: PARTNER_EMAIL_INTERVAL_MS,
       batchSize: 10,
-      sendTimeoutMs: PARTNER_EMAIL_SEND_TIMEOUT_MS,
-      maxAttempts: PARTNER_EMAIL_MAX_ATTEMPTS,
+      sendTimeoutMs: positive("PARTNER_EMAIL_SEND_TIMEOUT_MS", 60_000),
+      maxAttempts: positive("PARTNER_EMAIL_MAX_ATTEMPTS", 10),
       maxBackoffMs: PARTNER_EMAIL_MAX_BACKOFF_MS,
       logger: this.logger,
+      prepare: (email) => this.prepareEmail(email),
     });
     this.emailWorker.start();
+    this.emailSchedule = new PollingLoop(async () => (await this.runEmailSchedule(this.broker, new Date())).digests, {
+      intervalMs: positive("PARTNER_EMAIL_SCHEDULE_MS", 60_000),
+      batchSize: SCHEDULE_BATCH,
+      onError: (err) => this.logger.warn("Partner email schedule could not run; retrying.", err),
+    });
+    this.emailSchedule.start();
     if (this.webhookTargets.allowPrivate) {
       this.logger.warn(`${ALLOW_PRIVATE_TARGETS_ENV}=true: webhooks may be sent to loopback, private and link-local addresses. For self-hosted installs and development only.`);
     }
@@ -514,6 +815,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
   async stopped() {
     await this.worker?.stop();
+    await this.emailSchedule?.stop();
     await this.emailWorker?.stop();
     await this.mailer?.close();
   },

@@ -7,7 +7,6 @@ import { readExportBatch } from "../shared/csv-export";
 import { PARTNERS_CSV } from "./programs/export";
 import { randomInt } from "node:crypto";
 import { ApiKeyRetiredError, AppError, ConflictError, InvalidRequestError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
-import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
 import { logFields } from "../shared/observability";
 import { RateLimiter } from "../shared/rate-limiter";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
@@ -15,7 +14,7 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { connectedAtAfter } from "./programs/connection-date";
 import { createProgramsRepository } from "./programs/storage";
-import type { ApiKey, Application, EnrolledPartner, EnrolledPartnerDetail, Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
+import type { ApiKey, EnrolledPartner, EnrolledPartnerDetail, Enrollment, EnrollmentStatus, Program, ProgramsRepository } from "./programs/repository";
 import { PROGRAMS } from "./programs/endpoints";
 import * as S from "./programs/schemas";
 import type { Page } from "../shared/pagination";
@@ -39,11 +38,8 @@ import {
   applicationProblem,
   applicationsClosedMessage,
   applicationTransition,
-  approvedMail,
   decisionTarget,
-  declinedMail,
   initialDecision,
-  receivedMail,
   type ApplicationDecisionKind,
 } from "./programs/applications";
 import { currencyExponent } from "../shared/domain/money";
@@ -58,7 +54,7 @@ type Methods = {
   partnerRows(ctx: Context, programId: number, enrollments: readonly EnrolledPartner[]): Promise<PartnerRow[]>;
   partnerDetailOf(ctx: Context, enrolled: EnrolledPartnerDetail): Promise<PartnerDetail>;
   requireEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail>;
-  decide(ctx: Context, programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
+  decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult>;
   setEnrollmentStatus(
     programId: number,
     partnerId: number,
@@ -73,11 +69,7 @@ type Methods = {
     decision: ApplicationDecisionKind,
   ): Promise<ApplicationDecisionResult>;
   afterEnrollmentChange(result: { enrollment: Enrollment; enrolled: boolean; changed: boolean } | null): Promise<void>;
-  mailApplicant(ctx: Context, application: Application, programName: string): void;
 };
-
-/** How long the sign-in link of an approval mail works (once): a day, as an operator's invite link. */
-const APPROVAL_LINK_MINUTES = 24 * 60;
 
 /** An API key as the list shows it: the beginning of the key as the merchant sees it, never the secret or its hash. */
 const apiKeyView = (k: ApiKey): ApiKeyView => ({
@@ -95,9 +87,6 @@ const OVERVIEW_PARTNERS = 100;
 
 type Vars = StorageVars<ProgramsRepository> & {
   outboxRelay?: ServiceOutboxRelay;
-  /** The applicants' mail (the partner sign-in mailer: MAIL_URL, MAIL_FROM). */
-  mailer: Mailer;
-  publicUrl: string;
   /** Applications per client address and hour (APPLICATION_RATE_LIMIT), counted by this instance. */
   applicationLimiter: RateLimiter;
 };
@@ -111,8 +100,6 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   hooks: { before: { "*": inputValidator(PROGRAMS) } },
 
   created() {
-    this.mailer = mailerFromEnv((message, fields) => this.logger.info(message, logFields(fields)));
-    this.publicUrl = publicUrlFromEnv();
     this.applicationLimiter = new RateLimiter(Number(process.env.APPLICATION_RATE_LIMIT ?? 5), 3_600_000);
   },
 
@@ -483,20 +470,20 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     approvePartner: {
       async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
-        return this.decide(ctx, ctx.params.programId, ctx.params.partnerId, "approve");
+        return this.decide(ctx.params.programId, ctx.params.partnerId, "approve");
       },
     },
 
     declinePartner: {
       async handler(ctx: Context<Input<typeof S.EnrollmentDecisionInput>>) {
-        return this.decide(ctx, ctx.params.programId, ctx.params.partnerId, "decline");
+        return this.decide(ctx.params.programId, ctx.params.partnerId, "decline");
       },
     },
 
     setPartnerStatus: {
       async handler(ctx: Context<Input<typeof S.SetEnrollmentStatusInput>>) {
         const { programId, partnerId, status } = ctx.params;
-        return this.decide(ctx, programId, partnerId, status === "approved" ? "approve" : "decline");
+        return this.decide(programId, partnerId, status === "approved" ? "approve" : "decline");
       },
     },
 
@@ -565,7 +552,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
             ),
           );
         }
-        this.mailApplicant(ctx, application, program.name);
+        this.outboxRelay?.nudge(); // its application.created event (notifications mails the applicant)
         ctx.meta.$statusCode = 201;
         return { applicationId: application.id, status: application.status === "approved" ? ("approved" as const) : ("received" as const) };
       },
@@ -712,8 +699,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     },
 
     /** Approve or decline (enrollment-status.ts says which changes are allowed). */
-    async decide(ctx: Context, programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult> {
-      const program = await this.requireProgram(programId);
+    async decide(programId: number, partnerId: number, decision: EnrollmentDecision): Promise<EnrollmentDecisionResult> {
+      await this.requireProgram(programId);
       const current = await this.repo.findEnrollment(programId, partnerId);
       if (!current) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
       const transition = enrollmentTransition(current.status, decision);
@@ -733,7 +720,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
             ALLOWED_FROM[decision],
           );
           await this.afterEnrollmentChange(decided?.enrollment ?? null);
-          if (decided?.changed) this.mailApplicant(ctx, decided.application, program.name);
+          if (decided?.changed) this.outboxRelay?.nudge(); // its application.decided event
         }
       }
       const e = result.enrollment;
@@ -757,7 +744,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       decision: ApplicationDecisionKind,
     ): Promise<ApplicationDecisionResult> {
       const { programId, applicationId } = input;
-      const program = await this.requireProgram(programId);
+      await this.requireProgram(programId);
       const current = await this.repo.getApplication(programId, applicationId);
       if (!current) throw new NotFoundError(`No application ${applicationId} in program ${programId}.`);
       const transition = applicationTransition(current, decision);
@@ -777,7 +764,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (after.kind === "refused") throw new ConflictError(after.message);
         return { application: toDto(result.application), changed: false };
       }
-      this.mailApplicant(ctx, result.application, program.name);
+      this.outboxRelay?.nudge(); // its application.decided event (notifications mails the applicant)
       return { application: toDto(result.application), changed: true };
     },
 
@@ -785,18 +772,6 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async afterEnrollmentChange(result: { enrollment: Enrollment; enrolled: boolean; changed: boolean } | null) {
       if (result?.enrolled) this.outboxRelay?.nudge();
       if (result?.changed) await this.announceEnrollment(result.enrollment);
-    },
-
-    /** The applicant's mail for the application's status, sent after the answer; a failure is logged, the decision stays. */
-    mailApplicant(ctx: Context, application: Application, programName: string) {
-      const fields = { programId: application.programId, applicationId: application.id };
-      const send = async () => {
-        if (application.status === "pending") return this.mailer.send(receivedMail(application, programName));
-        if (application.status === "declined") return this.mailer.send(declinedMail(application, programName, application.declineMessage));
-        const link = await call(ctx, "accounts.createPartnerLink", { partnerId: application.partnerId, expiresInMinutes: APPROVAL_LINK_MINUTES, send: false });
-        return this.mailer.send(approvedMail(application, programName, { url: link.url, linkHours: APPROVAL_LINK_MINUTES / 60, portalUrl: `${this.publicUrl}/portal` }));
-      };
-      send().catch((err: unknown) => this.logger.error(`application ${application.status} mail not sent`, logFields({ ...fields, error: err instanceof Error ? err.message : String(err) })));
     },
 
     /** attribution caches referral codes, status whether a program has an approved partner: every listener has dropped its copy before we answer. */
@@ -825,7 +800,6 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
   async stopped() {
     await this.outboxRelay?.stop();
-    await this.mailer?.close();
   },
 };
 

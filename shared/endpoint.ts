@@ -38,6 +38,7 @@ export type RouteGroup =
   | "admin"
   | "partner"
   | "portal"
+  | "email-links"
   | "applications";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

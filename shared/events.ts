@@ -93,6 +93,27 @@ const withdrawalExample = {
   method: "stripe",
 };
 
+const applicationFacts = {
+  applicationId: int("The application's id.", 7),
+  programId: int("The program's id.", 1),
+  partnerId: int("The partner the application enrolled (pending until decided).", 3),
+  partnerName: text("The applicant's name.", "Jane Doe"),
+  status: z.enum(["pending", "approved", "declined"]).meta({ description: "The application's status after the change.", example: "pending" }),
+  declineMessage: nullableText("The merchant's message to a declined applicant, or null.", null),
+  createdAt: time("When the application arrived.", "2026-01-01T00:00:00.000Z"),
+  decidedAt: nullableTime("When it was decided, or null.", null),
+};
+const applicationExample = {
+  applicationId: 7,
+  programId: 1,
+  partnerId: 3,
+  partnerName: "Jane Doe",
+  status: "pending",
+  declineMessage: null,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  decidedAt: null,
+};
+
 export const WEBHOOK_EVENT_TYPES = [
   "commission.created",
   "commission.refunded",
@@ -105,6 +126,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "lead.created",
   "sale.created",
   "partner.enrolled",
+  "application.created",
+  "application.decided",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -280,6 +303,16 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
     }),
     example: { enrollmentId: 4, programId: 1, partnerId: 3, partnerName: "Jane", referralCode: "jane", status: "approved", enrolledAt: "2026-01-01T00:00:00.000Z" },
   },
+  "application.created": {
+    when: "An application arrived from the program's public form: status pending (to review), or approved when the program approves applications at once. No applicant email: read it in the dashboard.",
+    schema: z.object(applicationFacts),
+    example: applicationExample,
+  },
+  "application.decided": {
+    when: "A pending application was approved or declined (from the dashboard, the API or when its partner was approved or declined directly).",
+    schema: z.object(applicationFacts),
+    example: { ...applicationExample, status: "declined", declineMessage: "We only work with cooking sites for now.", decidedAt: "2026-01-02T00:00:00.000Z" },
+  },
 };
 
 /**
@@ -390,6 +423,28 @@ export function saleCreatedPayload(s: {
     noCommissionReason: s.noCommissionReason,
     occurredAt: iso(s.occurredAt),
     createdAt: iso(s.createdAt),
+  };
+}
+
+export function applicationPayload(a: {
+  id: number;
+  programId: number;
+  partnerId: number;
+  name: string;
+  status: string;
+  declineMessage: string | null;
+  createdAt: Date;
+  decidedAt: Date | null;
+}): Record<string, unknown> {
+  return {
+    applicationId: a.id,
+    programId: a.programId,
+    partnerId: a.partnerId,
+    partnerName: a.name,
+    status: a.status,
+    declineMessage: a.declineMessage,
+    createdAt: iso(a.createdAt),
+    decidedAt: a.decidedAt ? iso(a.decidedAt) : null,
   };
 }
 

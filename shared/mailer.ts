@@ -1,5 +1,5 @@
 /**
- * Outgoing mail (partner sign-in links), pluggable:
+ * Outgoing mail (partner sign-in links, partner emails), pluggable:
  *
  * - `MAIL_URL` (or `SMTP_URL`) set, e.g. `smtp://user:pass@smtp.example.com:587`
  *   or `smtps://...:465`: mail goes through that SMTP server (nodemailer),
@@ -23,6 +23,13 @@ export interface Mail {
    * id (a resend after a crash is then recognisable as a duplicate); else the transport makes one.
    */
   messageId?: string;
+  /** An HTML part besides the text (the text stays the first, plain part). */
+  html?: string;
+  /** The From header's display name for this mail (the address stays MAIL_FROM's). */
+  fromName?: string;
+  replyTo?: string;
+  /** One-click unsubscribe (RFC 8058): the URL a mail client POSTs `List-Unsubscribe=One-Click` to. */
+  unsubscribeUrl?: string;
 }
 
 export interface Mailer {
@@ -43,7 +50,7 @@ export class LogMailer implements Mailer {
   ) {}
 
   async send(mail: Mail): Promise<void> {
-    const fields = { mailer: "log", to: mail.to, subject: mail.subject, ...(mail.messageId ? { messageId: mail.messageId } : {}) };
+    const fields = { mailer: "log", to: mail.to, subject: mail.subject, ...(mail.messageId ? { messageId: mail.messageId } : {}), ...(mail.replyTo ? { replyTo: mail.replyTo } : {}) };
     if (this.showText) this.log(`mail to ${mail.to}: ${mail.subject}\n${mail.text}`, fields);
     else this.log("mail not sent (no MAIL_URL); its text is left out of JSON logs", fields);
   }
@@ -55,6 +62,8 @@ export class LogMailer implements Mailer {
 export class SmtpMailer implements Mailer {
   readonly description: string;
   private readonly transport: Transporter;
+  /** MAIL_FROM's address alone ("partners@example.com" of "Acme <partners@example.com>"), for a mail with its own display name. */
+  private readonly fromAddress: string;
 
   constructor(
     url: string,
@@ -67,10 +76,20 @@ export class SmtpMailer implements Mailer {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const nodemailer = require("nodemailer") as typeof import("nodemailer");
     this.transport = nodemailer.createTransport(url);
+    this.fromAddress = /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
   }
 
   async send(mail: Mail): Promise<void> {
-    await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.messageId ? { messageId: mail.messageId } : {}) });
+    await this.transport.sendMail({
+      from: mail.fromName ? { name: mail.fromName, address: this.fromAddress } : this.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.html ? { html: mail.html } : {}),
+      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+      ...(mail.messageId ? { messageId: mail.messageId } : {}),
+      ...(mail.unsubscribeUrl ? { headers: { "List-Unsubscribe": `<${mail.unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" } } : {}),
+    });
   }
 
   async close(): Promise<void> {

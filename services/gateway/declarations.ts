@@ -43,6 +43,7 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "admin",
   "partner",
   "portal",
+  "email-links",
   "applications",
 ];
 

@@ -64,6 +64,7 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   admin: "operator",
   partner: "partnerSession",
   portal: "none",
+  "email-links": "none",
   applications: "none",
 };
 

@@ -194,6 +194,9 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   partner: { path: "/api/partner", bodyParsers: JSON_BODY, authentication: "authenticatePartnerSession" },
   // The partner portal page and the page sign-in links open.
   portal: { path: "/portal", bodyParsers: false },
+  // The unsubscribe links of partner emails (docs/partners.md, "Emails"): the token is the credential; no body is
+  // read (a mail client's one-click POST sends a form body, RFC 8058), no cookie, no CORS headers.
+  "email-links": { path: "/api/public/unsubscribe", bodyParsers: false },
   // A program's public application form (docs/dashboard-api.md, "Applications"): no credentials, no cookie, no CORS
   // headers (only this service's own page calls it). The client address is passed on for the per-address limit.
   applications: {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
-import type { LoggedDelivery, Notification, PartnerEmail, PartnerNotice, UnreadCounts, WebhookEndpoint } from "./repository";
+import type { LoggedDelivery, Notification, PartnerEmail, PartnerEmailSettings, PartnerNotice, UnreadCounts, WebhookEndpoint } from "./repository";
+import type { EmailCategory } from "./partner-emails";
 import type * as S from "./schemas";
 import type { ForwardedError } from "../../shared/errors";
 
@@ -8,6 +9,17 @@ import type { ForwardedError } from "../../shared/errors";
 export type NotificationView = Jsonified<Notification & { deductionAmount: number }>;
 export type PartnerNoticeView = Jsonified<PartnerNotice & { deductionAmount: number }>;
 type UnreadWithTotal = UnreadCounts & { total: number };
+/** A partner email as callers see it: no HTML part, no unsubscribe token. */
+export type PartnerEmailView = Jsonified<Omit<PartnerEmail, "html" | "unsubscribeToken">>;
+/** What an unsubscribe link is for, and its state. */
+export interface SubscriptionView {
+  programName: string;
+  category: EmailCategory;
+  categoryWords: string;
+  /** Partly hidden: "j***@example.com". */
+  recipient: string;
+  unsubscribed: boolean;
+}
 
 /**
  * The notifications service's actions as a caller sees them: params as the
@@ -22,8 +34,16 @@ export interface NotificationsContract {
   /** The commissions relay's former action (same as `event` with producer commissions). From the commissions outbox relay; an event type without notices or webhooks answers `handled: false`. */
   "notifications.commissionEvent": { params: z.input<typeof S.CommissionEventInput>; result: { handled: false } | { handled: true; notices: number; deliveries: number } };
   "notifications.list": { params: z.input<typeof S.ListInput>; result: NotificationView[] };
-  /** Operators: the emails to partners about their payouts, newest first. */
-  "notifications.listPartnerEmails": { params: z.input<typeof S.ListPartnerEmailsInput>; result: Jsonified<PartnerEmail>[] };
+  /** Operators: the emails to partners, newest first. */
+  "notifications.listPartnerEmails": { params: z.input<typeof S.ListPartnerEmailsInput>; result: PartnerEmailView[] };
+  "notifications.listProgramPartnerEmails": { params: z.input<typeof S.ProgramPartnerEmailsInput>; result: { data: PartnerEmailView[]; nextCursor: string | null } };
+  "notifications.retryPartnerEmail": { params: z.input<typeof S.PartnerEmailIdInput>; result: { retried: boolean; email: PartnerEmailView } };
+  "notifications.getPartnerEmailSettings": { params: z.input<typeof S.ProgramIdInput>; result: Jsonified<PartnerEmailSettings> };
+  "notifications.setPartnerEmailSettings": { params: z.input<typeof S.PartnerEmailSettingsInput>; result: Jsonified<PartnerEmailSettings> };
+  "notifications.unsubscribeLink": { params: z.input<typeof S.UnsubscribeInput>; result: SubscriptionView };
+  "notifications.unsubscribe": { params: z.input<typeof S.UnsubscribeInput>; result: SubscriptionView };
+  "notifications.resubscribe": { params: z.input<typeof S.UnsubscribeInput>; result: SubscriptionView };
+  "notifications.runEmailSchedule": { params: z.input<typeof S.RunEmailScheduleInput>; result: { digests: number; summaries: number } };
   "notifications.listForWorkspace": { params: z.input<typeof S.WorkspaceListInput>; result: { data: NotificationView[]; unread: UnreadWithTotal; nextCursor: string | null } };
   "notifications.markRead": { params: z.input<typeof S.MarkReadInput>; result: { data: NotificationView; unread: UnreadWithTotal } };
   /** The partner portal: the partner's own notices in one program, with the partner's read state. */

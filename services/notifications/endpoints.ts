@@ -1,5 +1,5 @@
 /** The notifications service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions, type HttpEndpoint } from "../../shared/endpoint";
+import { declareActions, programRoutes, type HttpEndpoint } from "../../shared/endpoint";
 import type { ErrorCode } from "../../shared/errors";
 import { TEST_EVENT, TEST_EVENT_TYPE, testEventId } from "../../shared/events";
 import * as S from "./schemas";
@@ -23,24 +23,30 @@ const notificationExample = {
 };
 const partnerEmailExample = {
   id: 3,
+  dedupeKey: "payout_failed.commissions.41",
   producer: "commissions",
   eventId: 41,
   kind: "payout_failed",
+  category: null,
   programId: 1,
   partnerId: 3,
   withdrawalId: 5,
-  recipient: null,
+  recipient: "jane@example.com",
+  fromName: "Acme",
+  replyTo: "partners@acme.example",
   subject: "Your payout of 20.00 USD from Acme could not be paid",
   text: "Hello Jane,\n\nYour payout of 20.00 USD from the Acme partner program (by PayPal, to your PayPal email) could not be paid.\n...",
   messageId: "<payout_failed.commissions.41@track.example.com>",
-  status: "skipped",
-  skipReason: "The partner has no email address.",
-  attempts: 0,
-  nextAttemptAt: "2026-01-01T00:00:00.000Z",
-  lastError: null,
+  status: "pending",
+  skipReason: null,
+  attempts: 2,
+  nextAttemptAt: "2026-01-01T00:00:04.000Z",
+  lastError: "451 Try again later",
   sentAt: null,
   createdAt: "2026-01-01T00:00:00.000Z",
 };
+const emailSettingsExample = { programId: 1, replyTo: "partners@acme.example", commissionEmails: "daily", monthlySummary: true, updatedAt: "2026-01-01T00:00:00.000Z" };
+const unsubscribeExample = { programName: "Acme", category: "commissions", categoryWords: "emails about new commissions", recipient: "j***@example.com", unsubscribed: true };
 const unreadExample = { partner_notice: 1, advertiser_warning: 0, total: 1 };
 const endpointExample = {
   id: 4,
@@ -305,12 +311,116 @@ export const NOTIFICATIONS = declareActions("notifications", {
       path: "/api/admin/partner-emails",
       route: "admin",
       tag: "Operator",
-      summary: "Emails to partners about their payouts",
+      summary: "Emails to partners, every program",
       description:
-        "The emails partners get when a payout is paid or fails (one per event), newest first: each with its recipient, subject, text and Message-ID (every attempt sends the same), its state (pending, sent, skipped with the reason, failed after the attempts allowed), attempts and last error.",
+        "Every email to partners (applications, commissions, refunds, payouts, monthly summaries), newest first: recipient, subject, text and Message-ID (every attempt sends the same), state (pending, sent, skipped with the reason, failed after the attempts allowed), attempts and last error.",
       example: { partnerId: 3, status: "skipped", limit: 50 },
       response: { description: "Newest first.", example: [partnerEmailExample] },
     },
+  },
+  listProgramPartnerEmails: {
+    input: S.ProgramPartnerEmailsInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/partner-emails",
+      tag: "Dashboard",
+      summary: "The program's emails to partners",
+      description:
+        "The emails the program's partners were sent or are to be sent, newest first, with their state: pending (attempts 0: queued; more: retrying after lastError, at nextAttemptAt), sent, skipped (skipReason: no email address, unsubscribed) or failed (given up after 10 attempts; retry it). Pass nextCursor as cursor for the next page.",
+      example: { programId: 1, status: "failed", limit: 25 },
+      errors: ["not_found"],
+      response: { description: "A page of emails, newest first.", example: { data: [partnerEmailExample], nextCursor: null } },
+    }),
+  },
+  retryPartnerEmail: {
+    input: S.PartnerEmailIdInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/partner-emails/:emailId/retry",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Send a failed partner email again",
+      description:
+        "A failed email becomes pending, with a fresh allowance of attempts and the same content and Message-ID. One that is pending, sent or skipped is left as it is: the answer says retried false.",
+      example: { programId: 1, emailId: 3 },
+      errors: ["not_found"],
+      response: { description: "Whether it was retried, and the email.", example: { retried: true, email: { ...partnerEmailExample, attempts: 0 } } },
+    }),
+  },
+  getPartnerEmailSettings: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/partner-email-settings",
+      tag: "Dashboard",
+      summary: "The program's partner email settings",
+      description: "The reply-to address of the program's partner emails, how often partners hear of new commissions, and whether they get monthly summaries (defaults: none, daily, true).",
+      example: { programId: 1 },
+      errors: ["not_found"],
+      response: { description: "The settings.", example: emailSettingsExample },
+    }),
+  },
+  setPartnerEmailSettings: {
+    input: S.PartnerEmailSettingsInput,
+    http: programRoutes({
+      method: "PUT",
+      path: "/:programId/partner-email-settings",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Change the program's partner email settings",
+      description:
+        "A field left out keeps its value. A new commission frequency applies to commissions from now on (those already waiting go out in their digest); turning commission emails off stops their digests.",
+      example: { programId: 1, replyTo: "partners@acme.example", commissionEmails: "weekly" },
+      errors: ["not_found"],
+      response: { description: "The settings.", example: { ...emailSettingsExample, commissionEmails: "weekly" } },
+    }),
+  },
+  unsubscribeLink: {
+    input: S.UnsubscribeInput,
+    http: {
+      method: "GET",
+      path: "/api/public/unsubscribe/:token",
+      route: "email-links",
+      tag: "Partner portal",
+      summary: "What an unsubscribe link is for",
+      description:
+        "For the page the link of a partner email opens (/portal/unsubscribe?token=...): the program, the category of emails it stops, the address (partly hidden) and whether it is unsubscribed now. Changes nothing. 404 for a token that is not an email's.",
+      example: { token: "q3v1Zb0Yw2kV8n4xT6mR9pLs" },
+      errors: ["not_found"],
+      response: { description: "The link's subscription.", example: { ...unsubscribeExample, unsubscribed: false } },
+    },
+  },
+  unsubscribe: {
+    input: S.UnsubscribeInput,
+    http: {
+      method: "POST",
+      path: "/api/public/unsubscribe/:token",
+      route: "email-links",
+      tag: "Partner portal",
+      summary: "Unsubscribe (one click)",
+      description:
+        "The List-Unsubscribe URL of partner emails (RFC 8058 one-click: mail clients POST List-Unsubscribe=One-Click; any body is ignored) and the page's button: the address gets no more emails of this category from this program, from now on (those waiting to be sent are skipped). Payout failures and sign-in links are never unsubscribed. Doing it again changes nothing.",
+      example: { token: "q3v1Zb0Yw2kV8n4xT6mR9pLs" },
+      errors: ["not_found"],
+      response: { description: "The link's subscription, unsubscribed.", example: unsubscribeExample },
+    },
+  },
+  resubscribe: {
+    input: S.UnsubscribeInput,
+    http: {
+      method: "POST",
+      path: "/api/public/unsubscribe/:token/resubscribe",
+      route: "email-links",
+      tag: "Partner portal",
+      summary: "Subscribe again",
+      description: "Undoes an unsubscribe from the same link: emails of this category come again from now on (those skipped meanwhile stay skipped).",
+      example: { token: "q3v1Zb0Yw2kV8n4xT6mR9pLs" },
+      errors: ["not_found"],
+      response: { description: "The link's subscription, subscribed.", example: { ...unsubscribeExample, unsubscribed: false } },
+    },
+  },
+  runEmailSchedule: {
+    input: S.RunEmailScheduleInput,
   },
   listPartnerNotices: {
     input: S.PartnerNoticesInput,

@@ -1,5 +1,5 @@
 import { exponentialBackoffMs, PollingLoop } from "../../shared/polling-loop";
-import type { Mailer } from "../../shared/mailer";
+import type { Mail, Mailer } from "../../shared/mailer";
 import type { ClaimedPartnerEmail, NotificationsRepository, PartnerEmailNext } from "./repository";
 
 export interface PartnerEmailWorkerOptions {
@@ -14,13 +14,19 @@ export interface PartnerEmailWorkerOptions {
   /** Backoff ceiling between attempts of one email. */
   maxBackoffMs: number;
   logger: { warn(...args: unknown[]): void; info(...args: unknown[]): void };
+  /**
+   * The mail to send for a claimed email (the recorded content, with what is made at sending: an approval's sign-in
+   * link), or why it is not sent after all (its category was unsubscribed since it was recorded). A throw is a failed
+   * attempt, retried.
+   */
+  prepare(email: ClaimedPartnerEmail): Promise<Mail | { skip: string }>;
 }
 
-/** A claim outlives the longest send by this much, so no other worker claims an email while it is being sent. */
-const LEASE_MARGIN_MS = 30_000;
+/** A claim outlives the longest send (by as much again, at most 30 s), so no other worker claims an email while it is being sent. */
+const leaseOf = (sendTimeoutMs: number) => sendTimeoutMs + Math.min(sendTimeoutMs, 30_000);
 
 /**
- * Sends the partner emails recorded as pending (./payout-emails.ts), at least once, the way the webhook worker sends
+ * Sends the partner emails recorded as pending (./partner-emails.ts), at least once, the way the webhook worker sends
  * deliveries: claim due emails with a lease (several instances never send the same one at the same time), send each
  * through the mailer, then record the outcome: `sent`, or pending again with exponential backoff, or `failed` after
  * `maxAttempts`.
@@ -59,7 +65,7 @@ export class PartnerEmailWorker {
   }
 
   private async sendBatch(): Promise<number> {
-    const due = await this.repo.claimPartnerEmails(this.opts.workerId, this.opts.sendTimeoutMs + LEASE_MARGIN_MS, this.opts.batchSize, new Date());
+    const due = await this.repo.claimPartnerEmails(this.opts.workerId, leaseOf(this.opts.sendTimeoutMs), this.opts.batchSize, new Date());
     for (const email of due) {
       await this.send(email).catch((err) => {
         // Not recorded: the claim lapses after the lease and the email is tried again.
@@ -70,16 +76,22 @@ export class PartnerEmailWorker {
   }
 
   private async send(email: ClaimedPartnerEmail): Promise<void> {
-    const error = await this.sendWithin(email).then(
-      () => null,
-      (err: unknown) => (err instanceof Error ? err.message : String(err)) || "the mail server refused the mail",
-    );
+    let skip: string | null = null;
+    const error = await this.opts
+      .prepare(email)
+      .then((mail) => ("skip" in mail ? void (skip = mail.skip) : this.sendWithin(mail)))
+      .then(
+        () => null,
+        (err: unknown) => (err instanceof Error ? err.message : String(err)) || "the mail server refused the mail",
+      );
     const next: PartnerEmailNext =
-      error === null
-        ? { status: "sent" }
-        : email.attempts >= this.opts.maxAttempts
-          ? { status: "failed" }
-          : { status: "pending", retryAt: new Date(Date.now() + exponentialBackoffMs(email.attempts, this.opts.maxBackoffMs)) };
+      skip !== null
+        ? { status: "skipped", reason: skip }
+        : error === null
+          ? { status: "sent" }
+          : email.attempts >= this.opts.maxAttempts
+            ? { status: "failed" }
+            : { status: "pending", retryAt: new Date(Date.now() + exponentialBackoffMs(email.attempts, this.opts.maxBackoffMs)) };
     if (error !== null) {
       const what = next.status === "failed" ? `given up after ${email.attempts} attempts` : "will be retried";
       this.opts.logger.warn(`Partner email ${email.id} (${email.kind}, partner ${email.partnerId}) not sent, ${what}: ${error}`);
@@ -88,13 +100,13 @@ export class PartnerEmailWorker {
   }
 
   /** The mailer's send, or an error after `sendTimeoutMs` (the send may still finish: the same Message-ID then comes twice). */
-  private async sendWithin(email: ClaimedPartnerEmail): Promise<void> {
+  private async sendWithin(mail: Mail): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer from the mail server within ${this.opts.sendTimeoutMs} ms`)), this.opts.sendTimeoutMs);
     });
     try {
-      await Promise.race([this.mailer.send({ to: email.recipient, subject: email.subject, text: email.text, messageId: email.messageId }), timeout]);
+      await Promise.race([this.mailer.send(mail), timeout]);
     } finally {
       clearTimeout(timer);
     }

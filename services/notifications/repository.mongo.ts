@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions } from "../../shared/storage/mongo";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, withTransaction, type DocOf } from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { TEST_EVENT_TYPE } from "../../shared/events";
 import {
@@ -21,6 +21,13 @@ import {
   type PartnerEmail,
   type PartnerEmailFilter,
   type PartnerEmailNext,
+  type PartnerEmailSettings,
+  type PartnerActivity,
+  type NewPartnerActivity,
+  type PartnerKey,
+  type Unsubscription,
+  DEFAULT_PARTNER_EMAIL_SETTINGS,
+  UNSUBSCRIBED_REASON,
   type PartnerNotice,
   type PartnerNoticeFilter,
   type UnreadCounts,
@@ -162,22 +169,33 @@ const partnerNoticeReadSchema = new Schema<PartnerNoticeReadDoc>(
 );
 notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, createdAt: -1, _id: -1 });
 
-/** An email to a partner about a payout, with its claim (as the SQL table partner_emails). */
+/**
+ * An email to a partner, with its claim (as the SQL table partner_emails). Emails recorded before digests and
+ * summaries existed have no dedupe key or category (set at start, `backfillDedupeKeys`), nor an HTML part, sender
+ * name, reply-to or unsubscribe token (read as SQL's column defaults).
+ */
 type PartnerEmailDoc = Omit<PartnerEmail, "id"> & { _id: number; claimedBy: string | null; claimedUntil: Date | null };
 const partnerEmailSchema = requiredStringsMayBeEmpty(
   new Schema<PartnerEmailDoc>(
     {
       _id: { type: Number, required: true },
-      producer: { type: String, required: true },
-      eventId: { type: Number, required: true },
+      dedupeKey: { type: String, required: true },
+      // Null for digests and summaries.
+      producer: { type: String, default: null },
+      eventId: { type: Number, default: null },
       kind: { type: String, required: true },
+      category: { type: String, default: null },
       programId: { type: Number, required: true },
       partnerId: { type: Number, required: true },
-      withdrawalId: { type: Number, required: true },
+      withdrawalId: { type: Number, default: null },
       recipient: { type: String, default: null },
+      fromName: { type: String, default: "" },
+      replyTo: { type: String, default: null },
       subject: { type: String, required: true },
       text: { type: String, required: true },
+      html: { type: String, default: "" },
       messageId: { type: String, required: true },
+      unsubscribeToken: { type: String, default: null },
       status: { type: String, required: true },
       skipReason: { type: String, default: null },
       attempts: { type: Number, required: true },
@@ -191,25 +209,43 @@ const partnerEmailSchema = requiredStringsMayBeEmpty(
     schemaOptions("partner_emails"),
   ),
 );
-// The unique triple makes a redelivered event record nothing more (SQL: UNIQUE (producer, event_id, kind)).
-partnerEmailSchema.index({ producer: 1, eventId: 1, kind: 1 }, { unique: true });
+// The dedupe key makes a redelivered event, or a digest collected twice, record nothing more (SQL: partner_emails_dedupe).
+partnerEmailSchema.index({ dedupeKey: 1 }, { unique: true });
+/** The unique index of earlier versions, on (producer, eventId, kind): digests and summaries have neither producer nor event, so it is dropped at start. */
+const OLD_PARTNER_EMAIL_EVENT_INDEX = "producer_1_eventId_1_kind_1";
+// SQL: unsubscribe_token TEXT UNIQUE, where NULLs never collide: partial on a string (queries repeat the $type to use it).
+partnerEmailSchema.index({ unsubscribeToken: 1 }, { unique: true, partialFilterExpression: { unsubscribeToken: { $type: "string" } } });
 // As the SQL indexes partner_emails_due, _program and _partner.
 partnerEmailSchema.index({ status: 1, nextAttemptAt: 1, _id: 1 });
 partnerEmailSchema.index({ programId: 1, _id: -1 });
 partnerEmailSchema.index({ partnerId: 1, _id: -1 });
+// The dashboard's pages (listProgramPartnerEmails), as partner_emails_program_list.
+partnerEmailSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+/**
+ * Addresses compare case-insensitively (SQL: lower(recipient)): unsubscribe's update runs with this collation, so
+ * it uses the index below (SQL: partner_emails_unsubscribed, partial on pending).
+ */
+const CASE_INSENSITIVE = { locale: "en", strength: 2 } as const;
+partnerEmailSchema.index({ programId: 1, recipient: 1, category: 1 }, { partialFilterExpression: { status: "pending" }, collation: CASE_INSENSITIVE });
 
 const toPartnerEmail = (d: PartnerEmailDoc): PartnerEmail => ({
   id: d._id,
-  producer: d.producer,
-  eventId: d.eventId,
+  dedupeKey: d.dedupeKey,
+  producer: d.producer ?? null,
+  eventId: d.eventId ?? null,
   kind: d.kind,
+  category: d.category ?? null,
   programId: d.programId,
   partnerId: d.partnerId,
-  withdrawalId: d.withdrawalId,
+  withdrawalId: d.withdrawalId ?? null,
   recipient: d.recipient ?? null,
+  fromName: d.fromName ?? "",
+  replyTo: d.replyTo ?? null,
   subject: d.subject,
   text: d.text,
+  html: d.html ?? "",
   messageId: d.messageId,
+  unsubscribeToken: d.unsubscribeToken ?? null,
   status: d.status,
   skipReason: d.skipReason ?? null,
   attempts: d.attempts,
@@ -218,6 +254,99 @@ const toPartnerEmail = (d: PartnerEmailDoc): PartnerEmail => ({
   sentAt: d.sentAt ?? null,
   createdAt: d.createdAt,
 });
+
+/** A pending email as recorded (SQL: the column defaults of INSERT_EMAIL). */
+const newPartnerEmailDoc = (id: number, e: NewPartnerEmail, now: Date): PartnerEmailDoc => ({
+  _id: id,
+  ...e,
+  attempts: 0,
+  nextAttemptAt: now,
+  claimedBy: null,
+  claimedUntil: null,
+  lastError: null,
+  sentAt: null,
+  createdAt: now,
+});
+
+/** Who unsubscribed from what (SQL: email_unsubscribes); the address is stored lower-cased. */
+type UnsubscriptionDoc = Unsubscription & { createdAt: Date };
+const unsubscriptionSchema = requiredStringsMayBeEmpty(
+  new Schema<UnsubscriptionDoc>(
+    {
+      programId: { type: Number, required: true },
+      recipient: { type: String, required: true },
+      category: { type: String, required: true },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("email_unsubscribes"),
+  ),
+);
+// SQL: PRIMARY KEY (program_id, recipient, category).
+unsubscriptionSchema.index({ programId: 1, recipient: 1, category: 1 }, { unique: true });
+
+/** A program's partner email settings, keyed by program (SQL: partner_email_settings). */
+type PartnerEmailSettingsDoc = Omit<PartnerEmailSettings, "programId" | "updatedAt"> & { _id: number; updatedAt: Date };
+const partnerEmailSettingsSchema = requiredStringsMayBeEmpty(
+  new Schema<PartnerEmailSettingsDoc>(
+    {
+      _id: { type: Number, required: true },
+      replyTo: { type: String, default: null },
+      commissionEmails: { type: String, required: true },
+      monthlySummary: { type: Boolean, required: true },
+      updatedAt: { type: Date, required: true },
+    },
+    schemaOptions("partner_email_settings"),
+  ),
+);
+
+/** What a partner's money did (SQL: partner_activity). `digestEmailId` is always stored, null until collected. */
+type PartnerActivityDoc = DocOf<PartnerActivity>;
+const partnerActivitySchema = requiredStringsMayBeEmpty(
+  new Schema<PartnerActivityDoc>(
+    {
+      _id: { type: Number, required: true },
+      producer: { type: String, required: true },
+      eventId: { type: Number, required: true },
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      kind: { type: String, required: true },
+      commissionId: { type: Number, default: null },
+      transactionId: { type: String, default: null },
+      amountCents: { type: Number, required: true },
+      currency: { type: String, required: true },
+      month: { type: String, required: true },
+      digestDueAt: { type: Date, default: null },
+      digestEmailId: { type: Number, default: null },
+      createdAt: { type: Date, required: true },
+    },
+    schemaOptions("partner_activity"),
+  ),
+);
+partnerActivitySchema.index({ producer: 1, eventId: 1, kind: 1 }, { unique: true });
+/** Earned activity due for a digest and in none yet (SQL: partner_activity_digest_due); queries repeat both $types to use it. */
+const DIGEST_PENDING = { digestEmailId: { $type: "null" }, digestDueAt: { $type: "date" } } as const;
+partnerActivitySchema.index({ digestDueAt: 1, programId: 1, partnerId: 1 }, { partialFilterExpression: DIGEST_PENDING });
+partnerActivitySchema.index({ month: 1, programId: 1, partnerId: 1 });
+
+const toActivity = (d: PartnerActivityDoc): PartnerActivity => ({
+  id: d._id,
+  producer: d.producer,
+  eventId: d.eventId,
+  programId: d.programId,
+  partnerId: d.partnerId,
+  kind: d.kind,
+  commissionId: d.commissionId ?? null,
+  transactionId: d.transactionId ?? null,
+  amountCents: d.amountCents,
+  currency: d.currency,
+  month: d.month,
+  digestDueAt: d.digestDueAt ?? null,
+  digestEmailId: d.digestEmailId ?? null,
+  createdAt: d.createdAt,
+});
+
+/** Thrown inside collectDigest's transaction to abort it: a concurrent collector took some of the items. */
+class DigestCollectedElsewhere extends Error {}
 
 const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({
   id: _id,
@@ -288,6 +417,44 @@ const newDeliveryState = (now: Date) => ({
   attemptLog: [],
 });
 
+/** The filters both partner email lists share. */
+function partnerEmailConditions(f: PartnerEmailFilter): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  if (f.programId !== undefined) filter.programId = f.programId;
+  if (f.partnerId !== undefined) filter.partnerId = f.partnerId;
+  if (f.status !== undefined) filter.status = f.status;
+  if (f.kind !== undefined) filter.kind = f.kind;
+  return filter;
+}
+
+/** An unsubscription's key: the address lower-cased, as stored. */
+const unsubscriptionKey = (u: Unsubscription): Unsubscription => ({ programId: u.programId, recipient: u.recipient.toLowerCase(), category: u.category });
+
+/** Earned activity due for a digest by `cutoff` and in none yet (the $types repeat DIGEST_PENDING, so its index serves). */
+const digestDue = (cutoff: Date): Record<string, unknown> => ({ digestEmailId: { $type: "null" }, digestDueAt: { $type: "date", $lte: cutoff } });
+
+/** Drops an index replaced by another; already gone (a fresh database, or another instance dropped it) is fine. */
+async function dropIndexIfThere(collection: { dropIndex(name: string): Promise<unknown> }, name: string): Promise<void> {
+  await collection.dropIndex(name).catch((err: { codeName?: string }) => {
+    if (err.codeName !== "IndexNotFound" && err.codeName !== "NamespaceNotFound") throw err;
+  });
+}
+
+/**
+ * The SQL migration's backfill: emails recorded before dedupe keys (all of them payout emails of one event) get
+ * "<kind>.<producer>.<event id>", and a payout_paid one its category. Idempotent: only emails without a key change.
+ */
+async function backfillDedupeKeys(partnerEmails: Model<PartnerEmailDoc>): Promise<void> {
+  await partnerEmails.collection.updateMany({ dedupeKey: { $exists: false } }, [
+    {
+      $set: {
+        dedupeKey: { $concat: ["$kind", ".", "$producer", ".", { $toString: "$eventId" }] },
+        category: { $cond: [{ $eq: ["$kind", "payout_paid"] }, "payouts", null] },
+      },
+    },
+  ]);
+}
+
 export class MongoNotificationsRepository implements NotificationsRepository {
   private constructor(
     private readonly connection: Connection,
@@ -296,6 +463,9 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     private readonly deliveries: Model<DeliveryDoc>,
     private readonly partnerNoticeReads: Model<PartnerNoticeReadDoc>,
     private readonly partnerEmails: Model<PartnerEmailDoc>,
+    private readonly unsubscriptions: Model<UnsubscriptionDoc>,
+    private readonly partnerEmailSettings: Model<PartnerEmailSettingsDoc>,
+    private readonly partnerActivity: Model<PartnerActivityDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoNotificationsRepository> {
@@ -305,14 +475,18 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       modelOn(connection, "WebhookDelivery", deliverySchema),
       modelOn(connection, "PartnerNoticeRead", partnerNoticeReadSchema),
       modelOn(connection, "PartnerEmail", partnerEmailSchema),
+      modelOn(connection, "EmailUnsubscribe", unsubscriptionSchema),
+      modelOn(connection, "PartnerEmailSettings", partnerEmailSettingsSchema),
+      modelOn(connection, "PartnerActivity", partnerActivitySchema),
     ] as const;
+    // Before the unique dedupe index is built: emails recorded before it get their key.
+    await backfillDedupeKeys(models[4]);
     await prepareCollections(models);
     // Deliveries written before events had producers were all commission events. Backfilled before the old
     // unique index goes, so (producer, event, endpoint) is as unique as (event, endpoint) was.
     await models[2].updateMany({ producer: { $exists: false } }, { $set: { producer: "commissions" } });
-    await models[2].collection.dropIndex(OLD_DELIVERY_EVENT_INDEX).catch((err: { codeName?: string }) => {
-      if (err.codeName !== "IndexNotFound" && err.codeName !== "NamespaceNotFound") throw err;
-    });
+    await dropIndexIfThere(models[2].collection, OLD_DELIVERY_EVENT_INDEX);
+    await dropIndexIfThere(models[4].collection, OLD_PARTNER_EMAIL_EVENT_INDEX);
     return new MongoNotificationsRepository(connection, ...models);
   }
 
@@ -586,21 +760,10 @@ export class MongoNotificationsRepository implements NotificationsRepository {
   }
 
   async recordPartnerEmail(e: NewPartnerEmail, now: Date): Promise<boolean> {
-    if (await this.partnerEmails.exists({ producer: e.producer, eventId: e.eventId, kind: e.kind })) return false;
+    if (await this.partnerEmails.exists({ dedupeKey: e.dedupeKey })) return false;
     return (
       (await insertOrNull(async () => {
-        const doc: PartnerEmailDoc = {
-          _id: await nextId(this.connection, "partner_emails"),
-          ...e,
-          attempts: 0,
-          nextAttemptAt: now,
-          claimedBy: null,
-          claimedUntil: null,
-          lastError: null,
-          sentAt: null,
-          createdAt: now,
-        };
-        await this.partnerEmails.create(doc);
+        await this.partnerEmails.create(newPartnerEmailDoc(await nextId(this.connection, "partner_emails"), e, now));
         return true;
       })) ?? false
     );
@@ -629,17 +792,163 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     const set: Record<string, unknown> = { status: next.status, claimedUntil: null, lastError: error?.slice(0, 1000) ?? null };
     if (next.status === "pending") set.nextAttemptAt = next.retryAt;
     if (next.status === "sent") set.sentAt = now;
+    if (next.status === "skipped") set.skipReason = next.reason;
     await this.partnerEmails.updateOne({ _id: id, claimedBy: workerId, status: "pending" }, { $set: set });
   }
 
   async listPartnerEmails(f: PartnerEmailFilter): Promise<PartnerEmail[]> {
     // MongoDB reads limit(0) as "no limit".
     if (f.limit < 1) return [];
-    const filter: Record<string, unknown> = {};
-    if (f.programId !== undefined) filter.programId = f.programId;
-    if (f.partnerId !== undefined) filter.partnerId = f.partnerId;
-    if (f.status !== undefined) filter.status = f.status;
-    const docs = await this.partnerEmails.find(filter).sort({ _id: -1 }).limit(f.limit).lean<PartnerEmailDoc[]>();
+    const docs = await this.partnerEmails.find(partnerEmailConditions(f)).sort({ _id: -1 }).limit(f.limit).lean<PartnerEmailDoc[]>();
     return docs.map(toPartnerEmail);
+  }
+
+  async listProgramPartnerEmails(f: PartnerEmailFilter & { programId: number }): Promise<Page<PartnerEmail>> {
+    const docs = await this.partnerEmails
+      .find({ $and: [partnerEmailConditions(f), ...mongoPageFilter(f)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean<PartnerEmailDoc[]>();
+    return pageOf(docs, f.limit, mongoPosition, toPartnerEmail);
+  }
+
+  async retryPartnerEmail(programId: number, id: number, now: Date): Promise<{ retried: boolean; email: PartnerEmail } | null> {
+    // Conditional on 'failed': of concurrent retries one retries; a pending (maybe being sent) one is not touched.
+    const retried = await this.partnerEmails
+      .findOneAndUpdate(
+        { _id: id, programId, status: "failed" },
+        { $set: { status: "pending", attempts: 0, nextAttemptAt: now, claimedBy: null, claimedUntil: null } },
+        { returnDocument: "after" },
+      )
+      .lean<PartnerEmailDoc>();
+    if (retried) return { retried: true, email: toPartnerEmail(retried) };
+    const doc = await this.partnerEmails.findOne({ _id: id, programId }).lean<PartnerEmailDoc>();
+    return doc ? { retried: false, email: toPartnerEmail(doc) } : null;
+  }
+
+  async findPartnerEmailByUnsubscribeToken(token: string): Promise<PartnerEmail | null> {
+    const doc = await this.partnerEmails.findOne({ unsubscribeToken: { $eq: token, $type: "string" } }).lean<PartnerEmailDoc>();
+    return doc ? toPartnerEmail(doc) : null;
+  }
+
+  async unsubscribe(u: Unsubscription, now: Date): Promise<void> {
+    const key = unsubscriptionKey(u);
+    const run = () =>
+      withTransaction(this.connection, async (session) => {
+        await this.unsubscriptions.updateOne(key, { $setOnInsert: { createdAt: now } }, { upsert: true, session });
+        // Not one being sent (claimed, lease running): the worker checks again before sending and skips it.
+        await this.partnerEmails.updateMany(
+          { programId: u.programId, recipient: key.recipient, category: u.category, status: "pending", $or: [{ claimedUntil: null }, { claimedUntil: { $lt: now } }] },
+          { $set: { status: "skipped", skipReason: UNSUBSCRIBED_REASON } },
+          { session, collation: CASE_INSENSITIVE },
+        );
+      });
+    try {
+      await run();
+    } catch (err) {
+      // A concurrent unsubscription of the same address inserted first (a duplicate key is not retried by the
+      // driver): once more, which finds it and skips what is still pending, as ON CONFLICT DO NOTHING would.
+      if (!isDuplicateKeyError(err)) throw err;
+      await run();
+    }
+  }
+
+  async resubscribe(u: Unsubscription): Promise<void> {
+    await this.unsubscriptions.deleteOne(unsubscriptionKey(u));
+  }
+
+  async isUnsubscribed(u: Unsubscription): Promise<boolean> {
+    return (await this.unsubscriptions.exists(unsubscriptionKey(u))) !== null;
+  }
+
+  async getPartnerEmailSettings(programId: number): Promise<PartnerEmailSettings> {
+    const doc = await this.partnerEmailSettings.findById(programId).lean<PartnerEmailSettingsDoc>();
+    if (!doc) return { programId, ...DEFAULT_PARTNER_EMAIL_SETTINGS };
+    return { programId, replyTo: doc.replyTo ?? null, commissionEmails: doc.commissionEmails, monthlySummary: doc.monthlySummary, updatedAt: doc.updatedAt };
+  }
+
+  async putPartnerEmailSettings(s: Omit<PartnerEmailSettings, "updatedAt">, now: Date): Promise<PartnerEmailSettings> {
+    await this.partnerEmailSettings.updateOne(
+      { _id: s.programId },
+      { $set: { replyTo: s.replyTo, commissionEmails: s.commissionEmails, monthlySummary: s.monthlySummary, updatedAt: now } },
+      { upsert: true },
+    );
+    return { ...s, updatedAt: now };
+  }
+
+  async recordPartnerActivity(a: NewPartnerActivity, now: Date): Promise<boolean> {
+    if (await this.partnerActivity.exists({ producer: a.producer, eventId: a.eventId, kind: a.kind })) return false;
+    return (
+      (await insertOrNull(async () => {
+        await this.partnerActivity.create({ _id: await nextId(this.connection, "partner_activity"), ...a, digestEmailId: null, createdAt: now });
+        return true;
+      })) ?? false
+    );
+  }
+
+  async dueDigests(cutoff: Date, limit: number): Promise<PartnerKey[]> {
+    // An aggregation's $limit must be positive.
+    if (limit < 1) return [];
+    const rows = await this.partnerActivity.aggregate<{ _id: PartnerKey }>([
+      { $match: digestDue(cutoff) },
+      { $group: { _id: { programId: "$programId", partnerId: "$partnerId" } } },
+      { $sort: { "_id.programId": 1, "_id.partnerId": 1 } },
+      { $limit: limit },
+    ]);
+    return rows.map((r) => ({ programId: r._id.programId, partnerId: r._id.partnerId }));
+  }
+
+  async collectDigest(key: PartnerKey, cutoff: Date, render: (items: PartnerActivity[]) => NewPartnerEmail, now: Date): Promise<boolean> {
+    // The id once, outside the transaction (a retried transaction inserts the same email); unused when nothing is due.
+    const emailId = await nextId(this.connection, "partner_emails");
+    try {
+      const collected = await insertOrNull(() =>
+        withTransaction(this.connection, async (session) => {
+          const items = await this.partnerActivity
+            .find({ programId: key.programId, partnerId: key.partnerId, ...digestDue(cutoff) }, null, { session })
+            .sort({ _id: 1 })
+            .lean<PartnerActivityDoc[]>();
+          if (items.length === 0) return false;
+          // A duplicate dedupe key (this digest is recorded) aborts the transaction: insertOrNull reads it as false.
+          await this.partnerEmails.create([newPartnerEmailDoc(emailId, render(items.map(toActivity)), now)], { session });
+          // Conditional on still being in no digest: a concurrent collector's write either conflicts (the driver runs
+          // this again, and it finds nothing) or is seen here, and then its digest wins.
+          const marked = await this.partnerActivity.updateMany(
+            { _id: { $in: items.map((i) => i._id) }, digestEmailId: { $type: "null" } },
+            { $set: { digestEmailId: emailId } },
+            { session },
+          );
+          if (marked.modifiedCount < items.length) throw new DigestCollectedElsewhere();
+          return true;
+        }),
+      );
+      return collected ?? false;
+    } catch (err) {
+      if (err instanceof DigestCollectedElsewhere) return false;
+      throw err;
+    }
+  }
+
+  async dueSummaries(month: string, limit: number): Promise<PartnerKey[]> {
+    // An aggregation's $limit must be positive.
+    if (limit < 1) return [];
+    // Programs default to summaries: only the ones that turned them off are left out.
+    const off = await this.partnerEmailSettings.find({ monthlySummary: false }, { _id: 1 }).lean<Array<{ _id: number }>>();
+    const rows = await this.partnerActivity.aggregate<{ _id: PartnerKey }>([
+      { $match: { month, programId: { $nin: off.map((p) => p._id) } } },
+      { $group: { _id: { programId: "$programId", partnerId: "$partnerId" } } },
+      { $sort: { "_id.programId": 1, "_id.partnerId": 1 } },
+      // The pair's summary of the month, by its dedupe key (partner-emails.ts: monthly_summary.<program>.<partner>.<month>).
+      { $set: { dedupeKey: { $concat: ["monthly_summary.", { $toString: "$_id.programId" }, ".", { $toString: "$_id.partnerId" }, ".", month] } } },
+      { $lookup: { from: this.partnerEmails.collection.collectionName, localField: "dedupeKey", foreignField: "dedupeKey", as: "summary", pipeline: [{ $project: { _id: 1 } }] } },
+      { $match: { summary: { $size: 0 } } },
+      { $limit: limit },
+    ]);
+    return rows.map((r) => ({ programId: r._id.programId, partnerId: r._id.partnerId }));
+  }
+
+  async activityOf(key: PartnerKey, month: string): Promise<PartnerActivity[]> {
+    const docs = await this.partnerActivity.find({ programId: key.programId, partnerId: key.partnerId, month }).sort({ _id: 1 }).lean<PartnerActivityDoc[]>();
+    return docs.map(toActivity);
   }
 }

@@ -23,6 +23,13 @@ import {
   type PartnerEmailKind,
   type PartnerEmailNext,
   type PartnerEmailStatus,
+  type PartnerEmailSettings,
+  type PartnerActivity,
+  type NewPartnerActivity,
+  type PartnerKey,
+  type Unsubscription,
+  DEFAULT_PARTNER_EMAIL_SETTINGS,
+  UNSUBSCRIBED_REASON,
   type PartnerNotice,
   type PartnerNoticeFilter,
   type UnreadCounts,
@@ -32,6 +39,7 @@ import {
   type WebhookEventType,
 } from "./repository";
 import { TEST_EVENT_TYPE } from "../../shared/events";
+import type { CommissionEmailFrequency, EmailCategory } from "./partner-emails";
 
 /** Stored excerpts are cut here whatever the caller sent (the worker keeps at most 200 characters). */
 const EXCERPT_MAX = 500;
@@ -152,6 +160,54 @@ const MIGRATIONS = [
    CREATE INDEX partner_emails_due ON partner_emails (next_attempt_at, id) WHERE status = 'pending';
    CREATE INDEX partner_emails_program ON partner_emails (program_id, id DESC);
    CREATE INDEX partner_emails_partner ON partner_emails (partner_id, id DESC);`,
+  // Every partner email (docs/partners.md, "Emails"): unique on a dedupe key (an event's, a digest's, a summary's;
+  // the payout emails' keep their Message-ID's words), an HTML part, the program's name and reply-to, a category and
+  // its unsubscribe token; unsubscriptions; the programs' email settings; what partners' money did (digests, summaries).
+  `ALTER TABLE partner_emails ADD COLUMN dedupe_key TEXT;
+   UPDATE partner_emails SET dedupe_key = kind || '.' || producer || '.' || event_id;
+   ALTER TABLE partner_emails ALTER COLUMN dedupe_key SET NOT NULL;
+   CREATE UNIQUE INDEX partner_emails_dedupe ON partner_emails (dedupe_key);
+   ALTER TABLE partner_emails ALTER COLUMN producer DROP NOT NULL;
+   ALTER TABLE partner_emails ALTER COLUMN event_id DROP NOT NULL;
+   ALTER TABLE partner_emails ALTER COLUMN withdrawal_id DROP NOT NULL;
+   ALTER TABLE partner_emails ADD COLUMN category TEXT;
+   UPDATE partner_emails SET category = 'payouts' WHERE kind = 'payout_paid';
+   ALTER TABLE partner_emails ADD COLUMN html TEXT NOT NULL DEFAULT '';
+   ALTER TABLE partner_emails ADD COLUMN from_name TEXT NOT NULL DEFAULT '';
+   ALTER TABLE partner_emails ADD COLUMN reply_to TEXT;
+   ALTER TABLE partner_emails ADD COLUMN unsubscribe_token TEXT UNIQUE;
+   CREATE INDEX partner_emails_program_list ON partner_emails (program_id, created_at DESC, id DESC);
+   CREATE INDEX partner_emails_unsubscribed ON partner_emails (program_id, lower(recipient), category) WHERE status = 'pending';
+   CREATE TABLE email_unsubscribes (
+     program_id INTEGER NOT NULL,
+     recipient TEXT NOT NULL,
+     category TEXT NOT NULL,
+     created_at TIMESTAMPTZ NOT NULL,
+     PRIMARY KEY (program_id, recipient, category));
+   CREATE TABLE partner_email_settings (
+     program_id INTEGER PRIMARY KEY,
+     reply_to TEXT,
+     commission_emails TEXT NOT NULL,
+     monthly_summary BOOLEAN NOT NULL,
+     updated_at TIMESTAMPTZ NOT NULL);
+   CREATE TABLE partner_activity (
+     id SERIAL PRIMARY KEY,
+     producer TEXT NOT NULL,
+     event_id INTEGER NOT NULL,
+     program_id INTEGER NOT NULL,
+     partner_id INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     commission_id INTEGER,
+     transaction_id TEXT,
+     amount_cents BIGINT NOT NULL,
+     currency TEXT NOT NULL,
+     month TEXT NOT NULL,
+     digest_due_at TIMESTAMPTZ,
+     digest_email_id INTEGER,
+     created_at TIMESTAMPTZ NOT NULL,
+     UNIQUE (producer, event_id, kind));
+   CREATE INDEX partner_activity_digest_due ON partner_activity (digest_due_at, program_id, partner_id) WHERE digest_email_id IS NULL AND digest_due_at IS NOT NULL;
+   CREATE INDEX partner_activity_month ON partner_activity (month, program_id, partner_id);`,
 ];
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
@@ -246,22 +302,46 @@ interface DeliveryRow {
 /** A row of partner_emails. */
 interface PartnerEmailRow {
   id: number;
-  producer: string;
-  event_id: number;
+  dedupe_key: string;
+  producer: string | null;
+  event_id: number | null;
   kind: PartnerEmailKind;
+  category: EmailCategory | null;
   program_id: number;
   partner_id: number;
-  withdrawal_id: number;
+  withdrawal_id: number | null;
   recipient: string | null;
+  from_name: string;
+  reply_to: string | null;
   subject: string;
   body: string;
+  html: string;
   message_id: string;
+  unsubscribe_token: string | null;
   status: PartnerEmailStatus;
   skip_reason: string | null;
   attempts: number;
   next_attempt_at: Date;
   last_error: string | null;
   sent_at: Date | null;
+  created_at: Date;
+}
+
+/** A row of partner_activity. */
+interface ActivityRow {
+  id: number;
+  producer: string;
+  event_id: number;
+  program_id: number;
+  partner_id: number;
+  kind: PartnerActivity["kind"];
+  commission_id: number | null;
+  transaction_id: string | null;
+  amount_cents: string | number;
+  currency: string;
+  month: string;
+  digest_due_at: Date | null;
+  digest_email_id: number | null;
   created_at: Date;
 }
 
@@ -328,16 +408,22 @@ const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
 
 const toPartnerEmail = (r: PartnerEmailRow): PartnerEmail => ({
   id: r.id,
+  dedupeKey: r.dedupe_key,
   producer: r.producer,
   eventId: r.event_id,
   kind: r.kind,
+  category: r.category,
   programId: r.program_id,
   partnerId: r.partner_id,
   withdrawalId: r.withdrawal_id,
   recipient: r.recipient,
+  fromName: r.from_name,
+  replyTo: r.reply_to,
   subject: r.subject,
   text: r.body,
+  html: r.html,
   messageId: r.message_id,
+  unsubscribeToken: r.unsubscribe_token,
   status: r.status,
   skipReason: r.skip_reason,
   attempts: r.attempts,
@@ -346,6 +432,57 @@ const toPartnerEmail = (r: PartnerEmailRow): PartnerEmail => ({
   sentAt: r.sent_at,
   createdAt: r.created_at,
 });
+
+const toActivity = (r: ActivityRow): PartnerActivity => ({
+  id: r.id,
+  producer: r.producer,
+  eventId: r.event_id,
+  programId: r.program_id,
+  partnerId: r.partner_id,
+  kind: r.kind,
+  commissionId: r.commission_id,
+  transactionId: r.transaction_id,
+  amountCents: Number(r.amount_cents),
+  currency: r.currency,
+  month: r.month,
+  digestDueAt: r.digest_due_at,
+  digestEmailId: r.digest_email_id,
+  createdAt: r.created_at,
+});
+
+/** The exact query of listProgramPartnerEmails: a page of one program's emails. */
+export function listProgramPartnerEmailsQuery(f: PartnerEmailFilter & { programId: number }): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.status !== undefined) c.add("status = ?", f.status);
+  if (f.kind !== undefined) c.add("kind = ?", f.kind);
+  return c.page(f).query("*", "partner_emails", f.limit);
+}
+
+const INSERT_EMAIL = `INSERT INTO partner_emails (dedupe_key, producer, event_id, kind, category, program_id, partner_id, withdrawal_id, recipient, from_name, reply_to,
+    subject, body, html, message_id, unsubscribe_token, status, skip_reason, next_attempt_at, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`;
+const emailValues = (e: NewPartnerEmail, now: Date) => [
+  e.dedupeKey,
+  e.producer,
+  e.eventId,
+  e.kind,
+  e.category,
+  e.programId,
+  e.partnerId,
+  e.withdrawalId,
+  e.recipient,
+  e.fromName,
+  e.replyTo,
+  e.subject,
+  e.text,
+  e.html,
+  e.messageId,
+  e.unsubscribeToken,
+  e.status,
+  e.skipReason,
+  now,
+];
 
 const toAttempt = (r: AttemptRow): WebhookAttempt => ({
   attempt: r.attempt,
@@ -578,12 +715,7 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async recordPartnerEmail(e: NewPartnerEmail, now: Date): Promise<boolean> {
-    const rows = await this.db.query(
-      `INSERT INTO partner_emails (producer, event_id, kind, program_id, partner_id, withdrawal_id, recipient, subject, body, message_id, status, skip_reason, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (producer, event_id, kind) DO NOTHING RETURNING id`,
-      [e.producer, e.eventId, e.kind, e.programId, e.partnerId, e.withdrawalId, e.recipient, e.subject, e.text, e.messageId, e.status, e.skipReason, now],
-    );
-    return rows.length > 0;
+    return (await this.db.query(INSERT_EMAIL, emailValues(e, now))).length > 0;
   }
 
   async claimPartnerEmails(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedPartnerEmail[]> {
@@ -606,20 +738,143 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   async recordPartnerEmailAttempt(id: number, workerId: string, error: string | null, next: PartnerEmailNext, now: Date): Promise<void> {
     await this.db.query(
       `UPDATE partner_emails SET status = $3, claimed_until = NULL, last_error = $4, next_attempt_at = COALESCE($5, next_attempt_at),
-         sent_at = CASE WHEN $3 = 'sent' THEN $6 ELSE sent_at END
+         sent_at = CASE WHEN $3 = 'sent' THEN $6 ELSE sent_at END, skip_reason = COALESCE($7, skip_reason)
        WHERE id = $1 AND claimed_by = $2 AND status = 'pending'`,
-      [id, workerId, next.status, error?.slice(0, 1000) ?? null, next.status === "pending" ? next.retryAt : null, now],
+      [id, workerId, next.status, error?.slice(0, 1000) ?? null, next.status === "pending" ? next.retryAt : null, now, next.status === "skipped" ? next.reason : null],
     );
   }
 
   async listPartnerEmails(f: PartnerEmailFilter): Promise<PartnerEmail[]> {
     const rows = await this.db.query<PartnerEmailRow>(
       `SELECT * FROM partner_emails
-       WHERE ($1::int IS NULL OR program_id = $1) AND ($2::int IS NULL OR partner_id = $2) AND ($3::text IS NULL OR status = $3)
-       ORDER BY id DESC LIMIT $4`,
-      [f.programId ?? null, f.partnerId ?? null, f.status ?? null, f.limit],
+       WHERE ($1::int IS NULL OR program_id = $1) AND ($2::int IS NULL OR partner_id = $2) AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR kind = $4)
+       ORDER BY id DESC LIMIT $5`,
+      [f.programId ?? null, f.partnerId ?? null, f.status ?? null, f.kind ?? null, f.limit],
     );
     return rows.map(toPartnerEmail);
+  }
+
+  async listProgramPartnerEmails(f: PartnerEmailFilter & { programId: number }): Promise<Page<PartnerEmail>> {
+    const q = listProgramPartnerEmailsQuery(f);
+    return pageOf(await this.db.query<SqlListed<PartnerEmailRow>>(q.text, q.values), f.limit, sqlPosition, toPartnerEmail);
+  }
+
+  async retryPartnerEmail(programId: number, id: number, now: Date): Promise<{ retried: boolean; email: PartnerEmail } | null> {
+    // Conditional on 'failed': of concurrent retries one retries; a pending (maybe being sent) one is not touched.
+    const [retried] = await this.db.query<PartnerEmailRow>(
+      `UPDATE partner_emails SET status = 'pending', attempts = 0, next_attempt_at = $3, claimed_by = NULL, claimed_until = NULL
+       WHERE id = $1 AND program_id = $2 AND status = 'failed' RETURNING *`,
+      [id, programId, now],
+    );
+    if (retried) return { retried: true, email: toPartnerEmail(retried) };
+    const [row] = await this.db.query<PartnerEmailRow>("SELECT * FROM partner_emails WHERE id = $1 AND program_id = $2", [id, programId]);
+    return row ? { retried: false, email: toPartnerEmail(row) } : null;
+  }
+
+  async findPartnerEmailByUnsubscribeToken(token: string): Promise<PartnerEmail | null> {
+    const [row] = await this.db.query<PartnerEmailRow>("SELECT * FROM partner_emails WHERE unsubscribe_token = $1", [token]);
+    return row ? toPartnerEmail(row) : null;
+  }
+
+  async unsubscribe(u: Unsubscription, now: Date): Promise<void> {
+    await this.db.transaction(async (q) => {
+      await q.query("INSERT INTO email_unsubscribes (program_id, recipient, category, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [
+        u.programId,
+        u.recipient.toLowerCase(),
+        u.category,
+        now,
+      ]);
+      // Not one being sent (claimed, lease running): the worker checks again before sending and skips it.
+      await q.query(
+        `UPDATE partner_emails SET status = 'skipped', skip_reason = $4
+         WHERE program_id = $1 AND lower(recipient) = $2 AND category = $3 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < $5)`,
+        [u.programId, u.recipient.toLowerCase(), u.category, UNSUBSCRIBED_REASON, now],
+      );
+    });
+  }
+
+  async resubscribe(u: Unsubscription): Promise<void> {
+    await this.db.query("DELETE FROM email_unsubscribes WHERE program_id = $1 AND recipient = $2 AND category = $3", [u.programId, u.recipient.toLowerCase(), u.category]);
+  }
+
+  async isUnsubscribed(u: Unsubscription): Promise<boolean> {
+    const rows = await this.db.query("SELECT 1 FROM email_unsubscribes WHERE program_id = $1 AND recipient = $2 AND category = $3", [u.programId, u.recipient.toLowerCase(), u.category]);
+    return rows.length > 0;
+  }
+
+  async getPartnerEmailSettings(programId: number): Promise<PartnerEmailSettings> {
+    const [row] = await this.db.query<{ reply_to: string | null; commission_emails: CommissionEmailFrequency; monthly_summary: boolean; updated_at: Date }>(
+      "SELECT * FROM partner_email_settings WHERE program_id = $1",
+      [programId],
+    );
+    if (!row) return { programId, ...DEFAULT_PARTNER_EMAIL_SETTINGS };
+    return { programId, replyTo: row.reply_to, commissionEmails: row.commission_emails, monthlySummary: row.monthly_summary, updatedAt: row.updated_at };
+  }
+
+  async putPartnerEmailSettings(s: Omit<PartnerEmailSettings, "updatedAt">, now: Date): Promise<PartnerEmailSettings> {
+    await this.db.query(
+      `INSERT INTO partner_email_settings (program_id, reply_to, commission_emails, monthly_summary, updated_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (program_id) DO UPDATE SET reply_to = $2, commission_emails = $3, monthly_summary = $4, updated_at = $5`,
+      [s.programId, s.replyTo, s.commissionEmails, s.monthlySummary, now],
+    );
+    return { ...s, updatedAt: now };
+  }
+
+  async recordPartnerActivity(a: NewPartnerActivity, now: Date): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO partner_activity (producer, event_id, program_id, partner_id, kind, commission_id, transaction_id, amount_cents, currency, month, digest_due_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (producer, event_id, kind) DO NOTHING RETURNING id`,
+      [a.producer, a.eventId, a.programId, a.partnerId, a.kind, a.commissionId, a.transactionId, a.amountCents, a.currency, a.month, a.digestDueAt, now],
+    );
+    return rows.length > 0;
+  }
+
+  async dueDigests(cutoff: Date, limit: number): Promise<PartnerKey[]> {
+    const rows = await this.db.query<{ program_id: number; partner_id: number }>(
+      `SELECT DISTINCT program_id, partner_id FROM partner_activity
+       WHERE digest_email_id IS NULL AND digest_due_at IS NOT NULL AND digest_due_at <= $1 ORDER BY program_id, partner_id LIMIT $2`,
+      [cutoff, limit],
+    );
+    return rows.map((r) => ({ programId: r.program_id, partnerId: r.partner_id }));
+  }
+
+  async collectDigest(key: PartnerKey, cutoff: Date, render: (items: PartnerActivity[]) => NewPartnerEmail, now: Date): Promise<boolean> {
+    return this.db.transaction(async (q) => {
+      // Locked: a concurrent collector waits, then finds these in a digest (READ COMMITTED re-reads locked rows).
+      const items = (
+        await q.query<ActivityRow>(
+          `SELECT * FROM partner_activity WHERE program_id = $1 AND partner_id = $2 AND digest_email_id IS NULL AND digest_due_at IS NOT NULL AND digest_due_at <= $3
+           ORDER BY id FOR UPDATE`,
+          [key.programId, key.partnerId, cutoff],
+        )
+      ).map(toActivity);
+      if (items.length === 0) return false;
+      const [inserted] = await q.query<{ id: number }>(INSERT_EMAIL, emailValues(render(items), now));
+      if (!inserted) return false;
+      await q.query("UPDATE partner_activity SET digest_email_id = $1 WHERE id = ANY ($2::int[])", [inserted.id, items.map((i) => i.id)]);
+      return true;
+    });
+  }
+
+  async dueSummaries(month: string, limit: number): Promise<PartnerKey[]> {
+    const rows = await this.db.query<{ program_id: number; partner_id: number }>(
+      `SELECT DISTINCT a.program_id, a.partner_id FROM partner_activity a
+       LEFT JOIN partner_email_settings s ON s.program_id = a.program_id
+       WHERE a.month = $1 AND COALESCE(s.monthly_summary, TRUE)
+         AND NOT EXISTS (SELECT 1 FROM partner_emails e WHERE e.dedupe_key = 'monthly_summary.' || a.program_id || '.' || a.partner_id || '.' || $1)
+       ORDER BY a.program_id, a.partner_id LIMIT $2`,
+      [month, limit],
+    );
+    return rows.map((r) => ({ programId: r.program_id, partnerId: r.partner_id }));
+  }
+
+  async activityOf(key: PartnerKey, month: string): Promise<PartnerActivity[]> {
+    const rows = await this.db.query<ActivityRow>("SELECT * FROM partner_activity WHERE program_id = $1 AND partner_id = $2 AND month = $3 ORDER BY id", [
+      key.programId,
+      key.partnerId,
+      month,
+    ]);
+    return rows.map(toActivity);
   }
 
   /** The deliveries with their attempts, oldest first. */

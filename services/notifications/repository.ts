@@ -1,4 +1,7 @@
 import type { Page, PageRequest } from "../../shared/pagination";
+import type { CommissionEmailFrequency, EmailCategory, PartnerEmailKind } from "./partner-emails";
+
+export type { PartnerEmailKind } from "./partner-emails";
 /** `partner_notice`: in-app notice to the partner; `advertiser_warning`: manual-review warning to the program's owner. */
 export type NotificationKind = "partner_notice" | "advertiser_warning";
 
@@ -165,33 +168,43 @@ export interface ClaimedDelivery extends WebhookDelivery {
 /** What happens to a delivery after an attempt. */
 export type DeliveryNext = { status: "succeeded" } | { status: "failed" } | { status: "pending"; retryAt: Date };
 
-/** An email to a partner about a payout (docs/payouts.md, "Email"): `payout_paid` or `payout_failed`. */
-export type PartnerEmailKind = "payout_paid" | "payout_failed";
 /**
  * `pending`: to send (again, from `nextAttemptAt`); `sent`: the SMTP server accepted it; `skipped`: never sent
- * (`skipReason` says why, e.g. the partner has no email address); `failed`: given up after the attempts allowed.
+ * (`skipReason` says why: no email address, unsubscribed); `failed`: given up after the attempts allowed.
  */
 export type PartnerEmailStatus = "pending" | "sent" | "skipped" | "failed";
 
 /**
- * One email to a partner, recorded before it is sent; unique on (producer, event id, kind), so an event delivered
- * again records nothing more. Its content is frozen here: every attempt sends the same mail with the same Message-ID.
+ * One email to a partner (docs/partners.md, "Emails"), recorded before it is sent; unique on `dedupeKey`, so an event
+ * delivered again, or a digest collected twice, records nothing more. Its content is frozen here: every attempt sends
+ * the same mail with the same Message-ID (an approval's sign-in link alone is made at sending, ./partner-emails.ts).
  */
 export interface PartnerEmail {
   id: number;
-  /** The service whose outbox wrote the event (event ids are per producer). */
-  producer: string;
-  eventId: number;
+  /** What makes it one: "<kind>.<producer>.<event id>" for an event's email, else the digest's or summary's key. */
+  dedupeKey: string;
+  /** The service whose outbox wrote the event, and its id (null for digests and summaries). */
+  producer: string | null;
+  eventId: number | null;
   kind: PartnerEmailKind;
+  /** What the partner unsubscribes from (null: it cannot be unsubscribed). */
+  category: EmailCategory | null;
   programId: number;
   partnerId: number;
-  withdrawalId: number;
+  withdrawalId: number | null;
   /** The partner's address when it was recorded; null when they had none (then `skipped`). */
   recipient: string | null;
+  /** The program's name, as the From header's display name. */
+  fromName: string;
+  /** The merchant's reply-to address for the program's partner emails, when set. */
+  replyTo: string | null;
   subject: string;
   text: string;
-  /** The Message-ID header every attempt carries ("<payout_paid.commissions.42@host>"): a resend is recognisable. */
+  html: string;
+  /** The Message-ID header every attempt carries: a resend is recognisable. */
   messageId: string;
+  /** The token of its one-click unsubscribe link (null when it cannot be unsubscribed). */
+  unsubscribeToken: string | null;
   status: PartnerEmailStatus;
   skipReason: string | null;
   /** Attempts started (a claim counts one). */
@@ -202,24 +215,77 @@ export interface PartnerEmail {
   createdAt: Date;
 }
 
-export type NewPartnerEmail = Pick<
-  PartnerEmail,
-  "producer" | "eventId" | "kind" | "programId" | "partnerId" | "withdrawalId" | "recipient" | "subject" | "text" | "messageId" | "skipReason"
-> & { status: "pending" | "skipped" };
+export type NewPartnerEmail = Omit<PartnerEmail, "id" | "status" | "attempts" | "nextAttemptAt" | "lastError" | "sentAt" | "createdAt"> & {
+  status: "pending" | "skipped";
+};
 
-/** Operators: the partner emails, newest first, by program, partner, status. */
-export interface PartnerEmailFilter {
+/** The partner emails, newest first, by program, partner, status, kind (a page for the dashboard, a list for operators). */
+export interface PartnerEmailFilter extends PageRequest {
   programId?: number;
   partnerId?: number;
   status?: PartnerEmailStatus;
-  limit: number;
+  kind?: PartnerEmailKind;
 }
 
 /** A claimed email: pending, with a recipient. */
 export type ClaimedPartnerEmail = PartnerEmail & { recipient: string };
 
-/** What happens to an email after an attempt. */
-export type PartnerEmailNext = { status: "sent" } | { status: "failed" } | { status: "pending"; retryAt: Date };
+/** What happens to an email after an attempt (`skipped`: its category was unsubscribed meanwhile). */
+export type PartnerEmailNext = { status: "sent" } | { status: "failed" } | { status: "pending"; retryAt: Date } | { status: "skipped"; reason: string };
+
+/** A program's partner email settings (docs/partners.md, "Emails"); a program without a row has the defaults. */
+export interface PartnerEmailSettings {
+  programId: number;
+  /** Where partners' replies go (the From address is the operator's MAIL_FROM); null: no Reply-To. */
+  replyTo: string | null;
+  commissionEmails: CommissionEmailFrequency;
+  monthlySummary: boolean;
+  updatedAt: Date | null;
+}
+
+export const DEFAULT_PARTNER_EMAIL_SETTINGS: Omit<PartnerEmailSettings, "programId"> = { replyTo: null, commissionEmails: "daily", monthlySummary: true, updatedAt: null };
+
+/**
+ * What a partner's money did, as this service heard of it from the commissions outbox: a commission earned, a
+ * refund's deduction, a payout paid. Unique on (producer, event id). Earned ones wait for their digest (`digestDueAt`,
+ * `digestEmailId`); all of them make the monthly summary of the month they were heard of.
+ */
+export interface PartnerActivity {
+  id: number;
+  producer: string;
+  eventId: number;
+  programId: number;
+  partnerId: number;
+  kind: "earned" | "reduced" | "paid_out";
+  commissionId: number | null;
+  transactionId: string | null;
+  amountCents: number;
+  currency: string;
+  /** "2026-11": the month it was heard of (UTC). */
+  month: string;
+  /** When an earned commission's digest is due; null: no digest (the program's commission emails were off). */
+  digestDueAt: Date | null;
+  digestEmailId: number | null;
+  createdAt: Date;
+}
+
+export type NewPartnerActivity = Omit<PartnerActivity, "id" | "digestEmailId" | "createdAt">;
+
+/** A (program, partner) with something to mail. */
+export interface PartnerKey {
+  programId: number;
+  partnerId: number;
+}
+
+/** The skip reason of an email whose category its recipient unsubscribed from. */
+export const UNSUBSCRIBED_REASON = "The partner unsubscribed from these emails.";
+
+/** Who unsubscribed from what: a category of one program's emails, for one address. */
+export interface Unsubscription {
+  programId: number;
+  recipient: string;
+  category: EmailCategory;
+}
 
 export interface NotificationsRepository {
   /** Inserts unless a notification of this kind already exists for the event; returns whether it was inserted. */
@@ -284,15 +350,48 @@ export interface NotificationsRepository {
    */
   retryDelivery(endpointId: number, deliveryId: number, now: Date): Promise<{ retried: boolean; delivery: LoggedDelivery } | null>;
 
-  /**
-   * Records the email unless one exists for (producer, event, kind); returns whether it was recorded. A pending one
-   * is due at once, never tried.
-   */
+  /** Records the email unless one exists with its `dedupeKey`; returns whether it was recorded. A pending one is due at once. */
   recordPartnerEmail(e: NewPartnerEmail, now: Date): Promise<boolean>;
   /** Claims up to `limit` due, pending emails whose lease expired, for `leaseMs`; counts an attempt on each. Oldest due first. */
   claimPartnerEmails(workerId: string, leaseMs: number, limit: number, now: Date): Promise<ClaimedPartnerEmail[]>;
   /** Moves a claimed email on after an attempt (`error`: why it failed, else null); ignored unless `workerId` still holds the claim. */
   recordPartnerEmailAttempt(id: number, workerId: string, error: string | null, next: PartnerEmailNext, now: Date): Promise<void>;
-  /** Newest first. */
+  /** Operators: newest first, up to `limit`. */
   listPartnerEmails(filter: PartnerEmailFilter): Promise<PartnerEmail[]>;
+  /** The dashboard: a page sorted by (createdAt desc, id desc) of one program's emails. */
+  listProgramPartnerEmails(filter: PartnerEmailFilter & { programId: number }): Promise<Page<PartnerEmail>>;
+  /**
+   * A failed email of the program goes out again: pending, due now, unclaimed, its attempts counted from zero. A
+   * pending, sent or skipped one is left as it is (`retried: false`). Null when the program has no email with this id.
+   */
+  retryPartnerEmail(programId: number, id: number, now: Date): Promise<{ retried: boolean; email: PartnerEmail } | null>;
+
+  /** The email whose unsubscribe link carries `token`, or null. */
+  findPartnerEmailByUnsubscribeToken(token: string): Promise<PartnerEmail | null>;
+  /**
+   * Records the unsubscription (once) and skips, in the same transaction, every pending email of that program,
+   * address and category not being sent right now, so it is honoured at once.
+   */
+  unsubscribe(u: Unsubscription, now: Date): Promise<void>;
+  /** Removes the unsubscription, if any (emails skipped meanwhile stay skipped). */
+  resubscribe(u: Unsubscription): Promise<void>;
+  isUnsubscribed(u: Unsubscription): Promise<boolean>;
+
+  getPartnerEmailSettings(programId: number): Promise<PartnerEmailSettings>;
+  putPartnerEmailSettings(s: Omit<PartnerEmailSettings, "updatedAt">, now: Date): Promise<PartnerEmailSettings>;
+
+  /** Records the activity unless (producer, event id, kind) is recorded; returns whether it was. */
+  recordPartnerActivity(a: NewPartnerActivity, now: Date): Promise<boolean>;
+  /** (program, partner) pairs with earned activity due for a digest by `cutoff` and not in one yet, up to `limit`. */
+  dueDigests(cutoff: Date, limit: number): Promise<PartnerKey[]>;
+  /**
+   * In one transaction: takes the pair's earned activity due by `cutoff` and in no digest yet (locked, so a
+   * concurrent collector takes none of it), records the email `render` makes of it (with its dedupe key), and marks
+   * the activity as in that email. False when nothing was left to collect.
+   */
+  collectDigest(key: PartnerKey, cutoff: Date, render: (items: PartnerActivity[]) => NewPartnerEmail, now: Date): Promise<boolean>;
+  /** (program, partner) pairs with activity in `month` and no monthly summary email of that month yet, up to `limit`. */
+  dueSummaries(month: string, limit: number): Promise<PartnerKey[]>;
+  /** The pair's activity in `month`, oldest first. */
+  activityOf(key: PartnerKey, month: string): Promise<PartnerActivity[]>;
 }

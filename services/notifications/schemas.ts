@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { fromDecimalText } from "../../shared/validation";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
-import { Id } from "../../shared/values";
+import { Email, Id } from "../../shared/values";
+import { COMMISSION_EMAIL_FREQUENCIES, PARTNER_EMAIL_KINDS } from "./partner-emails";
 import { EVENT_PRODUCERS } from "../../shared/events";
 import { WEBHOOK_EVENT_TYPES } from "./repository";
 
@@ -159,13 +160,58 @@ export const PartnerNoticeReadInput = z.strictObject({
   notificationId: Id.meta({ description: "The notice's id.", example: 12 }),
 });
 
-/** Operators: the emails to partners about their payouts (docs/payouts.md, "Email"), newest first. */
+const EmailStatus = z
+  .enum(["pending", "sent", "skipped", "failed"])
+  .meta({ description: "pending (to send, or to retry after a failed attempt), sent, skipped (never sent: skipReason says why) or failed (given up).", example: "failed" });
+const EmailKind = z.enum(PARTNER_EMAIL_KINDS).meta({ description: "What the email is about.", example: "payout_paid" });
+const ProgramId = Id.meta({ description: "The program's id.", example: 1 });
+
+/** Operators: the emails to partners, newest first. */
 export const ListPartnerEmailsInput = z.strictObject({
   programId: Id.optional().meta({ description: "Only this program's emails.", example: 1 }),
   partnerId: Id.optional().meta({ description: "Only emails to this partner.", example: 3 }),
-  status: z
-    .enum(["pending", "sent", "skipped", "failed"])
-    .optional()
-    .meta({ description: "Only emails in this state: pending (to send or retry), sent, skipped (never sent: skipReason says why) or failed (given up).", example: "skipped" }),
+  status: EmailStatus.optional(),
+  kind: EmailKind.optional(),
   limit: Limit(500, 50).meta({ description: "At most this many (1 to 500).", example: 50 }),
+});
+
+/** The dashboard: a page of the program's partner emails. */
+export const ProgramPartnerEmailsInput = z
+  .strictObject({
+    programId: ProgramId,
+    partnerId: Id.optional().meta({ description: "Only emails to this partner.", example: 3 }),
+    status: EmailStatus.optional(),
+    kind: EmailKind.optional(),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
+
+export const PartnerEmailIdInput = z.strictObject({ programId: ProgramId, emailId: Id.meta({ description: "The email's id.", example: 12 }) });
+
+export const ProgramIdInput = z.strictObject({ programId: ProgramId });
+
+export const PartnerEmailSettingsInput = z.strictObject({
+  programId: ProgramId,
+  replyTo: Email.nullable()
+    .optional()
+    .meta({ description: "Where partners' replies go (the Reply-To header); null for none. The From address stays the operator's.", example: "partners@acme.example" }),
+  commissionEmails: z
+    .enum(COMMISSION_EMAIL_FREQUENCIES)
+    .optional()
+    .meta({ description: "New commissions: each (one email each), daily (one digest a day, the default), weekly (Mondays) or off.", example: "daily" }),
+  monthlySummary: z.boolean().optional().meta({ description: "Whether partners get a summary of each month on its first day (default true).", example: true }),
+});
+
+/** The token of an email's unsubscribe link. */
+export const UnsubscribeInput = z.strictObject({
+  token: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{16,128}$/, "not an unsubscribe token")
+    .meta({ description: "The token of the email's unsubscribe link.", example: "q3v1Zb0Yw2kV8n4xT6mR9pLs" }),
+});
+
+/** Operators and tests: collect due digests and summaries now, as at `at` (default: now). */
+export const RunEmailScheduleInput = z.strictObject({
+  at: z.iso.datetime({ offset: true }).optional().meta({ description: "The time to act as of (default: now).", example: "2026-12-01T00:30:00.000Z" }),
 });

@@ -10,7 +10,6 @@
  * the other one is refused. The partner's enrollment can still change on the Partners screen, and a declined
  * applicant may apply again (a new application).
  */
-import type { Mail } from "../../shared/mailer";
 import type { Application, ApplicationAnswer, ApplicationSettings, ApplicationStatus, EnrollmentStatus } from "./repository";
 
 /** What the public page shows of a program's form. */
@@ -91,37 +90,3 @@ export const applicationExistsMessage = (email: string): string =>
   `An application from ${email} to this program is already waiting for the merchant's decision: you will get an email when they decide.`;
 
 export const applicationsClosedMessage = (programId: number): string => `Program ${programId} does not take applications at the moment. Ask the merchant when it opens them again.`;
-
-/** A header never spans lines, whatever a name holds. */
-const oneLine = (text: string) => text.replace(/[\r\n]+/g, " ").trim();
-
-/** The mail an applicant gets when the application arrives (pending). Plain text. */
-export function receivedMail(a: { email: string; name: string }, programName: string): Mail {
-  return {
-    to: a.email,
-    subject: oneLine(`We received your application to ${programName}`),
-    text: `Hello ${a.name},\n\nThank you for applying to the ${programName} partner program. The merchant will review your application; you will get an email when they decide.\n\nIf you did not apply, ignore this mail.\n`,
-  };
-}
-
-/** The mail of an approval: a sign-in link to the partner portal (it works once, within `linkHours`). Plain text. */
-export function approvedMail(a: { email: string; name: string }, programName: string, link: { url: string; linkHours: number; portalUrl: string }): Mail {
-  return {
-    to: a.email,
-    subject: oneLine(`Your application to ${programName} is approved`),
-    text:
-      `Hello ${a.name},\n\nWelcome to the ${programName} partner program: your application is approved.\n\n` +
-      `Open this link to sign in to the partner portal, where your referral link is:\n\n${link.url}\n\n` +
-      `It works once, within ${link.linkHours} hours. Later, ask for a new sign-in link at ${link.portalUrl} with this email.\n`,
-  };
-}
-
-/** The mail of a decline, with the merchant's message when there is one. Plain text. */
-export function declinedMail(a: { email: string; name: string }, programName: string, message: string | null): Mail {
-  const note = message ? `\n\nA message from the ${programName} team:\n\n${message}` : "";
-  return {
-    to: a.email,
-    subject: oneLine(`Your application to ${programName}`),
-    text: `Hello ${a.name},\n\nThank you for your interest in the ${programName} partner program. Your application was not accepted.${note}\n`,
-  };
-}

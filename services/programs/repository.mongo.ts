@@ -41,7 +41,7 @@ import {
 } from "./repository";
 import type { BankDetails } from "../../shared/partner-profile";
 import type { ClientSession } from "mongoose";
-import { partnerEnrolledPayload } from "../../shared/events";
+import { applicationPayload, partnerEnrolledPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
 
 /**
@@ -565,7 +565,9 @@ export class MongoProgramsRepository implements ProgramsRepository {
           },
           { session },
         );
-        return { outcome: "created", application: toApplication(doc.toObject()), partner, enrollment, enrolled };
+        const application = toApplication(doc.toObject());
+        await this.outbox.enqueue(session, "application.created", applicationPayload(application), a.now);
+        return { outcome: "created", application, partner, enrollment, enrolled };
       });
     } catch (err) {
       // Under the program's lock this cannot happen; the index keeps the rule should a write ever bypass it.
@@ -606,7 +608,9 @@ export class MongoProgramsRepository implements ProgramsRepository {
         return current ? { application: toApplication(current), changed: false, enrollment: null } : null;
       }
       const enrollment = await this.changeEnrollmentStatus(session, programId, before.partnerId, decision.status, now, allowedFrom);
-      return { application: toApplication({ ...before, ...set }), changed: true, enrollment };
+      const application = toApplication({ ...before, ...set });
+      await this.outbox.enqueue(session, "application.decided", applicationPayload(application), now);
+      return { application, changed: true, enrollment };
     });
   }
 

@@ -28,7 +28,7 @@ import {
   type PartnerProfile,
   type PartnerProfileFields,
 } from "./repository";
-import { partnerEnrolledPayload } from "../../shared/events";
+import { applicationPayload, partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 
 const MIGRATIONS = [
@@ -628,6 +628,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
           [a.programId, partner.id, a.name, a.email, a.website, a.promotion, JSON.stringify(a.answers), a.status, a.groupId, a.now, a.status === "pending" ? null : a.now],
         );
+        await this.outbox.enqueue(q, "application.created", applicationPayload(toApplication(application)), a.now);
         return { outcome: "created", application: toApplication(application), partner, enrollment, enrolled };
       });
     } catch (err) {
@@ -670,6 +671,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
         decision.groupId,
         decision.declineMessage,
       ]);
+      await this.outbox.enqueue(q, "application.decided", applicationPayload(toApplication(row)), now);
       return { application: toApplication(row), changed: true, enrollment };
     });
   }

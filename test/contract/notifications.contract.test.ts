@@ -1,5 +1,16 @@
 import { createNotificationsRepository } from "../../services/notifications/storage";
-import type { DeliveryStatus, NewNotification, NewWebhookEndpoint, Notification, NotificationsRepository, PartnerNoticeFilter } from "../../services/notifications/repository";
+import {
+  UNSUBSCRIBED_REASON,
+  type DeliveryStatus,
+  type NewNotification,
+  type NewPartnerActivity,
+  type NewPartnerEmail,
+  type NewWebhookEndpoint,
+  type Notification,
+  type NotificationsRepository,
+  type PartnerActivity,
+  type PartnerNoticeFilter,
+} from "../../services/notifications/repository";
 import { decodeCursor } from "../../shared/pagination";
 import { DAY, SECOND, at, backends, counter, useRepository } from "./harness";
 
@@ -512,5 +523,290 @@ describe.each(backends)("notifications repository contract on %s: a partner's ow
     expect(await repo().markPartnerNoticeRead(31, programId, warning.id, at())).toBeNull();
     expect(await repo().markPartnerNoticeRead(31, programId, 9_999_999, at())).toBeNull();
     expect((await repo().listPartnerNotices({ partnerId: 31, programId, limit: 10 })).data[0].partnerReadAt).toBeNull();
+  });
+});
+
+describe.each(backends)("notifications repository contract on %s: partner emails", (_name, backend) => {
+  const repo = useRepository<NotificationsRepository>(backend, createNotificationsRepository);
+  /** An event's email (a refund's): pending, to pat@example.com, with an unsubscribe token. */
+  const partnerEmail = (over: Partial<NewPartnerEmail> = {}): NewPartnerEmail => {
+    const eventId = nextEvent();
+    return {
+      dedupeKey: `commission_reduced.commissions.${eventId}`,
+      producer: "commissions",
+      eventId,
+      kind: "commission_reduced",
+      category: "refunds",
+      programId: 1,
+      partnerId: 7,
+      withdrawalId: null,
+      recipient: "pat@example.com",
+      fromName: "Acme Partners",
+      replyTo: "partners@acme.example",
+      subject: "A commission was reduced",
+      text: "Your commission was reduced by 6.00 USD.",
+      html: "<p>Your commission was reduced by 6.00 USD.</p>",
+      messageId: `<commission_reduced.commissions.${eventId}@localhost>`,
+      unsubscribeToken: `unsub-${eventId}`,
+      status: "pending",
+      skipReason: null,
+      ...over,
+    };
+  };
+  const record = async (over: Partial<NewPartnerEmail> = {}, now = at()) => {
+    const e = partnerEmail(over);
+    expect(await repo().recordPartnerEmail(e, now)).toBe(true);
+    return (await repo().listPartnerEmails({ programId: e.programId, limit: 1000 })).find((x) => x.dedupeKey === e.dedupeKey)!;
+  };
+  /** Claims everything due and keeps the program's emails (other tests' leftovers share the database). */
+  const claimOf = async (programId: number, worker: string, now: Date, leaseMs = 30 * SECOND) =>
+    (await repo().claimPartnerEmails(worker, leaseMs, 1000, now)).filter((e) => e.programId === programId);
+  const statusOf = async (programId: number) => Object.fromEntries((await repo().listPartnerEmails({ programId, limit: 1000 })).map((e) => [e.id, [e.status, e.skipReason]]));
+
+  it("records an email once per dedupe key, keeps every part, finds it by its unsubscribe token", async () => {
+    const programId = nextProgram();
+    const e = partnerEmail({ programId });
+    expect(await repo().recordPartnerEmail(e, at())).toBe(true);
+    expect(await repo().recordPartnerEmail({ ...e, eventId: nextEvent(), subject: "again" }, at(SECOND))).toBe(false);
+    // A digest: no event, no producer, no withdrawal; an email that cannot be unsubscribed has no token (several may).
+    const digest = partnerEmail({ programId, dedupeKey: `commission_digest.${programId}.7.2030-01-02`, producer: null, eventId: null, kind: "commission_digest", category: "commissions" });
+    expect(await repo().recordPartnerEmail(digest, at())).toBe(true);
+    await record({ programId, kind: "payout_failed", category: null, unsubscribeToken: null, withdrawalId: 3 });
+    await record({ programId, kind: "payout_failed", category: null, unsubscribeToken: null, withdrawalId: 4, recipient: null, status: "skipped", skipReason: "no address" });
+
+    const found = await repo().findPartnerEmailByUnsubscribeToken(e.unsubscribeToken!);
+    expect(found).toEqual({ ...e, id: expect.any(Number), attempts: 0, nextAttemptAt: at(), lastError: null, sentAt: null, createdAt: at() });
+    expect(await repo().findPartnerEmailByUnsubscribeToken(digest.unsubscribeToken!)).toMatchObject({ ...digest, status: "pending" });
+    expect(await repo().findPartnerEmailByUnsubscribeToken("no-such-token")).toBeNull();
+    const listed = await repo().listPartnerEmails({ programId, limit: 10 });
+    expect(listed.map((x) => x.kind)).toEqual(["payout_failed", "payout_failed", "commission_digest", "commission_reduced"]);
+    expect((await repo().listPartnerEmails({ programId, kind: "commission_digest", limit: 10 })).map((x) => x.dedupeKey)).toEqual([digest.dedupeKey]);
+  });
+
+  it("pages a program's emails newest first, by partner, status and kind", async () => {
+    const programId = nextProgram();
+    for (let i = 0; i < 5; i++) await record({ programId }, at(i * SECOND));
+    // Two in the same instant: ids break the tie.
+    await record({ programId, partnerId: 8, kind: "payout_failed", category: null }, at(4 * SECOND));
+    await record({ programId: nextProgram() }, at(2 * SECOND));
+    const all = (await repo().listProgramPartnerEmails({ programId, limit: 100 })).data;
+    expect(all).toHaveLength(6);
+    expect(all.map((e) => e.createdAt.getTime())).toEqual([...all.map((e) => e.createdAt.getTime())].sort((a, b) => b - a));
+    const pages: number[][] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await repo().listProgramPartnerEmails({ programId, limit: 4, cursor: cursor ? decodeCursor(cursor)! : undefined });
+      pages.push(page.data.map((e) => e.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages.map((p) => p.length)).toEqual([4, 2]);
+    expect(pages.flat()).toEqual(all.map((e) => e.id));
+    expect((await repo().listProgramPartnerEmails({ programId, limit: 6 })).nextCursor).toBeNull();
+    const ids = async (f: object) => (await repo().listProgramPartnerEmails({ programId, limit: 100, ...f })).data.map((e) => e.id);
+    const other = all.find((e) => e.partnerId === 8)!;
+    expect(await ids({ partnerId: 8 })).toEqual([other.id]);
+    expect(await ids({ kind: "payout_failed" })).toEqual([other.id]);
+    expect(await ids({ status: "sent" })).toEqual([]);
+    expect((await repo().listProgramPartnerEmails({ programId, limit: 10, from: at(SECOND), to: at(3 * SECOND) })).data.map((e) => e.createdAt)).toEqual([at(2 * SECOND), at(SECOND)]);
+  });
+
+  it("retries a failed email from zero attempts; a pending or sent one is left alone; another program's is not found", async () => {
+    const programId = nextProgram();
+    const email = await record({ programId });
+    const [claimed] = await claimOf(programId, "w1", at(SECOND));
+    await repo().recordPartnerEmailAttempt(claimed.id, "w1", "550 mailbox unavailable", { status: "failed" }, at(SECOND));
+    const failed = (await repo().listPartnerEmails({ programId, limit: 1 }))[0];
+    expect(failed).toMatchObject({ id: email.id, status: "failed", attempts: 1, lastError: "550 mailbox unavailable" });
+
+    expect(await repo().retryPartnerEmail(programId, email.id, at(10 * SECOND))).toEqual({
+      retried: true,
+      email: { ...failed, status: "pending", attempts: 0, nextAttemptAt: at(10 * SECOND) },
+    });
+    expect(await repo().retryPartnerEmail(programId, email.id, at(11 * SECOND))).toMatchObject({ retried: false, email: { status: "pending", nextAttemptAt: at(10 * SECOND) } });
+    expect(await repo().retryPartnerEmail(nextProgram(), email.id, at())).toBeNull();
+    expect(await repo().retryPartnerEmail(programId, 2_000_000_000, at())).toBeNull();
+    // w1's claim ended with the failure: a late record from it does not move the retried email; a new claim can.
+    await repo().recordPartnerEmailAttempt(email.id, "w1", null, { status: "sent" }, at(10 * SECOND));
+    expect(await claimOf(programId, "w2", at(9 * SECOND))).toEqual([]);
+    const [again] = await claimOf(programId, "w2", at(10 * SECOND));
+    expect([again.id, again.attempts]).toEqual([email.id, 1]);
+    await repo().recordPartnerEmailAttempt(email.id, "w2", null, { status: "sent" }, at(12 * SECOND));
+    expect(await repo().retryPartnerEmail(programId, email.id, at(13 * SECOND))).toMatchObject({ retried: false, email: { status: "sent", sentAt: at(12 * SECOND) } });
+  });
+
+  it("unsubscribes an address from one category of one program: its pending emails are skipped at once, except one being sent", async () => {
+    const programId = nextProgram();
+    const sent = await record({ programId });
+    expect((await claimOf(programId, "w0", at(SECOND))).map((e) => e.id)).toEqual([sent.id]);
+    await repo().recordPartnerEmailAttempt(sent.id, "w0", null, { status: "sent" }, at(SECOND));
+    const beingSent = await record({ programId, recipient: "Pat@Example.com" });
+    expect((await claimOf(programId, "w1", at(SECOND))).map((e) => e.id)).toEqual([beingSent.id]);
+    // Stored in mixed case: addresses compare case-insensitively.
+    const pending = await record({ programId, recipient: "Pat@Example.com" });
+    const otherCategory = await record({ programId, kind: "payout_paid", category: "payouts" });
+    const otherAddress = await record({ programId, recipient: "sam@example.com" });
+    const otherProgram = await record({ programId: nextProgram() });
+
+    const u = { programId, recipient: "PAT@example.COM", category: "refunds" } as const;
+    expect(await repo().isUnsubscribed(u)).toBe(false);
+    await repo().unsubscribe(u, at(3 * SECOND));
+    // Once, also concurrently.
+    await Promise.all([repo().unsubscribe(u, at(4 * SECOND)), repo().unsubscribe({ ...u, recipient: "pat@example.com" }, at(4 * SECOND))]);
+    expect(await repo().isUnsubscribed({ ...u, recipient: "pat@EXAMPLE.com" })).toBe(true);
+    expect(await repo().isUnsubscribed({ ...u, category: "payouts" })).toBe(false);
+    expect(await repo().isUnsubscribed({ ...u, programId: otherProgram.programId })).toBe(false);
+    expect(await statusOf(programId)).toEqual({
+      [beingSent.id]: ["pending", null],
+      [pending.id]: ["skipped", UNSUBSCRIBED_REASON],
+      [sent.id]: ["sent", null],
+      [otherCategory.id]: ["pending", null],
+      [otherAddress.id]: ["pending", null],
+    });
+    expect((await statusOf(otherProgram.programId))[otherProgram.id]).toEqual(["pending", null]);
+    // The worker checks before sending and skips the one it holds.
+    await repo().recordPartnerEmailAttempt(beingSent.id, "w1", null, { status: "skipped", reason: UNSUBSCRIBED_REASON }, at(5 * SECOND));
+    expect((await statusOf(programId))[beingSent.id]).toEqual(["skipped", UNSUBSCRIBED_REASON]);
+
+    await repo().resubscribe({ ...u, recipient: "pat@example.com" });
+    expect(await repo().isUnsubscribed(u)).toBe(false);
+    // Skipped emails stay skipped; a new one is not.
+    expect((await statusOf(programId))[pending.id]).toEqual(["skipped", UNSUBSCRIBED_REASON]);
+    await repo().resubscribe(u);
+  });
+
+  it("keeps a program's email settings: the defaults until set, then each put replaces them", async () => {
+    const programId = nextProgram();
+    expect(await repo().getPartnerEmailSettings(programId)).toEqual({ programId, replyTo: null, commissionEmails: "daily", monthlySummary: true, updatedAt: null });
+    const put = { programId, replyTo: "partners@acme.example", commissionEmails: "weekly", monthlySummary: false } as const;
+    expect(await repo().putPartnerEmailSettings(put, at())).toEqual({ ...put, updatedAt: at() });
+    expect(await repo().getPartnerEmailSettings(programId)).toEqual({ ...put, updatedAt: at() });
+    const again = { ...put, replyTo: null, commissionEmails: "each", monthlySummary: true } as const;
+    await repo().putPartnerEmailSettings(again, at(SECOND));
+    expect(await repo().getPartnerEmailSettings(programId)).toEqual({ ...again, updatedAt: at(SECOND) });
+    expect((await repo().getPartnerEmailSettings(nextProgram())).updatedAt).toBeNull();
+  });
+
+  describe("partner activity", () => {
+    const activity = (over: Partial<NewPartnerActivity> = {}): NewPartnerActivity => ({
+      producer: "commissions",
+      eventId: nextEvent(),
+      programId: 1,
+      partnerId: 7,
+      kind: "earned",
+      commissionId: 11,
+      transactionId: "txn_1",
+      amountCents: 2000,
+      currency: "usd",
+      month: "2030-01",
+      digestDueAt: at(DAY),
+      ...over,
+    });
+    const recordActivity = async (over: Partial<NewPartnerActivity> = {}, now = at()) => {
+      const a = activity(over);
+      expect(await repo().recordPartnerActivity(a, now)).toBe(true);
+      return a;
+    };
+    const digestOf = (programId: number, partnerId: number, key: string) => (items: PartnerActivity[]) =>
+      partnerEmail({ programId, partnerId, dedupeKey: key, producer: null, eventId: null, kind: "commission_digest", category: "commissions", text: items.map((i) => i.eventId).join(",") });
+    const keysOf = async (cutoff: Date, programIds: number[], limit = 100) => (await repo().dueDigests(cutoff, limit)).filter((k) => programIds.includes(k.programId));
+
+    it("records activity once per (producer, event, kind)", async () => {
+      const programId = nextProgram();
+      const a = await recordActivity({ programId }, at(5 * SECOND));
+      expect(await repo().recordPartnerActivity({ ...a, amountCents: 1 }, at())).toBe(false);
+      // The same event's deduction, and another producer's event with the same id, are other activity.
+      await recordActivity({ ...a, kind: "reduced", amountCents: -600, digestDueAt: null });
+      await recordActivity({ ...a, producer: "sales" });
+      const [first, ...rest] = await repo().activityOf({ programId, partnerId: 7 }, "2030-01");
+      expect(first).toEqual({ ...a, id: expect.any(Number), digestEmailId: null, createdAt: at(5 * SECOND) });
+      expect(rest.map((x) => [x.producer, x.kind, x.amountCents])).toEqual([
+        ["commissions", "reduced", -600],
+        ["sales", "earned", 2000],
+      ]);
+    });
+
+    it("collects a pair's earned activity due by the cutoff into one digest email, once", async () => {
+      const programId = nextProgram();
+      const a1 = await recordActivity({ programId });
+      const a2 = await recordActivity({ programId });
+      const later = await recordActivity({ programId, digestDueAt: at(2 * DAY) });
+      await recordActivity({ programId, digestDueAt: null });
+      await recordActivity({ programId, kind: "reduced", digestDueAt: null, amountCents: -100 });
+      await recordActivity({ programId, partnerId: 8 });
+
+      expect(await keysOf(at(DAY - 1), [programId])).toEqual([]);
+      expect(await keysOf(at(DAY), [programId])).toEqual([
+        { programId, partnerId: 7 },
+        { programId, partnerId: 8 },
+      ]);
+      const seen: number[][] = [];
+      const render = digestOf(programId, 7, `commission_digest.${programId}.7.1`);
+      const renderSeeing = (items: PartnerActivity[]) => {
+        seen.push(items.map((i) => i.eventId));
+        return render(items);
+      };
+      expect(await repo().collectDigest({ programId, partnerId: 7 }, at(DAY), renderSeeing, at(DAY))).toBe(true);
+      expect(seen).toEqual([[a1.eventId, a2.eventId]]);
+      const [email] = await repo().listPartnerEmails({ programId, partnerId: 7, limit: 10 });
+      expect(email).toMatchObject({ dedupeKey: `commission_digest.${programId}.7.1`, text: `${a1.eventId},${a2.eventId}`, status: "pending", createdAt: at(DAY) });
+      const digested = (await repo().activityOf({ programId, partnerId: 7 }, "2030-01")).map((a) => [a.eventId, a.digestEmailId]);
+      expect(digested.filter(([, id]) => id !== null)).toEqual([
+        [a1.eventId, email.id],
+        [a2.eventId, email.id],
+      ]);
+
+      // Nothing left by that cutoff: no email, render not called.
+      expect(
+        await repo().collectDigest(
+          { programId, partnerId: 7 },
+          at(DAY),
+          () => {
+            throw new Error("nothing to render");
+          },
+          at(DAY),
+        ),
+      ).toBe(false);
+      expect(await keysOf(at(DAY), [programId])).toEqual([{ programId, partnerId: 8 }]);
+      // Sorted by (program, partner): a limit keeps the first.
+      expect(await repo().dueDigests(at(2 * DAY), 1)).toEqual((await repo().dueDigests(at(2 * DAY), 1000)).slice(0, 1));
+      // A digest whose key is recorded already records nothing and leaves the activity to collect.
+      expect(await repo().collectDigest({ programId, partnerId: 7 }, at(2 * DAY), render, at(2 * DAY))).toBe(false);
+      expect((await repo().activityOf({ programId, partnerId: 7 }, "2030-01")).find((a) => a.eventId === later.eventId)!.digestEmailId).toBeNull();
+
+      // Concurrent collectors of one pair: one digest.
+      const results = await Promise.all(
+        ["a", "b", "c"].map((n) => repo().collectDigest({ programId, partnerId: 8 }, at(DAY), digestOf(programId, 8, `commission_digest.${programId}.8.${n}`), at(DAY))),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await repo().listPartnerEmails({ programId, partnerId: 8, limit: 10 })).toHaveLength(1);
+      expect(await keysOf(at(2 * DAY), [programId])).toEqual([{ programId, partnerId: 7 }]);
+    });
+
+    it("lists the pairs due a monthly summary: activity that month, summaries on, none recorded yet; activityOf gives the month's, oldest first", async () => {
+      const month = "2031-05";
+      const [p1, off] = [nextProgram(), nextProgram()];
+      const first = await recordActivity({ programId: p1, partnerId: 1, month, digestDueAt: null }, at(2 * SECOND));
+      const second = await recordActivity({ programId: p1, partnerId: 1, month, kind: "paid_out", commissionId: null, transactionId: null, digestDueAt: null }, at(3 * SECOND));
+      await recordActivity({ programId: p1, partnerId: 1, month: "2031-04", digestDueAt: null });
+      await recordActivity({ programId: p1, partnerId: 2, month, digestDueAt: null });
+      await recordActivity({ programId: off, partnerId: 1, month, digestDueAt: null });
+      await repo().putPartnerEmailSettings({ programId: off, replyTo: null, commissionEmails: "daily", monthlySummary: false }, at());
+
+      expect(await repo().dueSummaries(month, 100)).toEqual([
+        { programId: p1, partnerId: 1 },
+        { programId: p1, partnerId: 2 },
+      ]);
+      expect(await repo().dueSummaries(month, 1)).toEqual([{ programId: p1, partnerId: 1 }]);
+      await record({ programId: p1, partnerId: 1, dedupeKey: `monthly_summary.${p1}.1.${month}`, kind: "monthly_summary", category: "summaries", producer: null, eventId: null });
+      // Another month's summary of the pair does not count.
+      await record({ programId: p1, partnerId: 2, dedupeKey: `monthly_summary.${p1}.2.2031-04`, kind: "monthly_summary", category: "summaries", producer: null, eventId: null });
+      expect(await repo().dueSummaries(month, 100)).toEqual([{ programId: p1, partnerId: 2 }]);
+
+      expect((await repo().activityOf({ programId: p1, partnerId: 1 }, month)).map((a) => [a.eventId, a.kind, a.createdAt])).toEqual([
+        [first.eventId, "earned", at(2 * SECOND)],
+        [second.eventId, "paid_out", at(3 * SECOND)],
+      ]);
+      expect(await repo().activityOf({ programId: p1, partnerId: 3 }, month)).toEqual([]);
+    });
   });
 });

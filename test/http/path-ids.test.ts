@@ -111,6 +111,12 @@ beforeAll(async () => {
   const apply = async () => (await sys.http("POST", `/api/public/programs/${boot.programId}/applications`, { body: applicationBody() })).body.applicationId as number;
   ids.applicationId = await apply();
   ids.declinedApplicationId = await apply();
+  // A partner email (the first applicant's receipt), for the retry routes (retrying one not failed changes nothing).
+  const emails = await waitFor(
+    () => sys.admin("GET", `/programs/${boot.programId}/partner-emails`),
+    (page) => page.data.length > 0,
+  );
+  ids.emailId = emails.data[0].id;
   // The bootstrap partner, signed in to the partner portal with an invite link.
   const link = await sys.admin("POST", `/partners/${boot.partnerId}/sign-in-links`, {});
   const signedIn = await sys.http("POST", "/api/partner/auth/sign-in", { body: { token: new URL(link.url).hash.slice("#token=".length) } });
@@ -308,6 +314,20 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/partner/programs/:programId/withdrawals/:withdrawalId", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/statement.csv", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/payout-account", partner: true },
+  // Partner emails (docs/partners.md, "Emails"): the log, a retry, the settings; the unsubscribe links (a token, not an id).
+  ...(["dashboard", "admin"] as const).flatMap((caller): Route[] => {
+    const base = caller === "dashboard" ? "/api/programs/:programId" : "/api/admin/programs/:programId";
+    const session = caller === "dashboard";
+    return [
+      { method: "GET", path: `${base}/partner-emails`, session },
+      { method: "POST", path: `${base}/partner-emails/:emailId/retry`, session },
+      { method: "GET", path: `${base}/partner-email-settings`, session },
+      { method: "PUT", path: `${base}/partner-email-settings`, session, body: () => ({ monthlySummary: true }) },
+    ];
+  }),
+  { method: "GET", path: "/api/public/unsubscribe/:token" },
+  { method: "POST", path: "/api/public/unsubscribe/:token" },
+  { method: "POST", path: "/api/public/unsubscribe/:token/resubscribe" },
   // CSV exports of the lists (docs/dashboard-api.md, "Exports (CSV)"): the dashboard's route and the operator's of each.
   ...["sales", "commissions", "withdrawals", "partners"].flatMap((what): Route[] => [
     { method: "GET", path: `/api/programs/:programId/${what}.csv`, session: true },
@@ -339,8 +359,8 @@ function pathOf(route: Route, override?: { param: string; value: string }) {
   });
 }
 
-/** Text keys (a transaction id, a processor event id) are not numeric ids. */
-const idParams = (route: Route) => [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]).filter((p) => p !== "transactionId" && p !== "eventId");
+/** Text keys (a transaction id, a processor event id, an unsubscribe token) are not numeric ids. */
+const idParams = (route: Route) => [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]).filter((p) => !["transactionId", "eventId", "token"].includes(p));
 
 test("every route of the running gateway with a path parameter is in this table", () => {
   const routes = (sys.broker.getLocalService("gateway") as unknown as { settings: { routes: Parameters<typeof routeAliasKeys>[0] } }).settings.routes;

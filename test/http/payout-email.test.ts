@@ -118,12 +118,13 @@ test("a paid payout delivered twice mails the partner once, with the amount, the
   const [mail] = mails;
   expect(mail.to).toEqual([jane.email]);
   expect(headerOf(mail, "Subject")).toBe("Your payout of 123.45 USD from Acme was sent");
+  expect(headerOf(mail, "List-Unsubscribe")).toMatch(/^<https:\/\/track\.example\.test\/api\/public\/unsubscribe\/[A-Za-z0-9_-]{32}>$/);
   const text = textOf(mail);
   expect(text).toContain("Hello Jane Partner,");
   expect(text).toContain("Your payout of 123.45 USD from the Acme partner program was sent by Stripe, to your connected Stripe account (Stripe transfer tr_1Pay0ut).");
   expect(text).toContain(`${PUBLIC_URL}/portal`);
   expect(text).toContain(`payout-${twice.payload.withdrawalId}`);
-  expect(headerOf(mail, "Content-Type")).toMatch(/^text\/plain/);
+  expect(headerOf(mail, "Content-Type")).toMatch(/^multipart\/alternative/);
 });
 
 test("a failed payout mails the partner once, with the reason and that the amount is back in the balance", async () => {
@@ -136,6 +137,8 @@ test("a failed payout mails the partner once, with the reason and that the amoun
   const mails = mailsWith(email.messageId);
   expect(mails).toHaveLength(1);
   expect(headerOf(mails[0], "Subject")).toBe("Your payout of 123.45 USD from Acme was returned");
+  // Money that did not arrive is never unsubscribed from: no one-click header (a paid payout's has one).
+  expect(headerOf(mails[0], "List-Unsubscribe")).toBeUndefined();
   const text = textOf(mails[0]);
   expect(text).toContain("Your payout of 123.45 USD from the Acme partner program (by bank transfer, to your bank account) was returned after it was sent.");
   expect(text).toContain("Reason: The bank account is closed. (account_closed)");

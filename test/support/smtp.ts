@@ -17,14 +17,18 @@ export interface SmtpReceiver {
   waitFor(to: string, opts?: { after?: number; timeoutMs?: number }): Promise<ReceivedMail>;
   /** The sign-in link's token in a message (after "#token="). */
   tokenOf(mail: ReceivedMail): string;
-  /** Answers the next `n` messages with a temporary failure (451), as a busy server does; they are not kept. */
-  refuseNext(n: number): void;
+  /** Answers the next `n` messages with a failure (451 by default, as a busy server does; or a 5xx), after those already asked for; they are not kept. */
+  refuseNext(n: number, responseCode?: number): void;
   stop(): Promise<void>;
 }
 
-export async function startSmtpReceiver(auth?: { user: string; pass: string }): Promise<SmtpReceiver> {
+/**
+ * `gate`, when given, decides each message once its data has arrived, before the server answers: true accepts it
+ * (kept), false refuses it (451, not kept). A test can act in that moment (kill the sender).
+ */
+export async function startSmtpReceiver(auth?: { user: string; pass: string }, gate?: (mail: ReceivedMail) => Promise<boolean>): Promise<SmtpReceiver> {
   const messages: ReceivedMail[] = [];
-  let toRefuse = 0;
+  const refusals: number[] = [];
   const server = new SMTPServer({
     disabledCommands: auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
     authOptional: !auth,
@@ -38,17 +42,21 @@ export async function startSmtpReceiver(auth?: { user: string; pass: string }): 
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
-        if (toRefuse > 0) {
-          toRefuse--;
-          return cb(Object.assign(new Error("Try again later (test receiver refusing)"), { responseCode: 451 }));
+        const refusal = refusals.shift();
+        if (refusal !== undefined) {
+          return cb(Object.assign(new Error(`Refused (test receiver refusing with ${refusal})`), { responseCode: refusal }));
         }
-        messages.push({
+        const mail = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString("utf8"),
           user: session.user as string | undefined,
+        };
+        void (gate ?? (async () => true))(mail).then((accept) => {
+          if (!accept) return cb(Object.assign(new Error("Try again later (test receiver refusing)"), { responseCode: 451 }));
+          messages.push(mail);
+          cb();
         });
-        cb();
       });
     },
   });
@@ -74,8 +82,8 @@ export async function startSmtpReceiver(auth?: { user: string; pass: string }): 
       if (!m) throw new Error(`No sign-in link in:\n${mail.raw}`);
       return m[1];
     },
-    refuseNext(n) {
-      toRefuse = n;
+    refuseNext(n, responseCode = 451) {
+      refusals.push(...Array<number>(n).fill(responseCode));
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

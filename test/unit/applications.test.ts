@@ -1,18 +1,9 @@
 /**
  * The rules of applications to a program (services/programs/applications.ts): answers and terms against the form,
- * the initial decision of auto-approval, what a decision does, and the applicant's plain-text mails.
+ * the initial decision of auto-approval, what a decision does.
+ * The applicant's emails are the notifications service's (test/unit/partner-emails.test.ts).
  */
-import {
-  alreadyEnrolledMessage,
-  answersOf,
-  applicationForm,
-  applicationProblem,
-  applicationTransition,
-  approvedMail,
-  declinedMail,
-  initialDecision,
-  receivedMail,
-} from "../../services/programs/applications";
+import { alreadyEnrolledMessage, answersOf, applicationForm, applicationProblem, applicationTransition, initialDecision } from "../../services/programs/applications";
 import { DEFAULT_APPLICATION_SETTINGS } from "../../services/programs/repository";
 
 const form = { ...DEFAULT_APPLICATION_SETTINGS, questions: ["Where?", "How many readers?"], terms: "Be nice." };
@@ -86,22 +77,4 @@ describe("applicationTransition", () => {
 test("already enrolled: what to do, by status", () => {
   expect(alreadyEnrolledMessage("a@example.com", "approved")).toMatch(/already a partner of this program\. Sign in to the partner portal/);
   expect(alreadyEnrolledMessage("a@example.com", "pending")).toMatch(/waiting for the merchant's approval/);
-});
-
-describe("mails", () => {
-  const jane = { email: "jane@example.com", name: "Jane <b>Doe</b>" };
-  test("received, approved with the link, declined with the message: plain text, as written", () => {
-    const received = receivedMail(jane, "Acme");
-    expect(received).toEqual({ to: "jane@example.com", subject: "We received your application to Acme", text: expect.stringContaining("Hello Jane <b>Doe</b>,") });
-    const approved = approvedMail(jane, "Acme", { url: "https://t.example/portal/sign-in#token=abc", linkHours: 24, portalUrl: "https://t.example/portal" });
-    expect(approved.subject).toBe("Your application to Acme is approved");
-    expect(approved.text).toContain("\n\nhttps://t.example/portal/sign-in#token=abc\n\n");
-    expect(approved.text).toContain("within 24 hours");
-    const declined = declinedMail(jane, "Acme", "Not a fit\nfor now.");
-    expect(declined.text).toContain("A message from the Acme team:\n\nNot a fit\nfor now.");
-    expect(declinedMail(jane, "Acme", null).text).not.toContain("message");
-  });
-  test("a subject is one line whatever the program's name holds", () => {
-    expect(receivedMail(jane, "Acme\r\nBcc: x@evil.example").subject).toBe("We received your application to Acme Bcc: x@evil.example");
-  });
 });

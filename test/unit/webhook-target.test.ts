@@ -134,6 +134,22 @@ describe("readyBanner", () => {
     expect(banner.text).toMatch(/^ {2}Webhooks: private targets allowed \(WEBHOOK_ALLOW_PRIVATE_TARGETS=true\)/m);
     expect(banner.fields.webhookPrivateTargets).toBe("allowed");
   });
+
+  test("says when no mail server is configured, and nothing when one is", () => {
+    const saved = { MAIL_URL: process.env.MAIL_URL, SMTP_URL: process.env.SMTP_URL };
+    try {
+      delete process.env.MAIL_URL;
+      delete process.env.SMTP_URL;
+      expect(readyBanner(broker)!.text).toMatch(/^ {2}Mail: no MAIL_URL \(or SMTP_URL\): emails to partners and sign-in links are written to the log, not sent\.$/m);
+      process.env.MAIL_URL = "smtp://127.0.0.1:2525";
+      expect(readyBanner(broker)!.text).not.toMatch(/Mail:/);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
 });
 
 describe("postWebhook", () => {
