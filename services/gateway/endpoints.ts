@@ -160,6 +160,11 @@ const CONSOLE_SCREENS: Array<[path: string, summary: string, description: string
     "Payout runs: preview, confirm and pay, each run (?run=ID) with its PayPal and bank files, failures and skipped partners, mark payouts paid or failed; the payout schedule; every payout with filters, pages and CSV.",
   ],
   ["/dashboard/rewards", "Console: Rewards", "Partner groups with their rewards and partners; create and edit rewards with a live preview."],
+  [
+    "/dashboard/emails",
+    "Console: Emails",
+    "The program's partner email settings (reply-to, commission emails, monthly summary) and the log of every email to its partners, with Send again for a failed one.",
+  ],
   ["/dashboard/settings", "Console: Settings", "The program's settings: name, cookie window, hold days, landing URL, allowed origins."],
   ["/dashboard/settings/api-keys", "Console: API keys", "Create (the secret shown once), list with last use, retire."],
   ["/dashboard/settings/webhooks", "Console: webhook endpoints", "Add with event types, rotate the signing secret, send a test event, the delivery log with retry."],
@@ -258,6 +263,17 @@ export const GATEWAY_PAGES = {
     summary: "Where a sign-in link lands",
     description:
       "The page a sign-in link opens: its script sends the link's token (kept in the URL fragment, which browsers never send to servers) to the sign-in endpoint, then opens the portal.",
+    busErrors: false,
+    response: { description: "The page.", contentType: "text/html" },
+  },
+  portalUnsubscribe: {
+    method: "GET",
+    path: "/portal/unsubscribe",
+    route: "portal",
+    tag: "Partner portal",
+    summary: "Where an email's unsubscribe link lands",
+    description:
+      "The page the unsubscribe link of a partner email opens (?token=...), no sign-in: it shows what the link stops (GET /api/public/unsubscribe/:token) and unsubscribes only when its button is pressed (opening it changes nothing); Subscribe again undoes it.",
     busErrors: false,
     response: { description: "The page.", contentType: "text/html" },
   },

@@ -109,6 +109,7 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
   chartStyles: staticFile(path.join(UPLOT_DIR, "uPlot.min.css"), "text/css; charset=utf-8"),
   portal: htmlPage("portal.html"),
   portalSignIn: htmlPage("portal.html"),
+  portalUnsubscribe: htmlPage("portal.html"),
   portalScript: bundleFile("portal.js", "text/javascript; charset=utf-8"),
   // The public application page (docs/merchants.md, "Applications"): no session needed.
   applyPage: htmlPage("apply.html"),

@@ -9,6 +9,7 @@ import { Alert, useAsync } from "../lib/ui";
 import { Screen } from "./screen";
 import { Console, screenHref, type Me, type ProgramChoice, type ProgramSettings } from "./session";
 import { Commissions } from "./screens/commissions";
+import { Emails } from "./screens/emails";
 import { Overview } from "./screens/overview";
 import { PartnerDetail } from "./screens/partner";
 import { Partners } from "./screens/partners";
@@ -25,6 +26,7 @@ const SCREENS: Array<[string, string]> = [
   ["/commissions", "Commissions"],
   ["/payouts", "Payouts"],
   ["/rewards", "Rewards"],
+  ["/emails", "Emails"],
   ["/settings", "Settings"],
 ];
 
@@ -106,6 +108,7 @@ export function Shell({ me, onSignedOut }: { me: Me; onSignedOut: () => void }) 
               <Route path="/dashboard/commissions" component={Commissions} />
               <Route path="/dashboard/payouts" component={Payouts} />
               <Route path="/dashboard/rewards" component={Rewards} />
+              <Route path="/dashboard/emails" component={Emails} />
               <Route path="/dashboard/settings/:section?" component={Settings} />
               <Route default component={NotFound} />
             </Router>

@@ -48,3 +48,13 @@ export interface Page<T> {
 }
 
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The field an invalid_request names, and its rule: the API's message is "Invalid '<field>': <rule>"
+ * (shared/validation.ts), so a form can show the rule beside that field. Null for any other error.
+ */
+export function invalidField(error: unknown): { field: string; rule: string } | null {
+  if (!(error instanceof ApiError) || error.code !== "invalid_request") return null;
+  const match = /^Invalid '([^']+)': (.*)$/s.exec(error.message);
+  return match ? { field: match[1], rule: match[2] } : null;
+}

@@ -6,7 +6,8 @@
  * (Stripe's onboarding comes back to /portal?stripe=return). It talks only to /api/partner on this origin (the
  * session is the HttpOnly svc_partner_session cookie). The partner and the chosen program's lists load together and
  * replace the view at once, on Refresh and every 30 seconds while the tab is visible, so a refresh never shows
- * half-loaded lists or moves the keyboard focus.
+ * half-loaded lists or moves the keyboard focus. /portal/unsubscribe is the unsubscribe page of partner emails, which
+ * needs no sign-in (./unsubscribe.tsx).
  */
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -17,6 +18,7 @@ import { loadLists, NotApproved, ProgramView, type ProgramLists } from "./progra
 import { CheckEmail, SignInForm, signInFromLink } from "./sign-in";
 import { stripeReturnOf, type StripeReturn } from "./stripe-account";
 import type { PortalMe, PortalProgram } from "./types";
+import { Unsubscribe } from "./unsubscribe";
 
 const REFRESH_MS = 30_000;
 
@@ -224,4 +226,4 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById("app") as HTMLElement);
+render(location.pathname === "/portal/unsubscribe" ? <Unsubscribe /> : <App />, document.getElementById("app") as HTMLElement);

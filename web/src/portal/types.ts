@@ -139,3 +139,14 @@ export interface Profile {
   bank: BankDetails | null;
   updatedAt: string;
 }
+
+/** What an email's unsubscribe link is for (GET/POST /api/public/unsubscribe/:token; SubscriptionView). */
+export interface Subscription {
+  programName: string;
+  category: "applications" | "commissions" | "refunds" | "payouts" | "summaries";
+  /** The category in words: "emails about new commissions". */
+  categoryWords: string;
+  /** Partly hidden: "j***@example.com". */
+  recipient: string;
+  unsubscribed: boolean;
+}

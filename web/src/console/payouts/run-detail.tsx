@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api";
 import { dateTime, money } from "../../lib/format";
-import { Alert, StatusLine, useAsync } from "../../lib/ui";
+import { Alert, Confirm, StatusLine, useAsync } from "../../lib/ui";
 import { useFocusAfter } from "../overview/focus";
 import { Screen } from "../screen";
 import { partnerHref, screenHref, useConsole } from "../session";
@@ -158,7 +158,7 @@ export function RunDetailView({ runId, said, say }: { runId: number; said: strin
             if (payouts.length === 0) return null;
             const total = cash(payouts.reduce((sum, p) => sum + p.amountCents, 0));
             return markingAll === method ? (
-              <ConfirmAll
+              <Confirm
                 key={method}
                 question={`Mark ${several(payouts.length, `${FILE_WORD[method]} payout`)} (${total}) paid? Do it once ${method === "paypal" ? "PayPal" : "your bank"} has sent them.`}
                 confirmLabel={`Yes, mark ${FILE_WORD[method]} payouts paid`}
@@ -324,23 +324,5 @@ function FailForm({ payout, busy, onSubmit, onCancel }: { payout: RunPayout; bus
         </button>
       </span>
     </form>
-  );
-}
-
-function ConfirmAll({ question, confirmLabel, busy, onConfirm, onCancel }: { question: string; confirmLabel: string; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
-  const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancel.current?.focus(), []);
-  return (
-    <div class="confirm secret-box" role="group" aria-label={question}>
-      <p>{question}</p>
-      <span class="actions">
-        <button type="button" class="secondary" ref={cancel} onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="button" disabled={busy} onClick={onConfirm}>
-          {confirmLabel}
-        </button>
-      </span>
-    </div>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * One partner of the program: totals over time, referral code and link, group, status, balance, what they wrote when
- * they applied (if they did), commissions with their refunds, payouts and the merchant's private notes.
+ * they applied (if they did), the merchant's private notes, coupon codes, commissions with their refunds and payouts.
  */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
@@ -9,6 +9,7 @@ import { api, errorMessage, query } from "../../lib/api";
 import { DailyChart } from "../../lib/chart";
 import { count, dateTime, day, money } from "../../lib/format";
 import { Alert, CopyButton, PagedTable, SelectField, StatusLine, useAsync } from "../../lib/ui";
+import { CouponCodes } from "../coupon-codes/codes";
 import { CommissionColumns, type CommissionRow } from "./commissions";
 import { ApplicationAnswers, DecisionButtons, STATUS_TEXT, type Application, type PartnerRow, type PartnerTotals } from "./partners";
 import { PayoutColumns, type WithdrawalRow } from "./payouts";
@@ -150,6 +151,8 @@ export function PartnerDetail() {
       </section>
 
       <Notes partnerId={partnerId} notes={p.notes} />
+
+      <CouponCodes partnerId={partnerId} partnerName={partnerLabel(p)} />
 
       <section aria-labelledby="partner-commissions">
         <h2 id="partner-commissions">Commissions</h2>
