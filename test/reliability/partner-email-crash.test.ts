@@ -9,11 +9,7 @@
  * Needs nats-server and the PostgreSQL server binaries (CI installs both); skipped with a warning otherwise.
  */
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { Client } from "pg";
-import { clusterSkipReason, freePort, NatsServer, PgCluster, ServiceProcess, until } from "./support/cluster";
+import { clusterSkipReason, NatsServer, PgCluster, startSplitSystem, until, type SplitSystem } from "./support/cluster";
 import { requestJson } from "../support/processes";
 import { startSmtpReceiver, type ReceivedMail, type SmtpReceiver } from "../support/smtp";
 
@@ -32,17 +28,11 @@ describeCluster("partner emails sent across a killed process, over a real nats-s
   let nats: NatsServer;
   let pg: PgCluster;
   let smtp: SmtpReceiver;
-  let baseUrl = "";
-  let dataDir = "";
+  let system: SplitSystem;
   let received = 0;
   let killed: Promise<void> | null = null;
-  const nodes: Record<"gateway" | "notifications" | "others", ServiceProcess> = {} as never;
 
-  const logs = () =>
-    Object.values(nodes)
-      .map((n) => `----- ${n.name} -----\n${n.tail(60)}`)
-      .join("\n");
-  const http = (method: string, urlPath: string, body?: unknown, key?: string) => requestJson(baseUrl + urlPath, method, { timeoutMs: 15_000, body, key });
+  const http = (method: string, urlPath: string, body?: unknown, key?: string) => requestJson(system.baseUrl + urlPath, method, { timeoutMs: 15_000, body, key });
   const admin = async (method: string, urlPath: string, body?: unknown): Promise<any> => {
     const res = await http(method, `/api/admin${urlPath}`, body, ADMIN_TOKEN);
     if (res.status >= 300) throw new Error(`${method} ${urlPath} -> ${res.status} ${JSON.stringify(res.body)}`);
@@ -53,53 +43,31 @@ describeCluster("partner emails sent across a killed process, over a real nats-s
     // The KILL_AT-th message arriving: the notifications process dies before the receiver answers it; then it is refused.
     const gate = async () => {
       if (++received !== KILL_AT) return true;
-      killed = nodes.notifications.kill("SIGKILL");
+      killed = system.nodes.notifications.kill("SIGKILL");
       await killed;
       return false;
     };
     [pg, nats, smtp] = await Promise.all([PgCluster.create(), NatsServer.start(), startSmtpReceiver(undefined, gate)]);
-    const database = `emails_${randomBytes(4).toString("hex")}`;
-    const client = new Client({ connectionString: pg.url });
-    await client.connect();
-    await client.query(`CREATE DATABASE ${database}`);
-    await client.end();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "email-crash-"));
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    const runId = randomBytes(4).toString("hex");
-    const common = {
-      TRANSPORTER: nats.url,
-      NAMESPACE: `emails-${runId}`,
-      ADMIN_TOKEN,
-      DATABASE_URL: pg.url.replace(/\/postgres$/, `/${database}`),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      MAIL_URL: smtp.url,
-      OUTBOX_INTERVAL_MS: "200",
+    system = await startSplitSystem({
+      name: "emails",
+      pg,
+      nats,
+      adminToken: ADMIN_TOKEN,
+      processes: { others: "accounts,programs,attribution,processor,rewards,status,sales,portal,commissions", notifications: "notifications" },
       // A send gets 2 s; the claim of a process that died lapses 4 s after it was made.
-      PARTNER_EMAIL_SEND_TIMEOUT_MS: "2000",
-      APPLICATION_RATE_LIMIT: "1000",
-      RATE_LIMIT_PER_MINUTE: "1000000",
-    };
-    nodes.others = new ServiceProcess("others", { ...common, SERVICES: "accounts,programs,attribution,processor,rewards,status,sales,portal,commissions", NODE_ID: `others-${runId}` });
-    nodes.notifications = new ServiceProcess("notifications", { ...common, SERVICES: "notifications", NODE_ID: `notifications-${runId}` });
-    nodes.gateway = new ServiceProcess("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `gateway-${runId}`, REQUEST_TIMEOUT_MS: "5000" });
-    for (const node of Object.values(nodes)) node.start();
-    if (!(await until(async () => (await http("GET", "/api/health").catch(() => ({ status: 0 }))).status === 200, 90_000, 500))) {
-      throw new Error(`the system did not become ready within 90 s\n${logs()}`);
-    }
+      env: { MAIL_URL: smtp.url, PARTNER_EMAIL_SEND_TIMEOUT_MS: "2000", APPLICATION_RATE_LIMIT: "1000" },
+    });
   }, 150_000);
 
   afterAll(async () => {
-    await Promise.all(Object.values(nodes).map((n) => n.kill("SIGTERM")));
+    await system?.stop();
     await Promise.all([nats?.stop(), pg?.destroy(), smtp?.stop()]);
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
   test("every application is answered by exactly one accepted email", async () => {
     try {
       // Stopped first, so the applications' emails wait and go out in one batch.
-      await nodes.notifications.kill("SIGTERM");
+      await system.nodes.notifications.kill("SIGTERM");
       const program = await admin("POST", "/programs", { name: "Email crash", commissionRule: { type: "percentage", basisPoints: 2000 } });
       await admin("PATCH", `/programs/${program.id}/settings`, { applications: { open: true } });
       const emails: string[] = [];
@@ -109,11 +77,11 @@ describeCluster("partner emails sent across a killed process, over a real nats-s
         expect(res.status).toBe(201);
         emails.push(email);
       }
-      nodes.notifications.start();
+      system.nodes.notifications.start();
 
       expect(await until(async () => killed !== null, 60_000, 100)).toBe(true);
       await killed;
-      nodes.notifications.start();
+      system.nodes.notifications.start();
       const done = await until(async () => smtp.messages.length >= APPLICANTS, 60_000, 200);
       // Time for a duplicate to arrive, were one to be sent (the dead process's claims have lapsed by now).
       await until(async () => (await admin("GET", `/partner-emails?programId=${program.id}&status=pending`)).length === 0, 30_000, 200);
@@ -126,7 +94,7 @@ describeCluster("partner emails sent across a killed process, over a real nats-s
       expect(recorded.map((e: { status: string }) => e.status)).toEqual(Array(APPLICANTS).fill("sent"));
       expect(recorded.map((e: { messageId: string }) => e.messageId).sort()).toEqual([...ids].sort());
     } catch (err) {
-      console.error(`Partner email crash processes:\n${logs()}`);
+      console.error(`Partner email crash processes:\n${system.logs()}`);
       throw err;
     }
   }, 240_000);

@@ -9,11 +9,7 @@
  * Needs nats-server and the PostgreSQL server binaries (CI installs both); skipped with a warning otherwise.
  */
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { Client } from "pg";
-import { clusterSkipReason, freePort, NatsServer, PgCluster, ServiceProcess, sleep, until } from "./support/cluster";
+import { clusterSkipReason, NatsServer, PgCluster, sleep, startSplitSystem, until, type SplitSystem } from "./support/cluster";
 import { requestJson } from "../support/processes";
 import { startStripeDouble, type StripeDouble } from "../support/stripe-double";
 import { expectNoViolations } from "./support/scale";
@@ -32,16 +28,11 @@ describeCluster("a payout batch killed mid-way over a real nats-server and Postg
   let nats: NatsServer;
   let pg: PgCluster;
   let stripe: StripeDouble;
-  let baseUrl = "";
-  let dataDir = "";
-  const nodes: Record<"gateway" | "commissions" | "others", ServiceProcess> = {} as never;
+  let system: SplitSystem;
 
-  const logs = () =>
-    Object.values(nodes)
-      .map((n) => `----- ${n.name} -----\n${n.tail(60)}`)
-      .join("\n");
   const http = (method: string, urlPath: string, opts: { body?: unknown; key?: string; cookie?: string } = {}) =>
-    requestJson(baseUrl + urlPath, method, { timeoutMs: 15_000, body: opts.body, key: opts.key, headers: opts.cookie ? { Cookie: opts.cookie } : undefined });
+    requestJson(system.baseUrl + urlPath, method, { timeoutMs: 15_000, body: opts.body, key: opts.key, headers: opts.cookie ? { Cookie: opts.cookie } : undefined });
+
   async function admin(method: string, urlPath: string, body?: unknown): Promise<any> {
     for (let attempt = 1; ; attempt++) {
       const res = await http(method, `/api/admin${urlPath}`, { body, key: ADMIN_TOKEN }).catch((err: Error) => ({ status: 599, body: err.message }));
@@ -54,43 +45,25 @@ describeCluster("a payout batch killed mid-way over a real nats-server and Postg
   beforeAll(async () => {
     [pg, nats, stripe] = await Promise.all([PgCluster.create(), NatsServer.start(), startStripeDouble()]);
     stripe.keys.set(STRIPE_KEY, { canRead: true, canPay: true });
-    const database = `payouts_${randomBytes(4).toString("hex")}`;
-    const client = new Client({ connectionString: pg.url });
-    await client.connect();
-    await client.query(`CREATE DATABASE ${database}`);
-    await client.end();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "payout-crash-"));
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    const runId = randomBytes(4).toString("hex");
-    const common = {
-      TRANSPORTER: nats.url,
-      NAMESPACE: `payouts-${runId}`,
-      ADMIN_TOKEN,
-      DATABASE_URL: pg.url.replace(/\/postgres$/, `/${database}`),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      STRIPE_API_URL: stripe.url,
-      OUTBOX_INTERVAL_MS: "200",
-      // A pass every 300 ms; a payout claimed by a process that died is taken up again 2 s after its claim.
-      PAYOUT_INTERVAL_MS: "300",
-      PAYOUT_CLAIM_MS: "2000",
-      APPROVAL_INTERVAL_MS: "3600000",
-      RATE_LIMIT_PER_MINUTE: "1000000",
-    };
-    nodes.others = new ServiceProcess("others", { ...common, SERVICES: "accounts,programs,attribution,processor,rewards,status,notifications,sales,portal", NODE_ID: `others-${runId}` });
-    nodes.commissions = new ServiceProcess("commissions", { ...common, SERVICES: "commissions", NODE_ID: `commissions-${runId}` });
-    nodes.gateway = new ServiceProcess("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `gateway-${runId}`, REQUEST_TIMEOUT_MS: "5000" });
-    for (const node of Object.values(nodes)) node.start();
-    if (!(await until(async () => (await http("GET", "/api/health").catch(() => ({ status: 0 }))).status === 200, 90_000, 500))) {
-      throw new Error(`the system did not become ready within 90 s\n${logs()}`);
-    }
+    system = await startSplitSystem({
+      name: "payouts",
+      pg,
+      nats,
+      adminToken: ADMIN_TOKEN,
+      processes: { others: "accounts,programs,attribution,processor,rewards,status,notifications,sales,portal", commissions: "commissions" },
+      env: {
+        STRIPE_API_URL: stripe.url,
+        // A pass every 300 ms; a payout claimed by a process that died is taken up again 2 s after its claim.
+        PAYOUT_INTERVAL_MS: "300",
+        PAYOUT_CLAIM_MS: "2000",
+        APPROVAL_INTERVAL_MS: "3600000",
+      },
+    });
   }, 150_000);
 
   afterAll(async () => {
-    await Promise.all(Object.values(nodes).map((n) => n.kill("SIGTERM")));
+    await system?.stop();
     await Promise.all([nats?.stop(), pg?.destroy(), stripe?.close()]);
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
   test("every payout is paid by exactly one transfer, whatever moment the process dies", async () => {
@@ -124,7 +97,7 @@ describeCluster("a payout batch killed mid-way over a real nats-server and Postg
       const record = stripe.transfers.push.bind(stripe.transfers);
       stripe.transfers.push = (...made) => {
         const count = record(...made);
-        if (KILL_AT.includes(count)) kills.push(nodes.commissions.kill("SIGKILL").then(() => nodes.commissions.start()));
+        if (KILL_AT.includes(count)) kills.push(system.nodes.commissions.kill("SIGKILL").then(() => system.nodes.commissions.start()));
         return count;
       };
 
@@ -146,7 +119,7 @@ describeCluster("a payout batch killed mid-way over a real nats-server and Postg
       expect(await admin("POST", `/programs/${program.id}/payout-runs`, { periodKey: "crash" })).toMatchObject({ created: false });
       expectNoViolations(await admin("GET", "/reconcile"), "after the killed payout batch");
     } catch (err) {
-      console.error(`Payout crash processes:\n${logs()}`);
+      console.error(`Payout crash processes:\n${system.logs()}`);
       throw err;
     }
   }, 240_000);

@@ -6,11 +6,13 @@
  * 127.0.0.1 only, on free ports.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "../../support/processes";
+import { Client } from "pg";
+import { freePort, requestJson } from "../../support/processes";
 
 const ROOT = path.resolve(__dirname, "../../..");
 
@@ -249,4 +251,68 @@ export class ServiceProcess {
   tail(lines = 60): string {
     return this.output.slice(-lines).join("\n");
   }
+}
+
+/** The system split over processes: the gateway on a port of its own, the other groups of services beside it. */
+export interface SplitSystem {
+  baseUrl: string;
+  nodes: Record<string, ServiceProcess>;
+  /** The last lines of every process's output, for a failure's message. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the services as separate processes over `nats` and a new database of `pg`: one process per entry of
+ * `processes` (its SERVICES), plus the gateway, with the env every process shares (`env` adds to it); resolves once
+ * the gateway answers /api/health.
+ */
+export async function startSplitSystem(opts: {
+  name: string;
+  pg: PgCluster;
+  nats: NatsServer;
+  adminToken: string;
+  processes: Record<string, string>;
+  env?: Record<string, string>;
+}): Promise<SplitSystem> {
+  const runId = randomBytes(4).toString("hex");
+  const database = `${opts.name.replace(/\W/g, "_")}_${runId}`;
+  const client = new Client({ connectionString: opts.pg.url });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${database}`);
+  await client.end();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `${opts.name}-`));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const common = {
+    TRANSPORTER: opts.nats.url,
+    NAMESPACE: `${opts.name}-${runId}`,
+    ADMIN_TOKEN: opts.adminToken,
+    DATABASE_URL: opts.pg.url.replace(/\/postgres$/, `/${database}`),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    OUTBOX_INTERVAL_MS: "200",
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    ...opts.env,
+  };
+  const nodes: Record<string, ServiceProcess> = {};
+  for (const [name, services] of Object.entries(opts.processes)) nodes[name] = new ServiceProcess(name, { ...common, SERVICES: services, NODE_ID: `${name}-${runId}` });
+  nodes.gateway = new ServiceProcess("gateway", { ...common, SERVICES: "gateway", PORT: String(port), HOST: "127.0.0.1", NODE_ID: `gateway-${runId}`, REQUEST_TIMEOUT_MS: "5000" });
+  const logs = () =>
+    Object.values(nodes)
+      .map((n) => `----- ${n.name} -----\n${n.tail(60)}`)
+      .join("\n");
+  for (const node of Object.values(nodes)) node.start();
+  if (!(await until(async () => (await requestJson(`${baseUrl}/api/health`, "GET", { timeoutMs: 5000 }).catch(() => ({ status: 0 }))).status === 200, 90_000, 500))) {
+    throw new Error(`the system did not become ready within 90 s\n${logs()}`);
+  }
+  return {
+    baseUrl,
+    nodes,
+    logs,
+    async stop() {
+      await Promise.all(Object.values(nodes).map((n) => n.kill("SIGTERM")));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
