@@ -40,7 +40,7 @@ ENV DATA_DIR=/app/data \
     PORT=3000
 
 # 3000: the gateway's HTTP API; 3001: /live and /ready (HEALTH_PORT); 3030: Prometheus /metrics (METRICS=true).
-# The operator CLI is `docker compose exec gateway node dist/cli/index.js <command>`.
+# The operator CLI is `docker compose exec edge node dist/cli/index.js <command>`.
 EXPOSE 3000 3001 3030
 # V8's young generation capped at 4 MB per semi-space (default 16): 30-40 MB less resident under load at no
 # measured CPU cost (docs/performance.md, "Memory"). AsyncLocalStorage (the request id in log lines) without

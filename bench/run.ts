@@ -7,6 +7,8 @@
  *  1. embedded: all services in one process on PGlite (the default), floor on PGlite;
  *  2. split: gateway, sales, commissions, status and the other services in five
  *     processes over nats-server on PostgreSQL, floor on the same PostgreSQL;
+ *  2b. production: the recommended layout (bin/start.ts PRODUCTION_LAYOUT): one edge process with every hot-path
+ *     service, one core process with the rest, over nats-server on PostgreSQL, floor on the same PostgreSQL;
  *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL), the dashboard's reads, and the
  *     CSV exports of the 1M sales, commissions and withdrawals (rows/s, RSS growth, a status call's latency meanwhile);
  *  4. bus: a Moleculer request over nats-server against raw NATS request-reply;
@@ -36,7 +38,7 @@ import path from "node:path";
 import { Client } from "pg";
 import { connect, StringCodec } from "nats";
 import { ServiceBroker } from "moleculer";
-import { ALL_SERVICES } from "../bin/start";
+import { ALL_SERVICES, PRODUCTION_LAYOUT } from "../bin/start";
 import config from "../moleculer.config";
 import { transporterFromEnv } from "../shared/nats-transporter";
 import { runLoad, type LoadResult, type RequestSpec } from "./lib/load";
@@ -84,7 +86,7 @@ const CFG = {
   sales: num("BENCH_SALES", 500),
   growthRows: num("BENCH_GROWTH_ROWS", 1_000_000),
   growthRate: num("BENCH_GROWTH_RATE", 100),
-  phases: list("BENCH_ONLY", ["embedded", "split", "growth", "bus"]),
+  phases: list("BENCH_ONLY", ["embedded", "split", "production", "growth", "bus"]),
   paths: list("BENCH_PATHS", ["refund", "sale", "status", "click"]) as PathName[],
   /** The embeddedpg phase's paths (three deployments each): the database-bound ones by default. */
   embeddedPgPaths: list("BENCH_EMBEDDEDPG_PATHS", ["refund", "sale"]) as PathName[],
@@ -488,6 +490,29 @@ async function splitPhase(points: Point[], servers: Servers, tmp: string): Promi
   }
 }
 
+/** The recommended production layout (docs/deploy.md): the edge (hot paths, no bus hop) and the core, two processes over NATS. */
+async function productionPhase(points: Point[], servers: Servers, tmp: string): Promise<void> {
+  const databaseUrl = await servers.createDatabase("bench_production");
+  const bareUrl = await servers.createDatabase("bench_production_bare");
+  const port = await freePort();
+  const common = { TRANSPORTER: servers.natsUrl, NAMESPACE: `bench-production-${RUN_ID}`, DATABASE_URL: databaseUrl, DATA_DIR: `${tmp}/production-data` };
+  log(`production: edge (${PRODUCTION_LAYOUT.edge.join(", ")}) and core (${PRODUCTION_LAYOUT.core.join(", ")}) as 2 processes over NATS on PostgreSQL`);
+  const service = await startServices(
+    [
+      { name: "edge", env: { ...common, SERVICES: PRODUCTION_LAYOUT.edge.join(","), PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-edge-${RUN_ID}` } },
+      { name: "core", env: { ...common, SERVICES: PRODUCTION_LAYOUT.core.join(","), NODE_ID: `bench-core-${RUN_ID}` } },
+    ],
+    port,
+  );
+  const floor = await startBare("floor", bareUrl);
+  try {
+    await seedBoth("production", service, floor);
+    await runPaths("production", service, floor, points);
+  } finally {
+    await Promise.all([...service.procs, ...floor.procs].map((c) => stopChild(c)));
+  }
+}
+
 /** Optional (BENCH_ONLY=onepg): all services in one process on PostgreSQL, to tell the bus hops from the rest. */
 async function onePgPhase(points: Point[], servers: Servers, tmp: string): Promise<void> {
   const databaseUrl = await servers.createDatabase("bench_onepg");
@@ -853,8 +878,9 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
       args,
     );
     await c.query("COMMIT");
-    // Fresh statistics, as autovacuum would gather them after such a load (a VACUUM too would only add minutes).
-    await c.query("ANALYZE sales, commissions, outbox, clicks, leads");
+    // Vacuumed and analysed, as autovacuum leaves the tables once it has settled after such a load: the refund measured
+    // next then meets neither a vacuum running beside it nor stale visibility maps (issue 31, "growth tail").
+    await c.query("VACUUM ANALYZE sales, commissions, outbox, clicks, leads");
     return (Date.now() - t0) / 1000;
   } finally {
     await c.end();
@@ -1032,6 +1058,18 @@ function goals(points: Point[], growth: Growth | null, embeddedPg: EmbeddedPgRes
       disturbance(x),
     ]);
   }
+  for (const p of ["refund", "sale", "click"] as const) {
+    const x = at("production", p, "saturation");
+    if (!x) continue;
+    const ratio = (100 * x.service.rps) / Math.max(1, x.floor.rps);
+    rows.push([
+      `production layout ${p}, saturation: service/floor >= 90 %`,
+      `${x.service.rps.toFixed(0)}/s (${Math.round(ratio)} %)`,
+      `${x.floor.rps.toFixed(0)}/s`,
+      verdict(ratio >= 90),
+      disturbance(x),
+    ]);
+  }
   const status = at("split", "status", "fixed");
   if (status)
     rows.push([`split status p99 at ${status.offered} <= 10 ms`, `${f1(status.service.p99)} ms`, `${f1(status.floor.p99)} ms`, verdict(status.service.p99 <= 10), disturbance(status)]);
@@ -1193,6 +1231,7 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
   const deployments: Record<string, string> = {
     embedded: "Embedded default: all services in one process, PGlite (floor: bare node:http on its own PGlite)",
     split: `Split: gateway, sales, commissions, status, core (${CORE_SERVICES.join(", ")}) in 5 processes over nats-server, PostgreSQL (floor: bare node:http on the same PostgreSQL server)`,
+    production: `Production layout (docs/deploy.md): edge (${PRODUCTION_LAYOUT.edge.join(", ")}) and core (${PRODUCTION_LAYOUT.core.join(", ")}) in 2 processes over nats-server, PostgreSQL (floor: bare node:http on the same PostgreSQL server)`,
   };
   deployments.onepg = "One process on PostgreSQL (optional phase): all services in one process, no transporter (floor: bare node:http on the same PostgreSQL server)";
   for (const [d, title] of Object.entries(deployments)) {
@@ -1238,14 +1277,18 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
       ),
     );
   }
-  const split = points.filter((p) => p.deployment === "split" && p.load === "saturation" && p.service.cpuByProcess);
-  if (split.length) {
-    out.push("\nSplit at saturation, CPU ms per request by process (where the service's Node figure goes; the floor is one process):\n");
-    const names = Object.keys(split[0].service.cpuByProcess);
+  for (const [deployment, title] of [
+    ["split", "Split"],
+    ["production", "Production layout"],
+  ]) {
+    const saturated = points.filter((p) => p.deployment === deployment && p.load === "saturation" && p.service.cpuByProcess);
+    if (!saturated.length) continue;
+    out.push(`\n${title} at saturation, CPU ms per request by process (where the service's Node figure goes; the floor is one process):\n`);
+    const names = Object.keys(saturated[0].service.cpuByProcess);
     out.push(
       table(
         ["path", ...names, "postgres", "nats-server", "floor node", "floor postgres"],
-        split.map((p) => [p.path, ...names.map((n) => f1(p.service.cpuByProcess[n] ?? 0)), f1(p.service.cpu.db), f1(p.service.cpu.nats), f1(p.floor.cpu.node), f1(p.floor.cpu.db)]),
+        saturated.map((p) => [p.path, ...names.map((n) => f1(p.service.cpuByProcess[n] ?? 0)), f1(p.service.cpu.db), f1(p.service.cpu.nats), f1(p.floor.cpu.node), f1(p.floor.cpu.db)]),
       ),
     );
   }
@@ -1372,6 +1415,7 @@ async function main(): Promise<void> {
     }
     if (CFG.phases.includes("embedded")) await embeddedPhase(points, tmp);
     if (CFG.phases.includes("split")) await splitPhase(points, servers!, tmp);
+    if (CFG.phases.includes("production")) await productionPhase(points, servers!, tmp);
     if (CFG.phases.includes("onepg")) await onePgPhase(points, servers!, tmp);
     if (CFG.phases.includes("embeddedpg")) embeddedPg = await embeddedPgPhase(tmp);
     if (CFG.phases.includes("growth")) growth = await growthPhase(servers!, tmp);

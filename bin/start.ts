@@ -16,6 +16,17 @@ import { ALLOW_PRIVATE_TARGETS_ENV, privateTargetsAllowed } from "../services/no
 
 export const ALL_SERVICES = ["gateway", "accounts", "programs", "attribution", "sales", "commissions", "processor", "status", "notifications", "portal", "rewards"] as const;
 
+/**
+ * The layout we recommend for production (docs/deploy.md, "Production layout"): `edge` holds every service of the
+ * hot paths (click, lead, sale, refund, status), so a request crosses no bus hop: one process per core, replicated
+ * behind a load balancer; `core` holds the rest (settings, partners, rewards, Stripe webhooks, emails, the portal),
+ * whose answers the edge caches: two processes for availability. The bench measures it beside the fully split layout.
+ */
+export const PRODUCTION_LAYOUT = {
+  edge: ["gateway", "sales", "commissions", "attribution", "status"],
+  core: ["accounts", "programs", "rewards", "processor", "notifications", "portal"],
+} as const satisfies Record<string, ReadonlyArray<(typeof ALL_SERVICES)[number]>>;
+
 export function serviceNames(list = process.env.SERVICES): string[] {
   const names = list
     ? list

@@ -5,12 +5,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import YAML from "yaml";
-import { ALL_SERVICES, serviceNames } from "../../bin/start";
+import { ALL_SERVICES, PRODUCTION_LAYOUT, serviceNames } from "../../bin/start";
 
 const ROOT = path.resolve(__dirname, "../..");
-const SERVICES = ["gateway", "programs", "attribution", "sales", "commissions", "status", "notifications"] as const;
 /** Services that own data: on the bus and the database. Every service bin/start.ts knows but gateway, status and portal. */
-const STORAGE_SERVICES = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "status" && name !== "portal");
+const STORAGE_SERVICES: readonly string[] = ALL_SERVICES.filter((name) => name !== "gateway" && name !== "status" && name !== "portal");
 const INFRASTRUCTURE = ["mongo", "nats", "postgres", "prometheus", "grafana"];
 
 type ComposeService = {
@@ -64,19 +63,23 @@ function healthcheckText(service: ComposeService): string {
 
 const compose = loadCompose("docker-compose.yml");
 const appServices = Object.entries(compose.services).filter(([name]) => !INFRASTRUCTURE.includes(name));
+/** The services each app container runs, as bin/start.ts reads its SERVICES (which throws on an unknown name). */
+const servicesOf = (service: ComposeService) => serviceNames(env(service).SERVICES);
+/** The app container that runs a service. */
+const containerOf = (serviceName: string) => appServices.find(([, s]) => servicesOf(s).includes(serviceName))!;
 
 describe("docker-compose.yml", () => {
-  it("has exactly one container per service, with the matching SERVICES value", () => {
-    for (const name of SERVICES) {
-      expect(compose.services[name]).toBeDefined();
-      expect(env(compose.services[name]).SERVICES).toBe(name);
-    }
-    // Every service bin/start.ts knows is deployed once, and every SERVICES value is one it accepts.
-    const deployed = appServices.flatMap(([, s]) => serviceNames(env(s).SERVICES));
+  it("runs the production layout: one container per PRODUCTION_LAYOUT entry with its SERVICES, every service exactly once, as docs/deploy.md says", () => {
+    const layout = Object.fromEntries(appServices.map(([name, service]) => [name, servicesOf(service)]));
+    expect(layout).toEqual(Object.fromEntries(Object.entries(PRODUCTION_LAYOUT).map(([name, list]) => [name, [...list]])));
+    const deployed = Object.values(layout).flat();
     expect([...deployed].sort()).toEqual([...ALL_SERVICES].sort());
+    // The deploy docs give the same lines to copy.
+    const documented = fs.readFileSync(path.join(ROOT, "docs/deploy.md"), "utf8").match(/SERVICES=[a-z,]+/g) ?? [];
+    expect(documented).toEqual(expect.arrayContaining(Object.values(PRODUCTION_LAYOUT).map((list) => `SERVICES=${list.join(",")}`)));
   });
 
-  it("builds every service container from the one image, on NATS and the MongoDB replica set", () => {
+  it("builds every app container from the one image, on NATS and the MongoDB replica set", () => {
     const images = new Set(appServices.map(([, s]) => s.image));
     expect(images.size).toBe(1);
     for (const [name, service] of appServices) {
@@ -86,6 +89,16 @@ describe("docker-compose.yml", () => {
       expect({ name, TRANSPORTER: e.TRANSPORTER }).toEqual({ name, TRANSPORTER: "nats://nats:4222" });
       expect({ name, DATABASE_URL: e.DATABASE_URL }).toEqual({ name, DATABASE_URL: "mongodb://mongo:27017/affiliate?replicaSet=rs0" });
     }
+  });
+
+  it("passes each service's settings to the container that runs it", () => {
+    const [gatewayContainer, gateway] = containerOf("gateway");
+    expect({ gatewayContainer, PORT: env(gateway).PORT, ADMIN_TOKEN: env(gateway).ADMIN_TOKEN }).toEqual({ gatewayContainer, PORT: "3000", ADMIN_TOKEN: "${ADMIN_TOKEN:-}" });
+    // The generated operator token survives a restart: DATA_DIR (/app/data in the image) on the volume the gateway always had.
+    expect((gateway as { volumes?: string[] }).volumes).toEqual(["gateway-data:/app/data"]);
+    expect(compose.volumes).toHaveProperty("gateway-data");
+    expect(env(containerOf("processor")[1]).PROCESSOR_WEBHOOK_SECRET).toBe("${PROCESSOR_WEBHOOK_SECRET:-}");
+    expect(env(containerOf("notifications")[1]).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe("${WEBHOOK_ALLOW_PRIVATE_TARGETS:-}");
   });
 
   it("runs NATS and a self-initiating one-node MongoDB replica set, both with healthchecks", () => {
@@ -100,37 +113,36 @@ describe("docker-compose.yml", () => {
     for (const infra of [nats, mongo]) expect(infra.healthcheck?.disable).not.toBe(true);
   });
 
-  it("starts services only after their dependencies are healthy", () => {
-    for (const name of STORAGE_SERVICES) {
-      expect({ name, depends: dependsOn(compose.services[name]) }).toEqual({ name, depends: { nats: "service_healthy", mongo: "service_healthy" } });
+  it("starts a container only after NATS and, when it runs a service that owns data, MongoDB are healthy", () => {
+    for (const [name, service] of appServices) {
+      const ownsData = servicesOf(service).some((s) => STORAGE_SERVICES.includes(s));
+      const expected = ownsData ? { nats: "service_healthy", mongo: "service_healthy" } : { nats: "service_healthy" };
+      expect({ name, depends: dependsOn(service) }).toEqual({ name, depends: expected });
     }
-    expect(dependsOn(compose.services.gateway)).toMatchObject({ nats: "service_healthy" });
-    expect(dependsOn(compose.services.status)).toMatchObject({ nats: "service_healthy" });
   });
 
-  it("publishes a port only for the gateway (and the opt-in Prometheus), which has an HTTP healthcheck on /api/health", () => {
+  it("publishes a port only for the container with the gateway (and the opt-in Prometheus and Grafana)", () => {
     const publishing = Object.entries(compose.services)
       .filter(([, s]) => (s.ports ?? []).length > 0 && !s.profiles?.length)
       .map(([name]) => name);
-    expect(publishing).toEqual(["gateway"]);
-    const ports = compose.services.gateway.ports!.map(String);
-    expect(ports.some((p) => /:3000$/.test(p))).toBe(true);
-    expect(env(compose.services.gateway).PORT).toBe("3000");
-    expect(healthcheckText(compose.services.gateway)).toMatch(/\/api\/health/);
+    const [gatewayContainer, gateway] = containerOf("gateway");
+    expect(publishing).toEqual([gatewayContainer]);
+    expect(gateway.ports!.map(String)).toEqual(["${GATEWAY_PORT:-3000}:3000"]);
   });
 
-  it("gives every service container a readiness healthcheck: /api/health for the gateway, HEALTH_PORT /ready for the others", () => {
+  it("gives every app container a readiness healthcheck: the gateway's /api/health where it runs, HEALTH_PORT /ready elsewhere", () => {
+    const [gatewayContainer] = containerOf("gateway");
     for (const [name, service] of appServices) {
       const e = env(service);
       expect({ name, HEALTH_PORT: e.HEALTH_PORT }).toEqual({ name, HEALTH_PORT: "3001" });
       expect({ name, disabled: service.healthcheck?.disable }).toEqual({ name, disabled: undefined });
       const check = healthcheckText(service);
-      if (name === "gateway") expect(check).toMatch(/http:\/\/127\.0\.0\.1:3000\/api\/health\b/);
+      if (name === gatewayContainer) expect(check).toMatch(/http:\/\/127\.0\.0\.1:3000\/api\/health\b/);
       else expect({ name, check }).toEqual({ name, check: expect.stringMatching(/http:\/\/127\.0\.0\.1:3001\/ready/) });
     }
   });
 
-  it("turns on JSON logs and Prometheus metrics on :3030 in every service container, and scrapes them all with the metrics profile", () => {
+  it("turns on JSON logs and Prometheus metrics on :3030 in every app container, and scrapes them all with the metrics profile", () => {
     for (const [name, service] of appServices) {
       const e = env(service);
       expect({ name, METRICS: e.METRICS, METRICS_PORT: e.METRICS_PORT, LOG_FORMAT: e.LOG_FORMAT }).toEqual({
@@ -145,9 +157,13 @@ describe("docker-compose.yml", () => {
     const mount = (prometheus as { volumes?: string[] }).volumes?.find((v) => v.endsWith(":/etc/prometheus/prometheus.yml:ro"));
     expect(mount).toBeDefined();
     const config = YAML.parse(fs.readFileSync(path.join(ROOT, mount!.split(":")[0]), "utf8"));
-    const targets = config.scrape_configs.flatMap((job: { dns_sd_configs?: Array<{ names: string[]; port: number }> }) => job.dns_sd_configs ?? []);
+    type ScrapeJob = { dns_sd_configs?: Array<{ names: string[]; port: number }>; relabel_configs?: Array<{ target_label?: string }> };
+    const targets = config.scrape_configs.flatMap((job: ScrapeJob) => job.dns_sd_configs ?? []);
     expect(targets.every((t: { port: number }) => t.port === 3030)).toBe(true);
     expect(targets.flatMap((t: { names: string[] }) => t.names).sort()).toEqual(appServices.map(([name]) => name).sort());
+    // A container runs several Moleculer services: the container's name must not overwrite the metrics' own `service` label.
+    const relabelled = config.scrape_configs.flatMap((job: ScrapeJob) => (job.relabel_configs ?? []).map((r) => r.target_label));
+    expect(relabelled).not.toContain("service");
 
     // Grafana, in the same profile, provisioned with Prometheus and the dashboard (test/http/metrics.test.ts checks its queries).
     const grafana = compose.services.grafana as ComposeService & { volumes?: string[] };
@@ -156,25 +172,27 @@ describe("docker-compose.yml", () => {
     expect(grafana.volumes).toContain("./deploy/grafana/affiliate-dashboard.json:/var/lib/grafana/dashboards/affiliate-dashboard.json:ro");
   });
 
-  it("lets every service but the gateway scale: no container_name, no fixed replicas", () => {
-    for (const [name, service] of Object.entries(compose.services)) {
-      if (INFRASTRUCTURE.includes(name)) continue;
+  it("lets every app container scale (no container_name, no fixed replicas), and says how", () => {
+    for (const [name, service] of appServices) {
       expect({ name, container_name: service.container_name }).toEqual({ name, container_name: undefined });
       expect({ name, replicas: service.deploy?.replicas }).toEqual({ name, replicas: undefined });
     }
+    const header = fs.readFileSync(path.join(ROOT, "docker-compose.yml"), "utf8").split(/^name:/m)[0];
+    expect(header).toContain("--scale core=2");
+    expect(header).toMatch(/edge[\s\S]*load balancer/);
   });
 });
 
 describe("docker-compose.postgres.yml", () => {
   const override = loadCompose("docker-compose.postgres.yml");
 
-  it("swaps MongoDB for PostgreSQL 16", () => {
+  it("swaps MongoDB for PostgreSQL 16 in every app container", () => {
     const pg = override.services.postgres;
     expect(pg?.image).toMatch(/^postgres:16/);
     expect(healthcheckText(pg)).toMatch(/pg_isready/);
     expect(override.services.mongo?.profiles?.length).toBeGreaterThan(0);
-    for (const name of STORAGE_SERVICES) {
-      const service = override.services[name];
+    for (const [name] of appServices) {
+      const service = override.services[name] ?? {};
       expect({ name, url: env(service).DATABASE_URL }).toEqual({ name, url: expect.stringMatching(/^postgres:\/\/[^@]+@postgres:5432\//) });
       expect({ name, depends: dependsOn(service) }).toEqual({ name, depends: { nats: "service_healthy", postgres: "service_healthy" } });
     }

@@ -1,6 +1,6 @@
 /**
- * Scale-out without Docker: the topology of `docker compose up --scale
- * commissions=2` with two gateways, as OS processes over a real nats-server
+ * Scale-out without Docker: the fully split topology (one process per
+ * service, docs/deploy.md) with two gateways, as OS processes over a real nats-server
  * and one PostgreSQL database, each started with `tsx bin/start.ts` and
  * SERVICES= as in the containers:
  *
