@@ -16,6 +16,8 @@ import { useConsole } from "../session";
  * the two lists are the same).
  */
 export const EVENT_TYPES: Array<[type: string, when: string]> = [
+  ["application.created", "An application arrived from the public form (pending, or approved at once)."],
+  ["application.decided", "A pending application was approved or declined."],
   ["partner.enrolled", "A partner's enrollment became approved."],
   ["lead.created", "A lead (signup) was recorded."],
   ["sale.created", "A sale was recorded."],
