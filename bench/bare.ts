@@ -22,6 +22,7 @@
  *
  * Environment: DATABASE_URL (pglite://<dir> or postgres://...), PORT.
  */
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { createAccountsRepository } from "../services/accounts/storage";
 import { createAttributionRepository } from "../services/attribution/storage";
@@ -33,6 +34,7 @@ import { OutboxRelay } from "../shared/outbox/relay";
 import { reversalApplied, reverseForSale } from "../services/commissions/reverse-for-sale";
 import { createCommissionsRepository } from "../services/commissions/storage";
 import { createNotificationsRepository } from "../services/notifications/storage";
+import { digestDueAt, monthOf, partnerEmailMessageId, renderPartnerEmail, type RefundFacts } from "../services/notifications/partner-emails";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../services/notifications/repository";
 import { NoSubscriberCache } from "../services/notifications/subscription-cache";
 import { createProgramsRepository } from "../services/programs/storage";
@@ -85,14 +87,16 @@ async function main(): Promise<void> {
   // repository directly: what notifications.events does for each event (workspace of the program, cached 5 minutes there too; the
   // notices; the webhook deliveries of the workspace's endpoints, with "no endpoint subscribes" remembered as there),
   // minus the bus and the validation.
-  const workspaces = new Map<number, { workspaceId: number | null; until: number }>();
-  const workspaceOf = async (programId: number) => {
-    const cached = workspaces.get(programId);
-    if (cached && cached.until > Date.now()) return cached.workspaceId;
+  const programCache = new Map<number, { workspaceId: number | null; name: string; until: number }>();
+  const programOf = async (programId: number) => {
+    const cached = programCache.get(programId);
+    if (cached && cached.until > Date.now()) return cached;
     const program = await programs.getProgram(programId);
-    workspaces.set(programId, { workspaceId: program?.workspaceId ?? null, until: Date.now() + 5 * 60_000 });
-    return program?.workspaceId ?? null;
+    const known = { workspaceId: program?.workspaceId ?? null, name: program?.name ?? "", until: Date.now() + 5 * 60_000 };
+    programCache.set(programId, known);
+    return known;
   };
+  const workspaceOf = async (programId: number) => (await programOf(programId)).workspaceId;
   const noSubscribers = new NoSubscriberCache(Number(process.env.WEBHOOK_ENDPOINT_CACHE_TTL_MS ?? 5000));
   const subscribedEndpoints = async (workspaceId: number, type: WebhookEventType) => {
     if (noSubscribers.knownEmpty(workspaceId, type)) return [];
@@ -100,6 +104,60 @@ async function main(): Promise<void> {
     const endpoints = await notifications.listSubscribedEndpoints(workspaceId, type);
     if (endpoints.length === 0) noSubscribers.rememberEmpty(workspaceId, type, generation);
     return endpoints;
+  };
+  // The partner emails' work of a commission event (notifications.service.ts, recordMoneyEmails): the activity row
+  // (a new commission waits for its digest), and for a refund's deduction the partner, the settings, the
+  // unsubscription check, the rendered email and its record; the sending is the worker's, apart from requests.
+  const partnerEmails = async (event: OutboxEvent, p: Record<string, any>) => {
+    const now = new Date();
+    const activity = {
+      producer: "commissions",
+      eventId: event.id,
+      programId: p.programId,
+      partnerId: p.partnerId,
+      currency: p.currency,
+      commissionId: p.commissionId ?? null,
+      transactionId: p.transactionId ?? null,
+      month: monthOf(now),
+    };
+    if (event.type === "commission.created") {
+      const { commissionEmails } = await notifications.getPartnerEmailSettings(p.programId);
+      await notifications.recordPartnerActivity({ ...activity, kind: "earned", amountCents: p.amountCents, digestDueAt: digestDueAt(commissionEmails, now) }, now);
+      return;
+    }
+    if ((event.type !== "commission.refunded" && event.type !== "commission.reversed") || !(p.deductionCents > 0)) return;
+    await notifications.recordPartnerActivity({ ...activity, kind: "reduced", amountCents: p.deductionCents, digestDueAt: null }, now);
+    const kind = event.type === "commission.reversed" ? "commission_reversed" : "commission_reduced";
+    const [partner, program, settings] = await Promise.all([programs.getPartner(p.partnerId), programOf(p.programId), notifications.getPartnerEmailSettings(p.programId)]);
+    const recipient = partner?.email ?? null;
+    const unsubscribed = recipient !== null && (await notifications.isUnsubscribed({ programId: p.programId, recipient, category: "refunds" }));
+    const dedupeKey = `${kind}.commissions.${event.id}`;
+    const token = randomBytes(24).toString("base64url");
+    const content = renderPartnerEmail(
+      { kind, refund: p as RefundFacts },
+      { partnerName: partner?.name ?? "", programName: program.name, portalUrl: "http://localhost/portal", unsubscribeUrl: `http://localhost/portal/unsubscribe?token=${token}` },
+    );
+    await notifications.recordPartnerEmail(
+      {
+        dedupeKey,
+        producer: "commissions",
+        eventId: event.id,
+        kind,
+        category: "refunds",
+        programId: p.programId,
+        partnerId: p.partnerId,
+        withdrawalId: null,
+        recipient,
+        fromName: program.name,
+        replyTo: settings.replyTo,
+        ...content,
+        messageId: partnerEmailMessageId(dedupeKey, "http://localhost"),
+        unsubscribeToken: token,
+        status: recipient && !unsubscribed ? "pending" : "skipped",
+        skipReason: recipient && !unsubscribed ? null : "no address or unsubscribed",
+      },
+      now,
+    );
   };
   const deliver = async (producer: EventProducer, event: OutboxEvent) => {
     const type = event.type as WebhookEventType;
@@ -123,6 +181,7 @@ async function main(): Promise<void> {
       await notifications.insertOnce({ ...facts, kind: "partner_notice" });
       if (facts.partnerPaid) await notifications.insertOnce({ ...facts, kind: "advertiser_warning" });
     }
+    if (producer === "commissions") await partnerEmails(event, p);
     if (workspaceId !== null) {
       const now = new Date();
       const body = JSON.stringify({ id: publicEventId(producer, event.id), type, createdAt: event.createdAt.toISOString(), workspaceId, data: p });
