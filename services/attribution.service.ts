@@ -20,7 +20,7 @@ import type { Attribution, ClickCaller, ClickOutcome, TrackedClick, Unattributed
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
 import { isSelfReferredTo } from "./clients/self-referral-check";
-import { answerStats } from "../shared/stats-input";
+import { answerStats, answerTopPartners } from "../shared/stats-input";
 import { parseInput } from "../shared/validation";
 
 type Methods = {
@@ -271,6 +271,20 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.StatsInput>>) {
         return answerStats(ctx.params, { clicks: 0, leads: 0 }, (q) => this.repo.activityStats(q));
+      },
+    },
+    /** The partners with the most clicks over a range of days (the overview's partner table). */
+    topPartners: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.TopPartnersInput>>) {
+        return answerTopPartners(ctx.params, (q, limit) => this.repo.topPartners(q, limit));
+      },
+    },
+    /** Where clicks_daily and leads_daily differ from the clicks and leads (commissions.reconcile reports it). */
+    rollupDrift: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.RollupDriftInput>>) {
+        return this.repo.rollupDrift(ctx.params.limit);
       },
     },
   },

@@ -1,6 +1,7 @@
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
+import { withRollupDrift } from "./commissions/invariants/rollups";
 import { toMajorUnits } from "../shared/domain/money";
 import { call, type ResultOf } from "./bus";
 import { toDto } from "../shared/dto";
@@ -24,6 +25,9 @@ import { commissionListItem, withdrawalListItem } from "./commissions/list-views
 import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, STATEMENT_CSV, WITHDRAWALS_CSV, type RunFileRow } from "./commissions/export";
 import { readExportBatch, type CsvLayout, type ExportBatch } from "../shared/csv-export";
 import { mapPage, pageOf } from "../shared/pagination";
+
+/** Violations a reconcile report lists at most (the rest are counted). */
+const RECONCILE_MAX_VIOLATIONS = 1000;
 
 export type { CreatedCommission } from "./commissions/create-for-sale";
 export type { RefundResponse } from "./commissions/reverse-for-sale";
@@ -185,7 +189,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const zero = { commissions: 0, pendingCents: 0, creditedCents: 0, paidCents: 0, reversedCents: 0 };
         // Test sales never earn a commission: the test view has none.
         const answer = await answerStats(input, zero, (q) => (q.test ? Promise.resolve({ byDay: [], byPartner: [] }) : this.repo.commissionStats(q, currency)));
-        const balances = input.test ? [] : await this.repo.programBalances(input.programId, currency, input.partnerIds);
+        const balances = input.test || !input.partners ? [] : await this.repo.programBalances(input.programId, currency, input.partnerIds);
         return { ...answer, currency, balances: balances.map((b) => ({ partnerId: b.partnerId, balanceCents: b.balanceCents })) };
       },
     },
@@ -445,10 +449,14 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Checks the ledger invariants over one consistent snapshot (operators: `cli reconcile`, `GET /api/admin/reconcile`). */
     reconcile: {
       idempotent: true,
-      async handler() {
+      async handler(ctx: Context) {
         const started = Date.now();
-        const report = checkLedgerInvariants(await this.repo.ledgerSnapshot());
-        return { ...report, checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+        const [report, ...drifts] = await Promise.all([
+          this.repo.ledgerSnapshot().then((snapshot) => checkLedgerInvariants(snapshot, RECONCILE_MAX_VIOLATIONS)),
+          call(ctx, "sales.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
+          call(ctx, "attribution.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
+        ]);
+        return { ...withRollupDrift(report, drifts.flat(), RECONCILE_MAX_VIOLATIONS), checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
       },
     },
   },

@@ -82,7 +82,7 @@ const apiKeyView = (k: ApiKey): ApiKeyView => ({
   retiredAt: k.retiredAt?.toISOString() ?? null,
 });
 
-/** The 100 partners with the most revenue: the overview's per-partner table stays one screenful of data. */
+/** The overview's partner table stays one screenful of data: 100 partners at most. */
 const OVERVIEW_PARTNERS = 100;
 
 type Vars = StorageVars<ProgramsRepository> & {
@@ -609,25 +609,31 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return sales.data.length > 0 || commissions.data.length > 0;
     },
 
-    /** Each service counts its own data (no service reads another's tables); joined here on day and partner. */
+    /**
+     * Each service counts its own data (no service reads another's tables); joined here on day and partner. The
+     * partner table: the partners with the most revenue in the range (ties: lower id first), then those without
+     * revenue with the most clicks, 100 at most; their figures asked for by id once the two owners have named them.
+     */
     async overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview> {
       const program = await this.requireProgram(input.programId);
       // One partner's overview: every stats query filtered by the partner, so the days and totals are theirs alone.
       if (input.partnerId !== undefined) await this.requireEnrolledPartner(input.programId, input.partnerId);
-      const partnerIds = input.partnerId === undefined ? undefined : [input.partnerId];
-      const query = { programId: input.programId, from: input.from, to: input.to, test: input.test, partnerIds };
-      const [activity, sales, commissions] = await Promise.all([call(ctx, "attribution.stats", query), call(ctx, "sales.stats", query), call(ctx, "commissions.stats", query)]);
-      // Filtered, the stats answer a row (of zeros) for the partner even without activity: listed, as unfiltered, only with some.
-      const ranked = joinPartners(activity, sales, commissions).filter((p) => !partnerIds || p.clicks + p.leads + p.sales + p.commissions > 0);
-      const shown = ranked.slice(0, OVERVIEW_PARTNERS);
-      const enrolled = new Map(
-        (
-          await this.repo.findEnrolledPartners(
-            input.programId,
-            shown.map((p) => p.partnerId),
-          )
-        ).map((e) => [e.partnerId, e]),
-      );
+      const range = { programId: input.programId, from: input.from, to: input.to, test: input.test };
+      const stats = (query: { partnerIds?: number[]; partners?: boolean }) =>
+        Promise.all([call(ctx, "attribution.stats", { ...range, ...query }), call(ctx, "sales.stats", { ...range, ...query }), call(ctx, "commissions.stats", { ...range, ...query })]);
+      const ranking =
+        input.partnerId === undefined
+          ? Promise.all([call(ctx, "sales.topPartners", { ...range, limit: OVERVIEW_PARTNERS }), call(ctx, "attribution.topPartners", { ...range, limit: 2 * OVERVIEW_PARTNERS })])
+          : null;
+      const [[activity, sales, commissions], ranked] = await Promise.all([stats(input.partnerId === undefined ? { partners: false } : { partnerIds: [input.partnerId] }), ranking]);
+      // Filtered, the stats answer a row (of zeros) for the partner even without activity: listed only with some.
+      const shownIds = ranked
+        ? [...new Set([...ranked[0].partnerIds, ...ranked[1].partnerIds])].slice(0, OVERVIEW_PARTNERS)
+        : joinPartners(activity, sales, commissions)
+            .filter((p) => p.clicks + p.leads + p.sales + p.commissions > 0)
+            .map((p) => p.partnerId);
+      const figures = ranked ? (shownIds.length ? joinPartners(...(await stats({ partnerIds: shownIds })), shownIds) : []) : joinPartners(activity, sales, commissions, shownIds);
+      const enrolled = new Map((await this.repo.findEnrolledPartners(input.programId, shownIds)).map((e) => [e.partnerId, e]));
       return {
         programId: program.id,
         workspaceId: program.workspaceId,
@@ -639,11 +645,12 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         partnerId: input.partnerId ?? null,
         days: joinDays(activity, sales, commissions),
         totals: joinTotals(activity, sales, commissions),
-        partners: shown.map((p) => {
+        partners: figures.map((p) => {
           const e = enrolled.get(p.partnerId);
           return { ...p, name: e?.partner.name ?? `Partner ${p.partnerId}`, status: e?.status ?? "unknown", referralCode: e?.referralCode ?? "" };
         }),
-        partnersWithActivity: ranked.length,
+        partnersWithRevenue: ranked ? ranked[0].partnersCounted : Number(sales.totals.revenueCents > 0),
+        partnersWithClicks: ranked ? ranked[1].partnersCounted : Number(activity.totals.clicks > 0),
       };
     },
 

@@ -8,7 +8,7 @@ import { CurrencyMismatchError, InvalidRequestError, NotFoundError, Unauthorized
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
-import { answerStats } from "../shared/stats-input";
+import { answerStats, answerTopPartners } from "../shared/stats-input";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
@@ -194,6 +194,21 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.StatsInput>>) {
         const { currency } = await getProgram(ctx, ctx.params.programId);
         return answerStats(ctx.params, { sales: 0, revenueCents: 0 }, (q) => this.repo.salesStats(q, currency));
+      },
+    },
+    /** The partners with the most revenue over a range of days (the overview's partner table). */
+    topPartners: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.TopPartnersInput>>) {
+        const { currency } = await getProgram(ctx, ctx.params.programId);
+        return answerTopPartners(ctx.params, (q, limit) => this.repo.topPartners(q, currency, limit));
+      },
+    },
+    /** Where sales_daily differs from the sales (commissions.reconcile reports it). */
+    rollupDrift: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.RollupDriftInput>>) {
+        return this.repo.rollupDrift(ctx.params.limit);
       },
     },
   },

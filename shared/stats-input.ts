@@ -6,7 +6,7 @@
  * the partners list call them.
  */
 import { z } from "zod";
-import { resolveStatsRange, statsAnswer, type Figures, type StatsAnswer, type StatsQuery, type StatsRows } from "./domain/stats";
+import { resolveStatsRange, statsAnswer, type Figures, type StatsAnswer, type StatsQuery, type StatsRows, type TopPartners } from "./domain/stats";
 import { InvalidRequestError } from "./errors";
 import { Id } from "./values";
 
@@ -19,7 +19,21 @@ export const StatsInput = z.object({
   /** All time, without the daily series (the partners list's totals); from and to are then ignored. */
   allTime: z.boolean().default(false),
   test: z.boolean().default(false),
-  partnerIds: z.array(Id).max(100).optional(),
+  partnerIds: z.array(Id).max(200).optional(),
+  /** false: the days and totals only, no per-partner rows (the overview asks for its partners' figures once it knows which). */
+  partners: z.boolean().default(true),
+});
+
+/**
+ * The input of the owners' topPartners actions (sales, attribution): the `limit` partners leading a range of days
+ * by the owner's figure (revenue, clicks). Internal: the overview's partner table.
+ */
+export const TopPartnersInput = z.strictObject({
+  programId: Id,
+  from: Day.optional(),
+  to: Day.optional(),
+  test: z.boolean().default(false),
+  limit: z.number().int().min(1).max(200),
 });
 
 /**
@@ -38,6 +52,17 @@ export async function answerStats<F extends Figures>(
     if (!resolved.ok) throw new InvalidRequestError(resolved.message);
     range = resolved.range;
   }
-  const rows = await fetch({ programId: input.programId, test: input.test, start: range?.start ?? null, end: range?.end ?? null, partnerIds: input.partnerIds });
+  const rows = await fetch({ programId: input.programId, test: input.test, start: range?.start ?? null, end: range?.end ?? null, partnerIds: input.partnerIds, partners: input.partners });
   return statsAnswer(range, rows, zero, input.partnerIds);
 }
+
+/** A topPartners action's body: resolves the range (400 invalid_request when it is not one) and asks the repository. */
+export async function answerTopPartners(input: z.output<typeof TopPartnersInput>, fetch: (q: StatsQuery, limit: number) => Promise<TopPartners>, now = new Date()): Promise<TopPartners> {
+  const resolved = resolveStatsRange({ from: input.from, to: input.to }, now);
+  if (!resolved.ok) throw new InvalidRequestError(resolved.message);
+  const { start, end } = resolved.range;
+  return fetch({ programId: input.programId, test: input.test, start, end }, input.limit);
+}
+
+/** The input of the owners' rollupDrift actions (sales, attribution): how many drifted keys to list at most. Internal (reconcile). */
+export const RollupDriftInput = z.strictObject({ limit: z.number().int().min(1).max(10_000) });

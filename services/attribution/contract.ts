@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
 import type { ForwardedError } from "../../shared/errors";
-import type { StatsAnswer } from "../../shared/domain/stats";
+import type { RollupDrift, StatsAnswer, TopPartners } from "../../shared/domain/stats";
 import type { ActivityFigures, CouponCode, TestEventStats, TestEventSummary, Lead } from "./repository";
 import type { Page } from "../../shared/pagination";
 import type * as S from "./schemas";
@@ -70,6 +70,8 @@ export interface AttributionContract {
   "attribution.countPartnerClicks": { params: z.input<typeof S.PartnerClicksInput>; result: { clicks: number } };
   /** Clicks and attributed leads per UTC day (zero-filled) and per partner, for the program overview. */
   "attribution.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<ActivityFigures> };
+  "attribution.topPartners": { params: z.input<typeof S.TopPartnersInput>; result: TopPartners };
+  "attribution.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
   /**
    * From the processor (which found or created the Stripe promotion code): stores a live code. 404 for a program or
    * a partner not enrolled in it; 422 partner_not_approved; 409 coupon_code_taken when the code (or the promotion

@@ -148,4 +148,10 @@ export const ATTRIBUTION = declareActions("attribution", {
   stats: {
     input: S.StatsInput,
   },
+  topPartners: {
+    input: S.TopPartnersInput,
+  },
+  rollupDrift: {
+    input: S.RollupDriftInput,
+  },
 });

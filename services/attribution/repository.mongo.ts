@@ -1,18 +1,18 @@
 import { Schema, type Connection, type Model } from "mongoose";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, nextIds, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import { mergeRows, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
+import { dayOf } from "../../shared/storage/stats-mongo";
 import {
-  insertOrNull,
-  isDuplicateKeyError,
-  modelOn,
-  nextId,
-  nextIds,
-  prepareCollections,
-  requiredStringsMayBeEmpty,
-  schemaOptions,
-  type DocOf,
-  withTransaction,
-} from "../../shared/storage/mongo";
-import { mergeRows, type StatsKeys, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
-import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
+  backfillRollup,
+  dropReplacedIndex,
+  incrementRollup,
+  rollupDrift,
+  rollupStatsMatch,
+  rollupTopPartners,
+  utcDayText,
+  withRollupTransaction,
+  type MongoRollup,
+} from "../../shared/storage/rollup-mongo";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -61,9 +61,6 @@ const clickSchema = requiredStringsMayBeEmpty(
 );
 clickSchema.index({ clickId: 1 }, { unique: true });
 clickSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
-clickSchema.index({ programId: 1, partnerId: 1, isTest: 1 });
-// The overview's figures (activityStats), as clicks_stats in SQL.
-clickSchema.index({ programId: 1, isTest: 1, timestamp: 1, partnerId: 1 });
 
 const leadSchema = requiredStringsMayBeEmpty(
   new Schema<LeadDoc>(
@@ -87,10 +84,56 @@ leadSchema.index({ programId: 1, customerKey: 1 }, { unique: true });
 const ATTRIBUTED = { partnerId: { $type: "number" } };
 leadSchema.index({ programId: 1, email: 1, _id: -1 }, { partialFilterExpression: ATTRIBUTED });
 leadSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
-leadSchema.index({ programId: 1, isTest: 1, timestamp: 1, partnerId: 1 }, { partialFilterExpression: ATTRIBUTED });
 // The customers lists (listLeadsPage), as the SQL indexes leads_program_list and leads_program_partner_list.
 leadSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 leadSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+
+// The overview's range scans over the clicks and leads of earlier versions (clicks_stats and leads_stats in SQL; same
+// name on both collections) and the portal's count of a partner's clicks (clicks_partner_live): clicks_daily and
+// leads_daily replaced them.
+const OLD_ACTIVITY_STATS_INDEX = "programId_1_isTest_1_timestamp_1_partnerId_1";
+const OLD_PARTNER_CLICKS_INDEX = "programId_1_partnerId_1_isTest_1";
+
+/** A clicks_daily or leads_daily document: the clicks (or attributed leads) of a (program, partner, live or test, UTC day of their timestamp). */
+type ActivityDayDoc<F extends keyof ActivityFigures> = { programId: number; partnerId: number; isTest: boolean; day: string } & Record<F, number>;
+
+function activityDaySchema<F extends keyof ActivityFigures>(figure: F, collection: string): Schema<ActivityDayDoc<F>> {
+  const schema = new Schema<ActivityDayDoc<F>>(
+    {
+      programId: { type: Number, required: true },
+      partnerId: { type: Number, required: true },
+      isTest: { type: Boolean, required: true },
+      // YYYY-MM-DD (UTC).
+      day: { type: String, required: true },
+      [figure]: { type: Number, required: true },
+    },
+    schemaOptions(collection),
+  );
+  // As the SQL table's primary key and its range index: the overview reads a range of days (all partners) or a page of partners.
+  schema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1 }, { unique: true });
+  schema.index({ programId: 1, isTest: 1, day: 1 });
+  return schema;
+}
+
+const clickDaySchema = activityDaySchema("clicks", "clicks_daily");
+const leadDaySchema = activityDaySchema("leads", "leads_daily");
+
+/** A clicks_daily or leads_daily rollup and its recount: one per click (per attributed lead), on the UTC day of its timestamp. */
+function activityDaily<F extends keyof ActivityFigures, S>(days: Model<ActivityDayDoc<F>>, source: Model<S>, figure: F, match?: Record<string, unknown>): MongoRollup<ActivityDayDoc<F>, S> {
+  return { rollup: days, source, key: { programId: "$programId", partnerId: "$partnerId", isTest: "$isTest", day: dayOf("timestamp") }, figures: { [figure]: 1 }, match };
+}
+
+/**
+ * A click's or attributed lead's row of its rollup, counting it. Nothing takes one back: clicks and leads are never
+ * deleted, and a lead's partner, timestamp and mode never change once it counts (it may only gain a partner).
+ */
+const activityDayRow = (d: { programId: number; partnerId: number; isTest: boolean; timestamp: Date }, figure: keyof ActivityFigures) => ({
+  programId: d.programId,
+  partnerId: d.partnerId,
+  isTest: d.isTest,
+  day: utcDayText(d.timestamp),
+  [figure]: 1,
+});
 
 const processorCustomerSchema = requiredStringsMayBeEmpty(
   new Schema<ProcessorCustomerDoc>(
@@ -185,6 +228,8 @@ export class MongoAttributionRepository implements AttributionRepository {
     private readonly leads: Model<LeadDoc>,
     private readonly processorCustomers: Model<ProcessorCustomerDoc>,
     private readonly couponCodes: Model<CouponCodeDoc>,
+    private readonly clicksDaily: MongoRollup<ActivityDayDoc<"clicks">, ClickDoc>,
+    private readonly leadsDaily: MongoRollup<ActivityDayDoc<"leads">, LeadDoc>,
     readonly outbox: MongoOutbox,
   ) {}
 
@@ -193,10 +238,20 @@ export class MongoAttributionRepository implements AttributionRepository {
     const leads = modelOn(connection, "Lead", leadSchema);
     const processorCustomers = modelOn(connection, "ProcessorCustomer", processorCustomerSchema);
     const couponCodes = modelOn(connection, "CouponCode", couponCodeSchema);
-    await prepareCollections([clicks, leads, processorCustomers, couponCodes]);
+    const clickDays = modelOn(connection, "ClickDay", clickDaySchema);
+    const leadDays = modelOn(connection, "LeadDay", leadDaySchema);
+    await prepareCollections([clicks, leads, processorCustomers, couponCodes, clickDays, leadDays]);
+    await dropReplacedIndex(clicks, OLD_ACTIVITY_STATS_INDEX);
+    await dropReplacedIndex(leads, OLD_ACTIVITY_STATS_INDEX);
+    await dropReplacedIndex(clicks, OLD_PARTNER_CLICKS_INDEX);
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "attribution_outbox");
-    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers, couponCodes, outbox);
+    const clicksDaily = activityDaily(clickDays, clicks, "clicks");
+    const leadsDaily = activityDaily(leadDays, leads, "leads", ATTRIBUTED);
+    // After the unique key indexes are built: instances starting together cannot both insert a key.
+    await backfillRollup(clicksDaily);
+    await backfillRollup(leadsDaily);
+    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers, couponCodes, clicksDaily, leadsDaily, outbox);
   }
 
   async createClick(c: NewClick): Promise<Click> {
@@ -222,9 +277,14 @@ export class MongoAttributionRepository implements AttributionRepository {
       timestamp: c.timestamp,
       createdAt,
     }));
-    // Ordered, in one transaction: the batch is stored whole or not at all.
-    await withTransaction(this.connection, async (session) => {
+    // Ordered, in one transaction with their clicks_daily counts (one upsert per key): the batch is stored whole or not at all.
+    await withRollupTransaction(this.connection, async (session) => {
       await this.clicks.insertMany(docs, { session, ordered: true });
+      await incrementRollup(
+        this.clicksDaily,
+        docs.map((d) => activityDayRow(d, "clicks")),
+        session,
+      );
     });
     return docs.map(toClick);
   }
@@ -246,23 +306,29 @@ export class MongoAttributionRepository implements AttributionRepository {
     // A reason only while no partner is set (the SQL adapter's CASE); a partner clears it.
     if (l.unattributedReason) await this.leads.updateOne({ ...key, partnerId: null, unattributedReason: null }, { $set: { unattributedReason: l.unattributedReason } });
     if (l.partnerId !== null) {
-      await this.leads.updateOne({ ...key, partnerId: null }, { $set: { partnerId: l.partnerId, clickId: l.clickId, unattributedReason: null } });
+      // The lead gaining a partner starts counting in leads_daily: in one transaction.
+      await withRollupTransaction(this.connection, async (session) => {
+        const gained = await this.leads
+          .findOneAndUpdate({ ...key, partnerId: null }, { $set: { partnerId: l.partnerId, clickId: l.clickId, unattributedReason: null } }, { session, returnDocument: "after" })
+          .lean();
+        if (gained?.partnerId != null) await incrementRollup(this.leadsDaily, [activityDayRow({ ...gained, partnerId: gained.partnerId }, "leads")], session);
+      });
     }
     const lead = await this.leads.findOne(key).lean();
     return { lead: toLead(lead!), created: false };
   }
 
   /**
-   * Null when a concurrent call created the lead first. The lead and its
-   * lead.created event are one transaction: a duplicate customer key aborts
-   * it, writing neither.
+   * Null when a concurrent call created the lead first. The lead, its
+   * leads_daily count and its lead.created event are one transaction: a
+   * duplicate customer key aborts it, writing none of them.
    */
   private async insertLead(l: NewLead): Promise<Lead | null> {
     // The id once, outside the transaction: a retried transaction inserts the same lead.
     const id = await nextId(this.connection, "leads");
     const now = new Date();
     return insertOrNull(() =>
-      withTransaction(this.connection, async (session) => {
+      withRollupTransaction(this.connection, async (session) => {
         const doc = await this.leads.insertOne(
           {
             _id: id,
@@ -279,6 +345,7 @@ export class MongoAttributionRepository implements AttributionRepository {
           { session },
         );
         const lead = toLead(doc.toObject());
+        if (lead.partnerId !== null) await incrementRollup(this.leadsDaily, [activityDayRow({ ...lead, partnerId: lead.partnerId }, "leads")], session);
         await this.outbox.enqueue(session, "lead.created", leadCreatedPayload(lead), now);
         return lead;
       }),
@@ -330,29 +397,37 @@ export class MongoAttributionRepository implements AttributionRepository {
     return { clicks: stats(clicks), leads: stats(leads) };
   }
 
+  topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
+    return rollupTopPartners(this.clicksDaily.rollup, q, "isTest", "$clicks", limit);
+  }
+
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
     const zero = { clicks: 0, leads: 0 };
-    const clicks = statsMatch(q, "timestamp", "isTest");
-    // Repeats the partial index's filter, so the index serves it.
-    const leads = statsMatch(q, "timestamp", "isTest", ATTRIBUTED);
+    // The rollups' rows: along { programId, isTest, day } for a range, { programId, partnerId, ... } for a page of partners.
     const daily = q.start !== null;
-    // One figure counted per group: the rows carry the group as `key` (a day or a partner) and the figure as `field`.
-    const count = <D, K extends keyof StatsKeys, F extends keyof ActivityFigures>(model: Model<D>, match: object, group: unknown, key: K, field: F) =>
+    // One figure summed per group: the rows carry the group as `key` (a day or a partner) and the figure as `field`.
+    const sum = <D, K extends keyof StatsKeys, F extends keyof ActivityFigures>(model: Model<D>, key: K, field: F) =>
       model.aggregate<Record<K, StatsKeys[K]> & Record<F, number>>([
-        { $match: match },
-        { $group: { _id: group, [field]: { $sum: 1 } } },
+        { $match: rollupStatsMatch(q, "isTest", key === "day" ? "days" : "partners") },
+        { $group: { _id: `$${key}`, [field]: { $sum: `$${field}` } } },
         { $project: { _id: 0, [key]: "$_id", [field]: 1 } },
       ]);
     const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
-      daily ? count(this.clicks, clicks, dayOf("timestamp"), "day", "clicks") : [],
-      daily ? count(this.leads, leads, dayOf("timestamp"), "day", "leads") : [],
-      count(this.clicks, clicks, "$partnerId", "partnerId", "clicks"),
-      count(this.leads, leads, "$partnerId", "partnerId", "leads"),
+      daily ? sum(this.clicksDaily.rollup, "day", "clicks") : [],
+      daily ? sum(this.leadsDaily.rollup, "day", "leads") : [],
+      q.partners === false ? [] : sum(this.clicksDaily.rollup, "partnerId", "clicks"),
+      q.partners === false ? [] : sum(this.leadsDaily.rollup, "partnerId", "leads"),
     ]);
     return {
       byDay: mergeRows("day", zero, clickDays, leadDays),
       byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners),
     };
+  }
+
+  async rollupDrift(limit: number): Promise<RollupDrift[]> {
+    const clicks = await rollupDrift(this.clicksDaily, limit);
+    const leads = await rollupDrift(this.leadsDaily, limit - clicks.length);
+    return [...clicks, ...leads];
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {
@@ -368,7 +443,9 @@ export class MongoAttributionRepository implements AttributionRepository {
   }
 
   async countPartnerClicks(programId: number, partnerId: number): Promise<number> {
-    return this.clicks.countDocuments({ programId, partnerId, isTest: false });
+    // The partner's live days of clicks_daily, along its unique { programId, partnerId, isTest, day } index.
+    const [row] = await this.clicksDaily.rollup.aggregate<{ clicks: number }>([{ $match: { programId, partnerId, isTest: false } }, { $group: { _id: null, clicks: { $sum: "$clicks" } } }]);
+    return row?.clicks ?? 0;
   }
 
   async createCouponCode(c: NewCouponCode): Promise<CouponCode | null> {

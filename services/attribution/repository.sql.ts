@@ -1,8 +1,8 @@
 import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
-import { mergeRows, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
+import { mergeRows, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { statsWhere } from "../../shared/storage/stats-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, topPartnersQuery, toRollupDrift, toTopPartners, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -84,10 +84,34 @@ const MIGRATIONS = [
    CREATE INDEX coupon_codes_promotion ON coupon_codes (program_id, stripe_promotion_code_id, id) WHERE stripe_promotion_code_id IS NOT NULL;
    CREATE INDEX coupon_codes_program_list ON coupon_codes (program_id, created_at DESC, id DESC);
    CREATE INDEX coupon_codes_program_partner_list ON coupon_codes (program_id, partner_id, created_at DESC, id DESC);`,
+  // The overview's and the portal's figures from per (program, partner, UTC day) counters kept by triggers
+  // (activityStats, countPartnerClicks); the range scans over the clicks and leads go.
+  `${rollupMigration(activityDaily("clicks"))}
+   ${rollupMigration(activityDaily("leads"))}
+   DROP INDEX clicks_stats;
+   DROP INDEX leads_stats;
+   DROP INDEX clicks_partner_live;`,
 ];
 
+/** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */
+function activityDaily(source: "clicks" | "leads"): RollupDefinition {
+  return {
+    table: `${source}_daily`,
+    source,
+    key: [
+      { name: "program_id", type: "INTEGER", expr: "program_id" },
+      { name: "partner_id", type: "INTEGER", expr: "partner_id" },
+      { name: "is_test", type: "BOOLEAN", expr: "is_test" },
+      { name: "day", type: "DATE", expr: utcDay("timestamp") },
+    ],
+    figures: [{ name: source, type: "INTEGER", expr: "1" }],
+    where: source === "leads" ? "partner_id IS NOT NULL" : undefined,
+    rangeIndex: ["program_id", "is_test", "day"],
+  };
+}
+
 /** The partner portal's click count (exported so the query-plan test explains what runs): $1 program, $2 partner. */
-export const COUNT_PARTNER_CLICKS_SQL = "SELECT count(*)::int AS n FROM clicks WHERE program_id = $1 AND partner_id = $2 AND NOT is_test";
+export const COUNT_PARTNER_CLICKS_SQL = "SELECT COALESCE(sum(clicks), 0)::int AS n FROM clicks_daily WHERE program_id = $1 AND partner_id = $2 AND NOT is_test";
 
 /** The exact query of listLeadsPage (exported so the query-plan test explains what runs). */
 export function listLeadsQuery(f: LeadListFilter): SqlQuery {
@@ -99,14 +123,17 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
 
 /** The exact queries of activityStats (exported so the query-plan test explains what runs); no daily ones for all time. */
 export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadDays" | "clickPartners" | "leadPartners", SqlQuery | null> {
-  const clicks = statsWhere(q, "timestamp", "is_test");
-  const leads = statsWhere(q, "timestamp", "is_test", ["partner_id IS NOT NULL"]);
   const daily = q.start !== null;
+  const query = (table: "clicks" | "leads", rows: "days" | "partners") => {
+    const w = rollupWhere(q, "is_test", rows);
+    const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
+    return { text: `SELECT ${group}, sum(${table})::int AS ${table} FROM ${table}_daily WHERE ${w.where} GROUP BY 1`, values: w.params };
+  };
   return {
-    clickDays: daily ? { text: `SELECT ${clicks.day} AS day, count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, values: clicks.params } : null,
-    leadDays: daily ? { text: `SELECT ${leads.day} AS day, count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, values: leads.params } : null,
-    clickPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS clicks FROM clicks WHERE ${clicks.where} GROUP BY 1`, values: clicks.params },
-    leadPartners: { text: `SELECT partner_id AS "partnerId", count(*)::int AS leads FROM leads WHERE ${leads.where} GROUP BY 1`, values: leads.params },
+    clickDays: daily ? query("clicks", "days") : null,
+    leadDays: daily ? query("leads", "days") : null,
+    clickPartners: query("clicks", "partners"),
+    leadPartners: query("leads", "partners"),
   };
 }
 
@@ -323,10 +350,24 @@ export class SqlAttributionRepository implements AttributionRepository {
     const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
       run<{ day: string; clicks: number }>(queries.clickDays),
       run<{ day: string; leads: number }>(queries.leadDays),
-      run<{ partnerId: number; clicks: number }>(queries.clickPartners),
-      run<{ partnerId: number; leads: number }>(queries.leadPartners),
+      run<{ partnerId: number; clicks: number }>(q.partners === false ? null : queries.clickPartners),
+      run<{ partnerId: number; leads: number }>(q.partners === false ? null : queries.leadPartners),
     ]);
     return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners) };
+  }
+
+  async topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
+    const query = topPartnersQuery("clicks_daily", q, "is_test", () => "sum(clicks)", [], limit);
+    return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
+  }
+
+  async rollupDrift(limit: number): Promise<RollupDrift[]> {
+    const drift: RollupDrift[] = [];
+    for (const d of [activityDaily("clicks"), activityDaily("leads")]) {
+      const q = rollupDriftQuery(d, limit - drift.length);
+      drift.push(...(await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r)));
+    }
+    return drift;
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {

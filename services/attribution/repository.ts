@@ -1,4 +1,4 @@
-import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { CouponCodeSource } from "../../shared/domain/coupon-codes";
@@ -121,6 +121,10 @@ export interface AttributionRepository {
    * leads_stats indexes.
    */
   activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>>;
+  /** The partners with the most clicks over the range best first (ties: lower id first), at most `limit` (clicks_daily). */
+  topPartners(q: StatsQuery, limit: number): Promise<TopPartners>;
+  /** Keys where clicks_daily or leads_daily differ from a recount of the clicks and leads (reconcile), at most `limit`. */
+  rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;
   /** The attribution outbox (table or collection `attribution_outbox`), for its relay. */

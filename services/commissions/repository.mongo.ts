@@ -3,7 +3,7 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { TierStats } from "../../shared/domain/rewards";
-import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
+import { backfillRollup, rollupStatsMatch } from "../../shared/storage/rollup-mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import type {
   Balance,
@@ -31,6 +31,8 @@ import {
   payoutRunSchema,
   payoutScheduleSchema,
   outboxSchema,
+  commissionDaySchema,
+  commissionsDaily,
   OLD_OPEN_WITHDRAWALS_INDEX,
   OLD_OUTBOX_CLAIM_INDEX,
   SALE_INDEX,
@@ -67,6 +69,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       payoutRuns: modelOn(connection, "PayoutRun", payoutRunSchema),
       payoutSchedules: modelOn(connection, "PayoutSchedule", payoutScheduleSchema),
       outbox: modelOn(connection, "OutboxEvent", outboxSchema),
+      commissionDays: modelOn(connection, "CommissionDay", commissionDaySchema),
     };
     await dropUnconditionalSaleIndex(store.commissions);
     // Indexes replaced by others on the same keys: dropped before the new ones are built.
@@ -77,8 +80,20 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       });
     await dropOld(store.withdrawals.collection, OLD_OPEN_WITHDRAWALS_INDEX);
     // Also keeps collection creation out of the transactions.
-    await prepareCollections([store.commissions, store.refunds, store.balances, store.withdrawals, store.withdrawalCommissions, store.payoutRuns, store.payoutSchedules, store.outbox]);
+    await prepareCollections([
+      store.commissions,
+      store.refunds,
+      store.balances,
+      store.withdrawals,
+      store.withdrawalCommissions,
+      store.payoutRuns,
+      store.payoutSchedules,
+      store.outbox,
+      store.commissionDays,
+    ]);
     await dropOld(store.outbox.collection, OLD_OUTBOX_CLAIM_INDEX);
+    // After its unique key index is built: instances starting together cannot both insert a key.
+    await backfillRollup(commissionsDaily(store));
     return new MongoCommissionsRepository(store);
   }
 
@@ -257,32 +272,40 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         dispatchedAt: d.dispatchedAt ?? null,
       }));
       const payoutRuns = (await this.store.payoutRuns.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toPayoutRun);
-      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox };
+      const commissionDays = (await this.store.commissionDays.find({}, { _id: 0 }, { session }).sort({ programId: 1, partnerId: 1, day: 1, currency: 1 }).lean()).map((d) => ({
+        programId: d.programId,
+        partnerId: d.partnerId,
+        day: d.day,
+        currency: d.currency,
+        commissions: d.commissions,
+        pendingCents: d.pendingCents,
+        creditedCents: d.creditedCents,
+        paidCents: d.paidCents,
+        reversedCents: d.reversedCents,
+      }));
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays };
     } finally {
       await session.endSession();
     }
   }
 
   async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
-    // Served by the lists' { programId, createdAt, _id } index (a range) and { partnerId, programId, currency } (a page of partners).
-    const match = { ...statsMatch(q, "createdAt", null), currency };
-    const net = { $subtract: ["$amountCents", "$deductedCents"] };
-    const isSet = (field: string) => ({ $gt: [`$${field}`, null] });
-    const group = (key: unknown) =>
-      this.store.commissions.aggregate<{ _id: string | number } & CommissionFigures>([
-        { $match: match },
+    // commissions_daily's rows: along { programId, day } for a range, { programId, partnerId, ... } for a page of partners.
+    const group = (key: "$day" | "$partnerId") =>
+      this.store.commissionDays.aggregate<{ _id: string | number } & CommissionFigures>([
+        { $match: { ...rollupStatsMatch(q, null, key === "$day" ? "days" : "partners"), currency } },
         {
           $group: {
             _id: key,
-            commissions: { $sum: 1 },
-            pendingCents: { $sum: { $cond: [isSet("creditedAt"), 0, net] } },
-            creditedCents: { $sum: { $cond: [{ $and: [isSet("creditedAt"), { $not: [isSet("paidOutAt")] }] }, net, 0] } },
-            paidCents: { $sum: { $cond: [isSet("paidOutAt"), net, 0] } },
-            reversedCents: { $sum: "$deductedCents" },
+            commissions: { $sum: "$commissions" },
+            pendingCents: { $sum: "$pendingCents" },
+            creditedCents: { $sum: "$creditedCents" },
+            paidCents: { $sum: "$paidCents" },
+            reversedCents: { $sum: "$reversedCents" },
           },
         },
       ]);
-    const [byDay, byPartner] = await Promise.all([q.start ? group(dayOf("createdAt")) : [], group("$partnerId")]);
+    const [byDay, byPartner] = await Promise.all([q.start ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
     const figures = ({ _id, ...f }: { _id: string | number } & CommissionFigures): CommissionFigures => f;
     return {
       byDay: byDay.map((r) => ({ day: String(r._id), ...figures(r) })),

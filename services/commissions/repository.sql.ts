@@ -2,7 +2,7 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { CommissionLine, TierStats } from "../../shared/domain/rewards";
 import type { StatsKeys, StatsQuery, StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
-import { statsWhere } from "../../shared/storage/stats-sql";
+import { ROLLUP_DAY, rollupMigration, rollupWhere, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { SqlOutbox, toOutboxEvent, type OutboxRow } from "../../shared/outbox/sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
@@ -166,6 +166,9 @@ const MIGRATIONS = [
      day_of_month INTEGER CHECK (day_of_month BETWEEN 1 AND 28),
      weekday INTEGER CHECK (weekday BETWEEN 0 AND 6),
      updated_at TIMESTAMPTZ NOT NULL);`,
+  // The overview's and the partners list's figures from per (program, partner, UTC day of creation, currency) counters
+  // kept by triggers (commissionStats); reconcile checks them against the commissions (rollup.commissions_daily).
+  `${rollupMigration(commissionsDaily())}`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -189,21 +192,43 @@ export function listPayoutRunsQuery(f: PayoutRunListFilter): SqlQuery {
   return new SqlConditions().add("program_id = ?", f.programId).page(f).query("*", "payout_runs", f.limit);
 }
 
+/**
+ * commissions_daily: commissions per (program, partner, UTC day of creation, currency); a commission's net amount
+ * (what it pays now) counts in the state it is in, what refunds took back as reversed.
+ */
+function commissionsDaily(): RollupDefinition {
+  const net = "amount_cents - deducted_cents";
+  return {
+    table: "commissions_daily",
+    source: "commissions",
+    key: [
+      { name: "program_id", type: "INTEGER", expr: "program_id" },
+      { name: "partner_id", type: "INTEGER", expr: "partner_id" },
+      { name: "day", type: "DATE", expr: utcDay("created_at") },
+      { name: "currency", type: "TEXT", expr: "currency" },
+    ],
+    figures: [
+      { name: "commissions", type: "INTEGER", expr: "1" },
+      { name: "pending_cents", type: "BIGINT", expr: `CASE WHEN credited_at IS NULL THEN ${net} ELSE 0 END` },
+      { name: "credited_cents", type: "BIGINT", expr: `CASE WHEN credited_at IS NOT NULL AND paid_out_at IS NULL THEN ${net} ELSE 0 END` },
+      { name: "paid_cents", type: "BIGINT", expr: `CASE WHEN paid_out_at IS NOT NULL THEN ${net} ELSE 0 END` },
+      { name: "reversed_cents", type: "BIGINT", expr: "deducted_cents" },
+    ],
+    rangeIndex: ["program_id", "day"],
+  };
+}
+
 /** The exact queries of commissionStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function commissionStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
-  const w = statsWhere(q, "created_at", null);
-  const values = [...w.params, currency];
-  const where = `${w.where} AND currency = $${values.length}`;
-  const net = "amount_cents - deducted_cents";
-  const figures = `count(*)::int AS commissions,
-      COALESCE(sum(${net}) FILTER (WHERE credited_at IS NULL), 0)::bigint AS "pendingCents",
-      COALESCE(sum(${net}) FILTER (WHERE credited_at IS NOT NULL AND paid_out_at IS NULL), 0)::bigint AS "creditedCents",
-      COALESCE(sum(${net}) FILTER (WHERE paid_out_at IS NOT NULL), 0)::bigint AS "paidCents",
-      COALESCE(sum(deducted_cents), 0)::bigint AS "reversedCents"`;
-  return {
-    byDay: q.start ? { text: `SELECT ${w.day} AS day, ${figures} FROM commissions WHERE ${where} GROUP BY 1`, values } : null,
-    byPartner: { text: `SELECT partner_id AS "partnerId", ${figures} FROM commissions WHERE ${where} GROUP BY 1`, values },
+  const query = (rows: "days" | "partners") => {
+    const w = rollupWhere(q, null, rows);
+    const values = [...w.params, currency];
+    const figures = `sum(commissions)::int AS commissions, sum(pending_cents)::bigint AS "pendingCents", sum(credited_cents)::bigint AS "creditedCents",
+      sum(paid_cents)::bigint AS "paidCents", sum(reversed_cents)::bigint AS "reversedCents"`;
+    const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
+    return { text: `SELECT ${group}, ${figures} FROM commissions_daily WHERE ${w.where} AND currency = $${values.length} GROUP BY 1`, values };
   };
+  return { byDay: q.start ? query("days") : null, byPartner: query("partners") };
 }
 
 /** A row of commissions. */
@@ -776,7 +801,23 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       const outbox = (
         await q.query<{ id: number; type: string; commission_id: number | null; dispatched_at: Date | null }>("SELECT id, type, commission_id, dispatched_at FROM outbox ORDER BY id")
       ).map((r) => ({ id: r.id, type: r.type, commissionId: r.commission_id, dispatchedAt: r.dispatched_at }));
-      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox };
+      const commissionDays = (
+        await q.query<Record<string, string | number>>(
+          `SELECT program_id, partner_id, ${ROLLUP_DAY} AS day, currency, commissions, pending_cents, credited_cents, paid_cents, reversed_cents
+           FROM commissions_daily ORDER BY program_id, partner_id, day, currency`,
+        )
+      ).map((r) => ({
+        programId: Number(r.program_id),
+        partnerId: Number(r.partner_id),
+        day: String(r.day),
+        currency: String(r.currency),
+        commissions: Number(r.commissions),
+        pendingCents: Number(r.pending_cents),
+        creditedCents: Number(r.credited_cents),
+        paidCents: Number(r.paid_cents),
+        reversedCents: Number(r.reversed_cents),
+      }));
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays };
     });
   }
 
@@ -784,7 +825,7 @@ export class SqlCommissionsRepository implements CommissionsRepository {
     const queries = commissionStatsQueries(q, currency);
     const [byDay, byPartner] = await Promise.all([
       queries.byDay ? this.db.query<CommissionStatsRow<"day">>(queries.byDay.text, queries.byDay.values) : [],
-      this.db.query<CommissionStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
+      q.partners === false ? [] : this.db.query<CommissionStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
     ]);
     const numbers = <R extends Record<keyof CommissionFigures, number | string>>(r: R) => ({
       ...r,

@@ -123,10 +123,11 @@ export interface ProgramOverview {
   partnerId: number | null;
   days: Array<{ date: string } & OverviewFigures>;
   totals: OverviewFigures;
-  /** The 100 partners with the most revenue in the range (then clicks). */
+  /** The partners with the most revenue in the range (ties: lower id first), then those without revenue with the most clicks: 100 at most. */
   partners: Array<{ partnerId: number; name: string; status: string; referralCode: string; balanceCents: number } & OverviewFigures>;
-  /** How many partners had anything in the range (more than `partners` holds when over 100). */
-  partnersWithActivity: number;
+  /** How many partners had revenue in the range, and how many had clicks (with partnerId: 1 or 0 each). */
+  partnersWithRevenue: number;
+  partnersWithClicks: number;
 }
 
 /** One row of the partners list. */

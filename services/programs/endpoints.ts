@@ -83,7 +83,8 @@ const overviewExample = {
   days: [{ date: "2026-01-01", ...figuresExample }],
   totals: figuresExample,
   partners: [{ partnerId: 3, name: "Jane", status: "approved", referralCode: "jane", ...figuresExample, balanceCents: 1400 }],
-  partnersWithActivity: 1,
+  partnersWithRevenue: 1,
+  partnersWithClicks: 1,
 };
 
 const partnerRowExample = {

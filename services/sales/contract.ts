@@ -3,7 +3,7 @@ import type { ExportBatch } from "../../shared/csv-export";
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { CommissionsContract } from "../commissions/contract";
-import type { StatsAnswer } from "../../shared/domain/stats";
+import type { RollupDrift, StatsAnswer, TopPartners } from "../../shared/domain/stats";
 import type { Sale, SalesFigures } from "./repository";
 import type * as S from "./schemas";
 
@@ -40,4 +40,6 @@ export interface SalesContract {
   "sales.export": { params: z.input<typeof S.ExportSalesInput>; result: ExportBatch };
   /** Attributed sales and revenue (program currency) per UTC day (zero-filled) and per partner, for the program overview. */
   "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };
+  "sales.topPartners": { params: z.input<typeof S.TopPartnersInput>; result: TopPartners };
+  "sales.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
 }

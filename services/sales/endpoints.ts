@@ -148,4 +148,10 @@ export const SALES = declareActions("sales", {
   stats: {
     input: S.StatsInput,
   },
+  topPartners: {
+    input: S.TopPartnersInput,
+  },
+  rollupDrift: {
+    input: S.RollupDriftInput,
+  },
 });

@@ -1,7 +1,17 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
-import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
-import { dayOf, statsMatch } from "../../shared/storage/stats-mongo";
+import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
+import {
+  backfillRollup,
+  dropReplacedIndex,
+  incrementRollup,
+  rollupDrift,
+  rollupTopPartners,
+  withRollupTransaction,
+  rollupStatsMatch,
+  utcDayText,
+  type MongoRollup,
+} from "../../shared/storage/rollup-mongo";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import type { SaleLine } from "../../shared/domain/rewards";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
@@ -45,13 +55,57 @@ const saleSchema = requiredStringsMayBeEmpty(
 saleSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 saleSchema.index({ createdAt: 1 }, { partialFilterExpression: { commissionState: "pending" } });
 saleSchema.index({ programId: 1, subscriptionId: 1, occurredAt: 1 }, { partialFilterExpression: { subscriptionId: { $type: "string" } } });
-// "partner_id IS NOT NULL": queries repeat the filter to use the partial index.
+// "partner_id IS NOT NULL": the sales sales_daily counts.
 const ATTRIBUTED = { partnerId: { $type: "number" } };
-// The overview's figures (salesStats), as sales_stats in SQL.
-saleSchema.index({ programId: 1, isTest: 1, occurredAt: 1, partnerId: 1 }, { partialFilterExpression: ATTRIBUTED });
+// The overview's range scan over the sales of earlier versions (sales_stats in SQL): sales_daily replaced it.
+const OLD_SALES_STATS_INDEX = "programId_1_isTest_1_occurredAt_1_partnerId_1";
 // The lists (listSalesPage), as the SQL indexes sales_program_list and sales_program_partner_list.
 saleSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 saleSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+
+/** A sales_daily document: the attributed sales of a (program, partner, live or test, UTC day of occurrence, currency). */
+interface SaleDayDoc {
+  programId: number;
+  partnerId: number;
+  isTest: boolean;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  currency: string;
+  sales: number;
+  amountCents: number;
+}
+
+const saleDaySchema = new Schema<SaleDayDoc>(
+  {
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    isTest: { type: Boolean, required: true },
+    day: { type: String, required: true },
+    currency: { type: String, required: true },
+    sales: { type: Number, required: true },
+    amountCents: { type: Number, required: true },
+  },
+  schemaOptions("sales_daily"),
+);
+// As the SQL table's primary key and its sales_daily_range index: the overview reads a range of days (all partners)
+// or a page of partners.
+saleDaySchema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1 }, { unique: true });
+saleDaySchema.index({ programId: 1, isTest: 1, day: 1 });
+
+/** sales_daily and its recount from the sales: a sale's day is that of its occurrence (of its creation for documents without one, as toSale reads them). */
+const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>): MongoRollup<SaleDayDoc, SaleDoc> => ({
+  rollup: days,
+  source: sales,
+  key: {
+    programId: "$programId",
+    partnerId: "$partnerId",
+    isTest: "$isTest",
+    day: { $dateToString: { format: "%Y-%m-%d", date: { $ifNull: ["$occurredAt", "$createdAt"] }, timezone: "UTC" } },
+    currency: "$currency",
+  },
+  figures: { sales: 1, amountCents: "$amountCents" },
+  match: ATTRIBUTED,
+});
 
 const toSale = (d: SaleDoc): Sale => ({
   id: d._id,
@@ -81,26 +135,32 @@ export class MongoSalesRepository implements SalesRepository {
   private constructor(
     private readonly connection: Connection,
     private readonly sales: Model<SaleDoc>,
+    private readonly daily: MongoRollup<SaleDayDoc, SaleDoc>,
     readonly outbox: MongoOutbox,
   ) {}
 
   static async create(connection: Connection): Promise<MongoSalesRepository> {
     const sales = modelOn(connection, "Sale", saleSchema);
-    await prepareCollections([sales]);
+    const days = modelOn(connection, "SaleDay", saleDaySchema);
+    await prepareCollections([sales, days]);
+    await dropReplacedIndex(sales, OLD_SALES_STATS_INDEX);
     // Created here, not inside a transaction (a collection cannot be created in one on older servers).
     const outbox = await MongoOutbox.create(connection, "sales_outbox");
-    return new MongoSalesRepository(connection, sales, outbox);
+    const daily = salesDaily(sales, days);
+    // After the unique key index is built: instances starting together cannot both insert a key.
+    await backfillRollup(daily);
+    return new MongoSalesRepository(connection, sales, daily, outbox);
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {
     // The id once, outside the transaction: a retried transaction inserts the same sale.
     const id = await nextId(this.connection, "sales");
     const now = new Date();
-    // The sale and its sale.created event in one transaction. A duplicate transaction id aborts it (nothing
-    // written) and reads as "already recorded"; a concurrent insert of the same key conflicts, is retried by
-    // the driver and then meets the duplicate.
+    // The sale, its sales_daily count and its sale.created event in one transaction. A duplicate transaction id
+    // aborts it (nothing written) and reads as "already recorded"; a concurrent insert of the same key conflicts, is
+    // retried by the driver and then meets the duplicate.
     return insertOrNull(() =>
-      withTransaction(this.connection, async (session) => {
+      withRollupTransaction(this.connection, async (session) => {
         const doc = await this.sales.insertOne(
           {
             _id: id,
@@ -129,6 +189,10 @@ export class MongoSalesRepository implements SalesRepository {
           { session },
         );
         const sale = toSale(doc.toObject());
+        if (sale.partnerId !== null) {
+          const day = { programId: sale.programId, partnerId: sale.partnerId, isTest: sale.isTest, day: utcDayText(sale.occurredAt), currency: sale.currency };
+          await incrementRollup(this.daily, [{ ...day, sales: 1, amountCents: sale.amountCents }], session);
+        }
         await this.outbox.enqueue(session, "sale.created", saleCreatedPayload(sale), now);
         return sale;
       }),
@@ -175,17 +239,25 @@ export class MongoSalesRepository implements SalesRepository {
   }
 
   async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
-    const match = statsMatch(q, "occurredAt", "isTest", ATTRIBUTED);
-    const group = (key: unknown) =>
-      this.sales.aggregate<{ _id: string | number; sales: number; revenueCents: number }>([
-        { $match: match },
-        { $group: { _id: key, sales: { $sum: 1 }, revenueCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } } } },
+    // sales_daily's rows: along { programId, isTest, day } for a range, { programId, partnerId, ... } for a page of partners.
+    const group = (key: "$day" | "$partnerId") =>
+      this.daily.rollup.aggregate<{ _id: string | number; sales: number; revenueCents: number }>([
+        { $match: rollupStatsMatch(q, "isTest", key === "$day" ? "days" : "partners") },
+        { $group: { _id: key, sales: { $sum: "$sales" }, revenueCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } } } },
       ]);
-    const [byDay, byPartner] = await Promise.all([q.start ? group(dayOf("occurredAt")) : [], group("$partnerId")]);
+    const [byDay, byPartner] = await Promise.all([q.start ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
     return {
       byDay: byDay.map((r) => ({ day: String(r._id), sales: r.sales, revenueCents: r.revenueCents })),
       byPartner: byPartner.map((r) => ({ partnerId: Number(r._id), sales: r.sales, revenueCents: r.revenueCents })),
     };
+  }
+
+  topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners> {
+    return rollupTopPartners(this.daily.rollup, q, "isTest", { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] }, limit);
+  }
+
+  rollupDrift(limit: number): Promise<RollupDrift[]> {
+    return rollupDrift(this.daily, limit);
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {

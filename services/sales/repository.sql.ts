@@ -1,8 +1,8 @@
 import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
-import type { StatsKeys, StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { RollupDrift, StatsKeys, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { statsWhere } from "../../shared/storage/stats-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, topPartnersQuery, toRollupDrift, toTopPartners, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
@@ -42,7 +42,32 @@ const MIGRATIONS = [
   `CREATE INDEX sales_stats ON sales (program_id, is_test, occurred_at, partner_id) INCLUDE (amount_cents, currency) WHERE partner_id IS NOT NULL;`,
   // What was sold, line by line (product rewards: docs/rewards.md).
   `ALTER TABLE sales ADD COLUMN lines JSONB;`,
+  // The overview's figures from per (program, partner, UTC day) counters kept by triggers (salesStats); the range scan
+  // over the sales goes.
+  `${rollupMigration(salesDaily())}
+   DROP INDEX sales_stats;`,
 ];
+
+/** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
+function salesDaily(): RollupDefinition {
+  return {
+    table: "sales_daily",
+    source: "sales",
+    key: [
+      { name: "program_id", type: "INTEGER", expr: "program_id" },
+      { name: "partner_id", type: "INTEGER", expr: "partner_id" },
+      { name: "is_test", type: "BOOLEAN", expr: "is_test" },
+      { name: "day", type: "DATE", expr: utcDay("occurred_at") },
+      { name: "currency", type: "TEXT", expr: "currency" },
+    ],
+    figures: [
+      { name: "sales", type: "INTEGER", expr: "1" },
+      { name: "amount_cents", type: "BIGINT", expr: "amount_cents" },
+    ],
+    where: "partner_id IS NOT NULL",
+    rangeIndex: ["program_id", "is_test", "day"],
+  };
+}
 
 /** The exact query of listSalesPage (exported so the query-plan test explains what runs). */
 export function listSalesQuery(f: SaleListFilter): SqlQuery {
@@ -55,13 +80,14 @@ export function listSalesQuery(f: SaleListFilter): SqlQuery {
 
 /** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
-  const w = statsWhere(q, "occurred_at", "is_test", ["partner_id IS NOT NULL"]);
-  const values = [...w.params, currency];
-  const figures = `count(*)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = $${values.length}), 0)::bigint AS "revenueCents"`;
-  return {
-    byDay: q.start ? { text: `SELECT ${w.day} AS day, ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, values } : null,
-    byPartner: { text: `SELECT partner_id AS "partnerId", ${figures} FROM sales WHERE ${w.where} GROUP BY 1`, values },
+  const query = (rows: "days" | "partners") => {
+    const w = rollupWhere(q, "is_test", rows);
+    const values = [...w.params, currency];
+    const figures = `sum(sales)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = $${values.length}), 0)::bigint AS "revenueCents"`;
+    const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
+    return { text: `SELECT ${group}, ${figures} FROM sales_daily WHERE ${w.where} GROUP BY 1`, values };
   };
+  return { byDay: q.start ? query("days") : null, byPartner: query("partners") };
 }
 
 /** A row of sales. */
@@ -195,10 +221,21 @@ export class SqlSalesRepository implements SalesRepository {
     const queries = salesStatsQueries(q, currency);
     const [byDay, byPartner] = await Promise.all([
       queries.byDay ? this.db.query<SalesStatsRow<"day">>(queries.byDay.text, queries.byDay.values) : [],
-      this.db.query<SalesStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
+      q.partners === false ? [] : this.db.query<SalesStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
     ]);
     const numbers = <R extends Record<keyof SalesFigures, number | string>>(r: R) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
     return { byDay: byDay.map((r) => numbers(r)), byPartner: byPartner.map((r) => numbers(r)) };
+  }
+
+  async topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners> {
+    const query = topPartnersQuery("sales_daily", q, "is_test", (n) => `COALESCE(sum(amount_cents) FILTER (WHERE currency = $${n}), 0)`, [currency], limit);
+    return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
+  }
+
+  async rollupDrift(limit: number): Promise<RollupDrift[]> {
+    const d = salesDaily();
+    const q = rollupDriftQuery(d, limit);
+    return (await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r));
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {

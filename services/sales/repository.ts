@@ -1,5 +1,5 @@
 import type { AttributionMethod } from "../../shared/domain/attribution";
-import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { SaleLine } from "../../shared/domain/rewards";
@@ -72,6 +72,10 @@ export interface SalesRepository {
    * the sales_stats index.
    */
   salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>>;
+  /** The partners with the most revenue in `currency` over the range best first (ties: lower id first), at most `limit` (sales_daily). */
+  topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners>;
+  /** Keys where sales_daily differs from a recount of the sales (reconcile), at most `limit`. */
+  rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listSalesPage(filter: SaleListFilter): Promise<Page<Sale>>;
   /** The sales outbox (table or collection `sales_outbox`), for its relay. */

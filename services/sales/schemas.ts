@@ -143,7 +143,7 @@ export const ProcessorSettlementInput = z.object({
 });
 
 /** sales.stats: attributed sales and revenue per day and per partner (shared/stats-input.ts). */
-export { StatsInput } from "../../shared/stats-input";
+export { RollupDriftInput, StatsInput, TopPartnersInput } from "../../shared/stats-input";
 /** A program's sales, newest first (dashboard, operators). */
 export const ListSalesInput = z
   .strictObject({

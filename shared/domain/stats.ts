@@ -132,6 +132,17 @@ export interface StatsQuery {
   end: Date | null;
   /** Only these partners, in the daily rows as in the per-partner ones (the partners list's page, one partner's overview); all when absent. */
   partnerIds?: readonly number[];
+  /** false: no per-partner rows (byPartner empty), the days only. */
+  partners?: boolean;
+}
+
+/**
+ * The partners leading a range by one owner's figure (sales: revenue in the program's currency; attribution:
+ * clicks), best first (ties: lower partner id first); and how many partners have that figure above zero in the range.
+ */
+export interface TopPartners {
+  partnerIds: number[];
+  partnersCounted: number;
 }
 
 /** The rows a repository's stats method returns: one per day that had something, one per partner that had something. */
@@ -169,4 +180,28 @@ export function mergeRows<K extends keyof StatsKeys, F extends Figures>(
     }
   }
   return [...merged.values()];
+}
+
+/**
+ * The partnerId of a daily rollup's program rows: the figures of all the program's partners per day, kept beside
+ * each partner's own, so the overview's series and totals read one row a day however many partners there are
+ * (partner ids start at 1). The partners' rows are every partnerId but this one.
+ */
+export const ALL_PARTNERS = 0;
+
+/**
+ * A rollup row that differs from a recount of the rows it summarises (reconcile): the owners keep per (program,
+ * partner, UTC day) counters in the transaction that writes each row (docs/performance.md, "Rollups").
+ */
+export interface RollupDrift {
+  /** The rollup: sales_daily, clicks_daily, leads_daily. */
+  rollup: string;
+  programId: number;
+  partnerId: number;
+  day: string;
+  /** The rest of the row's key, written out ("live usd", "test"). */
+  key: string;
+  /** The figures as stored (zeros for a missing row) and as recounted from the base rows (zeros for none). */
+  stored: Figures;
+  counted: Figures;
 }

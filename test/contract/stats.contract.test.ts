@@ -12,6 +12,7 @@ import type { CommissionsRepository, NewCommission } from "../../services/commis
 import { createSalesRepository } from "../../services/sales/storage";
 import type { NewSale, SalesRepository } from "../../services/sales/repository";
 import type { StatsQuery } from "../../shared/domain/stats";
+import type { Database } from "../../shared/storage/database";
 import { backends, counter, useRepository } from "./harness";
 
 const unique = counter(1);
@@ -21,11 +22,18 @@ const JAN1 = new Date("2030-01-01T00:00:00.000Z");
 const JAN3 = new Date("2030-01-03T00:00:00.000Z");
 /** Jan 1st and 2nd (UTC), the range the tests ask for. */
 const range = (programId: number, over: Partial<StatsQuery> = {}): StatsQuery => ({ programId, test: false, start: JAN1, end: JAN3, ...over });
-const sortBy = <T extends Record<string, unknown>>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true }));
+/** Adds 1 to a figure of the program's rows of a rollup behind the repository's back: what reconcile must notice. */
+async function bumpRollup(db: Database, rollup: string, figure: string, programId: number, partnerId: number): Promise<void> {
+  if (db.kind === "sql") await db.sql.query(`UPDATE ${rollup} SET ${figure} = ${figure} + 1 WHERE program_id = $1 AND partner_id = $2`, [programId, partnerId]);
+  else await db.mongo.collection(rollup).updateMany({ programId, partnerId }, { $inc: { [figure]: 1 } });
+}
+
+const sortBy = <T>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true }));
 
 describe.each(backends)("stats methods on %s", (_name, backend) => {
   describe("attribution.activityStats", () => {
-    const repo = useRepository<AttributionRepository>(backend, createAttributionRepository);
+    let db: Database;
+    const repo = useRepository<AttributionRepository>(backend, (opened) => createAttributionRepository((db = opened)));
 
     test("clicks and attributed leads per UTC day and per partner; test, unattributed and out-of-range ones apart", async () => {
       const programId = nextProgram();
@@ -79,11 +87,24 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
       ]);
 
       expect(await repo().activityStats(range(nextProgram()))).toEqual({ byDay: [], byPartner: [] });
+
+      // The overview's partner table: most clicks first (ties: lower id), the range's only.
+      expect(await repo().topPartners(range(programId), 1)).toEqual({ partnerIds: [1], partnersCounted: 2 });
+      await click(2, "2030-01-02T11:00:00Z"); // ties with partner 1
+      expect(await repo().topPartners(range(programId), 5)).toEqual({ partnerIds: [1, 2], partnersCounted: 2 });
+      expect(await repo().topPartners(range(programId, { test: true }), 5)).toEqual({ partnerIds: [1], partnersCounted: 1 });
+
+      // The rollups are what the clicks and leads add up to; a row changed behind the repository's back is reported (reconcile).
+      expect(await repo().rollupDrift(100)).toEqual([]);
+      await bumpRollup(db, "clicks_daily", "clicks", programId, 2);
+      const drift = (day: string, clicks: number) => ({ rollup: "clicks_daily", programId, partnerId: 2, day, key: "live", stored: { clicks: clicks + 1 }, counted: { clicks } });
+      expect(sortBy(await repo().rollupDrift(100), "day")).toEqual([drift("2029-12-31", 1), drift("2030-01-02", 2), drift("2030-01-03", 1)]);
     });
   });
 
   describe("sales.salesStats", () => {
-    const repo = useRepository<SalesRepository>(backend, createSalesRepository);
+    let db: Database;
+    const repo = useRepository<SalesRepository>(backend, (opened) => createSalesRepository((db = opened)));
 
     test("attributed sales and revenue in the program's currency per day and per partner", async () => {
       const programId = nextProgram();
@@ -136,6 +157,28 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
       expect(onlyTwo.byPartner).toEqual([{ partnerId: 2, sales: 2, revenueCents: 5_000 }]);
       const allTime = await repo().salesStats(range(programId, { start: null, end: null, partnerIds: [1] }), "usd");
       expect(allTime).toEqual({ byDay: [], byPartner: [{ partnerId: 1, sales: 3, revenueCents: 12_396 }] });
+
+      // The overview's partner table: most revenue in the program's currency first (ties: lower id), above zero only.
+      expect(await repo().topPartners(range(programId), "usd", 1)).toEqual({ partnerIds: [1], partnersCounted: 2 });
+      expect(await repo().topPartners(range(programId), "usd", 5)).toEqual({ partnerIds: [1, 2], partnersCounted: 2 });
+      expect(await repo().topPartners(range(programId), "eur", 5)).toEqual({ partnerIds: [2], partnersCounted: 1 });
+      expect(await repo().topPartners(range(programId, { test: true }), "usd", 5)).toEqual({ partnerIds: [1], partnersCounted: 1 });
+      await sale({ partnerId: 3, amountCents: 12_346, occurredAt: new Date("2030-01-02T12:00:00Z") }); // ties with partner 1
+      expect(await repo().topPartners(range(programId), "usd", 2)).toEqual({ partnerIds: [1, 3], partnersCounted: 3 });
+
+      // sales_daily is what the sales add up to; a row changed behind the repository's back is reported (reconcile).
+      expect(await repo().rollupDrift(100)).toEqual([]);
+      await bumpRollup(db, "sales_daily", "sales", programId, 2);
+      const drift = (day: string, key: string, amountCents: number) => ({
+        rollup: "sales_daily",
+        programId,
+        partnerId: 2,
+        day,
+        key,
+        stored: { sales: 2, amountCents },
+        counted: { sales: 1, amountCents },
+      });
+      expect(sortBy(await repo().rollupDrift(100), "day")).toEqual([drift("2030-01-01", "live eur", 777), drift("2030-01-02", "live usd", 5_000)]);
     });
   });
 

@@ -100,7 +100,7 @@ describe("GET /api/programs/:programId/overview", () => {
     const res = await get("viewer", `/api/programs/${programId}/overview?from=${yesterday}&to=${today}`);
     expect(res.status).toBe(200);
     const o = res.body;
-    expect(o).toMatchObject({ programId, currency: "usd", from: yesterday, to: today, test: false, partnersWithActivity: 2 });
+    expect(o).toMatchObject({ programId, currency: "usd", from: yesterday, to: today, test: false, partnersWithRevenue: 2, partnersWithClicks: 2 });
     expect(o.days).toEqual([
       { date: yesterday, ...zero, clicks: 3, leads: 1 },
       { date: today, ...zero, clicks: 1, leads: 1, sales: 2, revenueCents: 15_000, commissions: 2, creditedCents: 1000, paidCents: 1000, reversedCents: 1000 },

@@ -228,13 +228,13 @@ describe("GET /api/programs/:programId/overview?partnerId=", () => {
 
   test("the days, totals and partner table are that partner's alone", async () => {
     const all = (await overview("")).body;
-    expect(all).toMatchObject({ partnerId: null, partnersWithActivity: 2 });
+    expect(all).toMatchObject({ partnerId: null, partnersWithRevenue: 1, partnersWithClicks: 2 });
     expect(all.totals).toMatchObject({ clicks: 3, leads: 1, sales: 1 });
 
     const res = await overview(`&partnerId=${one.id}`);
     expect(res.status).toBe(200);
     const oneFigures = { ...zero, clicks: 2, leads: 1, sales: 1, revenueCents: 10_000, commissions: 1, pendingCents: 2000 };
-    expect(res.body).toMatchObject({ programId, from: today, to: today, partnerId: one.id, partnersWithActivity: 1 });
+    expect(res.body).toMatchObject({ programId, from: today, to: today, partnerId: one.id, partnersWithRevenue: 1, partnersWithClicks: 1 });
     expect(res.body.days).toEqual([{ date: today, ...oneFigures }]);
     expect(res.body.totals).toEqual(oneFigures);
     expect(res.body.partners).toEqual([{ partnerId: one.id, name: "Partner One", status: "approved", referralCode: one.code, ...oneFigures, balanceCents: 0 }]);
@@ -244,7 +244,7 @@ describe("GET /api/programs/:programId/overview?partnerId=", () => {
     expect(janeOnly.days).toEqual([{ date: today, ...zero, clicks: 1 }]);
     // A partner without anything in the range: zeros, and no row.
     const quiet = (await overview(`&partnerId=${pat.id}`)).body;
-    expect(quiet).toMatchObject({ totals: zero, days: [{ date: today, ...zero }], partners: [], partnersWithActivity: 0 });
+    expect(quiet).toMatchObject({ totals: zero, days: [{ date: today, ...zero }], partners: [], partnersWithRevenue: 0, partnersWithClicks: 0 });
   });
 
   test("a partner not enrolled in the program is 404; a bad id 400; the operator's route answers the same", async () => {

@@ -4,6 +4,7 @@
  * with that rule and the ids involved.
  */
 import { checkLedgerInvariants, INVARIANT_RULES, type InvariantRule, type LedgerSnapshot } from "../../services/commissions/invariants";
+import { withRollupDrift } from "../../services/commissions/invariants/rollups";
 
 const T = "2030-01-01T00:00:00.000Z";
 const key = { partnerId: 1, programId: 1, currency: "usd" };
@@ -49,6 +50,18 @@ function valid(): LedgerSnapshot {
       { id: 8, type: "commission.restored", commissionId: 4, dispatchedAt: null },
     ],
   };
+}
+
+/** The snapshot with its commissions' days and the commissions_daily rows they add up to (credited 1400 + 1000, paid 1000, reversed 600 + 200). */
+function withCommissionDays(s: LedgerSnapshot): LedgerSnapshot {
+  for (const c of s.commissions) c.createdAt = T;
+  const figures = { day: "2030-01-01", commissions: 4, pendingCents: 0, creditedCents: 2400, paidCents: 1000, reversedCents: 800 };
+  // The partner's row, and the program's row of all partners (partner 0).
+  s.commissionDays = [
+    { ...key, ...figures },
+    { ...key, partnerId: 0, ...figures },
+  ];
+  return s;
 }
 
 const rulesOf = (s: LedgerSnapshot) => [...new Set(checkLedgerInvariants(s).violations.map((v) => v.rule))].sort();
@@ -357,6 +370,22 @@ const cases: Case[] = [
     { commission: 2, outboxEvents: [2, 9] },
   ],
   [
+    "a commissions_daily row that is not what its commissions add up to",
+    (s) => {
+      withCommissionDays(s).commissionDays![0].creditedCents += 1;
+    },
+    ["rollup.commissions_daily"],
+    { program: 1, partner: 1, day: "2030-01-01", currency: "usd" },
+  ],
+  [
+    "commissions of a day without their commissions_daily row",
+    (s) => {
+      withCommissionDays(s).commissions[3].createdAt = "2030-01-02T10:00:00.000Z";
+    },
+    ["rollup.commissions_daily"],
+    { day: "2030-01-02" },
+  ],
+  [
     "an event of an unknown commission or type",
     (s) => {
       s.outbox.push({ id: 9, type: "commission.teleported", commissionId: 99, dispatchedAt: null });
@@ -376,8 +405,27 @@ test.each(cases)("detects %s", (_name, mutate, rules, ids) => {
   for (const v of report.violations) expect(v.detail.length).toBeGreaterThan(0);
 });
 
+test("a commissions_daily that adds up passes", () => {
+  expect(checkLedgerInvariants(withCommissionDays(valid())).violations).toEqual([]);
+});
+
+/** The owners' rollups (sales, attribution) drift as their rollupDrift actions report it, joined into the report. */
+const OWNER_ROLLUPS = ["sales_daily", "clicks_daily", "leads_daily"];
+
+test("the owners' drifted rollup keys join the report as violations of their rule, capped with the rest", () => {
+  const drift = OWNER_ROLLUPS.map((rollup) => ({ rollup, programId: 1, partnerId: 2, day: "2030-01-01", key: "live", stored: { n: 2 }, counted: { n: 1 } }));
+  const report = withRollupDrift(checkLedgerInvariants(valid()), drift, 2);
+  expect(report.ok).toBe(false);
+  expect(report.violations).toEqual([
+    { rule: "rollup.sales_daily", ids: { program: 1, partner: 2, day: "2030-01-01", key: "live" }, detail: "sales_daily holds n 2; the rows add up to n 1." },
+    expect.objectContaining({ rule: "rollup.clicks_daily" }),
+  ]);
+  expect(report.violationsNotShown).toBe(1);
+  expect(withRollupDrift(checkLedgerInvariants(valid()), [], 2).ok).toBe(true);
+});
+
 test("every rule has a case that breaks it", () => {
-  const covered = new Set(cases.flatMap(([, , rules]) => rules));
+  const covered = new Set([...cases.flatMap(([, , rules]) => rules), ...OWNER_ROLLUPS.map((r) => `rollup.${r}`)]);
   expect([...INVARIANT_RULES].filter((r) => !covered.has(r))).toEqual([]);
 });
 

@@ -72,7 +72,8 @@ test("partnerStats: the partner's overview as they read it, commissions pending,
     ],
     totals: { ...figures, clicks: 5 },
     partners: [{ partnerId: 3, name: "Jane", status: "approved", referralCode: "jane", balanceCents: 300, ...figures }],
-    partnersWithActivity: 1,
+    partnersWithRevenue: 1,
+    partnersWithClicks: 1,
   };
   expect(partnerStats(overview)).toEqual({
     programId: 1,

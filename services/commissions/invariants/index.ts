@@ -54,12 +54,18 @@
  *   an unknown commission, and `withdrawal.*` events name none; every event
  *   is of a known type and either dispatched
  *   or pending (nothing else exists: the relay delivers pending ones).
+ * - rollup.commissions_daily: the overview's rollup is what the commissions
+ *   add up to per (program, partner, day of creation, currency) (rollups.ts);
+ *   rollup.sales_daily / clicks_daily / leads_daily: the same for the sales
+ *   and the clicks and leads, checked by their owners (`rollupDrift`) and
+ *   added to the report by commissions.reconcile.
  */
 import { checkBalances } from "./balances";
 import { checkCommission } from "./commissions";
 import { checkCommissionEvents, checkOutboxEvents } from "./outbox";
 import { checkRefundEntries, checkRefundOwners } from "./refunds";
 import { groupBy, INVARIANT_RULES, totalsByCurrency, type LedgerSnapshot, type ReconcileReport, type Violation } from "./snapshot";
+import { checkCommissionDays } from "./rollups";
 import { checkPayoutRuns, checkWithdrawals } from "./withdrawals";
 
 export * from "./snapshot";
@@ -92,6 +98,7 @@ export function checkLedgerInvariants(snapshot: LedgerSnapshot, maxViolations = 
   checkBalances(snapshot, violate);
   checkWithdrawals(snapshot.withdrawals, commissions, entriesBy, violate);
   checkPayoutRuns(snapshot.withdrawals, snapshot.payoutRuns ?? [], violate);
+  checkCommissionDays(snapshot, violate);
 
   const byStatus = (s: string) => snapshot.withdrawals.filter((w) => w.status === s).length;
   return {

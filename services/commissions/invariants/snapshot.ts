@@ -18,6 +18,22 @@ export interface SnapshotCommission {
   status: string;
   creditedAt: Date | string | null;
   paidOutAt: Date | string | null;
+  /** When it was earned: its day keys its commissions_daily row (absent in the property tests' generated ledgers). */
+  createdAt?: Date | string;
+}
+
+/** A commissions_daily row: the figures of a (program, partner, UTC day of creation, currency)'s commissions. */
+export interface SnapshotCommissionDay {
+  programId: number;
+  partnerId: number;
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  currency: string;
+  commissions: number;
+  pendingCents: number;
+  creditedCents: number;
+  paidCents: number;
+  reversedCents: number;
 }
 
 export interface SnapshotRefund {
@@ -77,6 +93,8 @@ export interface LedgerSnapshot {
   /** Absent in snapshots taken before payout runs (the property tests' generated ledgers). */
   payoutRuns?: SnapshotPayoutRun[];
   outbox: SnapshotOutboxEvent[];
+  /** The rollup the overview reads (absent: not checked, as in the property tests' generated ledgers). */
+  commissionDays?: SnapshotCommissionDay[];
 }
 
 export type InvariantRule =
@@ -94,7 +112,11 @@ export type InvariantRule =
   | "withdrawals.open_within_balance"
   | "withdrawal.state"
   | "payout_run.payouts"
-  | "outbox.event_per_change";
+  | "outbox.event_per_change"
+  | "rollup.commissions_daily"
+  | "rollup.sales_daily"
+  | "rollup.clicks_daily"
+  | "rollup.leads_daily";
 
 export interface Violation {
   rule: InvariantRule;
@@ -186,4 +208,8 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "withdrawal.state",
   "payout_run.payouts",
   "outbox.event_per_change",
+  "rollup.commissions_daily",
+  "rollup.sales_daily",
+  "rollup.clicks_daily",
+  "rollup.leads_daily",
 ];

@@ -1,7 +1,10 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
+import { dayOf } from "../../../shared/storage/stats-mongo";
+import type { MongoRollup } from "../../../shared/storage/rollup-mongo";
 import type { CommissionLine } from "../../../shared/domain/rewards";
 import type { Balance, BalanceKey, Commission, CommissionKind, PayoutRun, PayoutSchedule, RefundEntry, Withdrawal } from "../repository";
+import type { CommissionDay } from "../commission-days";
 import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc } from "../../../shared/outbox/mongo";
 
 /**
@@ -112,6 +115,28 @@ commissionSchema.index({ partnerId: 1, programId: 1, currency: 1 });
 // The lists (listCommissionsPage), as the SQL indexes commissions_program_list and commissions_program_partner_list.
 commissionSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 commissionSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+
+/** A commissions_daily document: the figures of a (program, partner, UTC day of creation, currency)'s commissions (commission-days.ts). */
+export type CommissionDayDoc = CommissionDay;
+
+export const commissionDaySchema = new Schema<CommissionDayDoc>(
+  {
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    // YYYY-MM-DD (UTC).
+    day: { type: String, required: true },
+    currency: { type: String, required: true },
+    commissions: { type: Number, required: true },
+    pendingCents: { type: Number, required: true },
+    creditedCents: { type: Number, required: true },
+    paidCents: { type: Number, required: true },
+    reversedCents: { type: Number, required: true },
+  },
+  schemaOptions("commissions_daily"),
+);
+// As the SQL table's primary key and its range index: the overview reads a range of days (all partners) or a page of partners.
+commissionDaySchema.index({ programId: 1, partnerId: 1, day: 1, currency: 1 }, { unique: true });
+commissionDaySchema.index({ programId: 1, day: 1 });
 
 export const refundSchema = requiredStringsMayBeEmpty(
   new Schema<RefundDoc>(
@@ -352,4 +377,26 @@ export interface Store {
   payoutRuns: Model<PayoutRunDoc>;
   payoutSchedules: Model<PayoutScheduleDoc>;
   outbox: Model<OutboxDoc>;
+  commissionDays: Model<CommissionDayDoc>;
+}
+
+/**
+ * commissions_daily and its recount from the commissions, as commissionDayFigures counts one (test commissions do
+ * not exist: the key has no mode). Written by every ledger write that changes a commission's figures.
+ */
+export function commissionsDaily(store: Store): MongoRollup<CommissionDayDoc, CommissionDoc> {
+  const net = { $subtract: ["$amountCents", "$deductedCents"] };
+  const isSet = (field: string) => ({ $gt: [`$${field}`, null] });
+  return {
+    rollup: store.commissionDays,
+    source: store.commissions,
+    key: { programId: "$programId", partnerId: "$partnerId", day: dayOf("createdAt"), currency: "$currency" },
+    figures: {
+      commissions: 1,
+      pendingCents: { $cond: [isSet("creditedAt"), 0, net] },
+      creditedCents: { $cond: [{ $and: [isSet("creditedAt"), { $not: [isSet("paidOutAt")] }] }, net, 0] },
+      paidCents: { $cond: [isSet("paidOutAt"), net, 0] },
+      reversedCents: "$deductedCents",
+    },
+  };
 }

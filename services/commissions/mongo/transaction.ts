@@ -17,12 +17,19 @@ import type {
   WithdrawalStatus,
 } from "../repository";
 import type { CommissionLine } from "../../../shared/domain/rewards";
-import { toCommission, toRefund, toBalance, toWithdrawal, toPayoutRun, keyFilter, definedFields, type Store } from "./models";
+import { incrementRollup } from "../../../shared/storage/rollup-mongo";
+import { commissionDayDeltas, type CommissionDayInput } from "../commission-days";
+import { toCommission, toRefund, toBalance, toWithdrawal, toPayoutRun, keyFilter, definedFields, commissionsDaily, type CommissionDoc, type Store } from "./models";
 
 // The $type predicates let the planner use the partial unique indexes (saleId a number, leadKey a string).
 // ("number" is MongoDB's alias for every numeric type, which mongoose's filter types do not list.)
 const bySale = (saleId: number): Record<string, unknown> => ({ saleId: { $eq: saleId, $type: "number" } });
 const byLead = (programId: number, leadKey: string): Record<string, unknown> => ({ programId, leadKey: { $eq: leadKey, $type: "string" } });
+
+/** What a commission's commissions_daily row is keyed and counted by (commission-days.ts). */
+const DAY_FIELDS = { programId: 1, partnerId: 1, currency: 1, createdAt: 1, amountCents: 1, deductedCents: 1, creditedAt: 1, paidOutAt: 1 } as const;
+type DayFields = Pick<CommissionDoc, keyof typeof DAY_FIELDS>;
+const dayInput = (d: DayFields): CommissionDayInput => ({ ...d, creditedAt: d.creditedAt ?? null, paidOutAt: d.paidOutAt ?? null });
 
 /**
  * One transaction's operations (or, without a session, plain reads outside
@@ -69,7 +76,20 @@ export class MongoCommissionsTx implements CommissionsTx {
       },
       { session: this.session },
     );
-    return toCommission(doc.toObject());
+    const commission = toCommission(doc.toObject());
+    await this.changeCommissionDays([{ before: null, after: commission }]);
+    return commission;
+  }
+
+  /**
+   * Adds what `changes` move to commissions_daily, in this transaction (commission-days.ts: one upsert per key that
+   * moved, keys in order). Every write that changes a commission's amount, deduction, credit or payout calls it.
+   */
+  private async changeCommissionDays(changes: ReadonlyArray<{ before: CommissionDayInput | null; after: CommissionDayInput | null }>): Promise<void> {
+    const deltas = commissionDayDeltas(changes);
+    if (!deltas.length) return;
+    if (!this.session) throw new Error("commissions_daily changes only in a ledger transaction, with the commission it counts.");
+    await incrementRollup(commissionsDaily(this.store), deltas, this.session);
   }
 
   /** Whether a commission holds either unique key of `c`: its sale, or its program and lead key. */
@@ -103,7 +123,15 @@ export class MongoCommissionsTx implements CommissionsTx {
     patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision">>,
     now: Date,
   ): Promise<void> {
-    await this.store.commissions.updateOne({ _id: id }, { $set: { ...definedFields(patch), updatedAt: now } }, { session: this.session, runValidators: true });
+    const set = definedFields(patch);
+    const update = { $set: { ...set, updatedAt: now } };
+    if (set.deductedCents === undefined && set.creditedAt === undefined && set.paidOutAt === undefined) {
+      await this.store.commissions.updateOne({ _id: id }, update, { session: this.session, runValidators: true });
+      return;
+    }
+    // Its figures may move: the document as it was, to add the change to commissions_daily.
+    const before = await this.store.commissions.findOneAndUpdate({ _id: id }, update, { session: this.session, runValidators: true, returnDocument: "before" }).lean();
+    if (before) await this.changeCommissionDays([{ before: dayInput(before), after: { ...dayInput(before), ...set } }]);
   }
 
   async listRefunds(commissionId: number): Promise<RefundEntry[]> {
@@ -253,6 +281,8 @@ export class MongoCommissionsTx implements CommissionsTx {
 
   async markCommissionsPaid(ids: number[], at: Date): Promise<void> {
     if (!ids.length) return;
+    // What both updates change (they set paidOutAt on these and no others), read first for commissions_daily.
+    const paying = await this.store.commissions.find({ _id: { $in: ids }, paidOutAt: null, status: { $ne: "reversed" } }, DAY_FIELDS, { session: this.session }).lean();
     // Approved ones first (they also move to paid), then the others not reversed
     // meanwhile; atomic together in the transaction.
     await this.store.commissions.updateMany(
@@ -261,10 +291,13 @@ export class MongoCommissionsTx implements CommissionsTx {
       { session: this.session },
     );
     await this.store.commissions.updateMany({ _id: { $in: ids }, paidOutAt: null, status: { $ne: "reversed" } }, { $set: { paidOutAt: at, updatedAt: at } }, { session: this.session });
+    await this.changeCommissionDays(paying.map((d) => ({ before: dayInput(d), after: { ...dayInput(d), paidOutAt: at } })));
   }
 
   async markCommissionsUnpaid(ids: number[], now: Date): Promise<void> {
     if (!ids.length) return;
+    // What both updates change (they clear paidOutAt on these and no others), read first for commissions_daily.
+    const returned = await this.store.commissions.find({ _id: { $in: ids }, paidOutAt: { $ne: null } }, DAY_FIELDS, { session: this.session }).lean();
     // Paid ones back to approved, then the others (refunded ones keep their status); atomic together in the transaction.
     await this.store.commissions.updateMany(
       { _id: { $in: ids }, paidOutAt: { $ne: null }, status: "paid" },
@@ -272,6 +305,7 @@ export class MongoCommissionsTx implements CommissionsTx {
       { session: this.session },
     );
     await this.store.commissions.updateMany({ _id: { $in: ids }, paidOutAt: { $ne: null } }, { $set: { paidOutAt: null, updatedAt: now } }, { session: this.session });
+    await this.changeCommissionDays(returned.map((d) => ({ before: dayInput(d), after: { ...dayInput(d), paidOutAt: null } })));
   }
 
   async insertPayoutRun(run: NewPayoutRun): Promise<PayoutRun | null> {

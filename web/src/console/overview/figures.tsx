@@ -35,7 +35,8 @@ export interface ProgramOverview {
   /** The 100 partners with the most revenue in the range (then clicks). */
   partners: Array<{ partnerId: number; name: string; status: string; referralCode: string; balanceCents: number } & OverviewFigures>;
   /** How many partners had anything in the range (more than `partners` holds when over 100). */
-  partnersWithActivity: number;
+  partnersWithRevenue: number;
+  partnersWithClicks: number;
 }
 
 /** Commissions earned on a day: every commission created that day, whatever became of it since. */
@@ -209,12 +210,12 @@ export function PeriodPartners({ overview: o }: { overview: ProgramOverview }) {
       </div>
       {o.partners.length === 0 ? (
         <p id="partners-note" class="muted">
-          No partner activity in this period.
+          No partner had revenue or clicks in this period.
         </p>
       ) : (
-        o.partnersWithActivity > o.partners.length && (
+        Math.max(o.partnersWithRevenue, o.partnersWithClicks) > o.partners.length && (
           <p id="partners-note" class="muted">
-            The {o.partners.length} partners with the most revenue of {o.partnersWithActivity}.
+            The {o.partners.length} partners with the most revenue, then the most clicks: {o.partnersWithRevenue} had revenue and {o.partnersWithClicks} had clicks in this period.
           </p>
         )
       )}

@@ -1,0 +1,48 @@
+/**
+ * rollup.commissions_daily: the rollup the overview reads holds, per (program, partner, UTC day of creation,
+ * currency), and for the program's row of all partners (ALL_PARTNERS), exactly what the snapshot's commissions add up
+ * to (services/commissions/commission-days.ts); a row of zeros counts as no row. The sales' and the clicks' and leads' rollups are checked by their owners (rollupDrift).
+ */
+import { commissionDayDeltas, type CommissionDayInput } from "../commission-days";
+import type { CommissionFigures } from "../repository";
+import { ALL_PARTNERS, type RollupDrift } from "../../../shared/domain/stats";
+import type { InvariantRule, LedgerSnapshot, ReconcileReport, Violate } from "./snapshot";
+
+const FIGURES: Array<keyof CommissionFigures> = ["commissions", "pendingCents", "creditedCents", "paidCents", "reversedCents"];
+const keyText = (k: { programId: number; partnerId: number; day: string; currency: string }) => `${k.programId}|${k.partnerId}|${k.day}|${k.currency}`;
+const describe = (f: CommissionFigures | undefined) => (f ? FIGURES.map((name) => `${name} ${f[name]}`).join(", ") : "no row");
+
+export function checkCommissionDays(snapshot: LedgerSnapshot, violate: Violate): void {
+  if (!snapshot.commissionDays) return;
+  // Each commission counts for its partner and for the program's row of all partners.
+  const dated = snapshot.commissions.filter((c): c is CommissionDayInput & typeof c => c.createdAt !== undefined);
+  const inserted = [...dated, ...dated.map((c) => ({ ...c, partnerId: ALL_PARTNERS }))].map((after) => ({ before: null, after }));
+  const counted = new Map(commissionDayDeltas(inserted).map((d) => [keyText(d), d]));
+  const stored = new Map(snapshot.commissionDays.filter((d) => FIGURES.some((f) => d[f] !== 0)).map((d) => [keyText(d), d]));
+  for (const key of new Set([...counted.keys(), ...stored.keys()])) {
+    const [want, have] = [counted.get(key), stored.get(key)];
+    if (want && have && FIGURES.every((f) => want[f] === have[f])) continue;
+    const k = (want ?? have)!;
+    violate(
+      "rollup.commissions_daily",
+      { program: k.programId, partner: k.partnerId, day: k.day, currency: k.currency },
+      `commissions_daily holds ${describe(have)}; the commissions add up to ${describe(want)}.`,
+    );
+  }
+}
+
+/** The report with the owners' drifted rollup keys (sales_daily, clicks_daily, leads_daily) as violations, the list capped at `max`. */
+export function withRollupDrift(report: ReconcileReport, drift: readonly RollupDrift[], max: number): ReconcileReport {
+  if (!drift.length) return report;
+  const text = (f: Record<string, number>) =>
+    Object.entries(f)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(", ");
+  const violations = drift.map((d) => ({
+    rule: `rollup.${d.rollup}` as InvariantRule,
+    ids: { program: d.programId, partner: d.partnerId, day: d.day, key: d.key },
+    detail: `${d.rollup} holds ${text(d.stored)}; the rows add up to ${text(d.counted)}.`,
+  }));
+  const all = [...report.violations, ...violations];
+  return { ...report, ok: false, violations: all.slice(0, max), violationsNotShown: report.violationsNotShown + Math.max(0, all.length - max) };
+}
