@@ -9,8 +9,9 @@
  *     processes over nats-server on PostgreSQL, floor on the same PostgreSQL;
  *  2b. production: the recommended layout (bin/start.ts PRODUCTION_LAYOUT): one edge process with every hot-path
  *     service, one core process with the rest, over nats-server on PostgreSQL, floor on the same PostgreSQL;
- *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL), the dashboard's reads, and the
- *     CSV exports of the 1M sales, commissions and withdrawals (rows/s, RSS growth, a status call's latency meanwhile);
+ *  3. growth: refund latency with 1k, then 1M sales in the database (PostgreSQL) of a program of 10k partners, every
+ *     dashboard and portal read (growthReads), and the CSV exports of the 1M sales, commissions and withdrawals
+ *     (rows/s, RSS growth, a status call's latency meanwhile);
  *  4. bus: a Moleculer request over nats-server against raw NATS request-reply;
  *  (onepg, only when named: all services in one process on PostgreSQL, no transporter.)
  *  (embeddedpg, only when named: the all-in-one process on PGlite against the same on a PostgreSQL server started
@@ -22,7 +23,7 @@
  *
  * Knobs: BENCH_DURATION (s per point, 8), BENCH_RATE (fixed rate, 200),
  * BENCH_CONNECTIONS (saturation, 16), BENCH_PARTNERS (50), BENCH_SALES (seeded
- * sales, 500), BENCH_GROWTH_ROWS (1000000), BENCH_GROWTH_RATE (100),
+ * sales, 500), BENCH_GROWTH_ROWS (1000000), BENCH_GROWTH_PARTNERS (10000, enrolled by SQL), BENCH_GROWTH_RATE (100),
  * BENCH_PATHS (refund,sale,status,click), BENCH_EMBEDDEDPG_PATHS (refund,sale), BENCH_CPU_PROF=1 (write .cpuprofile
  * files of every Node process to bench/results/profiles), BENCH_LOG_LEVEL
  * (services' LOG_LEVEL, default: theirs), BENCH_TSX=1 (run the TypeScript
@@ -35,7 +36,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Client } from "pg";
+import { Client, type QueryResultRow } from "pg";
 import { connect, StringCodec } from "nats";
 import { ServiceBroker } from "moleculer";
 import { ALL_SERVICES, PRODUCTION_LAYOUT } from "../bin/start";
@@ -65,6 +66,7 @@ import {
 import { findEmbeddedPostgres, type EmbeddedPostgresServer } from "./lib/embedded-postgres";
 import { ensureServerBinaries, startServers, type Servers } from "./lib/servers";
 import { compiledEntryPoints } from "./lib/build";
+import { encodeCursor, sqlCursorAt } from "../shared/pagination";
 
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
@@ -85,6 +87,8 @@ const CFG = {
   partners: num("BENCH_PARTNERS", 50),
   sales: num("BENCH_SALES", 500),
   growthRows: num("BENCH_GROWTH_ROWS", 1_000_000),
+  /** Approved partners enrolled in the growth phase's program (by SQL, before its ~1k measurements), beside the API's. */
+  growthPartners: num("BENCH_GROWTH_PARTNERS", 10_000),
   growthRate: num("BENCH_GROWTH_RATE", 100),
   phases: list("BENCH_ONLY", ["embedded", "split", "production", "growth", "bus"]),
   paths: list("BENCH_PATHS", ["refund", "sale", "status", "click"]) as PathName[],
@@ -108,11 +112,84 @@ const RUN_ID = randomBytes(3).toString("hex");
 const started = Date.now();
 const log = (s: string) => console.log(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${s}`);
 
-type PathName = "refund" | "sale" | "status" | "click" | GrowthRead;
+type PathName = "refund" | "sale" | "status" | "click";
 
-/** The dashboard's reads measured by the growth phase (GET /api/programs/:id/<read>, the owner's session). */
-const GROWTH_READS = ["sales", "commissions", "partners", "customers", "overview"] as const;
-type GrowthRead = (typeof GROWTH_READS)[number];
+/** The ids a growth read's request names (or placeholders, to show the request in the report). */
+interface ReadContext {
+  programId: number | string;
+  workspaceId: number | string;
+  /** The partner of the one-partner reads (an API-seeded partner, with sales at ~1k and at 1M). */
+  partnerId: number | string;
+}
+
+/** A dashboard or portal read the growth phase measures (GET, one at a time), at ~1k and at 1M sales. */
+interface GrowthRead {
+  name: string;
+  /** The request's path and query; a deep page's with the cursor found before measuring. */
+  path: (x: ReadContext, cursor?: string) => string;
+  /** A key of the answer's JSON that says it is the expected one (default nextCursor: a list's page). */
+  expect?: string;
+  /** As the signed-in partner (the portal) instead of the program's owner. */
+  portal?: true;
+  /**
+   * A page deep in the list: its cursor is the middle row's, read by SQL from `table` (the list's own order, as
+   * shared/pagination.ts encodes it), or reached by following nextCursor over pages of 100 of `follow` to the middle.
+   */
+  deep?: { table: "sales" | "commissions" | "leads" } | { follow: (x: ReadContext) => string };
+}
+
+/** A UTC day (YYYY-MM-DD) so many days ago. */
+const utcDay = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * Issue 31, item 1: every dashboard and portal read, each with p99 <= 2x its ~1k figure and <= 50 ms at 1M sales and
+ * 10k partners. The console's (web/src/console) as its Overview, Partners, partner, Sales, Commissions and Payouts
+ * screens ask them; the partners list in each sort the API offers (`partnerSorts`, from the OpenAPI document).
+ */
+function growthReads(partnerSorts: string[]): GrowthRead[] {
+  const program = (x: ReadContext) => `/api/programs/${x.programId}`;
+  const year = () => `from=${utcDay(365)}&to=${utcDay(0)}`;
+  const partnerLists = (partnerSorts.length ? partnerSorts : [""]).flatMap((sort): GrowthRead[] => {
+    const by = sort ? `&sort=${sort}` : "";
+    const name = `partners list${sort ? `, sort ${sort}` : ""}`;
+    return [
+      { name: `${name}, first page`, path: (x) => `${program(x)}/partners?limit=25${by}` },
+      { name: `${name}, deep page`, path: (x, cursor) => `${program(x)}/partners?limit=25${by}&cursor=${cursor}`, deep: { follow: (x) => `${program(x)}/partners?limit=100${by}` } },
+    ];
+  });
+  const lists = (["sales", "commissions", "customers"] as const).flatMap((list): GrowthRead[] => [
+    { name: `${list} list, first page`, path: (x) => `${program(x)}/${list}?limit=25` },
+    { name: `${list} list, deep page`, path: (x, cursor) => `${program(x)}/${list}?limit=25&cursor=${cursor}`, deep: { table: list === "customers" ? "leads" : list } },
+  ]);
+  return [
+    { name: "overview, last 30 days (default)", path: (x) => `${program(x)}/overview`, expect: "totals" },
+    { name: "overview, 366 days", path: (x) => `${program(x)}/overview?${year()}`, expect: "totals" },
+    { name: "overview of one partner", path: (x) => `${program(x)}/overview?partnerId=${x.partnerId}`, expect: "totals" },
+    ...partnerLists,
+    { name: "partner detail", path: (x) => `${program(x)}/partners/${x.partnerId}`, expect: "notes" },
+    { name: "portal: the partner's figures, last 30 days", path: (x) => `/api/partner/programs/${x.programId}/stats`, expect: "totals", portal: true },
+    { name: "portal: the partner's figures, 366 days", path: (x) => `/api/partner/programs/${x.programId}/stats?${year()}`, expect: "totals", portal: true },
+    { name: "portal: the partner's programs (clicks, balance)", path: () => "/api/partner/me", expect: "programs", portal: true },
+    ...lists,
+    { name: "console overview: pending partners", path: (x) => `${program(x)}/partners?status=pending&limit=100` },
+    { name: "console overview: approved partners' balances", path: (x) => `${program(x)}/partners?status=approved&limit=100` },
+    { name: "console overview: partners' balances", path: (x) => `${program(x)}/partners?limit=100` },
+    { name: "console overview and payouts: payouts list", path: (x) => `${program(x)}/withdrawals?limit=50` },
+    { name: "console overview: integration status", path: (x) => `/api/tracking/status/${x.programId}`, expect: "stepStatuses" },
+    { name: "console overview: notifications", path: (x) => `/api/workspaces/${x.workspaceId}/notifications?limit=20` },
+    { name: "console partners: pending applications", path: (x) => `${program(x)}/applications?status=pending&limit=10` },
+    { name: "console partners: groups and rewards", path: (x) => `${program(x)}/rewards`, expect: "groups" },
+    { name: "console partner: their commissions", path: (x) => `${program(x)}/commissions?partnerId=${x.partnerId}&limit=25` },
+    { name: "console partner: their payouts", path: (x) => `${program(x)}/withdrawals?partnerId=${x.partnerId}&limit=25` },
+    { name: "console partner: their coupon codes", path: (x) => `${program(x)}/coupon-codes?partnerId=${x.partnerId}&limit=50` },
+    { name: "console payouts: payout runs", path: (x) => `${program(x)}/payout-runs?limit=25` },
+    { name: "console payouts: run preview", path: (x) => `${program(x)}/payout-runs/preview`, expect: "payouts" },
+    { name: "console payouts: schedule", path: (x) => `${program(x)}/payout-schedule`, expect: "kind" },
+  ];
+}
+
+/** The growth read's request as the report shows it: ids and cursors as placeholders. */
+const shownRequest = (r: GrowthRead) => r.path({ programId: ":programId", workspaceId: ":workspaceId", partnerId: ":partnerId" }, r.deep ? "<middle>" : undefined);
 
 /** The CSV exports measured by the growth phase (GET /api/programs/:id/<export>.csv), each of the bulk rows. */
 const GROWTH_EXPORTS = ["sales", "commissions", "withdrawals"] as const;
@@ -281,13 +358,6 @@ function spec(p: PathName, c: Creds, tag: string): RequestSpec {
         body: (n) => ({ program_id: c.programId, referral_code: c.referralCodes[n % c.referralCodes.length] }),
         verify: (b) => b.includes('"click_id"'),
       };
-    default: {
-      // A dashboard read: a list's first page (25 rows, newest first) or the overview of the last 30 UTC days.
-      const to = new Date().toISOString().slice(0, 10);
-      const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-      const query = p === "overview" ? `?from=${from}&to=${to}` : "?limit=25";
-      return { method: "GET", path: `/api/programs/${c.programId}/${p}${query}`, headers: { cookie: c.cookie }, verify: (b) => b.includes(p === "overview" ? '"totals"' : '"nextCursor"') };
-    }
   }
 }
 
@@ -320,12 +390,16 @@ export interface Measured extends LoadResult {
   stealPct: number;
 }
 
-async function measure(t: Target, p: PathName, load: "fixed" | "saturation" | "sequential" | "warmup", rate?: number): Promise<Measured> {
+/** One of the four paths, or a request of its own (a growth read's), named for the log. */
+type Measurable = PathName | { name: string; request: RequestSpec };
+
+async function measure(t: Target, what: Measurable, load: "fixed" | "saturation" | "sequential" | "warmup", rate?: number): Promise<Measured> {
   const tag = `${RUN_ID}${(tagSeq++).toString(36)}`;
+  const p = typeof what === "string" ? what : what.name;
   const stopRss = sampleRss(t.procs.map((c) => ({ name: c.name, pid: c.pid })));
   const stopPgMem = t.pgPid ? sampleTreeMem(t.pgPid) : null;
   const before = cpuSnapshot(t);
-  const result = await runLoad(spec(p, t.creds!, tag), {
+  const result = await runLoad(typeof what === "string" ? spec(what, t.creds!, tag) : what.request, {
     url: t.baseUrl,
     durationSec: load === "warmup" ? CFG.warmup : CFG.duration,
     connections: load === "warmup" ? 4 : load === "sequential" ? 1 : CFG.connections,
@@ -725,8 +799,10 @@ interface Growth {
   rate: number;
   small: { sales: number } & Measured;
   large: { sales: number; seedSeconds: number } & Measured;
-  /** The dashboard's reads at the same rate, with ~1k and with the bulk rows. */
-  reads: { path: GrowthRead; small: Measured; large: Measured }[];
+  /** Approved partners in the program (the API's and the bulk ones). */
+  partners: number;
+  /** The dashboard's and portal's reads one at a time, with ~1k and with the bulk rows (`request` as the report shows it). */
+  reads: { name: string; request: string; small: Measured; large: Measured }[];
   /** The CSV exports of the bulk rows (absent from results of runs before they were measured). */
   exports?: ExportMeasured[];
 }
@@ -830,6 +906,69 @@ async function measureExport(t: Target, what: ExportMeasured["what"]): Promise<E
 }
 
 /**
+ * Approved partners enrolled in the program as `programs.createPartner` enrolls one (admin API): the partner, its
+ * approved enrollment with a referral code unique in the program, and its partner.enrolled event in the programs
+ * outbox (delivered, as the relay leaves it); enrolled over the last 365 days. No group membership: a partner is in
+ * the default group until moved. Returns the seconds it took.
+ */
+async function bulkEnrollPartners(databaseUrl: string, programId: number, count: number): Promise<number> {
+  const c = new Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const t0 = Date.now();
+    const day = "now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second'";
+    const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    await c.query(
+      `WITH p AS (
+         INSERT INTO partners (name, email, created_at)
+         SELECT 'Bulk partner ' || g, 'bulk-partner-' || g || '@example.com', ${day} FROM generate_series(1, $2) AS g
+         RETURNING id, name, created_at),
+       e AS (
+         INSERT INTO enrollments (partner_id, program_id, status, referral_code, created_at)
+         SELECT id, $1, 'approved', 'bulk-partner-' || id, created_at FROM p
+         RETURNING id, partner_id, referral_code, created_at)
+       INSERT INTO programs_outbox (type, payload, created_at, available_at, attempts, dispatched_at)
+       SELECT 'partner.enrolled',
+         jsonb_build_object('enrollmentId', e.id, 'programId', $1, 'partnerId', e.partner_id, 'partnerName', p.name, 'referralCode', e.referral_code,
+           'status', 'approved', 'enrolledAt', ${iso("e.created_at")}),
+         e.created_at, e.created_at, 1, e.created_at
+       FROM e JOIN p ON p.id = e.partner_id`,
+      [programId, count],
+    );
+    await c.query("VACUUM ANALYZE partners, enrollments, programs_outbox");
+    return (Date.now() - t0) / 1000;
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * The cursor of the page after the list's middle row, newest first by (created_at, id) as its list pages
+ * (shared/pagination.ts): a page as deep as the list is long.
+ */
+async function middleCursor(databaseUrl: string, table: "sales" | "commissions" | "leads", programId: number): Promise<string> {
+  const [row] = await queryOnce<{ at: string; id: number }>(
+    databaseUrl,
+    `SELECT ${sqlCursorAt("created_at")} AS at, id FROM ${table} WHERE program_id = $1 ORDER BY created_at DESC, id DESC
+     OFFSET (SELECT count(*) / 2 FROM ${table} WHERE program_id = $1) LIMIT 1`,
+    [programId],
+  );
+  if (!row) throw new Error(`no ${table} row in program ${programId} for a deep page`);
+  return encodeCursor({ createdAt: row.at, id: row.id });
+}
+
+/** One query on a connection of its own: the bench's reads of the seeded data. */
+async function queryOnce<R extends QueryResultRow>(databaseUrl: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const c = new Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    return (await c.query<R>(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/**
  * Bulk rows through the real schema: sales with their commissions and (delivered) outbox events, clicks and
  * leads (customers), spread over the last 365 days as a year of traffic would be.
  */
@@ -890,19 +1029,40 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
 async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
   const databaseUrl = await servers.createDatabase("bench_growth");
   const port = await freePort();
-  log("growth: all services in one process on PostgreSQL; refund latency with ~1k sales, then with 1M");
+  log(`growth: all services in one process on PostgreSQL, ${CFG.growthPartners} more partners; refund latency and every dashboard and portal read with ~1k sales, then with 1M`);
   const service = await startServices(
     [{ name: "all-in-one-pg", env: { DATABASE_URL: databaseUrl, DATA_DIR: `${tmp}/growth-data`, PORT: String(port), HOST: "127.0.0.1", NODE_ID: `bench-growth-${RUN_ID}` } }],
     port,
   );
   try {
     const c = await seedService(service.baseUrl);
-    const count = async () => {
-      const pg = new Client({ connectionString: databaseUrl });
-      await pg.connect();
-      const [{ n }] = (await pg.query<{ n: number }>("SELECT count(*)::int AS n FROM sales")).rows;
-      await pg.end();
-      return n;
+    log(`  enrolling ${CFG.growthPartners} approved partners with SQL...`);
+    log(`  enrolled in ${(await bulkEnrollPartners(databaseUrl, c.programId, CFG.growthPartners)).toFixed(1)} s`);
+    const count = async () => (await queryOnce<{ n: number }>(databaseUrl, "SELECT count(*)::int AS n FROM sales"))[0].n;
+    const [{ partners, workspaceId, partnerId }] = await queryOnce<{ partners: number; workspaceId: number; partnerId: number }>(
+      databaseUrl,
+      `SELECT (SELECT count(*)::int FROM enrollments WHERE program_id = $1 AND status = 'approved') AS partners,
+         (SELECT workspace_id FROM programs WHERE id = $1) AS "workspaceId",
+         (SELECT partner_id FROM enrollments WHERE program_id = $1 AND referral_code = $2) AS "partnerId"`,
+      [c.programId, c.referralCodes[1]],
+    );
+    // The portal's reads: the partner signed in with an operator's invite link, as test/support/portal.ts does.
+    const link = (await ok(service.baseUrl, "POST", `/api/admin/partners/${partnerId}/sign-in-links`, { key: ADMIN_TOKEN, body: {} })).body;
+    const signIn = await ok(service.baseUrl, "POST", "/api/partner/auth/sign-in", { body: { token: new URL(link.url).hash.slice("#token=".length) } });
+    const partnerCookie = signIn.headers.get("set-cookie")!.split(";")[0];
+    // The partners list in each sort the API offers (none: its one order).
+    const openapi = (await ok(service.baseUrl, "GET", "/api/openapi.json")).body;
+    const sortParameter = openapi.paths?.["/api/programs/{programId}/partners"]?.get?.parameters?.find((x: { name?: string }) => x.name === "sort");
+    const reads = growthReads(sortParameter?.schema?.enum ?? []);
+    const ids: ReadContext = { programId: c.programId, workspaceId, partnerId };
+    const deepCursor = async (deep: NonNullable<GrowthRead["deep"]>): Promise<string> => {
+      if ("table" in deep) return middleCursor(databaseUrl, deep.table, c.programId);
+      let cursor: string | null = null;
+      for (let page = 0; page < Math.max(1, Math.floor(partners / 200)); page++) {
+        cursor = (await ok(service.baseUrl, "GET", `${deep.follow(ids)}${cursor ? `&cursor=${cursor}` : ""}`, { cookie: c.cookie })).body.nextCursor;
+        if (!cursor) throw new Error(`${partners} partners: too few for a deep page of ${deep.follow(ids)}`);
+      }
+      return cursor!;
     };
     const fresh = async (tag: string) => ({ ...c, transactionIds: await seedSales(service.baseUrl, c, 1000, tag) });
     service.creds = await fresh(`g1${RUN_ID}`);
@@ -911,17 +1071,23 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const small = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${smallSales} sales: refund p50 ${small.p50} p99 ${small.p99} ms at ${CFG.growthRate}/s`);
     const readsAt = async (size: string) => {
-      const measured = new Map<GrowthRead, Measured>();
-      for (const read of GROWTH_READS) {
-        // One request at a time: a dashboard read's own latency, without a queue behind the slow ones.
-        const m = await measure(service, read, "sequential");
-        log(`  ${size}: GET ${read} p50 ${m.p50} p99 ${m.p99} ms, one at a time (${m.rps.toFixed(0)}/s)${m.errors ? `, ${m.errors} errors` : ""}`);
-        measured.set(read, m);
+      const measured = new Map<string, Measured>();
+      for (const read of reads) {
+        const cookie = read.portal ? partnerCookie : c.cookie;
+        const expect = `"${read.expect ?? "nextCursor"}"`;
+        const request: RequestSpec = { method: "GET", path: read.path(ids, read.deep && (await deepCursor(read.deep))), headers: { cookie }, verify: (b) => b.includes(expect) };
+        // One request first: it warms what the read uses, and a read that does not answer as expected says so here.
+        const first = await http(service.baseUrl, "GET", request.path, { cookie });
+        if (first.status !== 200 || !JSON.stringify(first.body).includes(expect)) log(`  ! ${read.name}: GET ${request.path} -> ${first.status} ${JSON.stringify(first.body).slice(0, 300)}`);
+        // One request at a time: a read's own latency, without a queue behind the slow ones.
+        const m = await measure(service, { name: read.name, request }, "sequential");
+        log(`  ${size}: ${read.name} p50 ${m.p50} p99 ${m.p99} ms, one at a time (${m.rps.toFixed(0)}/s)${m.errors ? `, ${m.errors} errors` : ""}`);
+        measured.set(read.name, m);
       }
       return measured;
     };
-    const smallReads = await readsAt("~1k rows");
-    log(`  seeding ${CFG.growthRows} sales (+ commissions, outbox) with generate_series...`);
+    const smallReads = await readsAt(`~1k sales, ${partners} partners`);
+    log(`  seeding ${CFG.growthRows} sales (+ commissions, outbox, clicks, leads) over the ${partners} partners with generate_series...`);
     const seedSeconds = await bulkSeed(databaseUrl, c.programId, CFG.growthRows);
     log(`  seeded in ${seedSeconds.toFixed(1)} s`);
     service.creds = await fresh(`g2${RUN_ID}`);
@@ -929,7 +1095,7 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     const largeSales = await count();
     const large = await measure(service, "refund", "fixed", CFG.growthRate);
     log(`  with ${largeSales} sales: refund p50 ${large.p50} p99 ${large.p99} ms at ${CFG.growthRate}/s`);
-    const largeReads = await readsAt(`${CFG.growthRows} rows`);
+    const largeReads = await readsAt(`${largeSales} sales, ${partners} partners`);
     log(`  seeding ${CFG.growthRows} paid withdrawals for the exports...`);
     log(`  seeded in ${(await bulkSeedWithdrawals(databaseUrl, c.programId, CFG.growthRows)).toFixed(1)} s`);
     const exports: ExportMeasured[] = [];
@@ -946,7 +1112,8 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
       rate: CFG.growthRate,
       small: { sales: smallSales, ...small },
       large: { sales: largeSales, seedSeconds, ...large },
-      reads: GROWTH_READS.map((read) => ({ path: read, small: smallReads.get(read)!, large: largeReads.get(read)! })),
+      partners,
+      reads: reads.map((read) => ({ name: read.name, request: shownRequest(read), small: smallReads.get(read.name)!, large: largeReads.get(read.name)! })),
       exports,
     };
   } finally {
@@ -1121,6 +1288,17 @@ function goals(points: Point[], growth: Growth | null, embeddedPg: EmbeddedPgRes
       verdict(ratio <= 1.2),
       `${growth.large.foreignCpuPct}+${growth.large.stealPct}`,
     ]);
+    // Issue 31, item 1: each dashboard and portal read at 1M sales and the program's partners.
+    for (const r of growth.reads) {
+      const readRatio = r.large.p99 / Math.max(0.001, r.small.p99);
+      rows.push([
+        `growth read, ${growth.large.sales} sales and ${growth.partners} partners: ${r.name}: p99 <= 2x 1k and <= 50 ms`,
+        `${f1(r.large.p99)} / ${f1(r.small.p99)} ms (${readRatio.toFixed(2)}x)${r.large.errors || r.small.errors ? `, ${r.small.errors} / ${r.large.errors} errors` : ""}`,
+        "-",
+        verdict(readRatio <= 2 && r.large.p99 <= 50 && r.small.errors + r.large.errors === 0),
+        `${r.large.foreignCpuPct}+${r.large.stealPct}`,
+      ]);
+    }
     for (const e of growth.exports ?? []) {
       const g = EXPORT_GOALS;
       rows.push([
@@ -1217,7 +1395,7 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
   const out: string[] = [];
   const goalRows = goals(points, growth, embeddedPg);
   if (goalRows.length) {
-    out.push("### Issue 16's goals in this run\n");
+    out.push("### Issue 16's and issue 31's goals in this run\n");
     out.push(table(["goal", "figure", "floor", "", "other+steal CPU % svc / floor"], goalRows));
     out.push("");
   }
@@ -1320,12 +1498,15 @@ function report(points: Point[], growth: Growth | null, bus: BusResult[] | null,
       ),
     );
     out.push(`\n(bulk seed of ${growth.large.sales - growth.small.sales} sales with their commissions and outbox rows, clicks and leads: ${growth.large.seedSeconds.toFixed(1)} s)`);
-    out.push(`\nDashboard reads one at a time for ${CFG.duration} s (the owner's session; lists: first page of 25; overview: the last 30 UTC days):\n`);
+    out.push(
+      `\nDashboard and portal reads, one at a time for ${CFG.duration} s each, in a program of ${growth.partners} partners with ${growth.small.sales} and with ${growth.large.sales} sales (the owner's session; portal: the partner's; a deep page: the cursor of the list's middle row, for the partners list reached by following pages of 100):\n`,
+    );
     out.push(
       table(
-        ["GET /api/programs/:id/…", "req/s ~1k / 1M", "p50 ms ~1k / 1M", "p99 ms ~1k / 1M", "p99 ratio", "errors", "CPU ms/req node+db ~1k / 1M", "other+steal CPU %"],
+        ["read", "GET", "req/s ~1k / 1M", "p50 ms ~1k / 1M", "p99 ms ~1k / 1M", "p99 ratio", "errors", "CPU ms/req node+db ~1k / 1M", "other+steal CPU %"],
         growth.reads.map((r) => [
-          r.path,
+          r.name,
+          `\`${r.request}\``,
           `${r.small.rps.toFixed(0)} / ${r.large.rps.toFixed(0)}`,
           `${f1(r.small.p50)} / ${f1(r.large.p50)}`,
           `${f1(r.small.p99)} / ${f1(r.large.p99)}`,
