@@ -23,7 +23,7 @@ import { reversalApplied, reverseForSale, type RefundResponse } from "./commissi
 import * as S from "./commissions/schemas";
 import { commissionListItem, withdrawalListItem } from "./commissions/list-views";
 import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, STATEMENT_CSV, WITHDRAWALS_CSV, type RunFileRow } from "./commissions/export";
-import { readExportBatch, type CsvLayout, type ExportBatch } from "../shared/csv-export";
+import { readExportBatch, readExportLines, type CsvLayout, type ExportBatch } from "../shared/csv-export";
 import { mapPage, pageOf } from "../shared/pagination";
 
 /** Violations a reconcile report lists at most (the rest are counted). */
@@ -415,7 +415,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ExportCommissionsInput>>) {
         await getProgram(ctx, ctx.params.programId);
-        return readExportBatch(COMMISSIONS_CSV, (limit) => this.repo.listCommissionsPage({ ...ctx.params, limit }));
+        return readExportLines(COMMISSIONS_CSV.columns, (limit) => this.repo.exportCommissionsLines({ ...ctx.params, limit }));
       },
     },
     /** One batch of the withdrawals CSV export. */
@@ -423,7 +423,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ExportWithdrawalsInput>>) {
         await getProgram(ctx, ctx.params.programId);
-        return readExportBatch(WITHDRAWALS_CSV, (limit) => this.repo.listWithdrawalsPage({ ...ctx.params, limit }));
+        return readExportLines(WITHDRAWALS_CSV.columns, (limit) => this.repo.exportWithdrawalsLines({ ...ctx.params, limit }));
       },
     },
 

@@ -14,7 +14,7 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createSalesRepository } from "./sales/storage";
 import { mapPage } from "../shared/pagination";
-import { readExportBatch } from "../shared/csv-export";
+import { readExportLines } from "../shared/csv-export";
 import { SALES_CSV } from "./sales/export";
 import type { Sale, SalesRepository } from "./sales/repository";
 import { SALES } from "./sales/endpoints";
@@ -176,7 +176,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ExportSalesInput>>) {
         await getProgram(ctx, ctx.params.programId);
-        return readExportBatch(SALES_CSV, (limit) => this.repo.listSalesPage({ ...ctx.params, limit }));
+        return readExportLines(SALES_CSV.columns, (limit) => this.repo.exportSalesLines({ ...ctx.params, limit }));
       },
     },
 

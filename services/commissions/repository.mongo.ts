@@ -4,6 +4,8 @@ import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } fro
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { TierStats } from "../../shared/domain/rewards";
 import { backfillRollup, rollupStatsMatch } from "../../shared/storage/rollup-mongo";
+import { csvLines } from "../../shared/csv-export";
+import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import type {
   Balance,
@@ -160,6 +162,16 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       .limit(f.limit + 1)
       .lean();
     return pageOf(docs, f.limit, mongoPosition, toWithdrawal);
+  }
+
+  async exportCommissionsLines(f: CommissionListFilter): Promise<Page<string>> {
+    const page = await this.listCommissionsPage(f);
+    return { data: csvLines(COMMISSIONS_CSV, page.data), nextCursor: page.nextCursor };
+  }
+
+  async exportWithdrawalsLines(f: WithdrawalListFilter): Promise<Page<string>> {
+    const page = await this.listWithdrawalsPage(f);
+    return { data: csvLines(WITHDRAWALS_CSV, page.data), nextCursor: page.nextCursor };
   }
 
   getWithdrawal(id: number): Promise<Withdrawal | null> {

@@ -4,6 +4,8 @@ import type { StatsKeys, StatsQuery, StatsRows } from "../../shared/domain/stats
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupMigration, rollupWhere, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { SqlOutbox, toOutboxEvent, type OutboxRow } from "../../shared/outbox/sql";
+import { csvLineSql } from "../../shared/storage/csv-sql";
+import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
 import type {
@@ -172,20 +174,57 @@ const MIGRATIONS = [
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
-export function listCommissionsQuery(f: CommissionListFilter): SqlQuery {
+export function listCommissionsQuery(f: CommissionListFilter, select = "*"): SqlQuery {
   const c = new SqlConditions().add("program_id = ?", f.programId);
   if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
   if (f.status !== undefined) c.add("status = ?", f.status);
-  return c.page(f).query("*", "commissions", f.limit);
+  return c.page(f).query(select, "commissions", f.limit);
 }
 
 /** The exact query of listWithdrawalsPage. */
-export function listWithdrawalsQuery(f: WithdrawalListFilter): SqlQuery {
+export function listWithdrawalsQuery(f: WithdrawalListFilter, select = "*"): SqlQuery {
   const c = new SqlConditions().add("program_id = ?", f.programId);
   if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
   if (f.status !== undefined) c.add("status = ?", f.status);
-  return c.page(f).query("*", "withdrawals", f.limit);
+  return c.page(f).query(select, "withdrawals", f.limit);
 }
+
+/** A commission's line of the commissions CSV (COMMISSIONS_CSV), written by PostgreSQL (shared/storage/csv-sql.ts). */
+const COMMISSIONS_CSV_LINE = csvLineSql(COMMISSIONS_CSV, {
+  id: { integer: "id" },
+  created_at: { date: "created_at" },
+  kind: { text: "kind" },
+  partner_id: { integer: "partner_id" },
+  sale_id: { integer: "sale_id" },
+  transaction_id: { text: "transaction_id" },
+  currency: { text: "currency" },
+  sale_amount_cents: { integer: "sale_amount_cents" },
+  amount_cents: { integer: "amount_cents" },
+  refunded_cents: { integer: "refunded_cents" },
+  deducted_cents: { integer: "deducted_cents" },
+  net_cents: { integer: "amount_cents - deducted_cents" },
+  status: { text: "status" },
+  reason: { text: "reason" },
+  group_id: { integer: "group_id" },
+  approvable_at: { date: "approvable_at" },
+  credited_at: { date: "credited_at" },
+  paid_out_at: { date: "paid_out_at" },
+  refund_count: { integer: "(SELECT count(*) FROM commission_refunds r WHERE r.commission_id = commissions.id)" },
+});
+
+/** A withdrawal's line of the withdrawals CSV (WITHDRAWALS_CSV). */
+const WITHDRAWALS_CSV_LINE = csvLineSql(WITHDRAWALS_CSV, {
+  id: { integer: "id" },
+  created_at: { date: "created_at" },
+  partner_id: { integer: "partner_id" },
+  currency: { text: "currency" },
+  requested_cents: { integer: "requested_cents" },
+  amount_cents: { integer: "amount_cents" },
+  status: { text: "status" },
+  idempotency_key: { text: "idempotency_key" },
+  paid_at: { date: "paid_at" },
+  cancelled_at: { date: "cancelled_at" },
+});
 
 /** The exact query of listPayoutRunsPage. */
 export function listPayoutRunsQuery(f: PayoutRunListFilter): SqlQuery {
@@ -720,6 +759,16 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   async listWithdrawalsPage(f: WithdrawalListFilter): Promise<Page<Withdrawal>> {
     const q = listWithdrawalsQuery(f);
     return pageOf(await this.db.query<SqlListed<WithdrawalRow>>(q.text, q.values), f.limit, sqlPosition, toWithdrawal);
+  }
+
+  async exportCommissionsLines(f: CommissionListFilter): Promise<Page<string>> {
+    const q = listCommissionsQuery(f, `id, ${COMMISSIONS_CSV_LINE} AS csv_line`);
+    return pageOf(await this.db.query<SqlListed<{ csv_line: string }>>(q.text, q.values), f.limit, sqlPosition, (r) => r.csv_line);
+  }
+
+  async exportWithdrawalsLines(f: WithdrawalListFilter): Promise<Page<string>> {
+    const q = listWithdrawalsQuery(f, `id, ${WITHDRAWALS_CSV_LINE} AS csv_line`);
+    return pageOf(await this.db.query<SqlListed<{ csv_line: string }>>(q.text, q.values), f.limit, sqlPosition, (r) => r.csv_line);
   }
 
   getWithdrawal(id: number) {

@@ -265,6 +265,9 @@ export interface CommissionsRepository {
   listCommissionsPage(filter: CommissionListFilter): Promise<Page<CommissionWithRefunds>>;
   /** A page of withdrawals, sorted and indexed like listCommissionsPage. */
   listWithdrawalsPage(filter: WithdrawalListFilter): Promise<Page<Withdrawal>>;
+  /** Pages of the commissions and withdrawals lists (their filters and order) as lines of their CSV files (COMMISSIONS_CSV, WITHDRAWALS_CSV), each ending in CRLF. */
+  exportCommissionsLines(filter: CommissionListFilter): Promise<Page<string>>;
+  exportWithdrawalsLines(filter: WithdrawalListFilter): Promise<Page<string>>;
   getWithdrawal(id: number): Promise<Withdrawal | null>;
   /** The commissions a withdrawal holds (or paid), oldest first. */
   listWithdrawalCommissions(withdrawalId: number): Promise<Commission[]>;

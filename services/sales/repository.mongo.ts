@@ -1,6 +1,8 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
+import { csvLines } from "../../shared/csv-export";
+import { SALES_CSV } from "./export";
 import {
   backfillRollup,
   dropReplacedIndex,
@@ -273,5 +275,10 @@ export class MongoSalesRepository implements SalesRepository {
       .limit(f.limit + 1)
       .lean();
     return pageOf(docs, f.limit, mongoPosition, toSale);
+  }
+
+  async exportSalesLines(f: SaleListFilter): Promise<Page<string>> {
+    const page = await this.listSalesPage(f);
+    return { data: csvLines(SALES_CSV, page.data), nextCursor: page.nextCursor };
   }
 }

@@ -4,6 +4,8 @@ import type { RollupDrift, StatsKeys, StatsQuery, StatsRows, TopPartners } from 
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, topPartnersQuery, toRollupDrift, toTopPartners, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import { csvLineSql } from "../../shared/storage/csv-sql";
+import { SALES_CSV } from "./export";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
@@ -70,13 +72,36 @@ function salesDaily(): RollupDefinition {
 }
 
 /** The exact query of listSalesPage (exported so the query-plan test explains what runs). */
-export function listSalesQuery(f: SaleListFilter): SqlQuery {
+export function listSalesQuery(f: SaleListFilter, select = "*"): SqlQuery {
   const c = new SqlConditions().add("program_id = ?", f.programId);
   if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
   if (f.test !== undefined) c.add("is_test = ?", f.test);
   if (f.attributed !== undefined) c.add(f.attributed ? "partner_id IS NOT NULL" : "partner_id IS NULL");
-  return c.page(f).query("*", "sales", f.limit);
+  return c.page(f).query(select, "sales", f.limit);
 }
+
+/** A sale's line of the sales CSV (SALES_CSV), written by PostgreSQL (shared/storage/csv-sql.ts). */
+const SALES_CSV_LINE = csvLineSql(SALES_CSV, {
+  id: { integer: "id" },
+  created_at: { date: "created_at" },
+  occurred_at: { date: "occurred_at" },
+  transaction_id: { text: "transaction_id" },
+  amount_cents: { integer: "amount_cents" },
+  currency: { text: "currency" },
+  partner_id: { integer: "partner_id" },
+  attribution_method: { text: "attribution_method" },
+  click_id: { text: "click_id" },
+  customer_key: { text: "customer_key" },
+  email: { text: "email" },
+  processor_customer_id: { text: "processor_customer_id" },
+  test: { yesNo: "is_test" },
+  recurring: { yesNo: "is_recurring" },
+  sale_type: { text: "sale_type" },
+  subscription_id: { text: "subscription_id" },
+  commission_state: { text: "commission_state" },
+  commission_id: { integer: "commission_id" },
+  no_commission_reason: { text: "no_commission_reason" },
+});
 
 /** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
@@ -241,5 +266,10 @@ export class SqlSalesRepository implements SalesRepository {
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {
     const q = listSalesQuery(f);
     return pageOf(await this.db.query<SqlListed<SaleRow>>(q.text, q.values), f.limit, sqlPosition, toSale);
+  }
+
+  async exportSalesLines(f: SaleListFilter): Promise<Page<string>> {
+    const q = listSalesQuery(f, `id, ${SALES_CSV_LINE} AS csv_line`);
+    return pageOf(await this.db.query<SqlListed<{ csv_line: string }>>(q.text, q.values), f.limit, sqlPosition, (r) => r.csv_line);
   }
 }

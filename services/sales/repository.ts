@@ -74,6 +74,8 @@ export interface SalesRepository {
   salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>>;
   /** The partners with the most revenue in `currency` over the range best first (ties: lower id first), at most `limit` (sales_daily). */
   topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners>;
+  /** A page of the sales list (listSalesPage's filters and order) as lines of the sales CSV (SALES_CSV), each ending in CRLF. */
+  exportSalesLines(filter: SaleListFilter): Promise<Page<string>>;
   /** Keys where sales_daily differs from a recount of the sales (reconcile), at most `limit`. */
   rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
