@@ -11,6 +11,8 @@ import { randomToken } from "../shared/secrets";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
+import { startRunningTotals } from "./clients/running-totals";
+import type { PollingLoop } from "../shared/polling-loop";
 import { createAttributionRepository } from "./attribution/storage";
 import type { AttributionRepository, Click, CouponCode, NewClick } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
@@ -40,7 +42,7 @@ export type { Attribution };
 
 type Referral = NonNullable<ResultOf<"programs.findReferral">>;
 
-type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay; clickWriter: ClickWriter; referrals: ReferralCache<Referral> };
+type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay; runningTotals?: PollingLoop; clickWriter: ClickWriter; referrals: ReferralCache<Referral> };
 
 const trackedClick = (click: Click): TrackedClick => ({ success: true, click_id: click.clickId, id: click.id, test: click.isTest });
 
@@ -476,9 +478,12 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.clickWriter = createClickWriter(this.repo);
     // lead.created events, from the attribution outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "attribution", this.repo.outbox);
+    // clicks_running, the overview's ranking of partners by clicks.
+    this.runningTotals = startRunningTotals(this, (today) => this.repo.extendRunningTotals(today));
   },
 
   async stopped() {
+    await this.runningTotals?.stop();
     // The clicks still waiting for their batch are stored (and answered) before the database is released.
     await this.clickWriter?.stop();
     await this.outboxRelay?.stop();

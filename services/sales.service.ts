@@ -12,6 +12,8 @@ import { answerStats, answerTopPartners } from "../shared/stats-input";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
+import { startRunningTotals } from "./clients/running-totals";
+import type { PollingLoop } from "../shared/polling-loop";
 import { createSalesRepository } from "./sales/storage";
 import { mapPage } from "../shared/pagination";
 import { readExportLines } from "../shared/csv-export";
@@ -30,7 +32,7 @@ type Methods = {
   retryPendingCommissions(): Promise<void>;
   salesPage(ctx: Context, input: Input<typeof S.ListSalesInput>): Promise<ResultOf<"sales.list">>;
 };
-type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout; outboxRelay?: ServiceOutboxRelay };
+type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout; outboxRelay?: ServiceOutboxRelay; runningTotals?: PollingLoop };
 
 const RETRY_INTERVAL_MS = Number(process.env.COMMISSION_RETRY_INTERVAL_MS ?? 30_000);
 
@@ -252,10 +254,13 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.retryTimer.unref();
     // sale.created events, from the sales outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "sales", this.repo.outbox);
+    // sales_running, the overview's ranking of partners by revenue.
+    this.runningTotals = startRunningTotals(this, (today) => this.repo.extendRunningTotals(today));
   },
 
   async stopped() {
     clearInterval(this.retryTimer);
+    await this.runningTotals?.stop();
     await this.outboxRelay?.stop();
   },
 };

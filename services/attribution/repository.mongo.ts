@@ -2,17 +2,8 @@ import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, nextIds, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import { mergeRows, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { dayOf } from "../../shared/storage/stats-mongo";
-import {
-  backfillRollup,
-  dropReplacedIndex,
-  incrementRollup,
-  rollupDrift,
-  rollupStatsMatch,
-  rollupTopPartners,
-  utcDayText,
-  withRollupTransaction,
-  type MongoRollup,
-} from "../../shared/storage/rollup-mongo";
+import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, rollupStatsMatch, utcDayText, withRollupTransaction, type MongoRollup } from "../../shared/storage/rollup-mongo";
+import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -246,7 +237,8 @@ export class MongoAttributionRepository implements AttributionRepository {
     await dropReplacedIndex(clicks, OLD_PARTNER_CLICKS_INDEX);
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "attribution_outbox");
-    const clicksDaily = activityDaily(clickDays, clicks, "clicks");
+    // clicks_running: each partner's clicks through each day, the overview's ranking (running-mongo.ts).
+    const clicksDaily = { ...activityDaily(clickDays, clicks, "clicks"), running: await runningCollections(connection, "clicks_running", "clicks", ["isTest"]) };
     const leadsDaily = activityDaily(leadDays, leads, "leads", ATTRIBUTED);
     // After the unique key indexes are built: instances starting together cannot both insert a key.
     await backfillRollup(clicksDaily);
@@ -398,7 +390,15 @@ export class MongoAttributionRepository implements AttributionRepository {
   }
 
   topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
-    return rollupTopPartners(this.clicksDaily.rollup, q, "isTest", "$clicks", limit);
+    return runningTopPartners(this.clicksRunning, this.clicksDaily.rollup, q, {}, limit);
+  }
+
+  extendRunningTotals(today: Date): Promise<number> {
+    return extendRunningTotals(this.clicksRunning, this.clicksDaily.rollup, today);
+  }
+
+  private get clicksRunning(): MongoRunning {
+    return this.clicksDaily.running!;
   }
 
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
@@ -427,7 +427,7 @@ export class MongoAttributionRepository implements AttributionRepository {
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
     const clicks = await rollupDrift(this.clicksDaily, limit);
     const leads = await rollupDrift(this.leadsDaily, limit - clicks.length);
-    return [...clicks, ...leads];
+    return [...clicks, ...leads, ...(await runningDrift(this.clicksRunning, this.clicksDaily.rollup, limit - clicks.length - leads.length))];
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {

@@ -2,7 +2,8 @@ import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, topPartnersQuery, toRollupDrift, toTopPartners, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupFunction, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { extendRunningTotals, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -91,6 +92,8 @@ const MIGRATIONS = [
    DROP INDEX clicks_stats;
    DROP INDEX leads_stats;
    DROP INDEX clicks_partner_live;`,
+  // The overview's partner ranking by clicks: each partner's clicks summed through each day (built by the attribution service's job).
+  runningMigration(activityDaily("clicks"), rollupFunction(activityDaily("clicks"))),
 ];
 
 /** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */
@@ -107,6 +110,7 @@ function activityDaily(source: "clicks" | "leads"): RollupDefinition {
     figures: [{ name: source, type: "INTEGER", expr: "1" }],
     where: source === "leads" ? "partner_id IS NOT NULL" : undefined,
     rangeIndex: ["program_id", "is_test", "day"],
+    running: source === "clicks" ? { table: "clicks_running", figure: "clicks" } : undefined,
   };
 }
 
@@ -357,8 +361,12 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
-    const query = topPartnersQuery("clicks_daily", q, "is_test", () => "sum(clicks)", [], limit);
+    const query = topPartnersQuery(activityDaily("clicks"), q, null, [], limit);
     return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
+  }
+
+  extendRunningTotals(today: Date): Promise<number> {
+    return extendRunningTotals(this.db, activityDaily("clicks"), today);
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
@@ -367,7 +375,7 @@ export class SqlAttributionRepository implements AttributionRepository {
       const q = rollupDriftQuery(d, limit - drift.length);
       drift.push(...(await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r)));
     }
-    return drift;
+    return [...drift, ...(await runningDrift(this.db, activityDaily("clicks"), limit - drift.length))];
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {

@@ -121,9 +121,11 @@ export interface AttributionRepository {
    * leads_stats indexes.
    */
   activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>>;
-  /** The partners with the most clicks over the range best first (ties: lower id first), at most `limit` (clicks_daily). */
+  /** The partners with the most clicks over the range best first (ties: lower id first), at most `limit` (clicks_running, clicks_daily). */
   topPartners(q: StatsQuery, limit: number): Promise<TopPartners>;
-  /** Keys where clicks_daily or leads_daily differ from a recount of the clicks and leads (reconcile), at most `limit`. */
+  /** Builds clicks_running up to two days before `today` (the attribution service's job); how many program-days it built, 0 when done. */
+  extendRunningTotals(today: Date): Promise<number>;
+  /** Keys where clicks_daily or leads_daily differ from a recount of the clicks and leads, or clicks_running from its days (reconcile), at most `limit`. */
   rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;

@@ -3,17 +3,8 @@ import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBe
 import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
 import { csvLines } from "../../shared/csv-export";
 import { SALES_CSV } from "./export";
-import {
-  backfillRollup,
-  dropReplacedIndex,
-  incrementRollup,
-  rollupDrift,
-  rollupTopPartners,
-  withRollupTransaction,
-  rollupStatsMatch,
-  utcDayText,
-  type MongoRollup,
-} from "../../shared/storage/rollup-mongo";
+import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, withRollupTransaction, rollupStatsMatch, utcDayText, type MongoRollup } from "../../shared/storage/rollup-mongo";
+import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import type { SaleLine } from "../../shared/domain/rewards";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
@@ -95,8 +86,9 @@ saleDaySchema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1
 saleDaySchema.index({ programId: 1, isTest: 1, day: 1 });
 
 /** sales_daily and its recount from the sales: a sale's day is that of its occurrence (of its creation for documents without one, as toSale reads them). */
-const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>): MongoRollup<SaleDayDoc, SaleDoc> => ({
+const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>, running: MongoRunning): MongoRollup<SaleDayDoc, SaleDoc> => ({
   rollup: days,
+  running,
   source: sales,
   key: {
     programId: "$programId",
@@ -148,7 +140,8 @@ export class MongoSalesRepository implements SalesRepository {
     await dropReplacedIndex(sales, OLD_SALES_STATS_INDEX);
     // Created here, not inside a transaction (a collection cannot be created in one on older servers).
     const outbox = await MongoOutbox.create(connection, "sales_outbox");
-    const daily = salesDaily(sales, days);
+    // sales_running: each partner's revenue through each day, the overview's ranking (running-mongo.ts).
+    const daily = salesDaily(sales, days, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"]));
     // After the unique key index is built: instances starting together cannot both insert a key.
     await backfillRollup(daily);
     return new MongoSalesRepository(connection, sales, daily, outbox);
@@ -255,11 +248,20 @@ export class MongoSalesRepository implements SalesRepository {
   }
 
   topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners> {
-    return rollupTopPartners(this.daily.rollup, q, "isTest", { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] }, limit);
+    return runningTopPartners(this.running, this.daily.rollup, q, { currency }, limit);
   }
 
-  rollupDrift(limit: number): Promise<RollupDrift[]> {
-    return rollupDrift(this.daily, limit);
+  extendRunningTotals(today: Date): Promise<number> {
+    return extendRunningTotals(this.running, this.daily.rollup, today);
+  }
+
+  async rollupDrift(limit: number): Promise<RollupDrift[]> {
+    const drift = await rollupDrift(this.daily, limit);
+    return [...drift, ...(await runningDrift(this.running, this.daily.rollup, limit - drift.length))];
+  }
+
+  private get running(): MongoRunning {
+    return this.daily.running!;
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {

@@ -2,7 +2,8 @@ import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import type { RollupDrift, StatsKeys, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, topPartnersQuery, toRollupDrift, toTopPartners, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupFunction, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { extendRunningTotals, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { SALES_CSV } from "./export";
@@ -48,6 +49,8 @@ const MIGRATIONS = [
   // over the sales goes.
   `${rollupMigration(salesDaily())}
    DROP INDEX sales_stats;`,
+  // The overview's partner ranking: each partner's revenue summed through each day (built by the sales service's job).
+  runningMigration(salesDaily(), rollupFunction(salesDaily())),
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
@@ -68,6 +71,7 @@ function salesDaily(): RollupDefinition {
     ],
     where: "partner_id IS NOT NULL",
     rangeIndex: ["program_id", "is_test", "day"],
+    running: { table: "sales_running", figure: "amount_cents" },
   };
 }
 
@@ -253,14 +257,19 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners> {
-    const query = topPartnersQuery("sales_daily", q, "is_test", (n) => `COALESCE(sum(amount_cents) FILTER (WHERE currency = $${n}), 0)`, [currency], limit);
+    const query = topPartnersQuery(salesDaily(), q, (n) => `currency = $${n}`, [currency], limit);
     return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
+  }
+
+  extendRunningTotals(today: Date): Promise<number> {
+    return extendRunningTotals(this.db, salesDaily(), today);
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
     const d = salesDaily();
     const q = rollupDriftQuery(d, limit);
-    return (await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r));
+    const drift = (await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r));
+    return [...drift, ...(await runningDrift(this.db, d, limit - drift.length))];
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {

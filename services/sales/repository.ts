@@ -72,11 +72,13 @@ export interface SalesRepository {
    * the sales_stats index.
    */
   salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>>;
-  /** The partners with the most revenue in `currency` over the range best first (ties: lower id first), at most `limit` (sales_daily). */
+  /** The partners with the most revenue in `currency` over the range best first (ties: lower id first), at most `limit` (sales_running, sales_daily). */
   topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners>;
+  /** Builds sales_running up to two days before `today` (the sales service's job); how many program-days it built, 0 when done. */
+  extendRunningTotals(today: Date): Promise<number>;
   /** A page of the sales list (listSalesPage's filters and order) as lines of the sales CSV (SALES_CSV), each ending in CRLF. */
   exportSalesLines(filter: SaleListFilter): Promise<Page<string>>;
-  /** Keys where sales_daily differs from a recount of the sales (reconcile), at most `limit`. */
+  /** Keys where sales_daily differs from a recount of the sales, or sales_running from its days (reconcile), at most `limit`. */
   rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listSalesPage(filter: SaleListFilter): Promise<Page<Sale>>;

@@ -6,8 +6,9 @@
  * every figure).
  */
 import type { ClientSession, Connection, Model } from "mongoose";
-import { ALL_PARTNERS, type Figures, type RollupDrift, type StatsQuery, type TopPartners } from "../domain/stats";
+import { ALL_PARTNERS, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
 import { withTransaction } from "./mongo";
+import { moveRunningBack, type MongoRunning } from "./running-mongo";
 
 type KeyValue = string | number | boolean;
 
@@ -19,6 +20,8 @@ export interface RollupShape {
   figures: Record<string, unknown>;
   /** The source documents counted; all when absent. */
   match?: Record<string, unknown>;
+  /** The rollup's running totals (running-mongo.ts), when kept. */
+  running?: MongoRunning;
 }
 
 /** A rollup's collection and the collection it summarises. */
@@ -71,6 +74,12 @@ export async function incrementRollup<R>(r: RollupShape & { rollup: Model<R> }, 
     moved.map((e) => ({ updateOne: { filter: e.key, update: { $inc: e.figures }, upsert: true } })),
     { session, ordered: true },
   );
+  if (r.running)
+    await moveRunningBack(
+      r.running,
+      moved.map((e) => e.key),
+      session,
+    );
 }
 
 /**
@@ -203,21 +212,4 @@ export async function dropReplacedIndex(model: Pick<Model<unknown>, "collection"
   await model.collection.dropIndex(name).catch((err: { codeName?: string }) => {
     if (err?.codeName !== "IndexNotFound" && err?.codeName !== "NamespaceNotFound") throw err;
   });
-}
-
-/**
- * An owner's topPartners on MongoDB (topPartnersQuery in SQL): the `limit` partners whose `figure` (a $sum's operand
- * over the rollup's documents) leads the range, above zero, best first (ties: lower partner id first); with how many
- * partners have it above zero.
- */
-export async function rollupTopPartners<R>(rollup: Model<R>, q: StatsQuery, testField: string | null, figure: unknown, limit: number): Promise<TopPartners> {
-  const rows = await rollup.aggregate<{ _id: number; counted: number }>([
-    { $match: rollupStatsMatch(q, testField, "partners") },
-    { $group: { _id: "$partnerId", figure: { $sum: figure } } },
-    { $match: { figure: { $gt: 0 } } },
-    { $setWindowFields: { output: { counted: { $count: {} } } } },
-    { $sort: { figure: -1, _id: 1 } },
-    { $limit: limit },
-  ]);
-  return { partnerIds: rows.map((r) => Number(r._id)), partnersCounted: rows.length ? Number(rows[0].counted) : 0 };
 }

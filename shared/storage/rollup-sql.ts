@@ -6,7 +6,7 @@
  * sale's commission state, writes nothing), keys in order so two statements never wait on each other's rows in
  * opposite orders.
  */
-import { ALL_PARTNERS, type RollupDrift, type StatsQuery, type TopPartners } from "../domain/stats";
+import { ALL_PARTNERS, type RollupDrift, type StatsQuery } from "../domain/stats";
 
 export interface RollupColumn {
   /** The rollup's column. */
@@ -30,6 +30,18 @@ export interface RollupDefinition {
   where?: string;
   /** Columns of a second index for the overview's range scans (program, mode, day). */
   rangeIndex: string[];
+  /** Running totals of one figure per partner (the overview's partner ranking: running-sql.ts), when kept. */
+  running?: RunningTotals;
+}
+
+/**
+ * A rollup's running totals: per key, `figure` summed from the program's first day through each day, one row per
+ * partner and day (`table`), built by a job up to a day kept in `<table>_through` per program. The rollup's trigger
+ * moves that day back before any day whose figures a write changes, so every row up to it is exact.
+ */
+export interface RunningTotals {
+  table: string;
+  figure: string;
 }
 
 const names = (cols: RollupColumn[]) => cols.map((c) => c.name).join(", ");
@@ -47,14 +59,25 @@ function signedRows(d: RollupDefinition, rows: string, sign: "" | "-"): string {
   return `${select(false)} UNION ALL ${select(true)}`;
 }
 
-/** The upsert adding the summed rows of `select` (a UNION ALL of signed rows) to the rollup. */
+/**
+ * The upsert adding the summed rows of `select` (a UNION ALL of signed rows) to the rollup. With running totals,
+ * a statement that moved a partner's figures of a day before today (UTC) also moves the program's built day back
+ * before it (the job rebuilds from there): a write of today's rows never touches it.
+ */
 function upsert(d: RollupDefinition, select: string): string {
   const moved = d.figures.map((c) => `sum(${c.name}) <> 0`).join(" OR ");
-  const sums = d.figures.map((c) => `sum(${c.name})`).join(", ");
+  const sums = d.figures.map((c) => `sum(${c.name}) AS ${c.name}`).join(", ");
   const add = d.figures.map((c) => `${c.name} = r.${c.name} + EXCLUDED.${c.name}`).join(", ");
-  return `INSERT INTO ${d.table} AS r (${names(d.key)}, ${names(d.figures)})
-      SELECT ${names(d.key)}, ${sums} FROM (${select}) moved GROUP BY ${names(d.key)} HAVING ${moved} ORDER BY ${names(d.key)}
-      ON CONFLICT (${names(d.key)}) DO UPDATE SET ${add}`;
+  const keys = names(d.key);
+  const movedRows = `SELECT ${keys}, ${sums} FROM (${select}) s GROUP BY ${keys} HAVING ${moved}`;
+  const insert = (rows: string) => `INSERT INTO ${d.table} AS r (${keys}, ${names(d.figures)})
+      SELECT ${keys}, ${names(d.figures)} FROM ${rows} ORDER BY ${keys}
+      ON CONFLICT (${keys}) DO UPDATE SET ${add}`;
+  if (!d.running) return insert(`(${movedRows}) moved`);
+  return `WITH moved AS (${movedRows}), added AS (${insert("moved")})
+      UPDATE ${d.running.table}_through t SET through_day = LEAST(t.through_day, m.day - 1)
+      FROM (SELECT program_id, min(day) AS day FROM moved WHERE partner_id <> ${ALL_PARTNERS} GROUP BY program_id) m
+      WHERE t.program_id = m.program_id AND m.day < (now() AT TIME ZONE 'UTC')::date`;
 }
 
 /**
@@ -64,19 +87,23 @@ function upsert(d: RollupDefinition, select: string): string {
  */
 export function rollupMigration(d: RollupDefinition): string {
   const columns = [...d.key.map((c) => `${c.name} ${c.type} NOT NULL`), ...d.figures.map((c) => `${c.name} ${c.type} NOT NULL DEFAULT 0`)];
-  const fn = `${d.table}_apply`;
-  const fromNew = signedRows(d, "new_rows", "");
-  const fromOld = signedRows(d, "old_rows", "-");
   const trigger = (event: string, referencing: string) =>
-    `CREATE TRIGGER ${d.table}_${event.toLowerCase()} AFTER ${event} ON ${d.source} REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();`;
+    `CREATE TRIGGER ${d.table}_${event.toLowerCase()} AFTER ${event} ON ${d.source} REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${d.table}_apply();`;
   return `CREATE TABLE ${d.table} (${columns.join(", ")}, PRIMARY KEY (${names(d.key)}));
    CREATE INDEX ${d.table}_range ON ${d.table} (${d.rangeIndex.join(", ")});
-   CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN
-     IF TG_OP = 'INSERT' THEN ${upsert(d, fromNew)}; ELSIF TG_OP = 'UPDATE' THEN ${upsert(d, `${fromNew} UNION ALL ${fromOld}`)}; ELSE ${upsert(d, fromOld)}; END IF; RETURN NULL; END $fn$;
+   ${rollupFunction({ ...d, running: undefined })}
    ${trigger("INSERT", "NEW TABLE AS new_rows")}
    ${trigger("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows")}
    ${trigger("DELETE", "OLD TABLE AS old_rows")}
-   ${upsert(d, signedRows(d, d.source, ""))};`;
+   ${upsert({ ...d, running: undefined }, signedRows(d, d.source, ""))};`;
+}
+
+/** The rollup's trigger function (created, or replaced when the rollup gains running totals). */
+export function rollupFunction(d: RollupDefinition): string {
+  const fromNew = signedRows(d, "new_rows", "");
+  const fromOld = signedRows(d, "old_rows", "-");
+  return `CREATE OR REPLACE FUNCTION ${d.table}_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN
+     IF TG_OP = 'INSERT' THEN ${upsert(d, fromNew)}; ELSIF TG_OP = 'UPDATE' THEN ${upsert(d, `${fromNew} UNION ALL ${fromOld}`)}; ELSE ${upsert(d, fromOld)}; END IF; RETURN NULL; END $fn$;`;
 }
 
 /** The UTC day of a timestamp column, as the rollups key it. */
@@ -143,33 +170,3 @@ export function toRollupDrift(d: RollupDefinition, row: Record<string, unknown>)
     counted: figures("counted"),
   };
 }
-
-/**
- * The query of an owner's topPartners: the `limit` partners whose `figure` (an aggregate over the rollup's rows,
- * e.g. sum(clicks)) leads the range, above zero, best first (ties: lower partner id first); each row with `counted`,
- * how many partners have it above zero. `extra` are the figure's own parameters, numbered after the range's
- * (`figure` gets the number of the first).
- */
-export function topPartnersQuery(
-  table: string,
-  q: StatsQuery,
-  testColumn: string | null,
-  figure: (firstExtra: number) => string,
-  extra: unknown[],
-  limit: number,
-): { text: string; values: unknown[] } {
-  const w = rollupWhere(q, testColumn, "partners");
-  const values = [...w.params, ...extra, limit];
-  const f = figure(w.params.length + 1);
-  return {
-    text: `SELECT partner_id AS "partnerId", count(*) OVER () AS counted FROM ${table} WHERE ${w.where}
-      GROUP BY 1 HAVING ${f} > 0 ORDER BY ${f} DESC, 1 LIMIT $${values.length}`,
-    values,
-  };
-}
-
-/** A topPartners answer from its query's rows. */
-export const toTopPartners = (rows: ReadonlyArray<{ partnerId: number; counted: number | string }>): TopPartners => ({
-  partnerIds: rows.map((r) => Number(r.partnerId)),
-  partnersCounted: rows.length ? Number(rows[0].counted) : 0,
-});

@@ -11,7 +11,7 @@ import { createCommissionsRepository } from "../../services/commissions/storage"
 import type { CommissionsRepository, NewCommission } from "../../services/commissions/repository";
 import { createSalesRepository } from "../../services/sales/storage";
 import type { NewSale, SalesRepository } from "../../services/sales/repository";
-import type { StatsQuery } from "../../shared/domain/stats";
+import type { StatsQuery, TopPartners } from "../../shared/domain/stats";
 import type { Database } from "../../shared/storage/database";
 import { backends, counter, useRepository } from "./harness";
 
@@ -26,6 +26,39 @@ const range = (programId: number, over: Partial<StatsQuery> = {}): StatsQuery =>
 async function bumpRollup(db: Database, rollup: string, figure: string, programId: number, partnerId: number): Promise<void> {
   if (db.kind === "sql") await db.sql.query(`UPDATE ${rollup} SET ${figure} = ${figure} + 1 WHERE program_id = $1 AND partner_id = $2`, [programId, partnerId]);
   else await db.mongo.collection(rollup).updateMany({ programId, partnerId }, { $inc: { [figure]: 1 } });
+}
+
+/**
+ * The running totals' days (shared/storage/running-sql.ts): eleven days in the past (0-10), so a write of any of
+ * them is a write of a past day; the job's "today" is day 11.
+ */
+const PAST_DAY = (n: number) => new Date(Date.UTC(2026, 2, 1 + n, 12));
+const PAST_TODAY = PAST_DAY(11); // day 11: the job builds days 0-9 and leaves day 10
+const pastRange = (programId: number, from: number, to: number, over: Partial<StatsQuery> = {}): StatsQuery =>
+  range(programId, { start: new Date(Date.UTC(2026, 2, 1 + from)), end: new Date(Date.UTC(2026, 2, 1 + to)), ...over });
+
+/** Runs an owner's job until it has nothing left to build; how many program-days it built. */
+async function buildAll(extend: (today: Date) => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let built = await extend(PAST_TODAY); built > 0; built = await extend(PAST_TODAY)) total += built;
+  return total;
+}
+
+/**
+ * topPartners equals the ranking of a recount (the rollup's per-partner figures) for every range of the eleven days,
+ * all time, and some partners only: whatever part of each range the running totals cover.
+ */
+async function expectRankingsOfRecount(
+  programId: number,
+  top: (q: StatsQuery) => Promise<TopPartners>,
+  figures: (q: StatsQuery) => Promise<Array<{ partnerId: number; figure: number }>>,
+): Promise<void> {
+  const queries: StatsQuery[] = [range(programId, { start: null, end: null }), pastRange(programId, 0, 11, { partnerIds: [2, 3] })];
+  for (let from = 0; from < 11; from++) for (let to = from + 1; to <= 11; to++) queries.push(pastRange(programId, from, to));
+  for (const q of queries) {
+    const ranked = (await figures(q)).filter((r) => r.figure > 0).sort((a, b) => b.figure - a.figure || a.partnerId - b.partnerId);
+    expect({ q, top: await top(q) }).toEqual({ q, top: { partnerIds: ranked.slice(0, 3).map((r) => r.partnerId), partnersCounted: ranked.length } });
+  }
 }
 
 const sortBy = <T>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true }));
@@ -251,6 +284,146 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
       ]);
       expect((await repo().programBalances(programId, "usd", [1, 3])).map((x) => x.partnerId)).toEqual([1]);
       expect(await repo().programBalances(programId, "eur")).toEqual([]);
+    });
+  });
+
+  describe("running totals: the overview's partner ranking over any range", () => {
+    let salesDb: Database;
+    const sales = useRepository<SalesRepository>(backend, (opened) => createSalesRepository((salesDb = opened)));
+    const attribution = useRepository<AttributionRepository>(backend, createAttributionRepository);
+
+    /** A sale of `programId` on a past day (PAST_DAY), attributed to `partnerId`. */
+    const pastSale =
+      (programId: number) =>
+      (partnerId: number, day: number, amountCents: number, over: Partial<NewSale> = {}) =>
+        sales().insertSale({
+          programId,
+          transactionId: `tx_r${unique()}`,
+          amountCents,
+          currency: "usd",
+          lines: null,
+          customerKey: null,
+          email: null,
+          processorCustomerId: null,
+          partnerId,
+          clickId: null,
+          attributionMethod: "customer_key",
+          isTest: false,
+          isRecurring: false,
+          saleType: null,
+          subscriptionId: null,
+          commissionState: "none",
+          noCommissionReason: null,
+          occurredAt: PAST_DAY(day),
+          ...over,
+        });
+
+    test("sales: built up to two days ago, moved back by a sale dated earlier, every range equal to a recount; drift reported", async () => {
+      const programId = nextProgram();
+      const sale = pastSale(programId);
+      for (const [partnerId, day, amount] of [
+        [1, 0, 500],
+        [2, 0, 300],
+        [2, 3, 400],
+        [3, 5, 900],
+        [1, 7, 100],
+        [4, 9, 50],
+        [3, 10, 1],
+        [5, 2, 700],
+        [5, 8, 1],
+      ])
+        await sale(partnerId, day, amount);
+      await sale(4, 4, 9_999, { currency: "eur" });
+      await sale(4, 4, 9_999, { isTest: true });
+      const check = () =>
+        expectRankingsOfRecount(
+          programId,
+          (q) => sales().topPartners(q, "usd", 3),
+          async (q) => (await sales().salesStats(q, "usd")).byPartner.map((r) => ({ partnerId: r.partnerId, figure: r.revenueCents })),
+        );
+      await check(); // nothing built yet: the rollup's rows alone
+      expect(await buildAll((today) => sales().extendRunningTotals(today))).toBe(10);
+      await check();
+      await sale(4, 4, 10_000); // a sale dated in the past: the built days go back before its day
+      await check();
+      expect(await buildAll((today) => sales().extendRunningTotals(today))).toBe(6);
+      await check();
+
+      expect(await sales().rollupDrift(100)).toEqual([]);
+      const tamper = async (by: number) => {
+        if (salesDb.kind === "sql")
+          await salesDb.sql.query("UPDATE sales_running SET amount_cents = amount_cents + $2 WHERE program_id = $1 AND partner_id = 1 AND day = '2026-03-05'", [programId, by]);
+        else await salesDb.mongo.collection("sales_running").updateOne({ programId, partnerId: 1, day: "2026-03-05" }, { $inc: { amountCents: by } });
+      };
+      await tamper(1);
+      const drift = (day: string, stored: number, counted: number) => ({
+        rollup: "sales_running",
+        programId,
+        partnerId: 1,
+        day,
+        key: "live usd",
+        stored: { amountCents: stored },
+        counted: { amountCents: counted },
+      });
+      expect(await sales().rollupDrift(100)).toEqual([drift("2026-03-05", 501, 500), drift("2026-03-06", 500, 501)]);
+      await tamper(-1);
+    });
+
+    test("builds racing sales of past days never record a day without them", async () => {
+      const programId = nextProgram();
+      const sale = pastSale(programId);
+      await sale(1, 0, 100);
+      await Promise.all([
+        (async () => {
+          for (let i = 0; i < 60; i++) await sale(1 + (i % 7), i % 10, 100 + i);
+        })(),
+        (async () => {
+          for (let i = 0; i < 30; i++) await sales().extendRunningTotals(PAST_TODAY);
+        })(),
+      ]);
+      await buildAll((today) => sales().extendRunningTotals(today));
+      expect(await sales().rollupDrift(100)).toEqual([]);
+    });
+
+    test("clicks: the same over clicks_running", async () => {
+      const programId = nextProgram();
+      const click = (partnerId: number, day: number) =>
+        attribution().createClick({
+          clickId: `clk_r${unique()}`,
+          programId,
+          partnerId,
+          referralCode: `r${partnerId}`,
+          isTest: false,
+          landingUrl: null,
+          referrer: null,
+          userAgent: null,
+          timestamp: PAST_DAY(day),
+        });
+      for (const [partnerId, day] of [
+        [1, 0],
+        [1, 1],
+        [2, 1],
+        [2, 4],
+        [2, 6],
+        [3, 9],
+        [3, 10],
+        [4, 2],
+        [1, 8],
+      ])
+        await click(partnerId, day);
+      const check = () =>
+        expectRankingsOfRecount(
+          programId,
+          (q) => attribution().topPartners(q, 3),
+          async (q) => (await attribution().activityStats(q)).byPartner.map((r) => ({ partnerId: r.partnerId, figure: r.clicks })),
+        );
+      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(10);
+      await check();
+      await click(4, 1);
+      await check();
+      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(9);
+      await check();
+      expect(await attribution().rollupDrift(100)).toEqual([]);
     });
   });
 });
