@@ -38,13 +38,14 @@ const addDays = (day: string, n: number): string => new Date(Date.parse(`${day}T
 
 /**
  * The running totals' collections, `<name>` (each rollup key field but the day, the figure, a day) and
- * `<name>_through` (`_id` the program), with the unique index the builds and the ranking read along.
+ * `<name>_through` (`_id` the program); the ranking reads along the unique key, the job along program and day.
  */
 export async function runningCollections(connection: Connection, name: string, figure: string, rest: string[]): Promise<MongoRunning> {
   const db = connection.db!;
   const running = db.collection<RunningDoc>(name);
   // Creating the index creates the collection: never inside a transaction (older servers refuse it there).
   await running.createIndex({ programId: 1, ...Object.fromEntries(rest.map((f) => [f, 1])), day: 1, partnerId: 1 }, { unique: true, name: "running_key" });
+  await running.createIndex({ programId: 1, day: 1 }, { name: "running_days" });
   const through = db.collection<ThroughDoc>(`${name}_through`);
   if (!(await db.listCollections({ name: through.collectionName }).hasNext())) await db.createCollection(through.collectionName).catch(() => undefined);
   return { connection, running, through, figure, rest };

@@ -20,7 +20,7 @@ import { toRollupDrift, type RollupDefinition, type RunningTotals } from "./roll
 import type { SqlDatabase } from "./sql";
 
 /** How many days a program's build writes per transaction (about partners x days rows). */
-export const RUNNING_DAYS_PER_BUILD = 31;
+const RUNNING_DAYS_PER_BUILD = 31;
 
 /** The days before today the job never builds: today and yesterday stay with the rollup's own rows. */
 const UNBUILT_DAYS = 2;
@@ -33,11 +33,15 @@ function runningOf(d: RollupDefinition): RunningTotals {
 /** The key columns other than program, partner and day (mode, currency), in key order. */
 const restOf = (d: RollupDefinition): string[] => d.key.map((c) => c.name).filter((n) => !["program_id", "partner_id", "day"].includes(n));
 
-/** The migration creating the running totals and their built days, and the rollup's trigger that moves them back. */
+/**
+ * The migration creating the running totals (the ranking reads along the key, the job along program and day), the
+ * built day of each program, and the rollup's trigger that moves it back.
+ */
 export function runningMigration(d: RollupDefinition, rollupFunction: string): string {
   const r = runningOf(d);
   const columns = [...d.key.map((c) => `${c.name} ${c.type} NOT NULL`), `${r.figure} BIGINT NOT NULL`];
   return `CREATE TABLE ${r.table} (${columns.join(", ")}, PRIMARY KEY (program_id, ${[...restOf(d), "day", "partner_id"].join(", ")}));
+   CREATE INDEX ${r.table}_days ON ${r.table} (program_id, day);
    CREATE TABLE ${r.table}_through (program_id INTEGER PRIMARY KEY, through_day DATE NOT NULL);
    ${rollupFunction}`;
 }

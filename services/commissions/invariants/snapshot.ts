@@ -116,7 +116,9 @@ export type InvariantRule =
   | "rollup.commissions_daily"
   | "rollup.sales_daily"
   | "rollup.clicks_daily"
-  | "rollup.leads_daily";
+  | "rollup.leads_daily"
+  | "rollup.sales_running"
+  | "rollup.clicks_running";
 
 export interface Violation {
   rule: InvariantRule;
@@ -212,4 +214,6 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "rollup.sales_daily",
   "rollup.clicks_daily",
   "rollup.leads_daily",
+  "rollup.sales_running",
+  "rollup.clicks_running",
 ];
