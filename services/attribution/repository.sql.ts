@@ -2,7 +2,7 @@ import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupFunction, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { extendRunningTotals, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type {
   ActivityFigures,
@@ -93,7 +93,7 @@ const MIGRATIONS = [
    DROP INDEX leads_stats;
    DROP INDEX clicks_partner_live;`,
   // The overview's partner ranking by clicks: each partner's clicks summed through each day (built by the attribution service's job).
-  runningMigration(activityDaily("clicks"), rollupFunction(activityDaily("clicks"))),
+  runningMigration(activityDaily("clicks")),
 ];
 
 /** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */

@@ -2,7 +2,7 @@ import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import type { RollupDrift, StatsKeys, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupFunction, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { extendRunningTotals, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { csvLineSql } from "../../shared/storage/csv-sql";
@@ -50,7 +50,7 @@ const MIGRATIONS = [
   `${rollupMigration(salesDaily())}
    DROP INDEX sales_stats;`,
   // The overview's partner ranking: each partner's revenue summed through each day (built by the sales service's job).
-  runningMigration(salesDaily(), rollupFunction(salesDaily())),
+  runningMigration(salesDaily()),
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */

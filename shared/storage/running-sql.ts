@@ -16,7 +16,7 @@
  * never touch the row, and the job never builds them.
  */
 import { ALL_PARTNERS, type RollupDrift, type StatsQuery, type TopPartners } from "../domain/stats";
-import { toRollupDrift, type RollupDefinition, type RunningTotals } from "./rollup-sql";
+import { rollupFunction, toRollupDrift, type RollupDefinition, type RunningTotals } from "./rollup-sql";
 import type { SqlDatabase } from "./sql";
 
 /** How many days a program's build writes per transaction (about partners x days rows). */
@@ -37,13 +37,13 @@ const restOf = (d: RollupDefinition): string[] => d.key.map((c) => c.name).filte
  * The migration creating the running totals (the ranking reads along the key, the job along program and day), the
  * built day of each program, and the rollup's trigger that moves it back.
  */
-export function runningMigration(d: RollupDefinition, rollupFunction: string): string {
+export function runningMigration(d: RollupDefinition): string {
   const r = runningOf(d);
   const columns = [...d.key.map((c) => `${c.name} ${c.type} NOT NULL`), `${r.figure} BIGINT NOT NULL`];
   return `CREATE TABLE ${r.table} (${columns.join(", ")}, PRIMARY KEY (program_id, ${[...restOf(d), "day", "partner_id"].join(", ")}));
    CREATE INDEX ${r.table}_days ON ${r.table} (program_id, day);
    CREATE TABLE ${r.table}_through (program_id INTEGER PRIMARY KEY, through_day DATE NOT NULL);
-   ${rollupFunction}`;
+   ${rollupFunction(d)}`;
 }
 
 /** A SQLSTATE of a build that lost a race (a write of an earlier day, or another instance's build): it runs again later. */
