@@ -61,6 +61,29 @@ async function expectRankingsOfRecount(
   }
 }
 
+/** A new sale of `programId`: attributed to partner 1, 100.00 usd, live, on Jan 1st 2030 unless `over` says otherwise. */
+const newSale = (programId: number, over: Partial<NewSale>): NewSale => ({
+  programId,
+  transactionId: `tx_s${unique()}`,
+  amountCents: 10_000,
+  currency: "usd",
+  lines: null,
+  customerKey: null,
+  email: null,
+  processorCustomerId: null,
+  partnerId: 1,
+  clickId: null,
+  attributionMethod: "customer_key",
+  isTest: false,
+  isRecurring: false,
+  saleType: null,
+  subscriptionId: null,
+  commissionState: "none",
+  noCommissionReason: null,
+  occurredAt: new Date("2030-01-01T08:00:00Z"),
+  ...over,
+});
+
 const sortBy = <T>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true }));
 
 describe.each(backends)("stats methods on %s", (_name, backend) => {
@@ -141,28 +164,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
 
     test("attributed sales and revenue in the program's currency per day and per partner", async () => {
       const programId = nextProgram();
-      const sale = (over: Partial<NewSale>) =>
-        repo().insertSale({
-          programId,
-          transactionId: `tx_s${unique()}`,
-          amountCents: 10_000,
-          currency: "usd",
-          lines: null,
-          customerKey: null,
-          email: null,
-          processorCustomerId: null,
-          partnerId: 1,
-          clickId: null,
-          attributionMethod: "customer_key",
-          isTest: false,
-          isRecurring: false,
-          saleType: null,
-          subscriptionId: null,
-          commissionState: "none",
-          noCommissionReason: null,
-          occurredAt: new Date("2030-01-01T08:00:00Z"),
-          ...over,
-        });
+      const sale = (over: Partial<NewSale>) => repo().insertSale(newSale(programId, over));
       await sale({ amountCents: 12_345 });
       await sale({ amountCents: 1, occurredAt: new Date("2030-01-02T23:00:00Z") });
       await sale({ partnerId: 2, amountCents: 5_000, occurredAt: new Date("2030-01-02T00:00:00Z") });
@@ -296,27 +298,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
     const pastSale =
       (programId: number) =>
       (partnerId: number, day: number, amountCents: number, over: Partial<NewSale> = {}) =>
-        sales().insertSale({
-          programId,
-          transactionId: `tx_r${unique()}`,
-          amountCents,
-          currency: "usd",
-          lines: null,
-          customerKey: null,
-          email: null,
-          processorCustomerId: null,
-          partnerId,
-          clickId: null,
-          attributionMethod: "customer_key",
-          isTest: false,
-          isRecurring: false,
-          saleType: null,
-          subscriptionId: null,
-          commissionState: "none",
-          noCommissionReason: null,
-          occurredAt: PAST_DAY(day),
-          ...over,
-        });
+        sales().insertSale(newSale(programId, { partnerId, amountCents, occurredAt: PAST_DAY(day), ...over }));
 
     test("sales: built up to two days ago, moved back by a sale dated earlier, every range equal to a recount; drift reported", async () => {
       const programId = nextProgram();
