@@ -619,7 +619,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       // One partner's overview: every stats query filtered by the partner, so the days and totals are theirs alone.
       if (input.partnerId !== undefined) await this.requireEnrolledPartner(input.programId, input.partnerId);
       const range = { programId: input.programId, from: input.from, to: input.to, test: input.test };
-      const stats = (query: { partnerIds?: number[]; partners?: boolean }) =>
+      const stats = (query: { partnerIds?: number[]; partners?: boolean; days?: boolean }) =>
         Promise.all([call(ctx, "attribution.stats", { ...range, ...query }), call(ctx, "sales.stats", { ...range, ...query }), call(ctx, "commissions.stats", { ...range, ...query })]);
       const ranking =
         input.partnerId === undefined
@@ -632,7 +632,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         : joinPartners(activity, sales, commissions)
             .filter((p) => p.clicks + p.leads + p.sales + p.commissions > 0)
             .map((p) => p.partnerId);
-      const figures = ranked ? (shownIds.length ? joinPartners(...(await stats({ partnerIds: shownIds })), shownIds) : []) : joinPartners(activity, sales, commissions, shownIds);
+      // The ranked partners' figures over the range: their totals only, no daily series.
+      const figures = ranked ? (shownIds.length ? joinPartners(...(await stats({ partnerIds: shownIds, days: false })), shownIds) : []) : joinPartners(activity, sales, commissions, shownIds);
       const enrolled = new Map((await this.repo.findEnrolledPartners(input.programId, shownIds)).map((e) => [e.partnerId, e]));
       return {
         programId: program.id,

@@ -22,6 +22,8 @@ export const StatsInput = z.object({
   partnerIds: z.array(Id).max(200).optional(),
   /** false: the days and totals only, no per-partner rows (the overview asks for its partners' figures once it knows which). */
   partners: z.boolean().default(true),
+  /** false: the partners' rows and their totals only, no daily series (the overview's partners' figures over its range). */
+  days: z.boolean().default(true),
 });
 
 /**
@@ -52,8 +54,8 @@ export async function answerStats<F extends Figures>(
     if (!resolved.ok) throw new InvalidRequestError(resolved.message);
     range = resolved.range;
   }
-  const rows = await fetch({ programId: input.programId, test: input.test, start: range?.start ?? null, end: range?.end ?? null, partnerIds: input.partnerIds, partners: input.partners });
-  return statsAnswer(range, rows, zero, input.partnerIds);
+  const rows = await fetch({ programId: input.programId, test: input.test, start: range?.start ?? null, end: range?.end ?? null, partnerIds: input.partnerIds, partners: input.partners, days: input.days });
+  return statsAnswer(range, rows, zero, input.partnerIds, input.days);
 }
 
 /** A topPartners action's body: resolves the range (400 invalid_request when it is not one) and asks the repository. */

@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, nextIds, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
-import { mergeRows, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
+import { mergeRows, wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { dayOf } from "../../shared/storage/stats-mongo";
 import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, rollupStatsMatch, utcDayText, withRollupTransaction, type MongoRollup } from "../../shared/storage/rollup-mongo";
 import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
@@ -404,7 +404,7 @@ export class MongoAttributionRepository implements AttributionRepository {
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
     const zero = { clicks: 0, leads: 0 };
     // The rollups' rows: along { programId, isTest, day } for a range, { programId, partnerId, ... } for a page of partners.
-    const daily = q.start !== null;
+    const daily = wantsDays(q);
     // One figure summed per group: the rows carry the group as `key` (a day or a partner) and the figure as `field`.
     const sum = <D, K extends keyof StatsKeys, F extends keyof ActivityFigures>(model: Model<D>, key: K, field: F) =>
       model.aggregate<Record<K, StatsKeys[K]> & Record<F, number>>([

@@ -1,9 +1,9 @@
 import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
-import { mergeRows, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
+import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
-import { extendRunningTotals, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
+import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -94,6 +94,8 @@ const MIGRATIONS = [
    DROP INDEX clicks_partner_live;`,
   // The overview's partner ranking by clicks: each partner's clicks summed through each day (built by the attribution service's job).
   runningMigration(activityDaily("clicks")),
+  // The ranking's rows read from the running totals' key alone (index-only).
+  runningCoveringKeyMigration(activityDaily("clicks")),
 ];
 
 /** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */
@@ -127,7 +129,7 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
 
 /** The exact queries of activityStats (exported so the query-plan test explains what runs); no daily ones for all time. */
 export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadDays" | "clickPartners" | "leadPartners", SqlQuery | null> {
-  const daily = q.start !== null;
+  const daily = wantsDays(q);
   const query = (table: "clicks" | "leads", rows: "days" | "partners") => {
     const w = rollupWhere(q, "is_test", rows);
     const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;

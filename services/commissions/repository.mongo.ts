@@ -1,7 +1,7 @@
 import type { Connection } from "mongoose";
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
-import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
+import { wantsDays, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import type { TierStats } from "../../shared/domain/rewards";
 import { backfillRollup, rollupStatsMatch } from "../../shared/storage/rollup-mongo";
 import { csvLines } from "../../shared/csv-export";
@@ -317,7 +317,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
           },
         },
       ]);
-    const [byDay, byPartner] = await Promise.all([q.start ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
+    const [byDay, byPartner] = await Promise.all([wantsDays(q) ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
     const figures = ({ _id, ...f }: { _id: string | number } & CommissionFigures): CommissionFigures => f;
     return {
       byDay: byDay.map((r) => ({ day: String(r._id), ...figures(r) })),

@@ -1,6 +1,6 @@
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { CommissionLine, TierStats } from "../../shared/domain/rewards";
-import type { StatsKeys, StatsQuery, StatsRows } from "../../shared/domain/stats";
+import { wantsDays, type StatsKeys, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupMigration, rollupWhere, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { SqlOutbox, toOutboxEvent, type OutboxRow } from "../../shared/outbox/sql";
@@ -267,7 +267,7 @@ export function commissionStatsQueries(q: StatsQuery, currency: string): { byDay
     const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
     return { text: `SELECT ${group}, ${figures} FROM commissions_daily WHERE ${w.where} AND currency = $${values.length} GROUP BY 1`, values };
   };
-  return { byDay: q.start ? query("days") : null, byPartner: query("partners") };
+  return { byDay: wantsDays(q) ? query("days") : null, byPartner: query("partners") };
 }
 
 /** A row of commissions. */

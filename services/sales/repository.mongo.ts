@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
-import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
+import { wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { csvLines } from "../../shared/csv-export";
 import { SALES_CSV } from "./export";
 import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, withRollupTransaction, rollupStatsMatch, utcDayText, type MongoRollup } from "../../shared/storage/rollup-mongo";
@@ -240,7 +240,7 @@ export class MongoSalesRepository implements SalesRepository {
         { $match: rollupStatsMatch(q, "isTest", key === "$day" ? "days" : "partners") },
         { $group: { _id: key, sales: { $sum: "$sales" }, revenueCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } } } },
       ]);
-    const [byDay, byPartner] = await Promise.all([q.start ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
+    const [byDay, byPartner] = await Promise.all([wantsDays(q) ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
     return {
       byDay: byDay.map((r) => ({ day: String(r._id), sales: r.sales, revenueCents: r.revenueCents })),
       byPartner: byPartner.map((r) => ({ partnerId: Number(r._id), sales: r.sales, revenueCents: r.revenueCents })),

@@ -1,9 +1,9 @@
 import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
-import type { RollupDrift, StatsKeys, StatsQuery, StatsRows, TopPartners } from "../../shared/domain/stats";
+import { wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
-import { extendRunningTotals, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
+import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { SALES_CSV } from "./export";
@@ -51,6 +51,8 @@ const MIGRATIONS = [
    DROP INDEX sales_stats;`,
   // The overview's partner ranking: each partner's revenue summed through each day (built by the sales service's job).
   runningMigration(salesDaily()),
+  // The ranking's rows read from the running totals' key alone (index-only).
+  runningCoveringKeyMigration(salesDaily()),
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
@@ -116,7 +118,7 @@ export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: Sql
     const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
     return { text: `SELECT ${group}, ${figures} FROM sales_daily WHERE ${w.where} GROUP BY 1`, values };
   };
-  return { byDay: q.start ? query("days") : null, byPartner: query("partners") };
+  return { byDay: wantsDays(q) ? query("days") : null, byPartner: query("partners") };
 }
 
 /** A row of sales. */

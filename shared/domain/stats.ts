@@ -107,18 +107,20 @@ export interface StatsAnswer<F extends Figures> {
 
 /**
  * Assembles a stats answer from a repository's rows. `range` null means all
- * time (no series: the partners list's totals).
+ * time (no series: the partners list's totals); `withDays` false, no series
+ * either (the partners' figures over the range only).
  */
 export function statsAnswer<F extends Figures>(
   range: StatsRange | null,
   rows: { byDay: ReadonlyArray<DayRow<F>>; byPartner: ReadonlyArray<{ partnerId: number } & F> },
   zero: F,
   partnerIds?: readonly number[],
+  withDays = true,
 ): StatsAnswer<F> {
   const partners = partnerTotals(rows.byPartner, zero, partnerIds);
-  const days = range ? fillDays(range.days, rows.byDay, zero) : [];
-  // Totals from the per-day rows when there is a range (every figure counted once), else from the partners.
-  const totals = range ? sumFigures(days, zero) : sumFigures(partners, zero);
+  const days = range && withDays ? fillDays(range.days, rows.byDay, zero) : [];
+  // Totals from the per-day rows when there are some (every figure counted once), else from the partners.
+  const totals = range && withDays ? sumFigures(days, zero) : sumFigures(partners, zero);
   return { from: range?.from ?? null, to: range?.to ?? null, days, partners, totals };
 }
 
@@ -134,7 +136,12 @@ export interface StatsQuery {
   partnerIds?: readonly number[];
   /** false: no per-partner rows (byPartner empty), the days only. */
   partners?: boolean;
+  /** false: no daily rows (byDay empty), the partners only. */
+  days?: boolean;
 }
+
+/** Whether a stats query asks for daily rows: a range, unless it asks for the partners only. */
+export const wantsDays = (q: StatsQuery): boolean => q.start !== null && q.days !== false;
 
 /**
  * The partners leading a range by one owner's figure (sales: revenue in the program's currency; attribution:

@@ -46,6 +46,15 @@ export function runningMigration(d: RollupDefinition): string {
    ${rollupFunction(d)}`;
 }
 
+/**
+ * The running totals' key with the figure beside it (INCLUDE): the ranking's two rows a partner come from the index
+ * alone (an index-only scan), not from heap pages.
+ */
+export function runningCoveringKeyMigration(d: RollupDefinition): string {
+  const r = runningOf(d);
+  return `ALTER TABLE ${r.table} DROP CONSTRAINT ${r.table}_pkey, ADD PRIMARY KEY (program_id, ${[...restOf(d), "day", "partner_id"].join(", ")}) INCLUDE (${r.figure});`;
+}
+
 /** A SQLSTATE of a build that lost a race (a write of an earlier day, or another instance's build): it runs again later. */
 const LOST_RACE = new Set(["40001", "23505"]);
 
@@ -85,7 +94,7 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
         const key = [...rest, "partner_id"].join(", ");
         await tx.query(`DELETE FROM ${r.table} WHERE program_id = $1 AND day BETWEEN $2::date AND $3::date`, [id, span.first, span.last]);
         // Each partner's total the day before, plus the rollup's rows of each day, running; zeros left out (a
-        // missing row reads as zero).
+        // missing row reads as zero). Written day by day, so a day's rows share few pages.
         await tx.query(
           `WITH base AS (SELECT ${key}, ${r.figure} FROM ${r.table} WHERE program_id = $1 AND day = $2::date - 1),
              days AS (SELECT ${key}, day, ${r.figure} FROM ${d.table} WHERE program_id = $1 AND partner_id <> ${ALL_PARTNERS} AND day BETWEEN $2::date AND $3::date),
@@ -95,7 +104,7 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
                SELECT ${key}, grid.day, COALESCE(base.${r.figure}, 0) + sum(COALESCE(days.${r.figure}, 0)) OVER (PARTITION BY ${key} ORDER BY grid.day) AS ${r.figure}
                FROM grid LEFT JOIN base USING (${key}) LEFT JOIN days USING (${key}, day))
            INSERT INTO ${r.table} (program_id, ${key}, day, ${r.figure})
-           SELECT $1, ${key}, day, ${r.figure} FROM totals WHERE ${r.figure} <> 0`,
+           SELECT $1, ${key}, day, ${r.figure} FROM totals WHERE ${r.figure} <> 0 ORDER BY day, ${key}`,
           [id, span.first, span.last],
         );
         await tx.query(`UPDATE ${r.table}_through SET through_day = $2::date WHERE program_id = $1`, [id, span.last]);
@@ -109,11 +118,12 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
 }
 
 /**
- * The query of an owner's topPartners: the `limit` partners whose running figure leads the range, above zero, best
- * first (ties: lower partner id first); each row with `counted`, how many partners have it above zero. A partner's
+ * The query of an owner's topPartners: the `limit` partners whose figure leads the range, above zero, best first
+ * (ties: lower partner id first); each row with `counted`, how many partners have it above zero. A partner's
  * figure is its running total at the range's last built day minus the one the day before the range, plus the
- * rollup's rows of the range's days after the built ones. `filter` narrows both tables alike (e.g. one currency:
- * its parameters are `extra`, numbered from the one `filter` is given).
+ * rollup's rows of the range's days after the built ones: three sets joined on the partner (the two running ones
+ * in key order from the index), the sums in bigint. `filter` narrows all three alike and must leave one row per
+ * partner and day (e.g. one currency: its parameters are `extra`, numbered from the one `filter` is given).
  */
 export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: number) => string) | null, extra: unknown[], limit: number): { text: string; values: unknown[] } {
   const r = runningOf(d);
@@ -128,12 +138,15 @@ export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((f
   const start = q.start && q.end ? `${param(q.start.toISOString().slice(0, 10))}::date` : null;
   const end = q.start && q.end ? `${param(q.end.toISOString().slice(0, 10))}::date` : null;
   const where = (...more: string[]) => [...common, ...more].join(" AND ");
-  const running = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${where(`day = ${end ? `LEAST(${end} - 1, t.through)` : "t.through"}`, ...(start ? [`t.through >= ${start}`] : []))}`;
-  const before = start ? [`SELECT partner_id, -${r.figure} FROM ${r.table}, t WHERE ${where(`day = ${start} - 1`, `t.through >= ${start}`)}`] : [];
-  const after = `SELECT partner_id, ${r.figure} FROM ${d.table}, t WHERE ${where(`partner_id <> ${ALL_PARTNERS}`, "day > t.through", ...(start && end ? [`day >= ${start}`, `day < ${end}`] : []))}`;
+  const builtInRange = start ? [`t.through >= ${start}`] : [];
+  const last = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${where(`day = ${end ? `LEAST(${end} - 1, t.through)` : "t.through"}`, ...builtInRange)}`;
+  const before = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${where(`day = ${start} - 1`, ...builtInRange)}`;
+  const after = `SELECT partner_id, sum(${r.figure})::bigint AS v FROM ${d.table}, t WHERE ${where(`partner_id <> ${ALL_PARTNERS}`, "day > t.through", ...(start && end ? [`day >= ${start}`, `day < ${end}`] : []))} GROUP BY 1`;
+  const figure = start ? "COALESCE(l.v, 0) - COALESCE(b.v, 0) + COALESCE(a.v, 0)" : "COALESCE(l.v, 0) + COALESCE(a.v, 0)";
+  const joined = start ? `(${last}) l FULL JOIN (${before}) b USING (partner_id) FULL JOIN (${after}) a USING (partner_id)` : `(${last}) l FULL JOIN (${after}) a USING (partner_id)`;
   const text = `WITH t AS (SELECT COALESCE((SELECT through_day FROM ${r.table}_through WHERE program_id = $1), '-infinity'::date) AS through)
-    SELECT partner_id AS "partnerId", count(*) OVER () AS counted FROM (${[running, ...before, after].join(" UNION ALL ")}) x
-    GROUP BY 1 HAVING sum(v) > 0 ORDER BY sum(v) DESC, 1 LIMIT ${param(limit)}`;
+    SELECT partner_id AS "partnerId", count(*) OVER () AS counted FROM (SELECT partner_id, ${figure} AS v FROM ${joined}) x
+    WHERE v > 0 ORDER BY v DESC, partner_id LIMIT ${param(limit)}`;
   return { text, values };
 }
 

@@ -190,6 +190,8 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
         { day: "2030-01-02", sales: 1, revenueCents: 5_000 },
       ]);
       expect(onlyTwo.byPartner).toEqual([{ partnerId: 2, sales: 2, revenueCents: 5_000 }]);
+      // The overview's figures of its ranked partners: no daily rows asked, none read.
+      expect(await repo().salesStats(range(programId, { partnerIds: [2], days: false }), "usd")).toEqual({ byDay: [], byPartner: onlyTwo.byPartner });
       const allTime = await repo().salesStats(range(programId, { start: null, end: null, partnerIds: [1] }), "usd");
       expect(allTime).toEqual({ byDay: [], byPartner: [{ partnerId: 1, sales: 3, revenueCents: 12_396 }] });
 

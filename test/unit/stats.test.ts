@@ -119,5 +119,13 @@ describe("fillDays and totals", () => {
       ],
       totals: { clicks: 5, leads: 2 },
     });
+    // The partners' figures over a range without its series: totals from the partners.
+    expect(statsAnswer(r.range, { byDay: [], byPartner: rows.byPartner }, zero, [1], false)).toEqual({
+      from: "2030-01-01",
+      to: "2030-01-02",
+      days: [],
+      partners: [{ partnerId: 1, clicks: 5, leads: 2 }],
+      totals: { clicks: 5, leads: 2 },
+    });
   });
 });
