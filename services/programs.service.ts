@@ -632,9 +632,12 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         : joinPartners(activity, sales, commissions)
             .filter((p) => p.clicks + p.leads + p.sales + p.commissions > 0)
             .map((p) => p.partnerId);
-      // The ranked partners' figures over the range: their totals only, no daily series.
-      const figures = ranked ? (shownIds.length ? joinPartners(...(await stats({ partnerIds: shownIds, days: false })), shownIds) : []) : joinPartners(activity, sales, commissions, shownIds);
-      const enrolled = new Map((await this.repo.findEnrolledPartners(input.programId, shownIds)).map((e) => [e.partnerId, e]));
+      // The ranked partners' figures over the range (their totals only, no daily series), and their names.
+      const [figures, enrollments] = await Promise.all([
+        ranked ? (shownIds.length ? stats({ partnerIds: shownIds, days: false }).then((rows) => joinPartners(...rows, shownIds)) : []) : joinPartners(activity, sales, commissions, shownIds),
+        this.repo.findEnrolledPartners(input.programId, shownIds),
+      ]);
+      const enrolled = new Map(enrollments.map((e) => [e.partnerId, e]));
       return {
         programId: program.id,
         workspaceId: program.workspaceId,

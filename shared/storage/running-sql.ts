@@ -12,8 +12,9 @@
  *
  * The job builds a program's days in a REPEATABLE READ transaction that ends by writing the program's built day: a
  * write of an earlier day committed meanwhile has written that row too (the trigger), so the job fails with a
- * serialization error instead of recording days without it, and runs again later. Writes of today and yesterday
- * never touch the row, and the job never builds them.
+ * serialization error instead of recording days without it, and runs again later. Writes of today never touch the
+ * row; the job leaves yesterday unbuilt too, so a write that began before midnight UTC (its trigger still calls its
+ * day today) is never missed by a build that began after.
  */
 import { ALL_PARTNERS, type RollupDrift, type StatsQuery, type TopPartners } from "../domain/stats";
 import { rollupFunction, toRollupDrift, type RollupDefinition, type RunningTotals } from "./rollup-sql";
