@@ -54,7 +54,15 @@ export async function answerStats<F extends Figures>(
     if (!resolved.ok) throw new InvalidRequestError(resolved.message);
     range = resolved.range;
   }
-  const rows = await fetch({ programId: input.programId, test: input.test, start: range?.start ?? null, end: range?.end ?? null, partnerIds: input.partnerIds, partners: input.partners, days: input.days });
+  const rows = await fetch({
+    programId: input.programId,
+    test: input.test,
+    start: range?.start ?? null,
+    end: range?.end ?? null,
+    partnerIds: input.partnerIds,
+    partners: input.partners,
+    days: input.days,
+  });
   return statsAnswer(range, rows, zero, input.partnerIds, input.days);
 }
 
