@@ -2,7 +2,7 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { CommissionLine, TierStats } from "../../shared/domain/rewards";
 import { wantsDays, type StatsKeys, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupMigration, rollupWhere, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupCoveringMigration, rollupMigration, rollupWhere, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { SqlOutbox, toOutboxEvent, type OutboxRow } from "../../shared/outbox/sql";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
@@ -171,6 +171,8 @@ const MIGRATIONS = [
   // The overview's and the partners list's figures from per (program, partner, UTC day of creation, currency) counters
   // kept by triggers (commissionStats); reconcile checks them against the commissions (rollup.commissions_daily).
   `${rollupMigration(commissionsDaily())}`,
+  // The figures read from the rollup's indexes alone (a page of partners, a range of days), however its rows lie.
+  rollupCoveringMigration(commissionsDaily()),
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */

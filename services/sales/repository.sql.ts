@@ -2,7 +2,7 @@ import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { csvLineSql } from "../../shared/storage/csv-sql";
@@ -53,6 +53,8 @@ const MIGRATIONS = [
   runningMigration(salesDaily()),
   // The ranking's rows read from the running totals' key alone (index-only).
   runningCoveringKeyMigration(salesDaily()),
+  // The figures read from the rollup's indexes alone (a page of partners, a range of days), however its rows lie.
+  rollupCoveringMigration(salesDaily()),
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
