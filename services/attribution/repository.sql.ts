@@ -130,6 +130,9 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
   return c.page(f).query("*", "leads", f.limit);
 }
 
+/** The exact query of topPartners (exported so the query-plan test explains what runs): clicks. */
+export const clicksTopPartnersQuery = (q: StatsQuery, limit: number): SqlQuery => topPartnersQuery(activityDaily("clicks"), q, null, [], limit);
+
 /** The exact queries of activityStats (exported so the query-plan test explains what runs); no daily ones for all time. */
 export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadDays" | "clickPartners" | "leadPartners", SqlQuery | null> {
   const daily = wantsDays(q);
@@ -366,7 +369,7 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
-    const query = topPartnersQuery(activityDaily("clicks"), q, null, [], limit);
+    const query = clicksTopPartnersQuery(q, limit);
     return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
   }
 

@@ -111,6 +111,9 @@ const SALES_CSV_LINE = csvLineSql(SALES_CSV, {
   no_commission_reason: { text: "no_commission_reason" },
 });
 
+/** The exact query of topPartners (exported so the query-plan test explains what runs): revenue in the program's currency. */
+export const salesTopPartnersQuery = (q: StatsQuery, currency: string, limit: number): SqlQuery => topPartnersQuery(salesDaily(), q, (n) => `currency = $${n}`, [currency], limit);
+
 /** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
   const query = (rows: "days" | "partners") => {
@@ -261,7 +264,7 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners> {
-    const query = topPartnersQuery(salesDaily(), q, (n) => `currency = $${n}`, [currency], limit);
+    const query = salesTopPartnersQuery(q, currency, limit);
     return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
   }
 

@@ -2,17 +2,17 @@
  * The overview's aggregations and the partners list are served by their indexes (issues 15 and 31): on PostgreSQL
  * with 100k rows in each table (50 partners, one row every 5 minutes over about a year, so about 35k rows in each
  * daily rollup), EXPLAIN of the exact queries the repositories run (their exported builders) reads one of the
- * rollup's indexes meant for it and never scans it sequentially: a 30-day range per day and per partner, and all
- * time for a page of partners.
+ * rollup's indexes meant for it and never scans it sequentially: a 30-day range per day and per partner, all time
+ * for a page of partners, and the overview's partner ranking along the running totals' key.
  * PostgreSQL only; skipped loudly without TEST_POSTGRES_URL.
  */
-import { activityStatsQueries } from "../../services/attribution/repository.sql";
+import { activityStatsQueries, clicksTopPartnersQuery } from "../../services/attribution/repository.sql";
 import { createAttributionRepository } from "../../services/attribution/storage";
 import { commissionStatsQueries } from "../../services/commissions/repository.sql";
 import { createCommissionsRepository } from "../../services/commissions/storage";
 import { listEnrollmentsQuery } from "../../services/programs/repository.sql";
 import { createProgramsRepository } from "../../services/programs/storage";
-import { salesStatsQueries } from "../../services/sales/repository.sql";
+import { salesStatsQueries, salesTopPartnersQuery } from "../../services/sales/repository.sql";
 import { createSalesRepository } from "../../services/sales/storage";
 import type { StatsQuery } from "../../shared/domain/stats";
 import type { SqlQuery } from "../../shared/pagination";
@@ -56,6 +56,10 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
         `INSERT INTO enrollments (partner_id, program_id, status, referral_code, created_at)
          SELECT i, ${program}, (ARRAY['approved', 'pending', 'declined'])[(i % 3) + 1], 'code_' || i, ${at} FROM generate_series(1, ${ROWS}) AS i`,
       );
+      // The running totals of the seeded year, built by the owners' job as in production.
+      const database = { kind: "sql" as const, sql };
+      const owners = [await createSalesRepository(database), await createAttributionRepository(database)];
+      for (const owner of owners) while ((await owner.extendRunningTotals(new Date("2027-01-01T00:00:00Z"))) > 0);
     },
   });
 
@@ -78,6 +82,10 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
     { name: "commissions per day, 30 days", table: "commissions_daily", index: "commissions_daily_pkey", query: commissionStatsQueries(month, "usd").byDay! },
     { name: "commissions per partner, 30 days", table: "commissions_daily", index: "commissions_daily_range", query: commissionStatsQueries(month, "usd").byPartner },
     { name: "commissions of 25 partners, all time", table: "commissions_daily", index: "commissions_daily_pkey", query: commissionStatsQueries(pageOfPartners, "usd").byPartner },
+    // The overview's partner ranking: two rows a partner from the running totals' key, plus the rollup's days after them.
+    { name: "partners ranked by revenue, 30 days", table: "sales_running", index: "sales_running_pkey", query: salesTopPartnersQuery(month, "usd", 100) },
+    { name: "partners ranked by revenue, all time", table: "sales_running", index: "sales_running_pkey", query: salesTopPartnersQuery({ ...month, start: null, end: null }, "usd", 100) },
+    { name: "partners ranked by clicks, 30 days", table: "clicks_running", index: "clicks_running_pkey", query: clicksTopPartnersQuery(month, 200) },
     { name: "partners list, first page", table: "enrollments", index: "enrollments_list", query: listEnrollmentsQuery(3, { limit: 25 }) },
     { name: "partners list, pending", table: "enrollments", index: "enrollments_list_status", query: listEnrollmentsQuery(3, { limit: 25, status: "pending" }) },
     // A search reads the list's index newest first and keeps the rows that match (no index serves "contains").
