@@ -2,7 +2,7 @@ import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type {
   ActivityFigures,
@@ -96,6 +96,9 @@ const MIGRATIONS = [
   runningMigration(activityDaily("clicks")),
   // The ranking's rows read from the running totals' key alone (index-only).
   runningCoveringKeyMigration(activityDaily("clicks")),
+  // The leads' figures read from the rollup's indexes alone (a page of partners, a range of days), however its rows
+  // lie; clicks_daily keeps plain indexes (rollup-sql.ts, rollupCoveringMigration).
+  rollupCoveringMigration(activityDaily("leads")),
 ];
 
 /** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */

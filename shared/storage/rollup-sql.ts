@@ -84,9 +84,9 @@ function upsert(d: RollupDefinition, select: string): string {
  * The rollup's two indexes with every column beside their keys (INCLUDE): a page of partners (the primary key) and a
  * range of days (the range index) read the index alone, wherever the rows lie in the table (a day's rows together,
  * as a program's growth writes them). The figures are then indexed columns: an update of a counter writes index
- * entries too (no heap-only update), a few per write. Worth it where rows are wide and pages of partners read many
- * (sales, commissions: half the time of such a page); not for the clicks' and leads' narrow rows, whose counters
- * every click batch updates (the click path lost a quarter of its throughput with them, and the pages nothing).
+ * entries too (no heap-only update), a few per write: worth it for the rollups a sale, refund or lead updates, not
+ * for clicks_daily, whose counters every click batch updates (with it the floor's PostgreSQL CPU per click was 0.13
+ * ms against 0.10 without, bench runs M and N; docs/performance.md).
  */
 export function rollupCoveringMigration(d: RollupDefinition): string {
   const keyNames = d.key.map((c) => c.name);
