@@ -34,6 +34,9 @@ function runningOf(d: RollupDefinition): RunningTotals {
 /** The key columns other than program, partner and day (mode, currency), in key order. */
 const restOf = (d: RollupDefinition): string[] => d.key.map((c) => c.name).filter((n) => !["program_id", "partner_id", "day"].includes(n));
 
+/** The running totals' primary key: the ranking reads a day's partners along it. */
+const runningKey = (d: RollupDefinition): string => ["program_id", ...restOf(d), "day", "partner_id"].join(", ");
+
 /**
  * The migration creating the running totals (the ranking reads along the key, the job along program and day), the
  * built day of each program, and the rollup's trigger that moves it back.
@@ -41,7 +44,7 @@ const restOf = (d: RollupDefinition): string[] => d.key.map((c) => c.name).filte
 export function runningMigration(d: RollupDefinition): string {
   const r = runningOf(d);
   const columns = [...d.key.map((c) => `${c.name} ${c.type} NOT NULL`), `${r.figure} BIGINT NOT NULL`];
-  return `CREATE TABLE ${r.table} (${columns.join(", ")}, PRIMARY KEY (program_id, ${[...restOf(d), "day", "partner_id"].join(", ")}));
+  return `CREATE TABLE ${r.table} (${columns.join(", ")}, PRIMARY KEY (${runningKey(d)}));
    CREATE INDEX ${r.table}_days ON ${r.table} (program_id, day);
    CREATE TABLE ${r.table}_through (program_id INTEGER PRIMARY KEY, through_day DATE NOT NULL);
    ${rollupFunction(d)}`;
@@ -53,7 +56,7 @@ export function runningMigration(d: RollupDefinition): string {
  */
 export function runningCoveringKeyMigration(d: RollupDefinition): string {
   const r = runningOf(d);
-  return `ALTER TABLE ${r.table} DROP CONSTRAINT ${r.table}_pkey, ADD PRIMARY KEY (program_id, ${[...restOf(d), "day", "partner_id"].join(", ")}) INCLUDE (${r.figure});`;
+  return `ALTER TABLE ${r.table} DROP CONSTRAINT ${r.table}_pkey, ADD PRIMARY KEY (${runningKey(d)}) INCLUDE (${r.figure});`;
 }
 
 /** A SQLSTATE of a build that lost a race (a write of an earlier day, or another instance's build): it runs again later. */

@@ -5,6 +5,7 @@
  */
 import { acquireDatabase, releaseDatabase, type Database } from "../../shared/storage/database";
 import { reachableBackends, type TestBackend } from "../support/databases";
+import type { NewSale } from "../../services/sales/repository";
 
 /** `describe.each` rows: [backend name, backend]. */
 export const backends: Array<[TestBackend["name"], TestBackend]> = reachableBackends().map((b) => [b.name, b]);
@@ -49,3 +50,28 @@ export const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
 export const at = (offsetMs = 0): Date => new Date(T0 + offsetMs);
 export const SECOND = 1000;
 export const DAY = 86_400_000;
+
+const saleIds = counter();
+
+/** A new sale of `programId` for a repository test: 100.00 usd, live, unattributed, without commission, at T0; `over` sets the rest. */
+export const newSale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
+  programId,
+  transactionId: `txn_h${saleIds()}`,
+  amountCents: 10_000,
+  currency: "usd",
+  lines: null,
+  customerKey: null,
+  email: null,
+  processorCustomerId: null,
+  partnerId: null,
+  clickId: null,
+  attributionMethod: null,
+  isTest: false,
+  isRecurring: false,
+  saleType: null,
+  subscriptionId: null,
+  commissionState: "none",
+  noCommissionReason: null,
+  occurredAt: at(0),
+  ...over,
+});

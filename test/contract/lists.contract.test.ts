@@ -12,7 +12,7 @@ import type { NewProgram, ProgramsRepository } from "../../services/programs/rep
 import { createSalesRepository } from "../../services/sales/storage";
 import type { NewSale, Sale, SalesRepository } from "../../services/sales/repository";
 import { decodeCursor, type CursorPosition, type Page } from "../../shared/pagination";
-import { at, backends, counter, useRepository } from "./harness";
+import { at, backends, counter, newSale, useRepository } from "./harness";
 
 const unique = counter();
 
@@ -44,27 +44,7 @@ async function walkAll<T extends { id: number; createdAt: Date }>(read: (limit: 
 describe.each(backends)("list methods on %s", (_name, backend) => {
   describe("sales.listSalesPage", () => {
     const repo = useRepository<SalesRepository>(backend, createSalesRepository);
-    const sale = (programId: number, over: Partial<NewSale>): NewSale => ({
-      programId,
-      transactionId: `txn_${unique()}`,
-      amountCents: 1000,
-      currency: "usd",
-      lines: null,
-      customerKey: null,
-      email: null,
-      processorCustomerId: null,
-      partnerId: null,
-      clickId: null,
-      attributionMethod: null,
-      isTest: false,
-      isRecurring: false,
-      saleType: null,
-      subscriptionId: null,
-      occurredAt: at(0),
-      commissionState: "none",
-      noCommissionReason: null,
-      ...over,
-    });
+    const sale = (programId: number, over: Partial<NewSale>): NewSale => newSale(programId, { amountCents: 1000, ...over });
 
     it("pages newest first and filters by partner, test and attribution", async () => {
       const kinds: Array<Partial<NewSale>> = [{ partnerId: 1 }, { partnerId: 2 }, {}, { partnerId: 1, isTest: true }, { partnerId: 1 }, {}, { partnerId: 2, isTest: true }];

@@ -13,7 +13,7 @@ import { createSalesRepository } from "../../services/sales/storage";
 import type { NewSale, SalesRepository } from "../../services/sales/repository";
 import type { StatsQuery, TopPartners } from "../../shared/domain/stats";
 import type { Database } from "../../shared/storage/database";
-import { backends, counter, useRepository } from "./harness";
+import { backends, counter, newSale, useRepository } from "./harness";
 
 const unique = counter(1);
 const nextProgram = counter(500);
@@ -61,28 +61,9 @@ async function expectRankingsOfRecount(
   }
 }
 
-/** A new sale of `programId`: attributed to partner 1, 100.00 usd, live, on Jan 1st 2030 unless `over` says otherwise. */
-const newSale = (programId: number, over: Partial<NewSale>): NewSale => ({
-  programId,
-  transactionId: `tx_s${unique()}`,
-  amountCents: 10_000,
-  currency: "usd",
-  lines: null,
-  customerKey: null,
-  email: null,
-  processorCustomerId: null,
-  partnerId: 1,
-  clickId: null,
-  attributionMethod: "customer_key",
-  isTest: false,
-  isRecurring: false,
-  saleType: null,
-  subscriptionId: null,
-  commissionState: "none",
-  noCommissionReason: null,
-  occurredAt: new Date("2030-01-01T08:00:00Z"),
-  ...over,
-});
+/** A sale of `programId` attributed to partner 1 on Jan 1st 2030 unless `over` says otherwise. */
+const attributedSale = (programId: number, over: Partial<NewSale>): NewSale =>
+  newSale(programId, { partnerId: 1, attributionMethod: "customer_key", occurredAt: new Date("2030-01-01T08:00:00Z"), ...over });
 
 const sortBy = <T>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key]), undefined, { numeric: true }));
 
@@ -164,7 +145,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
 
     test("attributed sales and revenue in the program's currency per day and per partner", async () => {
       const programId = nextProgram();
-      const sale = (over: Partial<NewSale>) => repo().insertSale(newSale(programId, over));
+      const sale = (over: Partial<NewSale>) => repo().insertSale(attributedSale(programId, over));
       await sale({ amountCents: 12_345 });
       await sale({ amountCents: 1, occurredAt: new Date("2030-01-02T23:00:00Z") });
       await sale({ partnerId: 2, amountCents: 5_000, occurredAt: new Date("2030-01-02T00:00:00Z") });
@@ -300,7 +281,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
     const pastSale =
       (programId: number) =>
       (partnerId: number, day: number, amountCents: number, over: Partial<NewSale> = {}) =>
-        sales().insertSale(newSale(programId, { partnerId, amountCents, occurredAt: PAST_DAY(day), ...over }));
+        sales().insertSale(attributedSale(programId, { partnerId, amountCents, occurredAt: PAST_DAY(day), ...over }));
 
     test("sales: built up to two days ago, moved back by a sale dated earlier, every range equal to a recount; drift reported", async () => {
       const programId = nextProgram();
