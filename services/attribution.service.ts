@@ -478,7 +478,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.clickWriter = createClickWriter(this.repo);
     // lead.created events, from the attribution outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "attribution", this.repo.outbox);
-    // clicks_running, the overview's ranking of partners by clicks.
+    // clicks_running and leads_running: the overview's ranking of partners by clicks, the partners' clicks and leads.
     this.runningTotals = startRunningTotals(this, (today) => this.repo.extendRunningTotals(today));
   },
 

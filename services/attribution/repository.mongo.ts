@@ -1,9 +1,9 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, nextIds, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
-import { mergeRows, wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
+import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { dayOf } from "../../shared/storage/stats-mongo";
 import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, rollupStatsMatch, utcDayText, withRollupTransaction, type MongoRollup } from "../../shared/storage/rollup-mongo";
-import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
+import { extendRunningTotals, runningCollections, runningDrift, runningPartnerFigures, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -237,9 +237,10 @@ export class MongoAttributionRepository implements AttributionRepository {
     await dropReplacedIndex(clicks, OLD_PARTNER_CLICKS_INDEX);
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "attribution_outbox");
-    // clicks_running: each partner's clicks through each day, the overview's ranking (running-mongo.ts).
+    // clicks_running and leads_running: each partner's clicks (attributed leads) through each day, the overview's
+    // ranking by clicks and the partners' figures (running-mongo.ts).
     const clicksDaily = { ...activityDaily(clickDays, clicks, "clicks"), running: await runningCollections(connection, "clicks_running", "clicks", ["isTest"]) };
-    const leadsDaily = activityDaily(leadDays, leads, "leads", ATTRIBUTED);
+    const leadsDaily = { ...activityDaily(leadDays, leads, "leads", ATTRIBUTED), running: await runningCollections(connection, "leads_running", "leads", ["isTest"]) };
     // After the unique key indexes are built: instances starting together cannot both insert a key.
     await backfillRollup(clicksDaily);
     await backfillRollup(leadsDaily);
@@ -393,30 +394,36 @@ export class MongoAttributionRepository implements AttributionRepository {
     return runningTopPartners(this.clicksRunning, this.clicksDaily.rollup, q, {}, limit);
   }
 
-  extendRunningTotals(today: Date): Promise<number> {
-    return extendRunningTotals(this.clicksRunning, this.clicksDaily.rollup, today);
+  async extendRunningTotals(today: Date): Promise<number> {
+    return (await extendRunningTotals(this.clicksRunning, this.clicksDaily.rollup, today)) + (await extendRunningTotals(this.leadsRunning, this.leadsDaily.rollup, today));
   }
 
   private get clicksRunning(): MongoRunning {
     return this.clicksDaily.running!;
   }
 
+  private get leadsRunning(): MongoRunning {
+    return this.leadsDaily.running!;
+  }
+
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
     const zero = { clicks: 0, leads: 0 };
-    // The rollups' rows: along { programId, isTest, day } for a range, { programId, partnerId, ... } for a page of partners.
+    // The days from the rollups' rows of all partners (along { programId, isTest, day }); the partners from the
+    // running totals (two documents a partner and the days not yet built).
     const daily = wantsDays(q);
-    // One figure summed per group: the rows carry the group as `key` (a day or a partner) and the figure as `field`.
-    const sum = <D, K extends keyof StatsKeys, F extends keyof ActivityFigures>(model: Model<D>, key: K, field: F) =>
-      model.aggregate<Record<K, StatsKeys[K]> & Record<F, number>>([
-        { $match: rollupStatsMatch(q, "isTest", key === "day" ? "days" : "partners") },
-        { $group: { _id: `$${key}`, [field]: { $sum: `$${field}` } } },
-        { $project: { _id: 0, [key]: "$_id", [field]: 1 } },
+    const days = <D, F extends keyof ActivityFigures>(model: Model<D>, field: F) =>
+      model.aggregate<{ day: string } & Record<F, number>>([
+        { $match: rollupStatsMatch(q, "isTest", "days") },
+        { $group: { _id: "$day", [field]: { $sum: `$${field}` } } },
+        { $project: { _id: 0, day: "$_id", [field]: 1 } },
       ]);
+    const partners = <F extends keyof ActivityFigures>(running: MongoRunning, rollup: Pick<Model<unknown>, "collection">, field: F) =>
+      runningPartnerFigures({ ...running, figure: field }, rollup, q);
     const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
-      daily ? sum(this.clicksDaily.rollup, "day", "clicks") : [],
-      daily ? sum(this.leadsDaily.rollup, "day", "leads") : [],
-      q.partners === false ? [] : sum(this.clicksDaily.rollup, "partnerId", "clicks"),
-      q.partners === false ? [] : sum(this.leadsDaily.rollup, "partnerId", "leads"),
+      daily ? days(this.clicksDaily.rollup, "clicks") : [],
+      daily ? days(this.leadsDaily.rollup, "leads") : [],
+      q.partners === false ? [] : partners(this.clicksRunning, this.clicksDaily.rollup, "clicks"),
+      q.partners === false ? [] : partners(this.leadsRunning, this.leadsDaily.rollup, "leads"),
     ]);
     return {
       byDay: mergeRows("day", zero, clickDays, leadDays),
@@ -427,7 +434,9 @@ export class MongoAttributionRepository implements AttributionRepository {
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
     const clicks = await rollupDrift(this.clicksDaily, limit);
     const leads = await rollupDrift(this.leadsDaily, limit - clicks.length);
-    return [...clicks, ...leads, ...(await runningDrift(this.clicksRunning, this.clicksDaily.rollup, limit - clicks.length - leads.length))];
+    const drift = [...clicks, ...leads];
+    for (const d of [this.clicksDaily, this.leadsDaily]) drift.push(...(await runningDrift(d.running!, d.rollup, limit - drift.length)));
+    return drift;
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {

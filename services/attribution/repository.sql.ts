@@ -3,7 +3,7 @@ import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
-import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
+import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningFiguresQuery, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -99,6 +99,10 @@ const MIGRATIONS = [
   // The leads' figures read from the rollup's indexes alone (a page of partners, a range of days), however its rows
   // lie; clicks_daily keeps plain indexes (rollup-sql.ts, rollupCoveringMigration).
   rollupCoveringMigration(activityDaily("leads")),
+  // The partners' figures (a page of partners over all time, the overview's ranked partners) from two running rows
+  // a partner: leads summed through each day as clicks are (built by the same job), read from their key alone.
+  `${runningMigration(activityDaily("leads"))}
+   ${runningCoveringKeyMigration(activityDaily("leads"))}`,
 ];
 
 /** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */
@@ -115,7 +119,7 @@ function activityDaily(source: "clicks" | "leads"): RollupDefinition {
     figures: [{ name: source, type: "INTEGER", expr: "1" }],
     where: source === "leads" ? "partner_id IS NOT NULL" : undefined,
     rangeIndex: ["program_id", "is_test", "day"],
-    running: source === "clicks" ? { table: "clicks_running", figure: "clicks" } : undefined,
+    running: { table: `${source}_running`, figure: source },
   };
 }
 
@@ -133,19 +137,21 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
 /** The exact query of topPartners (exported so the query-plan test explains what runs): clicks. */
 export const clicksTopPartnersQuery = (q: StatsQuery, limit: number): SqlQuery => topPartnersQuery(activityDaily("clicks"), q, null, [], limit);
 
-/** The exact queries of activityStats (exported so the query-plan test explains what runs); no daily ones for all time. */
+/**
+ * The exact queries of activityStats (exported so the query-plan test explains what runs): the days from the
+ * rollups (none for all time), the partners from the running totals.
+ */
 export function activityStatsQueries(q: StatsQuery): Record<"clickDays" | "leadDays" | "clickPartners" | "leadPartners", SqlQuery | null> {
   const daily = wantsDays(q);
-  const query = (table: "clicks" | "leads", rows: "days" | "partners") => {
-    const w = rollupWhere(q, "is_test", rows);
-    const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
-    return { text: `SELECT ${group}, sum(${table})::int AS ${table} FROM ${table}_daily WHERE ${w.where} GROUP BY 1`, values: w.params };
+  const days = (table: "clicks" | "leads") => {
+    const w = rollupWhere(q, "is_test", "days");
+    return { text: `SELECT ${ROLLUP_DAY} AS day, sum(${table})::int AS ${table} FROM ${table}_daily WHERE ${w.where} GROUP BY 1`, values: w.params };
   };
   return {
-    clickDays: daily ? query("clicks", "days") : null,
-    leadDays: daily ? query("leads", "days") : null,
-    clickPartners: query("clicks", "partners"),
-    leadPartners: query("leads", "partners"),
+    clickDays: daily ? days("clicks") : null,
+    leadDays: daily ? days("leads") : null,
+    clickPartners: runningFiguresQuery(activityDaily("clicks"), q),
+    leadPartners: runningFiguresQuery(activityDaily("leads"), q),
   };
 }
 
@@ -373,8 +379,8 @@ export class SqlAttributionRepository implements AttributionRepository {
     return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
   }
 
-  extendRunningTotals(today: Date): Promise<number> {
-    return extendRunningTotals(this.db, activityDaily("clicks"), today);
+  async extendRunningTotals(today: Date): Promise<number> {
+    return (await extendRunningTotals(this.db, activityDaily("clicks"), today)) + (await extendRunningTotals(this.db, activityDaily("leads"), today));
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
@@ -383,7 +389,8 @@ export class SqlAttributionRepository implements AttributionRepository {
       const q = rollupDriftQuery(d, limit - drift.length);
       drift.push(...(await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r)));
     }
-    return [...drift, ...(await runningDrift(this.db, activityDaily("clicks"), limit - drift.length))];
+    for (const d of [activityDaily("clicks"), activityDaily("leads")]) drift.push(...(await runningDrift(this.db, d, limit - drift.length)));
+    return drift;
   }
 
   async listLeadsPage(f: LeadListFilter): Promise<Page<Lead>> {

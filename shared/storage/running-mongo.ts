@@ -119,11 +119,17 @@ export async function extendRunningTotals(r: MongoRunning, daily: Pick<Model<unk
 }
 
 /**
- * An owner's topPartners on MongoDB (running-sql.ts's topPartnersQuery): each partner's running total at the
- * range's last built day minus the day before the range, plus the rollup's documents after the built days; the
- * `limit` best above zero (ties: lower id first), with how many partners are above zero. One snapshot.
+ * Each partner's figure over the range from the running totals (running-sql.ts's runningFigureQuery): its running
+ * total at the range's last built day minus the day before the range, plus the rollup's documents after the built
+ * days; `then` ranks or projects the { _id: partnerId, figure } rows. One snapshot.
  */
-export async function runningTopPartners(r: MongoRunning, daily: Pick<Model<unknown>, "collection">, q: StatsQuery, filter: Record<string, unknown>, limit: number): Promise<TopPartners> {
+async function aggregateRunningFigures<T extends object>(
+  r: MongoRunning,
+  daily: Pick<Model<unknown>, "collection">,
+  q: StatsQuery,
+  filter: Record<string, unknown>,
+  then: object[],
+): Promise<T[]> {
   const session = await r.connection.startSession({ snapshot: true });
   try {
     const through = (await r.through.findOne({ _id: q.programId }, { session }))?.throughDay ?? null;
@@ -148,25 +154,40 @@ export async function runningTopPartners(r: MongoRunning, daily: Pick<Model<unkn
     const partners = { $ne: ALL_PARTNERS, ...(q.partnerIds ? { $in: [...q.partnerIds] } : {}) };
     unions.push({ coll: daily.collection.collectionName, pipeline: [{ $match: { ...common, partnerId: partners, ...(Object.keys(day).length ? { day } : {}) } }, value(1)] });
     const [head, ...rest] = unions;
-    const rows = await r.connection
+    return await r.connection
       .db!.collection(head.coll)
-      .aggregate<{ _id: number; counted: number }>(
-        [
-          ...head.pipeline,
-          ...rest.map((u) => ({ $unionWith: u })),
-          { $group: { _id: "$partnerId", figure: { $sum: "$v" } } },
-          { $match: { figure: { $gt: 0 } } },
-          { $setWindowFields: { output: { counted: { $count: {} } } } },
-          { $sort: { figure: -1, _id: 1 } },
-          { $limit: limit },
-        ],
-        { session },
-      )
+      .aggregate<T>([...head.pipeline, ...rest.map((u) => ({ $unionWith: u })), { $group: { _id: "$partnerId", figure: { $sum: "$v" } } }, ...then], { session })
       .toArray();
-    return { partnerIds: rows.map((row) => Number(row._id)), partnersCounted: rows.length ? Number(rows[0].counted) : 0 };
   } finally {
     await session.endSession();
   }
+}
+
+/**
+ * An owner's topPartners on MongoDB (running-sql.ts's topPartnersQuery): the `limit` partners whose figure over the
+ * range leads, above zero (ties: lower id first), with how many partners are above zero.
+ */
+export async function runningTopPartners(r: MongoRunning, daily: Pick<Model<unknown>, "collection">, q: StatsQuery, filter: Record<string, unknown>, limit: number): Promise<TopPartners> {
+  const rows = await aggregateRunningFigures<{ _id: number; counted: number }>(r, daily, q, filter, [
+    { $match: { figure: { $gt: 0 } } },
+    { $setWindowFields: { output: { counted: { $count: {} } } } },
+    { $sort: { figure: -1, _id: 1 } },
+    { $limit: limit },
+  ]);
+  return { partnerIds: rows.map((row) => Number(row._id)), partnersCounted: rows.length ? Number(rows[0].counted) : 0 };
+}
+
+/**
+ * The partners' figures over the range (or all time) from the running totals (running-sql.ts's
+ * runningFiguresQuery), for a rollup whose one figure they keep: `partnerId` and the figure, for the partners with
+ * one other than zero.
+ */
+export function runningPartnerFigures<F extends string>(
+  r: MongoRunning & { figure: F },
+  daily: Pick<Model<unknown>, "collection">,
+  q: StatsQuery,
+): Promise<Array<{ partnerId: number } & Record<F, number>>> {
+  return aggregateRunningFigures(r, daily, q, {}, [{ $match: { figure: { $ne: 0 } } }, { $project: { _id: 0, partnerId: "$_id", [r.figure]: "$figure" } }]);
 }
 
 /**

@@ -2,7 +2,8 @@
  * Running totals of a daily rollup in SQL (docs/performance.md, "Rollups"; running-mongo.ts is the MongoDB side):
  * per partner and day, one figure summed from the program's first day through that day, so the overview ranks a
  * program's partners over any range by two rows a partner (the total at the range's last day minus the total the
- * day before its first) instead of a row per partner and day.
+ * day before its first) instead of a row per partner and day; where they keep the rollup's one figure (clicks,
+ * leads), the partners' figures come from them the same way (a page of partners over all time).
  *
  * A job (`extendRunningTotals`, run by the owner's service) builds the rows day by day up to two days before today
  * (UTC) and records per program the last day built (`<table>_through`). Rows are exact up to that day: the rollup's
@@ -122,14 +123,20 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
 }
 
 /**
- * The query of an owner's topPartners: the `limit` partners whose figure leads the range, above zero, best first
- * (ties: lower partner id first); each row with `counted`, how many partners have it above zero. A partner's
- * figure is its running total at the range's last built day minus the one the day before the range, plus the
- * rollup's rows of the range's days after the built ones: three sets joined on the partner (the two running ones
- * in key order from the index), the sums in bigint. `filter` narrows all three alike and must leave one row per
- * partner and day (e.g. one currency: its parameters are `extra`, numbered from the one `filter` is given).
+ * Each partner's figure over the range from the running totals: its running total at the range's last built day
+ * minus the one the day before the range, plus the rollup's rows of the range's days after the built ones: three
+ * sets joined on the partner (the two running ones in key order from the index), the sums in bigint. `filter`
+ * narrows all three alike and must leave one row per partner and day (e.g. one currency: its parameters are
+ * `extra`, numbered from the one `filter` is given). The statement's text: `WITH t ... SELECT <select> FROM
+ * (partner_id, v) x <rest>`, with `param` adding the rest's parameters.
  */
-export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: number) => string) | null, extra: unknown[], limit: number): { text: string; values: unknown[] } {
+function runningFigureQuery(
+  d: RollupDefinition,
+  q: StatsQuery,
+  filter: ((firstExtra: number) => string) | null,
+  extra: unknown[],
+  outer: (x: string, param: (v: unknown) => string) => string,
+): { text: string; values: unknown[] } {
   const r = runningOf(d);
   const values: unknown[] = [q.programId, q.test];
   const param = (v: unknown) => `$${values.push(v)}`;
@@ -149,9 +156,36 @@ export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((f
   const figure = start ? "COALESCE(l.v, 0) - COALESCE(b.v, 0) + COALESCE(a.v, 0)" : "COALESCE(l.v, 0) + COALESCE(a.v, 0)";
   const joined = start ? `(${last}) l FULL JOIN (${before}) b USING (partner_id) FULL JOIN (${after}) a USING (partner_id)` : `(${last}) l FULL JOIN (${after}) a USING (partner_id)`;
   const text = `WITH t AS (SELECT COALESCE((SELECT through_day FROM ${r.table}_through WHERE program_id = $1), '-infinity'::date) AS through)
-    SELECT partner_id AS "partnerId", count(*) OVER () AS counted FROM (SELECT partner_id, ${figure} AS v FROM ${joined}) x
-    WHERE v > 0 ORDER BY v DESC, partner_id LIMIT ${param(limit)}`;
+    ${outer(`(SELECT partner_id, ${figure} AS v FROM ${joined}) x`, param)}`;
   return { text, values };
+}
+
+/**
+ * The query of an owner's topPartners: the `limit` partners whose figure over the range (runningFigureQuery) leads,
+ * above zero, best first (ties: lower partner id first); each row with `counted`, how many partners have it above
+ * zero.
+ */
+export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: number) => string) | null, extra: unknown[], limit: number): { text: string; values: unknown[] } {
+  return runningFigureQuery(
+    d,
+    q,
+    filter,
+    extra,
+    (x, param) => `SELECT partner_id AS "partnerId", count(*) OVER () AS counted FROM ${x}
+    WHERE v > 0 ORDER BY v DESC, partner_id LIMIT ${param(limit)}`,
+  );
+}
+
+/**
+ * The query of the partners' figures over the range (or all time) from the running totals, for a rollup whose one
+ * figure they keep: rows `partnerId` and the figure (int) for the partners with one other than zero. Two index
+ * rows a partner and the days not yet built, where the rollup's own rows are one a partner and day (a page of
+ * partners over all time: ~100 each).
+ */
+export function runningFiguresQuery(d: RollupDefinition, q: StatsQuery): { text: string; values: unknown[] } {
+  const r = runningOf(d);
+  if (d.figures.length !== 1 || d.figures[0].name !== r.figure) throw new Error(`${r.table} does not keep every figure of ${d.table}`);
+  return runningFigureQuery(d, q, null, [], (x) => `SELECT partner_id AS "partnerId", v::int AS ${r.figure} FROM ${x} WHERE v <> 0`);
 }
 
 /** A topPartners answer from its query's rows. */

@@ -350,10 +350,12 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
       expect(await sales().rollupDrift(100)).toEqual([]);
     });
 
-    test("clicks: the same over clicks_running", async () => {
+    test("clicks and leads: the partners' figures and the ranking from clicks_running and leads_running equal a count of what was written", async () => {
       const programId = nextProgram();
-      const click = (partnerId: number, day: number) =>
-        attribution().createClick({
+      const written: Array<{ kind: "clicks" | "leads"; partnerId: number; day: number }> = [];
+      const click = async (partnerId: number, day: number) => {
+        written.push({ kind: "clicks", partnerId, day });
+        await attribution().createClick({
           clickId: `clk_r${unique()}`,
           programId,
           partnerId,
@@ -364,6 +366,11 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
           userAgent: null,
           timestamp: PAST_DAY(day),
         });
+      };
+      const lead = async (partnerId: number, day: number) => {
+        written.push({ kind: "leads", partnerId, day });
+        await attribution().recordLead({ programId, customerKey: `c${unique()}`, email: null, clickId: null, partnerId, isTest: false, timestamp: PAST_DAY(day) });
+      };
       for (const [partnerId, day] of [
         [1, 0],
         [1, 1],
@@ -376,17 +383,47 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
         [1, 8],
       ])
         await click(partnerId, day);
-      const check = () =>
-        expectRankingsOfRecount(
+      for (const [partnerId, day] of [
+        [2, 0],
+        [5, 3],
+        [2, 7],
+        [1, 10],
+      ])
+        await lead(partnerId, day);
+      // What was written on the query's days (PAST_DAY(n) is noon of day n) by its partners.
+      const counted = (q: StatsQuery, kind: "clicks" | "leads") => {
+        const byPartner = new Map<number, number>();
+        for (const w of written) {
+          const at = PAST_DAY(w.day);
+          if (w.kind !== kind || (q.start && at < q.start) || (q.end && at >= q.end) || (q.partnerIds && !q.partnerIds.includes(w.partnerId))) continue;
+          byPartner.set(w.partnerId, (byPartner.get(w.partnerId) ?? 0) + 1);
+        }
+        return [...byPartner].map(([partnerId, figure]) => ({ partnerId, figure }));
+      };
+      const check = async () => {
+        await expectRankingsOfRecount(
           programId,
           (q) => attribution().topPartners(q, 3),
-          async (q) => (await attribution().activityStats(q)).byPartner.map((r) => ({ partnerId: r.partnerId, figure: r.clicks })),
+          async (q) => counted(q, "clicks"),
         );
-      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(10);
+        for (let from = 0; from < 11; from++)
+          for (const q of [pastRange(programId, from, 11), pastRange(programId, from, from + 1, { partnerIds: [1, 2] }), range(programId, { start: null, end: null })]) {
+            const zero = (partnerId: number) => ({ partnerId, clicks: 0, leads: 0 });
+            const want = new Map<number, { partnerId: number; clicks: number; leads: number }>();
+            for (const kind of ["clicks", "leads"] as const) for (const c of counted(q, kind)) want.set(c.partnerId, { ...(want.get(c.partnerId) ?? zero(c.partnerId)), [kind]: c.figure });
+            expect({ q, partners: sortBy((await attribution().activityStats({ ...q, days: false })).byPartner, "partnerId") }).toEqual({
+              q,
+              partners: sortBy([...want.values()], "partnerId"),
+            });
+          }
+      };
+      await check(); // nothing built yet: the rollups' rows alone
+      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(20);
       await check();
       await click(4, 1);
+      await lead(3, 2);
       await check();
-      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(9);
+      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(17);
       await check();
       expect(await attribution().rollupDrift(100)).toEqual([]);
     });

@@ -59,8 +59,9 @@
  *   rollup.sales_daily / clicks_daily / leads_daily: the same for the sales
  *   and the clicks and leads, checked by their owners (`rollupDrift`) and
  *   added to the report by commissions.reconcile; rollup.sales_running /
- *   clicks_running: each built running total is the day before's plus its
- *   day's rollup row (the overview's ranking), checked alike.
+ *   clicks_running / leads_running: each built running total is the day
+ *   before's plus its day's rollup row (the overview's ranking, the
+ *   partners' clicks and leads), checked alike.
  */
 import { checkBalances } from "./balances";
 import { checkCommission } from "./commissions";

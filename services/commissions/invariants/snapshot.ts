@@ -118,7 +118,8 @@ export type InvariantRule =
   | "rollup.clicks_daily"
   | "rollup.leads_daily"
   | "rollup.sales_running"
-  | "rollup.clicks_running";
+  | "rollup.clicks_running"
+  | "rollup.leads_running";
 
 export interface Violation {
   rule: InvariantRule;
@@ -216,4 +217,5 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "rollup.leads_daily",
   "rollup.sales_running",
   "rollup.clicks_running",
+  "rollup.leads_running",
 ];
