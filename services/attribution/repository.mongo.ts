@@ -239,8 +239,8 @@ export class MongoAttributionRepository implements AttributionRepository {
     const outbox = await MongoOutbox.create(connection, "attribution_outbox");
     // clicks_running and leads_running: each partner's clicks (attributed leads) through each day, the overview's
     // ranking by clicks and the partners' figures (running-mongo.ts).
-    const clicksDaily = { ...activityDaily(clickDays, clicks, "clicks"), running: await runningCollections(connection, "clicks_running", "clicks", ["isTest"]) };
-    const leadsDaily = { ...activityDaily(leadDays, leads, "leads", ATTRIBUTED), running: await runningCollections(connection, "leads_running", "leads", ["isTest"]) };
+    const clicksDaily = { ...activityDaily(clickDays, clicks, "clicks"), running: await runningCollections(connection, "clicks_running", "clicks", ["isTest"], { packed: true }) };
+    const leadsDaily = { ...activityDaily(leadDays, leads, "leads", ATTRIBUTED), running: await runningCollections(connection, "leads_running", "leads", ["isTest"], { packed: false }) };
     // After the unique key indexes are built: instances starting together cannot both insert a key.
     await backfillRollup(clicksDaily);
     await backfillRollup(leadsDaily);

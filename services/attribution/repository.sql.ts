@@ -3,7 +3,16 @@ import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
-import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningFiguresQuery, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
+import { rankPackedRange, type PackedRange } from "../../shared/storage/running-packed";
+import {
+  extendRunningTotals,
+  runningCoveringKeyMigration,
+  runningDrift,
+  runningFiguresQuery,
+  runningMigration,
+  runningPackedMigration,
+  topPartnersQuery,
+} from "../../shared/storage/running-sql";
 import type {
   ActivityFigures,
   AttributionRepository,
@@ -103,6 +112,8 @@ const MIGRATIONS = [
   // a partner: leads summed through each day as clicks are (built by the same job), read from their key alone.
   `${runningMigration(activityDaily("leads"))}
    ${runningCoveringKeyMigration(activityDaily("leads"))}`,
+  // The ranking's days packed: every partner's clicks through each day in one value (running-packed.ts).
+  runningPackedMigration(activityDaily("clicks")),
 ];
 
 /** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */
@@ -119,7 +130,7 @@ function activityDaily(source: "clicks" | "leads"): RollupDefinition {
     figures: [{ name: source, type: "INTEGER", expr: "1" }],
     where: source === "leads" ? "partner_id IS NOT NULL" : undefined,
     rangeIndex: ["program_id", "is_test", "day"],
-    running: { table: `${source}_running`, figure: source },
+    running: { table: `${source}_running`, figure: source, packed: source === "clicks" },
   };
 }
 
@@ -135,7 +146,7 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
 }
 
 /** The exact query of topPartners (exported so the query-plan test explains what runs): clicks. */
-export const clicksTopPartnersQuery = (q: StatsQuery, limit: number): SqlQuery => topPartnersQuery(activityDaily("clicks"), q, null, [], limit);
+export const clicksTopPartnersQuery = (q: StatsQuery): SqlQuery => topPartnersQuery(activityDaily("clicks"), q, null, []);
 
 /**
  * The exact queries of activityStats (exported so the query-plan test explains what runs): the days from the
@@ -375,8 +386,9 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
-    const query = clicksTopPartnersQuery(q, limit);
-    return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
+    const query = clicksTopPartnersQuery(q);
+    const [row] = await this.db.query<PackedRange>(query.text, query.values);
+    return rankPackedRange(row, q.partnerIds, limit);
   }
 
   async extendRunningTotals(today: Date): Promise<number> {

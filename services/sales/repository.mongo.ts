@@ -140,8 +140,8 @@ export class MongoSalesRepository implements SalesRepository {
     await dropReplacedIndex(sales, OLD_SALES_STATS_INDEX);
     // Created here, not inside a transaction (a collection cannot be created in one on older servers).
     const outbox = await MongoOutbox.create(connection, "sales_outbox");
-    // sales_running: each partner's revenue through each day, the overview's ranking (running-mongo.ts).
-    const daily = salesDaily(sales, days, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"]));
+    // sales_running: each partner's revenue through each day, and each day packed, the overview's ranking (running-mongo.ts).
+    const daily = salesDaily(sales, days, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"], { packed: true }));
     // After the unique key index is built: instances starting together cannot both insert a key.
     await backfillRollup(daily);
     return new MongoSalesRepository(connection, sales, daily, outbox);

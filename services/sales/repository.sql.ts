@@ -3,7 +3,8 @@ import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
-import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, topPartnersQuery, toTopPartners } from "../../shared/storage/running-sql";
+import { rankPackedRange, type PackedRange } from "../../shared/storage/running-packed";
+import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, runningPackedMigration, topPartnersQuery } from "../../shared/storage/running-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { SALES_CSV } from "./export";
@@ -55,6 +56,8 @@ const MIGRATIONS = [
   runningCoveringKeyMigration(salesDaily()),
   // The figures read from the rollup's indexes alone (a page of partners, a range of days), however its rows lie.
   rollupCoveringMigration(salesDaily()),
+  // The ranking's days packed: every partner's revenue through each day in one value (running-packed.ts).
+  runningPackedMigration(salesDaily()),
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
@@ -75,7 +78,7 @@ function salesDaily(): RollupDefinition {
     ],
     where: "partner_id IS NOT NULL",
     rangeIndex: ["program_id", "is_test", "day"],
-    running: { table: "sales_running", figure: "amount_cents" },
+    running: { table: "sales_running", figure: "amount_cents", packed: true },
   };
 }
 
@@ -112,7 +115,7 @@ const SALES_CSV_LINE = csvLineSql(SALES_CSV, {
 });
 
 /** The exact query of topPartners (exported so the query-plan test explains what runs): revenue in the program's currency. */
-export const salesTopPartnersQuery = (q: StatsQuery, currency: string, limit: number): SqlQuery => topPartnersQuery(salesDaily(), q, (n) => `currency = $${n}`, [currency], limit);
+export const salesTopPartnersQuery = (q: StatsQuery, currency: string): SqlQuery => topPartnersQuery(salesDaily(), q, (n) => `currency = $${n}`, [currency]);
 
 /** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
@@ -264,8 +267,9 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners> {
-    const query = salesTopPartnersQuery(q, currency, limit);
-    return toTopPartners(await this.db.query<{ partnerId: number; counted: string }>(query.text, query.values));
+    const query = salesTopPartnersQuery(q, currency);
+    const [row] = await this.db.query<PackedRange>(query.text, query.values);
+    return rankPackedRange(row, q.partnerIds, limit);
   }
 
   extendRunningTotals(today: Date): Promise<number> {

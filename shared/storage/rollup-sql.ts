@@ -42,6 +42,11 @@ export interface RollupDefinition {
 export interface RunningTotals {
   table: string;
   figure: string;
+  /**
+   * Whether the job also packs each built day's totals (`<table>_packed`, running-packed.ts; the ranking reads them)
+   * up to its own day (`packed_through_day`), which the trigger moves back with the built one.
+   */
+  packed: boolean;
 }
 
 const names = (cols: RollupColumn[]) => cols.map((c) => c.name).join(", ");
@@ -75,7 +80,7 @@ function upsert(d: RollupDefinition, select: string): string {
       ON CONFLICT (${keys}) DO UPDATE SET ${add}`;
   if (!d.running) return insert(`(${movedRows}) moved`);
   return `WITH moved AS (${movedRows}), added AS (${insert("moved")})
-      UPDATE ${d.running.table}_through t SET through_day = LEAST(t.through_day, m.day - 1)
+      UPDATE ${d.running.table}_through t SET through_day = LEAST(t.through_day, m.day - 1)${d.running.packed ? ", packed_through_day = LEAST(t.packed_through_day, m.day - 1)" : ""}
       FROM (SELECT program_id, min(day) AS day FROM moved WHERE partner_id <> ${ALL_PARTNERS} GROUP BY program_id) m
       WHERE t.program_id = m.program_id AND m.day < (now() AT TIME ZONE 'UTC')::date`;
 }

@@ -17,9 +17,10 @@
  * row; the job leaves yesterday unbuilt too, so a write that began before midnight UTC (its trigger still calls its
  * day today) is never missed by a build that began after.
  */
-import { ALL_PARTNERS, type RollupDrift, type StatsQuery, type TopPartners } from "../domain/stats";
+import { ALL_PARTNERS, type RollupDrift, type StatsQuery } from "../domain/stats";
+import { differingPartners, unpackFigures } from "./running-packed";
 import { rollupFunction, toRollupDrift, type RollupDefinition, type RunningTotals } from "./rollup-sql";
-import type { SqlDatabase } from "./sql";
+import type { SqlDatabase, SqlExecutor } from "./sql";
 
 /** How many days a program's build writes per transaction (about partners x days rows). */
 const RUNNING_DAYS_PER_BUILD = 31;
@@ -48,7 +49,7 @@ export function runningMigration(d: RollupDefinition): string {
   return `CREATE TABLE ${r.table} (${columns.join(", ")}, PRIMARY KEY (${runningKey(d)}));
    CREATE INDEX ${r.table}_days ON ${r.table} (program_id, day);
    CREATE TABLE ${r.table}_through (program_id INTEGER PRIMARY KEY, through_day DATE NOT NULL);
-   ${rollupFunction(d)}`;
+   ${rollupFunction({ ...d, running: { ...r, packed: false } })}`;
 }
 
 /**
@@ -60,17 +61,71 @@ export function runningCoveringKeyMigration(d: RollupDefinition): string {
   return `ALTER TABLE ${r.table} DROP CONSTRAINT ${r.table}_pkey, ADD PRIMARY KEY (${runningKey(d)}) INCLUDE (${r.figure});`;
 }
 
+/** A day's running totals of every partner as one packed value (running-packed.ts), per key: program, rest, day. */
+const packedOf = (figure: string) => `string_agg(int4send(partner_id) || int8send(${figure}), ''::bytea ORDER BY partner_id)`;
+
+/**
+ * The running totals' days packed (`<table>_packed`: per program, mode or currency and day, every partner's total
+ * in one value), the ranking's reads, filled from the days already built; the last day packed per program
+ * (`packed_through_day`), which the rollup's trigger moves back with the built one. The job packs the days it builds
+ * and any built without it (by an instance of an earlier version): the ranking reads packed days up to that day only.
+ */
+export function runningPackedMigration(d: RollupDefinition): string {
+  const r = runningOf(d);
+  const rest = restOf(d);
+  const restColumns = d.key.filter((c) => rest.includes(c.name)).map((c) => `${c.name} ${c.type} NOT NULL, `);
+  const group = ["program_id", ...rest, "day"].join(", ");
+  return `CREATE TABLE ${r.table}_packed (program_id INTEGER NOT NULL, ${restColumns.join("")}day DATE NOT NULL, figures BYTEA NOT NULL, PRIMARY KEY (${group}));
+   ALTER TABLE ${r.table}_through ADD COLUMN packed_through_day DATE;
+   UPDATE ${r.table}_through SET packed_through_day = through_day;
+   INSERT INTO ${r.table}_packed (${group}, figures) SELECT ${group}, ${packedOf(r.figure)} FROM ${r.table} x
+     WHERE day <= (SELECT through_day FROM ${r.table}_through t WHERE t.program_id = x.program_id) GROUP BY ${group};
+   ${rollupFunction(d)}`;
+}
+
+/** Builds the running totals of a program's days `first` to `last` (replacing what they held). */
+async function buildDays(tx: SqlExecutor, d: RollupDefinition, programId: number, first: string, last: string): Promise<void> {
+  const r = runningOf(d);
+  const key = [...restOf(d), "partner_id"].join(", ");
+  await tx.query(`DELETE FROM ${r.table} WHERE program_id = $1 AND day BETWEEN $2::date AND $3::date`, [programId, first, last]);
+  // Each partner's total the day before, plus the rollup's rows of each day, running; zeros left out (a missing row
+  // reads as zero). Written day by day, so a day's rows share few pages.
+  await tx.query(
+    `WITH base AS (SELECT ${key}, ${r.figure} FROM ${r.table} WHERE program_id = $1 AND day = $2::date - 1),
+       days AS (SELECT ${key}, day, ${r.figure} FROM ${d.table} WHERE program_id = $1 AND partner_id <> ${ALL_PARTNERS} AND day BETWEEN $2::date AND $3::date),
+       keys AS (SELECT ${key} FROM base UNION SELECT ${key} FROM days),
+       grid AS (SELECT keys.*, g.day::date AS day FROM keys CROSS JOIN generate_series($2::date, $3::date, interval '1 day') AS g(day)),
+       totals AS (
+         SELECT ${key}, grid.day, COALESCE(base.${r.figure}, 0) + sum(COALESCE(days.${r.figure}, 0)) OVER (PARTITION BY ${key} ORDER BY grid.day) AS ${r.figure}
+         FROM grid LEFT JOIN base USING (${key}) LEFT JOIN days USING (${key}, day))
+     INSERT INTO ${r.table} (program_id, ${key}, day, ${r.figure})
+     SELECT $1, ${key}, day, ${r.figure} FROM totals WHERE ${r.figure} <> 0 ORDER BY day, ${key}`,
+    [programId, first, last],
+  );
+}
+
+/** Packs the built days `first` to `last` of a program (replacing what they held): one value per key and day. */
+async function packDays(tx: SqlExecutor, d: RollupDefinition, programId: number, first: string, last: string): Promise<void> {
+  const r = runningOf(d);
+  const group = ["program_id", ...restOf(d), "day"].join(", ");
+  await tx.query(`DELETE FROM ${r.table}_packed WHERE program_id = $1 AND day BETWEEN $2::date AND $3::date`, [programId, first, last]);
+  await tx.query(
+    `INSERT INTO ${r.table}_packed (${group}, figures) SELECT ${group}, ${packedOf(r.figure)} FROM ${r.table}
+     WHERE program_id = $1 AND day BETWEEN $2::date AND $3::date GROUP BY ${group}`,
+    [programId, first, last],
+  );
+}
+
 /** A SQLSTATE of a build that lost a race (a write of an earlier day, or another instance's build): it runs again later. */
 const LOST_RACE = new Set(["40001", "23505"]);
 
 /**
  * Builds the running totals of every program up to two days before `today`, at most RUNNING_DAYS_PER_BUILD days
- * per program and call; returns how many program-days it built (0: nothing left). A build that lost a race is
- * left for the next call.
+ * per program and call, and packs as many built days; returns how many program-days it built or packed (0: nothing
+ * left). A build that lost a race is left for the next call.
  */
 export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, today: Date): Promise<number> {
   const r = runningOf(d);
-  const rest = restOf(d);
   const target = new Date(today.getTime() - UNBUILT_DAYS * 86_400_000).toISOString().slice(0, 10);
   // The programs with rows, one index probe each (a loose scan of the rollup's key).
   const programs = await db.query<{ id: number }>(
@@ -82,38 +137,34 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
   for (const { id } of programs) {
     // Committed before any build, so a write of a past day always finds the row to move back.
     await db.query(
-      `INSERT INTO ${r.table}_through (program_id, through_day)
-       SELECT $1, min(day) - 1 FROM ${d.table} WHERE program_id = $1 AND partner_id = ${ALL_PARTNERS} HAVING min(day) IS NOT NULL
+      `INSERT INTO ${r.table}_through (program_id, through_day${r.packed ? ", packed_through_day" : ""})
+       SELECT $1, min(day) - 1${r.packed ? ", min(day) - 1" : ""} FROM ${d.table} WHERE program_id = $1 AND partner_id = ${ALL_PARTNERS} HAVING min(day) IS NOT NULL
        ON CONFLICT (program_id) DO NOTHING`,
       [id],
     );
     try {
       built += await db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-        const [span] = await tx.query<{ first: string; last: string }>(
-          `SELECT to_char(through_day + 1, 'YYYY-MM-DD') AS first, to_char(LEAST(through_day + ${RUNNING_DAYS_PER_BUILD}, $2::date), 'YYYY-MM-DD') AS last
-           FROM ${r.table}_through WHERE program_id = $1 AND through_day < $2::date`,
+        // The days to build (none once two days ago is built) and, packed, the days to pack up to the new built
+        // day (a row an earlier version inserted has no packed day: packed from the program's first day).
+        const builtTo = `GREATEST(through_day, LEAST(through_day + ${RUNNING_DAYS_PER_BUILD}, $2::date))`;
+        const packedThrough = `COALESCE(packed_through_day, (SELECT min(day) - 1 FROM ${d.table} WHERE program_id = $1 AND partner_id = ${ALL_PARTNERS}))`;
+        const [span] = await tx.query<{ first: string; last: string; packFrom: string | null; packTo: string | null }>(
+          `SELECT to_char(through_day + 1, 'YYYY-MM-DD') AS first, to_char(${builtTo}, 'YYYY-MM-DD') AS last,
+             ${r.packed ? `to_char(${packedThrough} + 1, 'YYYY-MM-DD')` : "NULL"} AS "packFrom",
+             ${r.packed ? `to_char(LEAST(${packedThrough} + ${RUNNING_DAYS_PER_BUILD}, ${builtTo}), 'YYYY-MM-DD')` : "NULL"} AS "packTo"
+           FROM ${r.table}_through WHERE program_id = $1 AND (through_day < $2::date${r.packed ? ` OR ${packedThrough} < through_day` : ""})`,
           [id, target],
         );
         if (!span) return 0;
-        const key = [...rest, "partner_id"].join(", ");
-        await tx.query(`DELETE FROM ${r.table} WHERE program_id = $1 AND day BETWEEN $2::date AND $3::date`, [id, span.first, span.last]);
-        // Each partner's total the day before, plus the rollup's rows of each day, running; zeros left out (a
-        // missing row reads as zero). Written day by day, so a day's rows share few pages.
+        const days = (from: string, to: string) => Math.max(0, (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1);
+        if (span.first <= span.last) await buildDays(tx, d, id, span.first, span.last);
+        if (span.packFrom && span.packTo && span.packFrom <= span.packTo) await packDays(tx, d, id, span.packFrom, span.packTo);
         await tx.query(
-          `WITH base AS (SELECT ${key}, ${r.figure} FROM ${r.table} WHERE program_id = $1 AND day = $2::date - 1),
-             days AS (SELECT ${key}, day, ${r.figure} FROM ${d.table} WHERE program_id = $1 AND partner_id <> ${ALL_PARTNERS} AND day BETWEEN $2::date AND $3::date),
-             keys AS (SELECT ${key} FROM base UNION SELECT ${key} FROM days),
-             grid AS (SELECT keys.*, g.day::date AS day FROM keys CROSS JOIN generate_series($2::date, $3::date, interval '1 day') AS g(day)),
-             totals AS (
-               SELECT ${key}, grid.day, COALESCE(base.${r.figure}, 0) + sum(COALESCE(days.${r.figure}, 0)) OVER (PARTITION BY ${key} ORDER BY grid.day) AS ${r.figure}
-               FROM grid LEFT JOIN base USING (${key}) LEFT JOIN days USING (${key}, day))
-           INSERT INTO ${r.table} (program_id, ${key}, day, ${r.figure})
-           SELECT $1, ${key}, day, ${r.figure} FROM totals WHERE ${r.figure} <> 0 ORDER BY day, ${key}`,
-          [id, span.first, span.last],
+          `UPDATE ${r.table}_through SET through_day = $2::date${r.packed ? ", packed_through_day = $3::date" : ""} WHERE program_id = $1`,
+          r.packed ? [id, span.last, span.packTo] : [id, span.last],
         );
-        await tx.query(`UPDATE ${r.table}_through SET through_day = $2::date WHERE program_id = $1`, [id, span.last]);
-        return (Date.parse(span.last) - Date.parse(span.first)) / 86_400_000 + 1;
+        return days(span.first, span.last) + (span.packFrom && span.packTo ? days(span.packFrom, span.packTo) : 0);
       });
     } catch (err) {
       if (!LOST_RACE.has(String((err as { code?: unknown }).code))) throw err;
@@ -122,21 +173,29 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
   return built;
 }
 
+/** The SQL pieces of a range over the running totals: conditions, the built days it reads, its days after them. */
+interface RunningRange {
+  values: unknown[];
+  param: (v: unknown) => string;
+  /** The conditions (program, mode, `filter`, the partners asked for) and `more`, joined. */
+  where: (...more: string[]) => string;
+  /** The CTE `t` with the program's last built day (`t.through`; `packed`: the last built and packed). */
+  through: string;
+  /** The built day whose totals end the range, the one before it (null: all time), and when both are to be read. */
+  lastDay: string;
+  beforeDay: string | null;
+  built: string[];
+  /** The rollup's rows of the range's days after the built ones. */
+  afterDays: string[];
+}
+
 /**
- * Each partner's figure over the range from the running totals: its running total at the range's last built day
- * minus the one the day before the range, plus the rollup's rows of the range's days after the built ones: three
- * sets joined on the partner (the two running ones in key order from the index), the sums in bigint. `filter`
- * narrows all three alike and must leave one row per partner and day (e.g. one currency: its parameters are
- * `extra`, numbered from the one `filter` is given). The statement's text: `WITH t ... SELECT <select> FROM
- * (partner_id, v) x <rest>`, with `param` adding the rest's parameters.
+ * A range over the running totals: a partner's figure is its running total at the range's last built day minus the
+ * one the day before the range, plus the rollup's rows of the range's days after the built ones. `filter` narrows
+ * alike and must leave one row per partner and day (e.g. one currency: its parameters are `extra`, numbered from
+ * the one `filter` is given).
  */
-function runningFigureQuery(
-  d: RollupDefinition,
-  q: StatsQuery,
-  filter: ((firstExtra: number) => string) | null,
-  extra: unknown[],
-  outer: (x: string, param: (v: unknown) => string) => string,
-): { text: string; values: unknown[] } {
+function runningRange(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: number) => string) | null, extra: unknown[], packed = false): RunningRange {
   const r = runningOf(d);
   const values: unknown[] = [q.programId, q.test];
   const param = (v: unknown) => `$${values.push(v)}`;
@@ -148,51 +207,56 @@ function runningFigureQuery(
   if (q.partnerIds) common.push(`partner_id = ANY(${param(q.partnerIds)}::int[])`);
   const start = q.start && q.end ? `${param(q.start.toISOString().slice(0, 10))}::date` : null;
   const end = q.start && q.end ? `${param(q.end.toISOString().slice(0, 10))}::date` : null;
-  const where = (...more: string[]) => [...common, ...more].join(" AND ");
-  const builtInRange = start ? [`t.through >= ${start}`] : [];
-  const last = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${where(`day = ${end ? `LEAST(${end} - 1, t.through)` : "t.through"}`, ...builtInRange)}`;
-  const before = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${where(`day = ${start} - 1`, ...builtInRange)}`;
-  const after = `SELECT partner_id, sum(${r.figure})::bigint AS v FROM ${d.table}, t WHERE ${where(`partner_id <> ${ALL_PARTNERS}`, "day > t.through", ...(start && end ? [`day >= ${start}`, `day < ${end}`] : []))} GROUP BY 1`;
-  const figure = start ? "COALESCE(l.v, 0) - COALESCE(b.v, 0) + COALESCE(a.v, 0)" : "COALESCE(l.v, 0) + COALESCE(a.v, 0)";
-  const joined = start ? `(${last}) l FULL JOIN (${before}) b USING (partner_id) FULL JOIN (${after}) a USING (partner_id)` : `(${last}) l FULL JOIN (${after}) a USING (partner_id)`;
-  const text = `WITH t AS (SELECT COALESCE((SELECT through_day FROM ${r.table}_through WHERE program_id = $1), '-infinity'::date) AS through)
-    ${outer(`(SELECT partner_id, ${figure} AS v FROM ${joined}) x`, param)}`;
-  return { text, values };
+  return {
+    values,
+    param,
+    where: (...more) => [...common, ...more].join(" AND "),
+    through: `t AS (SELECT COALESCE((SELECT ${packed ? "LEAST(through_day, COALESCE(packed_through_day, '-infinity'::date))" : "through_day"} FROM ${r.table}_through WHERE program_id = $1), '-infinity'::date) AS through)`,
+    lastDay: end ? `LEAST(${end} - 1, t.through)` : "t.through",
+    beforeDay: start ? `${start} - 1` : null,
+    built: start ? [`t.through >= ${start}`] : [],
+    afterDays: [`partner_id <> ${ALL_PARTNERS}`, "day > t.through", ...(start && end ? [`day >= ${start}`, `day < ${end}`] : [])],
+  };
 }
 
 /**
- * The query of an owner's topPartners: the `limit` partners whose figure over the range (runningFigureQuery) leads,
- * above zero, best first (ties: lower partner id first); each row with `counted`, how many partners have it above
- * zero.
- */
-export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: number) => string) | null, extra: unknown[], limit: number): { text: string; values: unknown[] } {
-  return runningFigureQuery(
-    d,
-    q,
-    filter,
-    extra,
-    (x, param) => `SELECT partner_id AS "partnerId", count(*) OVER () AS counted FROM ${x}
-    WHERE v > 0 ORDER BY v DESC, partner_id LIMIT ${param(limit)}`,
-  );
-}
-
-/**
- * The query of the partners' figures over the range (or all time) from the running totals, for a rollup whose one
- * figure they keep: rows `partnerId` and the figure (int) for the partners with one other than zero. Two index
- * rows a partner and the days not yet built, where the rollup's own rows are one a partner and day (a page of
- * partners over all time: ~100 each).
+ * The query of the partners' figures over the range (or all time) from the running totals' rows, for a rollup whose
+ * one figure they keep: rows `partnerId` and the figure (int) for the partners with one other than zero. Three sets
+ * joined on the partner, the sums in bigint: two index rows a partner and the days not yet built, where the
+ * rollup's own rows are one a partner and day (a page of partners over all time: ~100 each).
  */
 export function runningFiguresQuery(d: RollupDefinition, q: StatsQuery): { text: string; values: unknown[] } {
   const r = runningOf(d);
   if (d.figures.length !== 1 || d.figures[0].name !== r.figure) throw new Error(`${r.table} does not keep every figure of ${d.table}`);
-  return runningFigureQuery(d, q, null, [], (x) => `SELECT partner_id AS "partnerId", v::int AS ${r.figure} FROM ${x} WHERE v <> 0`);
+  const x = runningRange(d, q, null, []);
+  const last = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${x.where(`day = ${x.lastDay}`, ...x.built)}`;
+  const before = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${x.where(`day = ${x.beforeDay}`, ...x.built)}`;
+  const after = `SELECT partner_id, sum(${r.figure})::bigint AS v FROM ${d.table}, t WHERE ${x.where(...x.afterDays)} GROUP BY 1`;
+  const figure = x.beforeDay ? "COALESCE(l.v, 0) - COALESCE(b.v, 0) + COALESCE(a.v, 0)" : "COALESCE(l.v, 0) + COALESCE(a.v, 0)";
+  const joined = x.beforeDay ? `(${last}) l FULL JOIN (${before}) b USING (partner_id) FULL JOIN (${after}) a USING (partner_id)` : `(${last}) l FULL JOIN (${after}) a USING (partner_id)`;
+  return {
+    text: `WITH ${x.through} SELECT partner_id AS "partnerId", v::int AS ${r.figure} FROM (SELECT partner_id, ${figure} AS v FROM ${joined}) x WHERE v <> 0`,
+    values: x.values,
+  };
 }
 
-/** A topPartners answer from its query's rows. */
-export const toTopPartners = (rows: ReadonlyArray<{ partnerId: number; counted: number | string }>): TopPartners => ({
-  partnerIds: rows.map((row) => Number(row.partnerId)),
-  partnersCounted: rows.length ? Number(rows[0].counted) : 0,
-});
+/**
+ * The query of an owner's topPartners (rankPackedRange ranks its row): the packed running totals of the range's last
+ * built day and of the day before the range (one row each of `<table>_packed`), and the rollup's rows of the days
+ * after the built ones summed per partner and packed alike; one statement, so one snapshot. The partners asked
+ * for are kept by rankPackedRange.
+ */
+export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: number) => string) | null, extra: unknown[]): { text: string; values: unknown[] } {
+  const r = runningOf(d);
+  const x = runningRange(d, { ...q, partnerIds: undefined }, filter, extra, true);
+  const packed = (day: string) => `(SELECT figures FROM ${r.table}_packed WHERE ${x.where(`day = ${day}`, ...x.built)})`;
+  const after = `SELECT partner_id, sum(${r.figure})::bigint AS v FROM ${d.table} WHERE ${x.where(...x.afterDays)} GROUP BY 1`;
+  return {
+    text: `WITH ${x.through} SELECT ${packed(x.lastDay)} AS last, ${x.beforeDay ? packed(x.beforeDay) : "NULL::bytea"} AS before,
+      (SELECT ${packedOf("v")} FROM (${after}) a) AS after FROM t`,
+    values: x.values,
+  };
+}
 
 /**
  * The running totals that differ from a recount (reconcile), at most `limit`: each built row must be the
@@ -213,5 +277,31 @@ export async function runningDrift(db: SqlDatabase, d: RollupDefinition, limit: 
     [limit],
   );
   const shape: RollupDefinition = { ...d, table: r.table, figures: [{ name: r.figure, type: "BIGINT", expr: r.figure }] };
-  return rows.map((row) => toRollupDrift(shape, row));
+  const drift = rows.map((row) => toRollupDrift(shape, row));
+  return r.packed ? [...drift, ...(await packedDrift(db, d, limit - drift.length))] : drift;
+}
+
+/**
+ * The partners whose packed total of a built day differs from the running totals' row (missing ones counting
+ * zero), at most `limit`: the days whose packed value is not the rows packed again, compared partner by partner.
+ */
+async function packedDrift(db: SqlDatabase, d: RollupDefinition, limit: number): Promise<RollupDrift[]> {
+  if (limit < 1) return [];
+  const r = runningOf(d);
+  const keys = ["program_id", ...restOf(d)];
+  const group = [...keys, "day"].join(", ");
+  const built = (table: string) => `${table} x WHERE day <= (SELECT LEAST(through_day, packed_through_day) FROM ${r.table}_through t WHERE t.program_id = x.program_id)`;
+  const days = await db.query<Record<string, unknown> & { stored: Uint8Array | null; counted: Uint8Array | null }>(
+    `WITH counted AS (SELECT ${group}, ${packedOf(r.figure)} AS figures FROM ${built(r.table)} GROUP BY ${group}),
+       stored AS (SELECT ${group}, figures FROM ${built(`${r.table}_packed`)})
+     SELECT ${keys.join(", ")}, to_char(day, 'YYYY-MM-DD') AS day, stored.figures AS stored, counted.figures AS counted
+     FROM stored FULL JOIN counted USING (${group}) WHERE stored.figures IS DISTINCT FROM counted.figures ORDER BY ${group} LIMIT $1`,
+    [limit],
+  );
+  const shape: RollupDefinition = { ...d, table: `${r.table}_packed`, figures: [{ name: r.figure, type: "BIGINT", expr: r.figure }] };
+  const drift: RollupDrift[] = [];
+  for (const { stored, counted, ...day } of days)
+    for (const d of differingPartners(unpackFigures(stored), unpackFigures(counted)))
+      drift.push(toRollupDrift(shape, { ...day, partner_id: d.partnerId, [`stored_${r.figure}`]: d.stored, [`counted_${r.figure}`]: d.counted }));
+  return drift.slice(0, limit);
 }

@@ -3,8 +3,8 @@
  * with 100k rows in each table (50 partners, one row every 5 minutes over about a year, so about 35k rows in each
  * daily rollup), EXPLAIN of the exact queries the repositories run (their exported builders) reads one of the
  * rollup's indexes meant for it and never scans it sequentially: a 30-day range per day and per partner, all time
- * for a page of partners, and the overview's partner ranking (and the partners' clicks and leads) along the running
- * totals' key.
+ * for a page of partners, the overview's partner ranking by the packed running totals' key, and the partners' clicks
+ * and leads along the running totals' key.
  * PostgreSQL only; skipped loudly without TEST_POSTGRES_URL.
  */
 import { activityStatsQueries, clicksTopPartnersQuery } from "../../services/attribution/repository.sql";
@@ -80,10 +80,15 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
     { name: "commissions per day, 30 days", table: "commissions_daily", index: "commissions_daily_pkey", query: commissionStatsQueries(month, "usd").byDay! },
     { name: "commissions per partner, 30 days", table: "commissions_daily", index: "commissions_daily_range", query: commissionStatsQueries(month, "usd").byPartner },
     { name: "commissions of 25 partners, all time", table: "commissions_daily", index: "commissions_daily_pkey", query: commissionStatsQueries(pageOfPartners, "usd").byPartner },
-    // The overview's partner ranking: two rows a partner from the running totals' key, plus the rollup's days after them.
-    { name: "partners ranked by revenue, 30 days", table: "sales_running", index: "sales_running_pkey", query: salesTopPartnersQuery(month, "usd", 100) },
-    { name: "partners ranked by revenue, all time", table: "sales_running", index: "sales_running_pkey", query: salesTopPartnersQuery({ ...month, start: null, end: null }, "usd", 100) },
-    { name: "partners ranked by clicks, 30 days", table: "clicks_running", index: "clicks_running_pkey", query: clicksTopPartnersQuery(month, 200) },
+    // The overview's partner ranking: a packed day of the running totals by its key, plus the rollup's days after them.
+    { name: "partners ranked by revenue, 30 days", table: "sales_running_packed", index: "sales_running_packed_pkey", query: salesTopPartnersQuery(month, "usd") },
+    {
+      name: "partners ranked by revenue, all time",
+      table: "sales_running_packed",
+      index: "sales_running_packed_pkey",
+      query: salesTopPartnersQuery({ ...month, start: null, end: null }, "usd"),
+    },
+    { name: "partners ranked by clicks, 30 days", table: "clicks_running_packed", index: "clicks_running_packed_pkey", query: clicksTopPartnersQuery(month) },
     // The partners' clicks and leads: two rows a partner from the running totals' key too.
     { name: "clicks per partner, 30 days", table: "clicks_running", index: "clicks_running_pkey", query: activityStatsQueries(month).clickPartners! },
     { name: "clicks of 25 partners, all time", table: "clicks_running", index: "clicks_running_pkey", query: activityStatsQueries(pageOfPartners).clickPartners! },

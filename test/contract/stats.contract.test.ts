@@ -11,6 +11,7 @@ import { createCommissionsRepository } from "../../services/commissions/storage"
 import type { CommissionsRepository, NewCommission } from "../../services/commissions/repository";
 import { createSalesRepository } from "../../services/sales/storage";
 import type { NewSale, SalesRepository } from "../../services/sales/repository";
+import { packFigures } from "../../shared/storage/running-packed";
 import type { StatsQuery, TopPartners } from "../../shared/domain/stats";
 import type { Database } from "../../shared/storage/database";
 import { backends, counter, newSale, useRepository } from "./harness";
@@ -307,11 +308,22 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
           async (q) => (await sales().salesStats(q, "usd")).byPartner.map((r) => ({ partnerId: r.partnerId, figure: r.revenueCents })),
         );
       await check(); // nothing built yet: the rollup's rows alone
-      expect(await buildAll((today) => sales().extendRunningTotals(today))).toBe(10);
+      expect(await buildAll((today) => sales().extendRunningTotals(today))).toBe(20); // days 0-9 built and packed
       await check();
       await sale(4, 4, 10_000); // a sale dated in the past: the built days go back before its day
       await check();
-      expect(await buildAll((today) => sales().extendRunningTotals(today))).toBe(6);
+      expect(await buildAll((today) => sales().extendRunningTotals(today))).toBe(12); // days 4-9 again
+      await check();
+      // Days built and not packed (by an instance of an earlier version): ranked from the rollup until packed.
+      if (salesDb.kind === "sql") {
+        await salesDb.sql.query("DELETE FROM sales_running_packed WHERE program_id = $1 AND day > '2026-03-07'", [programId]);
+        await salesDb.sql.query("UPDATE sales_running_through SET packed_through_day = '2026-03-07' WHERE program_id = $1", [programId]);
+      } else {
+        await salesDb.mongo.collection("sales_running_packed").deleteMany({ programId, day: { $gt: "2026-03-07" } });
+        await salesDb.mongo.collection("sales_running_through").updateOne({ _id: programId as never }, { $set: { packedThroughDay: "2026-03-07" } });
+      }
+      await check();
+      expect(await buildAll((today) => sales().extendRunningTotals(today))).toBe(3); // days 7-9 packed
       await check();
 
       expect(await sales().rollupDrift(100)).toEqual([]);
@@ -321,8 +333,8 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
         else await salesDb.mongo.collection("sales_running").updateOne({ programId, partnerId: 1, day: "2026-03-05" }, { $inc: { amountCents: by } });
       };
       await tamper(1);
-      const drift = (day: string, stored: number, counted: number) => ({
-        rollup: "sales_running",
+      const drift = (rollup: string, day: string, stored: number, counted: number) => ({
+        rollup,
         programId,
         partnerId: 1,
         day,
@@ -330,8 +342,34 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
         stored: { amountCents: stored },
         counted: { amountCents: counted },
       });
-      expect(await sales().rollupDrift(100)).toEqual([drift("2026-03-05", 501, 500), drift("2026-03-06", 500, 501)]);
+      // The row differs from the day before's plus its day's sales, and the day's packed totals from the rows.
+      expect(await sales().rollupDrift(100)).toEqual([
+        drift("sales_running", "2026-03-05", 501, 500),
+        drift("sales_running", "2026-03-06", 500, 501),
+        drift("sales_running_packed", "2026-03-05", 500, 501),
+      ]);
       await tamper(-1);
+      expect(await sales().rollupDrift(100)).toEqual([]);
+      // A packed day holding a partner its rows do not: reported with the partner.
+      const packedDay = { programId, isTest: false, currency: "usd", day: "2026-03-05" };
+      const packedFigures = async () =>
+        salesDb.kind === "sql"
+          ? (
+              await salesDb.sql.query<{ figures: Uint8Array }>("SELECT figures FROM sales_running_packed WHERE program_id = $1 AND NOT is_test AND currency = 'usd' AND day = '2026-03-05'", [
+                programId,
+              ])
+            )[0].figures
+          : ((await salesDb.mongo.collection("sales_running_packed").findOne(packedDay))!.figures as { buffer: Uint8Array }).buffer;
+      const setPacked = async (figures: Uint8Array) => {
+        if (salesDb.kind === "sql")
+          await salesDb.sql.query("UPDATE sales_running_packed SET figures = $2 WHERE program_id = $1 AND NOT is_test AND currency = 'usd' AND day = '2026-03-05'", [programId, figures]);
+        else await salesDb.mongo.collection("sales_running_packed").updateOne(packedDay, { $set: { figures: Buffer.from(figures) } });
+      };
+      const built = Buffer.from(await packedFigures());
+      await setPacked(Buffer.concat([built, packFigures([{ partnerId: 99, figure: 5 }])]));
+      expect(await sales().rollupDrift(100)).toEqual([{ ...drift("sales_running_packed", "2026-03-05", 5, 0), partnerId: 99 }]);
+      await setPacked(built);
+      expect(await sales().rollupDrift(100)).toEqual([]);
     });
 
     test("builds racing sales of past days never record a day without them", async () => {
@@ -418,12 +456,12 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
           }
       };
       await check(); // nothing built yet: the rollups' rows alone
-      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(20);
+      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(30); // clicks built and packed, leads built
       await check();
       await click(4, 1);
       await lead(3, 2);
       await check();
-      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(17);
+      expect(await buildAll((today) => attribution().extendRunningTotals(today))).toBe(26);
       await check();
       expect(await attribution().rollupDrift(100)).toEqual([]);
     });

@@ -410,7 +410,7 @@ test("a commissions_daily that adds up passes", () => {
 });
 
 /** The owners' rollups (sales, attribution) drift as their rollupDrift actions report it, joined into the report. */
-const OWNER_ROLLUPS = ["sales_daily", "clicks_daily", "leads_daily", "sales_running", "clicks_running", "leads_running"];
+const OWNER_ROLLUPS = ["sales_daily", "clicks_daily", "leads_daily", "sales_running", "clicks_running", "leads_running", "sales_running_packed", "clicks_running_packed"];
 
 test("the owners' drifted rollup keys join the report as violations of their rule, capped with the rest", () => {
   const drift = OWNER_ROLLUPS.map((rollup) => ({ rollup, programId: 1, partnerId: 2, day: "2030-01-01", key: "live", stored: { n: 2 }, counted: { n: 1 } }));

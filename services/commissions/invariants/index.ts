@@ -61,7 +61,8 @@
  *   added to the report by commissions.reconcile; rollup.sales_running /
  *   clicks_running / leads_running: each built running total is the day
  *   before's plus its day's rollup row (the overview's ranking, the
- *   partners' clicks and leads), checked alike.
+ *   partners' clicks and leads), checked alike; rollup.sales_running_packed /
+ *   clicks_running_packed: each packed built day holds its running totals.
  */
 import { checkBalances } from "./balances";
 import { checkCommission } from "./commissions";

@@ -119,7 +119,9 @@ export type InvariantRule =
   | "rollup.leads_daily"
   | "rollup.sales_running"
   | "rollup.clicks_running"
-  | "rollup.leads_running";
+  | "rollup.leads_running"
+  | "rollup.sales_running_packed"
+  | "rollup.clicks_running_packed";
 
 export interface Violation {
   rule: InvariantRule;
@@ -218,4 +220,6 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "rollup.sales_running",
   "rollup.clicks_running",
   "rollup.leads_running",
+  "rollup.sales_running_packed",
+  "rollup.clicks_running_packed",
 ];
