@@ -69,7 +69,7 @@ export async function runningCollections(connection: Connection, name: string, f
 const packedBytes = (doc: PackedDoc | null | undefined): Uint8Array | null => {
   const value = doc?.figures;
   if (!value) return null;
-  return value instanceof Uint8Array ? value : (value as mongo.Binary).buffer;
+  return value instanceof Uint8Array ? value : (value as mongo.Binary).value();
 };
 
 /** The packed documents of `docs` (running totals of one program): one per rest key and day. */

@@ -55,25 +55,29 @@ interface FigurePart {
  * `only` when given.
  */
 function sumParts(parts: readonly FigurePart[], only?: ReadonlySet<number>): PackedFigures {
-  const at = parts.map(() => 0);
-  const ids: number[] = [];
-  const values: number[] = [];
+  const n = parts.length;
+  const at = new Int32Array(n);
+  const size = parts.reduce((sum, p) => sum + p.figures.ids.length, 0);
+  const ids = new Int32Array(size);
+  const values = new Float64Array(size);
+  let out = 0;
   for (;;) {
     let id = Infinity;
-    parts.forEach((p, k) => {
-      if (at[k] < p.figures.ids.length && p.figures.ids[at[k]] < id) id = p.figures.ids[at[k]];
-    });
+    for (let k = 0; k < n; k++) {
+      const partIds = parts[k].figures.ids;
+      if (at[k] < partIds.length && partIds[at[k]] < id) id = partIds[at[k]];
+    }
     if (id === Infinity) break;
     let v = 0;
-    parts.forEach((p, k) => {
-      if (at[k] < p.figures.ids.length && p.figures.ids[at[k]] === id) v += p.sign * p.figures.values[at[k]++];
-    });
-    if (!only || only.has(id)) {
-      ids.push(id);
-      values.push(v);
+    for (let k = 0; k < n; k++) {
+      const { ids: partIds, values: partValues } = parts[k].figures;
+      if (at[k] < partIds.length && partIds[at[k]] === id) v += parts[k].sign * partValues[at[k]++];
     }
+    if (only && !only.has(id)) continue;
+    ids[out] = id;
+    values[out++] = v;
   }
-  return { ids: Int32Array.from(ids), values: Float64Array.from(values) };
+  return { ids: ids.subarray(0, out), values: values.subarray(0, out) };
 }
 
 /**
@@ -88,7 +92,9 @@ export function rankFigures(f: PackedFigures, limit: number): TopPartners {
   const down = (i: number) => {
     for (;;) {
       let worst = i;
-      for (const c of [2 * i + 1, 2 * i + 2]) if (c < heap.length && below(heap[c], heap[worst])) worst = c;
+      const [left, right] = [2 * i + 1, 2 * i + 2];
+      if (left < heap.length && below(heap[left], heap[worst])) worst = left;
+      if (right < heap.length && below(heap[right], heap[worst])) worst = right;
       if (worst === i) return;
       swap(i, worst);
       i = worst;

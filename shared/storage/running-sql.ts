@@ -11,6 +11,11 @@
  * deletion), and the job rebuilds from there. The ranking adds the rollup's own rows after that day (today's, and
  * yesterday's until the job has run), so it is exact at once.
  *
+ * The ranking reads each built day packed (`<table>_packed`, running-packed.ts: every partner's total in one value),
+ * written by the job with the day's rows up to its own day (`packed_through_day`, moved back by the trigger alike),
+ * and merges the range's two days in the owner: for 10,000 partners two values instead of 20,000 index rows joined
+ * by the database. Days built but not packed (by an instance of an earlier version) count from the rollup's rows.
+ *
  * The job builds a program's days in a REPEATABLE READ transaction that ends by writing the program's built day: a
  * write of an earlier day committed meanwhile has written that row too (the trigger), so the job fails with a
  * serialization error instead of recording days without it, and runs again later. Writes of today never touch the

@@ -359,7 +359,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
                 programId,
               ])
             )[0].figures
-          : ((await salesDb.mongo.collection("sales_running_packed").findOne(packedDay))!.figures as { buffer: Uint8Array }).buffer;
+          : ((await salesDb.mongo.collection("sales_running_packed").findOne(packedDay))!.figures as { value(): Uint8Array }).value();
       const setPacked = async (figures: Uint8Array) => {
         if (salesDb.kind === "sql")
           await salesDb.sql.query("UPDATE sales_running_packed SET figures = $2 WHERE program_id = $1 AND NOT is_test AND currency = 'usd' AND day = '2026-03-05'", [programId, figures]);
