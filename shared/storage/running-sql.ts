@@ -181,7 +181,6 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
 /** The SQL pieces of a range over the running totals: conditions, the built days it reads, its days after them. */
 interface RunningRange {
   values: unknown[];
-  param: (v: unknown) => string;
   /** The conditions (program, mode, `filter`, the partners asked for) and `more`, joined. */
   where: (...more: string[]) => string;
   /** The CTE `t` with the program's last built day (`t.through`; `packed`: the last built and packed). */
@@ -214,7 +213,6 @@ function runningRange(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: 
   const end = q.start && q.end ? `${param(q.end.toISOString().slice(0, 10))}::date` : null;
   return {
     values,
-    param,
     where: (...more) => [...common, ...more].join(" AND "),
     through: `t AS (SELECT COALESCE((SELECT ${packed ? "LEAST(through_day, COALESCE(packed_through_day, '-infinity'::date))" : "through_day"} FROM ${r.table}_through WHERE program_id = $1), '-infinity'::date) AS through)`,
     lastDay: end ? `LEAST(${end} - 1, t.through)` : "t.through",
