@@ -1,6 +1,6 @@
 import { createSalesRepository } from "../../services/sales/storage";
 import type { NewSale, Sale, SalesRepository } from "../../services/sales/repository";
-import { backends, counter, useRepository } from "./harness";
+import { backends, counter, newSale, useRepository } from "./harness";
 
 const nextProgram = counter(100);
 const unique = counter();
@@ -27,21 +27,6 @@ const sale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
   ...over,
 });
 
-const unattributed = (programId: number, over: Partial<NewSale> = {}): NewSale =>
-  sale(programId, {
-    customerKey: null,
-    email: null,
-    processorCustomerId: null,
-    partnerId: null,
-    clickId: null,
-    attributionMethod: null,
-    isRecurring: false,
-    saleType: null,
-    subscriptionId: null,
-    commissionState: "none",
-    ...over,
-  });
-
 /** Far enough ahead that every stored sale is older, whatever the database clock says. */
 const farFuture = () => new Date(Date.now() + 365 * 86_400_000);
 
@@ -61,7 +46,7 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
     });
 
     it("round-trips an unattributed sale with every optional field empty", async () => {
-      const input = unattributed(nextProgram(), { isTest: true, amountCents: 1 });
+      const input = newSale(nextProgram(), { isTest: true, amountCents: 1 });
       const created = await repo().insertSale(input);
       expect(await repo().getSale(created!.id)).toEqual({ ...input, id: created!.id, commissionId: null, createdAt: expect.any(Date) });
     });
@@ -148,7 +133,7 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
       expect(await repo().getSale(created.id)).toEqual({ ...created, commissionState: "created", commissionId: 4343 });
 
       // A sale that never earned (unattributed) keeps its own state and reason.
-      const none = (await repo().insertSale(unattributed(nextProgram())))!;
+      const none = (await repo().insertSale(newSale(nextProgram())))!;
       await repo().markNoCommission(none.id, "no_reward_applies");
       expect(await repo().getSale(none.id)).toEqual(none);
       await repo().markNoCommission(987_654, "no_reward_applies");
@@ -170,7 +155,7 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
       const programId = nextProgram();
       const pending: Sale[] = [];
       for (let i = 0; i < 4; i++) pending.push((await repo().insertSale(sale(programId)))!);
-      await repo().insertSale(unattributed(programId));
+      await repo().insertSale(newSale(programId));
       const confirmed = (await repo().insertSale(sale(programId)))!;
       await repo().markCommissionCreated(confirmed.id, 1);
       await repo()
