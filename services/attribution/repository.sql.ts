@@ -3,14 +3,16 @@ import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
-import { rankPackedRange, type PackedRange } from "../../shared/storage/running-packed";
+import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
 import {
   extendRunningTotals,
   runningCoveringKeyMigration,
   runningDrift,
+  runningFigures,
   runningFiguresQuery,
   runningMigration,
   runningPackedMigration,
+  runningPackedRevisionMigration,
   topPartnersQuery,
 } from "../../shared/storage/running-sql";
 import type {
@@ -114,6 +116,8 @@ const MIGRATIONS = [
    ${runningCoveringKeyMigration(activityDaily("leads"))}`,
   // The ranking's days packed: every partner's clicks through each day in one value (running-packed.ts).
   runningPackedMigration(activityDaily("clicks")),
+  // A revision per packed day: the service keeps the days it has read and leaves their bytes out of the ranking's query.
+  runningPackedRevisionMigration(activityDaily("clicks")),
 ];
 
 /** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */
@@ -146,7 +150,7 @@ export function listLeadsQuery(f: LeadListFilter): SqlQuery {
 }
 
 /** The exact query of topPartners (exported so the query-plan test explains what runs): clicks. */
-export const clicksTopPartnersQuery = (q: StatsQuery): SqlQuery => topPartnersQuery(activityDaily("clicks"), q, null, []);
+export const clicksTopPartnersQuery = (q: StatsQuery, heldRevisions: readonly string[] = []): SqlQuery => topPartnersQuery(activityDaily("clicks"), q, null, [], heldRevisions);
 
 /**
  * The exact queries of activityStats (exported so the query-plan test explains what runs): the days from the
@@ -267,6 +271,8 @@ const toLead = (r: LeadRow): Lead => ({
 
 export class SqlAttributionRepository implements AttributionRepository {
   readonly outbox: SqlOutbox;
+  /** The ranking's packed days read so far (running-packed.ts). */
+  private readonly packedDays = new PackedDayCache();
 
   private constructor(private readonly db: SqlDatabase) {
     this.outbox = new SqlOutbox(db, "attribution_outbox");
@@ -379,16 +385,25 @@ export class SqlAttributionRepository implements AttributionRepository {
     const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
       run<{ day: string; clicks: number }>(queries.clickDays),
       run<{ day: string; leads: number }>(queries.leadDays),
-      run<{ partnerId: number; clicks: number }>(q.partners === false ? null : queries.clickPartners),
-      run<{ partnerId: number; leads: number }>(q.partners === false ? null : queries.leadPartners),
+      run<{ partnerId: number; v: string }>(q.partners === false ? null : queries.clickPartners),
+      run<{ partnerId: number; v: string }>(q.partners === false ? null : queries.leadPartners),
     ]);
-    return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner: mergeRows("partnerId", zero, clickPartners, leadPartners) };
+    return {
+      byDay: mergeRows("day", zero, clickDays, leadDays),
+      byPartner: mergeRows("partnerId", zero, runningFigures(clickPartners, "clicks"), runningFigures(leadPartners, "leads")),
+    };
   }
 
   async topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
-    const query = clicksTopPartnersQuery(q);
-    const [row] = await this.db.query<PackedRange>(query.text, query.values);
-    return rankPackedRange(row, q.partnerIds, limit);
+    return rankPackedRange(
+      this.packedDays,
+      async (held) => {
+        const query = clicksTopPartnersQuery(q, held);
+        return (await this.db.query<PackedRangeRow>(query.text, query.values))[0];
+      },
+      q.partnerIds,
+      limit,
+    );
   }
 
   async extendRunningTotals(today: Date): Promise<number> {

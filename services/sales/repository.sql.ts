@@ -3,8 +3,16 @@ import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
-import { rankPackedRange, type PackedRange } from "../../shared/storage/running-packed";
-import { extendRunningTotals, runningCoveringKeyMigration, runningDrift, runningMigration, runningPackedMigration, topPartnersQuery } from "../../shared/storage/running-sql";
+import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
+import {
+  extendRunningTotals,
+  runningCoveringKeyMigration,
+  runningDrift,
+  runningMigration,
+  runningPackedMigration,
+  runningPackedRevisionMigration,
+  topPartnersQuery,
+} from "../../shared/storage/running-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { SALES_CSV } from "./export";
@@ -58,6 +66,8 @@ const MIGRATIONS = [
   rollupCoveringMigration(salesDaily()),
   // The ranking's days packed: every partner's revenue through each day in one value (running-packed.ts).
   runningPackedMigration(salesDaily()),
+  // A revision per packed day: the service keeps the days it has read and leaves their bytes out of the ranking's query.
+  runningPackedRevisionMigration(salesDaily()),
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
@@ -115,7 +125,8 @@ const SALES_CSV_LINE = csvLineSql(SALES_CSV, {
 });
 
 /** The exact query of topPartners (exported so the query-plan test explains what runs): revenue in the program's currency. */
-export const salesTopPartnersQuery = (q: StatsQuery, currency: string): SqlQuery => topPartnersQuery(salesDaily(), q, (n) => `currency = $${n}`, [currency]);
+export const salesTopPartnersQuery = (q: StatsQuery, currency: string, heldRevisions: readonly string[] = []): SqlQuery =>
+  topPartnersQuery(salesDaily(), q, (n) => `currency = $${n}`, [currency], heldRevisions);
 
 /** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
@@ -183,6 +194,8 @@ const toSale = (r: SaleRow): Sale => ({
 
 export class SqlSalesRepository implements SalesRepository {
   readonly outbox: SqlOutbox;
+  /** The ranking's packed days read so far (running-packed.ts). */
+  private readonly packedDays = new PackedDayCache();
 
   private constructor(private readonly db: SqlDatabase) {
     this.outbox = new SqlOutbox(db, "sales_outbox");
@@ -267,9 +280,15 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async topPartners(q: StatsQuery, currency: string, limit: number): Promise<TopPartners> {
-    const query = salesTopPartnersQuery(q, currency);
-    const [row] = await this.db.query<PackedRange>(query.text, query.values);
-    return rankPackedRange(row, q.partnerIds, limit);
+    return rankPackedRange(
+      this.packedDays,
+      async (held) => {
+        const query = salesTopPartnersQuery(q, currency, held);
+        return (await this.db.query<PackedRangeRow>(query.text, query.values))[0];
+      },
+      q.partnerIds,
+      limit,
+    );
   }
 
   extendRunningTotals(today: Date): Promise<number> {

@@ -5,10 +5,11 @@
  * figures of a day before today moves that day back in its own transaction (`moveRunningBack`, called by
  * incrementRollup), so a build running meanwhile conflicts on that document and runs again.
  */
+import { randomUUID } from "node:crypto";
 import type { ClientSession, Connection, Model, mongo } from "mongoose";
 import { ALL_PARTNERS, type RollupDrift, type StatsQuery, type TopPartners } from "../domain/stats";
 import { withTransaction } from "./mongo";
-import { differingPartners, packFigures, rankPackedRange, unpackFigures } from "./running-packed";
+import { differingPartners, PackedDayCache, packFigures, rankPackedRange, unpackFigures } from "./running-packed";
 
 /** How many days a program's build writes per transaction (about partners x days documents). */
 const DAYS_PER_BUILD = 7;
@@ -40,13 +41,16 @@ export interface MongoRunning {
   rest: string[];
   /** `<name>_packed`, when the job also packs each built day (the ranking reads them). */
   packed: mongo.Collection<PackedDoc> | null;
+  /** The packed days the ranking has read, by revision (running-packed.ts). */
+  packedDays: PackedDayCache;
 }
 
 const addDays = (day: string, n: number): string => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The running totals' collections, `<name>` (each rollup key field but the day, the figure, a day) and
- * `<name>_through` (`_id` the program), and with `packed` `<name>_packed` (programId, the rest, day, `figures`);
+ * `<name>_through` (`_id` the program), and with `packed` `<name>_packed` (programId, the rest, day, `figures`, and
+ * a `revision` new with each document the job writes);
  * the partners' figures read along the unique key, the job along program and day, the ranking the packed days.
  */
 export async function runningCollections(connection: Connection, name: string, figure: string, rest: string[], options: { packed: boolean }): Promise<MongoRunning> {
@@ -62,7 +66,7 @@ export async function runningCollections(connection: Connection, name: string, f
     packed = db.collection<PackedDoc>(`${name}_packed`);
     await packed.createIndex({ programId: 1, ...Object.fromEntries(rest.map((f) => [f, 1])), day: 1 }, { unique: true, name: "packed_key" });
   }
-  return { connection, running, through, figure, rest, packed };
+  return { connection, running, through, figure, rest, packed, packedDays: new PackedDayCache() };
 }
 
 /** The bytes of a packed document's figures (the driver reads BinData as a Binary). */
@@ -81,7 +85,7 @@ function packedDocs(r: MongoRunning, docs: readonly RunningDoc[]): PackedDoc[] {
     if (!groups.has(text)) groups.set(text, { key, rows: [] });
     groups.get(text)!.rows.push({ partnerId: Number(doc.partnerId), figure: Number(doc[r.figure]) });
   }
-  return [...groups.values()].map((g) => ({ ...g.key, figures: packFigures(g.rows) }));
+  return [...groups.values()].map((g) => ({ ...g.key, figures: packFigures(g.rows), revision: randomUUID() }));
 }
 
 /**
@@ -239,7 +243,8 @@ async function aggregateRunningFigures<T extends object>(r: MongoRunning, daily:
 /**
  * An owner's topPartners on MongoDB (running-sql.ts's topPartnersQuery): the packed totals of the range's last built
  * day and of the day before it, and the rollup's documents after the built days summed per partner, ranked by
- * rankPackedRange (the `limit` best above zero, ties: lower id first, and how many are above zero). One snapshot.
+ * rankPackedRange (the `limit` best above zero, ties: lower id first, and how many are above zero; the days it holds
+ * are read without their bytes). One snapshot.
  */
 export async function runningTopPartners(r: MongoRunning, daily: Pick<Model<unknown>, "collection">, q: StatsQuery, filter: Record<string, unknown>, limit: number): Promise<TopPartners> {
   const packed = r.packed;
@@ -248,16 +253,31 @@ export async function runningTopPartners(r: MongoRunning, daily: Pick<Model<unkn
   try {
     const days = rangeDays(await throughOf(r, q.programId, session, true), q);
     const key = { programId: q.programId, isTest: q.test, ...filter };
-    const packedDay = async (day: string | null) => (day ? packedBytes(await packed.findOne({ ...key, day }, { session })) : null);
-    const last = await packedDay(days.last);
-    const before = await packedDay(days.before);
     const after = Object.keys(days.after).length ? { day: days.after } : {};
-    const rows = await daily.collection
-      .aggregate<{ _id: number; figure: number }>([{ $match: { ...key, partnerId: { $ne: ALL_PARTNERS }, ...after } }, { $group: { _id: "$partnerId", figure: { $sum: `$${r.figure}` } } }], {
-        session,
-      })
-      .toArray();
-    return rankPackedRange({ last, before, after: packFigures(rows.map((row) => ({ partnerId: Number(row._id), figure: Number(row.figure) }))) }, q.partnerIds, limit);
+    return await rankPackedRange(
+      r.packedDays,
+      async (held) => {
+        // The bytes of a revision held are left out (a document an earlier version wrote has none: read whole).
+        const projection = { revision: 1, figures: { $cond: [{ $in: ["$revision", held] }, "$$REMOVE", "$figures"] } };
+        const packedDay = async (day: string | null) => {
+          const doc = day ? await packed.findOne({ ...key, day }, { session, projection }) : null;
+          return { revision: typeof doc?.revision === "string" ? doc.revision : null, figures: packedBytes(doc) };
+        };
+        const [last, before] = [await packedDay(days.last), await packedDay(days.before)];
+        const rows = await daily.collection
+          .aggregate<{ _id: number; figure: number }>(
+            [{ $match: { ...key, partnerId: { $ne: ALL_PARTNERS }, ...after } }, { $group: { _id: "$partnerId", figure: { $sum: `$${r.figure}` } } }],
+            {
+              session,
+            },
+          )
+          .toArray();
+        const afterFigures = packFigures(rows.map((row) => ({ partnerId: Number(row._id), figure: Number(row.figure) })));
+        return { lastRevision: last.revision, last: last.figures, beforeRevision: before.revision, before: before.figures, after: afterFigures };
+      },
+      q.partnerIds,
+      limit,
+    );
   } finally {
     await session.endSession();
   }

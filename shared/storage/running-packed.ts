@@ -3,7 +3,8 @@
  * ascending id order, its id (int32) then its total (int64), big-endian (PostgreSQL's `int4send(id) || int8send(v)`).
  * The overview's ranking reads two of them and the rollup's days not yet built, and merges them here: for 10,000
  * partners two values of 120 kB and a loop, where the same ranking over rows (two index rows a partner, joined and
- * counted by PostgreSQL) took about 20 ms of the database (docs/performance.md, "Rollups").
+ * counted by PostgreSQL) took about 20 ms of the database (docs/performance.md, "Rollups"). A built day's value
+ * changes only when the job replaces its row, so the owner keeps the days it has read, decoded (PackedDayCache).
  */
 import type { TopPartners } from "../domain/stats";
 
@@ -44,47 +45,32 @@ export function packFigures(rows: ReadonlyArray<{ partnerId: number; figure: num
   return packed;
 }
 
-/** One part of a partner's figure: a packed day (or the unbuilt days) added or taken away. */
-interface FigurePart {
-  sign: 1 | -1;
-  figures: PackedFigures;
-}
-
-/**
- * Each partner's figure, the parts summed (a merge of their id orders), in ascending id order; only the partners in
- * `only` when given.
- */
-function sumParts(parts: readonly FigurePart[], only?: ReadonlySet<number>): PackedFigures {
-  const n = parts.length;
-  const at = new Int32Array(n);
-  const size = parts.reduce((sum, p) => sum + p.figures.ids.length, 0);
-  const ids = new Int32Array(size);
-  const values = new Float64Array(size);
-  let out = 0;
-  for (;;) {
-    let id = Infinity;
-    for (let k = 0; k < n; k++) {
-      const partIds = parts[k].figures.ids;
-      if (at[k] < partIds.length && partIds[at[k]] < id) id = partIds[at[k]];
+/** Each partner's figure in `a` plus `sign` times its figure in `b` (a merge of their id orders), in ascending id order. */
+function mergeFigures(a: PackedFigures, b: PackedFigures, sign: 1 | -1): PackedFigures {
+  const [aIds, aValues, bIds, bValues] = [a.ids, a.values, b.ids, b.values];
+  const ids = new Int32Array(aIds.length + bIds.length);
+  const values = new Float64Array(ids.length);
+  let [i, j, n] = [0, 0, 0];
+  while (i < aIds.length || j < bIds.length) {
+    if (j === bIds.length || (i < aIds.length && aIds[i] < bIds[j])) {
+      ids[n] = aIds[i];
+      values[n++] = aValues[i++];
+    } else if (i === aIds.length || bIds[j] < aIds[i]) {
+      ids[n] = bIds[j];
+      values[n++] = sign * bValues[j++];
+    } else {
+      ids[n] = aIds[i];
+      values[n++] = aValues[i++] + sign * bValues[j++];
     }
-    if (id === Infinity) break;
-    let v = 0;
-    for (let k = 0; k < n; k++) {
-      const { ids: partIds, values: partValues } = parts[k].figures;
-      if (at[k] < partIds.length && partIds[at[k]] === id) v += parts[k].sign * partValues[at[k]++];
-    }
-    if (only && !only.has(id)) continue;
-    ids[out] = id;
-    values[out++] = v;
   }
-  return { ids: ids.subarray(0, out), values: values.subarray(0, out) };
+  return { ids: ids.subarray(0, n), values: values.subarray(0, n) };
 }
 
 /**
  * The `limit` partners whose figure leads, above zero, best first (ties: lower id first), and how many are above
- * zero: a heap of the `limit` best so far (its root the worst of them).
+ * zero (of the partners in `only`, when given): a heap of the `limit` best so far (its root the worst of them).
  */
-export function rankFigures(f: PackedFigures, limit: number): TopPartners {
+function rankFigures(f: PackedFigures, limit: number, only?: ReadonlySet<number>): TopPartners {
   // a ranks below b: a smaller figure, or the same with a higher id.
   const below = (a: number, b: number) => f.values[a] < f.values[b] || (f.values[a] === f.values[b] && f.ids[a] > f.ids[b]);
   const heap: number[] = [];
@@ -102,7 +88,7 @@ export function rankFigures(f: PackedFigures, limit: number): TopPartners {
   };
   let counted = 0;
   for (let i = 0; i < f.ids.length; i++) {
-    if (f.values[i] <= 0) continue;
+    if (f.values[i] <= 0 || (only && !only.has(f.ids[i]))) continue;
     counted++;
     if (limit < 1) continue;
     if (heap.length < limit) {
@@ -117,21 +103,115 @@ export function rankFigures(f: PackedFigures, limit: number): TopPartners {
   return { partnerIds: best.map((i) => f.ids[i]), partnersCounted: counted };
 }
 
-/** A range's packed parts: the running totals of its last built day and of the day before it, and its days after the built ones. */
-export interface PackedRange {
+/**
+ * Figures packed in any order, one entry or more per partner (the rollup's rows of the days not yet built, as read):
+ * summed per partner, in ascending id order.
+ */
+export function unpackRows(packed: Uint8Array | null | undefined): PackedFigures {
+  const rows = unpackFigures(packed);
+  const n = rows.ids.length;
+  // The rows' positions by id: each row's id and position in one number (exact: an int32 and 21 bits fit 53),
+  // sorted as numbers, which is several times faster than a comparator.
+  const POSITIONS = 2 ** 21;
+  const order = new Float64Array(n);
+  if (n <= POSITIONS) {
+    for (let i = 0; i < n; i++) order[i] = rows.ids[i] * POSITIONS + i;
+    order.sort();
+    for (let k = 0; k < n; k++) order[k] -= Math.floor(order[k] / POSITIONS) * POSITIONS;
+  } else order.set(Array.from(rows.ids.keys()).sort((a, b) => rows.ids[a] - rows.ids[b]));
+  const ids = new Int32Array(n);
+  const values = new Float64Array(n);
+  let out = -1;
+  for (const i of order) {
+    if (out < 0 || ids[out] !== rows.ids[i]) ids[++out] = rows.ids[i];
+    values[out] += rows.values[i];
+  }
+  return { ids: ids.subarray(0, out + 1), values: values.subarray(0, out + 1) };
+}
+
+/**
+ * A range's parts: the running totals of its last built day and of the day before it (each with the revision of
+ * its packed row; bytes null when the query left out a revision the cache holds) and the rollup's rows of its days
+ * after the built ones (packed by unpackRows' rules).
+ */
+export interface PackedRangeRow {
+  lastRevision: string | null;
   last: Uint8Array | null;
+  beforeRevision: string | null;
   before: Uint8Array | null;
   after: Uint8Array | null;
 }
 
+/**
+ * The packed days an owner has read, decoded, by the revision of their row: a packed row is never updated, the job
+ * replaces it (a new revision), so a revision names its figures for good. The ranking's query leaves out the bytes
+ * of the revisions held: a range's two days cost two index probes, not 2 x 120 kB read, sent and decoded. The least
+ * recently used go first beyond `maxEntries` or `maxBytes`.
+ */
+export class PackedDayCache {
+  private readonly days = new Map<string, PackedFigures>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries = 64,
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
+
+  /** The revisions held (the query leaves their bytes out). */
+  revisions(): string[] {
+    return [...this.days.keys()];
+  }
+
+  /**
+   * The figures of a packed day read as `revision` and `packed` (a revision null: no such day, or a row without
+   * one; `packed` null with a revision: held here), kept when new; undefined when held no longer (read again).
+   */
+  figures(revision: string | null, packed: Uint8Array | null): PackedFigures | undefined {
+    if (packed === null) return revision === null ? EMPTY : this.touch(revision);
+    const figures = unpackFigures(packed);
+    if (revision !== null && !this.days.has(revision)) {
+      this.days.set(revision, figures);
+      this.bytes += packed.byteLength;
+      for (const [oldest, f] of this.days) {
+        if (this.days.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+        this.days.delete(oldest);
+        this.bytes -= f.ids.length * ENTRY;
+      }
+    }
+    return figures;
+  }
+
+  private touch(revision: string): PackedFigures | undefined {
+    const figures = this.days.get(revision);
+    if (figures) {
+      this.days.delete(revision);
+      this.days.set(revision, figures);
+    }
+    return figures;
+  }
+}
+
 /** The `limit` partners leading a range (of `partnerIds` only, when given), above zero, best first (ties: lower id first). */
-export function rankPackedRange(range: PackedRange, partnerIds: readonly number[] | undefined, limit: number): TopPartners {
-  const parts: FigurePart[] = [
-    { sign: 1, figures: unpackFigures(range.last) },
-    { sign: -1, figures: unpackFigures(range.before) },
-    { sign: 1, figures: unpackFigures(range.after) },
-  ];
-  return rankFigures(sumParts(parts, partnerIds ? new Set(partnerIds) : undefined), limit);
+export function rankRange(range: { last: PackedFigures; before: PackedFigures; after: PackedFigures }, partnerIds: readonly number[] | undefined, limit: number): TopPartners {
+  return rankFigures(mergeFigures(mergeFigures(range.last, range.before, -1), range.after, 1), limit, partnerIds ? new Set(partnerIds) : undefined);
+}
+
+/**
+ * An owner's topPartners: `read` runs the ranking's query, leaving out the bytes of the revisions it is given; read
+ * again with none when the cache let one go meanwhile (another ranking's days pushed it out).
+ */
+export async function rankPackedRange(
+  cache: PackedDayCache,
+  read: (heldRevisions: string[]) => Promise<PackedRangeRow>,
+  partnerIds: readonly number[] | undefined,
+  limit: number,
+): Promise<TopPartners> {
+  for (let held = cache.revisions(); ; held = []) {
+    const row = await read(held);
+    const last = cache.figures(row.lastRevision, row.last);
+    const before = cache.figures(row.beforeRevision, row.before);
+    if (last && before) return rankRange({ last, before, after: unpackRows(row.after) }, partnerIds, limit);
+  }
 }
 
 /** The partners whose figure differs between two packed values, or that one holds and the other does not (reconcile). */

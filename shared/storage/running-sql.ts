@@ -183,7 +183,7 @@ interface RunningRange {
   values: unknown[];
   /** The conditions (program, mode, `filter`, the partners asked for) and `more`, joined. */
   where: (...more: string[]) => string;
-  /** The CTE `t` with the program's last built day (`t.through`; `packed`: the last built and packed). */
+  /** The CTE `t` with the program's last built day (`t.through`; `packed`: the last built and packed), computed once. */
   through: string;
   /** The built day whose totals end the range, the one before it (null: all time), and when both are to be read. */
   lastDay: string;
@@ -214,7 +214,7 @@ function runningRange(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: 
   return {
     values,
     where: (...more) => [...common, ...more].join(" AND "),
-    through: `t AS (SELECT COALESCE((SELECT ${packed ? "LEAST(through_day, COALESCE(packed_through_day, '-infinity'::date))" : "through_day"} FROM ${r.table}_through WHERE program_id = $1), '-infinity'::date) AS through)`,
+    through: `t AS MATERIALIZED (SELECT COALESCE((SELECT ${packed ? "LEAST(through_day, COALESCE(packed_through_day, '-infinity'::date))" : "through_day"} FROM ${r.table}_through WHERE program_id = $1), '-infinity'::date) AS through)`,
     lastDay: end ? `LEAST(${end} - 1, t.through)` : "t.through",
     beforeDay: start ? `${start} - 1` : null,
     built: start ? [`t.through >= ${start}`] : [],
@@ -224,41 +224,65 @@ function runningRange(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: 
 
 /**
  * The query of the partners' figures over the range (or all time) from the running totals' rows, for a rollup whose
- * one figure they keep: rows `partnerId` and the figure (int) for the partners with one other than zero. Three sets
- * joined on the partner, the sums in bigint: two index rows a partner and the days not yet built, where the
- * rollup's own rows are one a partner and day (a page of partners over all time: ~100 each).
+ * one figure they keep: rows `partnerId` and `v` (bigint), summed per partner by runningFigures. Two index rows a
+ * partner (the total at the range's last built day, the one the day before the range taken away) and the days not
+ * yet built, where the rollup's own rows are one a partner and day (a page of partners over all time: ~100 each).
+ * Three index scans in a UNION ALL: joining them (FULL JOIN) cost the database as much again, half of it planning.
  */
 export function runningFiguresQuery(d: RollupDefinition, q: StatsQuery): { text: string; values: unknown[] } {
   const r = runningOf(d);
   if (d.figures.length !== 1 || d.figures[0].name !== r.figure) throw new Error(`${r.table} does not keep every figure of ${d.table}`);
   const x = runningRange(d, q, null, []);
-  const last = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${x.where(`day = ${x.lastDay}`, ...x.built)}`;
-  const before = `SELECT partner_id, ${r.figure} AS v FROM ${r.table}, t WHERE ${x.where(`day = ${x.beforeDay}`, ...x.built)}`;
-  const after = `SELECT partner_id, sum(${r.figure})::bigint AS v FROM ${d.table}, t WHERE ${x.where(...x.afterDays)} GROUP BY 1`;
-  const figure = x.beforeDay ? "COALESCE(l.v, 0) - COALESCE(b.v, 0) + COALESCE(a.v, 0)" : "COALESCE(l.v, 0) + COALESCE(a.v, 0)";
-  const joined = x.beforeDay ? `(${last}) l FULL JOIN (${before}) b USING (partner_id) FULL JOIN (${after}) a USING (partner_id)` : `(${last}) l FULL JOIN (${after}) a USING (partner_id)`;
-  return {
-    text: `WITH ${x.through} SELECT partner_id AS "partnerId", v::int AS ${r.figure} FROM (SELECT partner_id, ${figure} AS v FROM ${joined}) x WHERE v <> 0`,
-    values: x.values,
-  };
+  const parts = [
+    `SELECT partner_id AS "partnerId", ${r.figure} AS v FROM ${r.table}, t WHERE ${x.where(`day = ${x.lastDay}`, ...x.built)}`,
+    ...(x.beforeDay ? [`SELECT partner_id, -${r.figure} FROM ${r.table}, t WHERE ${x.where(`day = ${x.beforeDay}`, ...x.built)}`] : []),
+    `SELECT partner_id, ${r.figure}::bigint FROM ${d.table}, t WHERE ${x.where(...x.afterDays)}`,
+  ];
+  return { text: `WITH ${x.through} ${parts.join(" UNION ALL ")}`, values: x.values };
+}
+
+/** The rows of runningFiguresQuery summed per partner: the partners with a figure other than zero. */
+export function runningFigures<F extends string>(rows: ReadonlyArray<{ partnerId: number; v: string | number }>, figure: F): Array<{ partnerId: number } & Record<F, number>> {
+  const sums = new Map<number, number>();
+  for (const row of rows) sums.set(row.partnerId, (sums.get(row.partnerId) ?? 0) + Number(row.v));
+  return [...sums].filter(([, v]) => v !== 0).map(([partnerId, v]) => ({ partnerId, [figure]: v }) as { partnerId: number } & Record<F, number>);
 }
 
 /**
- * The query of an owner's topPartners (rankPackedRange ranks its row): the packed running totals of the range's last
- * built day and of the day before the range (one row each of `<table>_packed`), and the rollup's rows of the days
- * after the built ones summed per partner and packed alike; one statement, so one snapshot. The partners asked
+ * The query of an owner's topPartners (rankPackedRange ranks its row, a PackedRangeRow): the packed running totals
+ * of the range's last built day and of the day before the range (one row each of `<table>_packed`, with its
+ * revision; its bytes only for a revision not in `heldRevisions`), and the rollup's rows of the days after the built
+ * ones packed as they come (summed per partner by the owner); one statement, so one snapshot. The partners asked
  * for are kept by rankPackedRange.
  */
-export function topPartnersQuery(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: number) => string) | null, extra: unknown[]): { text: string; values: unknown[] } {
+export function topPartnersQuery(
+  d: RollupDefinition,
+  q: StatsQuery,
+  filter: ((firstExtra: number) => string) | null,
+  extra: unknown[],
+  heldRevisions: readonly string[],
+): { text: string; values: unknown[] } {
   const r = runningOf(d);
   const x = runningRange(d, { ...q, partnerIds: undefined }, filter, extra, true);
-  const packed = (day: string) => `(SELECT figures FROM ${r.table}_packed WHERE ${x.where(`day = ${day}`, ...x.built)})`;
-  const after = `SELECT partner_id, sum(${r.figure})::bigint AS v FROM ${d.table} WHERE ${x.where(...x.afterDays)} GROUP BY 1`;
-  return {
-    text: `WITH ${x.through} SELECT ${packed(x.lastDay)} AS last, ${x.beforeDay ? packed(x.beforeDay) : "NULL::bytea"} AS before,
-      (SELECT ${packedOf("v")} FROM (${after}) a) AS after FROM t`,
-    values: x.values,
-  };
+  const held = `$${x.values.push(heldRevisions)}::bigint[]`;
+  const packed = (name: string, day: string | null) =>
+    day === null
+      ? `NULL::text AS "${name}Revision", NULL::bytea AS ${name}`
+      : `(SELECT revision::text FROM ${r.table}_packed WHERE ${x.where(`day = ${day}`, ...x.built)}) AS "${name}Revision",
+         (SELECT figures FROM ${r.table}_packed WHERE ${x.where(`day = ${day}`, ...x.built, `revision <> ALL(${held})`)}) AS ${name}`;
+  const after = `SELECT string_agg(int4send(partner_id) || int8send(${r.figure}::bigint), ''::bytea) FROM ${d.table} WHERE ${x.where(...x.afterDays)}`;
+  return { text: `WITH ${x.through} SELECT ${packed("last", x.lastDay)}, ${packed("before", x.beforeDay)}, (${after}) AS after FROM t`, values: x.values };
+}
+
+/**
+ * Gives each packed day's row a revision (a sequence's next value, on every row the job inserts): the owners keep
+ * the days they have read by revision and the ranking's query leaves out the bytes of those they hold
+ * (running-packed.ts, PackedDayCache).
+ */
+export function runningPackedRevisionMigration(d: RollupDefinition): string {
+  const r = runningOf(d);
+  return `CREATE SEQUENCE ${r.table}_packed_revisions;
+   ALTER TABLE ${r.table}_packed ADD COLUMN revision BIGINT NOT NULL DEFAULT nextval('${r.table}_packed_revisions');`;
 }
 
 /**

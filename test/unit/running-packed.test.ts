@@ -1,9 +1,10 @@
 /**
  * The packed running totals (shared/storage/running-packed.ts): the bytes PostgreSQL's `int4send || int8send` writes,
- * the ranking merged from a range's parts, and reconcile's comparison, each against a plain recount.
+ * the ranking merged from a range's parts, the cache of packed days, and reconcile's comparison, each against a
+ * plain recount.
  */
 import fc from "fast-check";
-import { differingPartners, packFigures, rankPackedRange, unpackFigures } from "../../shared/storage/running-packed";
+import { differingPartners, PackedDayCache, packFigures, rankPackedRange, rankRange, unpackFigures, unpackRows, type PackedRangeRow } from "../../shared/storage/running-packed";
 
 /** Partners' figures: unique ids (int32, never 0, the program's row), integer totals within int64 and 2^53. */
 const figures = fc.uniqueArray(fc.record({ partnerId: fc.integer({ min: 1, max: 40 }), figure: fc.integer({ min: -1_000, max: 1_000 }) }), {
@@ -34,12 +35,31 @@ test("unpacking a packed value gives back every partner's figure", () => {
   );
 });
 
+/** Rows packed in any order, several a partner (the rollup's rows of the days not yet built). */
+const rows = fc.array(fc.record({ partnerId: fc.integer({ min: 1, max: 40 }), figure: fc.integer({ min: -1_000, max: 1_000 }) }), { maxLength: 40 });
+
+/** Rows packed as they come, in their order (PostgreSQL's string_agg without ORDER BY). */
+const packedAsTheyCome = (list: ReadonlyArray<{ partnerId: number; figure: number }>) => Buffer.concat(list.map((row) => packFigures([row])));
+
+test("rows packed in any order are summed per partner, by ascending id", () => {
+  const anyId = fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom(-(2 ** 31), -1, 2 ** 31 - 1));
+  fc.assert(
+    fc.property(fc.array(fc.record({ partnerId: anyId, figure: fc.maxSafeInteger() }), { maxLength: 40 }), (list) => {
+      const sums = new Map<number, number>();
+      for (const row of list) sums.set(row.partnerId, (sums.get(row.partnerId) ?? 0) + row.figure);
+      const { ids, values } = unpackRows(packedAsTheyCome(list));
+      expect([...ids]).toEqual([...sums.keys()].sort((a, b) => a - b));
+      expect(new Map([...ids].map((id, i) => [id, values[i]]))).toEqual(sums);
+    }),
+  );
+});
+
 test("the ranking of a range is last - before + after per partner: the best above zero (ties: lower id), and how many are above zero", () => {
   fc.assert(
     fc.property(
       figures,
       figures,
-      figures,
+      rows,
       fc.option(fc.array(fc.integer({ min: 1, max: 40 })), { nil: undefined }),
       fc.integer({ min: 0, max: 8 }),
       (last, before, after, partnerIds, limit) => {
@@ -54,12 +74,53 @@ test("the ranking of a range is last - before + after per partner: the best abov
           .filter(([id, v]) => v > 0 && (!partnerIds || partnerIds.includes(id)))
           .sort((a, b) => b[1] - a[1] || a[0] - b[0])
           .map(([id]) => id);
-        const range = { last: packFigures(last), before: packFigures(before), after: packFigures(after) };
-        expect(rankPackedRange(range, partnerIds, limit)).toEqual({ partnerIds: above.slice(0, limit), partnersCounted: above.length });
+        const range = { last: unpackFigures(packFigures(last)), before: unpackFigures(packFigures(before)), after: unpackRows(packedAsTheyCome(after)) };
+        expect(rankRange(range, partnerIds, limit)).toEqual({ partnerIds: above.slice(0, limit), partnersCounted: above.length });
       },
     ),
   );
-  expect(rankPackedRange({ last: null, before: null, after: null }, undefined, 100)).toEqual({ partnerIds: [], partnersCounted: 0 });
+});
+
+test("the cache of packed days: the query leaves out the revisions held, the least recently used go, a day let go meanwhile is read again", async () => {
+  const day = (n: number) => packFigures([{ partnerId: n, figure: n * 10 }]);
+  const stored = new Map([1, 2, 3].map((n) => [String(n), day(n)]));
+  const heldAsked: string[][] = [];
+  const cache = new PackedDayCache(2);
+  // A query as topPartnersQuery's: the revisions of the range's two days, the bytes of those not held.
+  const read = (last: string, before: string | null, evictBefore?: () => void) => async (held: string[]) => {
+    heldAsked.push(held);
+    const row: PackedRangeRow = {
+      lastRevision: last,
+      last: held.includes(last) ? null : stored.get(last)!,
+      beforeRevision: before,
+      before: before === null || held.includes(before) ? null : stored.get(before)!,
+      after: packFigures([{ partnerId: 9, figure: 1 }]),
+    };
+    evictBefore?.();
+    return row;
+  };
+  expect(await rankPackedRange(cache, read("2", "1"), undefined, 5)).toEqual({ partnerIds: [2, 9], partnersCounted: 2 });
+  expect(await rankPackedRange(cache, read("2", "1"), undefined, 5)).toEqual({ partnerIds: [2, 9], partnersCounted: 2 });
+  expect(heldAsked).toEqual([[], ["2", "1"]]);
+  // A third day pushes out the least recently used: 2 (the last read touched 2, then 1).
+  expect(await rankPackedRange(cache, read("3", null), undefined, 5)).toEqual({ partnerIds: [3, 9], partnersCounted: 2 });
+  expect(cache.revisions()).toEqual(["1", "3"]);
+  // Held when the query ran, let go before its row came back (another ranking's days): read again with none held.
+  heldAsked.length = 0;
+  expect(
+    await rankPackedRange(
+      cache,
+      read("3", "1", () => cache.figures("2", stored.get("2")!)),
+      undefined,
+      5,
+    ),
+  ).toEqual({ partnerIds: [3, 9], partnersCounted: 2 });
+  expect(heldAsked).toEqual([["1", "3"], []]);
+  // No day built: empty parts.
+  expect(await rankPackedRange(new PackedDayCache(), async () => ({ lastRevision: null, last: null, beforeRevision: null, before: null, after: null }), undefined, 100)).toEqual({
+    partnerIds: [],
+    partnersCounted: 0,
+  });
 });
 
 test("reconcile's comparison names each partner whose figure differs or that only one side holds", () => {
