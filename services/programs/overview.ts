@@ -27,8 +27,11 @@ type CommissionStats = StatsAnswer<Pick<OverviewFigures, "commissions" | "pendin
 
 export const ZERO_FIGURES: OverviewFigures = { clicks: 0, leads: 0, sales: 0, revenueCents: 0, commissions: 0, pendingCents: 0, creditedCents: 0, paidCents: 0, reversedCents: 0 };
 
-const pick = (row: Partial<OverviewFigures> | undefined, keys: ReadonlyArray<keyof OverviewFigures>): Partial<OverviewFigures> =>
-  row ? Object.fromEntries(keys.map((k) => [k, row[k] ?? 0])) : {};
+function pick(row: Partial<OverviewFigures> | undefined, keys: ReadonlyArray<keyof OverviewFigures>): Partial<OverviewFigures> {
+  const picked: Partial<OverviewFigures> = {};
+  if (row) for (const k of keys) picked[k] = row[k] ?? 0;
+  return picked;
+}
 
 const ACTIVITY = ["clicks", "leads"] as const;
 const SALES = ["sales", "revenueCents"] as const;

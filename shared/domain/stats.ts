@@ -21,8 +21,8 @@ export interface StatsRange {
   start: Date;
   /** Midnight UTC after `to` (exclusive). */
   end: Date;
-  /** Every day from `from` to `to`, in order. */
-  days: string[];
+  /** Every day from `from` to `to`, in order (shared between ranges alike: never changed). */
+  days: readonly string[];
 }
 
 export type RangeResult = { ok: true; range: StatsRange } | { ok: false; message: string };
@@ -49,8 +49,23 @@ export function resolveStatsRange(asked: { from?: string; to?: string }, now: Da
   if (from > to) return { ok: false, message: "Invalid 'from': it is after 'to'." };
   const count = Math.round((to.getTime() - from.getTime()) / DAY_MS) + 1;
   if (count > MAX_STATS_DAYS) return { ok: false, message: `Invalid range: ${count} days asked for, at most ${MAX_STATS_DAYS}.` };
-  const days = Array.from({ length: count }, (_, i) => dayOf(new Date(from.getTime() + i * DAY_MS)));
+  const days = daysFrom(from, count);
   return { ok: true, range: { from: days[0], to: days[count - 1], start: from, end: new Date(to.getTime() + DAY_MS), days } };
+}
+
+/** The last ranges' days: one overview resolves the same range in every stats call (366 days cost ~1.5 µs each to write). */
+const recentDays = new Map<string, readonly string[]>();
+
+/** `count` days from `from`, as YYYY-MM-DD, in order. */
+function daysFrom(from: Date, count: number): readonly string[] {
+  const key = `${from.getTime()}/${count}`;
+  let days = recentDays.get(key);
+  if (!days) {
+    days = Object.freeze(Array.from({ length: count }, (_, i) => dayOf(new Date(from.getTime() + i * DAY_MS))));
+    if (recentDays.size >= 16) recentDays.delete(recentDays.keys().next().value!);
+    recentDays.set(key, days);
+  }
+  return days;
 }
 
 /** Figures are records of integers (counts and minor units). */
