@@ -264,14 +264,8 @@ export async function runningTopPartners(r: MongoRunning, daily: Pick<Model<unkn
           return { revision: typeof doc?.revision === "string" ? doc.revision : null, figures: packedBytes(doc) };
         };
         const [last, before] = [await packedDay(days.last), await packedDay(days.before)];
-        const rows = await daily.collection
-          .aggregate<{ _id: number; figure: number }>(
-            [{ $match: { ...key, partnerId: { $ne: ALL_PARTNERS }, ...after } }, { $group: { _id: "$partnerId", figure: { $sum: `$${r.figure}` } } }],
-            {
-              session,
-            },
-          )
-          .toArray();
+        const sums = [{ $match: { ...key, partnerId: { $ne: ALL_PARTNERS }, ...after } }, { $group: { _id: "$partnerId", figure: { $sum: `$${r.figure}` } } }];
+        const rows = await daily.collection.aggregate<{ _id: number; figure: number }>(sums, { session }).toArray();
         const afterFigures = packFigures(rows.map((row) => ({ partnerId: Number(row._id), figure: Number(row.figure) })));
         return { lastRevision: last.revision, last: last.figures, beforeRevision: before.revision, before: before.figures, after: afterFigures };
       },
