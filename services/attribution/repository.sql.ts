@@ -8,7 +8,6 @@ import {
   extendRunningTotals,
   runningCoveringKeyMigration,
   runningDrift,
-  runningFigures,
   runningFiguresQuery,
   runningMigration,
   runningPackedMigration,
@@ -385,13 +384,12 @@ export class SqlAttributionRepository implements AttributionRepository {
     const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
       run<{ day: string; clicks: number }>(queries.clickDays),
       run<{ day: string; leads: number }>(queries.leadDays),
-      run<{ partnerId: number; v: string }>(q.partners === false ? null : queries.clickPartners),
-      run<{ partnerId: number; v: string }>(q.partners === false ? null : queries.leadPartners),
+      run<{ partnerId: number; clicks: string }>(q.partners === false ? null : queries.clickPartners),
+      run<{ partnerId: number; leads: string }>(q.partners === false ? null : queries.leadPartners),
     ]);
-    return {
-      byDay: mergeRows("day", zero, clickDays, leadDays),
-      byPartner: mergeRows("partnerId", zero, runningFigures(clickPartners, "clicks"), runningFigures(leadPartners, "leads")),
-    };
+    // The running totals' rows are several a partner (runningFiguresQuery): summed, the partners with some activity.
+    const byPartner = mergeRows("partnerId", zero, clickPartners, leadPartners).filter((p) => p.clicks !== 0 || p.leads !== 0);
+    return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner };
   }
 
   async topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {

@@ -171,7 +171,7 @@ export class PackedDayCache {
     const figures = unpackFigures(packed);
     if (revision !== null && !this.days.has(revision)) {
       this.days.set(revision, figures);
-      this.bytes += packed.byteLength;
+      this.bytes += figures.ids.length * ENTRY;
       for (const [oldest, f] of this.days) {
         if (this.days.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
         this.days.delete(oldest);

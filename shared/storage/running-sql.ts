@@ -224,28 +224,22 @@ function runningRange(d: RollupDefinition, q: StatsQuery, filter: ((firstExtra: 
 
 /**
  * The query of the partners' figures over the range (or all time) from the running totals' rows, for a rollup whose
- * one figure they keep: rows `partnerId` and `v` (bigint), summed per partner by runningFigures. Two index rows a
- * partner (the total at the range's last built day, the one the day before the range taken away) and the days not
- * yet built, where the rollup's own rows are one a partner and day (a page of partners over all time: ~100 each).
- * Three index scans in a UNION ALL: joining them (FULL JOIN) cost the database as much again, half of it planning.
+ * one figure they keep: rows `partnerId` and the figure (bigint), several a partner, summed by the owner
+ * (mergeRows). Two index rows a partner (the total at the range's last built day, the one the day before the range
+ * taken away) and the days not yet built, where the rollup's own rows are one a partner and day (a page of partners
+ * over all time: ~100 each). Three index scans in a UNION ALL: joining them (FULL JOIN) cost the database as much
+ * again, half of it planning.
  */
 export function runningFiguresQuery(d: RollupDefinition, q: StatsQuery): { text: string; values: unknown[] } {
   const r = runningOf(d);
   if (d.figures.length !== 1 || d.figures[0].name !== r.figure) throw new Error(`${r.table} does not keep every figure of ${d.table}`);
   const x = runningRange(d, q, null, []);
   const parts = [
-    `SELECT partner_id AS "partnerId", ${r.figure} AS v FROM ${r.table}, t WHERE ${x.where(`day = ${x.lastDay}`, ...x.built)}`,
+    `SELECT partner_id AS "partnerId", ${r.figure} FROM ${r.table}, t WHERE ${x.where(`day = ${x.lastDay}`, ...x.built)}`,
     ...(x.beforeDay ? [`SELECT partner_id, -${r.figure} FROM ${r.table}, t WHERE ${x.where(`day = ${x.beforeDay}`, ...x.built)}`] : []),
     `SELECT partner_id, ${r.figure}::bigint FROM ${d.table}, t WHERE ${x.where(...x.afterDays)}`,
   ];
   return { text: `WITH ${x.through} ${parts.join(" UNION ALL ")}`, values: x.values };
-}
-
-/** The rows of runningFiguresQuery summed per partner: the partners with a figure other than zero. */
-export function runningFigures<F extends string>(rows: ReadonlyArray<{ partnerId: number; v: string | number }>, figure: F): Array<{ partnerId: number } & Record<F, number>> {
-  const sums = new Map<number, number>();
-  for (const row of rows) sums.set(row.partnerId, (sums.get(row.partnerId) ?? 0) + Number(row.v));
-  return [...sums].filter(([, v]) => v !== 0).map(([partnerId, v]) => ({ partnerId, [figure]: v }) as { partnerId: number } & Record<F, number>);
 }
 
 /**
