@@ -1,9 +1,9 @@
-import type { Connection } from "mongoose";
-import type { LedgerSnapshot } from "./invariants/snapshot";
+import type { Connection, Model, PipelineStage } from "mongoose";
+import type { LedgerSnapshot, SnapshotCommissionDay } from "./invariants/snapshot";
 import { isDuplicateKeyError, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
 import { wantsDays, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import type { TierStats } from "../../shared/domain/rewards";
-import { backfillRollup, rollupStatsMatch } from "../../shared/storage/rollup-mongo";
+import { aggregatePartnerRange, backfillRollup, rollupStatsMatch } from "../../shared/storage/rollup-mongo";
 import { csvLines } from "../../shared/csv-export";
 import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
@@ -34,6 +34,7 @@ import {
   payoutScheduleSchema,
   outboxSchema,
   commissionDaySchema,
+  commissionMonthSchema,
   commissionsDaily,
   OLD_OPEN_WITHDRAWALS_INDEX,
   OLD_OUTBOX_CLAIM_INDEX,
@@ -45,6 +46,7 @@ import {
   toPayoutRun,
   toPayoutSchedule,
   keyFilter,
+  type CommissionDayDoc,
   type Store,
 } from "./mongo/models";
 import { MongoCommissionsTx } from "./mongo/transaction";
@@ -72,6 +74,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       payoutSchedules: modelOn(connection, "PayoutSchedule", payoutScheduleSchema),
       outbox: modelOn(connection, "OutboxEvent", outboxSchema),
       commissionDays: modelOn(connection, "CommissionDay", commissionDaySchema),
+      commissionMonths: modelOn(connection, "CommissionMonth", commissionMonthSchema),
     };
     await dropUnconditionalSaleIndex(store.commissions);
     // Indexes replaced by others on the same keys: dropped before the new ones are built.
@@ -92,6 +95,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       store.payoutSchedules,
       store.outbox,
       store.commissionDays,
+      store.commissionMonths,
     ]);
     await dropOld(store.outbox.collection, OLD_OUTBOX_CLAIM_INDEX);
     // After its unique key index is built: instances starting together cannot both insert a key.
@@ -284,39 +288,44 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         dispatchedAt: d.dispatchedAt ?? null,
       }));
       const payoutRuns = (await this.store.payoutRuns.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toPayoutRun);
-      const commissionDays = (await this.store.commissionDays.find({}, { _id: 0 }, { session }).sort({ programId: 1, partnerId: 1, day: 1, currency: 1 }).lean()).map((d) => ({
-        programId: d.programId,
-        partnerId: d.partnerId,
-        day: d.day,
-        currency: d.currency,
-        commissions: d.commissions,
-        pendingCents: d.pendingCents,
-        creditedCents: d.creditedCents,
-        paidCents: d.paidCents,
-        reversedCents: d.reversedCents,
-      }));
-      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays };
+      const rollupRows = async (rollup: Model<unknown>): Promise<SnapshotCommissionDay[]> =>
+        (await rollup.collection.find({}, { session, projection: { _id: 0 }, sort: { programId: 1, partnerId: 1, day: 1, currency: 1 } }).toArray()).map((d) => ({
+          programId: d.programId,
+          partnerId: d.partnerId,
+          day: d.day,
+          currency: d.currency,
+          commissions: d.commissions,
+          pendingCents: d.pendingCents,
+          creditedCents: d.creditedCents,
+          paidCents: d.paidCents,
+          reversedCents: d.reversedCents,
+        }));
+      const commissionDays = await rollupRows(this.store.commissionDays as Model<unknown>);
+      const commissionMonths = await rollupRows(this.store.commissionMonths);
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays, commissionMonths };
     } finally {
       await session.endSession();
     }
   }
 
   async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
-    // commissions_daily's rows: along { programId, day } for a range, { programId, partnerId, ... } for a page of partners.
+    // commissions_daily's rows: along { programId, day } for a range, { programId, partnerId, ... } for all partners;
+    // some partners' whole months from commissions_monthly.
+    type Row = { _id: string | number } & CommissionFigures;
+    const sum = (key: "$day" | "$partnerId"): PipelineStage.Group => ({
+      $group: {
+        _id: key,
+        commissions: { $sum: "$commissions" },
+        pendingCents: { $sum: "$pendingCents" },
+        creditedCents: { $sum: "$creditedCents" },
+        paidCents: { $sum: "$paidCents" },
+        reversedCents: { $sum: "$reversedCents" },
+      },
+    });
     const group = (key: "$day" | "$partnerId") =>
-      this.store.commissionDays.aggregate<{ _id: string | number } & CommissionFigures>([
-        { $match: { ...rollupStatsMatch(q, null, key === "$day" ? "days" : "partners"), currency } },
-        {
-          $group: {
-            _id: key,
-            commissions: { $sum: "$commissions" },
-            pendingCents: { $sum: "$pendingCents" },
-            creditedCents: { $sum: "$creditedCents" },
-            paidCents: { $sum: "$paidCents" },
-            reversedCents: { $sum: "$reversedCents" },
-          },
-        },
-      ]);
+      key === "$partnerId" && q.partnerIds
+        ? aggregatePartnerRange<Row, CommissionDayDoc>(commissionsDaily(this.store), { ...q, partnerIds: q.partnerIds }, { currency }, [sum(key)])
+        : this.store.commissionDays.aggregate<Row>([{ $match: { ...rollupStatsMatch(q, null, key === "$day" ? "days" : "partners"), currency } }, sum(key)]);
     const [byDay, byPartner] = await Promise.all([wantsDays(q) ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
     const figures = ({ _id, ...f }: { _id: string | number } & CommissionFigures): CommissionFigures => f;
     return {

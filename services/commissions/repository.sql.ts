@@ -2,7 +2,7 @@ import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { CommissionLine, TierStats } from "../../shared/domain/rewards";
 import { wantsDays, type StatsKeys, type StatsQuery, type StatsRows } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupCoveringMigration, rollupMigration, rollupWhere, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, monthlyRollup, partnerRangeRows, rollupCoveringMigration, rollupMigration, rollupWhere, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { SqlOutbox, toOutboxEvent, type OutboxRow } from "../../shared/outbox/sql";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
@@ -173,6 +173,8 @@ const MIGRATIONS = [
   `${rollupMigration(commissionsDaily())}`,
   // The figures read from the rollup's indexes alone (a page of partners, a range of days), however its rows lie.
   rollupCoveringMigration(commissionsDaily()),
+  // A page of partners' whole months in a range (or all time) from per (program, partner, month) counters.
+  rollupMigration(monthlyRollup(commissionsDaily())),
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -261,15 +263,22 @@ function commissionsDaily(): RollupDefinition {
 
 /** The exact queries of commissionStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function commissionStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
+  const figures = `sum(commissions)::int AS commissions, sum(pending_cents)::bigint AS "pendingCents", sum(credited_cents)::bigint AS "creditedCents",
+      sum(paid_cents)::bigint AS "paidCents", sum(reversed_cents)::bigint AS "reversedCents"`;
   const query = (rows: "days" | "partners") => {
     const w = rollupWhere(q, null, rows);
     const values = [...w.params, currency];
-    const figures = `sum(commissions)::int AS commissions, sum(pending_cents)::bigint AS "pendingCents", sum(credited_cents)::bigint AS "creditedCents",
-      sum(paid_cents)::bigint AS "paidCents", sum(reversed_cents)::bigint AS "reversedCents"`;
     const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
     return { text: `SELECT ${group}, ${figures} FROM commissions_daily WHERE ${w.where} AND currency = $${values.length} GROUP BY 1`, values };
   };
-  return { byDay: wantsDays(q) ? query("days") : null, byPartner: query("partners") };
+  // Some partners (a page, the overview's shown ones): their whole months from commissions_monthly.
+  const somePartners = (partnerIds: readonly number[]) => {
+    const d = commissionsDaily();
+    const r = partnerRangeRows(d, { ...q, partnerIds }, null, ["partner_id", "currency", ...d.figures.map((c) => c.name)].join(", "));
+    const values = [...r.params, currency];
+    return { text: `SELECT partner_id AS "partnerId", ${figures} FROM ${r.from} WHERE currency = $${values.length} GROUP BY 1`, values };
+  };
+  return { byDay: wantsDays(q) ? query("days") : null, byPartner: q.partnerIds ? somePartners(q.partnerIds) : query("partners") };
 }
 
 /** A row of commissions. */
@@ -852,23 +861,25 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       const outbox = (
         await q.query<{ id: number; type: string; commission_id: number | null; dispatched_at: Date | null }>("SELECT id, type, commission_id, dispatched_at FROM outbox ORDER BY id")
       ).map((r) => ({ id: r.id, type: r.type, commissionId: r.commission_id, dispatchedAt: r.dispatched_at }));
-      const commissionDays = (
-        await q.query<Record<string, string | number>>(
-          `SELECT program_id, partner_id, ${ROLLUP_DAY} AS day, currency, commissions, pending_cents, credited_cents, paid_cents, reversed_cents
-           FROM commissions_daily ORDER BY program_id, partner_id, day, currency`,
-        )
-      ).map((r) => ({
-        programId: Number(r.program_id),
-        partnerId: Number(r.partner_id),
-        day: String(r.day),
-        currency: String(r.currency),
-        commissions: Number(r.commissions),
-        pendingCents: Number(r.pending_cents),
-        creditedCents: Number(r.credited_cents),
-        paidCents: Number(r.paid_cents),
-        reversedCents: Number(r.reversed_cents),
-      }));
-      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays };
+      const rollupRows = async (table: string) =>
+        (
+          await q.query<Record<string, string | number>>(
+            `SELECT program_id, partner_id, ${ROLLUP_DAY} AS day, currency, commissions, pending_cents, credited_cents, paid_cents, reversed_cents
+             FROM ${table} ORDER BY program_id, partner_id, day, currency`,
+          )
+        ).map((r) => ({
+          programId: Number(r.program_id),
+          partnerId: Number(r.partner_id),
+          day: String(r.day),
+          currency: String(r.currency),
+          commissions: Number(r.commissions),
+          pendingCents: Number(r.pending_cents),
+          creditedCents: Number(r.credited_cents),
+          paidCents: Number(r.paid_cents),
+          reversedCents: Number(r.reversed_cents),
+        }));
+      const [commissionDays, commissionMonths] = [await rollupRows("commissions_daily"), await rollupRows("commissions_monthly")];
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays, commissionMonths };
     });
   }
 

@@ -1,9 +1,20 @@
-import { Schema, type Connection, type Model } from "mongoose";
+import { Schema, type Connection, type Model, type PipelineStage } from "mongoose";
 import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
 import { wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { csvLines } from "../../shared/csv-export";
 import { SALES_CSV } from "./export";
-import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, withRollupTransaction, rollupStatsMatch, utcDayText, type MongoRollup } from "../../shared/storage/rollup-mongo";
+import {
+  aggregatePartnerRange,
+  backfillRollup,
+  dropReplacedIndex,
+  incrementRollup,
+  monthlySchema,
+  rollupDrift,
+  withRollupTransaction,
+  rollupStatsMatch,
+  utcDayText,
+  type MongoRollup,
+} from "../../shared/storage/rollup-mongo";
 import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import type { SaleLine } from "../../shared/domain/rewards";
@@ -84,10 +95,13 @@ const saleDaySchema = new Schema<SaleDayDoc>(
 // or a page of partners.
 saleDaySchema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1 }, { unique: true });
 saleDaySchema.index({ programId: 1, isTest: 1, day: 1 });
+// sales_monthly: the same per partner and month, a page of partners' whole months (as the SQL table).
+const saleMonthSchema = monthlySchema(saleDaySchema, "sales_monthly", { programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1 });
 
 /** sales_daily and its recount from the sales: a sale's day is that of its occurrence (of its creation for documents without one, as toSale reads them). */
-const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>, running: MongoRunning): MongoRollup<SaleDayDoc, SaleDoc> => ({
+const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>, monthly: Model<unknown>, running: MongoRunning): MongoRollup<SaleDayDoc, SaleDoc> => ({
   rollup: days,
+  monthly,
   running,
   source: sales,
   key: {
@@ -136,12 +150,13 @@ export class MongoSalesRepository implements SalesRepository {
   static async create(connection: Connection): Promise<MongoSalesRepository> {
     const sales = modelOn(connection, "Sale", saleSchema);
     const days = modelOn(connection, "SaleDay", saleDaySchema);
-    await prepareCollections([sales, days]);
+    const months = modelOn(connection, "SaleMonth", saleMonthSchema);
+    await prepareCollections([sales, days, months]);
     await dropReplacedIndex(sales, OLD_SALES_STATS_INDEX);
     // Created here, not inside a transaction (a collection cannot be created in one on older servers).
     const outbox = await MongoOutbox.create(connection, "sales_outbox");
     // sales_running: each partner's revenue through each day, and each day packed, the overview's ranking (running-mongo.ts).
-    const daily = salesDaily(sales, days, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"], { packed: true }));
+    const daily = salesDaily(sales, days, months, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"], { packed: true }));
     // After the unique key index is built: instances starting together cannot both insert a key.
     await backfillRollup(daily);
     return new MongoSalesRepository(connection, sales, daily, outbox);
@@ -234,12 +249,16 @@ export class MongoSalesRepository implements SalesRepository {
   }
 
   async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
-    // sales_daily's rows: along { programId, isTest, day } for a range, { programId, partnerId, ... } for a page of partners.
+    // sales_daily's rows: along { programId, isTest, day } for a range, { programId, partnerId, ... } for all partners;
+    // some partners' whole months from sales_monthly.
+    type Row = { _id: string | number; sales: number; revenueCents: number };
+    const sum = (key: "$day" | "$partnerId"): PipelineStage.Group => ({
+      $group: { _id: key, sales: { $sum: "$sales" }, revenueCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } } },
+    });
     const group = (key: "$day" | "$partnerId") =>
-      this.daily.rollup.aggregate<{ _id: string | number; sales: number; revenueCents: number }>([
-        { $match: rollupStatsMatch(q, "isTest", key === "$day" ? "days" : "partners") },
-        { $group: { _id: key, sales: { $sum: "$sales" }, revenueCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } } } },
-      ]);
+      key === "$partnerId" && q.partnerIds
+        ? aggregatePartnerRange<Row, SaleDayDoc>(this.daily, { ...q, partnerIds: q.partnerIds }, { isTest: q.test }, [sum(key)])
+        : this.daily.rollup.aggregate<Row>([{ $match: rollupStatsMatch(q, "isTest", key === "$day" ? "days" : "partners") }, sum(key)]);
     const [byDay, byPartner] = await Promise.all([wantsDays(q) ? group("$day") : [], q.partners === false ? [] : group("$partnerId")]);
     return {
       byDay: byDay.map((r) => ({ day: String(r._id), sales: r.sales, revenueCents: r.revenueCents })),

@@ -2,7 +2,18 @@ import { saleCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import {
+  ROLLUP_DAY,
+  monthlyRollup,
+  partnerRangeRows,
+  rollupCoveringMigration,
+  rollupDriftQuery,
+  rollupMigration,
+  rollupWhere,
+  toRollupDrift,
+  utcDay,
+  type RollupDefinition,
+} from "../../shared/storage/rollup-sql";
 import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
 import {
   extendRunningTotals,
@@ -68,6 +79,8 @@ const MIGRATIONS = [
   runningPackedMigration(salesDaily()),
   // A revision per packed day: the service keeps the days it has read and leaves their bytes out of the ranking's query.
   runningPackedRevisionMigration(salesDaily()),
+  // A page of partners' whole months in a range (or all time) from per (program, partner, month) counters.
+  rollupMigration(monthlyRollup(salesDaily())),
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
@@ -130,14 +143,20 @@ export const salesTopPartnersQuery = (q: StatsQuery, currency: string, heldRevis
 
 /** The exact queries of salesStats (exported so the query-plan test explains what runs); no daily one for all time. */
 export function salesStatsQueries(q: StatsQuery, currency: string): { byDay: SqlQuery | null; byPartner: SqlQuery } {
+  const figures = (n: number) => `sum(sales)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = $${n}), 0)::bigint AS "revenueCents"`;
   const query = (rows: "days" | "partners") => {
     const w = rollupWhere(q, "is_test", rows);
     const values = [...w.params, currency];
-    const figures = `sum(sales)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = $${values.length}), 0)::bigint AS "revenueCents"`;
     const group = rows === "days" ? `${ROLLUP_DAY} AS day` : `partner_id AS "partnerId"`;
-    return { text: `SELECT ${group}, ${figures} FROM sales_daily WHERE ${w.where} GROUP BY 1`, values };
+    return { text: `SELECT ${group}, ${figures(values.length)} FROM sales_daily WHERE ${w.where} GROUP BY 1`, values };
   };
-  return { byDay: wantsDays(q) ? query("days") : null, byPartner: query("partners") };
+  // Some partners (a page, the overview's shown ones): their whole months from sales_monthly.
+  const somePartners = (partnerIds: readonly number[]) => {
+    const r = partnerRangeRows(salesDaily(), { ...q, partnerIds }, "is_test", "partner_id, sales, amount_cents, currency");
+    const values = [...r.params, currency];
+    return { text: `SELECT partner_id AS "partnerId", ${figures(values.length)} FROM ${r.from} GROUP BY 1`, values };
+  };
+  return { byDay: wantsDays(q) ? query("days") : null, byPartner: q.partnerIds ? somePartners(q.partnerIds) : query("partners") };
 }
 
 /** A row of sales. */
@@ -296,10 +315,12 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
-    const d = salesDaily();
-    const q = rollupDriftQuery(d, limit);
-    const drift = (await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r));
-    return [...drift, ...(await runningDrift(this.db, d, limit - drift.length))];
+    const drift: RollupDrift[] = [];
+    for (const d of [salesDaily(), monthlyRollup(salesDaily())]) {
+      const q = rollupDriftQuery(d, limit - drift.length);
+      drift.push(...(await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r)));
+    }
+    return [...drift, ...(await runningDrift(this.db, salesDaily(), limit - drift.length))];
   }
 
   async listSalesPage(f: SaleListFilter): Promise<Page<Sale>> {

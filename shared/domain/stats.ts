@@ -204,6 +204,29 @@ export function mergeRows<K extends keyof StatsKeys, F extends Figures>(
   return [...merged.values()];
 }
 
+/** UTC days [from, to) as YYYY-MM-DD. */
+export interface DaySpan {
+  from: string;
+  to: string;
+}
+
+/**
+ * A range of UTC days [start, end) as the per-partner figures read it from the rollups: the whole months inside it
+ * from the monthly rollup (`months`, first days of months; null when it holds none) and the days outside them from
+ * the daily one (`days`: none, one or two spans). All time (null, null): every month ("all"), no days. A page of partners
+ * over 366 days then reads about 13 monthly rows and 30 daily ones a partner instead of 366.
+ */
+export function splitByMonths(start: string | null, end: string | null): { months: DaySpan | "all" | null; days: DaySpan[] } {
+  if (start === null || end === null) return { months: "all", days: [] };
+  const firstOfMonth = (day: string) => `${day.slice(0, 7)}-01`;
+  const nextMonth = (day: string) => dayOf(new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)), 1)));
+  const monthsFrom = start.endsWith("-01") ? start : nextMonth(start);
+  const monthsTo = firstOfMonth(end);
+  if (monthsFrom >= monthsTo) return { months: null, days: start < end ? [{ from: start, to: end }] : [] };
+  const days = [...(start < monthsFrom ? [{ from: start, to: monthsFrom }] : []), ...(monthsTo < end ? [{ from: monthsTo, to: end }] : [])];
+  return { months: { from: monthsFrom, to: monthsTo }, days };
+}
+
 /**
  * The partnerId of a daily rollup's program rows: the figures of all the program's partners per day, kept beside
  * each partner's own, so the overview's series and totals read one row a day however many partners there are

@@ -5,8 +5,8 @@
  * unique index's order. Written through the driver's collection (no casting, no defaults on insert: the rows carry
  * every figure).
  */
-import type { ClientSession, Connection, Model } from "mongoose";
-import { ALL_PARTNERS, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
+import type { ClientSession, Connection, Model, PipelineStage, Schema } from "mongoose";
+import { ALL_PARTNERS, splitByMonths, type DaySpan, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
 import { withTransaction } from "./mongo";
 import { moveRunningBack, type MongoRunning } from "./running-mongo";
 
@@ -22,6 +22,13 @@ export interface RollupShape {
   match?: Record<string, unknown>;
   /** The rollup's running totals (running-mongo.ts), when kept. */
   running?: MongoRunning;
+  /**
+   * Its monthly rollup (`<name>_monthly`, monthlySchema): the same key and figures per partner and month (`day`: the
+   * month's first), incremented with the daily one; a page of partners reads its whole months from it.
+   */
+  monthly?: Model<unknown>;
+  /** Only the partners' own rows, no program row of all partners (a monthly rollup). */
+  partnersOnly?: boolean;
 }
 
 /** A rollup's collection and the collection it summarises. */
@@ -52,14 +59,14 @@ const compareValues = (a: KeyValue, b: KeyValue): number => (a < b ? -1 : a > b 
 /**
  * Adds `rows` (each a key and its figures, signed) to the rollup in `session`, each to its partner's row and to the
  * program's row of all partners (ALL_PARTNERS): summed per key, keys whose figures all sum to zero left out, one
- * upsert per key in the key's order, one round trip.
+ * upsert per key in the key's order, one round trip; then to its monthly rollup alike (partners' rows).
  */
 export async function incrementRollup<R>(r: RollupShape & { rollup: Model<R> }, rows: ReadonlyArray<object>, session: ClientSession): Promise<void> {
   const keyFields = Object.keys(r.key);
   const figureFields = Object.keys(r.figures);
   const summed = new Map<string, { key: Record<string, KeyValue>; figures: Record<string, number> }>();
   const partnerRows = rows as ReadonlyArray<Record<string, KeyValue>>;
-  const programRows = partnerRows.map((row): Record<string, KeyValue> => ({ ...row, partnerId: ALL_PARTNERS }));
+  const programRows = r.partnersOnly ? [] : partnerRows.map((row): Record<string, KeyValue> => ({ ...row, partnerId: ALL_PARTNERS }));
   for (const row of [...partnerRows, ...programRows]) {
     const text = JSON.stringify(keyFields.map((f) => row[f]));
     let entry = summed.get(text);
@@ -80,6 +87,63 @@ export async function incrementRollup<R>(r: RollupShape & { rollup: Model<R> }, 
       moved.map((e) => e.key),
       session,
     );
+  if (r.monthly)
+    await incrementRollup(
+      monthlyOf(r),
+      partnerRows.map((row) => ({ ...row, day: monthOf(String(row.day)) })),
+      session,
+    );
+}
+
+/** The first day of a day's month (YYYY-MM-01). */
+const monthOf = (day: string): string => `${day.slice(0, 7)}-01`;
+
+/** A rollup's monthly one as a rollup of its own (incremented, backfilled and recounted alike). */
+export function monthlyOf<R, S>(r: MongoRollup<R, S>): MongoRollup<unknown, S>;
+export function monthlyOf(r: RollupShape): RollupShape & { rollup: Model<unknown> };
+export function monthlyOf(r: RollupShape & { source?: unknown }): RollupShape & { rollup: Model<unknown> } {
+  if (!r.monthly) throw new Error("the rollup keeps no monthly rollup");
+  const day = r.key.day;
+  return { ...r, rollup: r.monthly, monthly: undefined, running: undefined, partnersOnly: true, key: { ...r.key, day: { $concat: [{ $substrCP: [day, 0, 7] }, "-01"] } } };
+}
+
+/**
+ * A daily rollup's schema for its monthly one in `collection`: the same fields, the unique key index only (a page of
+ * partners reads along it).
+ */
+export function monthlySchema<R>(daySchema: Schema<R>, collection: string, key: Record<string, 1>): Schema<unknown> {
+  const schema = daySchema.clone();
+  schema.set("collection", collection);
+  schema.clearIndexes();
+  schema.index(key, { unique: true });
+  // Written through the driver's collection and aggregated only: no document type needed.
+  return schema as unknown as Schema<unknown>;
+}
+
+/**
+ * Some partners' rows of a range, then `stages` (a $group by partner): their whole months from the monthly rollup,
+ * the days outside them from the daily one (splitByMonths), the second read by $unionWith; `match` narrows both
+ * (mode, currency).
+ */
+export function aggregatePartnerRange<T, R>(
+  r: { rollup: Model<R>; monthly?: Model<unknown> },
+  q: StatsQuery & { partnerIds: readonly number[] },
+  match: Record<string, unknown>,
+  stages: PipelineStage[],
+): Promise<T[]> {
+  const monthly = r.monthly;
+  if (!monthly) throw new Error("the rollup keeps no monthly rollup");
+  const base = { programId: q.programId, partnerId: { $in: [...q.partnerIds] }, ...match };
+  const within = (s: DaySpan) => ({ ...base, day: { $gte: s.from, $lt: s.to } });
+  const { months, days } = splitByMonths(q.start && utcDayText(q.start), q.end && utcDayText(q.end));
+  const reads = [
+    ...(months ? [{ collection: monthly.collection.collectionName, match: months === "all" ? base : within(months) }] : []),
+    ...days.map((s) => ({ collection: r.rollup.collection.collectionName, match: within(s) })),
+  ];
+  if (!reads.length) return Promise.resolve([]);
+  const [first, ...rest] = reads;
+  const pipeline = [{ $match: first.match }, ...rest.map((read) => ({ $unionWith: { coll: read.collection, pipeline: [{ $match: read.match }] } })), ...stages];
+  return (first.collection === monthly.collection.collectionName ? monthly.aggregate<T>(pipeline) : r.rollup.aggregate<T>(pipeline)).exec();
 }
 
 /**
@@ -90,7 +154,7 @@ function recount(r: RollupShape): Array<Record<string, unknown>> {
   const keyFields = Object.keys(r.key);
   return [
     ...(r.match ? [{ $match: r.match }] : []),
-    { $set: { rollupPartnerId: [r.key.partnerId, ALL_PARTNERS] } },
+    { $set: { rollupPartnerId: r.partnersOnly ? [r.key.partnerId] : [r.key.partnerId, ALL_PARTNERS] } },
     { $unwind: "$rollupPartnerId" },
     { $group: { _id: { ...r.key, partnerId: "$rollupPartnerId" }, ...Object.fromEntries(Object.entries(r.figures).map(([f, expr]) => [f, { $sum: expr }])) } },
     { $project: { _id: 0, ...Object.fromEntries(keyFields.map((f) => [f, `$_id.${f}`])), ...Object.fromEntries(Object.keys(r.figures).map((f) => [f, 1])) } },
@@ -105,7 +169,7 @@ export function isRollupKeyRace(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown; writeErrors?: { errmsg?: unknown } | Array<{ errmsg?: unknown }> } | null;
   if (e?.code !== 11000) return false;
   const messages = [e.message, ...[e.writeErrors ?? []].flat().map((w) => w.errmsg)];
-  return messages.some((m) => typeof m === "string" && /_daily index: /.test(m));
+  return messages.some((m) => typeof m === "string" && /_(daily|monthly) index: /.test(m));
 }
 
 /**
@@ -125,10 +189,12 @@ export async function withRollupTransaction<T>(connection: Connection, fn: (sess
  * Builds an empty rollup from what the source holds (the first start of a version with rollups; the SQL migration's
  * backfill). One transaction: instances starting together, or writing meanwhile, either see the rows or conflict
  * with them, so the rows equal the recount. Documents written by an instance of an earlier version afterwards are
- * not counted: reconcile reports them. Bounded by the transaction lifetime (60 s by default).
+ * not counted: reconcile reports them. Bounded by the transaction lifetime (60 s by default). Its monthly rollup
+ * first, alike (a version that adds one to a rollup already filled).
  */
 export async function backfillRollup<R, S>(r: MongoRollup<R, S>): Promise<void> {
   const rollup = r.rollup.collection;
+  if (r.monthly) await backfillRollup(monthlyOf(r));
   if (await rollup.findOne({}, { projection: { _id: 1 } })) return;
   if (!(await r.source.collection.findOne(r.match ?? {}, { projection: { _id: 1 } }))) return;
   await withRollupTransaction(r.rollup.db, async (session) => {
@@ -140,11 +206,16 @@ export async function backfillRollup<R, S>(r: MongoRollup<R, S>): Promise<void> 
 
 /**
  * The keys where the rollup differs from a recount of its source (reconcile), at most `limit`, in key order: one
- * aggregation over the source and the rollup in one snapshot, a side without the key counting zeros.
+ * aggregation over the source and the rollup in one snapshot, a side without the key counting zeros; then its
+ * monthly rollup's alike.
  */
 export async function rollupDrift<R, S>(r: MongoRollup<R, S>, limit: number): Promise<RollupDrift[]> {
   // $limit refuses 0.
   if (limit < 1) return [];
+  if (r.monthly) {
+    const drift = await rollupDrift({ ...r, monthly: undefined }, limit);
+    return [...drift, ...(await rollupDrift(monthlyOf(r), limit - drift.length))];
+  }
   const keyFields = Object.keys(r.key);
   const figureFields = Object.keys(r.figures);
   const sides = (stored: (f: string) => unknown, counted: (f: string) => unknown) => ({

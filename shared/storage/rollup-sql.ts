@@ -6,7 +6,9 @@
  * sale's commission state, writes nothing), keys in order so two statements never wait on each other's rows in
  * opposite orders.
  */
-import { ALL_PARTNERS, type RollupDrift, type StatsQuery } from "../domain/stats";
+import { ALL_PARTNERS, splitByMonths, type DaySpan, type RollupDrift, type StatsQuery } from "../domain/stats";
+
+const dayText = (d: Date): string => d.toISOString().slice(0, 10);
 
 export interface RollupColumn {
   /** The rollup's column. */
@@ -32,6 +34,8 @@ export interface RollupDefinition {
   rangeIndex: string[];
   /** Running totals of one figure per partner (the overview's partner ranking: running-sql.ts), when kept. */
   running?: RunningTotals;
+  /** Only the partners' own rows, no program row of all partners (the monthly rollups: the series reads the daily one). */
+  partnersOnly?: boolean;
 }
 
 /**
@@ -61,7 +65,7 @@ function signedRows(d: RollupDefinition, rows: string, sign: "" | "-"): string {
     const key = d.key.map((c) => `${allPartners && c.name === "partner_id" ? ALL_PARTNERS : c.expr} AS ${c.name}`);
     return `SELECT ${[...key, ...figures].join(", ")} FROM ${rows}${d.where ? ` WHERE ${d.where}` : ""}`;
   };
-  return `${select(false)} UNION ALL ${select(true)}`;
+  return d.partnersOnly ? select(false) : `${select(false)} UNION ALL ${select(true)}`;
 }
 
 /**
@@ -110,8 +114,9 @@ export function rollupMigration(d: RollupDefinition): string {
   const columns = [...d.key.map((c) => `${c.name} ${c.type} NOT NULL`), ...d.figures.map((c) => `${c.name} ${c.type} NOT NULL DEFAULT 0`)];
   const trigger = (event: string, referencing: string) =>
     `CREATE TRIGGER ${d.table}_${event.toLowerCase()} AFTER ${event} ON ${d.source} REFERENCING ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${d.table}_apply();`;
-  return `CREATE TABLE ${d.table} (${columns.join(", ")}, PRIMARY KEY (${names(d.key)}));
-   CREATE INDEX ${d.table}_range ON ${d.table} (${d.rangeIndex.join(", ")});
+  // A rollup without a range index (monthly) is read along its key only: the figures beside it from the start.
+  return `CREATE TABLE ${d.table} (${columns.join(", ")}, PRIMARY KEY (${names(d.key)})${d.rangeIndex.length ? "" : ` INCLUDE (${names(d.figures)})`});
+   ${d.rangeIndex.length ? `CREATE INDEX ${d.table}_range ON ${d.table} (${d.rangeIndex.join(", ")});` : ""}
    ${rollupFunction({ ...d, running: undefined })}
    ${trigger("INSERT", "NEW TABLE AS new_rows")}
    ${trigger("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows")}
@@ -143,7 +148,7 @@ export function rollupWhere(q: StatsQuery, testColumn: string | null, rows: "day
     conditions.push(`${testColumn} = $${params.length}`);
   }
   if (q.start && q.end) {
-    params.push(q.start.toISOString().slice(0, 10), q.end.toISOString().slice(0, 10));
+    params.push(dayText(q.start), dayText(q.end));
     conditions.push(`day >= $${params.length - 1}::date`, `day < $${params.length}::date`);
   }
   if (q.partnerIds) {
@@ -153,6 +158,34 @@ export function rollupWhere(q: StatsQuery, testColumn: string | null, rows: "day
     conditions.push(rows === "days" ? `partner_id = ${ALL_PARTNERS}` : `partner_id <> ${ALL_PARTNERS}`);
   }
   return { where: conditions.join(" AND "), params };
+}
+
+/**
+ * A daily rollup's monthly one (`<name>_monthly`, kept by its own triggers alike): the same key and figures with the
+ * first day of the month in `day`, the partners' rows only. A page of partners over a long range reads its whole
+ * months from it (partnerRangeRows); reconcile checks it against the source as any rollup.
+ */
+export function monthlyRollup(d: RollupDefinition): RollupDefinition {
+  const key = d.key.map((c) => (c.name === "day" ? { ...c, expr: `date_trunc('month', ${c.expr})::date` } : c));
+  return { ...d, table: d.table.replace(/_daily$/, "_monthly"), key, rangeIndex: [], running: undefined, partnersOnly: true };
+}
+
+/**
+ * The rows a per-partner stats query of some partners sums, as a FROM item (alias `r`, `columns` of each): their
+ * whole months in the range from the monthly rollup and the days outside them from the daily one (splitByMonths),
+ * a UNION ALL of range scans along each primary key (program, partner, ...). Parameters from $1.
+ */
+export function partnerRangeRows(d: RollupDefinition, q: StatsQuery & { partnerIds: readonly number[] }, testColumn: string | null, columns: string): { from: string; params: unknown[] } {
+  const params: unknown[] = [q.programId, q.partnerIds];
+  const common = ["program_id = $1", "partner_id = ANY($2::int[])"];
+  if (testColumn) common.push(`${testColumn} = $${params.push(q.test)}`);
+  const span = (s: DaySpan) => [`day >= $${params.push(s.from)}::date`, `day < $${params.push(s.to)}::date`];
+  const { months, days } = splitByMonths(q.start && dayText(q.start), q.end && dayText(q.end));
+  const scans = [
+    ...(months ? [`SELECT ${columns} FROM ${monthlyRollup(d).table} WHERE ${[...common, ...(months === "all" ? [] : span(months))].join(" AND ")}`] : []),
+    ...days.map((s) => `SELECT ${columns} FROM ${d.table} WHERE ${[...common, ...span(s)].join(" AND ")}`),
+  ];
+  return { from: scans.length ? `(${scans.join(" UNION ALL ")}) r` : `(SELECT ${columns} FROM ${d.table} WHERE false) r`, params };
 }
 
 /** The day column as the stats rows carry it. */

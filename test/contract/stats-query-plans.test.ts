@@ -3,7 +3,7 @@
  * with 100k rows in each table (50 partners, one row every 5 minutes over about a year, so about 35k rows in each
  * daily rollup), EXPLAIN of the exact queries the repositories run (their exported builders) reads one of the
  * rollup's indexes meant for it and never scans it sequentially: a 30-day range per day and per partner, all time
- * for a page of partners, the overview's partner ranking by the packed running totals' key, and the partners' clicks
+ * and a year for a page of partners (whole months from the monthly rollups), the overview's partner ranking by the packed running totals' key, and the partners' clicks
  * and leads along the running totals' key.
  * PostgreSQL only; skipped loudly without TEST_POSTGRES_URL.
  */
@@ -67,6 +67,7 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
   const month: StatsQuery = { programId: 3, test: false, start: new Date("2026-06-01T00:00:00Z"), end: new Date("2026-07-01T00:00:00Z") };
   const onePartner: StatsQuery = { ...month, partnerIds: [7] };
   const pageOfPartners: StatsQuery = { programId: 3, test: false, start: null, end: null, partnerIds: Array.from({ length: 25 }, (_, i) => i + 1) };
+  const yearOfPartners: StatsQuery = { ...pageOfPartners, start: new Date("2026-01-15T00:00:00Z"), end: new Date("2027-01-15T00:00:00Z") };
 
   // The figures come from the owners' daily rollups (kept by triggers on the seeded tables): the days of the program
   // are its rows of all partners (partner 0) along the primary key, which starts (program, partner), as a page of
@@ -76,10 +77,20 @@ describeOnPostgres("overview stats queries at 100k rows on PostgreSQL", () => {
     { name: "leads per day, 30 days", table: "leads_daily", index: "leads_daily_pkey", query: activityStatsQueries(month).leadDays! },
     { name: "sales per day, 30 days", table: "sales_daily", index: "sales_daily_pkey", query: salesStatsQueries(month, "usd").byDay! },
     { name: "sales per partner, 30 days", table: "sales_daily", index: "sales_daily_range", query: salesStatsQueries(month, "usd").byPartner },
-    { name: "sales of 25 partners, all time", table: "sales_daily", index: "sales_daily_pkey", query: salesStatsQueries(pageOfPartners, "usd").byPartner },
+    // A page of partners: whole months from the monthly rollup, the days around them from the daily one, both by key.
+    { name: "sales of 25 partners, all time", table: "sales_monthly", index: "sales_monthly_pkey", query: salesStatsQueries(pageOfPartners, "usd").byPartner },
+    { name: "sales of 25 partners, a year: its months", table: "sales_monthly", index: "sales_monthly_pkey", query: salesStatsQueries(yearOfPartners, "usd").byPartner },
+    { name: "sales of 25 partners, a year: its days", table: "sales_daily", index: "sales_daily_pkey", query: salesStatsQueries(yearOfPartners, "usd").byPartner },
     { name: "commissions per day, 30 days", table: "commissions_daily", index: "commissions_daily_pkey", query: commissionStatsQueries(month, "usd").byDay! },
     { name: "commissions per partner, 30 days", table: "commissions_daily", index: "commissions_daily_range", query: commissionStatsQueries(month, "usd").byPartner },
-    { name: "commissions of 25 partners, all time", table: "commissions_daily", index: "commissions_daily_pkey", query: commissionStatsQueries(pageOfPartners, "usd").byPartner },
+    { name: "commissions of 25 partners, all time", table: "commissions_monthly", index: "commissions_monthly_pkey", query: commissionStatsQueries(pageOfPartners, "usd").byPartner },
+    {
+      name: "commissions of 25 partners, a year: its months",
+      table: "commissions_monthly",
+      index: "commissions_monthly_pkey",
+      query: commissionStatsQueries(yearOfPartners, "usd").byPartner,
+    },
+    { name: "commissions of 25 partners, a year: its days", table: "commissions_daily", index: "commissions_daily_pkey", query: commissionStatsQueries(yearOfPartners, "usd").byPartner },
     // The overview's partner ranking: a packed day of the running totals by its key, plus the rollup's days after them.
     { name: "partners ranked by revenue, 30 days", table: "sales_running_packed", index: "sales_running_packed_pkey", query: salesTopPartnersQuery(month, "usd") },
     {

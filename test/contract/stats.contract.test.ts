@@ -5,6 +5,7 @@
  * filtered (the daily rows too: one partner's overview), all time without daily rows.
  */
 import * as ledger from "../../services/commissions/ledger";
+import { checkLedgerInvariants } from "../../services/commissions/invariants";
 import { createAttributionRepository } from "../../services/attribution/storage";
 import type { AttributionRepository } from "../../services/attribution/repository";
 import { createCommissionsRepository } from "../../services/commissions/storage";
@@ -23,10 +24,36 @@ const JAN1 = new Date("2030-01-01T00:00:00.000Z");
 const JAN3 = new Date("2030-01-03T00:00:00.000Z");
 /** Jan 1st and 2nd (UTC), the range the tests ask for. */
 const range = (programId: number, over: Partial<StatsQuery> = {}): StatsQuery => ({ programId, test: false, start: JAN1, end: JAN3, ...over });
-/** Adds 1 to a figure of the program's rows of a rollup behind the repository's back: what reconcile must notice. */
-async function bumpRollup(db: Database, rollup: string, figure: string, programId: number, partnerId: number): Promise<void> {
-  if (db.kind === "sql") await db.sql.query(`UPDATE ${rollup} SET ${figure} = ${figure} + 1 WHERE program_id = $1 AND partner_id = $2`, [programId, partnerId]);
-  else await db.mongo.collection(rollup).updateMany({ programId, partnerId }, { $inc: { [figure]: 1 } });
+/** Adds `by` to a figure of the program's rows of a rollup behind the repository's back: what reconcile must notice. */
+async function bumpRollup(db: Database, rollup: string, figure: string, programId: number, partnerId: number, by = 1): Promise<void> {
+  if (db.kind === "sql") await db.sql.query(`UPDATE ${rollup} SET ${figure} = ${figure} + $3 WHERE program_id = $1 AND partner_id = $2`, [programId, partnerId, by]);
+  else await db.mongo.collection(rollup).updateMany({ programId, partnerId }, { $inc: { [figure]: by } });
+}
+
+/**
+ * A page of partners over ranges across months (whole months read from the monthly rollups, the days around them
+ * from the daily ones) and all time: each partner's figures equal its days summed (the daily series of that
+ * partner alone, read from the daily rollup only).
+ */
+const MONTH_DAY = (i: number) => new Date(Date.UTC(2029, 9, 20 + 9 * i, 12)); // every 9 days from 2029-10-20 to 2030-03-14
+async function expectPagesOfDaysSummed<F extends Record<string, number>>(
+  programId: number,
+  stats: (q: StatsQuery) => Promise<{ byDay: Array<{ day: string } & F>; byPartner: Array<{ partnerId: number } & F> }>,
+): Promise<void> {
+  const ranges: Array<[string, string] | null> = [["2029-10-25", "2030-02-14"], ["2029-11-01", "2030-01-01"], ["2029-11-15", "2029-12-20"], ["2029-12-01", "2030-03-15"], null];
+  for (const r of ranges) {
+    const [start, end] = (r ?? ["2029-01-01", "2031-01-01"]).map((d) => new Date(`${d}T00:00:00Z`));
+    const page = await stats({ programId, test: false, start: r ? start : null, end: r ? end : null, partnerIds: [1, 2, 3], days: false });
+    const expected = [];
+    for (const partnerId of [1, 2, 3]) {
+      const { byDay } = await stats({ programId, test: false, start, end, partnerIds: [partnerId], partners: false });
+      if (!byDay.length) continue;
+      const { day: _day, ...first } = byDay[0];
+      const summed = Object.fromEntries(Object.keys(first).map((f) => [f, byDay.reduce((n, d) => n + d[f], 0)]));
+      expected.push({ partnerId, ...summed });
+    }
+    expect({ r, byPartner: sortBy(page.byPartner, "partnerId") }).toEqual({ r, byPartner: expected });
+  }
 }
 
 /**
@@ -144,6 +171,23 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
     let db: Database;
     const repo = useRepository<SalesRepository>(backend, (opened) => createSalesRepository((db = opened)));
 
+    test("a page of partners over months: their whole months from sales_monthly, equal to their days summed; drift reported", async () => {
+      const programId = nextProgram();
+      for (let i = 0; i < 16; i++)
+        for (const partnerId of [1, 2, 3])
+          if ((i + partnerId) % 3 !== 0) await repo().insertSale(attributedSale(programId, { partnerId, amountCents: 100 * i + partnerId, occurredAt: MONTH_DAY(i) }));
+      await repo().insertSale(attributedSale(programId, { partnerId: 2, amountCents: 5_000, currency: "eur", occurredAt: MONTH_DAY(3) }));
+      await repo().insertSale(attributedSale(programId, { partnerId: 2, amountCents: 7_000, isTest: true, occurredAt: MONTH_DAY(3) }));
+      await expectPagesOfDaysSummed(programId, (q) => repo().salesStats(q, "usd"));
+
+      expect(await repo().rollupDrift(100)).toEqual([]);
+      await bumpRollup(db, "sales_monthly", "sales", programId, 1);
+      const drift = await repo().rollupDrift(100);
+      expect(drift.length).toBeGreaterThan(3);
+      for (const d of drift) expect(d).toMatchObject({ rollup: "sales_monthly", programId, partnerId: 1, day: expect.stringMatching(/-01$/), stored: { sales: d.counted.sales + 1 } });
+      await bumpRollup(db, "sales_monthly", "sales", programId, 1, -1);
+    });
+
     test("attributed sales and revenue in the program's currency per day and per partner", async () => {
       const programId = nextProgram();
       const sale = (over: Partial<NewSale>) => repo().insertSale(attributedSale(programId, over));
@@ -202,7 +246,46 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
   });
 
   describe("commissions.commissionStats and programBalances", () => {
-    const repo = useRepository<CommissionsRepository>(backend, createCommissionsRepository);
+    let db: Database;
+    const repo = useRepository<CommissionsRepository>(backend, (opened) => createCommissionsRepository((db = opened)));
+
+    test("a page of partners over months: their whole months from commissions_monthly, equal to their days summed; reconcile checks it", async () => {
+      const programId = nextProgram();
+      for (let i = 0; i < 16; i++)
+        for (const partnerId of [1, 2, 3]) {
+          if ((i + partnerId) % 3 === 0) continue;
+          const saleId = unique() + 20_000;
+          const createdAt = MONTH_DAY(i);
+          const input: NewCommission = {
+            programId,
+            partnerId,
+            kind: "sale",
+            saleId,
+            leadKey: null,
+            transactionId: `tx_m${saleId}`,
+            currency: i === 5 ? "eur" : "usd",
+            saleAmountCents: 10_000,
+            ruleType: "percentage",
+            ruleValue: 1000,
+            groupId: null,
+            rewardLines: null,
+            amountCents: 100 * i + partnerId,
+            approvableAt: createdAt,
+          };
+          const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, input, createdAt));
+          if (i % 2 === 0) await repo().transaction((tx) => ledger.approveCommission(tx, commission.id, createdAt));
+          if (i % 4 === 1) await repo().transaction((tx) => ledger.reverseCommission(tx, { saleId, amountCents: 5_000, reasonCode: "refund", reason: "half" }, createdAt));
+        }
+      await expectPagesOfDaysSummed(programId, (q) => repo().commissionStats(q, "usd"));
+
+      const rules = async () => checkLedgerInvariants(await repo().ledgerSnapshot()).violations.map((v) => v.rule);
+      expect(await rules()).toEqual([]);
+      await bumpRollup(db, "commissions_monthly", "commissions", programId, 2);
+      const tampered = await rules();
+      expect(tampered.length).toBeGreaterThan(3);
+      expect(new Set(tampered)).toEqual(new Set(["rollup.commissions_monthly"]));
+      await bumpRollup(db, "commissions_monthly", "commissions", programId, 2, -1);
+    });
 
     test("net amounts by current state, what refunds took back as reversed, per creation day and partner", async () => {
       const programId = nextProgram();

@@ -61,6 +61,8 @@ function withCommissionDays(s: LedgerSnapshot): LedgerSnapshot {
     { ...key, ...figures },
     { ...key, partnerId: 0, ...figures },
   ];
+  // The monthly rollup: the partner's month (its first day), no program row.
+  s.commissionMonths = [{ ...key, ...figures }];
   return s;
 }
 
@@ -378,6 +380,14 @@ const cases: Case[] = [
     { program: 1, partner: 1, day: "2030-01-01", currency: "usd" },
   ],
   [
+    "a commissions_monthly row that is not what its commissions add up to",
+    (s) => {
+      withCommissionDays(s).commissionMonths![0].paidCents -= 1;
+    },
+    ["rollup.commissions_monthly"],
+    { program: 1, partner: 1, day: "2030-01-01", currency: "usd" },
+  ],
+  [
     "commissions of a day without their commissions_daily row",
     (s) => {
       withCommissionDays(s).commissions[3].createdAt = "2030-01-02T10:00:00.000Z";
@@ -410,7 +420,7 @@ test("a commissions_daily that adds up passes", () => {
 });
 
 /** The owners' rollups (sales, attribution) drift as their rollupDrift actions report it, joined into the report. */
-const OWNER_ROLLUPS = ["sales_daily", "clicks_daily", "leads_daily", "sales_running", "clicks_running", "leads_running", "sales_running_packed", "clicks_running_packed"];
+const OWNER_ROLLUPS = ["sales_daily", "clicks_daily", "sales_monthly", "leads_daily", "sales_running", "clicks_running", "leads_running", "sales_running_packed", "clicks_running_packed"];
 
 test("the owners' drifted rollup keys join the report as violations of their rule, capped with the rest", () => {
   const drift = OWNER_ROLLUPS.map((rollup) => ({ rollup, programId: 1, partnerId: 2, day: "2030-01-01", key: "live", stored: { n: 2 }, counted: { n: 1 } }));

@@ -1,5 +1,6 @@
 /** The overview's date ranges and zero-filled daily series (shared/domain/stats.ts). */
-import { fillDays, mergeRows, partnerTotals, resolveStatsRange, statsAnswer, sumFigures, MAX_STATS_DAYS } from "../../shared/domain/stats";
+import fc from "fast-check";
+import { fillDays, mergeRows, partnerTotals, resolveStatsRange, splitByMonths, statsAnswer, sumFigures, MAX_STATS_DAYS } from "../../shared/domain/stats";
 
 const NOW = new Date("2030-03-10T23:59:59.999Z");
 const zero = { clicks: 0, leads: 0 };
@@ -127,5 +128,45 @@ describe("fillDays and totals", () => {
       partners: [{ partnerId: 1, clicks: 5, leads: 2 }],
       totals: { clicks: 5, leads: 2 },
     });
+  });
+});
+
+describe("splitByMonths", () => {
+  const DAY_MS = 86_400_000;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const daysOf = (from: string, to: string) => {
+    const days: string[] = [];
+    for (let t = Date.parse(from); t < Date.parse(to); t += DAY_MS) days.push(day(t));
+    return days;
+  };
+
+  test("whole months from the monthly rollup, the days around them from the daily one", () => {
+    expect(splitByMonths("2026-11-27", "2027-11-28")).toEqual({
+      months: { from: "2026-12-01", to: "2027-11-01" },
+      days: [
+        { from: "2026-11-27", to: "2026-12-01" },
+        { from: "2027-11-01", to: "2027-11-28" },
+      ],
+    });
+    expect(splitByMonths("2026-06-01", "2026-07-01")).toEqual({ months: { from: "2026-06-01", to: "2026-07-01" }, days: [] });
+    expect(splitByMonths("2026-06-02", "2026-07-01")).toEqual({ months: null, days: [{ from: "2026-06-02", to: "2026-07-01" }] });
+    expect(splitByMonths("2026-12-15", "2027-01-15")).toEqual({ months: null, days: [{ from: "2026-12-15", to: "2027-01-15" }] });
+    expect(splitByMonths(null, null)).toEqual({ months: "all", days: [] });
+  });
+
+  test("every day of any range is read exactly once, months only whole", () => {
+    const start = Date.parse("2027-01-01");
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3 * 366 }), fc.integer({ min: 1, max: 400 }), (offset, length) => {
+        const [from, to] = [day(start + offset * DAY_MS), day(start + (offset + length) * DAY_MS)];
+        const { months, days } = splitByMonths(from, to);
+        const read = days.flatMap((s) => daysOf(s.from, s.to));
+        if (months && months !== "all") {
+          expect([months.from.endsWith("-01"), months.to.endsWith("-01"), months.from < months.to]).toEqual([true, true, true]);
+          read.push(...daysOf(months.from, months.to));
+        }
+        expect(read.sort()).toEqual(daysOf(from, to));
+      }),
+    );
   });
 });

@@ -95,6 +95,8 @@ export interface LedgerSnapshot {
   outbox: SnapshotOutboxEvent[];
   /** The rollup the overview reads (absent: not checked, as in the property tests' generated ledgers). */
   commissionDays?: SnapshotCommissionDay[];
+  /** Its monthly rollup (per partner; `day` the month's first), read for a page of partners over long ranges. */
+  commissionMonths?: SnapshotCommissionDay[];
 }
 
 export type InvariantRule =
@@ -114,7 +116,9 @@ export type InvariantRule =
   | "payout_run.payouts"
   | "outbox.event_per_change"
   | "rollup.commissions_daily"
+  | "rollup.commissions_monthly"
   | "rollup.sales_daily"
+  | "rollup.sales_monthly"
   | "rollup.clicks_daily"
   | "rollup.leads_daily"
   | "rollup.sales_running"
@@ -214,7 +218,9 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "payout_run.payouts",
   "outbox.event_per_change",
   "rollup.commissions_daily",
+  "rollup.commissions_monthly",
   "rollup.sales_daily",
+  "rollup.sales_monthly",
   "rollup.clicks_daily",
   "rollup.leads_daily",
   "rollup.sales_running",

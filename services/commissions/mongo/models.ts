@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
 import { dayOf } from "../../../shared/storage/stats-mongo";
-import type { MongoRollup } from "../../../shared/storage/rollup-mongo";
+import { monthlySchema, type MongoRollup } from "../../../shared/storage/rollup-mongo";
 import type { CommissionLine } from "../../../shared/domain/rewards";
 import type { Balance, BalanceKey, Commission, CommissionKind, PayoutRun, PayoutSchedule, RefundEntry, Withdrawal } from "../repository";
 import type { CommissionDay } from "../commission-days";
@@ -137,6 +137,8 @@ export const commissionDaySchema = new Schema<CommissionDayDoc>(
 // As the SQL table's primary key and its range index: the overview reads a range of days (all partners) or a page of partners.
 commissionDaySchema.index({ programId: 1, partnerId: 1, day: 1, currency: 1 }, { unique: true });
 commissionDaySchema.index({ programId: 1, day: 1 });
+// commissions_monthly: the same per partner and month, a page of partners' whole months (as the SQL table).
+export const commissionMonthSchema = monthlySchema(commissionDaySchema, "commissions_monthly", { programId: 1, partnerId: 1, day: 1, currency: 1 });
 
 export const refundSchema = requiredStringsMayBeEmpty(
   new Schema<RefundDoc>(
@@ -378,6 +380,7 @@ export interface Store {
   payoutSchedules: Model<PayoutScheduleDoc>;
   outbox: Model<OutboxDoc>;
   commissionDays: Model<CommissionDayDoc>;
+  commissionMonths: Model<unknown>;
 }
 
 /**
@@ -389,6 +392,7 @@ export function commissionsDaily(store: Store): MongoRollup<CommissionDayDoc, Co
   const isSet = (field: string) => ({ $gt: [`$${field}`, null] });
   return {
     rollup: store.commissionDays,
+    monthly: store.commissionMonths,
     source: store.commissions,
     key: { programId: "$programId", partnerId: "$partnerId", day: dayOf("createdAt"), currency: "$currency" },
     figures: {
