@@ -1056,7 +1056,7 @@ async function runningTotalsBuilt(databaseUrl: string, programId: number): Promi
   // day's rows together (a day's first write appends them, later ones update them in place): so does CLUSTER.
   const rollups = ["sales_daily", "clicks_daily", "leads_daily", "commissions_daily"];
   for (const table of rollups) await queryOnce(databaseUrl, `CLUSTER ${table} USING ${table}_range`);
-  await queryOnce(databaseUrl, `VACUUM ANALYZE sales_running, clicks_running, leads_running, ${rollups.join(", ")}`);
+  await queryOnce(databaseUrl, `VACUUM ANALYZE sales_running, clicks_running, leads_running, sales_monthly, commissions_monthly, ${rollups.join(", ")}`);
   return seconds;
 }
 
