@@ -171,21 +171,24 @@ export function monthlyRollup(d: RollupDefinition): RollupDefinition {
 }
 
 /**
- * The rows a per-partner stats query of some partners sums, as a FROM item (alias `r`, `columns` of each): their
- * whole months in the range from the monthly rollup and the days outside them from the daily one (splitByMonths),
- * a UNION ALL of range scans along each primary key (program, partner, ...). Parameters from $1.
+ * The rows a per-partner stats query of some partners sums, as a FROM item: per partner (`partner_id`, each once),
+ * `columns` of its rows (alias `r`; not partner_id): its whole months in the range from the monthly rollup and the
+ * days outside them from the daily one (splitByMonths). A lateral join, so each part is a range scan of the primary
+ * key (program, partner, ...) per partner: with `partner_id = ANY` the planner read a few edge days from the range
+ * index, every partner's rows of those days (1.8 of 3.4 ms at 1M sales). Parameters from $1.
  */
 export function partnerRangeRows(d: RollupDefinition, q: StatsQuery & { partnerIds: readonly number[] }, testColumn: string | null, columns: string): { from: string; params: unknown[] } {
   const params: unknown[] = [q.programId, q.partnerIds];
-  const common = ["program_id = $1", "partner_id = ANY($2::int[])"];
+  const common = ["program_id = $1", "partner_id = p.partner_id"];
   if (testColumn) common.push(`${testColumn} = $${params.push(q.test)}`);
   const span = (s: DaySpan) => [`day >= $${params.push(s.from)}::date`, `day < $${params.push(s.to)}::date`];
   const { months, days } = splitByMonths(q.start && dayText(q.start), q.end && dayText(q.end));
   const scans = [
     ...(months ? [`SELECT ${columns} FROM ${monthlyRollup(d).table} WHERE ${[...common, ...(months === "all" ? [] : span(months))].join(" AND ")}`] : []),
     ...days.map((s) => `SELECT ${columns} FROM ${d.table} WHERE ${[...common, ...span(s)].join(" AND ")}`),
+    ...(months || days.length ? [] : [`SELECT ${columns} FROM ${d.table} WHERE false`]),
   ];
-  return { from: scans.length ? `(${scans.join(" UNION ALL ")}) r` : `(SELECT ${columns} FROM ${d.table} WHERE false) r`, params };
+  return { from: `(SELECT DISTINCT unnest($2::int[]) AS partner_id) p CROSS JOIN LATERAL (${scans.join(" UNION ALL ")}) r`, params };
 }
 
 /** The day column as the stats rows carry it. */
