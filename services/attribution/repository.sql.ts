@@ -2,7 +2,7 @@ import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupDriftQuery, rollupCoveringMigration, rollupMigration, rollupWhere, toRollupDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupCoveringMigration, rollupMigration, rollupWhere, rollupsDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
 import {
   extendRunningTotals,
@@ -409,11 +409,7 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
-    const drift: RollupDrift[] = [];
-    for (const d of [activityDaily("clicks"), activityDaily("leads")]) {
-      const q = rollupDriftQuery(d, limit - drift.length);
-      drift.push(...(await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r)));
-    }
+    const drift = await rollupsDrift(this.db, [activityDaily("clicks"), activityDaily("leads")], limit);
     for (const d of [activityDaily("clicks"), activityDaily("leads")]) drift.push(...(await runningDrift(this.db, d, limit - drift.length)));
     return drift;
   }

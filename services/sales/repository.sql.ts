@@ -7,10 +7,9 @@ import {
   monthlyRollup,
   partnerRangeRows,
   rollupCoveringMigration,
-  rollupDriftQuery,
   rollupMigration,
   rollupWhere,
-  toRollupDrift,
+  rollupsDrift,
   utcDay,
   type RollupDefinition,
 } from "../../shared/storage/rollup-sql";
@@ -315,11 +314,7 @@ export class SqlSalesRepository implements SalesRepository {
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
-    const drift: RollupDrift[] = [];
-    for (const d of [salesDaily(), monthlyRollup(salesDaily())]) {
-      const q = rollupDriftQuery(d, limit - drift.length);
-      drift.push(...(await this.db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r)));
-    }
+    const drift = await rollupsDrift(this.db, [salesDaily(), monthlyRollup(salesDaily())], limit);
     return [...drift, ...(await runningDrift(this.db, salesDaily(), limit - drift.length))];
   }
 

@@ -7,6 +7,7 @@
  * opposite orders.
  */
 import { ALL_PARTNERS, splitByMonths, type DaySpan, type RollupDrift, type StatsQuery } from "../domain/stats";
+import type { SqlExecutor } from "./sql";
 
 const dayText = (d: Date): string => d.toISOString().slice(0, 10);
 
@@ -198,7 +199,7 @@ export const ROLLUP_DAY = "to_char(day, 'YYYY-MM-DD')";
  * The keys where the rollup differs from a recount of its source (reconcile), at most `limit`: every column of both
  * sides, `stored_<figure>` and `counted_<figure>`, zeros for a side without the key.
  */
-export function rollupDriftQuery(d: RollupDefinition, limit: number): { text: string; values: unknown[] } {
+function rollupDriftQuery(d: RollupDefinition, limit: number): { text: string; values: unknown[] } {
   const keyNames = names(d.key);
   const counted = `SELECT ${keyNames}, ${d.figures.map((c) => `sum(${c.name}) AS ${c.name}`).join(", ")} FROM (${signedRows(d, d.source, "")}) s GROUP BY ${keyNames}`;
   const columns = [
@@ -210,6 +211,16 @@ export function rollupDriftQuery(d: RollupDefinition, limit: number): { text: st
     text: `SELECT ${columns.join(", ")} FROM ${d.table} r FULL OUTER JOIN (${counted}) c USING (${keyNames}) WHERE ${differs} LIMIT $1`,
     values: [limit],
   };
+}
+
+/** The keys where each rollup in turn differs from a recount (rollupDriftQuery), at most `limit` in all. */
+export async function rollupsDrift(db: SqlExecutor, definitions: readonly RollupDefinition[], limit: number): Promise<RollupDrift[]> {
+  const drift: RollupDrift[] = [];
+  for (const d of definitions) {
+    const q = rollupDriftQuery(d, limit - drift.length);
+    drift.push(...(await db.query<Record<string, unknown>>(q.text, q.values)).map((r) => toRollupDrift(d, r)));
+  }
+  return drift;
 }
 
 /** A row of rollupDriftQuery as reconcile reports it (figures named as the stats name them: amountCents). */
