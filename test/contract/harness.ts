@@ -6,6 +6,7 @@
 import { acquireDatabase, releaseDatabase, type Database } from "../../shared/storage/database";
 import { reachableBackends, type TestBackend } from "../support/databases";
 import type { NewSale } from "../../services/sales/repository";
+import type { NewCommission } from "../../services/commissions/repository";
 
 /** `describe.each` rows: [backend name, backend]. */
 export const backends: Array<[TestBackend["name"], TestBackend]> = reachableBackends().map((b) => [b.name, b]);
@@ -73,5 +74,24 @@ export const newSale = (programId: number, over: Partial<NewSale> = {}): NewSale
   commissionState: "none",
   noCommissionReason: null,
   occurredAt: at(0),
+  ...over,
+});
+
+/** A new commission of `amountCents` on sale `saleId` for a repository test: 20 % of a sale five times as much, usd, approvable at `createdAt`; `over` sets the rest. */
+export const newSaleCommission = (programId: number, partnerId: number, saleId: number, amountCents: number, createdAt: Date, over: Partial<NewCommission> = {}): NewCommission => ({
+  programId,
+  partnerId,
+  kind: "sale",
+  saleId,
+  leadKey: null,
+  transactionId: `txn_${saleId}`,
+  currency: "usd",
+  saleAmountCents: amountCents * 5,
+  ruleType: "percentage",
+  ruleValue: 2000,
+  groupId: null,
+  rewardLines: null,
+  amountCents,
+  approvableAt: createdAt,
   ...over,
 });

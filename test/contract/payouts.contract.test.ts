@@ -9,7 +9,7 @@ import { createCommissionsRepository } from "../../services/commissions/storage"
 import type { CommissionsRepository } from "../../services/commissions/repository";
 import type { PayoutRunRequest as LedgerRunRequest } from "../../services/commissions/ledger";
 import { AppError, ConflictError } from "../../shared/errors";
-import { at, backends, counter, DAY, useRepository } from "./harness";
+import { at, backends, counter, DAY, newSaleCommission, useRepository } from "./harness";
 
 const nextProgram = counter(500);
 const nextPartner = counter(5000);
@@ -21,28 +21,7 @@ describe.each(backends)("payouts in the commissions storage on %s", (_name, back
   /** A credited commission of `amountCents` for the partner in the program. */
   async function credited(programId: number, partnerId: number, amountCents: number) {
     const saleId = nextSale();
-    const { commission } = await repo().transaction((tx) =>
-      ledger.createCommission(
-        tx,
-        {
-          programId,
-          partnerId,
-          kind: "sale",
-          saleId,
-          leadKey: null,
-          transactionId: `txn_${saleId}`,
-          currency: "usd",
-          saleAmountCents: amountCents * 5,
-          ruleType: "percentage",
-          ruleValue: 2000,
-          groupId: null,
-          rewardLines: null,
-          amountCents,
-          approvableAt: at(0),
-        },
-        at(0),
-      ),
-    );
+    const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, newSaleCommission(programId, partnerId, saleId, amountCents, at(0)), at(0)));
     await repo().transaction((tx) => ledger.approveCommission(tx, commission.id, at(DAY)));
     return commission;
   }

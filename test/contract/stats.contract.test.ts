@@ -9,13 +9,13 @@ import { checkLedgerInvariants } from "../../services/commissions/invariants";
 import { createAttributionRepository } from "../../services/attribution/storage";
 import type { AttributionRepository } from "../../services/attribution/repository";
 import { createCommissionsRepository } from "../../services/commissions/storage";
-import type { CommissionsRepository, NewCommission } from "../../services/commissions/repository";
+import type { CommissionsRepository } from "../../services/commissions/repository";
 import { createSalesRepository } from "../../services/sales/storage";
 import type { NewSale, SalesRepository } from "../../services/sales/repository";
 import { packFigures } from "../../shared/storage/running-packed";
 import type { StatsQuery, TopPartners } from "../../shared/domain/stats";
 import type { Database } from "../../shared/storage/database";
-import { backends, counter, newSale, useRepository } from "./harness";
+import { backends, counter, newSale, newSaleCommission, useRepository } from "./harness";
 
 const unique = counter(1);
 const nextProgram = counter(500);
@@ -256,22 +256,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
           if ((i + partnerId) % 3 === 0) continue;
           const saleId = unique() + 20_000;
           const createdAt = MONTH_DAY(i);
-          const input: NewCommission = {
-            programId,
-            partnerId,
-            kind: "sale",
-            saleId,
-            leadKey: null,
-            transactionId: `tx_m${saleId}`,
-            currency: i === 5 ? "eur" : "usd",
-            saleAmountCents: 10_000,
-            ruleType: "percentage",
-            ruleValue: 1000,
-            groupId: null,
-            rewardLines: null,
-            amountCents: 100 * i + partnerId,
-            approvableAt: createdAt,
-          };
+          const input = newSaleCommission(programId, partnerId, saleId, 100 * i + partnerId, createdAt, { currency: i === 5 ? "eur" : "usd", saleAmountCents: 10_000 });
           const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, input, createdAt));
           if (i % 2 === 0) await repo().transaction((tx) => ledger.approveCommission(tx, commission.id, createdAt));
           if (i % 4 === 1) await repo().transaction((tx) => ledger.reverseCommission(tx, { saleId, amountCents: 5_000, reasonCode: "refund", reason: "half" }, createdAt));
@@ -291,22 +276,7 @@ describe.each(backends)("stats methods on %s", (_name, backend) => {
       const programId = nextProgram();
       const create = async (partnerId: number, amountCents: number, createdAt: Date, currency = "usd") => {
         const saleId = unique() + 10_000;
-        const input: NewCommission = {
-          programId,
-          partnerId,
-          kind: "sale",
-          saleId,
-          leadKey: null,
-          transactionId: `tx_c${saleId}`,
-          currency,
-          saleAmountCents: amountCents * 5,
-          ruleType: "percentage",
-          ruleValue: 2000,
-          groupId: null,
-          rewardLines: null,
-          amountCents,
-          approvableAt: createdAt,
-        };
+        const input = newSaleCommission(programId, partnerId, saleId, amountCents, createdAt, { currency });
         const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, input, createdAt));
         return { ...commission, saleId };
       };
