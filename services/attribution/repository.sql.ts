@@ -409,8 +409,9 @@ export class SqlAttributionRepository implements AttributionRepository {
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
-    const drift = await rollupsDrift(this.db, [activityDaily("clicks"), activityDaily("leads")], limit);
-    for (const d of [activityDaily("clicks"), activityDaily("leads")]) drift.push(...(await runningDrift(this.db, d, limit - drift.length)));
+    const rollups = [activityDaily("clicks"), activityDaily("leads")];
+    const drift = await rollupsDrift(this.db, rollups, limit);
+    for (const d of rollups) drift.push(...(await runningDrift(this.db, d, limit - drift.length)));
     return drift;
   }
 

@@ -273,8 +273,7 @@ export function commissionStatsQueries(q: StatsQuery, currency: string): { byDay
   };
   // Some partners (a page, the overview's shown ones): their whole months from commissions_monthly.
   const somePartners = (partnerIds: readonly number[]) => {
-    const d = commissionsDaily();
-    const r = partnerRangeRows(d, { ...q, partnerIds }, null, ["currency", ...d.figures.map((c) => c.name)].join(", "));
+    const r = partnerRangeRows(commissionsDaily(), { ...q, partnerIds }, null, ["currency"]);
     const values = [...r.params, currency];
     return { text: `SELECT partner_id AS "partnerId", ${figures} FROM ${r.from} WHERE currency = $${values.length} GROUP BY 1`, values };
   };

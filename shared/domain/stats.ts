@@ -204,6 +204,9 @@ export function mergeRows<K extends keyof StatsKeys, F extends Figures>(
   return [...merged.values()];
 }
 
+/** The first day of a YYYY-MM-DD day's month, as the monthly rollups key it. */
+export const firstOfMonth = (day: string): string => `${day.slice(0, 7)}-01`;
+
 /** UTC days [from, to) as YYYY-MM-DD. */
 export interface DaySpan {
   from: string;
@@ -218,7 +221,6 @@ export interface DaySpan {
  */
 export function splitByMonths(start: string | null, end: string | null): { months: DaySpan | "all" | null; days: DaySpan[] } {
   if (start === null || end === null) return { months: "all", days: [] };
-  const firstOfMonth = (day: string) => `${day.slice(0, 7)}-01`;
   const nextMonth = (day: string) => dayOf(new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)), 1)));
   const monthsFrom = start.endsWith("-01") ? start : nextMonth(start);
   const monthsTo = firstOfMonth(end);

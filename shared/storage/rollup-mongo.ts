@@ -6,7 +6,7 @@
  * every figure).
  */
 import type { ClientSession, Connection, Model, PipelineStage, Schema } from "mongoose";
-import { ALL_PARTNERS, splitByMonths, type DaySpan, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
+import { ALL_PARTNERS, firstOfMonth, splitByMonths, type DaySpan, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
 import { withTransaction } from "./mongo";
 import { moveRunningBack, type MongoRunning } from "./running-mongo";
 
@@ -90,13 +90,10 @@ export async function incrementRollup<R>(r: RollupShape & { rollup: Model<R> }, 
   if (r.monthly)
     await incrementRollup(
       monthlyOf(r),
-      partnerRows.map((row) => ({ ...row, day: monthOf(String(row.day)) })),
+      partnerRows.map((row) => ({ ...row, day: firstOfMonth(String(row.day)) })),
       session,
     );
 }
-
-/** The first day of a day's month (YYYY-MM-01). */
-const monthOf = (day: string): string => `${day.slice(0, 7)}-01`;
 
 /** A rollup's monthly one as a rollup of its own (incremented, backfilled and recounted alike). */
 export function monthlyOf<R, S>(r: MongoRollup<R, S>): MongoRollup<unknown, S>;

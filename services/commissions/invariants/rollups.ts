@@ -7,7 +7,7 @@
  */
 import { addFigures, commissionDayDeltas, type CommissionDay, type CommissionDayInput } from "../commission-days";
 import type { CommissionFigures } from "../repository";
-import { ALL_PARTNERS, type RollupDrift } from "../../../shared/domain/stats";
+import { ALL_PARTNERS, firstOfMonth, type RollupDrift } from "../../../shared/domain/stats";
 import type { InvariantRule, LedgerSnapshot, ReconcileReport, SnapshotCommissionDay, Violate } from "./snapshot";
 
 const FIGURES: Array<keyof CommissionFigures> = ["commissions", "pendingCents", "creditedCents", "paidCents", "reversedCents"];
@@ -19,7 +19,7 @@ function byMonth(days: readonly CommissionDay[]): CommissionDay[] {
   const months = new Map<string, CommissionDay>();
   for (const d of days) {
     if (d.partnerId === ALL_PARTNERS) continue;
-    const month = { ...d, day: `${d.day.slice(0, 7)}-01` };
+    const month = { ...d, day: firstOfMonth(d.day) };
     const text = keyText(month);
     const sum = months.get(text);
     months.set(text, sum ? { ...sum, ...addFigures(sum, d) } : month);
