@@ -103,8 +103,9 @@ describeWithChromium("Overview screen", () => {
     await page.getByRole("button", { name: "Create withdrawal for Bob Builder" }).click();
     const withdrawal = page.locator("#withdrawals-table tbody tr", { hasText: "Bob Builder" });
     await withdrawal.locator(".state", { hasText: "Open" }).waitFor();
-    // The focus moved to the new withdrawal's button: paying it is the next step.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toMatch(/^Mark withdrawal \d+ paid$/);
+    // The focus moves to the new withdrawal's button once the list has rendered (an effect, so just after the row
+    // appears): paying it is the next step.
+    await page.waitForFunction(() => /^Mark withdrawal \d+ paid$/.test(document.activeElement?.getAttribute("aria-label") ?? ""));
     expect(await withdrawal.locator("td.num").textContent()).toBe("$10.00");
     await withdrawal.getByRole("button", { name: /Mark withdrawal \d+ paid/ }).click();
     await withdrawal.locator(".state", { hasText: "Paid" }).waitFor();
