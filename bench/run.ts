@@ -1032,13 +1032,13 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
 }
 
 /**
- * Waits until the services' job has built the program's running totals (sales_running, clicks_running) up to two
- * days before today, as it keeps them in production, then orders the rollups by day (as a year of growth leaves
+ * Waits until the services' job has built the program's running totals (sales_running, clicks_running,
+ * leads_running) up to yesterday, as it keeps them in production, then orders the rollups by day (as a year of growth leaves
  * them), vacuums and analyses them and the running totals (as autovacuum would once settled); the seconds it took.
  */
 async function runningTotalsBuilt(databaseUrl: string, programId: number): Promise<number> {
   const t0 = Date.now();
-  const target = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  const target = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   for (;;) {
     const [row] = await queryOnce<{ built: boolean }>(
       databaseUrl,

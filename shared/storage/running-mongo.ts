@@ -1,7 +1,7 @@
 /**
  * Running totals of a daily rollup on MongoDB (running-sql.ts is the SQL side and explains them): per partner and
- * day, one figure summed from the program's first day through that day, built by the owner's job up to two days
- * before today (UTC); `<collection>_through` keeps per program the last day built. A write moving a partner's
+ * day, one figure summed from the program's first day through that day, built by the owner's job up to yesterday
+ * (UTC; from a quarter of an hour after midnight, lastSafeDay); `<collection>_through` keeps per program the last day built. A write moving a partner's
  * figures of a day before today moves that day back in its own transaction (`moveRunningBack`, called by
  * incrementRollup), so a build running meanwhile conflicts on that document and runs again.
  */
@@ -13,8 +13,19 @@ import { differingPartners, PackedDayCache, packFigures, rankPackedRange, unpack
 
 /** How many days a program's build writes per transaction (about partners x days documents). */
 const DAYS_PER_BUILD = 7;
-/** Today and yesterday are never built (the rollup's own documents count for them). */
-const UNBUILT_DAYS = 2;
+/**
+ * How long after midnight (UTC) the job waits before building yesterday. A write whose process called its day today
+ * (moveRunningBack, by that process's clock, so it moved no built day back) may commit after midnight, unseen by a
+ * build that began earlier; MongoDB ends every transaction within transactionLifetimeLimitSeconds (60 by default),
+ * and the rest allows for the processes' clocks differing by up to five minutes either way.
+ */
+const YESTERDAY_AFTER_MS = 15 * 60_000;
+
+/** The last day the job may build: yesterday once YESTERDAY_AFTER_MS past midnight, else the day before; never after the day before `today`. */
+function lastSafeDay(today: Date): string {
+  const byClock = addDays(new Date(Date.now() - YESTERDAY_AFTER_MS).toISOString().slice(0, 10), -1);
+  return [addDays(today.toISOString().slice(0, 10), -1), byClock].sort()[0];
+}
 
 /** A program's last built day. */
 interface ThroughDoc {
@@ -110,12 +121,12 @@ export async function moveRunningBack(r: MongoRunning, rows: ReadonlyArray<Recor
 }
 
 /**
- * Builds the running totals of every program up to two days before `today`, at most DAYS_PER_BUILD days per
+ * Builds the running totals of every program up to yesterday (lastSafeDay), at most DAYS_PER_BUILD days per
  * program and call, from `daily` (the rollup's collection), and packs as many built days (running-sql.ts); returns
  * how many program-days it built or packed (0: done).
  */
 export async function extendRunningTotals(r: MongoRunning, daily: Pick<Model<unknown>, "collection">, today: Date): Promise<number> {
-  const target = addDays(today.toISOString().slice(0, 10), -UNBUILT_DAYS);
+  const target = lastSafeDay(today);
   let built = 0;
   for (const programId of ((await daily.collection.distinct("programId")) as number[]).sort((a, b) => a - b)) {
     // Written before any build, so a write of a past day always finds the document to move back.
@@ -130,7 +141,7 @@ export async function extendRunningTotals(r: MongoRunning, daily: Pick<Model<unk
     built += await withTransaction(r.connection, async (session) => {
       const through = await r.through.findOne({ _id: programId }, { session });
       if (!through) return 0;
-      // The days to build (none once two days ago is built) and, packed, the days to pack up to the new built day
+      // The days to build (none once the target is built) and, packed, the days to pack up to the new built day
       // (a document an earlier version inserted has no packed day: packed from the program's first day).
       const builtTo = through.throughDay >= target ? through.throughDay : [addDays(through.throughDay, DAYS_PER_BUILD), target].sort()[0];
       const packedThrough = through.packedThroughDay ?? beforeFirst;

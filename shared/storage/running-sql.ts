@@ -5,8 +5,8 @@
  * day before its first) instead of a row per partner and day; where they keep the rollup's one figure (clicks,
  * leads), the partners' figures come from them the same way (a page of partners over all time).
  *
- * A job (`extendRunningTotals`, run by the owner's service) builds the rows day by day up to two days before today
- * (UTC) and records per program the last day built (`<table>_through`). Rows are exact up to that day: the rollup's
+ * A job (`extendRunningTotals`, run by the owner's service) builds the rows day by day up to yesterday (UTC; see
+ * below) and records per program the last day built (`<table>_through`). Rows are exact up to that day: the rollup's
  * trigger moves it back before any earlier day whose figures a statement changes (a sale dated in the past, a
  * deletion), and the job rebuilds from there. The ranking adds the rollup's own rows after that day (today's, and
  * yesterday's until the job has run), so it is exact at once.
@@ -19,8 +19,9 @@
  * The job builds a program's days in a REPEATABLE READ transaction that ends by writing the program's built day: a
  * write of an earlier day committed meanwhile has written that row too (the trigger), so the job fails with a
  * serialization error instead of recording days without it, and runs again later. Writes of today never touch the
- * row; the job leaves yesterday unbuilt too, so a write that began before midnight UTC (its trigger still calls its
- * day today) is never missed by a build that began after.
+ * row (the trigger's today is that of its transaction's start, `now()`), so the job builds yesterday only once no
+ * transaction that began before midnight UTC is open in the database (`lastSafeDay`): checked before the builds'
+ * snapshots, so such a write has committed before them and is counted. Until then it leaves yesterday unbuilt too.
  */
 import { ALL_PARTNERS, type RollupDrift, type StatsQuery } from "../domain/stats";
 import { differingPartners, unpackFigures } from "./running-packed";
@@ -30,8 +31,25 @@ import type { SqlDatabase, SqlExecutor } from "./sql";
 /** How many days a program's build writes per transaction (about partners x days rows). */
 const RUNNING_DAYS_PER_BUILD = 31;
 
-/** The days before today the job never builds: today and yesterday stay with the rollup's own rows. */
-const UNBUILT_DAYS = 2;
+/**
+ * The last day the job may build, by the database's clock: yesterday (UTC), or the day before while a transaction
+ * open in the database began before midnight (its writes of yesterday would not move the built day back); never
+ * after the day before `today` (the job's clock). Open transactions are the sessions holding their virtual
+ * transaction id's lock (pg_locks, visible to every role); one whose start the role may not see (another role's
+ * session, without pg_read_all_stats) counts as begun before midnight, and so does any prepared transaction.
+ */
+export async function lastSafeDay(db: SqlDatabase, today: Date): Promise<string> {
+  const dayOf = (at: string) => `(${at} AT TIME ZONE 'UTC')::date`;
+  const [{ day }] = await db.query<{ day: string }>(
+    `SELECT to_char(LEAST($1::date - 1, ${dayOf("now()")} - CASE WHEN
+       EXISTS (SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+         WHERE l.locktype = 'virtualxid' AND a.datname = current_database() AND a.pid <> pg_backend_pid()
+           AND (a.xact_start IS NULL OR ${dayOf("a.xact_start")} < ${dayOf("now()")}))
+       OR EXISTS (SELECT 1 FROM pg_prepared_xacts WHERE database = current_database()) THEN 2 ELSE 1 END), 'YYYY-MM-DD') AS day`,
+    [today.toISOString().slice(0, 10)],
+  );
+  return day;
+}
 
 function runningOf(d: RollupDefinition): RunningTotals {
   if (!d.running) throw new Error(`${d.table} keeps no running totals`);
@@ -125,13 +143,14 @@ async function packDays(tx: SqlExecutor, d: RollupDefinition, programId: number,
 const LOST_RACE = new Set(["40001", "23505"]);
 
 /**
- * Builds the running totals of every program up to two days before `today`, at most RUNNING_DAYS_PER_BUILD days
- * per program and call, and packs as many built days; returns how many program-days it built or packed (0: nothing
+ * Builds the running totals of every program up to yesterday (lastSafeDay), at most RUNNING_DAYS_PER_BUILD days per
+ * program and call, and packs as many built days; returns how many program-days it built or packed (0: nothing
  * left). A build that lost a race is left for the next call.
  */
 export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, today: Date): Promise<number> {
   const r = runningOf(d);
-  const target = new Date(today.getTime() - UNBUILT_DAYS * 86_400_000).toISOString().slice(0, 10);
+  // Before any build's transaction begins: a transaction the check saw end has committed before their snapshots.
+  const target = await lastSafeDay(db, today);
   // The programs with rows, one index probe each (a loose scan of the rollup's key).
   const programs = await db.query<{ id: number }>(
     `WITH RECURSIVE p AS (SELECT min(program_id) AS id FROM ${d.table}
@@ -150,7 +169,7 @@ export async function extendRunningTotals(db: SqlDatabase, d: RollupDefinition, 
     try {
       built += await db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-        // The days to build (none once two days ago is built) and, packed, the days to pack up to the new built
+        // The days to build (none once the target is built) and, packed, the days to pack up to the new built
         // day (a row an earlier version inserted has no packed day: packed from the program's first day).
         const builtTo = `GREATEST(through_day, LEAST(through_day + ${RUNNING_DAYS_PER_BUILD}, $2::date))`;
         const packedThrough = `COALESCE(packed_through_day, (SELECT min(day) - 1 FROM ${d.table} WHERE program_id = $1 AND partner_id = ${ALL_PARTNERS}))`;
