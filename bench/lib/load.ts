@@ -1,5 +1,5 @@
 /**
- * Load points. Two kinds:
+ * Load points. Three kinds:
  *
  * - saturation: autocannon with N connections, each sending its next request
  *   as soon as the last one returns (closed loop): the most the path can do.
@@ -11,6 +11,8 @@
  *   measured from the request's scheduled send time (so a stall that delays
  *   later requests counts against them: no coordinated omission), in
  *   microseconds, and percentiles are exact.
+ * - sequential (one connection): one request at a time, each timed in
+ *   microseconds by the same sender (autocannon counts whole milliseconds).
  */
 import http from "node:http";
 
@@ -53,7 +55,8 @@ export interface LoadResult {
 }
 
 export function runLoad(spec: RequestSpec, opts: LoadOptions): Promise<LoadResult> {
-  return opts.rate ? runPaced(spec, opts.url, opts.rate, opts.durationSec) : runSaturation(spec, opts);
+  if (opts.rate) return runPaced(spec, opts.url, opts.rate, opts.durationSec);
+  return opts.connections === 1 ? runSequential(spec, opts.url, opts.durationSec) : runSaturation(spec, opts);
 }
 
 async function runSaturation(spec: RequestSpec, opts: LoadOptions): Promise<LoadResult> {
@@ -104,6 +107,71 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** Sends the n-th request of `spec`; resolves with what went wrong, or null when it answered as expected. */
+function send(spec: RequestSpec, base: URL, agent: http.Agent, n: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const body = spec.body ? JSON.stringify(spec.body(n)) : undefined;
+    const headers: Record<string, string | number> = { ...spec.headers };
+    if (body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    const req = http.request({ host: base.hostname, port: base.port, path: spec.path, method: spec.method, headers, agent, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) resolve(`${status} ${text.slice(0, 300)}`);
+        else if (spec.verify && !spec.verify(text)) resolve(`unexpected body: ${text.slice(0, 300)}`);
+        else resolve(null);
+      });
+      res.on("error", (err) => resolve(err.message));
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", (err) => resolve(err.message));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** The result of the latencies (ms) of the answers that came as expected, over `elapsedSec`. */
+function resultOf(latencies: number[], elapsedSec: number, errors: number, firstError: string | undefined): LoadResult {
+  latencies.sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return {
+    ok: latencies.length,
+    rps: latencies.length / elapsedSec,
+    p50: round(percentile(latencies, 50)),
+    p90: round(percentile(latencies, 90)),
+    p99: round(percentile(latencies, 99)),
+    max: round(latencies[latencies.length - 1] ?? NaN),
+    errors,
+    firstError,
+  };
+}
+
+/** One request at a time over one keep-alive connection for `durationSec`: a read's own latency, without a queue. */
+async function runSequential(spec: RequestSpec, url: string, durationSec: number): Promise<LoadResult> {
+  const base = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  const fail = (what: string) => {
+    errors += 1;
+    firstError ??= what;
+  };
+  const start = process.hrtime.bigint();
+  const end = start + BigInt(Math.round(durationSec * 1e9));
+  for (let n = 0; process.hrtime.bigint() < end; n++) {
+    const sent = process.hrtime.bigint();
+    const failed = await send(spec, base, agent, n);
+    if (failed === null) latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
+    else fail(failed);
+  }
+  const elapsedSec = Number(process.hrtime.bigint() - start) / 1e9;
+  agent.destroy();
+  return resultOf(latencies, elapsedSec, errors, firstError);
+}
+
 async function runPaced(spec: RequestSpec, url: string, rate: number, durationSec: number): Promise<LoadResult> {
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -111,41 +179,10 @@ async function runPaced(spec: RequestSpec, url: string, rate: number, durationSe
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
-  let done = 0;
   const fail = (what: string) => {
     errors += 1;
     firstError ??= what;
   };
-
-  const send = (n: number, scheduledNs: bigint) =>
-    new Promise<void>((resolve) => {
-      const body = spec.body ? JSON.stringify(spec.body(n)) : undefined;
-      const headers: Record<string, string | number> = { ...spec.headers };
-      if (body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-      const req = http.request({ host: base.hostname, port: base.port, path: spec.path, method: spec.method, headers, agent, timeout: 10_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) fail(`${status} ${text.slice(0, 300)}`);
-          else if (spec.verify && !spec.verify(text)) fail(`unexpected body: ${text.slice(0, 300)}`);
-          else latencies.push(Number(process.hrtime.bigint() - scheduledNs) / 1e6);
-          resolve();
-        });
-        res.on("error", (err) => {
-          fail(err.message);
-          resolve();
-        });
-      });
-      req.on("timeout", () => req.destroy(new Error("timeout")));
-      req.on("error", (err) => {
-        fail(err.message);
-        resolve();
-      });
-      if (body !== undefined) req.write(body);
-      req.end();
-    });
 
   const start = process.hrtime.bigint();
   const intervalNs = BigInt(Math.round(1e9 / rate));
@@ -156,7 +193,12 @@ async function runPaced(spec: RequestSpec, url: string, rate: number, durationSe
       const now = process.hrtime.bigint();
       while (next < total && start + BigInt(next) * intervalNs <= now) {
         const scheduled = start + BigInt(next) * intervalNs;
-        inflight.push(send(next, scheduled).then(() => void done++));
+        inflight.push(
+          send(spec, base, agent, next).then((failed) => {
+            if (failed === null) latencies.push(Number(process.hrtime.bigint() - scheduled) / 1e6);
+            else fail(failed);
+          }),
+        );
         next += 1;
       }
       if (next >= total) return resolve();
@@ -170,16 +212,5 @@ async function runPaced(spec: RequestSpec, url: string, rate: number, durationSe
   // Until the last answer: a rate the target cannot sustain drains long after the sending stopped, and is not a rate it served.
   const elapsedSec = Math.max(durationSec, Number(process.hrtime.bigint() - start) / 1e9);
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const round = (x: number) => Math.round(x * 100) / 100;
-  return {
-    ok: latencies.length,
-    rps: latencies.length / elapsedSec,
-    p50: round(percentile(latencies, 50)),
-    p90: round(percentile(latencies, 90)),
-    p99: round(percentile(latencies, 99)),
-    max: round(latencies[latencies.length - 1] ?? NaN),
-    errors,
-    firstError,
-  };
+  return resultOf(latencies, elapsedSec, errors, firstError);
 }
