@@ -32,6 +32,7 @@
  * those of `npm run start:prod` in package.json, what production runs; "" for
  * Node's defaults).
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -1057,7 +1058,18 @@ async function runningTotalsBuilt(databaseUrl: string, programId: number): Promi
   const rollups = ["sales_daily", "clicks_daily", "leads_daily", "commissions_daily"];
   for (const table of rollups) await queryOnce(databaseUrl, `CLUSTER ${table} USING ${table}_range`);
   await queryOnce(databaseUrl, `VACUUM ANALYZE sales_running, clicks_running, leads_running, sales_monthly, commissions_monthly, ${rollups.join(", ")}`);
+  await settleStorage(databaseUrl);
   return seconds;
+}
+
+/**
+ * Writes out what a load left dirty before the next point measures, as a settled server has: a checkpoint, then the
+ * kernel's dirty pages (the bench's PostgreSQL runs with fsync off, so its checkpoints leave them to the kernel), so
+ * the point does not meet the load's checkpoint and writeback.
+ */
+async function settleStorage(databaseUrl: string): Promise<void> {
+  await queryOnce(databaseUrl, "CHECKPOINT");
+  execFileSync("sync");
 }
 
 async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
@@ -1106,6 +1118,7 @@ async function growthPhase(servers: Servers, tmp: string): Promise<Growth> {
     };
     const fresh = async (tag: string) => ({ ...c, transactionIds: await seedSales(service.baseUrl, c, 1000, tag) });
     service.creds = await fresh(`g1${RUN_ID}`);
+    await settleStorage(databaseUrl);
     await measure(service, "refund", "warmup");
     const smallSales = await count();
     const small = await measure(service, "refund", "fixed", CFG.growthRate, CFG.growthDuration);

@@ -1,9 +1,10 @@
 /**
  * Running totals of a daily rollup on MongoDB (running-sql.ts is the SQL side and explains them): per partner and
  * day, one figure summed from the program's first day through that day, built by the owner's job up to yesterday
- * (UTC; from a quarter of an hour after midnight, lastSafeDay); `<collection>_through` keeps per program the last day built. A write moving a partner's
- * figures of a day before today moves that day back in its own transaction (`moveRunningBack`, called by
- * incrementRollup), so a build running meanwhile conflicts on that document and runs again.
+ * (UTC; from a quarter of an hour after midnight, lastSafeDay); `<collection>_through` keeps per program the last
+ * day built. A write moving a partner's figures of a day before today moves that day back in its own transaction
+ * (`moveRunningBack`, called by incrementRollup), so a build running meanwhile conflicts on that document and runs
+ * again.
  */
 import { randomUUID } from "node:crypto";
 import type { ClientSession, Connection, Model, mongo } from "mongoose";
@@ -21,7 +22,7 @@ const DAYS_PER_BUILD = 7;
  */
 const YESTERDAY_AFTER_MS = 15 * 60_000;
 
-/** The last day the job may build: yesterday once YESTERDAY_AFTER_MS past midnight, else the day before; never after the day before `today`. */
+/** The last day the job may build: yesterday from YESTERDAY_AFTER_MS past midnight, the day before until then; never after the day before `today`. */
 function lastSafeDay(today: Date): string {
   const byClock = addDays(new Date(Date.now() - YESTERDAY_AFTER_MS).toISOString().slice(0, 10), -1);
   return [addDays(today.toISOString().slice(0, 10), -1), byClock].sort()[0];
