@@ -975,8 +975,8 @@ async function queryOnce<R extends QueryResultRow>(databaseUrl: string, text: st
 }
 
 /**
- * Bulk rows through the real schema: sales with their commissions and (delivered) outbox events, clicks and
- * leads (customers), spread over the last 365 days as a year of traffic would be.
+ * Bulk rows through the real schema: sales with their commissions, (delivered) outbox events and the partners'
+ * notices they made, clicks and leads (customers), spread over the last 365 days as a year of traffic would be.
  */
 async function bulkSeed(databaseUrl: string, programId: number, rows: number): Promise<number> {
   const c = new Client({ connectionString: databaseUrl });
@@ -1011,6 +1011,14 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
        SELECT 'commission.created', jsonb_build_object('commissionId', c.id, 'saleId', c.sale_id), c.id, c.created_at, c.created_at, 1, c.created_at
        FROM commissions c WHERE c.transaction_id LIKE 'bulk-%'`,
     );
+    // What the notifications service made of each delivered event: the partner's notice in the workspace's inbox,
+    // unread (the console's inbox counts them on every read).
+    await c.query(
+      `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency,
+         created_at)
+       SELECT o.id, 'partner_notice', p.workspace_id, c.program_id, c.partner_id, c.id, c.transaction_id, 'pending', 0, 'usd', c.created_at
+       FROM outbox o JOIN commissions c ON c.id = o.commission_id JOIN programs p ON p.id = c.program_id WHERE c.transaction_id LIKE 'bulk-%'`,
+    );
     // The clicks and leads (customers) that brought those sales, one each.
     await c.query(
       `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
@@ -1025,7 +1033,7 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
     await c.query("COMMIT");
     // Vacuumed and analysed, as autovacuum leaves the tables once it has settled after such a load: the refund measured
     // next then meets neither a vacuum running beside it nor stale visibility maps (issue 31, "growth tail").
-    await c.query("VACUUM ANALYZE sales, commissions, outbox, clicks, leads");
+    await c.query("VACUUM ANALYZE sales, commissions, outbox, notifications, clicks, leads");
     return (Date.now() - t0) / 1000;
   } finally {
     await c.end();

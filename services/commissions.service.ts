@@ -455,6 +455,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           this.repo.ledgerSnapshot().then((snapshot) => checkLedgerInvariants(snapshot, RECONCILE_MAX_VIOLATIONS)),
           call(ctx, "sales.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
           call(ctx, "attribution.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
+          call(ctx, "notifications.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
         ]);
         return { ...withRollupDrift(report, drifts.flat(), RECONCILE_MAX_VIOLATIONS), checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
       },

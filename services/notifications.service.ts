@@ -316,6 +316,14 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       },
     },
 
+    /** Where the inbox's unread counts differ from the notifications (commissions.reconcile reports it). */
+    rollupDrift: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.RollupDriftInput>>) {
+        return this.repo.rollupDrift(ctx.params.limit);
+      },
+    },
+
     /** Dashboard: the workspace's notices and warnings with unread counts. The gateway checked membership. */
     listForWorkspace: {
       async handler(ctx: Context<Input<typeof S.WorkspaceListInput>>) {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
+import type { RollupDrift } from "../../shared/domain/stats";
 import type { LoggedDelivery, Notification, PartnerEmail, PartnerEmailSettings, PartnerNotice, UnreadCounts, WebhookEndpoint } from "./repository";
 import type { EmailCategory } from "./partner-emails";
 import type * as S from "./schemas";
@@ -50,6 +51,8 @@ export interface NotificationsContract {
   "notifications.listPartnerNotices": { params: z.input<typeof S.PartnerNoticesInput>; result: { data: PartnerNoticeView[]; nextCursor: string | null } };
   "notifications.markPartnerNoticeRead": { params: z.input<typeof S.PartnerNoticeReadInput>; result: PartnerNoticeView };
   "notifications.markAllRead": { params: z.input<typeof S.MarkAllReadInput>; result: { updated: number; unread: UnreadWithTotal } };
+  /** Where the inbox's unread counts differ from the notifications (commissions.reconcile reports it). */
+  "notifications.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
   /** The signing secret is in this answer only. */
   "notifications.createWebhookEndpoint": { params: z.input<typeof S.CreateEndpointInput>; result: Jsonified<WebhookEndpoint & { secret: string }> };
   "notifications.listWebhookEndpoints": { params: z.input<typeof S.WorkspaceIdInput>; result: Jsonified<WebhookEndpoint>[] };

@@ -428,4 +428,7 @@ export const NOTIFICATIONS = declareActions("notifications", {
   markPartnerNoticeRead: {
     input: S.PartnerNoticeReadInput,
   },
+  rollupDrift: {
+    input: S.RollupDriftInput,
+  },
 });

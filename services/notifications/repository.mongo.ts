@@ -1,7 +1,8 @@
-import { Schema, type Connection, type Model } from "mongoose";
+import { Schema, type ClientSession, type Connection, type Model, type mongo } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, withTransaction, type DocOf } from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { TEST_EVENT_TYPE } from "../../shared/events";
+import type { RollupDrift } from "../../shared/domain/stats";
 import {
   TEST_PRODUCER,
   type ClaimedDelivery,
@@ -455,9 +456,46 @@ async function backfillDedupeKeys(partnerEmails: Model<PartnerEmailDoc>): Promis
   ]);
 }
 
+/**
+ * notifications_unread: a workspace's unread notifications of one kind, changed in the transaction of each insert and
+ * read (the SQL side's triggers, repository.sql.ts), so the inbox reads one document per kind however many are
+ * unread; reconcile recounts it (rollupDrift).
+ */
+interface UnreadDoc {
+  workspaceId: number;
+  kind: NotificationKind;
+  unread: number;
+}
+
+const NOTIFICATION_KINDS: readonly NotificationKind[] = ["partner_notice", "advertiser_warning"];
+
+/** How many notifications "mark all read" marks per transaction (each batch moves the count with it). */
+const MARK_ALL_BATCH = 1000;
+
+/** The counts from the unread notifications, for an empty notifications_unread (the first start of this version). */
+async function backfillUnread(notifications: Model<NotificationDoc>, unread: mongo.Collection<UnreadDoc>): Promise<void> {
+  if (await unread.findOne({}, { projection: { _id: 1 } })) return;
+  const counted = await notifications.aggregate<{ _id: { workspaceId: number; kind: NotificationKind }; n: number }>([
+    { $match: { workspaceId: { $ne: null }, readAt: null } },
+    { $group: { _id: { workspaceId: "$workspaceId", kind: "$kind" }, n: { $sum: 1 } } },
+  ]);
+  if (!counted.length) return;
+  // One transaction: instances starting together insert the same keys, and all but one fail on the unique index.
+  await insertOrNull(() =>
+    withTransaction(notifications.db, async (session) => {
+      if (await unread.findOne({}, { projection: { _id: 1 }, session })) return;
+      await unread.insertMany(
+        counted.map((c) => ({ ...c._id, unread: c.n })),
+        { session, ordered: true },
+      );
+    }),
+  );
+}
+
 export class MongoNotificationsRepository implements NotificationsRepository {
   private constructor(
     private readonly connection: Connection,
+    private readonly unread: mongo.Collection<UnreadDoc>,
     private readonly notifications: Model<NotificationDoc>,
     private readonly endpoints: Model<EndpointDoc>,
     private readonly deliveries: Model<DeliveryDoc>,
@@ -487,17 +525,32 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     await models[2].updateMany({ producer: { $exists: false } }, { $set: { producer: "commissions" } });
     await dropIndexIfThere(models[2].collection, OLD_DELIVERY_EVENT_INDEX);
     await dropIndexIfThere(models[4].collection, OLD_PARTNER_EMAIL_EVENT_INDEX);
-    return new MongoNotificationsRepository(connection, ...models);
+    const unread = connection.collection<UnreadDoc>("notifications_unread");
+    await unread.createIndex({ workspaceId: 1, kind: 1 }, { unique: true });
+    await backfillUnread(models[0], unread);
+    return new MongoNotificationsRepository(connection, unread, ...models);
   }
 
   async insertOnce(n: NewNotification): Promise<boolean> {
     if (await this.notifications.exists({ eventId: n.eventId, kind: n.kind })) return false;
+    const workspaceId = n.workspaceId;
+    // The count's document exists before the transaction: an upsert racing another one inside it would end on the
+    // unique index, which would read as this notification's duplicate.
+    if (workspaceId !== null) await this.unread.updateOne({ workspaceId, kind: n.kind }, { $setOnInsert: { unread: 0 } }, { upsert: true });
+    const id = await nextId(this.connection, "notifications");
     return (
-      (await insertOrNull(async () => {
-        await this.notifications.create({ _id: await nextId(this.connection, "notifications"), ...n, createdAt: new Date(), readAt: null });
-        return true;
-      })) ?? false
+      (await insertOrNull(() =>
+        withTransaction(this.connection, async (session) => {
+          await this.notifications.create([{ _id: id, ...n, createdAt: new Date(), readAt: null }], { session });
+          if (workspaceId !== null) await this.addUnread(workspaceId, n.kind, 1, session);
+          return true;
+        }),
+      )) ?? false
     );
+  }
+
+  private async addUnread(workspaceId: number, kind: NotificationKind, by: number, session: ClientSession): Promise<void> {
+    await this.unread.updateOne({ workspaceId, kind }, { $inc: { unread: by } }, { session });
   }
 
   async list(f: NotificationFilter): Promise<Notification[]> {
@@ -531,24 +584,53 @@ export class MongoNotificationsRepository implements NotificationsRepository {
   }
 
   async unreadCounts(workspaceId: number): Promise<UnreadCounts> {
-    const rows = await this.notifications.aggregate<{ _id: NotificationKind; n: number }>([{ $match: { workspaceId, readAt: null } }, { $group: { _id: "$kind", n: { $sum: 1 } } }]);
     const counts: UnreadCounts = { partner_notice: 0, advertiser_warning: 0 };
-    for (const r of rows) counts[r._id] = r.n;
+    for (const d of await this.unread.find({ workspaceId }).toArray()) counts[d.kind] = d.unread;
     return counts;
+  }
+
+  async rollupDrift(limit: number): Promise<RollupDrift[]> {
+    const counted = await this.notifications.aggregate<{ _id: { workspaceId: number; kind: NotificationKind }; n: number }>([
+      { $match: { workspaceId: { $ne: null }, readAt: null } },
+      { $group: { _id: { workspaceId: "$workspaceId", kind: "$kind" }, n: { $sum: 1 } } },
+    ]);
+    const keyOf = (workspaceId: number, kind: string) => `workspace ${workspaceId} ${kind}`;
+    const figures = new Map<string, { stored: number; counted: number }>();
+    const at = (key: string) => figures.get(key) ?? figures.set(key, { stored: 0, counted: 0 }).get(key)!;
+    for (const d of await this.unread.find({}).toArray()) at(keyOf(d.workspaceId, d.kind)).stored = d.unread;
+    for (const c of counted) at(keyOf(c._id.workspaceId, c._id.kind)).counted = c.n;
+    return [...figures]
+      .filter(([, f]) => f.stored !== f.counted)
+      .sort(([a], [b]) => a.localeCompare(b, undefined, { numeric: true }))
+      .slice(0, limit)
+      .map(([key, f]) => ({ rollup: "notifications_unread", key, stored: { unread: f.stored }, counted: { unread: f.counted } }));
   }
 
   async markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null> {
     // Only an unread one gets the time, so a second call keeps the first read time.
-    await this.notifications.updateOne({ _id: id, workspaceId, readAt: null }, { $set: { readAt: now } });
+    await withTransaction(this.connection, async (session) => {
+      const unread = await this.notifications.findOneAndUpdate({ _id: id, workspaceId, readAt: null }, { $set: { readAt: now } }, { session }).lean<NotificationDoc>();
+      if (unread) await this.addUnread(workspaceId, unread.kind, -1, session);
+    });
     const doc = await this.notifications.findOne({ _id: id, workspaceId }).lean<NotificationDoc>();
     return doc ? toNotification(doc) : null;
   }
 
   async markAllRead(workspaceId: number, kind: NotificationKind | undefined, now: Date): Promise<number> {
-    const filter: Record<string, unknown> = { workspaceId, readAt: null };
-    if (kind !== undefined) filter.kind = kind;
-    const result = await this.notifications.updateMany(filter, { $set: { readAt: now } });
-    return result.modifiedCount;
+    let updated = 0;
+    for (const k of kind ? [kind] : NOTIFICATION_KINDS)
+      for (let found = MARK_ALL_BATCH; found === MARK_ALL_BATCH;) {
+        // A batch at a time, each with its count's change: a transaction stays small however many are unread.
+        const batch = await withTransaction(this.connection, async (session) => {
+          const ids = (await this.notifications.find({ workspaceId, kind: k, readAt: null }, { _id: 1 }, { session }).limit(MARK_ALL_BATCH).lean<{ _id: number }[]>()).map((d) => d._id);
+          const marked = ids.length ? (await this.notifications.updateMany({ _id: { $in: ids }, readAt: null }, { $set: { readAt: now } }, { session })).modifiedCount : 0;
+          if (marked) await this.addUnread(workspaceId, k, -marked, session);
+          return { found: ids.length, marked };
+        });
+        found = batch.found;
+        updated += batch.marked;
+      }
+    return updated;
   }
 
   async listPartnerNotices(f: PartnerNoticeFilter): Promise<Page<PartnerNotice>> {

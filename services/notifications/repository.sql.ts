@@ -1,3 +1,5 @@
+import type { RollupDrift } from "../../shared/domain/stats";
+import { rollupMigration, rollupsDrift, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 import {
@@ -208,7 +210,29 @@ const MIGRATIONS = [
      UNIQUE (producer, event_id, kind));
    CREATE INDEX partner_activity_digest_due ON partner_activity (digest_due_at, program_id, partner_id) WHERE digest_email_id IS NULL AND digest_due_at IS NOT NULL;
    CREATE INDEX partner_activity_month ON partner_activity (month, program_id, partner_id);`,
+  // The inbox's unread counts, kept by triggers (from the notifications already there).
+  rollupMigration(unreadNotifications()),
 ];
+
+/**
+ * notifications_unread: a workspace's unread notifications per kind, counted by triggers in the transaction of each
+ * insert, read and deletion (rollup-sql.ts), so the inbox reads one row per kind however many are unread (counting
+ * 1M unread rows took 54-70 ms: docs/performance.md); reconcile recounts it.
+ */
+function unreadNotifications(): RollupDefinition {
+  return {
+    table: "notifications_unread",
+    source: "notifications",
+    key: [
+      { name: "workspace_id", type: "INTEGER", expr: "workspace_id" },
+      { name: "kind", type: "TEXT", expr: "kind" },
+    ],
+    figures: [{ name: "unread", type: "BIGINT", expr: "1" }],
+    where: "workspace_id IS NOT NULL AND read_at IS NULL",
+    rangeIndex: [],
+    partnersOnly: true,
+  };
+}
 
 /** The exact query of listWorkspacePage (exported so the query-plan test explains what runs). */
 export function listWorkspaceNotificationsQuery(f: WorkspaceNotificationFilter): SqlQuery {
@@ -527,12 +551,14 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async unreadCounts(workspaceId: number): Promise<UnreadCounts> {
-    const rows = await this.db.query<{ kind: NotificationKind; n: number }>("SELECT kind, count(*)::int AS n FROM notifications WHERE workspace_id = $1 AND read_at IS NULL GROUP BY kind", [
-      workspaceId,
-    ]);
+    const rows = await this.db.query<{ kind: NotificationKind; n: number }>("SELECT kind, unread::int AS n FROM notifications_unread WHERE workspace_id = $1", [workspaceId]);
     const counts: UnreadCounts = { partner_notice: 0, advertiser_warning: 0 };
     for (const r of rows) counts[r.kind] = r.n;
     return counts;
+  }
+
+  rollupDrift(limit: number): Promise<RollupDrift[]> {
+    return rollupsDrift(this.db, [unreadNotifications()], limit);
   }
 
   async markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null> {

@@ -1,3 +1,4 @@
+import type { RollupDrift } from "../../shared/domain/stats";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { CommissionEmailFrequency, EmailCategory, PartnerEmailKind } from "./partner-emails";
 
@@ -295,6 +296,8 @@ export interface NotificationsRepository {
   /** A page of a workspace's notifications sorted by (createdAt desc, id desc), served by an index on (workspace, createdAt, id) or (workspace, partner, createdAt, id). */
   listWorkspacePage(filter: WorkspaceNotificationFilter): Promise<Page<Notification>>;
   unreadCounts(workspaceId: number): Promise<UnreadCounts>;
+  /** Where the unread counts differ from a recount of the notifications, at most `limit` (commissions.reconcile reports it). */
+  rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** Marks one of the workspace's notifications read (keeping an earlier read time); null when it is not the workspace's. */
   markRead(workspaceId: number, id: number, now: Date): Promise<Notification | null>;
   /** Marks every unread notification of the workspace (of `kind`, when given) read; returns how many changed. */

@@ -215,3 +215,5 @@ export const UnsubscribeInput = z.strictObject({
 export const RunEmailScheduleInput = z.strictObject({
   at: z.iso.datetime({ offset: true }).optional().meta({ description: "The time to act as of (default: now).", example: "2026-12-01T00:30:00.000Z" }),
 });
+
+export { RollupDriftInput } from "../../shared/stats-input";

@@ -238,15 +238,17 @@ export const ALL_PARTNERS = 0;
 
 /**
  * A rollup row that differs from a recount of the rows it summarises (reconcile): the owners keep per (program,
- * partner, UTC day) counters in the transaction that writes each row (docs/performance.md, "Rollups").
+ * partner, UTC day) counters in the transaction that writes each row (docs/performance.md, "Rollups"), and the
+ * inbox's unread counts per workspace and kind alike.
  */
 export interface RollupDrift {
-  /** The rollup: sales_daily, clicks_daily, leads_daily. */
+  /** The rollup: sales_daily, clicks_daily, leads_daily, notifications_unread. */
   rollup: string;
-  programId: number;
-  partnerId: number;
-  day: string;
-  /** The rest of the row's key, written out ("live usd", "test"). */
+  /** Absent for a rollup not kept per program, partner or day (notifications_unread). */
+  programId?: number;
+  partnerId?: number;
+  day?: string;
+  /** The rest of the row's key, written out ("live usd", "test", "workspace 3 partner_notice"). */
   key: string;
   /** The figures as stored (zeros for a missing row) and as recounted from the base rows (zeros for none). */
   stored: Figures;

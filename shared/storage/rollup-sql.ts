@@ -228,13 +228,15 @@ export async function rollupsDrift(db: SqlExecutor, definitions: readonly Rollup
 export function toRollupDrift(d: RollupDefinition, row: Record<string, unknown>): RollupDrift {
   const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
   const figures = (side: "stored" | "counted") => Object.fromEntries(d.figures.map((c) => [camelCase(c.name), Number(row[`${side}_${c.name}`])]));
+  const has = (name: string) => d.key.some((c) => c.name === name);
   const rest = d.key.filter((c) => !["program_id", "partner_id", "day"].includes(c.name));
+  const written = (name: string, value: unknown) => (name === "is_test" ? (value ? "test" : "live") : name === "workspace_id" ? `workspace ${value}` : String(value));
   return {
     rollup: d.table,
-    programId: Number(row.program_id),
-    partnerId: Number(row.partner_id),
-    day: String(row.day),
-    key: rest.map((c) => (c.name === "is_test" ? (row[c.name] ? "test" : "live") : String(row[c.name]))).join(" "),
+    ...(has("program_id") ? { programId: Number(row.program_id) } : {}),
+    ...(has("partner_id") ? { partnerId: Number(row.partner_id) } : {}),
+    ...(has("day") ? { day: String(row.day) } : {}),
+    key: rest.map((c) => written(c.name, row[c.name])).join(" "),
     stored: figures("stored"),
     counted: figures("counted"),
   };

@@ -12,6 +12,7 @@ import {
   type PartnerNoticeFilter,
 } from "../../services/notifications/repository";
 import { decodeCursor } from "../../shared/pagination";
+import type { Database } from "../../shared/storage/database";
 import { DAY, SECOND, at, backends, counter, useRepository } from "./harness";
 
 const nextEvent = counter(1);
@@ -46,7 +47,8 @@ const endpoint = (over: Partial<NewWebhookEndpoint> = {}): NewWebhookEndpoint =>
 const eventIds = (list: Notification[]) => list.map((n) => n.eventId).sort((a, b) => a - b);
 
 describe.each(backends)("notifications repository contract on %s", (_name, backend) => {
-  const repo = useRepository<NotificationsRepository>(backend, createNotificationsRepository);
+  let db: Database;
+  const repo = useRepository<NotificationsRepository>(backend, (opened) => createNotificationsRepository((db = opened)));
 
   it("stores a notification once per event and kind", async () => {
     const programId = nextProgram();
@@ -150,6 +152,18 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
     expect(await repo().unreadCounts(workspaceId)).toEqual({ partner_notice: 0, advertiser_warning: 0 });
     expect((await repo().list({ workspaceId, limit: 10 })).map((n) => n.readAt)).toEqual([at(SECOND), at(), at(2 * SECOND)]);
     expect(await repo().unreadCounts(otherWorkspace)).toEqual({ partner_notice: 1, advertiser_warning: 0 });
+
+    // The counts are kept beside the notifications (notifications_unread); reconcile's recount finds a count changed behind their back.
+    expect(await repo().rollupDrift(100)).toEqual([]);
+    const bump = async (by: number) => {
+      if (db.kind === "sql") await db.sql.query("UPDATE notifications_unread SET unread = unread + $2 WHERE workspace_id = $1 AND kind = 'partner_notice'", [otherWorkspace, by]);
+      else await db.mongo.collection("notifications_unread").updateOne({ workspaceId: otherWorkspace, kind: "partner_notice" }, { $inc: { unread: by } });
+    };
+    await bump(2);
+    expect(await repo().unreadCounts(otherWorkspace)).toEqual({ partner_notice: 3, advertiser_warning: 0 });
+    expect(await repo().rollupDrift(100)).toEqual([{ rollup: "notifications_unread", key: `workspace ${otherWorkspace} partner_notice`, stored: { unread: 3 }, counted: { unread: 1 } }]);
+    await bump(-2);
+    expect(await repo().rollupDrift(100)).toEqual([]);
   });
 
   describe("webhook endpoints", () => {

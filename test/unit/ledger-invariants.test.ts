@@ -420,7 +420,18 @@ test("a commissions_daily that adds up passes", () => {
 });
 
 /** The owners' rollups (sales, attribution) drift as their rollupDrift actions report it, joined into the report. */
-const OWNER_ROLLUPS = ["sales_daily", "clicks_daily", "sales_monthly", "leads_daily", "sales_running", "clicks_running", "leads_running", "sales_running_packed", "clicks_running_packed"];
+const OWNER_ROLLUPS = [
+  "sales_daily",
+  "clicks_daily",
+  "sales_monthly",
+  "leads_daily",
+  "sales_running",
+  "clicks_running",
+  "leads_running",
+  "sales_running_packed",
+  "clicks_running_packed",
+  "notifications_unread",
+];
 
 test("the owners' drifted rollup keys join the report as violations of their rule, capped with the rest", () => {
   const drift = OWNER_ROLLUPS.map((rollup) => ({ rollup, programId: 1, partnerId: 2, day: "2030-01-01", key: "live", stored: { n: 2 }, counted: { n: 1 } }));
@@ -432,6 +443,11 @@ test("the owners' drifted rollup keys join the report as violations of their rul
   ]);
   expect(report.violationsNotShown).toBe(OWNER_ROLLUPS.length - 2);
   expect(withRollupDrift(checkLedgerInvariants(valid()), [], 2).ok).toBe(true);
+  // A counter kept per workspace and kind (the inbox's unread counts) names its key alone.
+  const unread = { rollup: "notifications_unread", key: "workspace 3 partner_notice", stored: { unread: 3 }, counted: { unread: 1 } };
+  expect(withRollupDrift(checkLedgerInvariants(valid()), [unread], 2).violations).toEqual([
+    { rule: "rollup.notifications_unread", ids: { key: "workspace 3 partner_notice" }, detail: "notifications_unread holds unread 3; the rows add up to unread 1." },
+  ]);
 });
 
 test("every rule has a case that breaks it", () => {

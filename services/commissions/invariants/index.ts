@@ -62,7 +62,9 @@
  *   clicks_running / leads_running: each built running total is the day
  *   before's plus its day's rollup row (the overview's ranking, the
  *   partners' clicks and leads), checked alike; rollup.sales_running_packed /
- *   clicks_running_packed: each packed built day holds its running totals.
+ *   clicks_running_packed: each packed built day holds its running totals;
+ *   rollup.notifications_unread: the inbox's unread counts per workspace and
+ *   kind are the unread notifications (notifications.rollupDrift).
  */
 import { checkBalances } from "./balances";
 import { checkCommission } from "./commissions";

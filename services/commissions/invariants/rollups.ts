@@ -8,7 +8,7 @@
 import { addFigures, commissionDayDeltas, type CommissionDay, type CommissionDayInput } from "../commission-days";
 import type { CommissionFigures } from "../repository";
 import { ALL_PARTNERS, firstOfMonth, type RollupDrift } from "../../../shared/domain/stats";
-import type { InvariantRule, LedgerSnapshot, ReconcileReport, SnapshotCommissionDay, Violate } from "./snapshot";
+import type { InvariantRule, LedgerSnapshot, ReconcileReport, SnapshotCommissionDay, Violate, Violation } from "./snapshot";
 
 const FIGURES: Array<keyof CommissionFigures> = ["commissions", "pendingCents", "creditedCents", "paidCents", "reversedCents"];
 const keyText = (k: { programId: number; partnerId: number; day: string; currency: string }) => `${k.programId}|${k.partnerId}|${k.day}|${k.currency}`;
@@ -58,7 +58,7 @@ export function withRollupDrift(report: ReconcileReport, drift: readonly RollupD
       .join(", ");
   const violations = drift.map((d) => ({
     rule: `rollup.${d.rollup}` as InvariantRule,
-    ids: { program: d.programId, partner: d.partnerId, day: d.day, key: d.key },
+    ids: Object.fromEntries(Object.entries({ program: d.programId, partner: d.partnerId, day: d.day, key: d.key }).filter(([, v]) => v !== undefined)) as Violation["ids"],
     detail: `${d.rollup} holds ${text(d.stored)}; the rows add up to ${text(d.counted)}.`,
   }));
   const all = [...report.violations, ...violations];

@@ -125,7 +125,8 @@ export type InvariantRule =
   | "rollup.clicks_running"
   | "rollup.leads_running"
   | "rollup.sales_running_packed"
-  | "rollup.clicks_running_packed";
+  | "rollup.clicks_running_packed"
+  | "rollup.notifications_unread";
 
 export interface Violation {
   rule: InvariantRule;
@@ -228,4 +229,5 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "rollup.leads_running",
   "rollup.sales_running_packed",
   "rollup.clicks_running_packed",
+  "rollup.notifications_unread",
 ];
