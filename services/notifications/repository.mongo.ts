@@ -472,22 +472,32 @@ const NOTIFICATION_KINDS: readonly NotificationKind[] = ["partner_notice", "adve
 /** How many notifications "mark all read" marks per transaction (each batch moves the count with it). */
 const MARK_ALL_BATCH = 1000;
 
-/** The counts from the unread notifications, for an empty notifications_unread (the first start of this version). */
+/** The unread notifications counted per workspace and kind (the backfill and reconcile's recount). */
+const countUnread = (notifications: Model<NotificationDoc>, session?: ClientSession) =>
+  notifications
+    .aggregate<{ _id: { workspaceId: number; kind: NotificationKind }; n: number }>([
+      { $match: { workspaceId: { $ne: null }, readAt: null } },
+      { $group: { _id: { workspaceId: "$workspaceId", kind: "$kind" }, n: { $sum: 1 } } },
+    ])
+    .session(session ?? null);
+
+/**
+ * The counts from the unread notifications, for an empty notifications_unread (the first start of this version; as
+ * backfillRollup: notifications an instance of an earlier version writes afterwards are not counted, reconcile
+ * reports them). One transaction: instances starting together insert the same keys, all but one fail on the unique
+ * index.
+ */
 async function backfillUnread(notifications: Model<NotificationDoc>, unread: mongo.Collection<UnreadDoc>): Promise<void> {
   if (await unread.findOne({}, { projection: { _id: 1 } })) return;
-  const counted = await notifications.aggregate<{ _id: { workspaceId: number; kind: NotificationKind }; n: number }>([
-    { $match: { workspaceId: { $ne: null }, readAt: null } },
-    { $group: { _id: { workspaceId: "$workspaceId", kind: "$kind" }, n: { $sum: 1 } } },
-  ]);
-  if (!counted.length) return;
-  // One transaction: instances starting together insert the same keys, and all but one fail on the unique index.
   await insertOrNull(() =>
     withTransaction(notifications.db, async (session) => {
       if (await unread.findOne({}, { projection: { _id: 1 }, session })) return;
-      await unread.insertMany(
-        counted.map((c) => ({ ...c._id, unread: c.n })),
-        { session, ordered: true },
-      );
+      const counted = await countUnread(notifications, session);
+      if (counted.length)
+        await unread.insertMany(
+          counted.map((c) => ({ ...c._id, unread: c.n })),
+          { session, ordered: true },
+        );
     }),
   );
 }
@@ -590,10 +600,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
-    const counted = await this.notifications.aggregate<{ _id: { workspaceId: number; kind: NotificationKind }; n: number }>([
-      { $match: { workspaceId: { $ne: null }, readAt: null } },
-      { $group: { _id: { workspaceId: "$workspaceId", kind: "$kind" }, n: { $sum: 1 } } },
-    ]);
+    const counted = await countUnread(this.notifications);
     const keyOf = (workspaceId: number, kind: string) => `workspace ${workspaceId} ${kind}`;
     const figures = new Map<string, { stored: number; counted: number }>();
     const at = (key: string) => figures.get(key) ?? figures.set(key, { stored: 0, counted: 0 }).get(key)!;
