@@ -1012,7 +1012,7 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
        FROM commissions c WHERE c.transaction_id LIKE 'bulk-%'`,
     );
     // What the notifications service made of each delivered event: the partner's notice in the workspace's inbox,
-    // unread (the console's inbox counts them on every read).
+    // unread (the inbox shows how many: notifications_unread, kept by the table's triggers).
     await c.query(
       `INSERT INTO notifications (event_id, kind, workspace_id, program_id, partner_id, commission_id, transaction_id, status, deduction_cents, currency,
          created_at)
@@ -1042,8 +1042,9 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
 
 /**
  * Waits until the services' job has built the program's running totals (sales_running, clicks_running,
- * leads_running) up to yesterday, as it keeps them in production, then orders the rollups by day (as a year of growth leaves
- * them), vacuums and analyses them and the running totals (as autovacuum would once settled); the seconds it took.
+ * leads_running) up to yesterday, as it keeps them in production, then orders the rollups by day (as a year of
+ * growth leaves them), vacuums and analyses them and the running totals (as autovacuum would once settled) and
+ * settles the storage; the seconds it took.
  */
 async function runningTotalsBuilt(databaseUrl: string, programId: number): Promise<number> {
   const t0 = Date.now();
