@@ -132,19 +132,36 @@ function send(spec: RequestSpec, base: URL, agent: http.Agent, n: number): Promi
   });
 }
 
-/** The result of the latencies (ms) of the answers that came as expected, over `elapsedSec`. */
-function resultOf(latencies: number[], elapsedSec: number, errors: number, firstError: string | undefined): LoadResult {
-  latencies.sort((a, b) => a - b);
-  const round = (x: number) => Math.round(x * 100) / 100;
+/**
+ * A point's answers: each one's outcome from `send` with the time it counts from (its send, or its scheduled send),
+ * then the point's result over its elapsed seconds.
+ */
+function answers() {
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
   return {
-    ok: latencies.length,
-    rps: latencies.length / elapsedSec,
-    p50: round(percentile(latencies, 50)),
-    p90: round(percentile(latencies, 90)),
-    p99: round(percentile(latencies, 99)),
-    max: round(latencies[latencies.length - 1] ?? NaN),
-    errors,
-    firstError,
+    record(failed: string | null, sinceNs: bigint): void {
+      if (failed === null) latencies.push(Number(process.hrtime.bigint() - sinceNs) / 1e6);
+      else {
+        errors += 1;
+        firstError ??= failed;
+      }
+    },
+    result(elapsedSec: number): LoadResult {
+      latencies.sort((a, b) => a - b);
+      const round = (x: number) => Math.round(x * 100) / 100;
+      return {
+        ok: latencies.length,
+        rps: latencies.length / elapsedSec,
+        p50: round(percentile(latencies, 50)),
+        p90: round(percentile(latencies, 90)),
+        p99: round(percentile(latencies, 99)),
+        max: round(latencies[latencies.length - 1] ?? NaN),
+        errors,
+        firstError,
+      };
+    },
   };
 }
 
@@ -152,37 +169,22 @@ function resultOf(latencies: number[], elapsedSec: number, errors: number, first
 async function runSequential(spec: RequestSpec, url: string, durationSec: number): Promise<LoadResult> {
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError: string | undefined;
-  const fail = (what: string) => {
-    errors += 1;
-    firstError ??= what;
-  };
+  const answered = answers();
   const start = process.hrtime.bigint();
   const end = start + BigInt(Math.round(durationSec * 1e9));
   for (let n = 0; process.hrtime.bigint() < end; n++) {
     const sent = process.hrtime.bigint();
-    const failed = await send(spec, base, agent, n);
-    if (failed === null) latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
-    else fail(failed);
+    answered.record(await send(spec, base, agent, n), sent);
   }
-  const elapsedSec = Number(process.hrtime.bigint() - start) / 1e9;
   agent.destroy();
-  return resultOf(latencies, elapsedSec, errors, firstError);
+  return answered.result(Number(process.hrtime.bigint() - start) / 1e9);
 }
 
 async function runPaced(spec: RequestSpec, url: string, rate: number, durationSec: number): Promise<LoadResult> {
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const total = Math.round(rate * durationSec);
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError: string | undefined;
-  const fail = (what: string) => {
-    errors += 1;
-    firstError ??= what;
-  };
+  const answered = answers();
 
   const start = process.hrtime.bigint();
   const intervalNs = BigInt(Math.round(1e9 / rate));
@@ -193,12 +195,7 @@ async function runPaced(spec: RequestSpec, url: string, rate: number, durationSe
       const now = process.hrtime.bigint();
       while (next < total && start + BigInt(next) * intervalNs <= now) {
         const scheduled = start + BigInt(next) * intervalNs;
-        inflight.push(
-          send(spec, base, agent, next).then((failed) => {
-            if (failed === null) latencies.push(Number(process.hrtime.bigint() - scheduled) / 1e6);
-            else fail(failed);
-          }),
-        );
+        inflight.push(send(spec, base, agent, next).then((failed) => answered.record(failed, scheduled)));
         next += 1;
       }
       if (next >= total) return resolve();
@@ -212,5 +209,5 @@ async function runPaced(spec: RequestSpec, url: string, rate: number, durationSe
   // Until the last answer: a rate the target cannot sustain drains long after the sending stopped, and is not a rate it served.
   const elapsedSec = Math.max(durationSec, Number(process.hrtime.bigint() - start) / 1e9);
   agent.destroy();
-  return resultOf(latencies, elapsedSec, errors, firstError);
+  return answered.result(elapsedSec);
 }
