@@ -1,6 +1,6 @@
-import { Schema, Types, type ClientSession, type Connection, type Model } from "mongoose";
+import { Types, type ClientSession, type Connection, type Model } from "mongoose";
 import type { Role } from "../../shared/domain/permissions";
-import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, schemaOptions, withTransaction } from "../../shared/storage/mongo";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, collectionSchema, withTransaction } from "../../shared/storage/mongo";
 import type { AcceptOutcome, AccountsRepository, Invitation, Membership, PartnerSession, PartnerSignInLink, Session, TeamChange, User, Workspace, WorkspaceMember } from "./repository";
 
 /** `teamVersion`: written by every team change in its transaction, so concurrent changes of one workspace conflict. */
@@ -17,102 +17,86 @@ interface LoginFailureDoc {
   at: Date;
 }
 
-const workspaceSchema = new Schema<WorkspaceDoc>(
-  { _id: { type: Number, required: true }, name: { type: String, required: true }, createdAt: { type: Date, required: true }, teamVersion: { type: Number, default: 0 } },
-  schemaOptions("workspaces"),
-);
+const workspaceSchema = collectionSchema<WorkspaceDoc>("workspaces", {
+  _id: { type: Number, required: true },
+  name: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+  teamVersion: { type: Number, default: 0 },
+});
 
-const invitationSchema = new Schema<InvitationDoc>(
-  {
-    _id: { type: Number, required: true },
-    workspaceId: { type: Number, required: true },
-    email: { type: String, required: true },
-    role: { type: String, required: true },
-    tokenHash: { type: String, required: true },
-    invitedBy: { type: Number, default: null },
-    createdAt: { type: Date, required: true },
-    expiresAt: { type: Date, required: true },
-    acceptedAt: { type: Date, default: null },
-    acceptedBy: { type: Number, default: null },
-    revokedAt: { type: Date, default: null },
-    open: { type: Boolean, required: true },
-  },
-  schemaOptions("workspace_invitations"),
-);
+const invitationSchema = collectionSchema<InvitationDoc>("workspace_invitations", {
+  _id: { type: Number, required: true },
+  workspaceId: { type: Number, required: true },
+  email: { type: String, required: true },
+  role: { type: String, required: true },
+  tokenHash: { type: String, required: true },
+  invitedBy: { type: Number, default: null },
+  createdAt: { type: Date, required: true },
+  expiresAt: { type: Date, required: true },
+  acceptedAt: { type: Date, default: null },
+  acceptedBy: { type: Number, default: null },
+  revokedAt: { type: Date, default: null },
+  open: { type: Boolean, required: true },
+});
 invitationSchema.index({ tokenHash: 1 }, { unique: true });
 // At most one open invitation per email and workspace (SQL's partial unique index); also the list's index.
 invitationSchema.index({ workspaceId: 1, email: 1 }, { unique: true, partialFilterExpression: { open: true } });
 invitationSchema.index({ workspaceId: 1, open: 1, createdAt: -1 });
 
-const userSchema = new Schema<UserDoc>(
-  {
-    _id: { type: Number, required: true },
-    email: { type: String, required: true },
-    name: { type: String, required: true },
-    passwordHash: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-  },
-  schemaOptions("users"),
-);
+const userSchema = collectionSchema<UserDoc>("users", {
+  _id: { type: Number, required: true },
+  email: { type: String, required: true },
+  name: { type: String, required: true },
+  passwordHash: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+});
 userSchema.index({ email: 1 }, { unique: true });
 
-const membershipSchema = new Schema<MembershipDoc>(
-  {
-    workspaceId: { type: Number, required: true },
-    userId: { type: Number, required: true },
-    role: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-  },
-  schemaOptions("memberships"),
-);
+const membershipSchema = collectionSchema<MembershipDoc>("memberships", {
+  workspaceId: { type: Number, required: true },
+  userId: { type: Number, required: true },
+  role: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+});
 membershipSchema.index({ workspaceId: 1, userId: 1 }, { unique: true });
 membershipSchema.index({ userId: 1 });
 
-const sessionSchema = new Schema<SessionDoc>(
-  {
-    _id: { type: Number, required: true },
-    userId: { type: Number, required: true },
-    tokenHash: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-    lastSeenAt: { type: Date, required: true },
-    expiresAt: { type: Date, required: true },
-  },
-  schemaOptions("sessions"),
-);
+const sessionSchema = collectionSchema<SessionDoc>("sessions", {
+  _id: { type: Number, required: true },
+  userId: { type: Number, required: true },
+  tokenHash: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+  lastSeenAt: { type: Date, required: true },
+  expiresAt: { type: Date, required: true },
+});
 sessionSchema.index({ tokenHash: 1 }, { unique: true });
 // MongoDB removes expired sessions by itself.
 sessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
-const loginFailureSchema = new Schema<LoginFailureDoc>({ key: { type: String, required: true }, at: { type: Date, required: true } }, schemaOptions("login_failures"));
+const loginFailureSchema = collectionSchema<LoginFailureDoc>("login_failures", { key: { type: String, required: true }, at: { type: Date, required: true } });
 loginFailureSchema.index({ key: 1, at: 1 });
 loginFailureSchema.index({ at: 1 }, { expireAfterSeconds: 86_400 });
 
-const partnerSignInLinkSchema = new Schema<PartnerSignInLinkDoc>(
-  {
-    _id: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    tokenHash: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-    expiresAt: { type: Date, required: true },
-    usedAt: { type: Date, default: null },
-  },
-  schemaOptions("partner_sign_in_links"),
-);
+const partnerSignInLinkSchema = collectionSchema<PartnerSignInLinkDoc>("partner_sign_in_links", {
+  _id: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  tokenHash: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+  expiresAt: { type: Date, required: true },
+  usedAt: { type: Date, default: null },
+});
 partnerSignInLinkSchema.index({ tokenHash: 1 }, { unique: true });
 // Expired links are useless: MongoDB removes them a day later.
 partnerSignInLinkSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 86_400 });
 
-const partnerSessionSchema = new Schema<PartnerSessionDoc>(
-  {
-    _id: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    tokenHash: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-    lastSeenAt: { type: Date, required: true },
-    expiresAt: { type: Date, required: true },
-  },
-  schemaOptions("partner_sessions"),
-);
+const partnerSessionSchema = collectionSchema<PartnerSessionDoc>("partner_sessions", {
+  _id: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  tokenHash: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+  lastSeenAt: { type: Date, required: true },
+  expiresAt: { type: Date, required: true },
+});
 partnerSessionSchema.index({ tokenHash: 1 }, { unique: true });
 partnerSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 

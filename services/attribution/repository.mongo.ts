@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { insertOrNull, isDuplicateKeyError, modelOn, nextId, nextIds, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, nextIds, prepareCollections, requiredStringsMayBeEmpty, collectionSchema, type DocOf } from "../../shared/storage/mongo";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { dayOf } from "../../shared/storage/stats-mongo";
 import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, rollupStatsMatch, utcDayText, withRollupTransaction, type MongoRollup } from "../../shared/storage/rollup-mongo";
@@ -33,42 +33,36 @@ type ProcessorCustomerDoc = ProcessorCustomerLink & { createdAt: Date };
 type CouponCodeDoc = DocOf<CouponCode>;
 
 const clickSchema = requiredStringsMayBeEmpty(
-  new Schema<ClickDoc>(
-    {
-      _id: { type: Number, required: true },
-      clickId: { type: String, required: true },
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      referralCode: { type: String, required: true },
-      isTest: { type: Boolean, required: true, default: false },
-      landingUrl: { type: String, default: null },
-      referrer: { type: String, default: null },
-      userAgent: { type: String, default: null },
-      timestamp: { type: Date, required: true },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("clicks"),
-  ),
+  collectionSchema<ClickDoc>("clicks", {
+    _id: { type: Number, required: true },
+    clickId: { type: String, required: true },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    referralCode: { type: String, required: true },
+    isTest: { type: Boolean, required: true, default: false },
+    landingUrl: { type: String, default: null },
+    referrer: { type: String, default: null },
+    userAgent: { type: String, default: null },
+    timestamp: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+  }),
 );
 clickSchema.index({ clickId: 1 }, { unique: true });
 clickSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
 
 const leadSchema = requiredStringsMayBeEmpty(
-  new Schema<LeadDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      customerKey: { type: String, required: true },
-      email: { type: String, default: null },
-      clickId: { type: String, default: null },
-      partnerId: { type: Number, default: null },
-      unattributedReason: { type: String, default: null },
-      isTest: { type: Boolean, required: true, default: false },
-      timestamp: { type: Date, required: true },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("leads"),
-  ),
+  collectionSchema<LeadDoc>("leads", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    customerKey: { type: String, required: true },
+    email: { type: String, default: null },
+    clickId: { type: String, default: null },
+    partnerId: { type: Number, default: null },
+    unattributedReason: { type: String, default: null },
+    isTest: { type: Boolean, required: true, default: false },
+    timestamp: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+  }),
 );
 leadSchema.index({ programId: 1, customerKey: 1 }, { unique: true });
 // "partner_id IS NOT NULL": a partial filter cannot say `$ne: null`, and queries must repeat this filter to use the index.
@@ -89,17 +83,14 @@ const OLD_PARTNER_CLICKS_INDEX = "programId_1_partnerId_1_isTest_1";
 type ActivityDayDoc<F extends keyof ActivityFigures> = { programId: number; partnerId: number; isTest: boolean; day: string } & Record<F, number>;
 
 function activityDaySchema<F extends keyof ActivityFigures>(figure: F, collection: string): Schema<ActivityDayDoc<F>> {
-  const schema = new Schema<ActivityDayDoc<F>>(
-    {
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      isTest: { type: Boolean, required: true },
-      // YYYY-MM-DD (UTC).
-      day: { type: String, required: true },
-      [figure]: { type: Number, required: true },
-    },
-    schemaOptions(collection),
-  );
+  const schema = collectionSchema<ActivityDayDoc<F>>(collection, {
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    isTest: { type: Boolean, required: true },
+    // YYYY-MM-DD (UTC).
+    day: { type: String, required: true },
+    [figure]: { type: Number, required: true },
+  });
   // As the SQL table's primary key and its range index: the overview reads a range of days (all partners) or a page of partners.
   schema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1 }, { unique: true });
   schema.index({ programId: 1, isTest: 1, day: 1 });
@@ -127,35 +118,29 @@ const activityDayRow = (d: { programId: number; partnerId: number; isTest: boole
 });
 
 const processorCustomerSchema = requiredStringsMayBeEmpty(
-  new Schema<ProcessorCustomerDoc>(
-    {
-      programId: { type: Number, required: true },
-      processorCustomerId: { type: String, required: true },
-      partnerId: { type: Number, required: true },
-      clickId: { type: String, default: null },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("processor_customers"),
-  ),
+  collectionSchema<ProcessorCustomerDoc>("processor_customers", {
+    programId: { type: Number, required: true },
+    processorCustomerId: { type: String, required: true },
+    partnerId: { type: Number, required: true },
+    clickId: { type: String, default: null },
+    createdAt: { type: Date, required: true },
+  }),
 );
 processorCustomerSchema.index({ programId: 1, processorCustomerId: 1 }, { unique: true });
 
 const couponCodeSchema = requiredStringsMayBeEmpty(
-  new Schema<CouponCodeDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      code: { type: String, required: true },
-      codeKey: { type: String, required: true },
-      stripePromotionCodeId: { type: String, default: null },
-      stripeCouponId: { type: String, default: null },
-      source: { type: String, required: true, enum: COUPON_CODE_SOURCES },
-      createdAt: { type: Date, required: true },
-      archivedAt: { type: Date, default: null },
-    },
-    schemaOptions("coupon_codes"),
-  ),
+  collectionSchema<CouponCodeDoc>("coupon_codes", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    code: { type: String, required: true },
+    codeKey: { type: String, required: true },
+    stripePromotionCodeId: { type: String, default: null },
+    stripeCouponId: { type: String, default: null },
+    source: { type: String, required: true, enum: COUPON_CODE_SOURCES },
+    createdAt: { type: Date, required: true },
+    archivedAt: { type: Date, default: null },
+  }),
 );
 // "archived_at IS NULL": archivedAt is always written (null until archived), and $type "null" matches only that.
 const LIVE = { archivedAt: { $type: "null" as const } };

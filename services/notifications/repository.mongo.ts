@@ -1,5 +1,5 @@
 import { Schema, type ClientSession, type Connection, type Model, type mongo } from "mongoose";
-import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, withTransaction, type DocOf } from "../../shared/storage/mongo";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, collectionSchema, withTransaction, type DocOf } from "../../shared/storage/mongo";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { TEST_EVENT_TYPE } from "../../shared/events";
 import type { RollupDrift } from "../../shared/domain/stats";
@@ -50,29 +50,25 @@ type DeliveryDoc = Omit<WebhookDelivery, "id"> & {
   attemptLog: WebhookAttempt[];
 };
 
-// The collection name and indexes predate `schemaOptions`; autoIndex stays off and `prepareCollections` builds them.
 const notificationSchema = requiredStringsMayBeEmpty(
-  new Schema<NotificationDoc>(
-    {
-      _id: { type: Number, required: true },
-      eventId: { type: Number, required: true },
-      kind: { type: String, required: true },
-      // Notifications stored before workspaces were recorded have none.
-      workspaceId: { type: Number, default: null },
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      commissionId: { type: Number, required: true },
-      transactionId: { type: String, required: true },
-      status: { type: String, required: true },
-      deductionCents: { type: Number, required: true },
-      currency: { type: String, required: true },
-      reason: { type: String, default: null },
-      partnerPaid: { type: Boolean, default: false },
-      createdAt: { type: Date, required: true },
-      readAt: { type: Date, default: null },
-    },
-    schemaOptions("notifications"),
-  ),
+  collectionSchema<NotificationDoc>("notifications", {
+    _id: { type: Number, required: true },
+    eventId: { type: Number, required: true },
+    kind: { type: String, required: true },
+    // Notifications stored before workspaces were recorded have none.
+    workspaceId: { type: Number, default: null },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    commissionId: { type: Number, required: true },
+    transactionId: { type: String, required: true },
+    status: { type: String, required: true },
+    deductionCents: { type: Number, required: true },
+    currency: { type: String, required: true },
+    reason: { type: String, default: null },
+    partnerPaid: { type: Boolean, default: false },
+    createdAt: { type: Date, required: true },
+    readAt: { type: Date, default: null },
+  }),
 );
 // The unique pair makes a redelivered event a no-op.
 notificationSchema.index({ eventId: 1, kind: 1 }, { unique: true });
@@ -86,26 +82,23 @@ notificationSchema.index({ workspaceId: 1, partnerId: 1, createdAt: -1, _id: -1 
 notificationSchema.index({ workspaceId: 1, programId: 1, createdAt: -1, _id: -1 });
 
 const endpointSchema = requiredStringsMayBeEmpty(
-  new Schema<EndpointDoc>(
-    {
-      _id: { type: Number, required: true },
-      workspaceId: { type: Number, required: true },
-      url: { type: String, required: true },
-      description: { type: String, default: null },
-      eventTypes: { type: [String], required: true },
-      secret: { type: String, required: true },
-      enabled: { type: Boolean, required: true },
-      consecutiveFailures: { type: Number, required: true },
-      disabledAt: { type: Date, default: null },
-      disabledReason: { type: String, default: null },
-      // A rotation's previous secret, used besides the current one until previousSecretExpiresAt.
-      previousSecret: { type: String, default: null },
-      previousSecretExpiresAt: { type: Date, default: null },
-      createdAt: { type: Date, required: true },
-      updatedAt: { type: Date, required: true },
-    },
-    schemaOptions("webhook_endpoints"),
-  ),
+  collectionSchema<EndpointDoc>("webhook_endpoints", {
+    _id: { type: Number, required: true },
+    workspaceId: { type: Number, required: true },
+    url: { type: String, required: true },
+    description: { type: String, default: null },
+    eventTypes: { type: [String], required: true },
+    secret: { type: String, required: true },
+    enabled: { type: Boolean, required: true },
+    consecutiveFailures: { type: Number, required: true },
+    disabledAt: { type: Date, default: null },
+    disabledReason: { type: String, default: null },
+    // A rotation's previous secret, used besides the current one until previousSecretExpiresAt.
+    previousSecret: { type: String, default: null },
+    previousSecretExpiresAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  }),
 );
 endpointSchema.index({ workspaceId: 1, _id: 1 });
 endpointSchema.index({ enabled: 1 });
@@ -124,30 +117,27 @@ const attemptSchema = new Schema<WebhookAttempt>(
 );
 
 const deliverySchema = requiredStringsMayBeEmpty(
-  new Schema<DeliveryDoc>(
-    {
-      _id: { type: Number, required: true },
-      endpointId: { type: Number, required: true },
-      producer: { type: String, required: true, default: "commissions" },
-      eventId: { type: Number, required: true },
-      eventType: { type: String, required: true },
-      body: { type: String, required: true },
-      status: { type: String, required: true },
-      attempts: { type: Number, required: true },
-      nextAttemptAt: { type: Date, required: true },
-      claimedBy: { type: String, default: null },
-      claimedUntil: { type: Date, default: null },
-      lastStatusCode: { type: Number, default: null },
-      lastError: { type: String, default: null },
-      deliveredAt: { type: Date, default: null },
-      // A manual retry: when, and the attempts made before it (the attempts allowed count from there).
-      retriedAt: { type: Date, default: null },
-      attemptBase: { type: Number, default: 0 },
-      createdAt: { type: Date, required: true },
-      attemptLog: { type: [attemptSchema], default: [] },
-    },
-    schemaOptions("webhook_deliveries"),
-  ),
+  collectionSchema<DeliveryDoc>("webhook_deliveries", {
+    _id: { type: Number, required: true },
+    endpointId: { type: Number, required: true },
+    producer: { type: String, required: true, default: "commissions" },
+    eventId: { type: Number, required: true },
+    eventType: { type: String, required: true },
+    body: { type: String, required: true },
+    status: { type: String, required: true },
+    attempts: { type: Number, required: true },
+    nextAttemptAt: { type: Date, required: true },
+    claimedBy: { type: String, default: null },
+    claimedUntil: { type: Date, default: null },
+    lastStatusCode: { type: Number, default: null },
+    lastError: { type: String, default: null },
+    deliveredAt: { type: Date, default: null },
+    // A manual retry: when, and the attempts made before it (the attempts allowed count from there).
+    retriedAt: { type: Date, default: null },
+    attemptBase: { type: Number, default: 0 },
+    createdAt: { type: Date, required: true },
+    attemptLog: { type: [attemptSchema], default: [] },
+  }),
 );
 deliverySchema.index({ producer: 1, eventId: 1, endpointId: 1 }, { unique: true });
 /** The unique index of earlier versions (before events had producers), dropped at start. */
@@ -164,10 +154,11 @@ interface PartnerNoticeReadDoc {
   partnerId: number;
   readAt: Date;
 }
-const partnerNoticeReadSchema = new Schema<PartnerNoticeReadDoc>(
-  { _id: { type: Number, required: true }, partnerId: { type: Number, required: true }, readAt: { type: Date, required: true } },
-  schemaOptions("partner_notice_reads"),
-);
+const partnerNoticeReadSchema = collectionSchema<PartnerNoticeReadDoc>("partner_notice_reads", {
+  _id: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  readAt: { type: Date, required: true },
+});
 notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, createdAt: -1, _id: -1 });
 
 /**
@@ -177,38 +168,35 @@ notificationSchema.index({ partnerId: 1, programId: 1, kind: 1, createdAt: -1, _
  */
 type PartnerEmailDoc = Omit<PartnerEmail, "id"> & { _id: number; claimedBy: string | null; claimedUntil: Date | null };
 const partnerEmailSchema = requiredStringsMayBeEmpty(
-  new Schema<PartnerEmailDoc>(
-    {
-      _id: { type: Number, required: true },
-      dedupeKey: { type: String, required: true },
-      // Null for digests and summaries.
-      producer: { type: String, default: null },
-      eventId: { type: Number, default: null },
-      kind: { type: String, required: true },
-      category: { type: String, default: null },
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      withdrawalId: { type: Number, default: null },
-      recipient: { type: String, default: null },
-      fromName: { type: String, default: "" },
-      replyTo: { type: String, default: null },
-      subject: { type: String, required: true },
-      text: { type: String, required: true },
-      html: { type: String, default: "" },
-      messageId: { type: String, required: true },
-      unsubscribeToken: { type: String, default: null },
-      status: { type: String, required: true },
-      skipReason: { type: String, default: null },
-      attempts: { type: Number, required: true },
-      nextAttemptAt: { type: Date, required: true },
-      claimedBy: { type: String, default: null },
-      claimedUntil: { type: Date, default: null },
-      lastError: { type: String, default: null },
-      sentAt: { type: Date, default: null },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("partner_emails"),
-  ),
+  collectionSchema<PartnerEmailDoc>("partner_emails", {
+    _id: { type: Number, required: true },
+    dedupeKey: { type: String, required: true },
+    // Null for digests and summaries.
+    producer: { type: String, default: null },
+    eventId: { type: Number, default: null },
+    kind: { type: String, required: true },
+    category: { type: String, default: null },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    withdrawalId: { type: Number, default: null },
+    recipient: { type: String, default: null },
+    fromName: { type: String, default: "" },
+    replyTo: { type: String, default: null },
+    subject: { type: String, required: true },
+    text: { type: String, required: true },
+    html: { type: String, default: "" },
+    messageId: { type: String, required: true },
+    unsubscribeToken: { type: String, default: null },
+    status: { type: String, required: true },
+    skipReason: { type: String, default: null },
+    attempts: { type: Number, required: true },
+    nextAttemptAt: { type: Date, required: true },
+    claimedBy: { type: String, default: null },
+    claimedUntil: { type: Date, default: null },
+    lastError: { type: String, default: null },
+    sentAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+  }),
 );
 // The dedupe key makes a redelivered event, or a digest collected twice, record nothing more (SQL: partner_emails_dedupe).
 partnerEmailSchema.index({ dedupeKey: 1 }, { unique: true });
@@ -272,15 +260,12 @@ const newPartnerEmailDoc = (id: number, e: NewPartnerEmail, now: Date): PartnerE
 /** Who unsubscribed from what (SQL: email_unsubscribes); the address is stored lower-cased. */
 type UnsubscriptionDoc = Unsubscription & { createdAt: Date };
 const unsubscriptionSchema = requiredStringsMayBeEmpty(
-  new Schema<UnsubscriptionDoc>(
-    {
-      programId: { type: Number, required: true },
-      recipient: { type: String, required: true },
-      category: { type: String, required: true },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("email_unsubscribes"),
-  ),
+  collectionSchema<UnsubscriptionDoc>("email_unsubscribes", {
+    programId: { type: Number, required: true },
+    recipient: { type: String, required: true },
+    category: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  }),
 );
 // SQL: PRIMARY KEY (program_id, recipient, category).
 unsubscriptionSchema.index({ programId: 1, recipient: 1, category: 1 }, { unique: true });
@@ -288,40 +273,34 @@ unsubscriptionSchema.index({ programId: 1, recipient: 1, category: 1 }, { unique
 /** A program's partner email settings, keyed by program (SQL: partner_email_settings). */
 type PartnerEmailSettingsDoc = Omit<PartnerEmailSettings, "programId" | "updatedAt"> & { _id: number; updatedAt: Date };
 const partnerEmailSettingsSchema = requiredStringsMayBeEmpty(
-  new Schema<PartnerEmailSettingsDoc>(
-    {
-      _id: { type: Number, required: true },
-      replyTo: { type: String, default: null },
-      commissionEmails: { type: String, required: true },
-      monthlySummary: { type: Boolean, required: true },
-      updatedAt: { type: Date, required: true },
-    },
-    schemaOptions("partner_email_settings"),
-  ),
+  collectionSchema<PartnerEmailSettingsDoc>("partner_email_settings", {
+    _id: { type: Number, required: true },
+    replyTo: { type: String, default: null },
+    commissionEmails: { type: String, required: true },
+    monthlySummary: { type: Boolean, required: true },
+    updatedAt: { type: Date, required: true },
+  }),
 );
 
 /** What a partner's money did (SQL: partner_activity). `digestEmailId` is always stored, null until collected. */
 type PartnerActivityDoc = DocOf<PartnerActivity>;
 const partnerActivitySchema = requiredStringsMayBeEmpty(
-  new Schema<PartnerActivityDoc>(
-    {
-      _id: { type: Number, required: true },
-      producer: { type: String, required: true },
-      eventId: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      kind: { type: String, required: true },
-      commissionId: { type: Number, default: null },
-      transactionId: { type: String, default: null },
-      amountCents: { type: Number, required: true },
-      currency: { type: String, required: true },
-      month: { type: String, required: true },
-      digestDueAt: { type: Date, default: null },
-      digestEmailId: { type: Number, default: null },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("partner_activity"),
-  ),
+  collectionSchema<PartnerActivityDoc>("partner_activity", {
+    _id: { type: Number, required: true },
+    producer: { type: String, required: true },
+    eventId: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    kind: { type: String, required: true },
+    commissionId: { type: Number, default: null },
+    transactionId: { type: String, default: null },
+    amountCents: { type: Number, required: true },
+    currency: { type: String, required: true },
+    month: { type: String, required: true },
+    digestDueAt: { type: Date, default: null },
+    digestEmailId: { type: Number, default: null },
+    createdAt: { type: Date, required: true },
+  }),
 );
 partnerActivitySchema.index({ producer: 1, eventId: 1, kind: 1 }, { unique: true });
 /** Earned activity due for a digest and in none yet (SQL: partner_activity_digest_due); queries repeat both $types to use it. */

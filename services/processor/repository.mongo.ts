@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { supersedes } from "./processor-refunds";
-import { isDuplicateKeyError, modelOn, prepareCollections, schemaOptions } from "../../shared/storage/mongo";
+import { isDuplicateKeyError, modelOn, prepareCollections, collectionSchema } from "../../shared/storage/mongo";
 import type {
   FinishedEventStatus,
   PartnerPayoutAccount,
@@ -19,32 +19,26 @@ import type {
 
 type EventDoc = Omit<ProcessorEvent, "eventId"> & { _id: string };
 
-const eventSchema = new Schema<EventDoc>(
-  {
-    _id: { type: String, required: true },
-    type: { type: String, required: true },
-    programId: { type: Number, default: null },
-    status: { type: String, required: true },
-    attempts: { type: Number, required: true, default: 0 },
-    claimedUntil: { type: Date, default: null },
-    receivedAt: { type: Date, required: true },
-    processedAt: { type: Date, default: null },
-    lastError: { type: String, default: null },
-    outcome: { type: Schema.Types.Mixed, default: null },
-  },
-  schemaOptions("processor_events"),
-);
+const eventSchema = collectionSchema<EventDoc>("processor_events", {
+  _id: { type: String, required: true },
+  type: { type: String, required: true },
+  programId: { type: Number, default: null },
+  status: { type: String, required: true },
+  attempts: { type: Number, required: true, default: 0 },
+  claimedUntil: { type: Date, default: null },
+  receivedAt: { type: Date, required: true },
+  processedAt: { type: Date, default: null },
+  lastError: { type: String, default: null },
+  outcome: { type: Schema.Types.Mixed, default: null },
+});
 
-const paymentSchema = new Schema<ProcessorPayment>(
-  {
-    programId: { type: Number, required: true },
-    reference: { type: String, required: true },
-    transactionId: { type: String, required: true },
-    saleAmountCents: { type: Number, required: true },
-    chargedAmountCents: { type: Number, required: true },
-  },
-  schemaOptions("processor_payments"),
-);
+const paymentSchema = collectionSchema<ProcessorPayment>("processor_payments", {
+  programId: { type: Number, required: true },
+  reference: { type: String, required: true },
+  transactionId: { type: String, required: true },
+  saleAmountCents: { type: Number, required: true },
+  chargedAmountCents: { type: Number, required: true },
+});
 paymentSchema.index({ programId: 1, reference: 1 }, { unique: true });
 
 eventSchema.index({ status: 1, receivedAt: -1 });
@@ -58,30 +52,24 @@ interface AliasDoc {
   reference: string;
   alias: string;
 }
-const aliasSchema = new Schema<AliasDoc>(
-  {
-    programId: { type: Number, required: true },
-    reference: { type: String, required: true },
-    alias: { type: String, required: true },
-  },
-  schemaOptions("processor_aliases"),
-);
+const aliasSchema = collectionSchema<AliasDoc>("processor_aliases", {
+  programId: { type: Number, required: true },
+  reference: { type: String, required: true },
+  alias: { type: String, required: true },
+});
 aliasSchema.index({ programId: 1, reference: 1, alias: 1 }, { unique: true });
 
-const movementSchema = new Schema<ProcessorMovement>(
-  {
-    programId: { type: Number, required: true },
-    movementId: { type: String, required: true },
-    kind: { type: String, required: true },
-    chargeId: { type: String, required: true },
-    paymentIntentId: { type: String, default: null },
-    amountCents: { type: Number, required: true },
-    status: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-    statusAt: { type: Date, required: true },
-  },
-  schemaOptions("processor_movements"),
-);
+const movementSchema = collectionSchema<ProcessorMovement>("processor_movements", {
+  programId: { type: Number, required: true },
+  movementId: { type: String, required: true },
+  kind: { type: String, required: true },
+  chargeId: { type: String, required: true },
+  paymentIntentId: { type: String, default: null },
+  amountCents: { type: Number, required: true },
+  status: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+  statusAt: { type: Date, required: true },
+});
 movementSchema.index({ programId: 1, movementId: 1 }, { unique: true });
 movementSchema.index({ programId: 1, chargeId: 1 });
 movementSchema.index({ programId: 1, paymentIntentId: 1 }, { partialFilterExpression: { paymentIntentId: { $type: "string" } } });
@@ -91,96 +79,75 @@ interface SaleRevisionDoc {
   transactionId: string;
   revision: number;
 }
-const saleRevisionSchema = new Schema<SaleRevisionDoc>(
-  {
-    programId: { type: Number, required: true },
-    transactionId: { type: String, required: true },
-    revision: { type: Number, required: true },
-  },
-  schemaOptions("processor_sales"),
-);
+const saleRevisionSchema = collectionSchema<SaleRevisionDoc>("processor_sales", {
+  programId: { type: Number, required: true },
+  transactionId: { type: String, required: true },
+  revision: { type: Number, required: true },
+});
 saleRevisionSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 
-const apiKeySchema = new Schema<ProcessorApiKey>(
-  {
-    programId: { type: Number, required: true },
-    apiKey: { type: String, required: true },
-    setAt: { type: Date, required: true },
-    failedAt: { type: Date, default: null },
-    failure: { type: String, default: null },
-  },
-  schemaOptions("processor_api_keys"),
-);
+const apiKeySchema = collectionSchema<ProcessorApiKey>("processor_api_keys", {
+  programId: { type: Number, required: true },
+  apiKey: { type: String, required: true },
+  setAt: { type: Date, required: true },
+  failedAt: { type: Date, default: null },
+  failure: { type: String, default: null },
+});
 apiKeySchema.index({ programId: 1 }, { unique: true });
 
 /** A program's signing secret of one of its endpoints: the account endpoint's and the Connect endpoint's collections have this shape. */
 function webhookSecretSchemaOf(collection: string) {
-  const schema = new Schema<ProcessorWebhookSecret>(
-    {
-      programId: { type: Number, required: true },
-      signingSecret: { type: String, required: true },
-      setAt: { type: Date, required: true },
-    },
-    schemaOptions(collection),
-  );
+  const schema = collectionSchema<ProcessorWebhookSecret>(collection, {
+    programId: { type: Number, required: true },
+    signingSecret: { type: String, required: true },
+    setAt: { type: Date, required: true },
+  });
   schema.index({ programId: 1 }, { unique: true });
   return schema;
 }
 const webhookSecretSchema = webhookSecretSchemaOf("processor_webhook_secrets");
 const connectWebhookSecretSchema = webhookSecretSchemaOf("processor_connect_webhook_secrets");
 
-const partnerPayoutAccountSchema = new Schema<PartnerPayoutAccount>(
-  {
-    programId: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    accountId: { type: String, required: true },
-    ready: { type: Boolean, required: true },
-    detailsSubmitted: { type: Boolean, required: true },
-    updatedAt: { type: Date, required: true },
-  },
-  schemaOptions("processor_partner_payout_accounts"),
-);
+const partnerPayoutAccountSchema = collectionSchema<PartnerPayoutAccount>("processor_partner_payout_accounts", {
+  programId: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  accountId: { type: String, required: true },
+  ready: { type: Boolean, required: true },
+  detailsSubmitted: { type: Boolean, required: true },
+  updatedAt: { type: Date, required: true },
+});
 partnerPayoutAccountSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
 partnerPayoutAccountSchema.index({ programId: 1, accountId: 1 }, { unique: true });
 
-const payoutTransferSchema = new Schema<PayoutTransfer>(
-  {
-    programId: { type: Number, required: true },
-    payoutId: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    transferId: { type: String, required: true },
-    amountCents: { type: Number, required: true },
-    currency: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-  },
-  schemaOptions("processor_payout_transfers"),
-);
+const payoutTransferSchema = collectionSchema<PayoutTransfer>("processor_payout_transfers", {
+  programId: { type: Number, required: true },
+  payoutId: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  transferId: { type: String, required: true },
+  amountCents: { type: Number, required: true },
+  currency: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+});
 payoutTransferSchema.index({ programId: 1, payoutId: 1 }, { unique: true });
 payoutTransferSchema.index({ programId: 1, transferId: 1 }, { unique: true });
 
-const paypalCredentialsSchema = new Schema<PaypalCredentials>(
-  {
-    programId: { type: Number, required: true },
-    clientId: { type: String, required: true },
-    clientSecret: { type: String, required: true },
-    mode: { type: String, required: true, enum: ["sandbox", "live"] },
-    setAt: { type: Date, required: true },
-    failedAt: { type: Date, default: null },
-    failure: { type: String, default: null },
-  },
-  schemaOptions("processor_paypal_credentials"),
-);
+const paypalCredentialsSchema = collectionSchema<PaypalCredentials>("processor_paypal_credentials", {
+  programId: { type: Number, required: true },
+  clientId: { type: String, required: true },
+  clientSecret: { type: String, required: true },
+  mode: { type: String, required: true, enum: ["sandbox", "live"] },
+  setAt: { type: Date, required: true },
+  failedAt: { type: Date, default: null },
+  failure: { type: String, default: null },
+});
 paypalCredentialsSchema.index({ programId: 1 }, { unique: true });
 
-const paypalBatchSchema = new Schema<PaypalBatch>(
-  {
-    programId: { type: Number, required: true },
-    runId: { type: Number, required: true },
-    batchId: { type: String, required: true },
-    createdAt: { type: Date, required: true },
-  },
-  schemaOptions("processor_paypal_batches"),
-);
+const paypalBatchSchema = collectionSchema<PaypalBatch>("processor_paypal_batches", {
+  programId: { type: Number, required: true },
+  runId: { type: Number, required: true },
+  batchId: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+});
 paypalBatchSchema.index({ programId: 1, runId: 1 }, { unique: true });
 
 const toEvent = ({ _id, ...rest }: EventDoc): ProcessorEvent => ({ eventId: _id, ...rest });

@@ -8,7 +8,7 @@ import {
   nextId,
   prepareCollections,
   requiredStringsMayBeEmpty,
-  schemaOptions,
+  collectionSchema,
   type DocOf,
   withTransaction,
 } from "../../shared/storage/mongo";
@@ -73,43 +73,40 @@ type PartnerDoc = DocOf<Partner> & {
 type EnrollmentDoc = DocOf<Enrollment> & { notes?: string };
 
 const programSchema = requiredStringsMayBeEmpty(
-  new Schema<ProgramDoc>(
-    {
-      _id: { type: Number, required: true },
-      workspaceId: { type: Number, default: null },
-      name: { type: String, required: true },
-      currency: { type: String, required: true },
-      commissionType: { type: String, required: true, enum: ["percentage", "flat"] },
-      commissionValue: { type: Number, required: true, min: 0 },
-      holdDays: { type: Number, required: true, default: 30 },
-      recurringCommissionMonths: { type: Number, default: null },
-      testMode: { type: Boolean, required: true, default: false },
-      selfReferralGuard: { type: Boolean, required: true, default: true },
-      paymentTrackingMode: { type: String, required: true, default: "processor_connect" },
-      allowedOrigins: { type: [String], required: true, default: [] },
-      cookieWindowDays: { type: Number, required: true, default: DEFAULT_COOKIE_WINDOW_DAYS },
-      defaultLandingUrl: { type: String, default: null },
-      applications: {
-        open: { type: Boolean, required: true, default: false },
-        autoApprove: { type: Boolean, required: true, default: false },
-        autoApproveGroupId: { type: Number, default: null },
-        description: { type: String, required: true, default: "" },
-        questions: { type: [String], required: true, default: [] },
-        terms: { type: String, required: true, default: "" },
-      },
-      applicationsVersion: { type: Number, default: 0 },
-      processor: {
-        connectionStatus: { type: String, required: true, default: "not_connected" },
-        accountId: { type: String, default: null },
-        chargesEnabled: { type: Boolean, required: true, default: false },
-        payoutsEnabled: { type: Boolean, required: true, default: false },
-        detailsSubmitted: { type: Boolean, required: true, default: false },
-        connectedAt: { type: Date, default: null },
-      },
-      createdAt: { type: Date, required: true },
+  collectionSchema<ProgramDoc>("programs", {
+    _id: { type: Number, required: true },
+    workspaceId: { type: Number, default: null },
+    name: { type: String, required: true },
+    currency: { type: String, required: true },
+    commissionType: { type: String, required: true, enum: ["percentage", "flat"] },
+    commissionValue: { type: Number, required: true, min: 0 },
+    holdDays: { type: Number, required: true, default: 30 },
+    recurringCommissionMonths: { type: Number, default: null },
+    testMode: { type: Boolean, required: true, default: false },
+    selfReferralGuard: { type: Boolean, required: true, default: true },
+    paymentTrackingMode: { type: String, required: true, default: "processor_connect" },
+    allowedOrigins: { type: [String], required: true, default: [] },
+    cookieWindowDays: { type: Number, required: true, default: DEFAULT_COOKIE_WINDOW_DAYS },
+    defaultLandingUrl: { type: String, default: null },
+    applications: {
+      open: { type: Boolean, required: true, default: false },
+      autoApprove: { type: Boolean, required: true, default: false },
+      autoApproveGroupId: { type: Number, default: null },
+      description: { type: String, required: true, default: "" },
+      questions: { type: [String], required: true, default: [] },
+      terms: { type: String, required: true, default: "" },
     },
-    schemaOptions("programs"),
-  ),
+    applicationsVersion: { type: Number, default: 0 },
+    processor: {
+      connectionStatus: { type: String, required: true, default: "not_connected" },
+      accountId: { type: String, default: null },
+      chargesEnabled: { type: Boolean, required: true, default: false },
+      payoutsEnabled: { type: Boolean, required: true, default: false },
+      detailsSubmitted: { type: Boolean, required: true, default: false },
+      connectedAt: { type: Date, default: null },
+    },
+    createdAt: { type: Date, required: true },
+  }),
 );
 // UNIQUE on a nullable column: only accounts actually set must be unique.
 programSchema.index({ workspaceId: 1 });
@@ -119,58 +116,49 @@ programSchema.index({ createdAt: -1, _id: -1 });
 programSchema.index({ "processor.accountId": 1 }, { unique: true, partialFilterExpression: { "processor.accountId": { $type: "string" } } });
 
 const apiKeySchema = requiredStringsMayBeEmpty(
-  new Schema<ApiKeyDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      name: { type: String, default: null },
-      prefix: { type: String, required: true },
-      secretHash: { type: String, required: true },
-      createdAt: { type: Date, required: true },
-      lastUsedAt: { type: Date, default: null },
-      retiredAt: { type: Date, default: null },
-    },
-    schemaOptions("api_keys"),
-  ),
+  collectionSchema<ApiKeyDoc>("api_keys", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    name: { type: String, default: null },
+    prefix: { type: String, required: true },
+    secretHash: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    lastUsedAt: { type: Date, default: null },
+    retiredAt: { type: Date, default: null },
+  }),
 );
 apiKeySchema.index({ prefix: 1 }, { unique: true });
 // A program's keys, newest first (listApiKeys), as api_keys_program in SQL.
 apiKeySchema.index({ programId: 1, _id: -1 });
 
 const partnerSchema = requiredStringsMayBeEmpty(
-  new Schema<PartnerDoc>(
-    {
-      _id: { type: Number, required: true },
-      name: { type: String, required: true },
-      email: { type: String, default: null },
-      customerKey: { type: String, default: null },
-      country: { type: String, default: null },
-      payoutMethod: { type: String, default: null, enum: ["paypal", "bank", "stripe", null] },
-      paypalEmail: { type: String, default: null },
-      // { accountHolder, iban, accountNumber, routingNumber, swift } or null, as SQL's bank_* columns.
-      bank: { type: Schema.Types.Mixed, default: null },
-      createdAt: { type: Date, required: true },
-      updatedAt: { type: Date, default: null },
-    },
-    schemaOptions("partners"),
-  ),
+  collectionSchema<PartnerDoc>("partners", {
+    _id: { type: Number, required: true },
+    name: { type: String, required: true },
+    email: { type: String, default: null },
+    customerKey: { type: String, default: null },
+    country: { type: String, default: null },
+    payoutMethod: { type: String, default: null, enum: ["paypal", "bank", "stripe", null] },
+    paypalEmail: { type: String, default: null },
+    // { accountHolder, iban, accountNumber, routingNumber, swift } or null, as SQL's bank_* columns.
+    bank: { type: Schema.Types.Mixed, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, default: null },
+  }),
 );
 
 partnerSchema.index({ email: 1 });
 
 const enrollmentSchema = requiredStringsMayBeEmpty(
-  new Schema<EnrollmentDoc>(
-    {
-      _id: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      status: { type: String, required: true },
-      referralCode: { type: String, required: true },
-      notes: { type: String, required: true, default: "" },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("enrollments"),
-  ),
+  collectionSchema<EnrollmentDoc>("enrollments", {
+    _id: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    status: { type: String, required: true },
+    referralCode: { type: String, required: true },
+    notes: { type: String, required: true, default: "" },
+    createdAt: { type: Date, required: true },
+  }),
 );
 enrollmentSchema.index({ programId: 1, referralCode: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
@@ -183,24 +171,21 @@ enrollmentSchema.index({ programId: 1, status: 1, createdAt: -1, _id: -1 });
 const answerSchema = requiredStringsMayBeEmpty(new Schema<ApplicationAnswer>({ question: { type: String, required: true }, answer: { type: String, required: true } }, { _id: false }));
 
 const applicationSchema = requiredStringsMayBeEmpty(
-  new Schema<ApplicationDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      name: { type: String, required: true },
-      email: { type: String, required: true },
-      website: { type: String, default: null },
-      promotion: { type: String, required: true },
-      answers: { type: [answerSchema], required: true, default: [] },
-      status: { type: String, required: true, enum: ["pending", "approved", "declined"] },
-      declineMessage: { type: String, default: null },
-      groupId: { type: Number, default: null },
-      createdAt: { type: Date, required: true },
-      decidedAt: { type: Date, default: null },
-    },
-    schemaOptions("applications"),
-  ),
+  collectionSchema<ApplicationDoc>("applications", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    name: { type: String, required: true },
+    email: { type: String, required: true },
+    website: { type: String, default: null },
+    promotion: { type: String, required: true },
+    answers: { type: [answerSchema], required: true, default: [] },
+    status: { type: String, required: true, enum: ["pending", "approved", "declined"] },
+    declineMessage: { type: String, default: null },
+    groupId: { type: Number, default: null },
+    createdAt: { type: Date, required: true },
+    decidedAt: { type: Date, default: null },
+  }),
 );
 // At most one pending application per program and email, as applications_pending_email in SQL.
 applicationSchema.index({ programId: 1, email: 1 }, { unique: true, partialFilterExpression: { status: "pending" } });

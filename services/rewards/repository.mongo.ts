@@ -1,6 +1,6 @@
 import { Schema, type ClientSession, type Connection, type Model } from "mongoose";
 import type { RewardTerms } from "../../shared/domain/rewards";
-import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf, withTransaction } from "../../shared/storage/mongo";
+import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, collectionSchema, type DocOf, withTransaction } from "../../shared/storage/mongo";
 import type { DefaultGroupSeed, GroupSettings, PartnerGroup, RewardsRepository, RewardVersion, StoredReward } from "./repository";
 
 /**
@@ -29,22 +29,19 @@ interface MemberDoc {
 }
 
 const groupSchema = requiredStringsMayBeEmpty(
-  new Schema<GroupDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      name: { type: String, required: true },
-      nameKey: { type: String, default: null },
-      isDefault: { type: Boolean, required: true, default: false },
-      // CHECK (hold_days >= 0), CHECK (min_payout_cents >= 0).
-      holdDays: { type: Number, required: true, min: 0 },
-      minPayoutCents: { type: Number, required: true, default: 0, min: 0 },
-      archivedAt: { type: Date, default: null },
-      createdAt: { type: Date, required: true },
-      updatedAt: { type: Date, required: true },
-    },
-    schemaOptions("partner_groups"),
-  ),
+  collectionSchema<GroupDoc>("partner_groups", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    name: { type: String, required: true },
+    nameKey: { type: String, default: null },
+    isDefault: { type: Boolean, required: true, default: false },
+    // CHECK (hold_days >= 0), CHECK (min_payout_cents >= 0).
+    holdDays: { type: Number, required: true, min: 0 },
+    minPayoutCents: { type: Number, required: true, default: 0, min: 0 },
+    archivedAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  }),
 );
 // partner_groups_default: one default group per program. Queries say `isDefault: true` to use it.
 groupSchema.index({ programId: 1 }, { unique: true, partialFilterExpression: { isDefault: true } });
@@ -54,52 +51,43 @@ groupSchema.index({ programId: 1, nameKey: 1 }, { unique: true, partialFilterExp
 groupSchema.index({ programId: 1, _id: 1 });
 
 const rewardSchema = requiredStringsMayBeEmpty(
-  new Schema<RewardDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      groupId: { type: Number, required: true },
-      version: { type: Number, required: true, default: 1 },
-      // CHECK (event IN ('sale', 'lead')), CHECK (kind IN ('percentage', 'flat')), CHECK (value > 0).
-      event: { type: String, required: true, enum: ["sale", "lead"] },
-      kind: { type: String, required: true, enum: ["percentage", "flat"] },
-      value: { type: Number, required: true, min: 1 },
-      // JSON, as the SQL adapter's JSONB (written through `json`).
-      recurring: { type: Schema.Types.Mixed, default: null },
-      productIds: { type: [String], required: true, default: [] },
-      priceIds: { type: [String], required: true, default: [] },
-      tiers: { type: Schema.Types.Mixed, default: null },
-      archivedAt: { type: Date, default: null },
-      createdAt: { type: Date, required: true },
-      updatedAt: { type: Date, required: true },
-    },
-    schemaOptions("rewards"),
-  ),
+  collectionSchema<RewardDoc>("rewards", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    groupId: { type: Number, required: true },
+    version: { type: Number, required: true, default: 1 },
+    // CHECK (event IN ('sale', 'lead')), CHECK (kind IN ('percentage', 'flat')), CHECK (value > 0).
+    event: { type: String, required: true, enum: ["sale", "lead"] },
+    kind: { type: String, required: true, enum: ["percentage", "flat"] },
+    value: { type: Number, required: true, min: 1 },
+    // JSON, as the SQL adapter's JSONB (written through `json`).
+    recurring: { type: Schema.Types.Mixed, default: null },
+    productIds: { type: [String], required: true, default: [] },
+    priceIds: { type: [String], required: true, default: [] },
+    tiers: { type: Schema.Types.Mixed, default: null },
+    archivedAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  }),
 );
 // rewards_program: a program's (or one group's) rewards, by group and id.
 rewardSchema.index({ programId: 1, groupId: 1, _id: 1 });
 
 // No integer id: the key is (rewardId, version), the SQL primary key, as a unique index.
-const rewardVersionSchema = new Schema<RewardVersionDoc>(
-  {
-    rewardId: { type: Number, required: true },
-    version: { type: Number, required: true },
-    terms: { type: Schema.Types.Mixed, required: true },
-    createdAt: { type: Date, required: true },
-  },
-  schemaOptions("reward_versions"),
-);
+const rewardVersionSchema = collectionSchema<RewardVersionDoc>("reward_versions", {
+  rewardId: { type: Number, required: true },
+  version: { type: Number, required: true },
+  terms: { type: Schema.Types.Mixed, required: true },
+  createdAt: { type: Date, required: true },
+});
 rewardVersionSchema.index({ rewardId: 1, version: 1 }, { unique: true });
 
-const memberSchema = new Schema<MemberDoc>(
-  {
-    programId: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    groupId: { type: Number, required: true },
-    updatedAt: { type: Date, required: true },
-  },
-  schemaOptions("partner_group_members"),
-);
+const memberSchema = collectionSchema<MemberDoc>("partner_group_members", {
+  programId: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  groupId: { type: Number, required: true },
+  updatedAt: { type: Date, required: true },
+});
 // The SQL primary key (program_id, partner_id): a partner is in one group per program.
 memberSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
 // partner_group_members_group: one group's members (listMembers, archiveGroup).

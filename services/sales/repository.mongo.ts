@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type PipelineStage } from "mongoose";
-import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../shared/storage/mongo";
+import { insertOrNull, modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, collectionSchema, type DocOf } from "../../shared/storage/mongo";
 import { wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { csvLines } from "../../shared/csv-export";
 import { SALES_CSV } from "./export";
@@ -26,35 +26,32 @@ import { MongoOutbox } from "../../shared/outbox/mongo";
 type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines"> & { noCommissionReason?: string | null; lines?: SaleLine[] | null };
 
 const saleSchema = requiredStringsMayBeEmpty(
-  new Schema<SaleDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      transactionId: { type: String, required: true },
-      // CHECK (amount_cents > 0); amounts are integers.
-      amountCents: { type: Number, required: true, min: 1 },
-      currency: { type: String, required: true },
-      // What was sold, line by line (product rewards): JSON, as the SQL adapter's JSONB; null: one line of the whole amount.
-      lines: { type: Schema.Types.Mixed, default: null },
-      customerKey: { type: String, default: null },
-      email: { type: String, default: null },
-      processorCustomerId: { type: String, default: null },
-      partnerId: { type: Number, default: null },
-      clickId: { type: String, default: null },
-      attributionMethod: { type: String, default: null },
-      isTest: { type: Boolean, required: true, default: false },
-      isRecurring: { type: Boolean, required: true, default: false },
-      saleType: { type: String, default: null },
-      subscriptionId: { type: String, default: null },
-      commissionState: { type: String, required: true },
-      commissionId: { type: Number, default: null },
-      // Added with currency checks: older documents have none (read as null).
-      noCommissionReason: { type: String, default: null },
-      occurredAt: { type: Date, required: true },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("sales"),
-  ),
+  collectionSchema<SaleDoc>("sales", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    transactionId: { type: String, required: true },
+    // CHECK (amount_cents > 0); amounts are integers.
+    amountCents: { type: Number, required: true, min: 1 },
+    currency: { type: String, required: true },
+    // What was sold, line by line (product rewards): JSON, as the SQL adapter's JSONB; null: one line of the whole amount.
+    lines: { type: Schema.Types.Mixed, default: null },
+    customerKey: { type: String, default: null },
+    email: { type: String, default: null },
+    processorCustomerId: { type: String, default: null },
+    partnerId: { type: Number, default: null },
+    clickId: { type: String, default: null },
+    attributionMethod: { type: String, default: null },
+    isTest: { type: Boolean, required: true, default: false },
+    isRecurring: { type: Boolean, required: true, default: false },
+    saleType: { type: String, default: null },
+    subscriptionId: { type: String, default: null },
+    commissionState: { type: String, required: true },
+    commissionId: { type: Number, default: null },
+    // Added with currency checks: older documents have none (read as null).
+    noCommissionReason: { type: String, default: null },
+    occurredAt: { type: Date, required: true },
+    createdAt: { type: Date, required: true },
+  }),
 );
 saleSchema.index({ programId: 1, transactionId: 1 }, { unique: true });
 saleSchema.index({ createdAt: 1 }, { partialFilterExpression: { commissionState: "pending" } });
@@ -79,18 +76,15 @@ interface SaleDayDoc {
   amountCents: number;
 }
 
-const saleDaySchema = new Schema<SaleDayDoc>(
-  {
-    programId: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    isTest: { type: Boolean, required: true },
-    day: { type: String, required: true },
-    currency: { type: String, required: true },
-    sales: { type: Number, required: true },
-    amountCents: { type: Number, required: true },
-  },
-  schemaOptions("sales_daily"),
-);
+const saleDaySchema = collectionSchema<SaleDayDoc>("sales_daily", {
+  programId: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  isTest: { type: Boolean, required: true },
+  day: { type: String, required: true },
+  currency: { type: String, required: true },
+  sales: { type: Number, required: true },
+  amountCents: { type: Number, required: true },
+});
 // As the SQL table's primary key and its sales_daily_range index: the overview reads a range of days (all partners)
 // or a page of partners.
 saleDaySchema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1 }, { unique: true });

@@ -1,5 +1,5 @@
 import { Schema, type ClientSession, type Connection, type Model } from "mongoose";
-import { modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../storage/mongo";
+import { modelOn, nextId, prepareCollections, requiredStringsMayBeEmpty, collectionSchema, type DocOf } from "../storage/mongo";
 import { checkOutboxName, type OutboxEvent, type OutboxStore } from "./outbox";
 
 export type OutboxDoc = DocOf<OutboxEvent> & { availableAt: Date; claimedBy: string | null; claimedUntil: Date | null };
@@ -14,7 +14,8 @@ export const CLAIM_INDEX = { dispatchedAt: 1, _id: 1 } as const;
 /** The schema of an outbox collection; an owner may add fields and indexes of its own (the commissions outbox adds commissionId). */
 export function outboxSchema(collection: string): Schema<OutboxDoc> {
   const schema = requiredStringsMayBeEmpty(
-    new Schema<OutboxDoc>(
+    collectionSchema<OutboxDoc>(
+      collection,
       {
         _id: { type: Number, required: true },
         type: { type: String, required: true },
@@ -28,7 +29,7 @@ export function outboxSchema(collection: string): Schema<OutboxDoc> {
         lastError: { type: String, default: null },
       },
       // Keep empty objects in payloads, as JSONB does.
-      { ...schemaOptions(collection), minimize: false },
+      { minimize: false },
     ),
   );
   schema.index(CLAIM_INDEX);

@@ -1,4 +1,5 @@
-import type { ClientSession, Connection, Model, Schema } from "mongoose";
+import { Schema, type ClientSession, type Connection, type Model } from "mongoose";
+import { indexRuleViolations, type IndexSpec } from "./mongo-index-rules";
 
 /**
  * Integer ids on MongoDB (the spec's ids are integers): one counter document
@@ -93,13 +94,39 @@ export async function requireTransactionSupport(connection: Connection): Promise
   if (reason) throw new Error(reason);
 }
 
+/** What the index rules read of a schema. */
+type IndexedSchema = { indexes(): unknown[]; get(key: "collection"): unknown };
+
+/** Every collection schema defined in this process, by collection name (collectionSchema, registerCollectionSchema). */
+const collectionSchemas = new Map<string, IndexedSchema>();
+
 /**
- * Options every repository schema uses. Index and collection creation are
- * not left to mongoose's background `init()`: `prepareCollections` runs them
- * before the repository is handed out, so a failure stops the service start.
+ * A collection's schema, with the options every repository schema uses, and registered so that its indexes are
+ * checked with the others (definedCollectionSchemas). Index and collection creation are not left to mongoose's
+ * background `init()`: `prepareCollections` runs them before the repository is handed out, so a failure stops the
+ * service start.
  */
-export function schemaOptions(collection: string) {
-  return { collection, versionKey: false, autoIndex: false, autoCreate: false } as const;
+export function collectionSchema<T>(collection: string, definition: ConstructorParameters<typeof Schema<T>>[0], options: { minimize?: boolean } = {}): Schema<T> {
+  const schema = new Schema<T>(definition, { ...options, collection, versionKey: false, autoIndex: false, autoCreate: false });
+  return registerCollectionSchema(schema);
+}
+
+/** Registers a schema built another way (a clone of a registered one) under its `collection` option. */
+export function registerCollectionSchema<S extends IndexedSchema>(schema: S): S {
+  const collection = schema.get("collection");
+  if (typeof collection !== "string" || !collection) throw new Error("a collection schema needs its collection option");
+  collectionSchemas.set(collection, schema);
+  return schema;
+}
+
+/** The collection schemas the loaded modules defined, by collection name. */
+export function definedCollectionSchemas(): ReadonlyMap<string, IndexedSchema> {
+  return collectionSchemas;
+}
+
+/** Why MongoDB would refuse `schema`'s indexes (mongo-index-rules.ts); empty when it accepts them. */
+export function schemaIndexViolations(schema: IndexedSchema): string[] {
+  return indexRuleViolations(String(schema.get("collection")), schema.indexes() as IndexSpec[]);
 }
 
 /** The connection's model `name`, compiled once (services sharing a connection each build their repository). */
@@ -107,8 +134,13 @@ export function modelOn<T>(connection: Connection, name: string, schema: Schema<
   return (connection.models[name] as Model<T> | undefined) ?? connection.model<T>(name, schema);
 }
 
-/** Creates the models' collections and schema indexes; idempotent, so every instance may run it at start. */
-export async function prepareCollections(models: ReadonlyArray<Pick<Model<unknown>, "createCollection" | "createIndexes">>): Promise<void> {
+/**
+ * Creates the models' collections and schema indexes; idempotent, so every instance may run it at start. Refuses,
+ * before touching the database, indexes MongoDB's rules forbid (mongo-index-rules.ts).
+ */
+export async function prepareCollections(models: ReadonlyArray<{ createCollection(): Promise<unknown>; createIndexes(): Promise<unknown>; schema: IndexedSchema }>): Promise<void> {
+  const violations = models.flatMap((model) => schemaIndexViolations(model.schema));
+  if (violations.length) throw new Error(`indexes MongoDB refuses:\n${violations.join("\n")}`);
   for (const model of models) {
     await model.createCollection();
     await model.createIndexes();

@@ -7,7 +7,7 @@
  */
 import type { ClientSession, Connection, Model, PipelineStage, Schema } from "mongoose";
 import { ALL_PARTNERS, firstOfMonth, splitByMonths, type DaySpan, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
-import { withTransaction } from "./mongo";
+import { registerCollectionSchema, withTransaction } from "./mongo";
 import { moveRunningBack, type MongoRunning } from "./running-mongo";
 
 type KeyValue = string | number | boolean;
@@ -113,6 +113,7 @@ export function monthlySchema<R>(daySchema: Schema<R>, collection: string, key: 
   schema.set("collection", collection);
   schema.clearIndexes();
   schema.index(key, { unique: true });
+  registerCollectionSchema(schema);
   // Written through the driver's collection and aggregated only: no document type needed.
   return schema as unknown as Schema<unknown>;
 }

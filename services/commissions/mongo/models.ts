@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from "mongoose";
-import { requiredStringsMayBeEmpty, schemaOptions, type DocOf } from "../../../shared/storage/mongo";
+import { requiredStringsMayBeEmpty, collectionSchema, type DocOf } from "../../../shared/storage/mongo";
 import { dayOf } from "../../../shared/storage/stats-mongo";
 import { monthlySchema, type MongoRollup } from "../../../shared/storage/rollup-mongo";
 import type { CommissionLine } from "../../../shared/domain/rewards";
@@ -57,39 +57,36 @@ export interface WithdrawalCommissionDoc {
 export type OutboxDoc = SharedOutboxDoc & { commissionId: number | null };
 
 export const commissionSchema = requiredStringsMayBeEmpty(
-  new Schema<CommissionDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      // CHECK (kind IN ('sale', 'lead')); older documents have none (read as "sale").
-      kind: { type: String, enum: ["sale", "lead"], default: "sale" },
-      // Null for a lead commission (see the kind/origin check below).
-      saleId: { type: Number, default: null },
-      leadKey: { type: String, default: null },
-      transactionId: { type: String, required: true },
-      currency: { type: String, required: true },
-      saleAmountCents: { type: Number, required: true, min: 1 },
-      ruleType: { type: String, required: true },
-      ruleValue: { type: Number, required: true },
-      groupId: { type: Number, default: null },
-      // Stored as JSON, as the SQL adapter's JSONB (the writer normalizes it).
-      rewardLines: { type: Schema.Types.Mixed, default: null },
-      amountCents: { type: Number, required: true, min: 0 },
-      refundedCents: { type: Number, required: true, min: 0 },
-      deductedCents: { type: Number, required: true, min: 0 },
-      status: { type: String, required: true },
-      reason: { type: String, default: null },
-      approvableAt: { type: Date, required: true },
-      creditedAt: { type: Date, default: null },
-      paidOutAt: { type: Date, default: null },
-      processorRevision: { type: Number, default: 0 },
-      createdAt: { type: Date, required: true },
-      updatedAt: { type: Date, required: true },
-      lockVersion: Number,
-    },
-    schemaOptions("commissions"),
-  ),
+  collectionSchema<CommissionDoc>("commissions", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    // CHECK (kind IN ('sale', 'lead')); older documents have none (read as "sale").
+    kind: { type: String, enum: ["sale", "lead"], default: "sale" },
+    // Null for a lead commission (see the kind/origin check below).
+    saleId: { type: Number, default: null },
+    leadKey: { type: String, default: null },
+    transactionId: { type: String, required: true },
+    currency: { type: String, required: true },
+    saleAmountCents: { type: Number, required: true, min: 1 },
+    ruleType: { type: String, required: true },
+    ruleValue: { type: Number, required: true },
+    groupId: { type: Number, default: null },
+    // Stored as JSON, as the SQL adapter's JSONB (the writer normalizes it).
+    rewardLines: { type: Schema.Types.Mixed, default: null },
+    amountCents: { type: Number, required: true, min: 0 },
+    refundedCents: { type: Number, required: true, min: 0 },
+    deductedCents: { type: Number, required: true, min: 0 },
+    status: { type: String, required: true },
+    reason: { type: String, default: null },
+    approvableAt: { type: Date, required: true },
+    creditedAt: { type: Date, default: null },
+    paidOutAt: { type: Date, default: null },
+    processorRevision: { type: Number, default: 0 },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    lockVersion: Number,
+  }),
 );
 // The SQL constraint commissions_kind_origin: a sale commission has a sale and no lead key, a lead commission the
 // reverse. Checked on insert (the only write that sets these fields).
@@ -119,21 +116,18 @@ commissionSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 /** A commissions_daily document: the figures of a (program, partner, UTC day of creation, currency)'s commissions (commission-days.ts). */
 export type CommissionDayDoc = CommissionDay;
 
-export const commissionDaySchema = new Schema<CommissionDayDoc>(
-  {
-    programId: { type: Number, required: true },
-    partnerId: { type: Number, required: true },
-    // YYYY-MM-DD (UTC).
-    day: { type: String, required: true },
-    currency: { type: String, required: true },
-    commissions: { type: Number, required: true },
-    pendingCents: { type: Number, required: true },
-    creditedCents: { type: Number, required: true },
-    paidCents: { type: Number, required: true },
-    reversedCents: { type: Number, required: true },
-  },
-  schemaOptions("commissions_daily"),
-);
+export const commissionDaySchema = collectionSchema<CommissionDayDoc>("commissions_daily", {
+  programId: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  // YYYY-MM-DD (UTC).
+  day: { type: String, required: true },
+  currency: { type: String, required: true },
+  commissions: { type: Number, required: true },
+  pendingCents: { type: Number, required: true },
+  creditedCents: { type: Number, required: true },
+  paidCents: { type: Number, required: true },
+  reversedCents: { type: Number, required: true },
+});
 // As the SQL table's primary key and its range index: the overview reads a range of days (all partners) or a page of partners.
 commissionDaySchema.index({ programId: 1, partnerId: 1, day: 1, currency: 1 }, { unique: true });
 commissionDaySchema.index({ programId: 1, day: 1 });
@@ -141,71 +135,62 @@ commissionDaySchema.index({ programId: 1, day: 1 });
 export const commissionMonthSchema = monthlySchema(commissionDaySchema, "commissions_monthly", { programId: 1, partnerId: 1, day: 1, currency: 1 });
 
 export const refundSchema = requiredStringsMayBeEmpty(
-  new Schema<RefundDoc>(
-    {
-      _id: { type: Number, required: true },
-      commissionId: { type: Number, required: true },
-      refundId: { type: String, default: null },
-      requestedCents: { type: Number, required: true },
-      appliedCents: { type: Number, required: true },
-      deductionCents: { type: Number, required: true },
-      balanceDeductionCents: { type: Number, required: true },
-      reasonCode: { type: String, required: true },
-      reason: { type: String, required: true },
-      createdAt: { type: Date, required: true },
-    },
-    schemaOptions("commission_refunds"),
-  ),
+  collectionSchema<RefundDoc>("commission_refunds", {
+    _id: { type: Number, required: true },
+    commissionId: { type: Number, required: true },
+    refundId: { type: String, default: null },
+    requestedCents: { type: Number, required: true },
+    appliedCents: { type: Number, required: true },
+    deductionCents: { type: Number, required: true },
+    balanceDeductionCents: { type: Number, required: true },
+    reasonCode: { type: String, required: true },
+    reason: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  }),
 );
 refundSchema.index({ commissionId: 1, refundId: 1 }, { unique: true, partialFilterExpression: { refundId: { $type: "string" } } });
 refundSchema.index({ commissionId: 1 });
 
 export const balanceSchema = requiredStringsMayBeEmpty(
-  new Schema<BalanceDoc>(
-    {
-      partnerId: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      currency: { type: String, required: true },
-      balanceCents: { type: Number, required: true },
-      creditedCents: { type: Number, required: true },
-      deductedCents: { type: Number, required: true },
-      paidCents: { type: Number, required: true },
-      lockVersion: Number,
-    },
-    schemaOptions("partner_balances"),
-  ),
+  collectionSchema<BalanceDoc>("partner_balances", {
+    partnerId: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    currency: { type: String, required: true },
+    balanceCents: { type: Number, required: true },
+    creditedCents: { type: Number, required: true },
+    deductedCents: { type: Number, required: true },
+    paidCents: { type: Number, required: true },
+    lockVersion: Number,
+  }),
 );
 balanceSchema.index({ partnerId: 1, programId: 1, currency: 1 }, { unique: true });
 // A program's balances (programBalances).
 balanceSchema.index({ programId: 1, currency: 1, partnerId: 1 });
 
 export const withdrawalSchema = requiredStringsMayBeEmpty(
-  new Schema<WithdrawalDoc>(
-    {
-      _id: { type: Number, required: true },
-      partnerId: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      currency: { type: String, required: true },
-      requestedCents: { type: Number, required: true },
-      amountCents: { type: Number, required: true, min: 0 },
-      // CHECK withdrawals_status.
-      status: { type: String, required: true, enum: ["open", "processing", "paid", "failed", "cancelled"] },
-      idempotencyKey: { type: String, default: null },
-      runId: { type: Number, default: null },
-      method: { type: String, enum: ["stripe", "paypal", "bank", null], default: null },
-      transferId: { type: String, default: null },
-      attempts: { type: Number, default: 0 },
-      failureCode: { type: String, default: null },
-      failureReason: { type: String, default: null },
-      createdAt: { type: Date, required: true },
-      processingAt: { type: Date, default: null },
-      paidAt: { type: Date, default: null },
-      failedAt: { type: Date, default: null },
-      cancelledAt: { type: Date, default: null },
-      lockVersion: Number,
-    },
-    schemaOptions("withdrawals"),
-  ),
+  collectionSchema<WithdrawalDoc>("withdrawals", {
+    _id: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    currency: { type: String, required: true },
+    requestedCents: { type: Number, required: true },
+    amountCents: { type: Number, required: true, min: 0 },
+    // CHECK withdrawals_status.
+    status: { type: String, required: true, enum: ["open", "processing", "paid", "failed", "cancelled"] },
+    idempotencyKey: { type: String, default: null },
+    runId: { type: Number, default: null },
+    method: { type: String, enum: ["stripe", "paypal", "bank", null], default: null },
+    transferId: { type: String, default: null },
+    attempts: { type: Number, default: 0 },
+    failureCode: { type: String, default: null },
+    failureReason: { type: String, default: null },
+    createdAt: { type: Date, required: true },
+    processingAt: { type: Date, default: null },
+    paidAt: { type: Date, default: null },
+    failedAt: { type: Date, default: null },
+    cancelledAt: { type: Date, default: null },
+    lockVersion: Number,
+  }),
 );
 // withdrawals_unsettled: a partner's open and processing withdrawals. The index of earlier versions (open only,
 // "partnerId_1_programId_1_currency_1") is dropped at start: same keys, another filter.
@@ -219,49 +204,41 @@ withdrawalSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
 
 // A link collection, as the SQL table (rather than an array on the withdrawal):
 // "is this commission held by an open or paid withdrawal" stays an indexed lookup.
-export const withdrawalCommissionSchema = new Schema<WithdrawalCommissionDoc>(
-  {
-    withdrawalId: { type: Number, required: true },
-    commissionId: { type: Number, required: true },
-  },
-  schemaOptions("withdrawal_commissions"),
-);
+export const withdrawalCommissionSchema = collectionSchema<WithdrawalCommissionDoc>("withdrawal_commissions", {
+  withdrawalId: { type: Number, required: true },
+  commissionId: { type: Number, required: true },
+});
 withdrawalCommissionSchema.index({ withdrawalId: 1, commissionId: 1 }, { unique: true });
 withdrawalCommissionSchema.index({ commissionId: 1 });
 
 export const payoutRunSchema = requiredStringsMayBeEmpty(
-  new Schema<PayoutRunDoc>(
-    {
-      _id: { type: Number, required: true },
-      programId: { type: Number, required: true },
-      currency: { type: String, required: true },
-      periodKey: { type: String, required: true },
-      trigger: { type: String, required: true },
-      status: { type: String, required: true, enum: ["processing", "completed"] },
-      // Stored as JSON, as the SQL adapter's JSONB.
-      skipped: { type: Schema.Types.Mixed, default: [] },
-      createdAt: { type: Date, required: true },
-      completedAt: { type: Date, default: null },
-    },
-    schemaOptions("payout_runs"),
-  ),
+  collectionSchema<PayoutRunDoc>("payout_runs", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    currency: { type: String, required: true },
+    periodKey: { type: String, required: true },
+    trigger: { type: String, required: true },
+    status: { type: String, required: true, enum: ["processing", "completed"] },
+    // Stored as JSON, as the SQL adapter's JSONB.
+    skipped: { type: Schema.Types.Mixed, default: [] },
+    createdAt: { type: Date, required: true },
+    completedAt: { type: Date, default: null },
+  }),
 );
 // UNIQUE (program_id, currency, period_key): one run per period.
 payoutRunSchema.index({ programId: 1, currency: 1, periodKey: 1 }, { unique: true });
-// payout_runs_program_list and payout_runs_processing.
+// payout_runs_program_list and payout_runs_processing (the runs to finish, in id order). MongoDB refuses a partial
+// index on _id alone: status leads, equal within the index, so the walk is still in _id order.
 payoutRunSchema.index({ programId: 1, createdAt: -1, _id: -1 });
-payoutRunSchema.index({ _id: 1 }, { name: "payout_runs_processing", partialFilterExpression: { status: "processing" } });
+payoutRunSchema.index({ status: 1, _id: 1 }, { name: "payout_runs_processing", partialFilterExpression: { status: "processing" } });
 
-export const payoutScheduleSchema = new Schema<PayoutScheduleDoc>(
-  {
-    _id: { type: Number, required: true },
-    kind: { type: String, required: true, enum: ["manual", "monthly", "weekly"] },
-    dayOfMonth: { type: Number, default: null, min: 1, max: 28 },
-    weekday: { type: Number, default: null, min: 0, max: 6 },
-    updatedAt: { type: Date, required: true },
-  },
-  schemaOptions("payout_schedules"),
-);
+export const payoutScheduleSchema = collectionSchema<PayoutScheduleDoc>("payout_schedules", {
+  _id: { type: Number, required: true },
+  kind: { type: String, required: true, enum: ["manual", "monthly", "weekly"] },
+  dayOfMonth: { type: Number, default: null, min: 1, max: 28 },
+  weekday: { type: Number, default: null, min: 0, max: 6 },
+  updatedAt: { type: Date, required: true },
+});
 payoutScheduleSchema.index({ kind: 1 });
 
 /** The shared outbox's schema (shared/outbox/mongo.ts, with its claim index) plus the commission an event is about. */
