@@ -1,6 +1,6 @@
 /**
- * Structure of the container deployment (docker-compose.yml, its PostgreSQL
- * override and the Dockerfile), checked by parsing: no Docker engine needed.
+ * Structure of the container deployment (docker-compose.yml on PostgreSQL, its
+ * MongoDB override and the Dockerfile), checked by parsing: no Docker engine needed.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -79,7 +79,7 @@ describe("docker-compose.yml", () => {
     expect(documented).toEqual(expect.arrayContaining(Object.values(PRODUCTION_LAYOUT).map((list) => `SERVICES=${list.join(",")}`)));
   });
 
-  it("builds every app container from the one image, on NATS and the MongoDB replica set", () => {
+  it("builds every app container from the one image, on NATS and PostgreSQL", () => {
     const images = new Set(appServices.map(([, s]) => s.image));
     expect(images.size).toBe(1);
     for (const [name, service] of appServices) {
@@ -87,7 +87,7 @@ describe("docker-compose.yml", () => {
       expect({ name, command: service.command }).toEqual({ name, command: undefined });
       const e = env(service);
       expect({ name, TRANSPORTER: e.TRANSPORTER }).toEqual({ name, TRANSPORTER: "nats://nats:4222" });
-      expect({ name, DATABASE_URL: e.DATABASE_URL }).toEqual({ name, DATABASE_URL: "mongodb://mongo:27017/affiliate?replicaSet=rs0" });
+      expect({ name, DATABASE_URL: e.DATABASE_URL }).toEqual({ name, DATABASE_URL: expect.stringMatching(/^postgres:\/\/[^@]+@postgres:5432\//) });
     }
   });
 
@@ -101,22 +101,21 @@ describe("docker-compose.yml", () => {
     expect(env(containerOf("notifications")[1]).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe("${WEBHOOK_ALLOW_PRIVATE_TARGETS:-}");
   });
 
-  it("runs NATS and a self-initiating one-node MongoDB replica set, both with healthchecks", () => {
-    const { nats, mongo } = compose.services;
+  it("runs NATS and PostgreSQL 16, both with healthchecks, and no MongoDB (the tested path is the default)", () => {
+    const { nats, postgres } = compose.services;
     expect(nats?.image).toMatch(/^nats:2(\b|[.-])/);
     expect(healthcheckText(nats)).toMatch(/8222/);
-    expect(mongo?.image).toMatch(/^mongo:7/);
-    const command = Array.isArray(mongo.command) ? mongo.command.join(" ") : mongo.command;
-    expect(command).toMatch(/--replSet rs0/);
-    expect(healthcheckText(mongo)).toMatch(/rs\.initiate\(/);
-    expect(healthcheckText(mongo)).toMatch(/host: 'mongo:27017'/);
-    for (const infra of [nats, mongo]) expect(infra.healthcheck?.disable).not.toBe(true);
+    expect(postgres?.image).toMatch(/^postgres:16/);
+    expect(healthcheckText(postgres)).toMatch(/pg_isready/);
+    for (const infra of [nats, postgres]) expect(infra.healthcheck?.disable).not.toBe(true);
+    expect(Object.keys(compose.services)).not.toContain("mongo");
+    expect(JSON.stringify(compose)).not.toMatch(/mongo/i);
   });
 
-  it("starts a container only after NATS and, when it runs a service that owns data, MongoDB are healthy", () => {
+  it("starts a container only after NATS and, when it runs a service that owns data, PostgreSQL are healthy", () => {
     for (const [name, service] of appServices) {
       const ownsData = servicesOf(service).some((s) => STORAGE_SERVICES.includes(s));
-      const expected = ownsData ? { nats: "service_healthy", mongo: "service_healthy" } : { nats: "service_healthy" };
+      const expected = ownsData ? { nats: "service_healthy", postgres: "service_healthy" } : { nats: "service_healthy" };
       expect({ name, depends: dependsOn(service) }).toEqual({ name, depends: expected });
     }
   });
@@ -183,18 +182,21 @@ describe("docker-compose.yml", () => {
   });
 });
 
-describe("docker-compose.postgres.yml", () => {
-  const override = loadCompose("docker-compose.postgres.yml");
+describe("docker-compose.mongo.yml", () => {
+  const override = loadCompose("docker-compose.mongo.yml");
 
-  it("swaps MongoDB for PostgreSQL 16 in every app container", () => {
-    const pg = override.services.postgres;
-    expect(pg?.image).toMatch(/^postgres:16/);
-    expect(healthcheckText(pg)).toMatch(/pg_isready/);
-    expect(override.services.mongo?.profiles?.length).toBeGreaterThan(0);
+  it("swaps PostgreSQL for a self-initiating one-node MongoDB replica set in every app container", () => {
+    const { mongo } = override.services;
+    expect(mongo?.image).toMatch(/^mongo:7/);
+    const command = Array.isArray(mongo.command) ? mongo.command.join(" ") : mongo.command;
+    expect(command).toMatch(/--replSet rs0/);
+    expect(healthcheckText(mongo)).toMatch(/rs\.initiate\(/);
+    expect(healthcheckText(mongo)).toMatch(/host: 'mongo:27017'/);
+    expect(override.services.postgres?.profiles?.length).toBeGreaterThan(0);
     for (const [name] of appServices) {
       const service = override.services[name] ?? {};
-      expect({ name, url: env(service).DATABASE_URL }).toEqual({ name, url: expect.stringMatching(/^postgres:\/\/[^@]+@postgres:5432\//) });
-      expect({ name, depends: dependsOn(service) }).toEqual({ name, depends: { nats: "service_healthy", postgres: "service_healthy" } });
+      expect({ name, url: env(service).DATABASE_URL }).toEqual({ name, url: "mongodb://mongo:27017/affiliate?replicaSet=rs0" });
+      expect({ name, depends: dependsOn(service) }).toEqual({ name, depends: { nats: "service_healthy", mongo: "service_healthy" } });
     }
     for (const name of Object.keys(override.services)) {
       if (!INFRASTRUCTURE.includes(name)) expect(Object.keys(compose.services)).toContain(name);
@@ -225,8 +227,10 @@ describe("Dockerfile", () => {
 
   it("leaves the command to the image in every compose service, so each runs the compiled entry", () => {
     for (const [name, service] of appServices) expect({ name, command: service.command }).toEqual({ name, command: undefined });
-    const override = loadCompose("docker-compose.postgres.yml");
-    for (const [name, service] of Object.entries(override.services)) expect({ name, command: service.command ?? undefined }).toEqual({ name, command: undefined });
+    const override = loadCompose("docker-compose.mongo.yml");
+    for (const [name, service] of Object.entries(override.services)) {
+      if (!INFRASTRUCTURE.includes(name)) expect({ name, command: service.command ?? undefined }).toEqual({ name, command: undefined });
+    }
   });
 
   it("keeps node_modules and local data out of the build context", () => {
