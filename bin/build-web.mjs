@@ -30,7 +30,7 @@ export async function buildWeb(outDir = path.join(ROOT, "web", "dist")) {
     legalComments: "none",
     logLevel: "warning",
   });
-  for (const file of ["app.css", "console.html", "portal.html", "apply.html"]) fs.copyFileSync(path.join(ROOT, "web", "src", file), path.join(outDir, file));
+  for (const file of ["app.css", "icon.svg", "console.html", "portal.html", "apply.html"]) fs.copyFileSync(path.join(ROOT, "web", "src", file), path.join(outDir, file));
   return outDir;
 }
 

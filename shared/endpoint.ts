@@ -34,6 +34,7 @@ export type RouteGroup =
   | "program-dashboard"
   | "dashboard"
   | "assets"
+  | "icon"
   | "sdk"
   | "admin"
   | "partner"

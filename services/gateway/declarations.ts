@@ -39,6 +39,7 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "program-dashboard",
   "dashboard",
   "assets",
+  "icon",
   "sdk",
   "admin",
   "partner",

@@ -234,6 +234,16 @@ export const GATEWAY_PAGES = {
     busErrors: false,
     response: { description: "CSS.", contentType: "text/css" },
   },
+  siteIcon: {
+    method: "GET",
+    path: "/favicon.ico",
+    route: "icon",
+    tag: "Dashboard",
+    summary: "The site icon",
+    description: "The icon of the console, the portal and the application page (SVG), which browsers also ask for on their own.",
+    busErrors: false,
+    response: { description: "SVG.", contentType: "image/svg+xml" },
+  },
   chartStyles: {
     method: "GET",
     path: "/assets/uplot.min.css",

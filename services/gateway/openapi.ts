@@ -60,6 +60,7 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   "program-dashboard": "session",
   dashboard: "none",
   assets: "none",
+  icon: "none",
   sdk: "none",
   admin: "operator",
   partner: "partnerSession",

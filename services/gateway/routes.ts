@@ -106,6 +106,7 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
   dashboard: htmlPage("console.html"),
   consoleScript: bundleFile("console.js", "text/javascript; charset=utf-8"),
   appStyles: bundleFile("app.css", "text/css; charset=utf-8"),
+  siteIcon: bundleFile("icon.svg", "image/svg+xml"),
   chartStyles: staticFile(path.join(UPLOT_DIR, "uPlot.min.css"), "text/css; charset=utf-8"),
   portal: htmlPage("portal.html"),
   portalSignIn: htmlPage("portal.html"),
@@ -187,6 +188,8 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   dashboard: { path: "/dashboard", bodyParsers: false },
   // Static files the pages load (the chart library, shared styles): same origin, so the pages' CSP stays 'self'.
   assets: { path: "/assets", bodyParsers: false },
+  // The site icon every browser asks for (the pages also link it): answered, so the log shows only real refusals.
+  icon: { path: "/favicon.ico", bodyParsers: false },
   sdk: { path: "/sdk", bodyParsers: false },
   admin: { path: "/api/admin", bodyParsers: JSON_BODY, authentication: "authenticateOperator" },
   // The partner portal's API: only the partner session cookie (svc_partner_session); a dashboard session or API key is

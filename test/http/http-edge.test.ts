@@ -177,6 +177,17 @@ describe("security headers", () => {
     expect((await sys.http("GET", "/api/docs")).headers.get("content-security-policy")).toMatch(/^default-src 'none'/);
   });
 
+  test("the site icon every browser asks for is served, not a logged 404: linked from each page, cached", async () => {
+    const icon = await sys.http("GET", "/favicon.ico");
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    expect(icon.headers.get("cache-control")).toMatch(/max-age=\d+/);
+    expect(icon.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    for (const page of ["/dashboard", "/portal", "/portal/apply"]) {
+      expect((await sys.http("GET", page)).body).toContain('<link rel="icon" href="/favicon.ico" type="image/svg+xml" />');
+    }
+  });
+
   test("the session cookie is Secure when the request came over HTTPS (a proxy's X-Forwarded-Proto), not over plain HTTP", async () => {
     const plain = await sys.http("POST", "/api/auth/login", { body: { email: owner.email, password: owner.password } });
     expect(plain.headers.get("set-cookie")).not.toMatch(/Secure/);
