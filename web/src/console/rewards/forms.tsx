@@ -54,7 +54,7 @@ export function NewGroupForm({ data, currency, onCreated }: { data: RewardsData;
           <Field
             id="g-hold"
             label="Hold days (optional)"
-            hint={fallback ? `Empty: ${count(fallback.holdDays)} days, as the default group.` : undefined}
+            hint={`The hourly credit run credits a commission once its hold has passed (0: within the hour).${fallback ? ` Empty: ${count(fallback.holdDays)} days, as the default group.` : ""}`}
             type="number"
             inputMode="numeric"
             min="0"

@@ -194,7 +194,7 @@ export function ProgramSettingsSection() {
             value={draft.holdDays}
             onInput={edit("holdDays")}
             required
-            hint="Days a commission of the default group is held before it is credited (0 to 365); applies to commissions created from now on."
+            hint="Days a commission of the default group is held before it is credited (0 to 365); the hourly credit run then credits it, so 0 means within the hour. Applies to commissions created from now on."
           />
         </div>
         <div class="wide-field">
