@@ -8,6 +8,7 @@ import { PARTNERS_CSV } from "./programs/export";
 import { randomInt } from "node:crypto";
 import { ApiKeyRetiredError, AppError, ConflictError, InvalidRequestError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
 import { logFields } from "../shared/observability";
+import { created, type CreatedMeta } from "../shared/meta";
 import { RateLimiter } from "../shared/rate-limiter";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
@@ -84,6 +85,9 @@ const apiKeyView = (k: ApiKey): ApiKeyView => ({
 
 /** The overview's partner table stays one screenful of data: 100 partners at most. */
 const OVERVIEW_PARTNERS = 100;
+
+/** Where the merchant reads an application (its getApplication route). */
+const applicationLocation = (programId: number, applicationId: number) => `/api/programs/${programId}/applications/${applicationId}`;
 
 type Vars = StorageVars<ProgramsRepository> & {
   outboxRelay?: ServiceOutboxRelay;
@@ -510,15 +514,15 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
      * undoes nothing.
      */
     apply: {
-      async handler(ctx: Context<Input<typeof S.ApplyInput>, { clientAddress?: string; $statusCode?: number }>) {
+      async handler(ctx: Context<Input<typeof S.ApplyInput>, CreatedMeta & { clientAddress?: string }>) {
         const { programId, company, acceptTerms, answers, ...applicant } = ctx.params;
         const retryAfter = this.applicationLimiter.hit(ctx.meta.clientAddress ?? "unknown");
         if (retryAfter) throw new RateLimitError(retryAfter, "Too many applications from this client address");
         const program = await this.requireProgram(programId);
         if (company) {
           // Filled by a bot (people do not see the field): the answer of a success, and nothing else.
-          ctx.meta.$statusCode = 201;
-          return { applicationId: randomInt(1, 1_000_000), status: "received" as const };
+          const applicationId = randomInt(1, 1_000_000);
+          return created(ctx, applicationLocation(programId, applicationId), { applicationId, status: "received" as const });
         }
         const settings = program.applications;
         if (!settings.open) throw new AppError("applications_closed", applicationsClosedMessage(programId));
@@ -553,8 +557,10 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           );
         }
         this.outboxRelay?.nudge(); // its application.created event (notifications mails the applicant)
-        ctx.meta.$statusCode = 201;
-        return { applicationId: application.id, status: application.status === "approved" ? ("approved" as const) : ("received" as const) };
+        return created(ctx, applicationLocation(programId, application.id), {
+          applicationId: application.id,
+          status: application.status === "approved" ? ("approved" as const) : ("received" as const),
+        });
       },
     },
 
@@ -565,6 +571,17 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const { programId, ...filter } = ctx.params;
         await this.requireProgram(programId);
         return mapPage(await this.repo.listApplications(programId, filter), toDto);
+      },
+    },
+
+    getApplication: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ApplicationIdInput>>) {
+        const { programId, applicationId } = ctx.params;
+        await this.requireProgram(programId);
+        const application = await this.repo.getApplication(programId, applicationId);
+        if (!application) throw new NotFoundError(`No application with id ${applicationId} in program ${programId}.`);
+        return toDto(application);
       },
     },
 

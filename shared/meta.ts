@@ -10,3 +10,16 @@ export interface CallerMeta {
   /** Set by an action to choose the HTTP status (moleculer-web convention). */
   $statusCode?: number;
 }
+
+/** What an action that creates a resource over HTTP sets (moleculer-web's conventions). */
+export interface CreatedMeta {
+  $statusCode?: number;
+  $location?: string;
+}
+
+/** Answers 201 Created with the new resource's address in `Location` (moleculer-web warns of a 201 without one). */
+export function created<T>(ctx: { meta: CreatedMeta }, location: string, body: T): T {
+  ctx.meta.$statusCode = 201;
+  ctx.meta.$location = location;
+  return body;
+}

@@ -11,6 +11,7 @@
  * account for bank payouts) is services/programs/partner-profile.ts.
  */
 import { z } from "zod";
+import { oneLine } from "./validation";
 import { isCountryCode } from "./domain/countries";
 import { isValidIban, normalizeIban } from "./domain/iban";
 import { Email } from "./values";
@@ -56,7 +57,7 @@ const Swift = z
 const orNull = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? null);
 
 export const BankDetailsInput = z.strictObject({
-  accountHolder: z.string().trim().min(1).max(200).meta({ description: "The account holder's name, as the bank knows it.", example: "Jane Doe" }),
+  accountHolder: oneLine(z.string().trim().min(1).max(200)).meta({ description: "The account holder's name, as the bank knows it.", example: "Jane Doe" }),
   iban: orNull(Iban).meta({
     description: "The IBAN, with or without spaces; its check digits are verified. Required for bank payouts unless accountNumber is given.",
     example: "DE89 3704 0044 0532 0130 00",
@@ -82,7 +83,7 @@ export const BankDetailsInput = z.strictObject({
 
 /** The fields a profile change may set; each one given is set, the others keep their values. */
 export const PartnerProfilePatchFields = {
-  name: z.string().trim().min(1).max(100).optional().meta({ description: "Your name as merchants see it (1 to 100 characters).", example: "Jane Doe" }),
+  name: oneLine(z.string().trim().min(1).max(100)).optional().meta({ description: "Your name as merchants see it (1 to 100 characters).", example: "Jane Doe" }),
   country: Country.nullable().optional().meta({ description: "Where you are: an ISO 3166-1 alpha-2 country code (any case, answered upper-case); null clears it.", example: "DE" }),
   payoutMethod: z
     .enum(PAYOUT_METHODS)

@@ -1,15 +1,16 @@
 import { z } from "zod";
+import { oneLine } from "../../shared/validation";
 import { ROLES } from "../../shared/domain/permissions";
 import { PERMISSIONS } from "../../shared/domain/permissions";
 import { Email, Id } from "../../shared/values";
 import { INVITE_LINK_MAX_MINUTES } from "./partner-sign-in";
 
-export const CreateWorkspaceInput = z.strictObject({ name: z.string().trim().min(1).max(200).meta({ description: "The workspace's display name.", example: "Acme Inc" }) });
+export const CreateWorkspaceInput = z.strictObject({ name: oneLine(z.string().trim().min(1).max(200)).meta({ description: "The workspace's display name.", example: "Acme Inc" }) });
 export const WorkspaceIdInput = z.object({ workspaceId: Id.describe("The workspace's id.") });
 
 export const CreateUserInput = z.strictObject({
   email: Email.meta({ description: "The sign-in email (stored in lower case); unique.", example: "dev@acme.test" }),
-  name: z.string().trim().min(1).max(200).meta({ description: "The name shown in the dashboard.", example: "Dev" }),
+  name: oneLine(z.string().trim().min(1).max(200)).meta({ description: "The name shown in the dashboard.", example: "Dev" }),
   password: z.string().min(12, "must be at least 12 characters").max(1024).describe("At least 12 characters; stored as a salted hash."),
 });
 
@@ -82,7 +83,7 @@ export const RevokeInvitationInput = z.strictObject({
 /** `POST /api/auth/invitations/accept`: the token, and a name and password when the email has no account yet. */
 export const AcceptInvitationInput = z.strictObject({
   token: z.string().min(1).max(200).meta({ description: "The token from the invitation link (after #token=).", example: "q3T0...43 characters" }),
-  name: z.string().trim().min(1).max(200).optional().meta({ description: "Your name, for a new account (with password); leave out for an existing account.", example: "Dev" }),
+  name: oneLine(z.string().trim().min(1).max(200)).optional().meta({ description: "Your name, for a new account (with password); leave out for an existing account.", example: "Dev" }),
   password: z
     .string()
     .min(12, "must be at least 12 characters")

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { prose } from "../../shared/validation";
 import { ExportCursor, exportFields } from "../../shared/csv-export";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents as AnyCents, Currency as IsoCurrency, CustomerKey, Id, SaleLineValue } from "../../shared/values";
@@ -34,7 +35,7 @@ export const CreateForLeadInput = z.object({ programId: Id, partnerId: Id, custo
 export const ReverseLeadInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
   commissionId: Id.meta({ description: "The lead commission's id.", example: 12 }),
-  reason: z.string().trim().min(1).max(1000).default("Lead reversed by the merchant").meta({ description: "Why (shown to the partner).", example: "Fake signup" }),
+  reason: prose(z.string().trim().min(1).max(1000)).default("Lead reversed by the merchant").meta({ description: "Why (shown to the partner).", example: "Fake signup" }),
 });
 
 export const TierStatsInput = z.object({ programId: Id, partnerId: Id, at: z.iso.datetime({ offset: true }).transform((v) => new Date(v)) });
@@ -167,7 +168,7 @@ export const MarkRunPaidInput = z.strictObject({
 export const FailWithdrawalInput = z.strictObject({
   programId: ProgramId,
   withdrawalId: Id.meta({ description: "The payout's id.", example: 2 }),
-  reason: z.string().trim().min(1).max(500).meta({ description: "Why it failed or came back (shown to the partner).", example: "The bank returned the transfer: account closed." }),
+  reason: prose(z.string().trim().min(1).max(500)).meta({ description: "Why it failed or came back (shown to the partner).", example: "The bank returned the transfer: account closed." }),
 });
 
 /** The processor's word that a paid payout came back (a reversed transfer), or that it could not be made. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fromDecimalText } from "../../shared/validation";
+import { fromDecimalText, oneLine, prose } from "../../shared/validation";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Email, Id } from "../../shared/values";
 import { COMMISSION_EMAIL_FREQUENCIES, PARTNER_EMAIL_KINDS } from "./partner-emails";
@@ -94,10 +94,7 @@ const WebhookUrl = z
 export const CreateEndpointInput = z.strictObject({
   workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
   url: WebhookUrl.meta({ description: "Where events are posted (http or https).", example: "https://merchant.example/hooks" }),
-  description: z
-    .string()
-    .trim()
-    .max(500)
+  description: oneLine(z.string().trim().max(500))
     .nullish()
     .transform((v) => v || null)
     .meta({ description: "Your note about the endpoint.", example: "Production" }),
@@ -126,7 +123,7 @@ export const EndpointIdInput = z.strictObject({ workspaceId: EndpointWorkspace, 
 export const DisableEndpointInput = z.strictObject({
   workspaceId: EndpointWorkspace,
   endpointId: EndpointId,
-  reason: z.string().trim().max(500).optional().meta({ description: "Why, kept with the endpoint.", example: "moving servers" }),
+  reason: prose(z.string().trim().max(500)).optional().meta({ description: "Why, kept with the endpoint.", example: "moving servers" }),
 });
 
 /** The delivery log: a page of one endpoint's deliveries, newest first (shared/pagination.ts). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine } from "../../shared/validation";
 import { Id, ProductRef } from "../../shared/values";
 import { COUPON_CODE_PATTERN, COUPON_CODE_RULE, COUPON_CODE_SOURCES, STRIPE_PROMOTION_CODE_PATTERN, STRIPE_PROMOTION_CODE_RULE } from "../../shared/domain/coupon-codes";
 
@@ -158,7 +159,9 @@ export const CreateCouponCodeInput = z
         "manual: a code of yours only (no Stripe), for sales you report with the API's coupon_code. stripe_existing: a promotion code that exists in the program's Stripe account (promotionCode). stripe_created: the service creates the promotion code code in the program's Stripe account on your coupon couponId.",
       example: "stripe_created",
     }),
-    code: z.string().trim().optional().meta({ description: "The customer-facing code (manual and stripe_created): 3 to 40 letters, digits, - or _ (no _ for Stripe).", example: "JANE10" }),
+    code: oneLine(z.string().trim())
+      .optional()
+      .meta({ description: "The customer-facing code (manual and stripe_created): 3 to 40 letters, digits, - or _ (no _ for Stripe).", example: "JANE10" }),
     promotionCode: StripeRef("stripe_existing: the promotion code's id (promo_...) or its customer-facing code (an active one).", "promo_1Pgc79B7WZ01zgkWNy4mn5NX"),
     couponId: StripeRef("stripe_created: the id of your Stripe coupon the promotion code applies.", "Z4OV52SU"),
   })

@@ -534,7 +534,11 @@ export const PROGRAMS = declareActions("programs", {
         acceptTerms: true,
       },
       errors: ["not_found", "applications_closed", "application_exists", "already_enrolled", "rate_limit_exceeded"],
-      response: { status: 201, description: "The application: received (waiting for the merchant's decision) or approved.", example: { applicationId: 7, status: "received" } },
+      response: {
+        status: 201,
+        description: "The application: received (waiting for the merchant's decision) or approved. Location: the application on the merchant's dashboard API.",
+        example: { applicationId: 7, status: "received" },
+      },
     },
   },
   listApplications: {
@@ -549,6 +553,19 @@ export const PROGRAMS = declareActions("programs", {
       example: { programId: 1, status: "pending", limit: 25 },
       errors: ["not_found"],
       response: { description: "A page of applications.", example: { data: [applicationExample], nextCursor: null } },
+    }),
+  },
+  getApplication: {
+    input: S.ApplicationIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/applications/:applicationId",
+      tag: "Dashboard",
+      summary: "One application",
+      description: "One application of the program, as the applications list shows it (the Location of a new application from the public form).",
+      example: { programId: 1, applicationId: 7 },
+      errors: ["not_found"],
+      response: { description: "The application.", example: applicationExample },
     }),
   },
   approveApplication: {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine, prose } from "../../shared/validation";
 import { exportFields } from "../../shared/csv-export";
 import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
@@ -59,10 +60,14 @@ export const CreateProgramInput = z.strictObject({
   workspaceId: Id.nullish()
     .transform((v) => v ?? null)
     .meta({ description: "The workspace that owns the program (its members see it in the dashboard).", example: 1 }),
-  name: z.string().trim().min(1).max(200).meta({ description: "The program's name.", example: "Acme" }),
+  name: oneLine(z.string().trim().min(1).max(200)).meta({ description: "The program's name.", example: "Acme" }),
   currency: Currency.default("usd").meta({ description: "The program's ISO 4217 currency code.", example: "usd" }),
   commissionRule: CommissionRuleInput.describe("How a sale's commission is computed: a percentage (in basis points) or a flat amount."),
-  holdDays: z.number().int().min(0).max(365).default(30).meta({ description: "Days a commission is held (refunds reduce it) before it can be approved.", example: 30 }),
+  holdDays: z.number().int().min(0).max(365).default(30).meta({
+    description:
+      "Days a commission is held (refunds reduce it) before it is credited (0 to 365). It is credited by the first credit run after that (hourly by default), so 0 credits within the hour, not at the sale.",
+    example: 30,
+  }),
   recurringCommissionMonths: z
     .number()
     .int()
@@ -100,17 +105,15 @@ export const ApplicationSettingsPatch = z.strictObject({
     .optional()
     .meta({ description: "Approve every application at once (default false): the partner is approved and, with autoApproveGroupId, moved into that group.", example: false }),
   autoApproveGroupId: Id.nullable().optional().meta({ description: "The partner group auto-approved partners join: a live group of the program; null: the default group.", example: 2 }),
-  description: z
-    .string()
-    .max(2000)
+  description: prose(z.string().max(2000))
     .optional()
     .meta({ description: "Plain text shown above the form (up to 2000 characters; never read as HTML); empty: none.", example: "We pay 20% on every sale you refer, for 12 months." }),
   questions: z
-    .array(z.string().trim().min(1).max(200))
+    .array(oneLine(z.string().trim().min(1).max(200)))
     .max(5)
     .optional()
     .meta({ description: "Up to 5 questions (1 to 200 characters each); the applicant answers each one.", example: ["Where will you promote us?"] }),
-  terms: z.string().max(5000).optional().meta({
+  terms: prose(z.string().max(5000)).optional().meta({
     description: "Plain text of the program's terms (up to 5000 characters); when not empty the applicant must accept them.",
     example: "Paid monthly once your balance reaches $50.",
   }),
@@ -119,10 +122,14 @@ export const ApplicationSettingsPatch = z.strictObject({
 /** The settings a merchant changes: each field given is set, the others keep their values. */
 export const UpdateSettingsInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
-  name: z.string().trim().min(1).max(200).optional().meta({ description: "The program's name.", example: "Acme partners" }),
+  name: oneLine(z.string().trim().min(1).max(200)).optional().meta({ description: "The program's name.", example: "Acme partners" }),
   currency: Currency.optional().meta({ description: "The program's ISO 4217 currency code; fixed once the program has a sale or a commission.", example: "eur" }),
   cookieWindowDays: COOKIE_WINDOW_DAYS.optional(),
-  holdDays: z.number().int().min(0).max(365).optional().meta({ description: "Days a commission of the default group's partners is held before it is credited (0 to 365).", example: 30 }),
+  holdDays: z.number().int().min(0).max(365).optional().meta({
+    description:
+      "Days a commission of the default group's partners is held before it is credited (0 to 365). It is credited by the first credit run after that (hourly by default), so 0 credits within the hour, not at the sale.",
+    example: 30,
+  }),
   defaultLandingUrl: LandingUrl.nullable()
     .optional()
     .meta({ description: "Where partners' referral links lead (an absolute http or https URL); null: the first allowed origin.", example: "https://shop.example/pricing" }),
@@ -137,7 +144,9 @@ export const UpdateSettingsInput = z.strictObject({
 
 export const CreateApiKeyInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
-  name: z.string().trim().min(1).max(100).optional().meta({ description: "What the key is for, shown in the list of keys (required from the dashboard).", example: "Production server" }),
+  name: oneLine(z.string().trim().min(1).max(100))
+    .optional()
+    .meta({ description: "What the key is for, shown in the list of keys (required from the dashboard).", example: "Production server" }),
 });
 
 export const RetireApiKeyInput = z.strictObject({
@@ -157,7 +166,7 @@ export const AuthenticateKeyInput = z.object({ key: z.string().max(200) });
 
 export const CreatePartnerInput = z.strictObject({
   programId: Id.describe("The program's id."),
-  name: z.string().trim().min(1).max(200).meta({ description: "The partner's name.", example: "Jane" }),
+  name: oneLine(z.string().trim().min(1).max(200)).meta({ description: "The partner's name.", example: "Jane" }),
   email: z.string().trim().toLowerCase().email().max(320).optional().meta({ description: "The partner's email.", example: "jane@example.com" }),
   customerKey: CustomerKey.optional().meta({
     description: "The partner's own customer key in your product, if they are also a customer; with the program's self-referral guard on, their own leads and sales are not attributed.",
@@ -226,7 +235,7 @@ export const OverviewInput = z.strictObject({
 export const ListPartnersInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
   status: z.enum(["approved", "pending", "declined"]).optional().meta({ description: "Only enrollments in this status.", example: "pending" }),
-  q: z.string().trim().min(1).max(100).optional().meta({
+  q: oneLine(z.string().trim().min(1).max(100)).optional().meta({
     description: "Only partners whose name, email or referral code contains this text (1 to 100 characters, any case; % and _ are plain characters).",
     example: "jane",
   }),
@@ -247,7 +256,7 @@ export const PartnerDetailInput = EnrollmentDecisionInput;
 
 /** The merchant's private notes on a partner's enrollment (per program); each field given is set, the others keep their values. */
 export const UpdatePartnerInput = EnrollmentDecisionInput.extend({
-  notes: z.string().max(2000).optional().meta({
+  notes: prose(z.string().max(2000)).optional().meta({
     description: "Private notes on the partner in this program (plain text, up to 2000 characters; empty clears them). Only the program's team sees them, never the partner.",
     example: "Met at the March webinar; prefers monthly payouts.",
   }),
@@ -296,7 +305,7 @@ export const ApplicationFormInput = z.strictObject({ programId: Id.meta({ descri
 /** An application from the public form (docs/dashboard-api.md, "Applications"). */
 export const ApplyInput = z.strictObject({
   programId: Id.meta({ description: "The program's id (from the application link).", example: 1 }),
-  name: z.string().trim().min(1).max(100).meta({ description: "Your name (1 to 100 characters).", example: "Jane Doe" }),
+  name: oneLine(z.string().trim().min(1).max(100)).meta({ description: "Your name (1 to 100 characters).", example: "Jane Doe" }),
   email: z
     .string()
     .trim()
@@ -305,14 +314,12 @@ export const ApplyInput = z.strictObject({
     .max(254)
     .meta({ description: "Your email (any case, kept in lower case): the decision is sent to it, and it signs you in to the partner portal once approved.", example: "jane@example.com" }),
   website: Website.optional().meta({ description: "Your website or channel (an http or https URL, up to 500 characters); optional.", example: "https://jane.example" }),
-  promotion: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2000)
-    .meta({ description: "How you will promote the program (1 to 2000 characters).", example: "A weekly newsletter on home baking, 4,000 readers." }),
+  promotion: prose(z.string().trim().min(1).max(2000)).meta({
+    description: "How you will promote the program (1 to 2000 characters).",
+    example: "A weekly newsletter on home baking, 4,000 readers.",
+  }),
   answers: z
-    .array(z.string().trim().max(2000))
+    .array(prose(z.string().trim().max(2000)))
     .max(5)
     .default([])
     .meta({ description: "One answer per question of the form, in its order (up to 2000 characters each).", example: ["In my newsletter and on Instagram."] }),
@@ -332,6 +339,9 @@ const ApplicationIdFields = {
   applicationId: Id.meta({ description: "The application's id.", example: 7 }),
 };
 
+/** One application of the program. */
+export const ApplicationIdInput = z.strictObject(ApplicationIdFields);
+
 /** Approve an application, optionally into a partner group. */
 export const ApproveApplicationInput = z.strictObject({
   ...ApplicationIdFields,
@@ -341,10 +351,7 @@ export const ApproveApplicationInput = z.strictObject({
 /** Decline an application, optionally with a message for the applicant. */
 export const DeclineApplicationInput = z.strictObject({
   ...ApplicationIdFields,
-  message: z
-    .string()
-    .trim()
-    .max(1000)
+  message: prose(z.string().trim().max(1000))
     .optional()
     .meta({ description: "A message to the applicant, in the email that tells them (plain text, up to 1000 characters); empty: none.", example: "We only work with food blogs for now." }),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine } from "../../shared/validation";
 import { Cents, Currency, Id, ProductRef } from "../../shared/values";
 
 const MAX_BASIS_POINTS = 10_000;
@@ -90,8 +91,12 @@ export const UpdateRewardInput = z.strictObject({ programId: ProgramId, rewardId
 export const RewardIdInput = z.strictObject({ programId: ProgramId, rewardId: RewardId });
 
 const GROUP_FIELDS = {
-  name: z.string().trim().min(1).max(100).meta({ description: "The group's name, unique in the program.", example: "Influencers" }),
-  holdDays: z.number().int().min(0).max(365).meta({ description: "Days a commission of the group's partners is held before it is credited.", example: 30 }),
+  name: oneLine(z.string().trim().min(1).max(100)).meta({ description: "The group's name, unique in the program.", example: "Influencers" }),
+  holdDays: z.number().int().min(0).max(365).meta({
+    description:
+      "Days a commission of the group's partners is held before it is credited (0 to 365). It is credited by the first credit run after that (hourly by default), so 0 credits within the hour, not at the sale.",
+    example: 30,
+  }),
   minPayoutCents: Cents.nonnegative().meta({ description: "The smallest balance paid out to a partner of the group, in minor units.", example: 5000 }),
 };
 export const CreateGroupInput = z.strictObject({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { oneLine, prose } from "../../shared/validation";
 import { exportFields } from "../../shared/csv-export";
 import { BooleanFilter, checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents, ClickId, Currency, CustomerKey, Email, Id, ProductRef, SaleLineValue } from "../../shared/values";
@@ -23,7 +24,7 @@ export const TrackSaleRequest = z
     }),
     click_id: ClickId.optional().meta({ description: "A click id from the click call; attributes the sale to the click's partner (tried first).", example: "clk_3f9a6c1e2b7d4a50" }),
     email: Email.optional().meta({ description: "The customer's email, matched against leads (tried after the click id).", example: "jane@example.com" }),
-    coupon_code: z.string().trim().min(1).max(255).optional().meta({
+    coupon_code: oneLine(z.string().trim().min(1).max(255)).optional().meta({
       description:
         "The coupon code the customer used (any case). When the click id, email and customer key find no partner, a live code of an approved partner of the program attributes the sale, and the customer (with customer_key) then belongs to that partner for later sales. An unknown code is no error: the sale is recorded unattributed, with reason unknown_coupon_code.",
       example: "JANE10",
@@ -38,8 +39,8 @@ export const TrackSaleRequest = z
       .optional()
       .describe("Free-form data kept with the sale (at most 50 keys and 8 KB as JSON)."),
     is_recurring: z.boolean().default(false).describe("True for a renewal of a subscription."),
-    sale_type: z.string().trim().max(64).optional().meta({ description: "Your label for the kind of sale.", example: "subscription" }),
-    subscription_id: z.string().trim().max(255).optional().meta({ description: "Your subscription id; renewals count their months from its first sale.", example: "sub_42" }),
+    sale_type: oneLine(z.string().trim().max(64)).optional().meta({ description: "Your label for the kind of sale.", example: "subscription" }),
+    subscription_id: oneLine(z.string().trim().max(255)).optional().meta({ description: "Your subscription id; renewals count their months from its first sale.", example: "sub_42" }),
     product_id: ProductRef.optional().meta({ description: "The product sold (for product rewards); the whole amount is one line of it. Or send line_items.", example: "prod_annual" }),
     line_items: z
       .array(
@@ -88,7 +89,7 @@ export const RefundRequest = z.strictObject({
     .refine((v) => !v.startsWith("processor:"), "must not start with 'processor:' (reserved for the processor's refunds)")
     .nullish()
     .meta({ description: "Your id for this refund: the same id again is a retry and changes nothing. Must not start with processor: or end with :restored.", example: "re_1" }),
-  refund_reason: z.string().max(1000).nullish().meta({ description: "Why, in your words; recorded with the refund.", example: "customer request" }),
+  refund_reason: prose(z.string().max(1000)).nullish().meta({ description: "Why, in your words; recorded with the refund.", example: "customer request" }),
   reason: z.enum(["refund", "chargeback"]).nullish().meta({ description: "refund (default) or chargeback.", example: "refund" }),
   /** Optional: when sent, it must match the sale's own test flag (a refund is as much a test as its sale). */
   test: z.boolean().optional().describe("Optional; when sent it must match the sale's own test flag (a refund is a test exactly when its sale is)."),

@@ -107,6 +107,10 @@ describe("the public form", () => {
       [{ applications: { description: "x".repeat(2001) } }, "applications.description"],
       [{ applications: { terms: "x".repeat(5001) } }, "applications.terms"],
       [{ applications: { open: true, html: "<b>" } }, "applications"],
+      [{ name: "Acme\nBcc: victim@example.com" }, "name"],
+      [{ applications: { questions: ["Where\twill you promote us?"] } }, "applications.questions.0"],
+      [{ applications: { description: "We pay \u0007 20%" } }, "applications.description"],
+      [{ applications: { terms: "Paid monthly\u001b[31m" } }, "applications.terms"],
     ] as const) {
       const res = await dash(owner, "PATCH", "/settings", body);
       expect({ field, status: res.status, message: res.body.error?.message }).toEqual({ field, status: 400, message: expect.stringContaining(`'${field}`) });
@@ -124,7 +128,12 @@ describe("applying", () => {
     expect(res.body).toEqual({ applicationId: expect.any(Number), status: "received" });
     const email = `jane.case-${process.pid}@example.com`;
 
-    const stored = await applicationOf(res.body.applicationId);
+    // Location: the new application, as the merchant reads it.
+    const location = res.headers.get("location");
+    expect(location).toBe(`/api/programs/${boot.programId}/applications/${res.body.applicationId}`);
+    const stored = (await sys.http("GET", location!, { headers: { Cookie: viewer } })).body;
+    expect(stored).toEqual(await applicationOf(res.body.applicationId));
+    expect((await sys.http("GET", location!, { headers: { Cookie: stranger } })).status).toBe(404);
     expect(stored).toEqual({
       id: res.body.applicationId,
       programId: boot.programId,
@@ -210,6 +219,10 @@ describe("applying", () => {
       [{ promotion: "" }, "promotion"],
       [{ promotion: "x".repeat(2001) }, "promotion"],
       [{ referrer: "me" }, "referrer"],
+      [{ name: "Eve\tTab" }, "name"],
+      [{ name: "Eve\u0085Next line" }, "name"],
+      [{ promotion: "A bell \u0007" }, "promotion"],
+      [{ answers: ["\u001b[31mred"] }, "answers.0"],
     ] as const) {
       const res = await apply(valid(over));
       expect({ field, status: res.status, code: res.body.error?.code, message: res.body.error?.message }).toEqual({
@@ -220,6 +233,19 @@ describe("applying", () => {
       });
     }
     expect((await applications()).data.length).toBe(before);
+  });
+
+  test("a line break in a name is refused and nothing is mailed; prose keeps its line breaks, written \\n", async () => {
+    const email = freshEmail();
+    const injected = await apply(valid({ email, name: "Eve\r\nBcc: victim@example.com" }));
+    expect(injected.status).toBe(400);
+    expect(injected.body.error).toEqual({ code: "invalid_request", message: expect.stringContaining("Invalid 'name': must be one line of text") });
+    await settle();
+    expect(mailsTo(email)).toEqual([]);
+
+    const res = await apply(valid({ promotion: "My newsletter.\r\nMy blog.\rMy podcast.", answers: ["Twice\ta week.\r\n"] }));
+    expect(res.status).toBe(201);
+    expect(await applicationOf(res.body.applicationId)).toMatchObject({ promotion: "My newsletter.\nMy blog.\nMy podcast.", answers: [{ question: QUESTION, answer: "Twice\ta week." }] });
   });
 
   test(`at most ${RATE_LIMIT} applications per client address: then 429 with Retry-After`, async () => {

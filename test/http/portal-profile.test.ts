@@ -184,6 +184,9 @@ describe("profile and payout details", () => {
       [{ bank: { iban: IBAN } }, "bank.accountHolder"],
       [{ payoutMethod: "cheque" }, "payoutMethod"],
       [{ name: "" }, "name"],
+      [{ name: "Alice\r\nBcc: victim@example.com" }, "name"],
+      [{ name: "Alice\tLiddell" }, "name"],
+      [{ bank: { accountHolder: "Alice\u0085Liddell", iban: IBAN } }, "bank.accountHolder"],
       [{ email: "new@example.com" }, "email"],
     ];
     for (const [body, field] of cases) {

@@ -185,6 +185,16 @@ describe("API keys", () => {
     expect(unnamed.status).toBe(400);
     expect(unnamed.body.error).toEqual({ code: "invalid_request", message: expect.stringContaining("'name'") });
     expect((await dash(viewer, "POST", "/api-keys", { name: "Viewer's" })).status).toBe(403);
+    const keysBefore = (await dash(viewer, "GET", "/api-keys")).body;
+    for (const name of ["Production\nserver", "Production\tserver", "Production \u001b[31mserver"]) {
+      const controlled = await dash(owner, "POST", "/api-keys", { name });
+      expect({ name, status: controlled.status, error: controlled.body.error }).toEqual({
+        name,
+        status: 400,
+        error: { code: "invalid_request", message: expect.stringContaining("Invalid 'name': must be one line of text") },
+      });
+    }
+    expect((await dash(viewer, "GET", "/api-keys")).body).toEqual(keysBefore);
 
     const res = await dash(owner, "POST", "/api-keys", { name: "  Production server " });
     expect(res.status).toBe(200);

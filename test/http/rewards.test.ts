@@ -72,6 +72,14 @@ test("the program's rule is its default group's sale reward; viewers read, the o
   defaultRewardId = group.rewards[0].id;
   expect(await sys.admin("GET", `/programs/${programId}/rewards`)).toEqual(res.body);
   expect((await dash(viewer, "POST", "/groups", { name: "Nope" })).status).toBe(403);
+  // A group's name is one line: a line break or tab is a 400 naming it, and no group is made.
+  for (const name of ["Influ\nencers", "Influ\tencers", "Influ\u0007encers"]) {
+    const refused = await write("POST", "/groups", { name });
+    expect({ name, status: refused.status, message: refused.body.error?.message }).toEqual({ name, status: 400, message: expect.stringContaining("Invalid 'name': must be one line") });
+  }
+  const renamed = await write("PATCH", `/groups/${defaultGroupId}`, { name: "Default\r\nBcc: x@example.com" });
+  expect(renamed.status).toBe(400);
+  expect(await sys.admin("GET", `/programs/${programId}/rewards`)).toEqual(res.body);
 });
 
 test("a partner moved to a group earns by its rewards; moving changes future commissions only", async () => {

@@ -223,6 +223,10 @@ test("an email with an account accepts with the token alone; a password then is 
   const bare = await accept({ token: fresh.token });
   expect(bare.status).toBe(400);
   expect(bare.body.error.message).toMatch(/No account has the email/);
+  // The name is one line: a line break is a 400 naming it, and the token still works.
+  const injected = await accept({ token: fresh.token, name: "Fresh\r\nBcc: victim@example.com", password: PASSWORD });
+  expect(injected.status).toBe(400);
+  expect(injected.body.error).toEqual({ code: "invalid_request", message: expect.stringContaining("Invalid 'name': must be one line of text") });
   expect((await accept({ token: fresh.token, name: "Fresh", password: PASSWORD })).status).toBe(200);
 
   // A member's email cannot be invited again.

@@ -3,6 +3,8 @@ import { ServiceBroker, type BrokerOptions, type ServiceSchema } from "moleculer
 import { loadService, ALL_SERVICES } from "../../bin/start";
 import { pglite, postgres, type TestBackend } from "./databases";
 import { jsonOrText } from "./processes";
+import { RequestAwareConsoleLogger } from "../../shared/observability";
+import { noteLogLine } from "./framework-warnings";
 
 export const ADMIN_TOKEN = "test-operator-token-0123456789abcdef";
 
@@ -54,7 +56,9 @@ export async function startSystem(opts: { services?: readonly string[]; backend?
   const database = await (opts.backend ?? defaultBackend()).create();
   const saved = { ...process.env };
   Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, opts.env);
-  const broker = new ServiceBroker({ logger: false, transporter: null, retryPolicy: { enabled: false }, ...opts.broker });
+  // Without a logger of the test's own, warnings are looked at (nothing is printed): the framework's fail the file (framework-warnings.ts).
+  const logger = new RequestAwareConsoleLogger({ formatter: "json", level: "warn", sink: (_level, line) => noteLogLine(line) });
+  const broker = new ServiceBroker({ logger, transporter: null, retryPolicy: { enabled: false }, ...opts.broker });
   for (const name of opts.services ?? ALL_SERVICES) {
     const schema = loadService(name);
     broker.createService(name === "gateway" ? ({ ...schema, settings: { ...schema.settings, port: 0, ip: "127.0.0.1" } } as ServiceSchema) : schema);
