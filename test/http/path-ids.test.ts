@@ -290,6 +290,8 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/public/programs/:programId/applications", body: applicationBody },
   { method: "GET", path: "/api/programs/:programId/applications", session: true },
   { method: "GET", path: "/api/admin/programs/:programId/applications" },
+  { method: "GET", path: "/api/programs/:programId/applications/:applicationId", session: true },
+  { method: "GET", path: "/api/admin/programs/:programId/applications/:applicationId" },
   { method: "POST", path: "/api/programs/:programId/applications/:applicationId/approve", session: true },
   { method: "POST", path: "/api/admin/programs/:programId/applications/:applicationId/approve" },
   { method: "POST", path: "/api/programs/:programId/applications/:applicationId/decline", session: true, ids: () => ({ applicationId: ids.declinedApplicationId }) },
