@@ -266,7 +266,7 @@ async function main(): Promise<void> {
     const stored = await programs.findApiKeyByPrefix(parsed.prefix);
     if (!stored || !hashesEqual(stored.secretHash, hashSecret(parsed.secret))) throw new HttpError(401, "unauthorized");
     if (stored.retiredAt) throw new HttpError(401, "api_key_retired");
-    keyCache.set(m![1], { programId: stored.programId, keyId: stored.id });
+    keyCache.set(m![1], { programId: stored.programId, keyId: stored.id, scopes: stored.scopes });
     return stored.programId;
   }
 

@@ -17,6 +17,7 @@ import fs from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { adminTokenFile } from "../shared/admin-token";
 import { parseBoolean, parseId, parseInteger, percentToBasisPoints } from "./parse";
+import { SCOPE_PRESET_NAMES } from "../shared/domain/api-key-scopes";
 
 /** A command's flags as commander parsed them (values checked by each option's parser, or strings). */
 type Opts = Record<string, unknown>;
@@ -156,7 +157,18 @@ function buildProgram(): Command {
     .action(run((o) => admin("GET", `/programs/${o.program}`)));
   command("create-api-key", "create an API key for a program (the secret is shown once)")
     .addOption(requiredId("program", "program"))
-    .action(run((o) => admin("POST", `/programs/${o.program}/api-keys`)));
+    .option("--name <name>", "what the key is for")
+    .addOption(new Option("--preset <preset>", "what it may do: tracking (the default), read_only or full_access").choices(SCOPE_PRESET_NAMES).conflicts("scopes"))
+    .option("--scopes <list>", "its scopes instead of a preset, comma-separated: tracking, partners:write, commissions:read, ...")
+    .action(
+      run((o) =>
+        admin("POST", `/programs/${o.program}/api-keys`, {
+          name: o.name,
+          preset: o.preset,
+          scopes: typeof o.scopes === "string" ? o.scopes.split(",").map((s) => s.trim()) : undefined,
+        }),
+      ),
+    );
   command("retire-api-key", "retire an API key")
     .addOption(requiredId("key-id", "API key"))
     .action(run((o) => admin("POST", `/api-keys/${o.keyId}/retire`)));

@@ -8,6 +8,7 @@ import { PARTNERS_CSV } from "./programs/export";
 import { randomInt } from "node:crypto";
 import { ApiKeyRetiredError, AppError, ConflictError, InvalidRequestError, NotFoundError, RateLimitError, UnauthorizedError } from "../shared/errors";
 import { logFields } from "../shared/observability";
+import { presetOf, requestedScopes } from "../shared/domain/api-key-scopes";
 import { created, type CreatedMeta } from "../shared/meta";
 import { RateLimiter } from "../shared/rate-limiter";
 import { generateApiKey, hashesEqual, hashSecret, parseApiKey, randomToken } from "../shared/secrets";
@@ -81,6 +82,8 @@ const apiKeyView = (k: ApiKey): ApiKeyView => ({
   createdAt: k.createdAt.toISOString(),
   lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
   retiredAt: k.retiredAt?.toISOString() ?? null,
+  scopes: k.scopes,
+  preset: presetOf(k.scopes),
 });
 
 /** The overview's partner table stays one screenful of data: 100 partners at most. */
@@ -218,7 +221,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (name === undefined && ctx.meta.user) throw new InvalidRequestError("Invalid 'name': is required: name the key so the list of keys tells it apart");
         await this.requireProgram(programId);
         const { key, prefix, secretHash } = generateApiKey();
-        const stored = await this.repo.createApiKey({ programId, prefix, secretHash, name: name ?? null });
+        const stored = await this.repo.createApiKey({ programId, prefix, secretHash, name: name ?? null, scopes: requestedScopes(ctx.params) });
         return { ...apiKeyView(stored), apiKey: key };
       },
     },
@@ -263,7 +266,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const stored = await this.repo.findApiKeyByPrefix(parsed.prefix);
         if (!stored || !hashesEqual(stored.secretHash, hashSecret(parsed.secret))) throw new UnauthorizedError();
         if (stored.retiredAt) throw new ApiKeyRetiredError();
-        return { programId: stored.programId, keyId: stored.id };
+        return { programId: stored.programId, keyId: stored.id, scopes: stored.scopes };
       },
     },
 

@@ -3,6 +3,8 @@ import { hashSecret } from "./secrets";
 export interface CachedKey {
   programId: number;
   keyId: number;
+  /** What the key may do (shared/domain/api-key-scopes.ts). */
+  scopes: readonly string[];
 }
 
 /**
@@ -36,13 +38,13 @@ export class ApiKeyCache {
       this.entries.delete(id);
       return undefined;
     }
-    return { programId: entry.programId, keyId: entry.keyId };
+    return { programId: entry.programId, keyId: entry.keyId, scopes: entry.scopes };
   }
 
   set(key: string, value: CachedKey): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(hashSecret(key), { programId: value.programId, keyId: value.keyId, until: this.now() + this.ttlMs });
+    this.entries.set(hashSecret(key), { programId: value.programId, keyId: value.keyId, scopes: value.scopes, until: this.now() + this.ttlMs });
   }
 
   /** Drops every entry of a key (called when it is retired). */

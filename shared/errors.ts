@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   processor_account_mismatch: { status: 400, envelope: "platform" },
   unauthorized: { status: 401, envelope: "platform" },
   forbidden: { status: 403, envelope: "platform" },
+  // An API key without the scope a request needs (docs/api.md, "Scopes"); the message and `scope` name it.
+  insufficient_scope: { status: 403, envelope: "platform" },
   // A write with a session cookie from another site's page (docs/security.md, "Same-origin writes").
   cross_origin_write: { status: 403, envelope: "platform" },
   not_found: { status: 404, envelope: "platform" },
@@ -92,6 +94,12 @@ export class UnauthorizedError extends AppError {
 export class ForbiddenError extends AppError {
   constructor(message: string) {
     super("forbidden", message);
+  }
+}
+
+export class InsufficientScopeError extends AppError {
+  constructor(scope: string) {
+    super("insufficient_scope", `This API key lacks the '${scope}' scope this request needs: use a key that has it (Settings, API keys).`, { scope });
   }
 }
 

@@ -14,7 +14,8 @@ import { ApiKeyCache, KeyUseThrottle } from "../../shared/api-key-cache";
 import { InvalidatedCache } from "../../shared/invalidated-cache";
 import { clientAddressOf } from "../../shared/client-address";
 import type { Permission } from "../../shared/domain/permissions";
-import { AppError, ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError } from "../../shared/errors";
+import { AppError, ForbiddenError, InsufficientScopeError, NotFoundError, RateLimitError, UnauthorizedError } from "../../shared/errors";
+import { scopeGrants } from "../../shared/domain/api-key-scopes";
 import type { CallerMeta } from "../../shared/meta";
 import { getProgram } from "../clients/program-cache";
 import { RateLimiter } from "../../shared/rate-limiter";
@@ -216,9 +217,11 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
       known = await call(ctx, "programs.authenticateKey", { key: match[1] });
       this.keyCache.set(match[1], known);
     }
-    const { programId, keyId } = known;
+    const { programId, keyId, scopes } = known;
     const retryAfter = this.rateLimiter.hit(String(keyId));
     if (retryAfter > 0) throw new RateLimitError(retryAfter);
+    // The keyed routes today are the tracking calls (click, lead, sale, refund).
+    if (!scopeGrants(scopes, "tracking")) throw new InsufficientScopeError("tracking");
     // The key's lastUsedAt: reported now and then, never awaited (a lost report only leaves it older, until the next one).
     if (this.keyUses.due(keyId)) {
       call(ctx, "programs.recordKeyUse", { keyId, at: new Date().toISOString() }).catch((err: unknown) => this.logger.warn("API key use not recorded", { keyId, err: String(err) }));

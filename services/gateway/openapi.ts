@@ -123,8 +123,8 @@ const SECURITY: Record<Auth, Json[] | undefined> = {
 
 const AUTH_ERRORS: Record<Auth, ErrorCode[]> = {
   none: [],
-  apiKey: ["unauthorized", "api_key_retired", "rate_limit_exceeded"],
-  optionalApiKey: ["unauthorized", "api_key_retired", "rate_limit_exceeded"],
+  apiKey: ["unauthorized", "api_key_retired", "insufficient_scope", "rate_limit_exceeded"],
+  optionalApiKey: ["unauthorized", "api_key_retired", "insufficient_scope", "rate_limit_exceeded"],
   session: ["unauthorized"],
   operator: ["unauthorized", "rate_limit_exceeded"],
   stripeSignature: ["service_unavailable"],
@@ -139,6 +139,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   processor_account_mismatch: "The event is of Stripe account 'acct_1Nv0FGQ9RKHgCVdK', not of the account linked to program 1; nothing was recorded.",
   unauthorized: "Missing or invalid API key. Send 'Authorization: Bearer <API_KEY>'.",
   forbidden: "Your role does not grant 'programs:write' on program 1.",
+  insufficient_scope: "This API key lacks the 'tracking' scope this request needs: use a key that has it (Settings, API keys).",
   cross_origin_write: "This request changes something with your session but comes from https://evil.example, not from this service's pages.",
   not_found: "No sale with transaction_id 'order-1001' in this program.",
   method_not_allowed: "OPTIONS is answered only as a CORS preflight of a browser endpoint.",
@@ -177,6 +178,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   processor_account_mismatch: "the event names a Stripe account (a Connect event) that is not the program's linked account; nothing was recorded",
   unauthorized: "the credentials are missing or invalid",
   forbidden: "the credentials do not reach this (a role without the permission, or an origin the program does not allow)",
+  insufficient_scope: "the API key lacks the scope this request needs (the message and scope name it)",
   not_found: "a record named in the request does not exist (or, for a program or workspace, is not one of yours: both answer the same)",
   cross_origin_write: "a write with the session cookie from another site's page; nothing changed",
   method_not_allowed: "the path does not take this method",

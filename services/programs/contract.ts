@@ -6,6 +6,7 @@ import type { OverviewFigures } from "./overview";
 import type { ApplicationForm } from "./applications";
 import type { Application, ApplicationSettings, Enrollment, Partner, PartnerProfile, Program } from "./repository";
 import type * as S from "./schemas";
+import type { ApiKeyScope, ScopePreset } from "../../shared/domain/api-key-scopes";
 
 /** A partner as a payout run sees them (programs.payoutRecipients). */
 export type PayoutRecipient = Jsonified<Omit<PartnerProfile, "updatedAt">> & { status: Enrollment["status"] };
@@ -32,7 +33,7 @@ export interface ProgramsContract {
   "programs.retireApiKey": { params: z.input<typeof S.RetireApiKeyInput>; result: { id: number; programId: number; retiredAt: string } };
   /** Internal (gateway): a use of a key, reported at most once per key per API_KEY_USE_INTERVAL_MS by each gateway. */
   "programs.recordKeyUse": { params: z.input<typeof S.RecordKeyUseInput>; result: null };
-  "programs.authenticateKey": { params: z.input<typeof S.AuthenticateKeyInput>; result: { programId: number; keyId: number } };
+  "programs.authenticateKey": { params: z.input<typeof S.AuthenticateKeyInput>; result: { programId: number; keyId: number; scopes: ApiKeyScope[] } };
   "programs.createPartner": { params: z.input<typeof S.CreatePartnerInput>; result: Jsonified<{ partner: Partner; enrollment: Enrollment }> };
   /** The approved enrollment behind a referral code, or null. */
   "programs.findReferral": { params: z.input<typeof S.FindReferralInput>; result: Jsonified<Enrollment> | null };
@@ -106,6 +107,9 @@ export interface ApiKeyView {
   createdAt: string;
   lastUsedAt: string | null;
   retiredAt: string | null;
+  /** What the key may do (docs/api.md, "Scopes"), and the console preset those scopes are, or null for a custom set. */
+  scopes: ApiKeyScope[];
+  preset: ScopePreset | null;
 }
 
 /** The program overview (GET /api/programs/:programId/overview): docs/merchants.md. */

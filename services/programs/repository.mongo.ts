@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
+import { DEFAULT_SCOPES, type ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import {
   containsRegExp,
   insertOrNull,
@@ -58,7 +59,8 @@ type ProgramDoc = Omit<DocOf<Program>, "commissionRule" | "applications"> & {
 
 type ApplicationDoc = DocOf<Application>;
 
-type ApiKeyDoc = DocOf<ApiKey>;
+/** Keys stored before scopes have none (read as tracking only). */
+type ApiKeyDoc = Omit<DocOf<ApiKey>, "scopes"> & { scopes?: ApiKeyScope[] };
 
 /** The profile's fields are absent on partners stored before profiles (read as null; updatedAt: the creation). */
 type PartnerDoc = DocOf<Partner> & {
@@ -125,6 +127,8 @@ const apiKeySchema = requiredStringsMayBeEmpty(
     createdAt: { type: Date, required: true },
     lastUsedAt: { type: Date, default: null },
     retiredAt: { type: Date, default: null },
+    // Keys stored before scopes have none: read as tracking only (toApiKey), as the SQL column's default.
+    scopes: { type: [String], default: undefined },
   }),
 );
 apiKeySchema.index({ prefix: 1 }, { unique: true });
@@ -255,6 +259,7 @@ const toApiKey = (d: ApiKeyDoc): ApiKey => ({
   createdAt: d.createdAt,
   lastUsedAt: d.lastUsedAt ?? null,
   retiredAt: d.retiredAt ?? null,
+  scopes: d.scopes ?? [...DEFAULT_SCOPES],
 });
 
 const toPartner = (d: PartnerDoc): Partner => ({ id: d._id, name: d.name, email: d.email ?? null, customerKey: d.customerKey ?? null, createdAt: d.createdAt });
@@ -373,7 +378,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
     return doc ? toProgram(doc) : null;
   }
 
-  async createApiKey(k: { programId: number; prefix: string; secretHash: string; name?: string | null }): Promise<ApiKey> {
+  async createApiKey(k: { programId: number; prefix: string; secretHash: string; name?: string | null; scopes?: readonly ApiKeyScope[] }): Promise<ApiKey> {
     const doc = await this.apiKeys.insertOne({
       _id: await nextId(this.connection, "api_keys"),
       programId: k.programId,
@@ -383,6 +388,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
       createdAt: new Date(),
       lastUsedAt: null,
       retiredAt: null,
+      scopes: [...(k.scopes ?? DEFAULT_SCOPES)],
     });
     return toApiKey(doc.toObject());
   }

@@ -1,4 +1,5 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
+import { DEFAULT_SCOPES, type ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import { isUniqueViolation } from "../../shared/storage/errors";
 import { likeContains, migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
@@ -133,6 +134,8 @@ const MIGRATIONS = [
    CREATE INDEX applications_list ON applications (program_id, created_at DESC, id DESC);
    CREATE INDEX applications_list_status ON applications (program_id, status, created_at DESC, id DESC);
    CREATE INDEX applications_partner ON applications (program_id, partner_id, created_at DESC, id DESC);`,
+  // API key scopes (docs/api.md): every key made before them keeps what it could do, tracking.
+  `ALTER TABLE api_keys ADD COLUMN scopes TEXT[] NOT NULL DEFAULT '{tracking}';`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -229,6 +232,7 @@ interface ApiKeyRow {
   created_at: Date;
   last_used_at: Date | null;
   retired_at: Date | null;
+  scopes: ApiKeyScope[];
 }
 
 /** A row of partners. */
@@ -316,6 +320,7 @@ const toApiKey = (r: ApiKeyRow): ApiKey => ({
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
   retiredAt: r.retired_at,
+  scopes: r.scopes,
 });
 
 const toPartner = (r: PartnerRow): Partner => ({ id: r.id, name: r.name, email: r.email, customerKey: r.customer_key, createdAt: r.created_at });
@@ -464,12 +469,13 @@ export class SqlProgramsRepository implements ProgramsRepository {
     return row ? toProgram(row) : null;
   }
 
-  async createApiKey(k: { programId: number; prefix: string; secretHash: string; name?: string | null }): Promise<ApiKey> {
-    const [row] = await this.db.query<ApiKeyRow>("INSERT INTO api_keys (program_id, prefix, secret_hash, name) VALUES ($1, $2, $3, $4) RETURNING *", [
+  async createApiKey(k: { programId: number; prefix: string; secretHash: string; name?: string | null; scopes?: readonly ApiKeyScope[] }): Promise<ApiKey> {
+    const [row] = await this.db.query<ApiKeyRow>("INSERT INTO api_keys (program_id, prefix, secret_hash, name, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING *", [
       k.programId,
       k.prefix,
       k.secretHash,
       k.name ?? null,
+      k.scopes ?? DEFAULT_SCOPES,
     ]);
     return toApiKey(row);
   }

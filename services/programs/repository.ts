@@ -1,4 +1,5 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
+import type { ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { BankDetails, PayoutMethod } from "../../shared/partner-profile";
@@ -91,6 +92,8 @@ export interface ApiKey {
   /** When a request last used it, recorded at most once per key per API_KEY_USE_INTERVAL_MS by each gateway; null: never. */
   lastUsedAt: Date | null;
   retiredAt: Date | null;
+  /** What it may do (shared/domain/api-key-scopes.ts); keys made before scopes have `tracking` only. */
+  scopes: ApiKeyScope[];
 }
 
 export interface Partner {
@@ -145,7 +148,8 @@ export interface ProgramsRepository {
   updateProcessorConnection(id: number, patch: Partial<ProcessorConnection>): Promise<Program | null>;
   /** Changes the settings given (one write) and keeps the rest; an empty patch changes nothing. Null when the program does not exist. */
   updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null>;
-  createApiKey(input: { programId: number; prefix: string; secretHash: string; name?: string | null }): Promise<ApiKey>;
+  /** A new key; without scopes, tracking only. */
+  createApiKey(input: { programId: number; prefix: string; secretHash: string; name?: string | null; scopes?: readonly ApiKeyScope[] }): Promise<ApiKey>;
   findApiKeyByPrefix(prefix: string): Promise<ApiKey | null>;
   /** The program's keys, retired ones included, newest first (served by an index on program and id). */
   listApiKeys(programId: number): Promise<ApiKey[]>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { oneLine, prose } from "../../shared/validation";
+import { API_KEY_SCOPES, SCOPE_PRESET_NAMES } from "../../shared/domain/api-key-scopes";
 import { exportFields } from "../../shared/csv-export";
 import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
@@ -142,12 +143,29 @@ export const UpdateSettingsInput = z.strictObject({
   applications: ApplicationSettingsPatch.optional().describe("The public application form: the fields given are set, the others kept."),
 });
 
-export const CreateApiKeyInput = z.strictObject({
-  programId: Id.meta({ description: "The program's id.", example: 1 }),
-  name: oneLine(z.string().trim().min(1).max(100))
-    .optional()
-    .meta({ description: "What the key is for, shown in the list of keys (required from the dashboard).", example: "Production server" }),
-});
+export const CreateApiKeyInput = z
+  .strictObject({
+    programId: Id.meta({ description: "The program's id.", example: 1 }),
+    name: oneLine(z.string().trim().min(1).max(100))
+      .optional()
+      .meta({ description: "What the key is for, shown in the list of keys (required from the dashboard).", example: "Production server" }),
+    preset: z.enum(SCOPE_PRESET_NAMES).optional().meta({
+      description: "tracking (track clicks, leads, sales and refunds; the default), read_only (read every area) or full_access (tracking and every area's write); or give scopes.",
+      example: "read_only",
+    }),
+    scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .min(1)
+      .max(API_KEY_SCOPES.length)
+      .optional()
+      .meta({
+        description: "The scopes one by one instead of a preset: tracking, or <area>:read or <area>:write (a write grants the area's read).",
+        example: ["partners:write", "commissions:read"],
+      }),
+  })
+  .superRefine((v, ctx) => {
+    if (v.preset !== undefined && v.scopes !== undefined) ctx.addIssue({ code: "custom", path: ["scopes"], message: "is not taken with preset: give one or the other" });
+  });
 
 export const RetireApiKeyInput = z.strictObject({
   programId: Id.optional().meta({ description: "The program's id: only a key of this program is retired.", example: 1 }),

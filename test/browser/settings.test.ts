@@ -66,7 +66,7 @@ type User = Awaited<ReturnType<TestSystem["dashboardUser"]>>;
 describeWithChromium("Settings screen and invitation page", () => {
   const suite = useChromiumWith(startFixture);
 
-  test("API keys: created in the console, its secret shown once works for tracking; retired after a confirm step, the next call is 401 api_key_retired", async () => {
+  test("API keys: created in the console, its secret shown once works for tracking; a Read only key tracks nothing; retired after a confirm step, the next call is 401 api_key_retired", async () => {
     const { fixture: sys, browser } = suite;
     const user = await sys.dashboardUser("owner");
     const p = await sys.bootstrap({ workspaceId: user.workspaceId, paymentTrackingMode: "s2s" });
@@ -97,7 +97,7 @@ describeWithChromium("Settings screen and invitation page", () => {
     const prefix = ((await row.locator("code").textContent()) ?? "").trim();
     expect(secret.startsWith(`${prefix}_`)).toBe(true);
     expect(await page.locator("table").textContent()).not.toContain(secret.slice(prefix.length + 1));
-    expect(await row.locator("td").allTextContents()).toEqual(["Production server", prefix, expect.stringMatching(/UTC$/), "Never", "Active", "Retire"]);
+    expect(await row.locator("td").allTextContents()).toEqual(["Production server", "Tracking only", prefix, expect.stringMatching(/UTC$/), "Never", "Active", "Retire"]);
 
     // The secret works for the tracking API (click, lead, sale), and the list shows its use after a reload.
     expect((await attributedSale(sys, p, { key: secret })).body.success).toBe(true);
@@ -106,10 +106,27 @@ describeWithChromium("Settings screen and invitation page", () => {
       (keys) => keys.some((k) => k.name === "Production server" && k.lastUsedAt !== null),
     );
     await page.reload();
-    await expectText(row.locator("td").nth(3), "UTC");
+    await expectText(row.locator("td").nth(4), "UTC");
     expect(await page.locator("#new-key").count()).toBe(0); // shown once: gone after a reload
 
+    // A Read only key: listed as such; the tracking API refuses it (403 insufficient_scope, naming the scope).
+    await page.getByLabel("Key name").fill("Accounting");
+    await page.getByLabel("Access").selectOption({ label: "Read only" });
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expectFocusOn(page, "New key “Accounting”");
+    const readOnlySecret = ((await page.locator("#new-key").textContent()) ?? "").trim();
+    const readOnlyRow = page.locator("tbody tr", { hasText: "Accounting" });
+    await expectText(readOnlyRow.locator("td").nth(1), "Read only");
+    const refused = await sys.http("POST", "/api/v1/track/sale", { key: readOnlySecret, body: { transaction_id: uniqueId("tx"), amount_cents: 100 } });
+    expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([403, "insufficient_scope", expect.stringContaining("'tracking' scope")]);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+
     await checkPage(page, "settings-api-keys");
+
+    // The Read only key retired: its row says so.
+    await page.getByRole("button", { name: "Retire key Accounting" }).click();
+    await page.getByRole("button", { name: "Yes, retire Accounting" }).click();
+    await expectText(readOnlyRow.locator("td").nth(5), "Retired ");
 
     // Retire: the button asks once more (the focus goes to Cancel), then retires it.
     await page.setViewportSize(WIDTHS.desktop);
@@ -134,7 +151,7 @@ describeWithChromium("Settings screen and invitation page", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Yes, retire Production server");
     await page.keyboard.press("Enter");
     await expectText(page.getByRole("status").filter({ hasText: "retired" }), "Key Production server retired: calls with it are refused from now on.");
-    await expectText(row.locator("td").nth(4), "Retired ");
+    await expectText(row.locator("td").nth(5), "Retired ");
     expect(await row.getByRole("button").count()).toBe(0);
 
     const next = await sys.http("POST", "/api/v1/track/sale", { key: secret, body: { transaction_id: uniqueId("tx"), amount_cents: 100 } });

@@ -174,6 +174,8 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
         createdAt: expect.any(Date),
         lastUsedAt: null,
         retiredAt: null,
+        // Without scopes, tracking only (what every key made before scopes can do).
+        scopes: ["tracking"],
       });
       expect(await repo().findApiKeyByPrefix(prefix)).toEqual(key);
       expect(await repo().findApiKeyByPrefix(`${prefix}_unknown`)).toBeNull();
@@ -190,6 +192,14 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
 
       expect(await repo().listApiKeys(program.id)).toEqual([second, retired]);
       expect(await repo().listApiKeys(987_654)).toEqual([]);
+    });
+
+    it("keeps a key's scopes", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const prefix = `pk_${unique()}_scopes`;
+      const key = await repo().createApiKey({ programId: program.id, prefix, secretHash: "h", scopes: ["partners:write", "commissions:read"] });
+      expect(key.scopes).toEqual(["partners:write", "commissions:read"]);
+      expect((await repo().findApiKeyByPrefix(prefix))!.scopes).toEqual(["partners:write", "commissions:read"]);
     });
 
     it("records a key's last use: it moves forward, never back", async () => {

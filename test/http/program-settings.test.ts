@@ -207,9 +207,43 @@ describe("API keys", () => {
       createdAt: expect.any(String),
       lastUsedAt: null,
       retiredAt: null,
+      // Without a preset or scopes, a key tracks (what every key did before scopes).
+      scopes: ["tracking"],
+      preset: "tracking",
     });
     expect(res.body.apiKey.startsWith(`${res.body.prefix}_`)).toBe(true);
     created = res.body;
+  });
+
+  test("scopes: a preset or a list; a key without tracking is 403 insufficient_scope on the tracking calls, and records nothing", async () => {
+    const readOnly = await dash(owner, "POST", "/api-keys", { name: "Accounting export", preset: "read_only" });
+    expect(readOnly.status).toBe(200);
+    expect(readOnly.body).toMatchObject({ preset: "read_only", scopes: expect.arrayContaining(["partners:read", "commissions:read", "payouts:read"]) });
+    expect(readOnly.body.scopes).not.toContain("tracking");
+    const custom = await dash(owner, "POST", "/api-keys", { name: "Signups", scopes: ["partners:read", "tracking", "partners:write"] });
+    expect(custom.body).toMatchObject({ scopes: ["tracking", "partners:write"], preset: null });
+    const full = await dash(owner, "POST", "/api-keys", { name: "Backend", preset: "full_access" });
+    expect(full.body).toMatchObject({ preset: "full_access", scopes: expect.arrayContaining(["tracking", "partners:write", "webhooks:write"]) });
+
+    for (const [body, field] of [
+      [{ name: "Both", preset: "read_only", scopes: ["tracking"] }, "scopes"],
+      [{ name: "Unknown", scopes: ["partners:delete"] }, "scopes.0"],
+      [{ name: "None", scopes: [] }, "scopes"],
+      [{ name: "Bad preset", preset: "admin" }, "preset"],
+    ] as const) {
+      const res = await dash(owner, "POST", "/api-keys", body);
+      expect({ field, status: res.status, message: res.body.error?.message }).toEqual({ field, status: 400, message: expect.stringContaining(`'${field}'`) });
+    }
+
+    const tx = uniqueId("tx");
+    const sale = await sys.http("POST", "/api/v1/track/sale", { key: readOnly.body.apiKey, body: { transaction_id: tx, amount_cents: 100 } });
+    expect(sale.status).toBe(403);
+    expect(sale.body).toEqual({
+      success: false,
+      error: { code: "insufficient_scope", message: "This API key lacks the 'tracking' scope this request needs: use a key that has it (Settings, API keys)." },
+    });
+    expect((await sys.http("GET", `/api/admin/programs/${boot.programId}/sales/${tx}`, { key: ADMIN_TOKEN })).status).toBe(404);
+    expect((await sys.http("POST", "/api/v1/track/sale", { key: custom.body.apiKey, body: { transaction_id: tx, amount_cents: 100 } })).status).toBe(200);
   });
 
   test("the operator may still create one without a name", async () => {
@@ -221,7 +255,17 @@ describe("API keys", () => {
     const list = await dash(viewer, "GET", "/api-keys");
     expect(list.status).toBe(200);
     const row = list.body.data.find((k: { id: number }) => k.id === created.id);
-    expect(row).toEqual({ id: created.id, programId: boot.programId, name: "Production server", prefix: created.prefix, createdAt: expect.any(String), lastUsedAt: null, retiredAt: null });
+    expect(row).toEqual({
+      id: created.id,
+      programId: boot.programId,
+      name: "Production server",
+      prefix: created.prefix,
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+      retiredAt: null,
+      scopes: ["tracking"],
+      preset: "tracking",
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.apiKey.slice(created.prefix.length + 1));
     expect(list.body.data.map((k: { id: number }) => k.id)).toEqual([...list.body.data.map((k: { id: number }) => k.id)].sort((a, b) => b - a));
     expect(await sys.admin("GET", `/programs/${boot.programId}/api-keys`)).toEqual(list.body);

@@ -1,13 +1,22 @@
 /**
- * Settings, API keys: the keys that authenticate the merchant's server to the tracking API. A new key's secret is
- * in the create answer only, so it is shown once here, with a copy button; the list shows each key's prefix, when it
- * was created and last used, and retired keys. Retiring asks once more: calls with the key are refused at once.
+ * Settings, API keys: the keys that authenticate the merchant's server to the API, each with what it may do (a preset
+ * of scopes: docs/api.md). A new key's secret is in the create answer only, so it is shown once here, with a copy
+ * button; the list shows each key's access, prefix, when it was created and last used, and retired keys. Retiring asks
+ * once more: calls with the key are refused at once.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api";
 import { dateTime } from "../../lib/format";
-import { Alert, CopyButton, Field, StatusLine, useAsync } from "../../lib/ui";
+import { Alert, CopyButton, Field, SelectField, StatusLine, useAsync } from "../../lib/ui";
 import { useConsole } from "../session";
+import type { ScopePreset } from "../../../../shared/domain/api-key-scopes";
+
+/** The presets the form offers, as the list names them. */
+const PRESET_TEXT: Record<ScopePreset, string> = {
+  tracking: "Tracking only",
+  read_only: "Read only",
+  full_access: "Full access",
+};
 
 interface ApiKeyRow {
   id: number;
@@ -17,6 +26,8 @@ interface ApiKeyRow {
   createdAt: string;
   lastUsedAt: string | null;
   retiredAt: string | null;
+  scopes: string[];
+  preset: ScopePreset | null;
 }
 
 const keyLabel = (k: Pick<ApiKeyRow, "name" | "prefix">): string => k.name || k.prefix;
@@ -51,12 +62,14 @@ export function ApiKeys() {
   const create = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    const name = String(new FormData(form).get("name") ?? "").trim();
+    const fields = new FormData(form);
+    const name = String(fields.get("name") ?? "").trim();
+    const preset = String(fields.get("preset") ?? "tracking");
     setBusy(true);
     setError(null);
     setSaid("");
     try {
-      const key = await api<ApiKeyRow & { apiKey: string }>("POST", programPath("/api-keys"), { name });
+      const key = await api<ApiKeyRow & { apiKey: string }>("POST", programPath("/api-keys"), { name, preset });
       setCreated(key);
       form.reset();
       setRound((n) => n + 1);
@@ -84,10 +97,14 @@ export function ApiKeys() {
     <>
       <section aria-labelledby="api-keys-title">
         <h2 id="api-keys-title">API keys</h2>
-        <p>Your server sends sales, leads and refunds to the tracking API with a key of this program (Authorization: Bearer &lt;key&gt;). Keep keys on your server, never in a web page.</p>
+        <p>
+          Your server calls the API with a key of this program (Authorization: Bearer &lt;key&gt;). Keep keys on your server, never in a web page. Tracking only sends clicks, leads, sales
+          and refunds; read only reads partners, commissions, payouts and the rest, and tracks nothing; full access does both and may change them.
+        </p>
         {writable ? (
           <form class="controls" onSubmit={create} aria-label="Create an API key">
             <Field label="Key name" name="name" required maxLength={100} placeholder="Production server" hint="What the key is for; the list shows it." />
+            <SelectField label="Access" name="preset" options={Object.entries(PRESET_TEXT)} />
             <div>
               <button type="submit" disabled={busy}>
                 Create key
@@ -129,6 +146,7 @@ export function ApiKeys() {
             <thead>
               <tr>
                 <th scope="col">Name</th>
+                <th scope="col">Access</th>
                 <th scope="col">Prefix</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
@@ -140,6 +158,7 @@ export function ApiKeys() {
               {keys.data?.data.map((k) => (
                 <tr key={k.id} data-key={k.id}>
                   <td>{k.name ?? <span class="muted">No name</span>}</td>
+                  <td>{k.preset ? PRESET_TEXT[k.preset] : k.scopes.join(", ")}</td>
                   <td>
                     <code>{k.prefix}</code>
                   </td>
