@@ -15,6 +15,7 @@
 import type { Context } from "moleculer";
 import type { z } from "zod";
 import type { Permission } from "./domain/permissions";
+import type { ApiKeyScope } from "./domain/api-key-scopes";
 import type { ErrorCode } from "./errors";
 import { parseInput } from "./validation";
 
@@ -40,11 +41,12 @@ export type RouteGroup =
   | "partner"
   | "portal"
   | "email-links"
-  | "applications";
+  | "applications"
+  | "program-api";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type Tag = "Health" | "Tracking" | "Dashboard" | "Rewards" | "Payouts" | "Processor" | "Reference" | "Operator" | "Partner portal" | "Applications";
+export type Tag = "Health" | "Tracking" | "Merchant API" | "Dashboard" | "Rewards" | "Payouts" | "Processor" | "Reference" | "Operator" | "Partner portal" | "Applications";
 
 /** An action's HTTP endpoint: where the gateway routes it and what the OpenAPI document says about it. */
 export interface HttpEndpoint {
@@ -56,6 +58,8 @@ export interface HttpEndpoint {
   auth?: Auth;
   /** The workspace permission a session route needs, where it differs from its route group's (a write in a read group). */
   permission?: Permission;
+  /** The scope an API key needs on a program-api route (docs/api.md, "Scopes"). */
+  scope?: ApiKeyScope;
   tag: Tag;
   summary: string;
   /** What a reader of the reference needs: plain text (no Markdown code spans), no internal names or file paths. */
@@ -92,14 +96,13 @@ export interface ActionDeclaration {
 }
 
 /**
- * One operation on a program for both of its callers: the dashboard (a
- * session whose role grants `permission`, default programs:read) at
- * /api/programs/:programId/..., and the operator (the token) at
- * /api/admin/programs/:programId/..., with the same text. `path` is what
- * follows /api/programs.
+ * One operation on a program for each of its callers: the dashboard (a session whose role grants `permission`,
+ * default programs:read) at /api/programs/:programId/..., the operator (the token) at
+ * /api/admin/programs/:programId/..., and, with `scope`, the merchant's server (an API key with that scope, the
+ * program being the key's) at /api/v1/..., all with the same text. `path` is what follows /api/programs.
  */
 export function programRoutes(endpoint: Omit<HttpEndpoint, "route" | "path" | "auth"> & { path: `/:programId${string}` }): HttpEndpoint[] {
-  const { path, permission, description, errors = [], ...rest } = endpoint;
+  const { path, permission, scope, description, errors = [], ...rest } = endpoint;
   return [
     {
       ...rest,
@@ -110,7 +113,25 @@ export function programRoutes(endpoint: Omit<HttpEndpoint, "route" | "path" | "a
       errors: [...new Set<ErrorCode>(["forbidden", ...errors])],
     },
     { ...rest, path: `/api/admin/programs${path}`, route: "admin", tag: "Operator", description, errors: [...new Set<ErrorCode>(["not_found", ...errors])] },
+    ...(scope ? [programApiRoute({ ...rest, path: path.slice("/:programId".length), scope, description, errors })] : []),
   ];
+}
+
+/**
+ * An operation on a program for the merchant's server: an API key with `scope` at /api/v1`path`, the program being
+ * the key's (the gateway sets programId; the request may not).
+ */
+export function programApiRoute(endpoint: Omit<HttpEndpoint, "route" | "path" | "auth" | "scope" | "tag"> & { path: string; scope: ApiKeyScope }): HttpEndpoint {
+  const { path, scope, description, errors = [], ...rest } = endpoint;
+  return {
+    ...rest,
+    path: `/api/v1${path}`,
+    route: "program-api",
+    tag: "Merchant API",
+    scope,
+    description: `${description} For an API key of the program with the ${scope} scope (the program is the key's).`,
+    errors: [...new Set<ErrorCode>(["not_found", ...errors])],
+  };
 }
 
 /** The HTTP routes of a declaration (none for an action only called over the bus). */

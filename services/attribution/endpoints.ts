@@ -1,5 +1,5 @@
 /** The attribution service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions, programRoutes } from "../../shared/endpoint";
+import { declareActions, programRoutes, programApiRoute } from "../../shared/endpoint";
 import * as S from "./schemas";
 
 const PAGING = "Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.";
@@ -71,6 +71,15 @@ export const ATTRIBUTION = declareActions("attribution", {
   listCustomers: {
     input: S.ListCustomersInput,
     http: [
+      programApiRoute({
+        method: "GET",
+        path: "/customers",
+        scope: "customers:read",
+        summary: "The program's customers (leads)",
+        description: `The customers recorded as leads for the program, with the partner who referred each (null when none), filtered by partner, test or live, and creation date. ${PAGING}`,
+        example: { partnerId: 3, limit: 25 },
+        response: { description: "A page of customers.", example: { data: [customerExample], nextCursor: null } },
+      }),
       {
         method: "GET",
         path: "/api/programs/:programId/customers",
@@ -99,6 +108,7 @@ export const ATTRIBUTION = declareActions("attribution", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/coupon-codes",
+      scope: "coupons:read",
       tag: "Dashboard",
       summary: "The program's coupon codes",
       description: `The partners' coupon codes of the program, live and archived (archivedAt set), each with its partner (partnerId), source (manual, stripe_existing or stripe_created) and Stripe promotion code and coupon ids when it has them. A sale carrying a live code of an approved partner is attributed to that partner when no click, email, processor customer or customer key found one. ${PAGING}`,
@@ -111,6 +121,7 @@ export const ATTRIBUTION = declareActions("attribution", {
     http: programRoutes({
       method: "DELETE",
       path: "/:programId/coupon-codes/:couponCodeId",
+      scope: "coupons:write",
       permission: "programs:write",
       tag: "Dashboard",
       summary: "Archive a coupon code",

@@ -1,7 +1,7 @@
 /** The commissions service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { csvExample, exportDescription, type CsvLayout } from "../../shared/csv-export";
 import type { Jsonified } from "../../shared/dto";
-import { declareActions, programRoutes } from "../../shared/endpoint";
+import { declareActions, programRoutes, programApiRoute } from "../../shared/endpoint";
 import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, runFileExample, WITHDRAWALS_CSV, type RunFileRow } from "./export";
 import type { CommissionListItem } from "./list-views";
 import type { Withdrawal } from "./repository";
@@ -77,6 +77,15 @@ export const COMMISSIONS = declareActions("commissions", {
   list: {
     input: S.ListCommissionsInput,
     http: [
+      programApiRoute({
+        method: "GET",
+        path: "/commissions",
+        scope: "commissions:read",
+        summary: "The program's commissions, with their refunds",
+        description: `Commissions of the program, each with the refunds applied to it (amount, deduction, reason), filtered by partner, state and creation date. ${PAGING}`,
+        example: { partnerId: 3, status: "refunded", from: "2026-01-01", limit: 25 },
+        response: { description: "A page of commissions.", example: { data: [commissionItemExample], nextCursor: NEXT_CURSOR } },
+      }),
       {
         method: "GET",
         path: "/api/programs/:programId/commissions",
@@ -103,6 +112,15 @@ export const COMMISSIONS = declareActions("commissions", {
   listWithdrawals: {
     input: S.ListWithdrawalsInput,
     http: [
+      programApiRoute({
+        method: "GET",
+        path: "/withdrawals",
+        scope: "payouts:read",
+        summary: "The program's withdrawals",
+        description: `Withdrawals (payouts) of the program's partners, filtered by partner, state and creation date. ${PAGING}`,
+        example: { status: "open" },
+        response: { description: "A page of withdrawals.", example: { data: [withdrawalItemExample], nextCursor: null } },
+      }),
       {
         method: "GET",
         path: "/api/programs/:programId/withdrawals",
@@ -131,6 +149,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/commissions.csv",
+      scope: "commissions:read",
       tag: "Dashboard",
       summary: "The program's commissions as a CSV file",
       description: exportDescription(
@@ -145,6 +164,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/withdrawals.csv",
+      scope: "payouts:read",
       tag: "Dashboard",
       summary: "The program's withdrawals (payouts) as a CSV file",
       description: exportDescription("The withdrawals of the program's partners, filtered like the withdrawals list (partner, state, creation date), one row per withdrawal."),
@@ -276,6 +296,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/payout-runs/preview",
+      scope: "payouts:write",
       permission: "payouts:write",
       tag: "Payouts",
       summary: "Preview a payout run",
@@ -302,6 +323,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/payout-runs",
+      scope: "payouts:write",
       permission: "payouts:write",
       tag: "Payouts",
       summary: "Start a payout run",
@@ -317,6 +339,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/payout-runs",
+      scope: "payouts:read",
       tag: "Payouts",
       summary: "The program's payout runs",
       description: `Payout runs with their totals (payouts, amount, open, processing, paid, failed) and skipped partners. ${PAGING}`,
@@ -333,6 +356,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/payout-runs/:runId",
+      scope: "payouts:read",
       tag: "Payouts",
       summary: "A payout run with its payouts",
       description: "The run, its totals, skipped partners with reasons, and each payout with the partner's name, method, state, transfer and failure reason.",
@@ -367,6 +391,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/payout-runs/:runId/mark-paid",
+      scope: "payouts:write",
       permission: "payouts:write",
       tag: "Payouts",
       summary: "Mark a run's PayPal or bank payouts paid",
@@ -382,6 +407,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/withdrawals/:withdrawalId/fail",
+      scope: "payouts:write",
       permission: "payouts:write",
       tag: "Payouts",
       summary: "Mark a payout failed or returned",
@@ -397,6 +423,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/payout-schedule",
+      scope: "payouts:read",
       tag: "Payouts",
       summary: "The program's payout schedule",
       description: "manual (the default), monthly on a day or weekly on a weekday (UTC), with when the next run starts.",
@@ -410,6 +437,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "PUT",
       path: "/:programId/payout-schedule",
+      scope: "payouts:write",
       permission: "payouts:write",
       tag: "Payouts",
       summary: "Set the program's payout schedule",
@@ -464,6 +492,7 @@ export const COMMISSIONS = declareActions("commissions", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/commissions/:commissionId/reverse",
+      scope: "commissions:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Reverse a lead commission",

@@ -14,14 +14,14 @@ import { ApiKeyCache, KeyUseThrottle } from "../../shared/api-key-cache";
 import { InvalidatedCache } from "../../shared/invalidated-cache";
 import { clientAddressOf } from "../../shared/client-address";
 import type { Permission } from "../../shared/domain/permissions";
-import { AppError, ForbiddenError, InsufficientScopeError, NotFoundError, RateLimitError, UnauthorizedError } from "../../shared/errors";
-import { scopeGrants } from "../../shared/domain/api-key-scopes";
+import { AppError, ForbiddenError, InsufficientScopeError, InvalidRequestError, NotFoundError, RateLimitError, UnauthorizedError } from "../../shared/errors";
+import { scopeGrants, type ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import type { CallerMeta } from "../../shared/meta";
 import { getProgram } from "../clients/program-cache";
 import { RateLimiter } from "../../shared/rate-limiter";
 import { hashesEqual, hashSecret } from "../../shared/secrets";
 import { parseInput } from "../../shared/validation";
-import { ROUTE_PERMISSIONS } from "./declarations";
+import { ROUTE_PERMISSIONS, ROUTE_SCOPES } from "./declarations";
 import { sameOriginWrite, type Req, type Res } from "./guards";
 import { publicUrlFromEnv } from "../../shared/mailer";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
@@ -36,7 +36,7 @@ type Access = Calls["accounts.checkPermission"]["result"];
 type CachedAccess = { userId: number; workspaceId: number; access: Access };
 
 export type { Req, Res };
-type Route = { opts: { permission?: Permission } };
+type Route = { opts: { permission?: Permission; scope?: ApiKeyScope } };
 
 /** What the gateway puts in ctx.meta on dashboard (session) routes. */
 export interface SessionMeta extends CallerMeta {
@@ -85,6 +85,7 @@ export type AuthMethods = {
   authenticateSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<SessionUser>;
   authenticatePartnerSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<null>;
   verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
+  bindKeyProgram(ctx: Context<unknown, CallerMeta>, route: Route, req: Req): Promise<void>;
   verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
 };
@@ -200,6 +201,14 @@ const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, re
 type Self = AuthMethods & AuthVars & { logger: { warn(...args: unknown[]): void } };
 
 /** The route's own permission (a write in a read group), else its route group's, else the policy's default. */
+/** The scope a keyed request needs: its endpoint's (program-api), else its route group's (tracking). */
+function scopeFor(req: Req, route: Route): ApiKeyScope {
+  const alias = (req as { $alias?: { method?: string; fullPath?: string } }).$alias;
+  const scope = (alias && ROUTE_SCOPES.get(`${alias.method} ${alias.fullPath}`)) ?? route.opts.scope;
+  if (!scope) throw new Error(`No API key scope declared for ${alias?.method} ${alias?.fullPath}`);
+  return scope;
+}
+
 function permissionFor(req: Req, route: Route, fallback: Permission): Permission {
   const alias = (req as { $alias?: { method?: string; fullPath?: string } }).$alias;
   return (alias && ROUTE_PERMISSIONS.get(`${alias.method} ${alias.fullPath}`)) ?? route.opts.permission ?? fallback;
@@ -220,8 +229,8 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     const { programId, keyId, scopes } = known;
     const retryAfter = this.rateLimiter.hit(String(keyId));
     if (retryAfter > 0) throw new RateLimitError(retryAfter);
-    // The keyed routes today are the tracking calls (click, lead, sale, refund).
-    if (!scopeGrants(scopes, "tracking")) throw new InsufficientScopeError("tracking");
+    const needed = scopeFor(req, route as Route);
+    if (!scopeGrants(scopes, needed)) throw new InsufficientScopeError(needed);
     // The key's lastUsedAt: reported now and then, never awaited (a lost report only leaves it older, until the next one).
     if (this.keyUses.due(keyId)) {
       call(ctx, "programs.recordKeyUse", { keyId, at: new Date().toISOString() }).catch((err: unknown) => this.logger.warn("API key use not recorded", { keyId, err: String(err) }));
@@ -324,6 +333,17 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     this.partnerSessionCache.set(tokenHash, partner, ticket, notAfter(validUntil));
     ctx.meta.partner = partner;
     return null;
+  },
+
+  /** A program-api request acts on its key's program: programId is set from the key, and may not be sent. */
+  async bindKeyProgram(ctx, _route, req) {
+    const params = (req.$params ??= {});
+    if (params.programId !== undefined) {
+      throw new InvalidRequestError("Invalid 'programId': is not a field of this request: the program is the API key's.", {
+        issues: [{ field: "programId", message: "is not a field of this request" }],
+      });
+    }
+    params.programId = ctx.meta.programId;
   },
 
   async verifyProgramAccess(ctx, route, req) {

@@ -8,6 +8,7 @@
  * document.
  */
 import type { Permission } from "../../shared/domain/permissions";
+import type { ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import { routesOf, type ActionDeclaration, type HttpEndpoint, type InputSchema, type RouteGroup } from "../../shared/endpoint";
 import { ACCOUNTS } from "../accounts/endpoints";
 import { ATTRIBUTION } from "../attribution/endpoints";
@@ -46,6 +47,8 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "portal",
   "email-links",
   "applications",
+  // Last: its prefix (/api/v1) is also the tracking and processor webhook routes'.
+  "program-api",
 ];
 
 // In this order within a route group (the document lists operations in this order too).
@@ -85,4 +88,9 @@ export const ENDPOINTS: readonly DeclaredEndpoint[] = collect();
  */
 export const ROUTE_PERMISSIONS: ReadonlyMap<string, Permission> = new Map(
   ENDPOINTS.flatMap((e) => (e.action && e.http.permission ? [[`${e.http.method} ${e.http.path}`, e.http.permission] as const] : [])),
+);
+
+/** The scope an API key needs on each program-api route, keyed "METHOD /full/path". */
+export const ROUTE_SCOPES: ReadonlyMap<string, ApiKeyScope> = new Map(
+  ENDPOINTS.flatMap((e) => (e.action && e.http.scope ? [[`${e.http.method} ${e.http.path}`, e.http.scope] as const] : [])),
 );

@@ -67,10 +67,21 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   portal: "none",
   "email-links": "none",
   applications: "none",
+  "program-api": "apiKey",
 };
 
-function operationOf({ action, input, http }: DeclaredEndpoint): OperationSpec {
-  const { method: _method, path: _path, route, auth, rawBody, ...text } = http;
+/** A program-api route's input and example as the caller sends them: the program is the key's, never a field. */
+function withoutProgramId(input: AnyObject | undefined, example: Record<string, unknown> | undefined) {
+  const { programId: _inShape, ...shape } = input?.shape ?? {};
+  const { programId: _inExample, ...rest } = example ?? {};
+  return { input: input && z.strictObject(shape), example: example && rest };
+}
+
+function operationOf(endpoint: DeclaredEndpoint): OperationSpec {
+  const { action, http } = endpoint;
+  const keyed = http.route === "program-api" ? withoutProgramId(endpoint.input, http.example) : null;
+  const input = keyed ? keyed.input : endpoint.input;
+  const { method: _method, path: _path, route, auth, rawBody, ...text } = keyed ? { ...http, example: keyed.example } : http;
   // An action that takes no fields (a strict empty object refusing any) is documented as taking no input.
   const takesFields = input !== undefined && Object.keys(input.shape).length > 0;
   return {
@@ -91,6 +102,7 @@ type Json = Record<string, unknown>;
 
 const TAGS = [
   { name: "Tracking", description: "Clicks, leads, sales and refunds: the integration API." },
+  { name: "Merchant API", description: "The merchant's server on its program with an API key: each operation names the scope the key needs; the program is the key's." },
   { name: "Dashboard", description: "Sign-in and the endpoints of the dashboard (session cookie)." },
   {
     name: "Rewards",

@@ -6,6 +6,7 @@
  * the gateway's own pages.
  */
 import fs from "node:fs";
+import type { ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import path from "node:path";
 import type { Context } from "moleculer";
 import type { Permission } from "../../shared/domain/permissions";
@@ -130,6 +131,8 @@ type RouteSettings = {
   authentication?: string;
   authorization?: string;
   permission?: Permission;
+  /** The scope an API key needs on the group's routes, unless the endpoint names its own (program-api). */
+  scope?: ApiKeyScope;
   mergeParams?: boolean;
   onBeforeCall?: (ctx: Context<unknown, SessionMeta>, route: unknown, req: Req) => void;
   onAfterCall?: typeof logTrackedEvent;
@@ -148,10 +151,11 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
     cors: { origin: "*", methods: ["POST", "OPTIONS"], allowedHeaders: ["Content-Type", "Authorization"], maxAge: 600 },
     bodyParsers: JSON_BODY,
     authentication: "authenticateOptionalApiKey",
+    scope: "tracking",
     onAfterCall: logTrackedEvent,
   },
   // Server-to-server only: no CORS headers, so browsers cannot call these.
-  "track-server": { path: "/api/v1/track", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", onAfterCall: logTrackedEvent },
+  "track-server": { path: "/api/v1/track", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", scope: "tracking", onAfterCall: logTrackedEvent },
   // Stripe (Connect) webhooks: the signature is over the exact bytes, so the body stays raw.
   "processor-webhooks": {
     path: "/api/v1/webhooks",
@@ -210,6 +214,9 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
       ctx.meta.clientAddress = clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], process.env.TRUST_PROXY === "true");
     },
   },
+  // The merchant's server on its program (docs/api.md): an API key with the scope each endpoint names; the program
+  // is the key's (bindKeyProgram).
+  "program-api": { path: "/api/v1", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", authorization: "bindKeyProgram" },
 };
 
 type Alias = string | ((req: Req, res: Res) => void);

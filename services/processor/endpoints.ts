@@ -173,6 +173,7 @@ export const PROCESSOR = declareActions("processor", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/coupon-codes",
+      scope: "coupons:write",
       permission: "programs:write",
       tag: "Dashboard",
       summary: "Add a partner's coupon code",

@@ -1,6 +1,6 @@
 /** The programs service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { csvExample, exportDescription } from "../../shared/csv-export";
-import { declareActions, programRoutes } from "../../shared/endpoint";
+import { declareActions, programRoutes, programApiRoute } from "../../shared/endpoint";
 import { PARTNERS_CSV } from "./export";
 import * as S from "./schemas";
 
@@ -373,6 +373,16 @@ export const PROGRAMS = declareActions("programs", {
   listPartners: {
     input: S.ListPartnersInput,
     http: [
+      programApiRoute({
+        method: "GET",
+        path: "/partners",
+        scope: "partners:read",
+        summary: "The program's partners with their totals",
+        description:
+          "Newest enrollment first, one page at a time (pass nextCursor as cursor for the next, with the same filters). Each row: the partner, the enrollment's status and referral code, when they enrolled, and their all-time totals (clicks, leads, sales, revenue, commissions by state) and current balance, in minor units. q keeps the partners whose name, email or referral code contains it, in any case.",
+        example: { status: "pending", limit: 25 },
+        response: { description: "A page of partners.", example: { data: [partnerRowExample], nextCursor: null } },
+      }),
       {
         method: "GET",
         path: "/api/programs/:programId/partners",
@@ -404,6 +414,7 @@ export const PROGRAMS = declareActions("programs", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/partners.csv",
+      scope: "partners:read",
       tag: "Dashboard",
       summary: "The program's partners as a CSV file",
       description: exportDescription(
@@ -418,6 +429,7 @@ export const PROGRAMS = declareActions("programs", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/partners/:partnerId",
+      scope: "partners:read",
       tag: "Dashboard",
       summary: "A partner of the program",
       description:
@@ -432,6 +444,7 @@ export const PROGRAMS = declareActions("programs", {
     http: programRoutes({
       method: "PATCH",
       path: "/:programId/partners/:partnerId",
+      scope: "partners:write",
       permission: "programs:write",
       tag: "Dashboard",
       summary: "Change a partner's notes",
@@ -546,6 +559,7 @@ export const PROGRAMS = declareActions("programs", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/applications",
+      scope: "partners:read",
       tag: "Dashboard",
       summary: "The program's applications",
       description:
@@ -560,6 +574,7 @@ export const PROGRAMS = declareActions("programs", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/applications/:applicationId",
+      scope: "partners:read",
       tag: "Dashboard",
       summary: "One application",
       description: "One application of the program, as the applications list shows it (the Location of a new application from the public form).",
@@ -573,6 +588,7 @@ export const PROGRAMS = declareActions("programs", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/applications/:applicationId/approve",
+      scope: "partners:write",
       permission: "programs:write",
       tag: "Dashboard",
       summary: "Approve an application",
@@ -591,6 +607,7 @@ export const PROGRAMS = declareActions("programs", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/applications/:applicationId/decline",
+      scope: "partners:write",
       permission: "programs:write",
       tag: "Dashboard",
       summary: "Decline an application",

@@ -38,6 +38,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/rewards",
+      scope: "rewards:read",
       tag: "Rewards",
       summary: "Partner groups and their rewards",
       description: "Every live partner group of the program (the default group first) with its hold days, minimum payout, the partners moved into it and its live rewards.",
@@ -53,6 +54,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/rewards/:rewardId",
+      scope: "rewards:read",
       tag: "Rewards",
       summary: "A reward with its versions",
       description: "The reward as it is now, and the terms of each of its versions (every edit is a new version; commissions keep the version they were computed with).",
@@ -66,6 +68,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/rewards",
+      scope: "rewards:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Create a reward",
@@ -80,6 +83,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "PUT",
       path: "/:programId/rewards/:rewardId",
+      scope: "rewards:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Edit a reward (a new version)",
@@ -94,6 +98,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/rewards/:rewardId/archive",
+      scope: "rewards:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Archive a reward",
@@ -108,6 +113,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/groups",
+      scope: "rewards:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Create a partner group",
@@ -122,6 +128,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "PATCH",
       path: "/:programId/groups/:groupId",
+      scope: "rewards:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Change a partner group",
@@ -136,6 +143,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/groups/:groupId/archive",
+      scope: "rewards:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Archive a partner group",
@@ -150,6 +158,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "PUT",
       path: "/:programId/group-members",
+      scope: "rewards:write",
       permission: "programs:write",
       tag: "Rewards",
       summary: "Move partners between groups",
@@ -165,6 +174,7 @@ export const REWARDS = declareActions("rewards", {
     http: programRoutes({
       method: "POST",
       path: "/:programId/rewards/preview",
+      scope: "rewards:read",
       tag: "Rewards",
       summary: "What a sale would earn",
       description:

@@ -1,7 +1,7 @@
 /** The sales service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { csvExample, exportDescription } from "../../shared/csv-export";
 import type { Jsonified } from "../../shared/dto";
-import { declareActions, programRoutes } from "../../shared/endpoint";
+import { declareActions, programRoutes, programApiRoute } from "../../shared/endpoint";
 import type { Sale } from "./repository";
 import { SALES_CSV } from "./export";
 import * as S from "./schemas";
@@ -86,6 +86,16 @@ export const SALES = declareActions("sales", {
   list: {
     input: S.ListSalesInput,
     http: [
+      programApiRoute({
+        method: "GET",
+        path: "/sales",
+        scope: "sales:read",
+        summary: "The program's sales",
+        description:
+          "Sales recorded for the program, filtered by partner, test or live, attributed or not, and creation date. Newest first. Pass nextCursor as cursor for the next page; it is null on the last page.",
+        example: { test: "false", from: "2026-01-01", limit: 25 },
+        response: { description: "A page of sales.", example: { data: [saleItemExample], nextCursor: null } },
+      }),
       {
         method: "GET",
         path: "/api/programs/:programId/sales",
@@ -116,6 +126,7 @@ export const SALES = declareActions("sales", {
     http: programRoutes({
       method: "GET",
       path: "/:programId/sales.csv",
+      scope: "sales:read",
       tag: "Dashboard",
       summary: "The program's sales as a CSV file",
       description: exportDescription(

@@ -5,6 +5,7 @@
  * Every route with an id is asked with other spellings of ids that exist.
  */
 import { routeAliasKeys } from "../../services/gateway/openapi";
+import { ENDPOINTS } from "../../services/gateway/declarations";
 import { waitFor } from "../support/notifications";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { deliver, event, processorId } from "../support/processor";
@@ -18,6 +19,7 @@ let boot: Bootstrap;
 let ids: Record<string, number>;
 let transactionId: string;
 let partnerCookie: string;
+let fullAccessKey: string;
 let stripe: StripeDouble;
 const STRIPE_KEY = "rk_test_51PathIdsRestrictedKey";
 const WEBHOOK_SIGNING_SECRET = "whsec_pathIdsOwnEndpointSecret";
@@ -41,6 +43,7 @@ beforeAll(async () => {
   const owner = await sys.dashboardUser("owner");
   cookie = await sys.login(owner.email, owner.password);
   boot = await sys.bootstrap({ workspaceId: owner.workspaceId, holdDays: 0 });
+  fullAccessKey = (await sys.admin("POST", `/programs/${boot.programId}/api-keys`, { preset: "full_access" })).apiKey;
   const sale = await attributedSale(sys, boot, { amountCents: 10_000 });
   transactionId = sale.transactionId;
   await sys.admin("POST", "/commissions/approve-due", { programId: boot.programId });
@@ -87,6 +90,9 @@ beforeAll(async () => {
     adminArchiveRewardId: await reward(ids.groupId),
     dashboardLeadCommissionId: await leadCommission(),
     adminLeadCommissionId: await leadCommission(),
+    keyArchiveGroupId: await group("Archived with an API key"),
+    keyArchiveRewardId: await reward(ids.groupId),
+    keyLeadCommissionId: await leadCommission(),
   });
   // A coupon code to archive (archiving again changes nothing).
   ids.couponCodeId = (await sys.admin("POST", `${program}/coupon-codes`, { partnerId: boot.partnerId, source: "manual", code: "PATH-IDS" })).id;
@@ -144,6 +150,8 @@ type Route = {
   /** Only these parameters' spellings (a route whose canonical call can succeed once: paying a withdrawal). */
   only?: string[];
   partner?: boolean;
+  /** An API key of the program with full access (the merchant API). */
+  key?: boolean;
   /** A program's own Stripe webhook endpoint: an event signed with this secret (the raw body, no credentials). */
   signedWith?: string;
 };
@@ -337,6 +345,21 @@ const ROUTES: Route[] = [
   ]),
 ];
 
+/**
+ * The merchant API's routes with an id (docs/api.md): the dashboard's, with the program taken from a full-access key;
+ * what succeeds once (archiving, reversing) has its own ids.
+ */
+const PROGRAM_API = new Set(ENDPOINTS.filter((e) => e.http.route === "program-api").map((e) => `${e.http.method} ${e.http.path}`));
+const KEY_ONCE: Record<string, string> = { groupId: "keyArchiveGroupId", rewardId: "keyArchiveRewardId", commissionId: "keyLeadCommissionId" };
+ROUTES.push(
+  ...ROUTES.flatMap((r): Route[] => {
+    const rest = r.session ? /^\/api\/programs\/:programId(\/.*\/:.*)$/.exec(r.path)?.[1] : undefined;
+    if (!rest || !PROGRAM_API.has(`${r.method} /api/v1${rest}`)) return [];
+    const once = r.only?.[0];
+    return [{ ...r, path: `/api/v1${rest}`, session: false, key: true, ...(once ? { ids: () => ({ [once]: ids[KEY_ONCE[once]] }) } : {}) }];
+  }),
+);
+
 /** A delivery of the webhook endpoint (a test event's), for the retry routes. */
 let webhookDeliveryId: number;
 beforeAll(async () => {
@@ -348,7 +371,7 @@ const send = (route: Route, path: string) =>
   route.signedWith
     ? deliver(sys, event("customer.created", { id: processorId("cus"), object: "customer" }, { account: null }), { secret: route.signedWith, path })
     : sys.http(route.method, path, {
-        ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: ADMIN_TOKEN }),
+        ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: route.key ? fullAccessKey : ADMIN_TOKEN }),
         body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
       });
 

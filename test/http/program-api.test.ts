@@ -1,0 +1,112 @@
+/**
+ * The merchant API (docs/api.md): the program's operations at /api/v1 with an API key whose scope allows each, on
+ * the key's program only. Every route is tried with a key that lacks its scope; the reads and a write with one that
+ * has it, and with a key of another program. (Each route's canonical call with a full-access key, and its ids in
+ * other spellings, are in path-ids.test.ts.)
+ */
+import { ENDPOINTS } from "../../services/gateway/declarations";
+import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
+import { attributedSale } from "../support/tracking";
+
+let sys: TestSystem;
+let a: Bootstrap;
+let b: Bootstrap;
+const keys: Record<"full" | "tracking" | "readOnly" | "otherFull", string> = { full: "", tracking: "", readOnly: "", otherFull: "" };
+
+const keyed = (key: string, method: string, path: string, body?: unknown) => sys.http(method, `/api/v1${path}`, { key, body });
+const newKey = async (p: Bootstrap, preset: string) => (await sys.admin("POST", `/programs/${p.programId}/api-keys`, { preset })).apiKey as string;
+
+/** Every merchant-API route, with the scope it names. */
+const ROUTES = ENDPOINTS.filter((e) => e.http.route === "program-api").map((e) => ({ method: e.http.method, path: e.http.path, scope: e.http.scope! }));
+
+beforeAll(async () => {
+  sys = await startSystem();
+  a = await sys.bootstrap({ name: "Program A" });
+  b = await sys.bootstrap({ name: "Program B" });
+  keys.full = await newKey(a, "full_access");
+  keys.tracking = a.apiKey;
+  keys.readOnly = await newKey(a, "read_only");
+  keys.otherFull = await newKey(b, "full_access");
+  expect((await attributedSale(sys, a)).body.commission_id).toEqual(expect.any(Number));
+  expect((await attributedSale(sys, b)).body.commission_id).toEqual(expect.any(Number));
+});
+afterAll(() => sys.stop());
+
+test("every route names a scope, and the OpenAPI document says which (with the key's security scheme)", async () => {
+  expect(ROUTES.length).toBeGreaterThan(30);
+  const doc = (await sys.http("GET", "/api/openapi.json")).body;
+  for (const route of ROUTES) {
+    const op = doc.paths[route.path.replace(/:(\w+)/g, "{$1}")][route.method.toLowerCase()];
+    expect({ route: route.path, security: op.security, scoped: op.description.includes(`with the ${route.scope} scope`) }).toEqual({
+      route: route.path,
+      security: [{ apiKey: [] }],
+      scoped: true,
+    });
+    expect(JSON.stringify(op.parameters ?? [])).not.toContain('"programId"');
+  }
+});
+
+test.each(ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("%s: a key without its scope is 403 insufficient_scope naming it", async (_name, route) => {
+  const key = route.scope === "tracking" ? keys.readOnly : route.scope.endsWith(":read") ? keys.tracking : keys.readOnly;
+  const res = await sys.http(route.method, route.path.replace(/:\w+/g, "1"), { key, body: route.method === "GET" ? undefined : {} });
+  expect({ status: res.status, code: res.body.error?.code, message: res.body.error?.message }).toEqual({
+    status: 403,
+    code: "insufficient_scope",
+    message: expect.stringContaining(`'${route.scope}' scope`),
+  });
+});
+
+describe("with the scope", () => {
+  test("the reads answer the key's program only", async () => {
+    for (const key of [keys.full, keys.readOnly]) {
+      const partners = await keyed(key, "GET", "/partners");
+      expect(partners.status).toBe(200);
+      expect(partners.body.data.map((p: { partnerId: number }) => p.partnerId)).toEqual([a.partnerId]);
+      const commissions = await keyed(key, "GET", "/commissions");
+      expect(commissions.body.data).toEqual([expect.objectContaining({ programId: a.programId, partnerId: a.partnerId })]);
+      expect((await keyed(key, "GET", "/sales")).body.data).toEqual([expect.objectContaining({ programId: a.programId })]);
+      expect((await keyed(key, "GET", "/customers")).status).toBe(200);
+      expect((await keyed(key, "GET", "/withdrawals")).body.data).toEqual([]);
+      expect((await keyed(key, "GET", "/rewards")).body.programId).toBe(a.programId);
+      expect((await keyed(key, "GET", `/partners/${a.partnerId}`)).body).toMatchObject({ partnerId: a.partnerId, name: "Partner One" });
+      expect((await keyed(key, "GET", "/payout-runs")).status).toBe(200);
+      const csv = await keyed(key, "GET", "/commissions.csv");
+      expect([csv.status, csv.headers.get("content-type")]).toEqual([200, expect.stringMatching(/^text\/csv/)]);
+      expect(csv.body.split("\n").filter(Boolean)).toHaveLength(2);
+    }
+  });
+
+  test("another program's ids are 404, exactly like a missing id", async () => {
+    const other = await keyed(keys.full, "GET", `/partners/${b.partnerId}`);
+    const missing = await keyed(keys.full, "GET", "/partners/987654");
+    expect([other.status, other.body.error.code]).toEqual([404, "not_found"]);
+    expect([missing.status, missing.body.error.code]).toEqual([404, "not_found"]);
+    expect((await keyed(keys.otherFull, "PATCH", `/partners/${a.partnerId}`, { notes: "not mine" })).status).toBe(404);
+  });
+
+  test("a write: a full-access key sets a partner's notes; a read-only key is refused naming partners:write", async () => {
+    const refused = await keyed(keys.readOnly, "PATCH", `/partners/${a.partnerId}`, { notes: "From accounting" });
+    expect([refused.status, refused.body.error.message]).toEqual([403, expect.stringContaining("'partners:write' scope")]);
+    const written = await keyed(keys.full, "PATCH", `/partners/${a.partnerId}`, { notes: "Signed up from the app" });
+    expect(written.status).toBe(200);
+    expect((await sys.admin("GET", `/programs/${a.programId}/partners/${a.partnerId}`)).notes).toBe("Signed up from the app");
+  });
+
+  test("the program is the key's: a programId in the request is a 400 naming it; unknown fields stay 400", async () => {
+    const named = await keyed(keys.full, "GET", `/partners?programId=${b.programId}`);
+    expect([named.status, named.body.error.message]).toEqual([400, expect.stringContaining("'programId'")]);
+    const inBody = await keyed(keys.full, "PATCH", `/partners/${a.partnerId}`, { notes: "x", programId: a.programId });
+    expect([inBody.status, inBody.body.error.message]).toEqual([400, expect.stringContaining("'programId'")]);
+    const unknown = await keyed(keys.full, "PATCH", `/partners/${a.partnerId}`, { notes: "x", colour: "red" });
+    expect([unknown.status, unknown.body.error.message]).toEqual([400, expect.stringContaining("'colour'")]);
+  });
+
+  test("a retired key keeps the spec's 401; the tracking calls still take a tracking key", async () => {
+    const { apiKey: key, id } = await sys.admin("POST", `/programs/${a.programId}/api-keys`, { preset: "read_only" });
+    expect((await keyed(key, "GET", "/partners")).status).toBe(200);
+    await sys.admin("POST", `/api-keys/${id}/retire`);
+    const retired = await keyed(key, "GET", "/partners");
+    expect([retired.status, retired.body.error.code]).toEqual([401, "api_key_retired"]);
+    expect((await attributedSale(sys, a)).body.success).toBe(true);
+  });
+});
