@@ -202,7 +202,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       else if (pub.status >= 400) this.logger.info("request refused", logFields(refusedRequestFields(req, pub)));
       if (res.headersSent) return;
       const headers: Record<string, string> = { "Content-Type": "application/json; charset=utf-8" };
-      if (pub.code === "rate_limit_exceeded") headers["Retry-After"] = String(pub.data?.retryAfterSeconds ?? 60);
+      if (pub.code === "rate_limit_exceeded") {
+        const retryAfter = String(pub.data?.retryAfterSeconds ?? 60);
+        headers["Retry-After"] = retryAfter;
+        // An API key's window (docs/api.md, "Limits"): the RateLimit fields of the IETF httpapi draft.
+        if (typeof pub.data?.limit === "number") Object.assign(headers, { "RateLimit-Limit": String(pub.data.limit), "RateLimit-Remaining": "0", "RateLimit-Reset": retryAfter });
+      }
       // Temporary by definition (a node or the database is down): clients retry on 503, after this many seconds.
       if (pub.code === "service_unavailable") headers["Retry-After"] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS);
       const requestId = req.$ctx?.requestID;

@@ -140,9 +140,12 @@ export class ApiKeyRetiredError extends AppError {
 }
 
 export class RateLimitError extends AppError {
-  /** `limited` names what was limited (the API key, the sign-in of an email, a client address...). */
-  constructor(retryAfterSeconds: number, limited = "Too many requests for this API key") {
-    super("rate_limit_exceeded", `${limited}. Retry after ${retryAfterSeconds} s.`, { retryAfterSeconds });
+  /**
+   * `limited` names what was limited (the API key, the sign-in of an email, a client address...); `limit`, the
+   * requests its window allows, where a client may plan by it (an API key: the answer's RateLimit headers).
+   */
+  constructor(retryAfterSeconds: number, limited = "Too many requests for this API key", limit?: number) {
+    super("rate_limit_exceeded", `${limited}. Retry after ${retryAfterSeconds} s.`, limit === undefined ? { retryAfterSeconds } : { retryAfterSeconds, limit });
   }
 }
 

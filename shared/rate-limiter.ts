@@ -7,7 +7,8 @@ export class RateLimiter {
   private windows = new Map<string, { startedAt: number; count: number }>();
 
   constructor(
-    private readonly limit: number,
+    /** Requests allowed per window and key. */
+    readonly limit: number,
     private readonly windowMs: number,
     private readonly now: () => number = Date.now,
   ) {}

@@ -228,7 +228,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     }
     const { programId, keyId, scopes } = known;
     const retryAfter = this.rateLimiter.hit(String(keyId));
-    if (retryAfter > 0) throw new RateLimitError(retryAfter);
+    if (retryAfter > 0) throw new RateLimitError(retryAfter, undefined, this.rateLimiter.limit);
     const needed = scopeFor(req, route as Route);
     if (!scopeGrants(scopes, needed)) throw new InsufficientScopeError(needed);
     // The key's lastUsedAt: reported now and then, never awaited (a lost report only leaves it older, until the next one).

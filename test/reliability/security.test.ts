@@ -340,6 +340,11 @@ describe("7. rate limits hold per key", () => {
       const limitedRes = await call(p.apiKey, 9);
       expect(limitedRes.body).toEqual({ error: { type: "rate_limit_error", code: "rate_limit_exceeded", message: expect.any(String) } });
       expect(Number(limitedRes.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect([limitedRes.headers.get("ratelimit-limit"), limitedRes.headers.get("ratelimit-remaining"), limitedRes.headers.get("ratelimit-reset")]).toEqual([
+        "6",
+        "0",
+        limitedRes.headers.get("retry-after"),
+      ]);
       // The other key of the same program is untouched.
       for (let i = 0; i < 6; i++) expect((await call(other.apiKey, i)).status).not.toBe(429);
       expect((await call(other.apiKey, 7)).status).toBe(429);
