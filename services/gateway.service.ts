@@ -20,6 +20,7 @@ import { refusedRequestFields } from "./gateway/request-log";
 import { buildRoutes } from "./gateway/routes";
 import { createClickForwarder, forwardClick, forwardsClicks, type ClickForwarder } from "./gateway/click-forwarder";
 import { CSV_EXPORTS, sendCsvExport } from "./gateway/csv-export";
+import { ReplayedAnswer, settleAfterError } from "./gateway/idempotency";
 
 export { SESSION_COOKIE, type AdminTokenOrigin } from "./gateway/auth";
 
@@ -197,7 +198,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
     },
 
     sendPublicError(req: Req, res: Res, err: unknown) {
+      if (err instanceof ReplayedAnswer) return;
       const pub = toGatewayError(err, req);
+      settleAfterError(req.$ctx, req, pub.status, pub.code, toEnvelope(pub), (e) => this.logger.warn("Idempotency-Key not settled", logFields({ error: String(e) })));
       if (pub.status >= 500) this.logger.error(`${req.method} ${req.url} failed`, err);
       else if (pub.status >= 400) this.logger.info("request refused", logFields(refusedRequestFields(req, pub)));
       if (res.headersSent) return;

@@ -86,6 +86,9 @@ const apiKeyView = (k: ApiKey): ApiKeyView => ({
   preset: presetOf(k.scopes),
 });
 
+/** How long an Idempotency-Key's answer is kept for replays (Stripe's 24 hours). */
+const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 3_600_000;
+
 /** The overview's partner table stays one screenful of data: 100 partners at most. */
 const OVERVIEW_PARTNERS = 100;
 
@@ -94,6 +97,8 @@ const applicationLocation = (programId: number, applicationId: number) => `/api/
 
 type Vars = StorageVars<ProgramsRepository> & {
   outboxRelay?: ServiceOutboxRelay;
+  /** Deletes Idempotency-Key records past their lifetime, every hour. */
+  idempotencySweep?: NodeJS.Timeout;
   /** Applications per client address and hour (APPLICATION_RATE_LIMIT), counted by this instance. */
   applicationLimiter: RateLimiter;
 };
@@ -239,6 +244,30 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     recordKeyUse: {
       async handler(ctx: Context<Input<typeof S.RecordKeyUseInput>>) {
         await this.repo.recordApiKeyUse(ctx.params.keyId, ctx.params.at);
+        return null;
+      },
+    },
+
+    /** An Idempotency-Key lives 24 hours from its first request (docs/api.md, "Idempotency"). */
+    claimIdempotencyKey: {
+      async handler(ctx: Context<Input<typeof S.ClaimIdempotencyKeyInput>>) {
+        const { keyId, key, requestHash } = ctx.params;
+        const now = new Date();
+        return this.repo.claimIdempotencyKey({ apiKeyId: keyId, key, requestHash, now, expiresBefore: new Date(now.getTime() - IDEMPOTENCY_KEY_LIFETIME_MS) });
+      },
+    },
+
+    completeIdempotencyKey: {
+      async handler(ctx: Context<Input<typeof S.CompleteIdempotencyKeyInput>>) {
+        const { keyId, key, status, body } = ctx.params;
+        await this.repo.completeIdempotencyKey(keyId, key, { status, body });
+        return null;
+      },
+    },
+
+    releaseIdempotencyKey: {
+      async handler(ctx: Context<Input<typeof S.ReleaseIdempotencyKeyInput>>) {
+        await this.repo.releaseIdempotencyKey(ctx.params.keyId, ctx.params.key);
         return null;
       },
     },
@@ -827,9 +856,14 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   started() {
     // partner.enrolled events, from the programs outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "programs", this.repo.outbox);
+    this.idempotencySweep = setInterval(() => {
+      this.repo.deleteIdempotencyKeysBefore(new Date(Date.now() - IDEMPOTENCY_KEY_LIFETIME_MS)).catch((err: unknown) => this.logger.warn("Idempotency-Key sweep failed", logFields({ error: String(err) })));
+    }, 3_600_000);
+    this.idempotencySweep.unref();
   },
 
   async stopped() {
+    clearInterval(this.idempotencySweep);
     await this.outboxRelay?.stop();
   },
 };

@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   // A coupon code (or Stripe promotion code) already live in the program, or taken at Stripe (docs/processor-webhooks.md).
   coupon_code_taken: { status: 409, envelope: "platform" },
   payload_too_large: { status: 413, envelope: "platform" },
+  // An Idempotency-Key sent again with another request than its first (docs/api.md, "Idempotency").
+  idempotency_key_reused: { status: 422, envelope: "platform" },
   // A sale in another currency than its program pays commissions in (docs/architecture.md, "Currencies").
   currency_mismatch: { status: 422, envelope: "platform" },
   // A reward naming a product or price the program's processor account does not have (docs/rewards.md).

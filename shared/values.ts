@@ -34,6 +34,13 @@ export const ClickId = z.string().trim().min(1).max(128);
 export const CustomerKey = z.string().trim().min(1).max(256);
 export const Email = z.string().trim().toLowerCase().email().max(320);
 
+/** An Idempotency-Key header's value (docs/api.md, "Idempotency"): 1 to 255 visible ASCII characters. */
+export const IdempotencyKeyValue = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, "must be 1 to 255 visible ASCII characters, such as a UUID");
+
 /** A product or price id: the processor's (prod_..., price_...) or your own, as your sales name them. */
 export const ProductRef = z
   .string()

@@ -23,6 +23,7 @@ import { hashesEqual, hashSecret } from "../../shared/secrets";
 import { parseInput } from "../../shared/validation";
 import { ROUTE_PERMISSIONS, ROUTE_SCOPES } from "./declarations";
 import { sameOriginWrite, type Req, type Res } from "./guards";
+import { claimForRequest } from "./idempotency";
 import { publicUrlFromEnv } from "../../shared/mailer";
 import { ProgramIdParam, WorkspaceIdParam } from "./path-params";
 
@@ -85,7 +86,7 @@ export type AuthMethods = {
   authenticateSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<SessionUser>;
   authenticatePartnerSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<null>;
   verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
-  bindKeyProgram(ctx: Context<unknown, CallerMeta>, route: Route, req: Req): Promise<void>;
+  bindKeyProgram(ctx: Context<unknown, CallerMeta>, route: Route, req: Req, res: Res): Promise<void>;
   verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   describeCaller(ctx: Context<unknown, CallerMeta>, route: unknown, req: Req): void;
 };
@@ -335,8 +336,11 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     return null;
   },
 
-  /** A program-api request acts on its key's program: programId is set from the key, and may not be sent. */
-  async bindKeyProgram(ctx, _route, req) {
+  /**
+   * A program-api request acts on its key's program: programId is set from the key, and may not be sent. A write
+   * with an Idempotency-Key claims it first (idempotency.ts).
+   */
+  async bindKeyProgram(ctx, _route, req, res) {
     const params = (req.$params ??= {});
     if (params.programId !== undefined) {
       throw new InvalidRequestError("Invalid 'programId': is not a field of this request: the program is the API key's.", {
@@ -344,6 +348,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
       });
     }
     params.programId = ctx.meta.programId;
+    await claimForRequest(ctx, req, res);
   },
 
   async verifyProgramAccess(ctx, route, req) {

@@ -15,6 +15,7 @@ import { clientAddressOf } from "../../shared/client-address";
 import type { CallerMeta } from "../../shared/meta";
 import { logFields } from "../../shared/observability";
 import { API_DOCS_CSP, API_DOCS_HTML, viewerBundle } from "./api-docs";
+import { keepAnswer } from "./idempotency";
 import type { Req, Res, SessionMeta } from "./auth";
 import { ENDPOINTS, ROUTE_ORDER, type PageName } from "./declarations";
 import { openApiJson } from "./openapi";
@@ -135,7 +136,7 @@ type RouteSettings = {
   scope?: ApiKeyScope;
   mergeParams?: boolean;
   onBeforeCall?: (ctx: Context<unknown, SessionMeta>, route: unknown, req: Req) => void;
-  onAfterCall?: typeof logTrackedEvent;
+  onAfterCall?: (ctx: Context<unknown, CallerMeta>, route: unknown, req: Req, res: Res, data: unknown) => unknown;
 };
 
 /** How each group's requests are parsed and authenticated (auth.ts has the methods named here). */
@@ -216,7 +217,7 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   },
   // The merchant's server on its program (docs/api.md): an API key with the scope each endpoint names; the program
   // is the key's (bindKeyProgram).
-  "program-api": { path: "/api/v1", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", authorization: "bindKeyProgram" },
+  "program-api": { path: "/api/v1", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", authorization: "bindKeyProgram", onAfterCall: keepAnswer },
 };
 
 type Alias = string | ((req: Req, res: Res) => void);

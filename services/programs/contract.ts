@@ -4,7 +4,7 @@ import type { Page } from "../../shared/pagination";
 import type { ExportBatch } from "../../shared/csv-export";
 import type { OverviewFigures } from "./overview";
 import type { ApplicationForm } from "./applications";
-import type { Application, ApplicationSettings, Enrollment, Partner, PartnerProfile, Program } from "./repository";
+import type { Application, ApplicationSettings, Enrollment, IdempotencyClaim, Partner, PartnerProfile, Program } from "./repository";
 import type * as S from "./schemas";
 import type { ApiKeyScope, ScopePreset } from "../../shared/domain/api-key-scopes";
 
@@ -33,6 +33,10 @@ export interface ProgramsContract {
   "programs.retireApiKey": { params: z.input<typeof S.RetireApiKeyInput>; result: { id: number; programId: number; retiredAt: string } };
   /** Internal (gateway): a use of a key, reported at most once per key per API_KEY_USE_INTERVAL_MS by each gateway. */
   "programs.recordKeyUse": { params: z.input<typeof S.RecordKeyUseInput>; result: null };
+  /** The merchant API's Idempotency-Key of a write (docs/api.md, "Idempotency"): claimed, or what holds it. */
+  "programs.claimIdempotencyKey": { params: z.input<typeof S.ClaimIdempotencyKeyInput>; result: IdempotencyClaim };
+  "programs.completeIdempotencyKey": { params: z.input<typeof S.CompleteIdempotencyKeyInput>; result: null };
+  "programs.releaseIdempotencyKey": { params: z.input<typeof S.ReleaseIdempotencyKeyInput>; result: null };
   "programs.authenticateKey": { params: z.input<typeof S.AuthenticateKeyInput>; result: { programId: number; keyId: number; scopes: ApiKeyScope[] } };
   "programs.createPartner": { params: z.input<typeof S.CreatePartnerInput>; result: Jsonified<{ partner: Partner; enrollment: Enrollment }> };
   /** The approved enrollment behind a referral code, or null. */

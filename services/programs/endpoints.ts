@@ -259,6 +259,15 @@ export const PROGRAMS = declareActions("programs", {
   recordKeyUse: {
     input: S.RecordKeyUseInput,
   },
+  claimIdempotencyKey: {
+    input: S.ClaimIdempotencyKeyInput,
+  },
+  completeIdempotencyKey: {
+    input: S.CompleteIdempotencyKeyInput,
+  },
+  releaseIdempotencyKey: {
+    input: S.ReleaseIdempotencyKeyInput,
+  },
   createPartner: {
     input: S.CreatePartnerInput,
     http: {

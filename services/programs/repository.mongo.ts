@@ -39,6 +39,8 @@ import {
   type ProgramListFilter,
   type PartnerProfile,
   type PartnerProfileFields,
+  type IdempotencyClaim,
+  idempotencyClaimOf,
 } from "./repository";
 import type { BankDetails } from "../../shared/partner-profile";
 import type { ClientSession } from "mongoose";
@@ -134,6 +136,32 @@ const apiKeySchema = requiredStringsMayBeEmpty(
 apiKeySchema.index({ prefix: 1 }, { unique: true });
 // A program's keys, newest first (listApiKeys), as api_keys_program in SQL.
 apiKeySchema.index({ programId: 1, _id: -1 });
+
+/**
+ * An Idempotency-Key record of the merchant API (docs/api.md, "Idempotency"): `status` null while in progress; `body`
+ * the answer's JSON text, replayed as it was (and free of the field names documents may not have).
+ */
+interface IdempotencyKeyDoc {
+  apiKeyId: number;
+  key: string;
+  requestHash: string;
+  status: number | null;
+  body: string | null;
+  createdAt: Date;
+}
+const idempotencyKeySchema = requiredStringsMayBeEmpty(
+  collectionSchema<IdempotencyKeyDoc>("idempotency_keys", {
+    apiKeyId: { type: Number, required: true },
+    key: { type: String, required: true },
+    requestHash: { type: String, required: true },
+    status: { type: Number, default: null },
+    body: { type: String, default: null },
+    createdAt: { type: Date, required: true },
+  }),
+);
+// The SQL table's primary key, and its sweep's index.
+idempotencyKeySchema.index({ apiKeyId: 1, key: 1 }, { unique: true });
+idempotencyKeySchema.index({ createdAt: 1 });
 
 const partnerSchema = requiredStringsMayBeEmpty(
   collectionSchema<PartnerDoc>("partners", {
@@ -301,6 +329,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
     private readonly enrollments: Model<EnrollmentDoc>,
     readonly outbox: MongoOutbox,
     private readonly applications: Model<ApplicationDoc>,
+    private readonly idempotencyKeys: Model<IdempotencyKeyDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProgramsRepository> {
@@ -309,10 +338,11 @@ export class MongoProgramsRepository implements ProgramsRepository {
     const partners = modelOn(connection, "Partner", partnerSchema);
     const enrollments = modelOn(connection, "Enrollment", enrollmentSchema);
     const applications = modelOn(connection, "Application", applicationSchema);
-    await prepareCollections([programs, apiKeys, partners, enrollments, applications]);
+    const idempotencyKeys = modelOn(connection, "IdempotencyKey", idempotencyKeySchema);
+    await prepareCollections([programs, apiKeys, partners, enrollments, applications, idempotencyKeys]);
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "programs_outbox");
-    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox, applications);
+    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox, applications, idempotencyKeys);
   }
 
   async createProgram(p: NewProgram): Promise<Program> {
@@ -396,6 +426,30 @@ export class MongoProgramsRepository implements ProgramsRepository {
   async listApiKeys(programId: number): Promise<ApiKey[]> {
     const docs = await this.apiKeys.find({ programId }).sort({ _id: -1 }).lean();
     return docs.map(toApiKey);
+  }
+
+  async claimIdempotencyKey(c: { apiKeyId: number; key: string; requestHash: string; now: Date; expiresBefore: Date }): Promise<IdempotencyClaim> {
+    const record = { apiKeyId: c.apiKeyId, key: c.key, requestHash: c.requestHash, status: null, body: null, createdAt: c.now };
+    if (await insertOrNull(() => this.idempotencyKeys.create(record))) return { state: "claimed" };
+    // An expired record is taken over (conditionally, so of two requests only one does).
+    const takenOver = await this.idempotencyKeys.findOneAndUpdate({ apiKeyId: c.apiKeyId, key: c.key, createdAt: { $lt: c.expiresBefore } }, { $set: record });
+    if (takenOver) return { state: "claimed" };
+    const doc = await this.idempotencyKeys.findOne({ apiKeyId: c.apiKeyId, key: c.key }).lean();
+    // Released in between: the next attempt claims it.
+    if (!doc) return this.claimIdempotencyKey(c);
+    return idempotencyClaimOf(doc.requestHash === c.requestHash, doc.status ?? null, doc.body == null ? null : JSON.parse(doc.body));
+  }
+
+  async completeIdempotencyKey(apiKeyId: number, key: string, answer: { status: number; body: unknown }): Promise<void> {
+    await this.idempotencyKeys.updateOne({ apiKeyId, key }, { $set: { status: answer.status, body: JSON.stringify(answer.body ?? null) } });
+  }
+
+  async releaseIdempotencyKey(apiKeyId: number, key: string): Promise<void> {
+    await this.idempotencyKeys.deleteOne({ apiKeyId, key, status: null });
+  }
+
+  async deleteIdempotencyKeysBefore(before: Date): Promise<number> {
+    return (await this.idempotencyKeys.deleteMany({ createdAt: { $lt: before } })).deletedCount;
   }
 
   async recordApiKeyUse(id: number, at: Date): Promise<void> {

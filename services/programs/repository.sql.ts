@@ -28,6 +28,8 @@ import {
   type EnrollmentListFilter,
   type PartnerProfile,
   type PartnerProfileFields,
+  type IdempotencyClaim,
+  idempotencyClaimOf,
 } from "./repository";
 import { applicationPayload, partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
@@ -136,6 +138,17 @@ const MIGRATIONS = [
    CREATE INDEX applications_partner ON applications (program_id, partner_id, created_at DESC, id DESC);`,
   // API key scopes (docs/api.md): every key made before them keeps what it could do, tracking.
   `ALTER TABLE api_keys ADD COLUMN scopes TEXT[] NOT NULL DEFAULT '{tracking}';`,
+  // Idempotency-Key records of the merchant API's writes (docs/api.md, "Idempotency"); status is null while in progress.
+  // The body is the answer's JSON text: replayed as it was (JSONB would reorder its keys).
+  `CREATE TABLE idempotency_keys (
+     api_key_id INTEGER NOT NULL REFERENCES api_keys(id),
+     key TEXT NOT NULL,
+     request_hash TEXT NOT NULL,
+     status INTEGER,
+     body TEXT,
+     created_at TIMESTAMPTZ NOT NULL,
+     PRIMARY KEY (api_key_id, key));
+   CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -482,6 +495,37 @@ export class SqlProgramsRepository implements ProgramsRepository {
 
   async listApiKeys(programId: number): Promise<ApiKey[]> {
     return (await this.db.query<ApiKeyRow>("SELECT * FROM api_keys WHERE program_id = $1 ORDER BY id DESC", [programId])).map(toApiKey);
+  }
+
+  async claimIdempotencyKey(c: { apiKeyId: number; key: string; requestHash: string; now: Date; expiresBefore: Date }): Promise<IdempotencyClaim> {
+    // One statement: a new key, or an expired record taken over, is claimed; a live record is left as it is.
+    const [claimed] = await this.db.query<{ claimed: boolean }>(
+      `INSERT INTO idempotency_keys (api_key_id, key, request_hash, status, body, created_at) VALUES ($1, $2, $3, NULL, NULL, $4)
+       ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = NULL, body = NULL, created_at = EXCLUDED.created_at
+         WHERE idempotency_keys.created_at < $5
+       RETURNING true AS claimed`,
+      [c.apiKeyId, c.key, c.requestHash, c.now, c.expiresBefore],
+    );
+    if (claimed) return { state: "claimed" };
+    const [row] = await this.db.query<{ request_hash: string; status: number | null; body: string | null }>(
+      "SELECT request_hash, status, body FROM idempotency_keys WHERE api_key_id = $1 AND key = $2",
+      [c.apiKeyId, c.key],
+    );
+    // Released between the two statements: the next attempt claims it.
+    if (!row) return this.claimIdempotencyKey(c);
+    return idempotencyClaimOf(row.request_hash === c.requestHash, row.status, row.body === null ? null : JSON.parse(row.body));
+  }
+
+  async completeIdempotencyKey(apiKeyId: number, key: string, answer: { status: number; body: unknown }): Promise<void> {
+    await this.db.query("UPDATE idempotency_keys SET status = $3, body = $4 WHERE api_key_id = $1 AND key = $2", [apiKeyId, key, answer.status, JSON.stringify(answer.body ?? null)]);
+  }
+
+  async releaseIdempotencyKey(apiKeyId: number, key: string): Promise<void> {
+    await this.db.query("DELETE FROM idempotency_keys WHERE api_key_id = $1 AND key = $2 AND status IS NULL", [apiKeyId, key]);
+  }
+
+  async deleteIdempotencyKeysBefore(before: Date): Promise<number> {
+    return (await this.db.query("DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1", [before])).length;
   }
 
   async recordApiKeyUse(id: number, at: Date): Promise<void> {

@@ -256,6 +256,28 @@ export interface ProgramsRepository {
    * was and is thrown. Null when there is no such partner.
    */
   updatePartnerProfile(partnerId: number, change: (current: PartnerProfile) => PartnerProfileFields, now: Date): Promise<PartnerProfile | null>;
+
+  /**
+   * Claims an API key's `Idempotency-Key` for a request (docs/api.md, "Idempotency"): `claimed` when no request holds
+   * it (a record older than `expiresBefore` counts as none and is replaced), else the record that does: the same
+   * request's finished answer or its run still in progress, or another request's (`requestHash` differs).
+   */
+  claimIdempotencyKey(claim: { apiKeyId: number; key: string; requestHash: string; now: Date; expiresBefore: Date }): Promise<IdempotencyClaim>;
+  /** Keeps the answer of the claimed request, for its replays. */
+  completeIdempotencyKey(apiKeyId: number, key: string, answer: { status: number; body: unknown }): Promise<void>;
+  /** Lets a claimed request that did not finish (a failure worth retrying) be run again by the next one with its key. */
+  releaseIdempotencyKey(apiKeyId: number, key: string): Promise<void>;
+  /** Forgets the records claimed before `before` (past their lifetime); returns how many. */
+  deleteIdempotencyKeysBefore(before: Date): Promise<number>;
+}
+
+/** What claiming an Idempotency-Key found. */
+export type IdempotencyClaim = { state: "claimed" } | { state: "mismatch" } | { state: "in_progress" } | { state: "done"; status: number; body: unknown };
+
+/** What a stored record means for a request with its key: another request's, the same one's answer, or still running. */
+export function idempotencyClaimOf(sameRequest: boolean, status: number | null, body: unknown): IdempotencyClaim {
+  if (!sameRequest) return { state: "mismatch" };
+  return status === null ? { state: "in_progress" } : { state: "done", status, body };
 }
 
 /** An enrollment with its partner, as the partners list shows it. */

@@ -3,7 +3,7 @@ import { oneLine, prose } from "../../shared/validation";
 import { API_KEY_SCOPES, SCOPE_PRESET_NAMES } from "../../shared/domain/api-key-scopes";
 import { exportFields } from "../../shared/csv-export";
 import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
-import { Currency, CustomerKey, Id, ReferralCode } from "../../shared/values";
+import { Currency, CustomerKey, Id, IdempotencyKeyValue, ReferralCode } from "../../shared/values";
 import { PartnerProfilePatchFields } from "../../shared/partner-profile";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
@@ -173,6 +173,10 @@ export const RetireApiKeyInput = z.strictObject({
 });
 
 /** Internal (gateway): a use of an API key, for its lastUsedAt. */
+export const ClaimIdempotencyKeyInput = z.strictObject({ keyId: Id, key: IdempotencyKeyValue, requestHash: z.string().regex(/^[0-9a-f]{64}$/) });
+export const CompleteIdempotencyKeyInput = z.strictObject({ keyId: Id, key: IdempotencyKeyValue, status: z.number().int().min(200).max(599), body: z.unknown() });
+export const ReleaseIdempotencyKeyInput = z.strictObject({ keyId: Id, key: IdempotencyKeyValue });
+
 export const RecordKeyUseInput = z.object({
   keyId: Id,
   at: z.iso.datetime({ offset: true }).transform((v) => new Date(v)),

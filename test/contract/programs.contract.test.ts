@@ -202,6 +202,31 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
       expect((await repo().findApiKeyByPrefix(prefix))!.scopes).toEqual(["partners:write", "commissions:read"]);
     });
 
+    it("claims an Idempotency-Key once: the same request then waits or replays the answer, another request is a mismatch", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const key = await repo().createApiKey({ programId: program.id, prefix: `pk_${unique()}_idem`, secretHash: "h" });
+      const claim = (requestHash: string, now = at(0), expiresBefore = at(-DAY)) => repo().claimIdempotencyKey({ apiKeyId: key.id, key: "order-7", requestHash, now, expiresBefore });
+
+      expect(await claim("A")).toEqual({ state: "claimed" });
+      expect(await claim("A")).toEqual({ state: "in_progress" });
+      expect(await claim("B")).toEqual({ state: "mismatch" });
+      await repo().releaseIdempotencyKey(key.id, "order-7");
+      expect(await claim("A")).toEqual({ state: "claimed" });
+      await repo().completeIdempotencyKey(key.id, "order-7", { status: 201, body: { id: 9, nested: { empty: {} } } });
+      expect(await claim("A")).toEqual({ state: "done", status: 201, body: { id: 9, nested: { empty: {} } } });
+      // A finished answer is not released; another key of the same API key is its own.
+      await repo().releaseIdempotencyKey(key.id, "order-7");
+      expect(await claim("A")).toEqual({ state: "done", status: 201, body: { id: 9, nested: { empty: {} } } });
+      expect(await repo().claimIdempotencyKey({ apiKeyId: key.id, key: "order-8", requestHash: "B", now: at(0), expiresBefore: at(-DAY) })).toEqual({ state: "claimed" });
+      // Past its lifetime the record counts as none: the next request claims the key, whatever it asks.
+      expect(await claim("B", at(2 * DAY), at(DAY))).toEqual({ state: "claimed" });
+      expect(await claim("A", at(2 * DAY), at(DAY))).toEqual({ state: "mismatch" });
+      // The sweep forgets records past their lifetime.
+      expect(await repo().deleteIdempotencyKeysBefore(at(DAY))).toBeGreaterThanOrEqual(1);
+      expect(await repo().claimIdempotencyKey({ apiKeyId: key.id, key: "order-8", requestHash: "C", now: at(2 * DAY), expiresBefore: at(DAY) })).toEqual({ state: "claimed" });
+      expect(await claim("A", at(2 * DAY), at(DAY))).toEqual({ state: "mismatch" });
+    });
+
     it("records a key's last use: it moves forward, never back", async () => {
       const program = await repo().createProgram(percentageProgram());
       const prefix = `pk_${unique()}_use`;

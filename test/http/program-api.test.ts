@@ -110,3 +110,48 @@ describe("with the scope", () => {
     expect((await attributedSale(sys, a)).body.success).toBe(true);
   });
 });
+
+describe("Idempotency-Key on writes", () => {
+  const groupsOf = async () => (await sys.admin("GET", `/programs/${a.programId}/rewards`)).groups as Array<{ id: number; name: string }>;
+  const createGroup = (idempotencyKey: string, name: string) => sys.http("POST", "/api/v1/groups", { key: keys.full, body: { name }, headers: { "Idempotency-Key": idempotencyKey } });
+
+  test("the same key and body replay the first answer without running again; another body is 422 idempotency_key_reused", async () => {
+    const before = (await groupsOf()).length;
+    const first = await createGroup("signup-4711", "Replayed");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await createGroup("signup-4711", "Replayed");
+    expect([again.status, again.body, again.headers.get("idempotent-replayed")]).toEqual([200, first.body, "true"]);
+    expect((await groupsOf()).length).toBe(before + 1);
+
+    const reused = await createGroup("signup-4711", "Another group");
+    expect([reused.status, reused.body.error.code, reused.body.error.message]).toEqual([422, "idempotency_key_reused", expect.stringContaining("'signup-4711'")]);
+    expect((await groupsOf()).length).toBe(before + 1);
+    // The key is the API key's own: another key may use the same value for its own request.
+    const otherKey = await sys.http("POST", "/api/v1/groups", { key: await newKey(a, "full_access"), body: { name: "Another group" }, headers: { "Idempotency-Key": "signup-4711" } });
+    expect(otherKey.status).toBe(200);
+  });
+
+  test("20 concurrent requests with one key run once and all get its answer", async () => {
+    const before = (await groupsOf()).length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => createGroup("burst-1", "Burst")));
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+    expect(new Set(answers.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    expect(answers.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1);
+    expect((await groupsOf()).filter((g) => g.name === "Burst")).toHaveLength(1);
+    expect((await groupsOf()).length).toBe(before + 1);
+  });
+
+  test("an error's answer is kept too; a request refused before it ran leaves the key free; a bad header is 400", async () => {
+    const taken = await createGroup("dup-1", "Replayed");
+    expect([taken.status, taken.body.error.code]).toEqual([409, "conflict"]);
+    expect(await createGroup("dup-1", "Replayed")).toMatchObject({ status: 409, body: taken.body });
+
+    const invalid = await sys.http("POST", "/api/v1/groups", { key: keys.full, body: { name: "" }, headers: { "Idempotency-Key": "fix-1" } });
+    expect([invalid.status, invalid.body.error.code]).toEqual([400, "invalid_request"]);
+    expect((await createGroup("fix-1", "Fixed")).status).toBe(200);
+
+    const bad = await sys.http("POST", "/api/v1/groups", { key: keys.full, body: { name: "Spaces" }, headers: { "Idempotency-Key": "has spaces" } });
+    expect([bad.status, bad.body.error.message]).toEqual([400, expect.stringContaining("'Idempotency-Key'")]);
+  });
+});
