@@ -857,7 +857,9 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     // partner.enrolled events, from the programs outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "programs", this.repo.outbox);
     this.idempotencySweep = setInterval(() => {
-      this.repo.deleteIdempotencyKeysBefore(new Date(Date.now() - IDEMPOTENCY_KEY_LIFETIME_MS)).catch((err: unknown) => this.logger.warn("Idempotency-Key sweep failed", logFields({ error: String(err) })));
+      this.repo
+        .deleteIdempotencyKeysBefore(new Date(Date.now() - IDEMPOTENCY_KEY_LIFETIME_MS))
+        .catch((err: unknown) => this.logger.warn("Idempotency-Key sweep failed", logFields({ error: String(err) })));
     }, 3_600_000);
     this.idempotencySweep.unref();
   },
