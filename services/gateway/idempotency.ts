@@ -27,7 +27,10 @@ const WAIT_STEP_MS = 50;
 type IdempotentReq = Req & { $idempotency?: { keyId: number; key: string } };
 
 /** Thrown once a replay was written: the request is answered, nothing else runs or is sent. */
-export class ReplayedAnswer extends Error {}
+export class ReplayedAnswer extends Error {
+  /** In the 4xx range, which moleculer-web's error handler does not log as a failure (it is none). */
+  readonly code = 400;
+}
 
 /** The request as its fingerprint: method, path and params, with object keys in one order (a client may reorder them). */
 export function requestFingerprint(method: string, path: string, params: unknown): string {
