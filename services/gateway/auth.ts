@@ -201,7 +201,6 @@ const clientAddress = (req: Req) => clientAddressOf(req.socket.remoteAddress, re
 
 type Self = AuthMethods & AuthVars & { logger: { warn(...args: unknown[]): void } };
 
-/** The route's own permission (a write in a read group), else its route group's, else the policy's default. */
 /** The scope a keyed request needs: its endpoint's (program-api), else its route group's (tracking). */
 function scopeFor(req: Req, route: Route): ApiKeyScope {
   const alias = (req as { $alias?: { method?: string; fullPath?: string } }).$alias;
@@ -210,6 +209,7 @@ function scopeFor(req: Req, route: Route): ApiKeyScope {
   return scope;
 }
 
+/** The route's own permission (a write in a read group), else its route group's, else the policy's default. */
 function permissionFor(req: Req, route: Route, fallback: Permission): Permission {
   const alias = (req as { $alias?: { method?: string; fullPath?: string } }).$alias;
   return (alias && ROUTE_PERMISSIONS.get(`${alias.method} ${alias.fullPath}`)) ?? route.opts.permission ?? fallback;
