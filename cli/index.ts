@@ -253,11 +253,18 @@ function buildProgram(): Command {
     .option("--product <id>", "the product sold")
     .option("--price <id>", "the price sold")
     .action(run((o) => admin("POST", `/programs/${o.program}/rewards/preview`, { amountCents: o.amountCents, partnerId: o.partner, productId: o.product, priceId: o.price })));
-  command("reverse-lead", "take back a lead reward's commission (a fake signup)")
+  command("void-commission", "take a commission back in full (a fake signup, a fraudulent order); the partner is told the reason")
     .addOption(requiredId("program", "program"))
     .addOption(requiredId("commission", "commission"))
     .option("--reason <text>", "why (shown to the partner)")
-    .action(run((o) => admin("POST", `/programs/${o.program}/commissions/${o.commission}/reverse`, { reason: o.reason })));
+    .action(run((o) => admin("POST", `/programs/${o.program}/commissions/${o.commission}/void`, { reason: o.reason })));
+  command("manual-commission", "pay a partner a bonus, or claw money back (the balance may go below zero)")
+    .addOption(requiredId("program", "program"))
+    .addOption(requiredId("partner", "partner"))
+    .addOption(new Option("--type <type>", "bonus or clawback").choices(["bonus", "clawback"]).makeOptionMandatory())
+    .addOption(new Option("--amount-cents <n>", "how much, in minor units of the program's currency").argParser(parseInteger).makeOptionMandatory())
+    .requiredOption("--description <text>", "what it is for (the partner sees it)")
+    .action(run((o) => admin("POST", `/programs/${o.program}/commissions`, { partnerId: o.partner, type: o.type, amountCents: o.amountCents, description: o.description })));
 
   command("enroll-partner", "enroll an existing partner in another program (one partner portal sign-in for all their programs)")
     .addOption(requiredId("program", "program"))

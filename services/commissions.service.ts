@@ -5,7 +5,8 @@ import { withRollupDrift } from "./commissions/invariants/rollups";
 import { toMajorUnits } from "../shared/domain/money";
 import { call, type ResultOf } from "./bus";
 import { toDto } from "../shared/dto";
-import { ConflictError, NotFoundError } from "../shared/errors";
+import { NotFoundError } from "../shared/errors";
+import { created, programResourceLocation } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { countMetric, METRICS } from "../shared/metrics";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
@@ -14,10 +15,10 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createCommissionsRepository } from "./commissions/storage";
-import type { BalanceKey, CommissionsRepository, PayoutRun } from "./commissions/repository";
+import type { BalanceKey, Commission, CommissionsRepository, PayoutRun } from "./commissions/repository";
 import * as payouts_ from "./commissions/payouts";
 import { COMMISSIONS } from "./commissions/endpoints";
-import { createForLead, createForSale, type CreatedCommission, type NoCommission } from "./commissions/create-for-sale";
+import { createForLead, createForSale, manualCommission, type CreatedCommission, type NoCommission } from "./commissions/create-for-sale";
 import { partnerRewards, partnerRewardsCacheMixin } from "./clients/partner-rewards-cache";
 import { reversalApplied, reverseForSale, type RefundResponse } from "./commissions/reverse-for-sale";
 import * as S from "./commissions/schemas";
@@ -40,6 +41,8 @@ type Methods = {
   listCommissions(ctx: Context, input: ListCommissions): Promise<ResultOf<"commissions.list">>;
   listWithdrawals(ctx: Context, input: ListWithdrawals): Promise<ResultOf<"commissions.listWithdrawals">>;
   programRun(programId: number, runId: number): Promise<PayoutRun>;
+  programCommission(programId: number, commissionId: number): Promise<Commission>;
+  setHeld(programId: number, commissionId: number, hold: { reason: string } | null): Promise<{ commission: ReturnType<typeof commissionListItem>; changed: boolean }>;
   runFileBatch(ctx: Context<Input<typeof S.ExportPayoutRunInput>>, layout: CsvLayout<RunFileRow>, method: "bank" | "paypal" | null): Promise<ExportBatch>;
 };
 type Vars = StorageVars<CommissionsRepository> & { relay: ServiceOutboxRelay; payoutWorker: payouts_.PayoutWorker; approvalTimer?: NodeJS.Timeout; backlogTimer?: NodeJS.Timeout };
@@ -85,16 +88,53 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** The merchant takes back a lead commission in full; a sale's is reversed by refunding the sale. */
-    reverseLead: {
-      async handler(ctx: Context<Input<typeof S.ReverseLeadInput>>): Promise<RefundResponse> {
+    /** One commission of the program, as the list shows it. */
+    getProgramCommission: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ProgramCommissionInput>>) {
+        const { programId, commissionId } = ctx.params;
+        const commission = await this.programCommission(programId, commissionId);
+        return commissionListItem({ ...commission, refunds: await this.repo.listRefunds(commissionId) });
+      },
+    },
+
+    /** The merchant takes back a commission in full, with a reason (ledger.reverseCommission; voiding it again is skipped). */
+    voidCommission: {
+      async handler(ctx: Context<Input<typeof S.VoidCommissionInput>>): Promise<RefundResponse> {
         const { programId, commissionId, reason } = ctx.params;
-        const commission = await this.repo.getCommission(commissionId);
-        if (!commission || commission.programId !== programId) throw new NotFoundError(`No commission ${commissionId} in program ${programId}.`);
-        if (commission.kind !== "lead") throw new ConflictError(`Commission ${commissionId} pays for a sale: refund the sale (POST /api/v1/track/refund) to reverse it.`);
-        const response = await reverseForSale(this.repo, { commissionId, reasonCode: "refund", reason }, new Date());
+        await this.programCommission(programId, commissionId);
+        const response = await reverseForSale(this.repo, { commissionId, reasonCode: "void", reason }, new Date());
         if (reversalApplied(response)) this.relay.nudge();
         return response;
+      },
+    },
+
+    /** Holds back a commission not yet credited from the credit run, with a reason; or releases it. */
+    holdCommission: {
+      handler(ctx: Context<Input<typeof S.HoldCommissionInput>>) {
+        const { programId, commissionId, reason } = ctx.params;
+        return this.setHeld(programId, commissionId, { reason });
+      },
+    },
+    releaseCommission: {
+      handler(ctx: Context<Input<typeof S.ProgramCommissionInput>>) {
+        return this.setHeld(ctx.params.programId, ctx.params.commissionId, null);
+      },
+    },
+
+    /** A bonus or a clawback for an enrolled partner, in the program's currency (ledger.createManualCommission). */
+    createManual: {
+      async handler(ctx: Context<Input<typeof S.CreateManualCommissionInput>>) {
+        const { programId, partnerId, type, amountCents, description } = ctx.params;
+        // A partner not enrolled in the program is a 404 (getEnrollment); their group gives the hold a bonus waits out.
+        const [earning, program] = await Promise.all([partnerRewards(ctx, programId, partnerId), getProgram(ctx, programId), call(ctx, "programs.getEnrollment", { programId, partnerId })]);
+        const now = new Date();
+        const signedCents = type === "bonus" ? amountCents : -amountCents;
+        const commission = await this.repo.transaction((tx) =>
+          ledger.createManualCommission(tx, manualCommission({ programId, partnerId, currency: program.currency, signedCents, description, holdDays: earning.group.holdDays }, now), now),
+        );
+        this.relay.nudge();
+        return created(ctx, programResourceLocation(ctx, programId, `/commissions/${commission.id}`), commissionListItem({ ...commission, refunds: [] }));
       },
     },
 
@@ -486,6 +526,19 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const run = await this.repo.getPayoutRun(runId);
       if (!run || run.programId !== programId) throw new NotFoundError(`No payout run ${runId} in program ${programId}.`);
       return run;
+    },
+
+    /** A commission of the program (another program's is not found, as if it did not exist). */
+    async programCommission(programId: number, commissionId: number) {
+      const commission = await this.repo.getCommission(commissionId);
+      if (!commission || commission.programId !== programId) throw new NotFoundError(`No commission ${commissionId} in program ${programId}.`);
+      return commission;
+    },
+    async setHeld(programId: number, commissionId: number, hold: { reason: string } | null) {
+      await this.programCommission(programId, commissionId);
+      const result = (await this.repo.transaction((tx) => ledger.setCommissionHeld(tx, commissionId, hold, new Date())))!;
+      const refunds = await this.repo.listRefunds(commissionId);
+      return { commission: commissionListItem({ ...result.commission, refunds }), changed: result.changed };
     },
 
     /** One batch of a run's file: its payouts by id (those of `method` still processing, or every one), with the partners' details. */

@@ -616,7 +616,10 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       };
       const eventEmail = (kind: string) => ({ dedupeKey: `${kind}.commissions.${eventId}`, producer: "commissions", eventId, ...key, withdrawalId: null });
       let recorded = false;
-      if (type === "commission.created") {
+      if (type === "commission.created" && p.amountCents < 0) {
+        // A clawback (a manual commission of a negative amount) reduces what the partner has, like a refund.
+        await this.repo.recordPartnerActivity({ ...activity, kind: "reduced", amountCents: -p.amountCents }, now);
+      } else if (type === "commission.created") {
         const { commissionEmails } = await this.repo.getPartnerEmailSettings(p.programId);
         await this.repo.recordPartnerActivity({ ...activity, kind: "earned", amountCents: p.amountCents, digestDueAt: digestDueAt(commissionEmails, now) }, now);
         if (commissionEmails === "each") recorded = await this.collectDigest(ctx, key, now);

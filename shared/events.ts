@@ -57,7 +57,7 @@ const refundFacts = {
   balanceDeductionCents: int("The part of the deduction taken from the partner's balance (0 when the commission was not yet credited).", 0),
   refundedCents: int("The refunded part of the sale so far, in minor units.", 10000),
   saleAmountCents: int("The sale's amount, in minor units.", 10000),
-  reasonCode: z.enum(["refund", "chargeback"]).meta({ description: "refund or chargeback.", example: "refund" }),
+  reasonCode: z.enum(["refund", "chargeback", "void"]).meta({ description: "refund, chargeback, or void (the merchant voided the commission).", example: "refund" }),
   refundId: nullableText("Your refund id, or null.", "re_1"),
   wasPaidOut: flag("The commission had already been paid out to the partner (it needs a manual review).", false),
 };

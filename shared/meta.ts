@@ -23,3 +23,11 @@ export function created<T>(ctx: { meta: CreatedMeta }, location: string, body: T
   ctx.meta.$location = location;
   return body;
 }
+
+/**
+ * A program's resource as its caller reaches it: /api/v1/... for an API key (the program is the key's),
+ * /api/programs/:programId/... otherwise. `path` is what follows the program, e.g. `/commissions/12`.
+ */
+export function programResourceLocation(ctx: { meta: { apiKeyId?: number } }, programId: number, path: string): string {
+  return ctx.meta.apiKeyId !== undefined ? `/api/v1${path}` : `/api/programs/${programId}${path}`;
+}

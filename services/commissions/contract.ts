@@ -49,8 +49,13 @@ export type ProcessorSettlementResult =
 export interface CommissionsContract {
   "commissions.createForSale": { params: z.input<typeof S.CreateForSaleInput>; result: CreatedCommission | NoCommission };
   "commissions.createForLead": { params: z.input<typeof S.CreateForLeadInput>; result: CreatedCommission | NoCommission };
-  /** The merchant takes a lead commission back (a fake signup): reversed in full, like a full refund of a sale. */
-  "commissions.reverseLead": { params: z.input<typeof S.ReverseLeadInput>; result: RefundResponse };
+  /** The merchant takes a commission back (a fake signup, a fraudulent order): reversed in full, like a full refund of a sale. */
+  "commissions.voidCommission": { params: z.input<typeof S.VoidCommissionInput>; result: RefundResponse };
+  "commissions.holdCommission": { params: z.input<typeof S.HoldCommissionInput>; result: { commission: Jsonified<CommissionListItem>; changed: boolean } };
+  "commissions.releaseCommission": { params: z.input<typeof S.ProgramCommissionInput>; result: { commission: Jsonified<CommissionListItem>; changed: boolean } };
+  "commissions.getProgramCommission": { params: z.input<typeof S.ProgramCommissionInput>; result: Jsonified<CommissionListItem> };
+  /** A bonus or a clawback (ledger.createManualCommission). */
+  "commissions.createManual": { params: z.input<typeof S.CreateManualCommissionInput>; result: Jsonified<CommissionListItem> };
   "commissions.tierStats": { params: z.input<typeof S.TierStatsInput>; result: TierStats };
   "commissions.reverseForSale": { params: z.input<typeof S.ReverseForSaleInput>; result: RefundResponse };
   "commissions.settleProcessorForSale": { params: z.input<typeof S.SettleProcessorForSaleInput>; result: ProcessorSettlementResult };

@@ -112,3 +112,29 @@ export async function createForLead(
   );
   return answer(commission, created);
 }
+
+/**
+ * A manual commission's record (docs/api.md, "Manual commissions"): no sale, customer or reward lines; its base is
+ * the size of its amount (so voiding takes it all back); a bonus waits out the partner's group's hold, a clawback is
+ * due at once.
+ */
+export function manualCommission(input: { programId: number; partnerId: number; currency: string; signedCents: number; description: string; holdDays: number }, now: Date): NewCommission {
+  const sizeCents = Math.abs(input.signedCents);
+  return {
+    programId: input.programId,
+    partnerId: input.partnerId,
+    kind: "manual",
+    saleId: null,
+    leadKey: null,
+    transactionId: input.signedCents < 0 ? "manual:clawback" : "manual:bonus",
+    currency: input.currency,
+    saleAmountCents: sizeCents,
+    ruleType: "flat",
+    ruleValue: sizeCents,
+    groupId: null,
+    rewardLines: null,
+    amountCents: input.signedCents,
+    approvableAt: input.signedCents < 0 ? now : approvableAt(now, input.holdDays),
+    description: input.description,
+  };
+}

@@ -58,6 +58,36 @@ export async function createCommission(tx: CommissionsTx, input: NewCommission, 
   return { commission, created: true };
 }
 
+/**
+ * A manual commission (docs/api.md, "Manual commissions"), in the caller's transaction. A bonus (positive amount)
+ * waits out its hold like any commission; a clawback (negative) is credited at once, so the partner's balance drops
+ * now (it may go below zero: the next payout run pays only what the rest of the balance makes up for).
+ */
+export async function createManualCommission(tx: CommissionsTx, input: NewCommission, now: Date): Promise<Commission> {
+  const commission = await tx.insertCommission(input, now);
+  if (!commission) throw new Error("A manual commission has no unique key to collide on.");
+  await tx.enqueue("commission.created", commission.id, commissionEvent(commission, { description: commission.description }), now);
+  return commission.amountCents < 0 ? ((await approveCommission(tx, commission.id, now)) ?? commission) : commission;
+}
+
+/**
+ * Holds back a commission not yet credited from the credit run (a sale under review, say), or releases it: credited
+ * by the next run once its hold period is over. Changes nothing (changed false) when it is already so.
+ */
+export async function setCommissionHeld(tx: CommissionsTx, commissionId: number, hold: { reason: string } | null, now: Date): Promise<{ commission: Commission; changed: boolean } | null> {
+  const found = await tx.getCommission(commissionId);
+  if (!found) return null;
+  await tx.getBalanceForUpdate(balanceKeyOf(found));
+  const c = (await tx.getCommissionForUpdate(commissionId))!;
+  if ((c.heldAt !== null) === (hold !== null)) return { commission: c, changed: false };
+  if (hold && (c.creditedAt || c.status === "reversed")) {
+    throw new ConflictError(`Commission ${commissionId} is ${c.status === "reversed" ? "reversed" : "credited already"}; only a commission not yet credited can be held.`);
+  }
+  const patch = { heldAt: hold ? now : null, holdReason: hold?.reason ?? null };
+  await tx.updateCommission(c.id, patch, now);
+  return { commission: { ...c, ...patch, updatedAt: now }, changed: true };
+}
+
 export interface ReversalRequest {
   /** The sale whose commission is reversed; or, for a lead commission, `commissionId`. */
   saleId?: number;
@@ -121,10 +151,11 @@ export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest,
   };
   await tx.updateCommission(commission.id, { status: updated.status, refundedCents: updated.refundedCents, deductedCents: updated.deductedCents, reason: updated.reason }, now);
 
-  if (balanceDeductionCents > 0) {
+  if (balanceDeductionCents !== 0) {
+    // Negative when a credited clawback is voided: what it took from the balance comes back.
     const balanceAfter = balance.balanceCents - balanceDeductionCents; // may go negative (spec 3.1)
     await tx.changeBalance(key, { balanceCents: -balanceDeductionCents, deductedCents: balanceDeductionCents });
-    await fitOpenWithdrawals(tx, key, balanceAfter, now);
+    if (balanceDeductionCents > 0) await fitOpenWithdrawals(tx, key, balanceAfter, now);
   }
 
   await tx.enqueue(
@@ -292,11 +323,12 @@ export async function approveCommission(tx: CommissionsTx, commissionId: number,
   const key = balanceKeyOf(found);
   await tx.getBalanceForUpdate(key);
   const c = (await tx.getCommissionForUpdate(commissionId))!;
-  if (c.creditedAt || c.status === "reversed" || c.approvableAt > now) return null;
+  if (c.creditedAt || c.status === "reversed" || c.heldAt || c.approvableAt > now) return null;
   const netCents = c.amountCents - c.deductedCents;
   const status = c.status === "pending" ? "approved" : c.status;
   await tx.updateCommission(c.id, { status, creditedAt: now }, now);
-  await tx.changeBalance(key, { balanceCents: netCents, creditedCents: netCents });
+  // A clawback's credit is a deduction from the balance.
+  await tx.changeBalance(key, netCents < 0 ? { balanceCents: netCents, deductedCents: -netCents } : { balanceCents: netCents, creditedCents: netCents });
   const credited: Commission = { ...c, status, creditedAt: now, updatedAt: now };
   await tx.enqueue("commission.credited", c.id, commissionEvent(credited, { creditedCents: netCents }), now);
   return credited;

@@ -7,7 +7,7 @@ export interface CommissionListItem {
   id: number;
   programId: number;
   partnerId: number;
-  /** sale, or lead (a lead reward's: no sale). */
+  /** sale, lead (a lead reward's: no sale), or manual (a bonus or clawback the merchant made). */
   kind: CommissionKind;
   saleId: number | null;
   transactionId: string;
@@ -23,6 +23,11 @@ export interface CommissionListItem {
   rewardLines: CommissionLine[] | null;
   status: string;
   reason: string | null;
+  /** A manual commission's description (null for the others). */
+  description: string | null;
+  /** While the merchant holds it back from being credited: since when and why (null otherwise). */
+  heldAt: Date | null;
+  holdReason: string | null;
   approvableAt: Date;
   creditedAt: Date | null;
   paidOutAt: Date | null;
@@ -48,6 +53,9 @@ export function commissionListItem(c: CommissionWithRefunds): Jsonified<Commissi
     rewardLines: c.rewardLines,
     status: c.status,
     reason: c.reason,
+    description: c.description,
+    heldAt: c.heldAt,
+    holdReason: c.holdReason,
     approvableAt: c.approvableAt,
     creditedAt: c.creditedAt,
     paidOutAt: c.paidOutAt,

@@ -135,7 +135,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     // MongoDB reads limit(0) as "no limit".
     if (limit < 1) return [];
     const docs = await this.store.commissions
-      .find({ creditedAt: null, status: { $ne: "reversed" }, approvableAt: { $lte: now }, ...(programId === undefined ? {} : { programId }) }, { _id: 1 })
+      .find({ creditedAt: null, status: { $ne: "reversed" }, approvableAt: { $lte: now }, heldAt: null, ...(programId === undefined ? {} : { programId }) }, { _id: 1 })
       .sort({ approvableAt: 1, _id: 1 })
       .limit(limit)
       .lean();
@@ -337,7 +337,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
   async tierStats(programId: number, partnerId: number, monthStart: Date, before: Date): Promise<TierStats> {
     // Along the { programId, partnerId, createdAt, _id } list index. Documents from before rewards have no kind: sales.
     const [row] = await this.store.commissions.aggregate<{ sales: number; revenue: number; monthSales: number; monthRevenue: number }>([
-      { $match: { programId, partnerId, createdAt: { $lt: before }, kind: { $ne: "lead" } } },
+      { $match: { programId, partnerId, createdAt: { $lt: before }, kind: { $nin: ["lead", "manual"] } } },
       {
         $group: {
           _id: null,

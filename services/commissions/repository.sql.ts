@@ -175,6 +175,19 @@ const MIGRATIONS = [
   rollupCoveringMigration(commissionsDaily()),
   // A page of partners' whole months in a range (or all time) from per (program, partner, month) counters.
   rollupMigration(monthlyRollup(commissionsDaily())),
+  // Manual commissions (docs/api.md, "Manual commissions"): a bonus (positive) or a clawback (negative amount, its
+  // deduction between the amount and 0), with the merchant's description; any commission not yet credited may be held.
+  // commissions_check1 is PostgreSQL's name for the first table's unnamed deducted_cents check.
+  `ALTER TABLE commissions DROP CONSTRAINT commissions_kind_check;
+   ALTER TABLE commissions ADD CONSTRAINT commissions_kind_check CHECK (kind IN ('sale', 'lead', 'manual'));
+   ALTER TABLE commissions DROP CONSTRAINT commissions_amount_cents_check;
+   ALTER TABLE commissions ADD CONSTRAINT commissions_amount_cents_check CHECK (amount_cents >= 0 OR kind = 'manual');
+   ALTER TABLE commissions DROP CONSTRAINT commissions_check1;
+   ALTER TABLE commissions ADD CONSTRAINT commissions_deducted_cents_check
+     CHECK ((amount_cents >= 0 AND deducted_cents BETWEEN 0 AND amount_cents) OR (amount_cents < 0 AND deducted_cents BETWEEN amount_cents AND 0));
+   ALTER TABLE commissions ADD COLUMN description TEXT;
+   ALTER TABLE commissions ADD COLUMN held_at TIMESTAMPTZ;
+   ALTER TABLE commissions ADD COLUMN hold_reason TEXT;`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -300,6 +313,9 @@ interface CommissionRow {
   deducted_cents: number;
   status: CommissionStatus;
   reason: string | null;
+  description: string | null;
+  held_at: Date | null;
+  hold_reason: string | null;
   approvable_at: Date;
   credited_at: Date | null;
   paid_out_at: Date | null;
@@ -400,6 +416,9 @@ const toCommission = (r: CommissionRow): Commission => ({
   deductedCents: r.deducted_cents,
   status: r.status,
   reason: r.reason,
+  description: r.description,
+  heldAt: r.held_at,
+  holdReason: r.hold_reason,
   approvableAt: r.approvable_at,
   creditedAt: r.credited_at,
   paidOutAt: r.paid_out_at,
@@ -481,6 +500,8 @@ const COLUMNS: Record<string, string> = {
   creditedAt: "credited_at",
   paidOutAt: "paid_out_at",
   processorRevision: "processor_revision",
+  heldAt: "held_at",
+  holdReason: "hold_reason",
   amountCents: "amount_cents",
   paidAt: "paid_at",
   cancelledAt: "cancelled_at",
@@ -513,8 +534,8 @@ class SqlCommissionsTx implements CommissionsTx {
   async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
     const [row] = await this.q.query<CommissionRow>(
       `INSERT INTO commissions (program_id, partner_id, kind, sale_id, lead_key, transaction_id, currency, sale_amount_cents, rule_type, rule_value,
-         group_id, reward_lines, amount_cents, approvable_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+         group_id, reward_lines, amount_cents, approvable_at, description, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15)
        ON CONFLICT DO NOTHING RETURNING *`,
       [
         c.programId,
@@ -532,6 +553,7 @@ class SqlCommissionsTx implements CommissionsTx {
         c.amountCents,
         c.approvableAt,
         now,
+        c.description ?? null,
       ],
     );
     return row ? toCommission(row) : null;
@@ -751,7 +773,7 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   async listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]> {
     const rows = await this.db.query<{ id: number }>(
       `SELECT id FROM commissions WHERE credited_at IS NULL AND status <> 'reversed' AND approvable_at <= $1
-         AND ($3::int IS NULL OR program_id = $3) ORDER BY approvable_at, id LIMIT $2`,
+         AND held_at IS NULL AND ($3::int IS NULL OR program_id = $3) ORDER BY approvable_at, id LIMIT $2`,
       [now, limit, programId ?? null],
     );
     return rows.map((r) => r.id);

@@ -5,8 +5,11 @@ import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxEvent, OutboxStore } from "../../shared/outbox/outbox";
 import type { CommissionLine, TierStats } from "../../shared/domain/rewards";
 
-/** What a commission pays for: a sale (one per sale) or an attributed lead (one per customer and program). */
-export type CommissionKind = "sale" | "lead";
+/**
+ * What a commission pays for: a sale (one per sale), an attributed lead (one per customer and program), or nothing
+ * but the merchant's decision: a manual bonus (positive amount) or clawback (negative amount) with a description.
+ */
+export type CommissionKind = "sale" | "lead" | "manual";
 
 export interface Commission {
   id: number;
@@ -20,7 +23,7 @@ export interface Commission {
   /** The sale's transaction id; `lead:<customer key>` for a lead commission. */
   transactionId: string;
   currency: string;
-  /** The sale's amount; for a lead commission its own amount (so a reversal takes it all back in proportion). */
+  /** The sale's amount; for a lead or manual commission the size of its own amount (so a reversal takes it all back in proportion). */
   saleAmountCents: number;
   /** The rule frozen at creation: "percentage" (basis points) or "flat" (minor units); with several lines, the first line's. */
   ruleType: "percentage" | "flat";
@@ -29,15 +32,20 @@ export interface Commission {
   groupId: number | null;
   /** Per line, the reward applied as it was then (id, version, value, recurring rule, tier) and what it earned; null before rewards. */
   rewardLines: CommissionLine[] | null;
-  /** The commission as earned, before any refund. */
+  /** The commission as earned, before any refund; negative for a clawback (a manual commission taking money back). */
   amountCents: number;
   /** Cumulative refunded part of the sale (capped at the sale amount). */
   refundedCents: number;
   /** Cumulative commission taken back by refunds: round(amount * refunded / saleAmount). */
   deductedCents: number;
   status: CommissionStatus;
-  /** Reason recorded by the latest refund or chargeback. */
+  /** Reason recorded by the latest refund, chargeback or void. */
   reason: string | null;
+  /** The merchant's words on a manual commission (null for the others). */
+  description: string | null;
+  /** Set while the merchant holds the commission back from being credited (only before it is credited). */
+  heldAt: Date | null;
+  holdReason: string | null;
   approvableAt: Date;
   /** Set when the commission's net amount was added to the partner's balance. */
   creditedAt: Date | null;
@@ -49,7 +57,13 @@ export interface Commission {
   updatedAt: Date;
 }
 
-export type NewCommission = Omit<Commission, "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "createdAt" | "updatedAt">;
+export type NewCommission = Omit<
+  Commission,
+  "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "description" | "heldAt" | "holdReason" | "creditedAt" | "paidOutAt" | "processorRevision" | "createdAt" | "updatedAt"
+> & {
+  /** A manual commission's (the others have none). */
+  description?: string | null;
+};
 
 export interface RefundEntry {
   id: number;
@@ -202,7 +216,7 @@ export interface CommissionsTx {
   getCommissionForUpdate(id: number): Promise<Commission | null>;
   updateCommission(
     id: number,
-    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision">>,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "heldAt" | "holdReason">>,
     now: Date,
   ): Promise<void>;
   listRefunds(commissionId: number): Promise<RefundEntry[]>;
@@ -256,7 +270,7 @@ export interface CommissionsRepository {
   getCommission(id: number): Promise<Commission | null>;
   findCommissionBySale(saleId: number): Promise<Commission | null>;
   listRefunds(commissionId: number): Promise<RefundEntry[]>;
-  /** Ids of uncredited, unreversed commissions whose hold has passed (oldest first). */
+  /** Ids of uncredited, unreversed commissions whose hold has passed and that the merchant does not hold (oldest first). */
   listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]>;
   /**
    * A page of commissions with their refund entries, sorted by (createdAt desc, id desc) (shared/pagination.ts),

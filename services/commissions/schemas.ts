@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { prose } from "../../shared/validation";
+import { oneLine, prose } from "../../shared/validation";
 import { ExportCursor, exportFields } from "../../shared/csv-export";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents as AnyCents, Currency as IsoCurrency, CustomerKey, Id, SaleLineValue } from "../../shared/values";
@@ -32,10 +32,34 @@ export const CreateForSaleInput = z.object({
 
 export const CreateForLeadInput = z.object({ programId: Id, partnerId: Id, customerKey: CustomerKey });
 
-export const ReverseLeadInput = z.strictObject({
+const ProgramCommission = {
   programId: Id.meta({ description: "The program's id.", example: 1 }),
-  commissionId: Id.meta({ description: "The lead commission's id.", example: 12 }),
-  reason: prose(z.string().trim().min(1).max(1000)).default("Lead reversed by the merchant").meta({ description: "Why (shown to the partner).", example: "Fake signup" }),
+  commissionId: Id.meta({ description: "The commission's id.", example: 12 }),
+};
+
+export const VoidCommissionInput = z.strictObject({
+  ...ProgramCommission,
+  reason: prose(z.string().trim().min(1).max(1000)).default("Voided by the merchant").meta({ description: "Why (shown to the partner).", example: "Fake signup" }),
+});
+
+export const HoldCommissionInput = z.strictObject({
+  ...ProgramCommission,
+  reason: prose(z.string().trim().min(1).max(1000))
+    .default("Held for review")
+    .meta({ description: "Why it is held (the team's; the partner sees it pending).", example: "Order under fraud review" }),
+});
+
+export const ProgramCommissionInput = z.strictObject(ProgramCommission);
+
+/** Manual commissions are at most 100,000,000.00 in minor units either way (a typo guard, not a business rule). */
+export const MAX_MANUAL_COMMISSION_CENTS = 10_000_000_000;
+
+export const CreateManualCommissionInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  partnerId: Id.meta({ description: "The partner (enrolled in the program).", example: 3 }),
+  type: z.enum(["bonus", "clawback"]).meta({ description: "bonus: money for the partner; clawback: money taken back from them.", example: "bonus" }),
+  amountCents: Cents.positive().max(MAX_MANUAL_COMMISSION_CENTS).meta({ description: "How much, in minor units of the program's currency (positive for either type).", example: 5000 }),
+  description: oneLine(z.string().trim().min(1).max(500)).meta({ description: "What it is for (the partner sees it).", example: "Launch week bonus" }),
 });
 
 export const TierStatsInput = z.object({ programId: Id, partnerId: Id, at: z.iso.datetime({ offset: true }).transform((v) => new Date(v)) });
@@ -44,7 +68,7 @@ export const ReverseForSaleInput = z.object({
   saleId: Id,
   amountCents: Cents.optional(),
   refundId: z.string().max(255).optional(),
-  reasonCode: z.enum(["refund", "chargeback"]),
+  reasonCode: z.enum(["refund", "chargeback", "void"]),
   reason: z.string().min(1).max(1000),
 });
 

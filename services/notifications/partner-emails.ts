@@ -110,7 +110,7 @@ export interface RefundFacts {
   amountCents: number;
   netCents: number;
   deductionCents?: number;
-  reasonCode?: "refund" | "chargeback";
+  reasonCode?: "refund" | "chargeback" | "void";
   reason: string | null;
 }
 
@@ -240,7 +240,7 @@ function letterOf(facts: EmailFacts, a: EmailAddressing): Letter {
     case "commission_reduced":
     case "commission_reversed": {
       const r = facts.refund;
-      const cause = r.reasonCode === "chargeback" ? "a chargeback" : "a refund";
+      const cause = r.reasonCode === "chargeback" ? "a chargeback" : r.reasonCode === "void" ? "the merchant" : "a refund";
       const reason = r.reason && r.reason !== r.reasonCode ? ` (${r.reason})` : "";
       const deduction = moneyWords(r.deductionCents ?? 0, r.currency);
       return {

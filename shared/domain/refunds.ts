@@ -3,7 +3,8 @@ import { mulDivRound } from "./money";
 /** Commission states. `approved` and `paid` are "past pending": credited to the balance. */
 export type CommissionStatus = "pending" | "approved" | "paid" | "refunded" | "reversed";
 
-export type RefundReasonCode = "refund" | "chargeback";
+/** Why a commission was taken back: the sale was refunded, charged back, or the merchant voided the commission. */
+export type RefundReasonCode = "refund" | "chargeback" | "void";
 
 /** What the reversal logic needs to know about one commission and its sale. */
 export interface CommissionRefundState {
@@ -36,6 +37,14 @@ export type RefundPlan =
     };
 
 /**
+ * round(C * R / S): the part of commission C that refunding R of base S takes back. A clawback (a manual commission
+ * of negative C) is taken back the same way: the share has C's sign and the size of |C|'s share.
+ */
+export function shareOf(commissionCents: number, refundedCents: number, baseCents: number): number {
+  return commissionCents < 0 ? -mulDivRound(-commissionCents, refundedCents, baseCents) : mulDivRound(commissionCents, refundedCents, baseCents);
+}
+
+/**
  * Decides what one refund call does to a commission (spec 3.1, 4.1).
  *
  * Deduction = round(C * R_after / S) - round(C * R_before / S), so the sum of
@@ -64,7 +73,7 @@ export function planRefund(state: CommissionRefundState, request: RefundRequest)
   const appliedCents = after - before;
   if (appliedCents <= 0) return { kind: "skip", reason: "The sale is already fully refunded." };
 
-  const deductionCents = mulDivRound(C, after, S) - mulDivRound(C, before, S);
+  const deductionCents = shareOf(C, after, S) - shareOf(C, before, S);
   return {
     kind: "apply",
     appliedCents,

@@ -27,7 +27,7 @@ let paypal: PaypalDouble;
 const PAYPAL_CLIENT_ID = "AZDxPathIdsPaypalClientId";
 const PAYPAL_SECRET = "EGnHPathIdsPaypalSecret";
 
-/** A lead commission (the program's lead reward) to reverse. */
+/** A lead commission (the program's lead reward) to void, or hold (it is not credited: the credit run ran before). */
 async function leadCommission() {
   const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } });
   const lead = await sys.http("POST", "/api/v1/track/lead", { key: boot.apiKey, body: { customer_key: uniqueId("customer"), click_id: click.body.click_id } });
@@ -93,6 +93,7 @@ beforeAll(async () => {
     keyArchiveGroupId: await group("Archived with an API key"),
     keyArchiveRewardId: await reward(ids.groupId),
     keyLeadCommissionId: await leadCommission(),
+    heldCommissionId: await leadCommission(),
   });
   // A coupon code to archive (archiving again changes nothing).
   ids.couponCodeId = (await sys.admin("POST", `${program}/coupon-codes`, { partnerId: boot.partnerId, source: "manual", code: "PATH-IDS" })).id;
@@ -242,7 +243,12 @@ const ROUTES: Route[] = [
       { method: "PATCH", path: `${base}/groups/:groupId`, session, body: () => ({ holdDays: 10 }) },
       { method: "POST", path: `${base}/groups/:groupId/archive`, session, ...once("groupId", "ArchiveGroupId") },
       { method: "PUT", path: `${base}/group-members`, session, body: () => ({ assignments: [{ partnerId: ids.partnerId, groupId: ids.groupId }] }) },
-      { method: "POST", path: `${base}/commissions/:commissionId/reverse`, session, ...once("commissionId", "LeadCommissionId") },
+      { method: "POST", path: `${base}/commissions/:commissionId/void`, session, ...once("commissionId", "LeadCommissionId") },
+      { method: "GET", path: `${base}/commissions/:commissionId`, session },
+      // Manual commissions and holds (docs/api.md): a bonus; a commission not yet credited held, then released.
+      { method: "POST", path: `${base}/commissions`, session, body: () => ({ partnerId: ids.partnerId, type: "bonus", amountCents: 100, description: "Path ids" }) },
+      { method: "POST", path: `${base}/commissions/:commissionId/hold`, session, ids: () => ({ commissionId: ids.heldCommissionId }) },
+      { method: "POST", path: `${base}/commissions/:commissionId/release`, session, ids: () => ({ commissionId: ids.heldCommissionId }) },
       { method: "GET", path: `${base}/processor/api-key`, session },
       { method: "PUT", path: `${base}/processor/api-key`, session, body: () => ({ restrictedKey: STRIPE_KEY }) },
       // Coupon codes (docs/processor-webhooks.md, "Coupon codes"): the merchant's Stripe coupons need the key, set just above.

@@ -1,4 +1,4 @@
-import { mulDivRound } from "../../../shared/domain/money";
+import { shareOf } from "../../../shared/domain/refunds";
 import type { SnapshotCommission, SnapshotRefund, Violate } from "./snapshot";
 
 function expectedStatus(c: SnapshotCommission): string {
@@ -12,8 +12,8 @@ export function checkCommission(c: SnapshotCommission, entries: readonly Snapsho
   const ids = { commission: c.id };
   if (c.refundedCents < 0 || c.refundedCents > c.saleAmountCents) {
     violate("commission.refunded_within_sale", ids, `refunded ${c.refundedCents} is outside [0, sale amount ${c.saleAmountCents}]`);
-  } else if (c.saleAmountCents > 0 && c.amountCents >= 0) {
-    const expected = mulDivRound(c.amountCents, c.refundedCents, c.saleAmountCents);
+  } else if (c.saleAmountCents > 0 && (c.amountCents >= 0 || c.kind === "manual")) {
+    const expected = shareOf(c.amountCents, c.refundedCents, c.saleAmountCents);
     if (c.deductedCents !== expected) {
       violate("commission.deducted_proportional", ids, `deducted ${c.deductedCents} != round(${c.amountCents} x ${c.refundedCents} / ${c.saleAmountCents}) = ${expected}`);
     }
@@ -41,6 +41,9 @@ export function checkCommission(c: SnapshotCommission, entries: readonly Snapsho
     violate("commission.origin", ids, `a lead commission has no sale, a customer key and its own amount as base (sale ${c.saleId}, base ${c.saleAmountCents}, amount ${c.amountCents})`);
   }
   if (kind === "sale" && c.saleId === null) violate("commission.origin", ids, "a sale's commission without its sale");
+  if (kind === "manual" && (c.saleId != null || c.leadKey || c.rewardLines || c.saleAmountCents !== Math.abs(c.amountCents))) {
+    violate("commission.origin", ids, `a manual commission has no sale, customer or reward lines and the size of its amount as base (base ${c.saleAmountCents}, amount ${c.amountCents})`);
+  }
 
   const status = expectedStatus(c);
   if (c.status !== status) violate("commission.status", ids, `status '${c.status}' with refunded ${c.refundedCents} of ${c.saleAmountCents}; expected '${status}'`);

@@ -23,10 +23,13 @@ import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc }
 
 /**
  * Older documents have no `processorRevision` (read as 0); those from before rewards have no `kind` (read as
- * "sale", the SQL column's default), `leadKey`, `groupId` or `rewardLines` (read as null). `lockVersion` is the
- * row lock (above).
+ * "sale", the SQL column's default), `leadKey`, `groupId` or `rewardLines` (read as null); those from before manual
+ * commissions no `description`, `heldAt` or `holdReason` (null). `lockVersion` is the row lock (above).
  */
-export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision" | "kind" | "leadKey" | "groupId" | "rewardLines"> & {
+export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision" | "kind" | "leadKey" | "groupId" | "rewardLines" | "description" | "heldAt" | "holdReason"> & {
+  description?: string | null;
+  heldAt?: Date | null;
+  holdReason?: string | null;
   processorRevision?: number;
   kind?: CommissionKind;
   leadKey?: string | null;
@@ -61,8 +64,8 @@ export const commissionSchema = requiredStringsMayBeEmpty(
     _id: { type: Number, required: true },
     programId: { type: Number, required: true },
     partnerId: { type: Number, required: true },
-    // CHECK (kind IN ('sale', 'lead')); older documents have none (read as "sale").
-    kind: { type: String, enum: ["sale", "lead"], default: "sale" },
+    // CHECK (kind IN ('sale', 'lead', 'manual')); older documents have none (read as "sale").
+    kind: { type: String, enum: ["sale", "lead", "manual"], default: "sale" },
     // Null for a lead commission (see the kind/origin check below).
     saleId: { type: Number, default: null },
     leadKey: { type: String, default: null },
@@ -74,11 +77,16 @@ export const commissionSchema = requiredStringsMayBeEmpty(
     groupId: { type: Number, default: null },
     // Stored as JSON, as the SQL adapter's JSONB (the writer normalizes it).
     rewardLines: { type: Schema.Types.Mixed, default: null },
-    amountCents: { type: Number, required: true, min: 0 },
+    // Negative only for a manual clawback, whose deduction lies between its amount and 0 (the SQL checks
+    // commissions_amount_cents_check and commissions_deducted_cents_check; see the validator below).
+    amountCents: { type: Number, required: true },
     refundedCents: { type: Number, required: true, min: 0 },
-    deductedCents: { type: Number, required: true, min: 0 },
+    deductedCents: { type: Number, required: true },
     status: { type: String, required: true },
     reason: { type: String, default: null },
+    description: { type: String, default: null },
+    heldAt: { type: Date, default: null },
+    holdReason: { type: String, default: null },
     approvableAt: { type: Date, required: true },
     creditedAt: { type: Date, default: null },
     paidOutAt: { type: Date, default: null },
@@ -92,6 +100,10 @@ export const commissionSchema = requiredStringsMayBeEmpty(
 // reverse. Checked on insert (the only write that sets these fields).
 commissionSchema.pre("validate", function () {
   const kind = this.kind ?? "sale";
+  if (this.amountCents < 0 && kind !== "manual") throw new Error("Only a manual commission has a negative amount (commissions_amount_cents_check).");
+  const [low, high] = this.amountCents < 0 ? [this.amountCents, 0] : [0, this.amountCents];
+  if (this.deductedCents < low || this.deductedCents > high) throw new Error(`Deducted ${this.deductedCents} outside [${low}, ${high}] (commissions_deducted_cents_check).`);
+  if (kind === "manual" && (this.saleId != null || this.leadKey != null)) throw new Error("A manual commission has no saleId and no leadKey (commissions_kind_origin).");
   // Another kind is the enum validator's to refuse.
   if (kind !== "sale" && kind !== "lead") return;
   if ((kind === "sale") !== (this.saleId != null) || (kind === "lead") !== (this.leadKey != null)) {
@@ -267,6 +279,9 @@ export const toCommission = (d: CommissionDoc): Commission => ({
   deductedCents: d.deductedCents,
   status: d.status,
   reason: d.reason ?? null,
+  description: d.description ?? null,
+  heldAt: d.heldAt ?? null,
+  holdReason: d.holdReason ?? null,
   approvableAt: d.approvableAt,
   creditedAt: d.creditedAt ?? null,
   paidOutAt: d.paidOutAt ?? null,

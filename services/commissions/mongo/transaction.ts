@@ -67,6 +67,9 @@ export class MongoCommissionsTx implements CommissionsTx {
         deductedCents: 0,
         status: "pending",
         reason: null,
+        description: c.description ?? null,
+        heldAt: null,
+        holdReason: null,
         approvableAt: c.approvableAt,
         creditedAt: null,
         paidOutAt: null,
@@ -120,7 +123,7 @@ export class MongoCommissionsTx implements CommissionsTx {
 
   async updateCommission(
     id: number,
-    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision">>,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "heldAt" | "holdReason">>,
     now: Date,
   ): Promise<void> {
     const set = definedFields(patch);
