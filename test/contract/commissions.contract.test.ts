@@ -5,6 +5,7 @@
  */
 import * as ledger from "../../services/commissions/ledger";
 import { createCommissionsRepository } from "../../services/commissions/storage";
+import { manualCommission } from "../../services/commissions/create-for-sale";
 import type { BalanceKey, Commission, CommissionsRepository, NewCommission, OutboxEvent, Withdrawal } from "../../services/commissions/repository";
 import type { CommissionLine } from "../../shared/domain/rewards";
 import { ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
@@ -88,6 +89,9 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
           deductedCents: 0,
           status: "pending",
           reason: null,
+          description: null,
+          heldAt: null,
+          holdReason: null,
           creditedAt: null,
           paidOutAt: null,
           processorRevision: 0,
@@ -286,6 +290,42 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
         expect(await repo().listDueCommissionIds(at(HOLD + 3 * DAY), 2, programId)).toEqual([early.id, middle.id]);
         expect(await repo().listDueCommissionIds(at(HOLD + DAY), 100, programId)).toEqual([early.id, middle.id]);
         expect(await repo().listDueCommissionIds(at(HOLD + 3 * DAY), 1000)).toEqual(expect.arrayContaining([early.id, middle.id, late.id]));
+      });
+    });
+
+    describe("manual commissions and holds", () => {
+      const manual = (partnerId: number, signedCents: number, now: Date) =>
+        repo().transaction((tx) =>
+          ledger.createManualCommission(tx, manualCommission({ programId: 1, partnerId, currency: "usd", signedCents, description: "Manual", holdDays: 30 }, now), now),
+        );
+
+      it("a clawback is credited at once below zero; a bonus waits out its hold; voiding the clawback gives it back", async () => {
+        const partnerId = nextPartner();
+        const key = { partnerId, programId: 1, currency: "usd" };
+        const clawback = await manual(partnerId, -700, at(0));
+        expect(clawback).toMatchObject({ kind: "manual", amountCents: -700, saleAmountCents: 700, status: "approved", creditedAt: at(0), description: "Manual" });
+        expect(await balanceOf(key)).toMatchObject({ balanceCents: -700, creditedCents: 0, deductedCents: 700 });
+        const bonus = await manual(partnerId, 1000, at(0));
+        expect(bonus).toMatchObject({ amountCents: 1000, status: "pending", creditedAt: null, approvableAt: at(HOLD) });
+        await approve(bonus.id, at(HOLD));
+        expect((await balanceOf(key)).balanceCents).toBe(300);
+
+        const voided = await reverse({ commissionId: clawback.id, reasonCode: "void", reason: "By mistake" });
+        expect(voided).toMatchObject({ kind: "applied", deductionCents: -700, balanceDeductionCents: -700, commission: { status: "reversed", deductedCents: -700 } });
+        expect(await balanceOf(key)).toMatchObject({ balanceCents: 1000, creditedCents: 1000, deductedCents: 0 });
+      });
+
+      it("a held commission is not due until released; a credited one cannot be held", async () => {
+        const c = await create({ programId: 77 });
+        const held = await repo().transaction((tx) => ledger.setCommissionHeld(tx, c.id, { reason: "Review" }, at(SECOND)));
+        expect(held).toMatchObject({ changed: true, commission: { heldAt: at(SECOND), holdReason: "Review" } });
+        expect(await repo().getCommission(c.id)).toMatchObject({ heldAt: at(SECOND), holdReason: "Review" });
+        expect(await repo().listDueCommissionIds(at(HOLD), 100, 77)).toEqual([]);
+        expect(await approve(c.id, at(HOLD))).toBeNull();
+        expect((await repo().transaction((tx) => ledger.setCommissionHeld(tx, c.id, null, at(SECOND)))).changed).toBe(true);
+        expect(await repo().listDueCommissionIds(at(HOLD), 100, 77)).toEqual([c.id]);
+        await approve(c.id, at(HOLD));
+        await expect(repo().transaction((tx) => ledger.setCommissionHeld(tx, c.id, { reason: "Late" }, at(HOLD)))).rejects.toBeInstanceOf(ConflictError);
       });
     });
 
@@ -868,6 +908,9 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
         deductedCents: 0,
         status: "pending",
         reason: null,
+        description: null,
+        heldAt: null,
+        holdReason: null,
         creditedAt: null,
         paidOutAt: null,
         processorRevision: 0,
