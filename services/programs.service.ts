@@ -65,6 +65,7 @@ type Methods = {
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
   announceEnrollment(enrollment: Enrollment): Promise<void>;
   isLiveGroup(ctx: Context, programId: number, groupId: number): Promise<boolean>;
+  requireLiveGroup(ctx: Context, programId: number, groupId: number): Promise<void>;
   decideApplication(
     ctx: Context,
     input: { programId: number; applicationId: number; groupId?: number; message?: string },
@@ -299,15 +300,22 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** Creates a partner with an approved enrollment in the program and a referral code. */
+    /**
+     * Creates a partner enrolled in the program (approved unless asked pending) with a referral code, optionally in a
+     * group, with the merchant's tenant id and metadata (docs/api.md, "Partners").
+     */
     createPartner: {
       async handler(ctx: Context<Input<typeof S.CreatePartnerInput>>) {
-        const input = ctx.params;
+        const { groupId, tenantId, metadata, ...input } = ctx.params;
         await this.requireProgram(input.programId);
         const referralCode = input.referralCode ?? randomToken(6);
         if (await this.repo.findEnrollmentByReferralCode(input.programId, referralCode)) {
           throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
         }
+        if (tenantId !== undefined && (await this.repo.listEnrollments(input.programId, { tenantId, limit: 1 })).data.length) {
+          throw new ConflictError(`Tenant id '${tenantId}' is already a partner's in program ${input.programId}.`);
+        }
+        if (groupId !== undefined) await this.requireLiveGroup(ctx, input.programId, groupId);
         const partner = await this.repo.createPartner({ name: input.name, email: input.email ?? null, customerKey: input.customerKey ?? null });
         const enrollment = await this.repo.createEnrollment({
           partnerId: partner.id,
@@ -318,7 +326,11 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (!enrollment) throw new ConflictError(`Referral code '${referralCode}' is already used in program ${input.programId}.`);
         this.outboxRelay?.nudge(); // its partner.enrolled event committed with it
         await this.announceEnrollment(enrollment);
-        return toDto({ partner, enrollment });
+        // A tenant id taken meanwhile (a concurrent enrollment) leaves the partner without it: the answer says so.
+        const merchantFields = tenantId !== undefined || metadata !== undefined ? await this.repo.updateEnrollment(input.programId, partner.id, { tenantId, metadata }) : null;
+        if (groupId !== undefined) await call(ctx, "rewards.assignGroups", { programId: input.programId, assignments: [{ partnerId: partner.id, groupId }] });
+        const stored = merchantFields && merchantFields !== "duplicate" ? merchantFields : null;
+        return toDto({ partner, enrollment: { ...enrollment, tenantId: stored?.tenantId ?? null, metadata: stored?.metadata ?? {} } });
       },
     },
 
@@ -480,13 +492,19 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** Sets the fields given (the notes) and answers the detail after the change. */
+    /** Sets the fields given (notes, referral code, group, tenant id, metadata) and answers the detail after the change. */
     updatePartner: {
       async handler(ctx: Context<Input<typeof S.UpdatePartnerInput>>) {
-        const { programId, partnerId, notes } = ctx.params;
+        const { programId, partnerId, groupId, ...patch } = ctx.params;
         await this.requireProgram(programId);
-        const updated = notes === undefined ? await this.repo.getEnrolledPartner(programId, partnerId) : await this.repo.setEnrollmentNotes(programId, partnerId, notes);
+        const before = await this.requireEnrolledPartner(programId, partnerId);
+        if (groupId !== undefined) await this.requireLiveGroup(ctx, programId, groupId);
+        const updated = await this.repo.updateEnrollment(programId, partnerId, patch);
+        if (updated === "duplicate") throw new ConflictError(`The referral code or tenant id is another partner's in program ${programId}; nothing was changed.`);
         if (!updated) throw new NotFoundError(`Partner ${partnerId} is not enrolled in program ${programId}.`);
+        // Links with the old code stop counting at once (attribution drops its cached copy).
+        if (updated.referralCode !== before.referralCode) await this.announceEnrollment(before);
+        if (groupId !== undefined) await call(ctx, "rewards.assignGroups", { programId, assignments: [{ partnerId, groupId }] });
         return this.partnerDetailOf(ctx, updated);
       },
     },
@@ -710,7 +728,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** One page of enrollments, then the totals of exactly those partners from each service (all time, live data). */
     async partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>> {
       await this.requireProgram(input.programId);
-      const page = await this.repo.listEnrollments(input.programId, { status: input.status, q: input.q, limit: input.limit, cursor: input.cursor });
+      const { status, q, email, tenantId, limit, cursor } = input;
+      const page = await this.repo.listEnrollments(input.programId, { status, q, email, tenantId, limit, cursor });
       return { data: await this.partnerRows(ctx, input.programId, page.data), nextCursor: page.nextCursor };
     },
 
@@ -746,6 +765,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return {
         ...row,
         notes: enrolled.notes,
+        tenantId: enrolled.tenantId,
+        metadata: enrolled.metadata,
         application: application && toDto(application),
         country: profile?.country ?? null,
         payoutMethod: profile?.payoutMethod ?? null,
@@ -791,6 +812,9 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async isLiveGroup(ctx: Context, programId: number, groupId: number): Promise<boolean> {
       const { groups } = await call(ctx, "rewards.list", { programId });
       return groups.some((g) => g.id === groupId);
+    },
+    async requireLiveGroup(ctx: Context, programId: number, groupId: number) {
+      if (!(await this.isLiveGroup(ctx, programId, groupId))) throw new NotFoundError(`No live partner group ${groupId} in program ${programId}.`);
     },
 
     /**

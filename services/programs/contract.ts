@@ -153,6 +153,9 @@ export interface PartnerRow {
 export interface PartnerDetail extends PartnerRow {
   /** The program team's private notes on the partner in this program: plain text, empty when none; never shown to the partner. */
   notes: string;
+  /** Your own id of the partner (their user id in your product; null when none) and your metadata on them. */
+  tenantId: string | null;
+  metadata: Record<string, string>;
   /** The partner's newest application to the program (what they wrote, the decision), null when they did not apply. */
   application: ApplicationView | null;
   /** From the partner's profile (theirs, across programs): where they are and how they want to be paid; bank details are not shown. */

@@ -100,6 +100,8 @@ const partnerRowExample = {
 const partnerDetailExample = {
   ...partnerRowExample,
   notes: "Met at the March webinar; prefers monthly payouts.",
+  tenantId: "user_8731",
+  metadata: { plan: "pro" },
   application: { ...applicationExample, status: "approved", decidedAt: "2026-01-06T10:00:00.000Z" },
   country: "DE",
   payoutMethod: "bank",
@@ -270,20 +272,25 @@ export const PROGRAMS = declareActions("programs", {
   },
   createPartner: {
     input: S.CreatePartnerInput,
-    http: {
+    http: programRoutes({
       method: "POST",
-      path: "/api/admin/programs/:programId/partners",
-      route: "admin",
-      tag: "Operator",
-      summary: "Create a partner",
-      description: "The partner is enrolled in the program, approved, with a referral code that is unique in the program (409 when taken).",
-      example: { programId: 1, name: "Jane", email: "jane@example.com", referralCode: "jane" },
+      path: "/:programId/partners",
+      scope: "partners:write",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Create (enroll) a partner",
+      description:
+        "A new partner enrolled in the program: approved (their links are tracked at once) or pending, with a referral code unique in the program (generated when omitted; 409 when taken), optionally in a live group of the program (404 otherwise), with your own id of them (tenantId, unique in the program: 409 when taken; find them by it later) and your metadata. Enrolling a user of yours as a partner when they sign up is this call.",
+      example: { programId: 1, name: "Jane", email: "jane@example.com", referralCode: "jane", tenantId: "user_8731", metadata: { plan: "pro" } },
       errors: ["not_found", "conflict"],
       response: {
         description: "The partner and its enrollment.",
-        example: { partner: { id: 3, name: "Jane" }, enrollment: { partnerId: 3, programId: 1, status: "approved", referralCode: "jane" } },
+        example: {
+          partner: { id: 3, name: "Jane", email: "jane@example.com" },
+          enrollment: { partnerId: 3, programId: 1, status: "approved", referralCode: "jane", tenantId: "user_8731", metadata: { plan: "pro" } },
+        },
       },
-    },
+    }),
   },
   updateProcessorConnection: {
     input: S.UpdateProcessorConnectionInput,
@@ -388,7 +395,7 @@ export const PROGRAMS = declareActions("programs", {
         scope: "partners:read",
         summary: "The program's partners with their totals",
         description:
-          "Newest enrollment first, one page at a time (pass nextCursor as cursor for the next, with the same filters). Each row: the partner, the enrollment's status and referral code, when they enrolled, and their all-time totals (clicks, leads, sales, revenue, commissions by state) and current balance, in minor units. q keeps the partners whose name, email or referral code contains it, in any case.",
+          "Newest enrollment first, one page at a time (pass nextCursor as cursor for the next, with the same filters). Each row: the partner, the enrollment's status and referral code, when they enrolled, and their all-time totals (clicks, leads, sales, revenue, commissions by state) and current balance, in minor units. q keeps the partners whose name, email or referral code contains it, in any case; email and tenantId find one partner by their exact email or your id of them.",
         example: { status: "pending", limit: 25 },
         response: { description: "A page of partners.", example: { data: [partnerRowExample], nextCursor: null } },
       }),
@@ -456,11 +463,11 @@ export const PROGRAMS = declareActions("programs", {
       scope: "partners:write",
       permission: "programs:write",
       tag: "Dashboard",
-      summary: "Change a partner's notes",
+      summary: "Change a partner: notes, referral code, group, tenant id, metadata",
       description:
-        "Sets the fields given and keeps the others. notes: the team's private notes on the partner in this program, plain text of up to 2000 characters, stored and answered as sent (never interpreted as HTML); an empty text clears them. The partner never sees them. Answers the partner as the partner endpoint does; 404 when the partner is not enrolled in the program.",
-      example: { programId: 1, partnerId: 3, notes: "Met at the March webinar; prefers monthly payouts." },
-      errors: ["not_found"],
+        "Sets the fields given and keeps the others. notes: the team's private notes on the partner in this program, plain text of up to 2000 characters, stored and answered as sent (never interpreted as HTML); an empty text clears them. The partner never sees them. referralCode: a new code for their links (links with the old code stop counting at once). groupId: a live group of the program (404 otherwise). tenantId: your id of them (null clears it). metadata: replaces what was stored. A code or tenant id another partner of the program has is 409, and nothing changes. Answers the partner as the partner endpoint does; 404 when the partner is not enrolled in the program.",
+      example: { programId: 1, partnerId: 3, notes: "Met at the March webinar; prefers monthly payouts.", metadata: { plan: "pro" } },
+      errors: ["not_found", "conflict"],
       response: { description: "The partner after the change.", example: partnerDetailExample },
     }),
   },

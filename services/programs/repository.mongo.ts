@@ -27,6 +27,7 @@ import {
   type ApiKey,
   type EnrolledPartner,
   type EnrolledPartnerDetail,
+  type EnrollmentPatch,
   type Enrollment,
   type EnrollmentListFilter,
   type EnrollmentStatus,
@@ -74,7 +75,8 @@ type PartnerDoc = DocOf<Partner> & {
 };
 
 /** The program team's private notes are stored on the enrollment (absent on enrollments stored before notes: empty). */
-type EnrollmentDoc = DocOf<Enrollment> & { notes?: string };
+/** Older documents have no notes, tenantId or metadata (read as empty). */
+type EnrollmentDoc = DocOf<Enrollment> & { notes?: string; tenantId?: string | null; metadata?: Record<string, string> };
 
 const programSchema = requiredStringsMayBeEmpty(
   collectionSchema<ProgramDoc>("programs", {
@@ -189,9 +191,14 @@ const enrollmentSchema = requiredStringsMayBeEmpty(
     status: { type: String, required: true },
     referralCode: { type: String, required: true },
     notes: { type: String, required: true, default: "" },
+    tenantId: { type: String, default: null },
+    metadata: { type: Schema.Types.Mixed, default: {} },
     createdAt: { type: Date, required: true },
   }),
 );
+// The merchant's own id of a partner, unique in the program: enrollments_tenant (program_id, tenant_id) WHERE
+// tenant_id IS NOT NULL in SQL.
+enrollmentSchema.index({ programId: 1, tenantId: 1 }, { unique: true, partialFilterExpression: { tenantId: { $type: "string" } } });
 enrollmentSchema.index({ programId: 1, referralCode: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1, partnerId: 1 }, { unique: true });
 enrollmentSchema.index({ programId: 1 }, { partialFilterExpression: { status: "approved" } });
@@ -688,7 +695,12 @@ export class MongoProgramsRepository implements ProgramsRepository {
     return docs.map(toEnrollment);
   }
   async listEnrollments(programId: number, filter: EnrollmentListFilter): Promise<Page<EnrolledPartner>> {
-    const conditions: Record<string, unknown>[] = [{ programId, ...(filter.status ? { status: filter.status } : {}) }, ...mongoPageFilter(filter)];
+    const conditions: Record<string, unknown>[] = [
+      { programId, ...(filter.status ? { status: filter.status } : {}), ...(filter.tenantId !== undefined ? { tenantId: filter.tenantId } : {}) },
+      ...mongoPageFilter(filter),
+    ];
+    // An exact email: its partners first (by partners_email), then their enrollments in the program.
+    if (filter.email !== undefined) conditions.push({ partnerId: { $in: (await this.partners.find({ email: filter.email }, { _id: 1 }).lean()).map((p) => p._id) } });
     if (filter.q !== undefined) return this.searchEnrollments(conditions, filter.q, filter.limit);
     const docs = await this.enrollments
       .find({ $and: conditions })
@@ -722,15 +734,18 @@ export class MongoProgramsRepository implements ProgramsRepository {
     return doc ? this.withPartnerAndNotes(doc) : null;
   }
 
-  async setEnrollmentNotes(programId: number, partnerId: number, notes: string): Promise<EnrolledPartnerDetail | null> {
-    const doc = await this.enrollments.findOneAndUpdate({ programId, partnerId }, { $set: { notes } }, { returnDocument: "after" }).lean();
-    return doc ? this.withPartnerAndNotes(doc) : null;
+  async updateEnrollment(programId: number, partnerId: number, patch: EnrollmentPatch): Promise<EnrolledPartnerDetail | null | "duplicate"> {
+    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+    const update = () => this.enrollments.findOneAndUpdate({ programId, partnerId }, { $set: set }, { returnDocument: "after" }).lean();
+    const doc = await insertOrNull(update);
+    if (doc === null) return (await this.enrollments.exists({ programId, partnerId })) ? "duplicate" : null;
+    return this.withPartnerAndNotes(doc);
   }
 
   /** An enrollment with its partner and notes (a partner is never deleted: an enrollment always has one). */
   private async withPartnerAndNotes(doc: EnrollmentDoc): Promise<EnrolledPartnerDetail> {
     const partner = await this.partners.findById(doc.partnerId).lean();
-    return { ...toEnrollment(doc), partner: toPartner(partner!), notes: doc.notes ?? "" };
+    return { ...toEnrollment(doc), partner: toPartner(partner!), notes: doc.notes ?? "", tenantId: doc.tenantId ?? null, metadata: doc.metadata ?? {} };
   }
 
   async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {

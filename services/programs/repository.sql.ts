@@ -25,6 +25,7 @@ import {
   type EnrollmentStatus,
   type EnrolledPartner,
   type EnrolledPartnerDetail,
+  type EnrollmentPatch,
   type EnrollmentListFilter,
   type PartnerProfile,
   type PartnerProfileFields,
@@ -149,6 +150,10 @@ const MIGRATIONS = [
      created_at TIMESTAMPTZ NOT NULL,
      PRIMARY KEY (api_key_id, key));
    CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);`,
+  // The merchant's own id of a partner (their user id) and metadata (docs/api.md, "Partners"), per enrollment.
+  `ALTER TABLE enrollments ADD COLUMN tenant_id TEXT;
+   ALTER TABLE enrollments ADD COLUMN metadata JSONB NOT NULL DEFAULT '{}';
+   CREATE UNIQUE INDEX enrollments_tenant ON enrollments (program_id, tenant_id) WHERE tenant_id IS NOT NULL;`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -278,8 +283,10 @@ interface EnrollmentRow {
   program_id: number;
   status: EnrollmentStatus;
   referral_code: string;
-  /** The program team's private notes (only the partner detail reads them). */
+  /** The program team's private notes and the merchant's own data (only the partner detail reads them). */
   notes: string;
+  tenant_id: string | null;
+  metadata: Record<string, string>;
   created_at: Date;
 }
 
@@ -391,6 +398,8 @@ const ENROLLED_PARTNER_COLUMNS = "e.*, p.name AS partner_name, p.email AS partne
 export function listEnrollmentsQuery(programId: number, filter: EnrollmentListFilter): SqlQuery {
   const where = new SqlConditions().add("e.program_id = ?", programId);
   if (filter.status) where.add("e.status = ?", filter.status);
+  if (filter.tenantId !== undefined) where.add("e.tenant_id = ?", filter.tenantId);
+  if (filter.email !== undefined) where.add("p.email = ?", filter.email);
   if (filter.q !== undefined) {
     // A "contains" match cannot use a b-tree: the list's index is read newest first and the page's rows filtered.
     const pattern = likeContains(filter.q);
@@ -407,7 +416,7 @@ const withPartner = (r: EnrolledPartnerRow): EnrolledPartner => ({
 });
 
 /** The same, with the program team's notes (the partner detail). */
-const withPartnerAndNotes = (r: EnrolledPartnerRow): EnrolledPartnerDetail => ({ ...withPartner(r), notes: r.notes });
+const withPartnerAndNotes = (r: EnrolledPartnerRow): EnrolledPartnerDetail => ({ ...withPartner(r), notes: r.notes, tenantId: r.tenant_id, metadata: r.metadata });
 
 export class SqlProgramsRepository implements ProgramsRepository {
   readonly outbox: SqlOutbox;
@@ -766,14 +775,23 @@ export class SqlProgramsRepository implements ProgramsRepository {
     return row ? withPartnerAndNotes(row) : null;
   }
 
-  async setEnrollmentNotes(programId: number, partnerId: number, notes: string): Promise<EnrolledPartnerDetail | null> {
-    // One statement: the write and the read of the row it wrote, with its partner.
-    const [row] = await this.db.query<EnrolledPartnerRow>(
-      `WITH e AS (UPDATE enrollments SET notes = $3 WHERE program_id = $1 AND partner_id = $2 RETURNING *)
-       SELECT ${ENROLLED_PARTNER_COLUMNS} FROM e JOIN partners p ON p.id = e.partner_id`,
-      [programId, partnerId, notes],
-    );
-    return row ? withPartnerAndNotes(row) : null;
+  async updateEnrollment(programId: number, partnerId: number, patch: EnrollmentPatch): Promise<EnrolledPartnerDetail | null | "duplicate"> {
+    const columns = { notes: "notes", referralCode: "referral_code", tenantId: "tenant_id", metadata: "metadata" } as const;
+    const fields = (Object.keys(columns) as (keyof typeof columns)[]).filter((k) => patch[k] !== undefined);
+    const values = fields.map((k) => (k === "metadata" ? JSON.stringify(patch.metadata) : patch[k]));
+    const set = fields.length ? fields.map((k, i) => `${columns[k]} = $${i + 3}`).join(", ") : "notes = notes";
+    try {
+      // One statement: the write and the read of the row it wrote, with its partner.
+      const [row] = await this.db.query<EnrolledPartnerRow>(
+        `WITH e AS (UPDATE enrollments SET ${set} WHERE program_id = $1 AND partner_id = $2 RETURNING *)
+         SELECT ${ENROLLED_PARTNER_COLUMNS} FROM e JOIN partners p ON p.id = e.partner_id`,
+        [programId, partnerId, ...values],
+      );
+      return row ? withPartnerAndNotes(row) : null;
+    } catch (err) {
+      if (isUniqueViolation(err)) return "duplicate";
+      throw err;
+    }
   }
 
   async findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]> {

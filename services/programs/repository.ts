@@ -199,10 +199,11 @@ export interface ProgramsRepository {
   /** One enrollment with its partner and the merchant's notes; null when the partner is not enrolled in the program. */
   getEnrolledPartner(programId: number, partnerId: number): Promise<EnrolledPartnerDetail | null>;
   /**
-   * Replaces the merchant's notes on an enrollment (one write; the last write wins) and returns the enrollment
-   * as getEnrolledPartner does; null when the partner is not enrolled in the program.
+   * Sets the fields given of an enrollment (one write; the last write wins) and returns it as getEnrolledPartner
+   * does; null when the partner is not enrolled in the program, "duplicate" when the referral code or tenant id is
+   * another enrollment's in the program (nothing is written then).
    */
-  setEnrollmentNotes(programId: number, partnerId: number, notes: string): Promise<EnrolledPartnerDetail | null>;
+  updateEnrollment(programId: number, partnerId: number, patch: EnrollmentPatch): Promise<EnrolledPartnerDetail | null | "duplicate">;
   /** The enrollments of these partners in the program, with their partners (any order; none for a partner not enrolled). */
   findEnrolledPartners(programId: number, partnerIds: readonly number[]): Promise<EnrolledPartner[]>;
   /** The programs outbox (table or collection `programs_outbox`), for its relay. */
@@ -285,20 +286,31 @@ export interface EnrolledPartner extends Enrollment {
   partner: Partner;
 }
 
-/** The partners list's filters: a status, and text the partner's name, email or referral code contains. */
+/** The partners list's filters: a status, text the partner's name, email or referral code contains, an exact (lower-case) email or tenant id. */
 export interface EnrollmentListFilter extends PageRequest {
   status?: EnrollmentStatus;
   q?: string;
+  email?: string;
+  tenantId?: string;
 }
+
+/** The merchant's own data on an enrollment (docs/api.md, "Partners"): kept off `Enrollment`, like the notes. */
+export interface EnrollmentMerchantFields {
+  notes: string;
+  /** The merchant's own id of the partner (their user id), unique in the program; null when none. */
+  tenantId: string | null;
+  /** Up to 50 string values under keys of the merchant's choosing. */
+  metadata: Record<string, string>;
+}
+
+export type EnrollmentPatch = Partial<EnrollmentMerchantFields> & { referralCode?: string };
 
 /**
  * An enrollment with its partner and the merchant's private notes on it (per program: plain text, empty when
  * none). Notes are kept off `Enrollment`, which other services and the partner portal receive: only the
  * program's team reads them.
  */
-export interface EnrolledPartnerDetail extends EnrolledPartner {
-  notes: string;
-}
+export interface EnrolledPartnerDetail extends EnrolledPartner, EnrollmentMerchantFields {}
 
 export type ApplicationStatus = "pending" | "approved" | "declined";
 

@@ -186,6 +186,18 @@ export const ProgramIdInput = z.strictObject({ programId: Id.meta({ description:
 export const KeyIdInput = z.strictObject({ keyId: Id.meta({ description: "The API key's id (not the secret).", example: 2 }) });
 export const AuthenticateKeyInput = z.object({ key: z.string().max(200) });
 
+/** The merchant's own id of a partner (their user id in the merchant's product), unique in the program. */
+const TenantId = oneLine(z.string().trim().min(1).max(255)).meta({ description: "Your own id of the partner (their user id in your product), unique in the program.", example: "user_8731" });
+
+/** Metadata on a partner, as Stripe's: up to 50 keys (1 to 40 printable characters) of one-line strings up to 500 characters. */
+export const PartnerMetadata = z
+  .record(z.string().regex(/^[\x21-\x7e]{1,40}$/, "keys are 1 to 40 printable ASCII characters without spaces"), oneLine(z.string().max(500)))
+  .refine((m) => Object.keys(m).length <= 50, "at most 50 keys")
+  .meta({
+    description: "Your data on the partner: up to 50 keys (1 to 40 printable characters) of text values up to 500 characters. It replaces what was stored ({} clears it).",
+    example: { plan: "pro" },
+  });
+
 export const CreatePartnerInput = z.strictObject({
   programId: Id.describe("The program's id."),
   name: oneLine(z.string().trim().min(1).max(200)).meta({ description: "The partner's name.", example: "Jane" }),
@@ -195,6 +207,9 @@ export const CreatePartnerInput = z.strictObject({
     example: "user-7",
   }),
   referralCode: ReferralCode.optional().meta({ description: "The code in the partner's links (letters, digits, - and _); generated when omitted.", example: "jane" }),
+  groupId: Id.optional().meta({ description: "A live partner group of the program to put the partner in; default: the default group.", example: 2 }),
+  tenantId: TenantId.optional(),
+  metadata: PartnerMetadata.optional(),
   status: z
     .enum(["approved", "pending"])
     .default("approved")
@@ -261,6 +276,8 @@ export const ListPartnersInput = z.strictObject({
     description: "Only partners whose name, email or referral code contains this text (1 to 100 characters, any case; % and _ are plain characters).",
     example: "jane",
   }),
+  email: z.string().trim().toLowerCase().email().max(320).optional().meta({ description: "Only the partner with this email (any case).", example: "jane@example.com" }),
+  tenantId: TenantId.optional().meta({ description: "Only the partner with this id of yours (tenantId).", example: "user_8731" }),
   ...PAGE_FIELDS,
 });
 
@@ -282,6 +299,13 @@ export const UpdatePartnerInput = EnrollmentDecisionInput.extend({
     description: "Private notes on the partner in this program (plain text, up to 2000 characters; empty clears them). Only the program's team sees them, never the partner.",
     example: "Met at the March webinar; prefers monthly payouts.",
   }),
+  referralCode: ReferralCode.optional().meta({
+    description: "A new code for the partner's links (their old links stop being attributed); 409 when another partner of the program has it.",
+    example: "jane-2",
+  }),
+  groupId: Id.optional().meta({ description: "Moves the partner into this live group of the program (only future commissions change).", example: 2 }),
+  tenantId: TenantId.nullable().optional(),
+  metadata: PartnerMetadata.optional(),
 });
 
 /** The operator's equivalent: the status to set. */

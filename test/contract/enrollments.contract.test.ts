@@ -159,28 +159,49 @@ describe.each(backends)("programs repository: enrollments on %s", (_name, backen
     const { partner, enrollment } = await enroll(p.id, "Noted", "pending");
     await repo().createEnrollment({ partnerId: partner.id, programId: other.id, referralCode: `code-${unique()}`, status: "approved" });
 
-    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, partner, notes: "" });
+    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, partner, notes: "", tenantId: null, metadata: {} });
     const text = "Line one <b>not HTML</b>\nLine two: 100% & more \u00e9";
-    expect(await repo().setEnrollmentNotes(p.id, partner.id, text)).toEqual({ ...enrollment, partner, notes: text });
-    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, partner, notes: text });
+    expect(await repo().updateEnrollment(p.id, partner.id, { notes: text })).toEqual({ ...enrollment, partner, notes: text, tenantId: null, metadata: {} });
+    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, partner, notes: text, tenantId: null, metadata: {} });
     // Per program: the other enrollment of the same partner keeps its own (none).
     expect((await repo().getEnrolledPartner(other.id, partner.id))!.notes).toBe("");
-    expect((await repo().setEnrollmentNotes(p.id, partner.id, "x".repeat(2000)))!.notes).toBe("x".repeat(2000));
-    expect((await repo().setEnrollmentNotes(p.id, partner.id, ""))!.notes).toBe("");
+    expect(await repo().updateEnrollment(p.id, partner.id, { notes: "x".repeat(2000) })).toMatchObject({ notes: "x".repeat(2000) });
+    expect(await repo().updateEnrollment(p.id, partner.id, { notes: "" })).toMatchObject({ notes: "" });
 
     // Not enrolled: null, nothing written.
     expect(await repo().getEnrolledPartner(p.id, 999_999)).toBeNull();
-    expect(await repo().setEnrollmentNotes(p.id, 999_999, "x")).toBeNull();
+    expect(await repo().updateEnrollment(p.id, 999_999, { notes: "x" })).toBeNull();
     const stranger = await repo().createPartner({ name: "Stranger", email: null });
-    expect(await repo().setEnrollmentNotes(p.id, stranger.id, "x")).toBeNull();
+    expect(await repo().updateEnrollment(p.id, stranger.id, { notes: "x" })).toBeNull();
     expect(await repo().getEnrolledPartner(p.id, stranger.id)).toBeNull();
 
     // The enrollment as other services and the partner portal get it carries no notes, and a status change keeps them.
-    await repo().setEnrollmentNotes(p.id, partner.id, "kept");
+    await repo().updateEnrollment(p.id, partner.id, { notes: "kept" });
     expect(await repo().findEnrollment(p.id, partner.id)).toEqual(enrollment);
     expect((await repo().listPartnerEnrollments(partner.id)).find((e) => e.programId === p.id)).toEqual(enrollment);
     expect((await repo().listEnrollments(p.id, { limit: 10 })).data).toEqual([{ ...enrollment, partner }]);
     expect(await repo().setEnrollmentStatus(p.id, partner.id, "approved", new Date(), ["pending"])).toMatchObject({ enrollment: { ...enrollment, status: "approved" }, changed: true });
-    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, status: "approved", partner, notes: "kept" });
+    expect(await repo().getEnrolledPartner(p.id, partner.id)).toEqual({ ...enrollment, status: "approved", partner, notes: "kept", tenantId: null, metadata: {} });
+  });
+
+  test("the merchant's tenant id (unique in the program), metadata and referral code: set, found, refused when taken", async () => {
+    const p = await program();
+    const other = await program();
+    const { partner, enrollment } = await enroll(p.id, "Tenant", "approved");
+    const second = await enroll(p.id, "Second", "approved");
+    const inOther = await enroll(other.id, "Elsewhere", "approved");
+    const tenantId = `user-${unique()}`;
+    const updated = await repo().updateEnrollment(p.id, partner.id, { tenantId, metadata: { plan: "pro", source: "signup" }, referralCode: `new-${unique()}` });
+    expect(updated).toMatchObject({ partner, tenantId, metadata: { plan: "pro", source: "signup" }, notes: "" });
+    // Another program may use the same tenant id; another partner of this program may not, nor its referral code.
+    expect(await repo().updateEnrollment(other.id, inOther.partner.id, { tenantId })).toMatchObject({ tenantId });
+    expect(await repo().updateEnrollment(p.id, second.partner.id, { tenantId })).toBe("duplicate");
+    expect(await repo().updateEnrollment(p.id, second.partner.id, { referralCode: (updated as { referralCode: string }).referralCode })).toBe("duplicate");
+    expect(await repo().getEnrolledPartner(p.id, second.partner.id)).toMatchObject({ tenantId: null, referralCode: second.enrollment.referralCode });
+    // Found by tenant id and by exact email, in this program only.
+    expect((await repo().listEnrollments(p.id, { tenantId, limit: 10 })).data.map((e) => e.partnerId)).toEqual([partner.id]);
+    expect((await repo().listEnrollments(p.id, { tenantId: "nobody", limit: 10 })).data).toEqual([]);
+    expect((await repo().listEnrollments(p.id, { email: partner.email!, limit: 10 })).data.map((e) => e.partnerId)).toEqual([partner.id]);
+    expect(await repo().updateEnrollment(p.id, partner.id, { tenantId: null, metadata: {} })).toMatchObject({ tenantId: null, metadata: {}, id: enrollment.id });
   });
 });

@@ -167,6 +167,7 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/admin/programs/:programId/api-keys" },
   { method: "POST", path: "/api/admin/api-keys/:keyId/retire" },
   { method: "POST", path: "/api/admin/programs/:programId/partners", body: () => ({ name: "Another partner" }) },
+  { method: "POST", path: "/api/programs/:programId/partners", session: true, body: () => ({ name: "A partner from the dashboard" }) },
   { method: "GET", path: "/api/admin/programs/:programId/sales/:transactionId" },
   { method: "GET", path: "/api/admin/commissions/:commissionId" },
   { method: "GET", path: "/api/admin/processor/events/:eventId" },

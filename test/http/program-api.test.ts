@@ -111,6 +111,44 @@ describe("with the scope", () => {
   });
 });
 
+describe('partners (docs/api.md, "Partners")', () => {
+  test("enroll a user at signup with a tenant id and metadata; find them by it or by email; change code, group, metadata", async () => {
+    const tenantId = `user-${process.pid}`;
+    const { groups } = await sys.admin("GET", `/programs/${a.programId}/rewards`);
+    const vip = await sys.admin("POST", `/programs/${a.programId}/groups`, { name: "VIP" });
+    const created = await keyed(keys.full, "POST", "/partners", { name: "Signup User", email: "Signup@Example.com", tenantId, metadata: { plan: "pro" }, groupId: groups[0].id });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ partner: { name: "Signup User", email: "signup@example.com" }, enrollment: { status: "approved", tenantId, metadata: { plan: "pro" } } });
+    const partnerId = created.body.partner.id as number;
+    // The same tenant id again is 409 and creates nobody; so is a taken referral code.
+    const again = await keyed(keys.full, "POST", "/partners", { name: "Twice", tenantId });
+    expect([again.status, again.body.error.code]).toEqual([409, "conflict"]);
+    expect((await keyed(keys.full, "POST", "/partners", { name: "Taken", referralCode: created.body.enrollment.referralCode })).status).toBe(409);
+    // Found by the merchant's id and by email (any case); another program's key finds nobody.
+    const byTenant = await keyed(keys.readOnly, "GET", `/partners?tenantId=${tenantId}`);
+    expect(byTenant.body.data.map((p: { partnerId: number }) => p.partnerId)).toEqual([partnerId]);
+    expect((await keyed(keys.readOnly, "GET", "/partners?email=SIGNUP%40example.com")).body.data.map((p: { partnerId: number }) => p.partnerId)).toEqual([partnerId]);
+    expect((await keyed(keys.otherFull, "GET", `/partners?tenantId=${tenantId}`)).body.data).toEqual([]);
+    expect((await keyed(keys.otherFull, "PATCH", `/partners/${partnerId}`, { metadata: {} })).status).toBe(404);
+
+    // A new code: the old one stops attributing at once; the new one works. A group move, metadata replaced.
+    const oldCode = created.body.enrollment.referralCode as string;
+    const changed = await keyed(keys.full, "PATCH", `/partners/${partnerId}`, { referralCode: `new-${process.pid}`, groupId: vip.id, metadata: { plan: "team", seats: "5" } });
+    expect(changed.body).toMatchObject({ partnerId, referralCode: `new-${process.pid}`, tenantId, metadata: { plan: "team", seats: "5" } });
+    const oldClick = await sys.http("POST", "/api/v1/track/click", { body: { program_id: a.programId, referral_code: oldCode } });
+    expect(oldClick.status).toBe(404);
+    expect((await sys.http("POST", "/api/v1/track/click", { body: { program_id: a.programId, referral_code: `new-${process.pid}` } })).status).toBe(200);
+    const members = (await sys.admin("GET", `/programs/${a.programId}/rewards`)).groups.find((g: { id: number }) => g.id === vip.id);
+    expect(members.memberIds).toEqual([partnerId]);
+    // Bad metadata changes nothing: 51 keys, or a value with a line break, is a 400.
+    const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, "v"]));
+    for (const metadata of [tooMany, { note: "two\nlines" }, { "a key": "v" }]) {
+      expect((await keyed(keys.full, "PATCH", `/partners/${partnerId}`, { metadata })).status).toBe(400);
+    }
+    expect((await keyed(keys.full, "PATCH", `/partners/${partnerId}`, { tenantId: null })).body).toMatchObject({ tenantId: null, metadata: { plan: "team", seats: "5" } });
+  });
+});
+
 describe("Idempotency-Key on writes", () => {
   const groupsOf = async () => (await sys.admin("GET", `/programs/${a.programId}/rewards`)).groups as Array<{ id: number; name: string }>;
   const createGroup = (idempotencyKey: string, name: string) => sys.http("POST", "/api/v1/groups", { key: keys.full, body: { name }, headers: { "Idempotency-Key": idempotencyKey } });
