@@ -109,6 +109,20 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** A banned partner's commissions not yet credited, voided one by one (each its own transaction; a retry skips those done). */
+    voidUncredited: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.VoidUncreditedInput>>) {
+        const { programId, partnerId, reason } = ctx.params;
+        let voided = 0;
+        for (const commissionId of await this.repo.listUncreditedCommissionIds(programId, partnerId)) {
+          if (reversalApplied(await reverseForSale(this.repo, { commissionId, reasonCode: "void", reason }, new Date()))) voided++;
+        }
+        if (voided) this.relay.nudge();
+        return { voided };
+      },
+    },
+
     /** Holds back a commission not yet credited from the credit run, with a reason; or releases it. */
     holdCommission: {
       handler(ctx: Context<Input<typeof S.HoldCommissionInput>>) {

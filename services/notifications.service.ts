@@ -524,6 +524,11 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       // The partner's emails (docs/partners.md, "Emails"): recorded once per event, sent by the email worker.
       if (producer === "commissions") await this.recordMoneyEmails(ctx, eventId, type, payload);
       if (producer === "programs" && type.startsWith("application.")) await this.recordApplicationEmail(ctx, eventId, payload);
+      if (producer === "programs" && type === "partner.banned") {
+        const ban = payload as { programId: number; partnerId: number; reason: string };
+        const key = { dedupeKey: `partner_banned.programs.${eventId}`, producer: "programs", eventId, programId: ban.programId, partnerId: ban.partnerId, withdrawalId: null };
+        if (await this.recordEmail(ctx, key, { kind: "partner_banned", reason: ban.reason })) this.emailWorker?.nudge();
+      }
 
       let deliveries = 0;
       if (workspaceId !== null) {

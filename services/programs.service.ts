@@ -513,6 +513,23 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
      * One batch of the partners CSV export: pages of the partners list (shared/csv-export.ts; the gateway writes
      * the file), 100 rows each, as many partners as the other services total in one call.
      */
+    /** Declined with a partner.banned event (the partner's email), then their uncredited commissions voided. */
+    banPartner: {
+      async handler(ctx: Context<Input<typeof S.BanPartnerInput>>) {
+        const { programId, partnerId, reason } = ctx.params;
+        await this.requireProgram(programId);
+        await this.requireEnrolledPartner(programId, partnerId);
+        const result = (await this.repo.setEnrollmentStatus(programId, partnerId, "declined", new Date(), ["approved", "pending"], { reason }))!;
+        if (result.changed) {
+          this.outboxRelay?.nudge(); // its partner.banned event committed with it
+          await this.announceEnrollment(result.enrollment);
+        }
+        const { voided } = await call(ctx, "commissions.voidUncredited", { programId, partnerId, reason });
+        const { status, referralCode } = result.enrollment;
+        return { partnerId, programId, status, referralCode, changed: result.changed, voidedCommissions: voided };
+      },
+    },
+
     exportPartners: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.ExportPartnersInput>>) {

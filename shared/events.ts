@@ -126,6 +126,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "lead.created",
   "sale.created",
   "partner.enrolled",
+  "partner.banned",
   "application.created",
   "application.decided",
 ] as const;
@@ -303,6 +304,18 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
     }),
     example: { enrollmentId: 4, programId: 1, partnerId: 3, partnerName: "Jane", referralCode: "jane", status: "approved", enrolledAt: "2026-01-01T00:00:00.000Z" },
   },
+  "partner.banned": {
+    when: "The merchant banned a partner from a program: their links stopped being attributed, their commissions not yet credited are voided with the reason (commission.reversed follows for each), and they are emailed.",
+    schema: z.object({
+      enrollmentId: int("The enrollment's id.", 4),
+      programId: int("The program's id.", 1),
+      partnerId: int("The partner's id.", 3),
+      partnerName: text("The partner's name.", "Jane"),
+      reason: text("The merchant's reason (the partner is told).", "Incentivised traffic against the terms"),
+      bannedAt: time("When the partner was banned.", "2026-01-05T00:00:00.000Z"),
+    }),
+    example: { enrollmentId: 4, programId: 1, partnerId: 3, partnerName: "Jane", reason: "Incentivised traffic against the terms", bannedAt: "2026-01-05T00:00:00.000Z" },
+  },
   "application.created": {
     when: "An application arrived from the program's public form: status pending (to review), or approved when the program approves applications at once. No applicant email: read it in the dashboard.",
     schema: z.object(applicationFacts),
@@ -446,6 +459,10 @@ export function applicationPayload(a: {
     createdAt: iso(a.createdAt),
     decidedAt: a.decidedAt ? iso(a.decidedAt) : null,
   };
+}
+
+export function partnerBannedPayload(e: { id: number; programId: number; partnerId: number }, partnerName: string, reason: string, bannedAt: Date): Record<string, unknown> {
+  return { enrollmentId: e.id, programId: e.programId, partnerId: e.partnerId, partnerName, reason, bannedAt: iso(bannedAt) };
 }
 
 export function partnerEnrolledPayload(e: { id: number; programId: number; partnerId: number; referralCode: string }, partnerName: string, enrolledAt: Date): Record<string, unknown> {

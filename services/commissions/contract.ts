@@ -51,6 +51,7 @@ export interface CommissionsContract {
   "commissions.createForLead": { params: z.input<typeof S.CreateForLeadInput>; result: CreatedCommission | NoCommission };
   /** The merchant takes a commission back (a fake signup, a fraudulent order): reversed in full, like a full refund of a sale. */
   "commissions.voidCommission": { params: z.input<typeof S.VoidCommissionInput>; result: RefundResponse };
+  "commissions.voidUncredited": { params: z.input<typeof S.VoidUncreditedInput>; result: { voided: number } };
   "commissions.holdCommission": { params: z.input<typeof S.HoldCommissionInput>; result: { commission: Jsonified<CommissionListItem>; changed: boolean } };
   "commissions.releaseCommission": { params: z.input<typeof S.ProgramCommissionInput>; result: { commission: Jsonified<CommissionListItem>; changed: boolean } };
   "commissions.getProgramCommission": { params: z.input<typeof S.ProgramCommissionInput>; result: Jsonified<CommissionListItem> };

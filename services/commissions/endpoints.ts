@@ -490,6 +490,9 @@ export const COMMISSIONS = declareActions("commissions", {
   createForLead: {
     input: S.CreateForLeadInput,
   },
+  voidUncredited: {
+    input: S.VoidUncreditedInput,
+  },
   getProgramCommission: {
     input: S.ProgramCommissionInput,
     http: programRoutes({

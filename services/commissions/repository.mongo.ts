@@ -131,6 +131,15 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     return this.reads.listRefunds(commissionId);
   }
 
+  async listUncreditedCommissionIds(programId: number, partnerId: number): Promise<number[]> {
+    // Along the (programId, partnerId, createdAt, _id) list index.
+    const docs = await this.store.commissions
+      .find({ programId, partnerId, creditedAt: null, status: { $ne: "reversed" } }, { _id: 1 })
+      .sort({ _id: 1 })
+      .lean();
+    return docs.map((d) => d._id);
+  }
+
   async listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]> {
     // MongoDB reads limit(0) as "no limit".
     if (limit < 1) return [];

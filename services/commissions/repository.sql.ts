@@ -770,6 +770,15 @@ export class SqlCommissionsRepository implements CommissionsRepository {
     return this.tx.listRefunds(commissionId);
   }
 
+  async listUncreditedCommissionIds(programId: number, partnerId: number): Promise<number[]> {
+    // Along commissions_program_partner_list.
+    const rows = await this.db.query<{ id: number }>("SELECT id FROM commissions WHERE program_id = $1 AND partner_id = $2 AND credited_at IS NULL AND status <> 'reversed' ORDER BY id", [
+      programId,
+      partnerId,
+    ]);
+    return rows.map((r) => r.id);
+  }
+
   async listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]> {
     const rows = await this.db.query<{ id: number }>(
       `SELECT id FROM commissions WHERE credited_at IS NULL AND status <> 'reversed' AND approvable_at <= $1

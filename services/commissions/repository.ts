@@ -270,6 +270,8 @@ export interface CommissionsRepository {
   getCommission(id: number): Promise<Commission | null>;
   findCommissionBySale(saleId: number): Promise<Commission | null>;
   listRefunds(commissionId: number): Promise<RefundEntry[]>;
+  /** Ids of a partner's commissions in the program not yet credited nor reversed, oldest first (a ban voids them). */
+  listUncreditedCommissionIds(programId: number, partnerId: number): Promise<number[]>;
   /** Ids of uncredited, unreversed commissions whose hold has passed and that the merchant does not hold (oldest first). */
   listDueCommissionIds(now: Date, limit: number, programId?: number): Promise<number[]>;
   /**

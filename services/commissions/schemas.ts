@@ -42,6 +42,9 @@ export const VoidCommissionInput = z.strictObject({
   reason: prose(z.string().trim().min(1).max(1000)).default("Voided by the merchant").meta({ description: "Why (shown to the partner).", example: "Fake signup" }),
 });
 
+/** A ban (programs.banPartner): every commission of the partner not yet credited is voided with the reason. */
+export const VoidUncreditedInput = z.strictObject({ programId: Id, partnerId: Id, reason: z.string().min(1).max(1000) });
+
 export const HoldCommissionInput = z.strictObject({
   ...ProgramCommission,
   reason: prose(z.string().trim().min(1).max(1000))

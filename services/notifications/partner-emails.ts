@@ -16,6 +16,7 @@ export const PARTNER_EMAIL_KINDS = [
   "payout_paid",
   "payout_failed",
   "monthly_summary",
+  "partner_banned",
 ] as const;
 export type PartnerEmailKind = (typeof PARTNER_EMAIL_KINDS)[number];
 
@@ -34,6 +35,8 @@ const CATEGORY_OF: Record<PartnerEmailKind, EmailCategory | null> = {
   // Money that did not arrive is never something a partner can opt out of hearing about (as the sign-in email).
   payout_failed: null,
   monthly_summary: "summaries",
+  // Being removed from a program is never something to opt out of hearing about.
+  partner_banned: null,
 };
 /** The category of a kind; null: it cannot be unsubscribed. */
 export const categoryOf = (kind: PartnerEmailKind): EmailCategory | null => CATEGORY_OF[kind];
@@ -153,6 +156,7 @@ export type EmailFacts =
   | { kind: "commission_digest"; frequency: CommissionEmailFrequency; lines: DigestLine[] }
   | { kind: "commission_reduced" | "commission_reversed"; refund: RefundFacts }
   | { kind: "payout_paid" | "payout_failed"; payout: PayoutFacts }
+  | { kind: "partner_banned"; reason: string }
   | { kind: "monthly_summary"; month: string; figures: MonthFigures[]; balance: { balanceCents: number; currency: string } | null };
 
 /** Who it is to and from, and where its links point. */
@@ -217,6 +221,15 @@ function letterOf(facts: EmailFacts, a: EmailAddressing): Letter {
           "Open this link to sign in to the partner portal, where your referral link is. It works once, within 24 hours; later, ask the portal for a new sign-in link with this email address.",
         ],
         link: { label: "Sign in to the partner portal", url: SIGN_IN_LINK },
+      };
+    case "partner_banned":
+      return {
+        subject: `You are no longer a partner of ${program}`,
+        paragraphs: [
+          `The ${program} team ended your participation in their partner program: your referral links no longer earn commissions, and commissions not yet credited to your balance were voided.`,
+          `Their reason: ${facts.reason}`,
+          "What was already credited to your balance stays yours. Reply to this email to reach the team.",
+        ],
       };
     case "application_declined":
       return {

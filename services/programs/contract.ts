@@ -62,6 +62,7 @@ export interface ProgramsContract {
   /** One partner of the program: a row of the list with the program team's notes (404 when not enrolled). */
   "programs.partnerDetail": { params: z.input<typeof S.PartnerDetailInput>; result: PartnerDetail };
   /** Sets the notes given and answers the partner detail after the change. */
+  "programs.banPartner": { params: z.input<typeof S.BanPartnerInput>; result: EnrollmentDecision & { voidedCommissions: number } };
   "programs.updatePartner": { params: z.input<typeof S.UpdatePartnerInput>; result: PartnerDetail };
   /** One batch of the partners CSV export (the gateway pulls them: shared/csv-export.ts). */
   "programs.exportPartners": { params: z.input<typeof S.ExportPartnersInput>; result: ExportBatch };

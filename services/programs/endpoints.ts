@@ -471,6 +471,22 @@ export const PROGRAMS = declareActions("programs", {
       response: { description: "The partner after the change.", example: partnerDetailExample },
     }),
   },
+  banPartner: {
+    input: S.BanPartnerInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/partners/:partnerId/ban",
+      scope: "partners:write",
+      permission: "programs:write",
+      tag: "Dashboard",
+      summary: "Ban a partner",
+      description:
+        "The partner is declined in the program (their links stop being attributed at once), every commission of theirs not yet credited is voided with the reason (credited ones stay theirs: claw money back with a manual clawback), and they are emailed the reason; a partner.banned event goes to the webhooks. Banning a declined partner again voids what is still uncredited and sends nothing (changed false). Approve the partner to take them back.",
+      example: { programId: 1, partnerId: 3, reason: "Incentivised traffic against the terms" },
+      errors: ["not_found"],
+      response: { description: "The enrollment after the call and how many commissions were voided.", example: { ...decisionExample, status: "declined", voidedCommissions: 2 } },
+    }),
+  },
   approvePartner: {
     input: S.EnrollmentDecisionInput,
     http: {

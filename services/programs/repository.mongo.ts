@@ -45,7 +45,7 @@ import {
 } from "./repository";
 import type { BankDetails } from "../../shared/partner-profile";
 import type { ClientSession } from "mongoose";
-import { applicationPayload, partnerEnrolledPayload } from "../../shared/events";
+import { applicationPayload, partnerBannedPayload, partnerEnrolledPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
 
 /**
@@ -535,8 +535,9 @@ export class MongoProgramsRepository implements ProgramsRepository {
     status: EnrollmentStatus,
     now: Date,
     allowedFrom?: readonly EnrollmentStatus[],
+    ban?: { reason: string },
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
-    return withTransaction(this.connection, (session) => this.changeEnrollmentStatus(session, programId, partnerId, status, now, allowedFrom));
+    return withTransaction(this.connection, (session) => this.changeEnrollmentStatus(session, programId, partnerId, status, now, allowedFrom, ban));
   }
 
   /** setEnrollmentStatus inside a transaction of the caller's (an application's decision is one with it). */
@@ -547,6 +548,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
     status: EnrollmentStatus,
     now: Date,
     allowedFrom?: readonly EnrollmentStatus[],
+    ban?: { reason: string },
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
     // A conditional write in the transaction: concurrent decisions conflict, the driver retries one, which then
     // sees the other's status (and leaves it, when it is not in allowedFrom).
@@ -560,6 +562,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
     const enrollment = toEnrollment({ ...before, status });
     const enrolled = status === "approved";
     if (enrolled) await this.enqueueEnrolled(session, enrollment, now);
+    if (ban) await this.enqueueBanned(session, enrollment, ban.reason, now);
     return { enrollment, enrolled, changed: true };
   }
 
@@ -664,6 +667,11 @@ export class MongoProgramsRepository implements ProgramsRepository {
       await this.outbox.enqueue(session, "application.decided", applicationPayload(application), now);
       return { application, changed: true, enrollment };
     });
+  }
+
+  private async enqueueBanned(session: ClientSession, enrollment: Enrollment, reason: string, at: Date): Promise<void> {
+    const partner = await this.partners.findById(enrollment.partnerId, { name: 1 }, { session }).lean();
+    await this.outbox.enqueue(session, "partner.banned", partnerBannedPayload(enrollment, partner?.name ?? "", reason, at), at);
   }
 
   private async enqueueEnrolled(session: ClientSession, enrollment: Enrollment, at: Date): Promise<void> {

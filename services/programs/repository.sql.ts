@@ -32,7 +32,7 @@ import {
   type IdempotencyClaim,
   idempotencyClaimOf,
 } from "./repository";
-import { applicationPayload, partnerEnrolledPayload } from "../../shared/events";
+import { applicationPayload, partnerBannedPayload, partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 
 const MIGRATIONS = [
@@ -624,8 +624,9 @@ export class SqlProgramsRepository implements ProgramsRepository {
     status: EnrollmentStatus,
     now: Date,
     allowedFrom?: readonly EnrollmentStatus[],
+    ban?: { reason: string },
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
-    return this.db.transaction((q) => this.changeEnrollmentStatus(q, programId, partnerId, status, now, allowedFrom));
+    return this.db.transaction((q) => this.changeEnrollmentStatus(q, programId, partnerId, status, now, allowedFrom, ban));
   }
 
   /** setEnrollmentStatus inside a transaction of the caller's (an application's decision is one with it). */
@@ -636,6 +637,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
     status: EnrollmentStatus,
     now: Date,
     allowedFrom?: readonly EnrollmentStatus[],
+    ban?: { reason: string },
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null> {
     // Locked, so two concurrent approvals write one event, and two concurrent decisions apply one.
     const [before] = await q.query<EnrollmentRow>("SELECT * FROM enrollments WHERE program_id = $1 AND partner_id = $2 FOR UPDATE", [programId, partnerId]);
@@ -645,6 +647,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
     const enrollment = toEnrollment(row);
     const enrolled = status === "approved";
     if (enrolled) await this.enqueueEnrolled(q, enrollment, now);
+    if (ban) await this.enqueueBanned(q, enrollment, ban.reason, now);
     return { enrollment, enrolled, changed: true };
   }
 
@@ -733,6 +736,11 @@ export class SqlProgramsRepository implements ProgramsRepository {
       await this.outbox.enqueue(q, "application.decided", applicationPayload(toApplication(row)), now);
       return { application: toApplication(row), changed: true, enrollment };
     });
+  }
+
+  private async enqueueBanned(q: SqlExecutor, enrollment: Enrollment, reason: string, at: Date): Promise<void> {
+    const [partner] = await q.query<{ name: string }>("SELECT name FROM partners WHERE id = $1", [enrollment.partnerId]);
+    await this.outbox.enqueue(q, "partner.banned", partnerBannedPayload(enrollment, partner?.name ?? "", reason, at), at);
   }
 
   private async enqueueEnrolled(q: SqlExecutor, enrollment: Enrollment, at: Date): Promise<void> {

@@ -181,6 +181,8 @@ export interface ProgramsRepository {
     status: EnrollmentStatus,
     now: Date,
     allowedFrom?: readonly EnrollmentStatus[],
+    /** A ban (docs/api.md, "Partners"): when the status changes, its partner.banned event is written with it. */
+    ban?: { reason: string },
   ): Promise<{ enrollment: Enrollment; enrolled: boolean; changed: boolean } | null>;
   findEnrollmentByReferralCode(programId: number, referralCode: string): Promise<Enrollment | null>;
   findEnrollment(programId: number, partnerId: number): Promise<Enrollment | null>;

@@ -308,6 +308,14 @@ export const UpdatePartnerInput = EnrollmentDecisionInput.extend({
   metadata: PartnerMetadata.optional(),
 });
 
+/** A ban: the partner declined, their commissions not yet credited voided with the reason, and told (docs/api.md, "Partners"). */
+export const BanPartnerInput = EnrollmentDecisionInput.extend({
+  reason: prose(z.string().trim().min(1).max(1000)).meta({
+    description: "Why (the partner is told; recorded on each voided commission).",
+    example: "Incentivised traffic against the terms",
+  }),
+});
+
 /** The operator's equivalent: the status to set. */
 export const SetEnrollmentStatusInput = EnrollmentDecisionInput.extend({
   status: z.enum(["approved", "declined"]).meta({ description: "approved or declined (nothing goes back to pending).", example: "approved" }),

@@ -94,6 +94,7 @@ beforeAll(async () => {
     keyArchiveRewardId: await reward(ids.groupId),
     keyLeadCommissionId: await leadCommission(),
     heldCommissionId: await leadCommission(),
+    bannedPartnerId: (await sys.admin("POST", `${program}/partners`, { name: "Banned" })).partner.id,
   });
   // A coupon code to archive (archiving again changes nothing).
   ids.couponCodeId = (await sys.admin("POST", `${program}/coupon-codes`, { partnerId: boot.partnerId, source: "manual", code: "PATH-IDS" })).id;
@@ -210,6 +211,13 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/programs/:programId/withdrawals/:withdrawalId/pay", session: true, ids: () => ({ withdrawalId: ids.dashboardWithdrawalId }), only: ["withdrawalId"] },
   { method: "POST", path: "/api/programs/:programId/partners/:partnerId/decline", session: true },
   { method: "POST", path: "/api/programs/:programId/partners/:partnerId/approve", session: true },
+  ...["/api/programs", "/api/admin/programs"].map((base): Route => ({
+    method: "POST",
+    path: `${base}/:programId/partners/:partnerId/ban`,
+    session: base === "/api/programs",
+    ids: () => ({ partnerId: ids.bannedPartnerId }),
+    body: () => ({ reason: "Path ids" }),
+  })),
   { method: "GET", path: "/api/admin/programs/:programId/overview" },
   { method: "GET", path: "/api/admin/programs/:programId/partners" },
   { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/status", body: () => ({ status: "approved" }) },

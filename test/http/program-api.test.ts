@@ -7,6 +7,7 @@
 import { ENDPOINTS } from "../../services/gateway/declarations";
 import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { attributedSale } from "../support/tracking";
+import { waitFor } from "../support/notifications";
 
 let sys: TestSystem;
 let a: Bootstrap;
@@ -147,6 +148,23 @@ describe('partners (docs/api.md, "Partners")', () => {
     }
     expect((await keyed(keys.full, "PATCH", `/partners/${partnerId}`, { tenantId: null })).body).toMatchObject({ tenantId: null, metadata: { plan: "team", seats: "5" } });
   });
+});
+
+test("a ban: links stop at once, uncredited commissions are voided with the reason, the partner is emailed; again changes nothing", async () => {
+  const created = await keyed(keys.full, "POST", "/partners", { name: "Bad Actor", email: "bad@example.com", referralCode: `bad-${process.pid}` });
+  const partner = { ...a, partnerId: created.body.partner.id as number, referralCode: `bad-${process.pid}` };
+  const sale = await attributedSale(sys, partner, { amountCents: 10_000 });
+  const banned = await keyed(keys.full, "POST", `/partners/${partner.partnerId}/ban`, { reason: "Incentivised traffic" });
+  expect(banned.body).toMatchObject({ partnerId: partner.partnerId, status: "declined", changed: true, voidedCommissions: 1 });
+  expect((await keyed(keys.full, "GET", `/commissions/${sale.body.commission_id}`)).body).toMatchObject({ status: "reversed", reason: "Incentivised traffic" });
+  expect((await sys.http("POST", "/api/v1/track/click", { body: { program_id: a.programId, referral_code: partner.referralCode } })).status).toBe(404);
+  const emails = await waitFor(
+    () => sys.admin("GET", `/programs/${a.programId}/partner-emails`),
+    (page) => page.data.some((e: { kind: string; partnerId: number }) => e.kind === "partner_banned" && e.partnerId === partner.partnerId),
+  );
+  expect(emails.data.filter((e: { kind: string }) => e.kind === "partner_banned")).toHaveLength(1);
+  expect((await keyed(keys.full, "POST", `/partners/${partner.partnerId}/ban`, { reason: "Again" })).body).toMatchObject({ changed: false, voidedCommissions: 0 });
+  expect((await keyed(keys.otherFull, "POST", `/partners/${partner.partnerId}/ban`, { reason: "Not yours" })).status).toBe(404);
 });
 
 describe("Idempotency-Key on writes", () => {

@@ -40,6 +40,7 @@ const EXAMPLES: Record<(typeof PARTNER_EMAIL_KINDS)[number], EmailFacts> = {
     figures: [{ currency: "usd", earnedCount: 3, earnedCents: 4500, reducedCents: 500, paidOutCents: 2000 }],
     balance: { balanceCents: 2000, currency: "usd" },
   },
+  partner_banned: { kind: "partner_banned", reason: "Incentivised traffic <b>against</b> the terms" },
 };
 
 describe("every kind", () => {
@@ -86,8 +87,8 @@ test("what the emails say", () => {
   expect(approved.html).toContain(`href="${SIGN_IN_LINK}"`);
 });
 
-test("payout failures cannot be unsubscribed; every other kind has a category", () => {
-  expect(PARTNER_EMAIL_KINDS.filter((k) => categoryOf(k) === null)).toEqual(["payout_failed"]);
+test("payout failures and a ban cannot be unsubscribed; every other kind has a category", () => {
+  expect(PARTNER_EMAIL_KINDS.filter((k) => categoryOf(k) === null)).toEqual(["payout_failed", "partner_banned"]);
 });
 
 test("the Message-ID is the dedupe key's, the same on every call", () => {

@@ -13,7 +13,8 @@ export type EmailKind =
   | "commission_reversed"
   | "payout_paid"
   | "payout_failed"
-  | "monthly_summary";
+  | "monthly_summary"
+  | "partner_banned";
 
 export type EmailStatus = "pending" | "sent" | "skipped" | "failed";
 
@@ -65,6 +66,7 @@ export const KIND_TEXT: Record<EmailKind, string> = {
   payout_paid: "Payout sent",
   payout_failed: "Payout failed",
   monthly_summary: "Monthly summary",
+  partner_banned: "Removed from the program",
 };
 
 export const STATUS_TEXT: Record<EmailStatus, string> = { pending: "Queued or retrying", sent: "Sent", skipped: "Skipped", failed: "Failed" };
