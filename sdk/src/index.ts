@@ -20,6 +20,10 @@ import {
   type TrackSaleResult,
 } from "./results.js";
 import { decideRetry, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryPolicy } from "./retry.js";
+import { randomUUID } from "node:crypto";
+import { CommissionsApi, ListApi, PartnersApi, PayoutsApi, queryString, type ApiTransport, type Customer, type Sale } from "./management.js";
+
+export * from "./management.js";
 
 export { AffiliateApiError, WebhookVerificationError, type WebhookVerificationErrorCode } from "./errors.js";
 export { subscriptionDetailsOf, type InvoiceLike, type SubscriptionDetails } from "./invoice.js";
@@ -39,7 +43,7 @@ export {
 /** The part of `fetch` the client uses: the global one, or your own (a proxy agent, instrumentation). */
 export type FetchLike = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal },
+  init: { method: string; headers: Record<string, string>; body: string | undefined; signal: AbortSignal },
 ) => Promise<{ ok: boolean; status: number; headers: { get(name: string): string | null }; text(): Promise<string> }>;
 
 /** Told before each wait for a retry. */
@@ -135,11 +139,23 @@ export class AffiliateClient {
   private readonly fetch: FetchLike;
   private readonly retry: RetryPolicy;
 
+  /** The merchant API (management.ts): each needs the key's scope for it (docs/api.md, "Scopes"). */
+  readonly partners: PartnersApi;
+  readonly commissions: CommissionsApi;
+  readonly payouts: PayoutsApi;
+  readonly sales: ListApi<Sale>;
+  readonly customers: ListApi<Customer>;
+
   constructor(private readonly options: ClientOptions) {
     if (!options.apiKey) throw new TypeError("apiKey is required");
     this.baseUrl = (options.baseUrl ?? "http://localhost:3000").replace(/\/$/, "");
     this.fetch = options.fetch ?? (fetch as unknown as FetchLike);
     this.retry = resolveRetryPolicy(options.retry);
+    this.partners = new PartnersApi(this.request);
+    this.commissions = new CommissionsApi(this.request);
+    this.payouts = new PayoutsApi(this.request);
+    this.sales = new ListApi<Sale>(this.request, "/sales");
+    this.customers = new ListApi<Customer>(this.request, "/customers");
   }
 
   /**
@@ -210,26 +226,52 @@ export class AffiliateClient {
   }
 
   /** One call with the retry policy: the body is sent unchanged on every attempt (undefined fields are left out). */
-  private async post(path: string, idempotent: boolean, payload: Record<string, unknown>): Promise<unknown> {
-    const body = JSON.stringify(payload);
+  private post(path: string, idempotent: boolean, payload: Record<string, unknown>): Promise<unknown> {
+    return this.send({ method: "POST", path, body: payload, idempotent });
+  }
+
+  /**
+   * One call of the merchant API with the retry policy (management.ts). A write carries one Idempotency-Key for all
+   * of its attempts (yours, or one made up per call), so a retry after a lost answer replays the first answer
+   * instead of doing the work twice: writes are retried like idempotent calls.
+   */
+  readonly request: ApiTransport = (call) => {
+    const write = call.method !== "GET";
+    const headers: Record<string, string> = write ? { "Idempotency-Key": call.idempotencyKey ?? randomUUID() } : {};
+    return this.send({ method: call.method, path: `/api/v1${call.path}${queryString(call.query)}`, body: write ? (call.body ?? {}) : undefined, idempotent: true, headers });
+  };
+
+  private async send(call: { method: string; path: string; body?: Record<string, unknown>; idempotent: boolean; headers?: Record<string, string> }): Promise<unknown> {
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(path, body, attempt);
+      const outcome = await this.attempt(call.method, call.path, body, attempt, call.headers ?? {});
       if (outcome.ok) return outcome.body;
-      const decision = decideRetry({ attempt, failure: outcome.failure, idempotent, policy: this.retry, random: Math.random() });
+      const decision = decideRetry({ attempt, failure: outcome.failure, idempotent: call.idempotent, policy: this.retry, random: Math.random() });
       if (!decision.retry) throw outcome.error;
-      this.options.onRetry?.({ path, attempt, delayMs: decision.delayMs, status: outcome.failure.kind === "status" ? outcome.failure.status : null, error: outcome.error });
+      this.options.onRetry?.({ path: call.path, attempt, delayMs: decision.delayMs, status: outcome.failure.kind === "status" ? outcome.failure.status : null, error: outcome.error });
       await sleep(decision.delayMs);
     }
   }
 
-  private async attempt(path: string, body: string, attempt: number): Promise<{ ok: true; body: unknown } | { ok: false; failure: AttemptFailure; error: AffiliateApiError }> {
+  private async attempt(
+    method: string,
+    path: string,
+    body: string | undefined,
+    attempt: number,
+    headers: Record<string, string>,
+  ): Promise<{ ok: true; body: unknown } | { ok: false; failure: AttemptFailure; error: AffiliateApiError }> {
     const timeoutMs = this.options.timeoutMs ?? 10_000;
     let res: Awaited<ReturnType<FetchLike>>;
     let text: string;
     try {
       res = await this.fetch(this.baseUrl + path, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${this.options.apiKey}`, "Content-Type": "application/json", "User-Agent": "affiliate-sdk-node/0.1" },
+        method,
+        headers: {
+          Authorization: `Bearer ${this.options.apiKey}`,
+          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+          "User-Agent": "affiliate-sdk-node/0.1",
+          ...headers,
+        },
         body,
         signal: AbortSignal.timeout(timeoutMs),
       });

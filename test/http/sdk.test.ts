@@ -106,7 +106,7 @@ test("trackClick and the test switch: `test: true` is sent on click, lead and sa
     apiKey: boot.apiKey,
     baseUrl: sys.baseUrl,
     fetch: (url, init) => {
-      sent.push({ path: new URL(url).pathname, ...JSON.parse(init.body) });
+      sent.push({ path: new URL(url).pathname, ...JSON.parse(init.body ?? "{}") });
       return fetch(url, init);
     },
   });
@@ -183,5 +183,65 @@ describe("handleInvoicePaid (spec 6.2)", () => {
     const event = paid({ parent: { subscription_details: { subscription: "sub_twice", metadata: { svc_customer_key: customer } } } });
     await handleInvoicePaid(event, client);
     expect(await handleInvoicePaid(event, client)).toMatchObject({ handled: true, result: { status: "already_recorded" } });
+  });
+});
+
+describe("the merchant API (typed methods with a Full access key)", () => {
+  let admin: AffiliateClient;
+  beforeAll(async () => {
+    const key = (await sys.admin("POST", `/programs/${boot.programId}/api-keys`, { preset: "full_access" })).apiKey as string;
+    admin = new AffiliateClient({ apiKey: key, baseUrl: sys.baseUrl, retry: { baseDelayMs: 1 } });
+  });
+
+  test("enrolling a user at signup: one Idempotency-Key for every attempt, so a retry after a lost answer enrolls them once", async () => {
+    const userId = uniqueId("user");
+    const keysSent: string[] = [];
+    let dropped = false;
+    const lossy = new AffiliateClient({
+      apiKey: (admin as unknown as { options: { apiKey: string } }).options.apiKey,
+      baseUrl: sys.baseUrl,
+      retry: { baseDelayMs: 1 },
+      // The first answer is lost after the server did the work: the client cannot know, and retries.
+      fetch: async (url, init) => {
+        if (init.method !== "GET") keysSent.push(init.headers["Idempotency-Key"]);
+        const res = await fetch(url, init);
+        if (!dropped && init.method === "POST") {
+          dropped = true;
+          throw new TypeError("socket hang up");
+        }
+        return res;
+      },
+    });
+    const created = await lossy.partners.create({ name: "New User", email: `${userId}@example.com`, tenantId: userId, metadata: { plan: "pro" } });
+    expect(created.enrollment).toMatchObject({ status: "approved", tenantId: userId, metadata: { plan: "pro" } });
+    expect(keysSent).toHaveLength(2);
+    expect(keysSent[0]).toBe(keysSent[1]);
+    expect((await admin.partners.list({ tenantId: userId })).data).toHaveLength(1);
+
+    const found = await admin.partners.findByTenantId(userId);
+    expect(found).toMatchObject({ partnerId: created.partner.id, tenantId: userId, metadata: { plan: "pro" } });
+    expect((await admin.partners.findByEmail(`${userId.toUpperCase()}@EXAMPLE.COM`))?.partnerId).toBe(created.partner.id);
+    expect(await admin.partners.findByTenantId("nobody")).toBeNull();
+    expect(await admin.partners.update(created.partner.id, { metadata: { plan: "team" } })).toMatchObject({ metadata: { plan: "team" } });
+  });
+
+  test("commissions: a bonus held, released and voided; payouts and sales read; a Read only key cannot write", async () => {
+    const bonus = await admin.commissions.createManual({ partnerId: boot.partnerId, type: "bonus", amountCents: 1500, description: "SDK bonus" }, { idempotencyKey: uniqueId("bonus") });
+    expect(bonus).toMatchObject({ kind: "manual", amountCents: 1500, status: "pending", description: "SDK bonus" });
+    expect((await admin.commissions.hold(bonus.id, "Checking")).commission.holdReason).toBe("Checking");
+    expect((await admin.commissions.release(bonus.id)).changed).toBe(true);
+    expect(await admin.commissions.void(bonus.id, "Sent twice")).toMatchObject({ status: "reversed" });
+    expect(await admin.commissions.get(bonus.id)).toMatchObject({ status: "reversed", reason: "Sent twice" });
+    expect((await admin.commissions.list({ partnerId: boot.partnerId })).data.map((c) => c.id)).toContain(bonus.id);
+    expect((await admin.payouts.listRuns()).data).toEqual([]);
+    expect((await admin.sales.list({ limit: 5 })).data.length).toBeGreaterThan(0);
+
+    const readOnlyKey = (await sys.admin("POST", `/programs/${boot.programId}/api-keys`, { preset: "read_only" })).apiKey as string;
+    const reader = new AffiliateClient({ apiKey: readOnlyKey, baseUrl: sys.baseUrl });
+    expect((await reader.partners.get(boot.partnerId)).partnerId).toBe(boot.partnerId);
+    await expect(reader.commissions.createManual({ partnerId: boot.partnerId, type: "bonus", amountCents: 1, description: "x" })).rejects.toMatchObject({
+      status: 403,
+      code: "insufficient_scope",
+    });
   });
 });
