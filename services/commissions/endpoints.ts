@@ -517,7 +517,7 @@ export const COMMISSIONS = declareActions("commissions", {
       tag: "Rewards",
       summary: "Pay a bonus or claw money back",
       description:
-        "A manual commission for a partner enrolled in the program, in the program's currency, with a description the partner sees. A bonus goes through the ledger like any commission: pending for the hold period of the partner's group, credited by the credit run, paid by the next payout, and it can be voided. A clawback is a commission of minus the amount, credited at once: the partner's balance drops now and may go below zero, and the next payout run pays only what their other earnings make up beyond it. 404 when the partner is not enrolled.",
+        "A manual commission for a partner enrolled in the program, in the program's currency, with a description the partner sees. A bonus is handled like any commission: pending for the hold period of the partner's group, credited by the credit run, paid by the next payout, and it can be voided. A clawback is a commission of minus the amount, credited at once: the partner's balance drops now and may go below zero, and the next payout run pays only what their other earnings make up beyond it. 404 when the partner is not enrolled.",
       example: { programId: 1, partnerId: 3, type: "bonus", amountCents: 5000, description: "Launch week bonus" },
       errors: ["not_found"],
       response: {

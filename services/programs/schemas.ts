@@ -304,7 +304,7 @@ export const UpdatePartnerInput = EnrollmentDecisionInput.extend({
     example: "jane-2",
   }),
   groupId: Id.optional().meta({ description: "Moves the partner into this live group of the program (only future commissions change).", example: 2 }),
-  tenantId: TenantId.nullable().optional(),
+  tenantId: TenantId.nullable().optional().meta({ description: "Your own id of the partner (their user id in your product), unique in the program; null clears it.", example: "user_8731" }),
   metadata: PartnerMetadata.optional(),
 });
 
