@@ -72,7 +72,8 @@ type Methods = {
   subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
   endpointsChanged(workspaceId: number): Promise<void>;
   checkWebhookTarget(url: string): Promise<void>;
-  endpointOf(endpointId: number, workspaceId: number | undefined): Promise<WebhookEndpoint>;
+  endpointOf(endpointId: number, workspaceId: number | undefined, programId?: number): Promise<WebhookEndpoint>;
+  endpointWorkspace(ctx: Context, workspaceId: number | undefined, programId: number | null): Promise<number>;
   checkUsable(endpoint: WebhookEndpoint, doing: string): Promise<void>;
 };
 type Vars = StorageVars<NotificationsRepository> & {
@@ -369,28 +370,29 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     /** Registers an endpoint. The signing secret is in this response only. */
     createWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.CreateEndpointInput>>) {
-        const input = ctx.params;
-        await call(ctx, "accounts.getWorkspace", { workspaceId: input.workspaceId });
+        const { programId = null, ...input } = ctx.params;
+        const workspaceId = await this.endpointWorkspace(ctx, input.workspaceId, programId);
+        await call(ctx, "accounts.getWorkspace", { workspaceId });
         await this.checkWebhookTarget(input.url);
         const secret = generateWebhookSecret();
-        const endpoint = await this.repo.createEndpoint({ ...input, secret }, new Date());
+        const endpoint = await this.repo.createEndpoint({ ...input, workspaceId, programId, secret }, new Date());
         await this.endpointsChanged(endpoint.workspaceId);
         return toDto({ ...endpoint, secret });
       },
     },
 
     listWebhookEndpoints: {
-      async handler(ctx: Context<Input<typeof S.WorkspaceIdInput>>) {
-        const { workspaceId } = ctx.params;
-        return toDto(await this.repo.listEndpoints(workspaceId));
+      async handler(ctx: Context<Input<typeof S.ListEndpointsInput>>) {
+        const { workspaceId, programId } = ctx.params;
+        return toDto(await this.repo.listEndpoints(await this.endpointWorkspace(ctx, workspaceId, programId ?? null), programId));
       },
     },
 
     /** Stops new deliveries to the endpoint; pending ones wait until it is enabled again. */
     disableWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.DisableEndpointInput>>) {
-        const { workspaceId, endpointId, reason } = ctx.params;
-        await this.endpointOf(endpointId, workspaceId);
+        const { workspaceId, programId, endpointId, reason } = ctx.params;
+        await this.endpointOf(endpointId, workspaceId, programId);
         // A dashboard session's call carries its user (the gateway's meta); the operator's does not.
         const byMember = Boolean((ctx.meta as { user?: unknown }).user);
         const endpoint = await this.repo.setEndpointEnabled(endpointId, false, reason ?? (byMember ? "disabled from the dashboard" : "disabled by an operator"), new Date());
@@ -406,8 +408,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
      */
     enableWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
-        const { workspaceId, endpointId } = ctx.params;
-        const existing = await this.endpointOf(endpointId, workspaceId);
+        const { workspaceId, programId, endpointId } = ctx.params;
+        const existing = await this.endpointOf(endpointId, workspaceId, programId);
         await this.checkWebhookTarget(existing.url);
         const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
         if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
@@ -423,8 +425,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
      */
     rotateWebhookSecret: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
-        const { workspaceId, endpointId } = ctx.params;
-        await this.endpointOf(endpointId, workspaceId);
+        const { workspaceId, programId, endpointId } = ctx.params;
+        await this.endpointOf(endpointId, workspaceId, programId);
         const secret = generateWebhookSecret();
         const now = new Date();
         const endpoint = await this.repo.rotateEndpointSecret(endpointId, secret, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), now);
@@ -439,8 +441,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
      */
     sendTestWebhook: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
-        const { workspaceId, endpointId } = ctx.params;
-        const endpoint = await this.endpointOf(endpointId, workspaceId);
+        const { workspaceId, programId, endpointId } = ctx.params;
+        const endpoint = await this.endpointOf(endpointId, workspaceId, programId);
         await this.checkUsable(endpoint, "send it a test event");
         const now = new Date();
         const delivery = await this.repo.enqueueTestDelivery(
@@ -464,7 +466,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     listWebhookDeliveries: {
       async handler(ctx: Context<Input<typeof S.ListDeliveriesInput>>) {
         const filter = ctx.params;
-        await this.endpointOf(filter.endpointId, filter.workspaceId);
+        await this.endpointOf(filter.endpointId, filter.workspaceId, filter.programId);
         return toDto(await this.repo.listDeliveries(filter));
       },
     },
@@ -472,9 +474,9 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     /** A failed delivery goes out again (a fresh allowance of attempts); a pending or succeeded one is left alone, and the answer says so. */
     retryWebhookDelivery: {
       async handler(ctx: Context<Input<typeof S.RetryDeliveryInput>>) {
-        const { workspaceId, endpointId, deliveryId } = ctx.params;
+        const { workspaceId, programId, endpointId, deliveryId } = ctx.params;
         const missing = () => new NotFoundError(`No delivery ${deliveryId} of webhook endpoint ${endpointId}.`);
-        const endpoint = await this.endpointOf(endpointId, workspaceId);
+        const endpoint = await this.endpointOf(endpointId, workspaceId, programId);
         const delivery = await this.repo.getDelivery(endpoint.id, deliveryId);
         if (!delivery) throw missing();
         // Nothing to do: answered before the endpoint's state and URL are checked, so a repeated retry always says so.
@@ -537,7 +539,10 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         // Commission events' data is laid out as before this consumer took other producers' events.
         const data = producer === "commissions" && type.startsWith("commission.") ? parseInput(S.CommissionEventInput, params).payload : payload;
         const body = JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data });
+        const eventProgramId = (payload as { programId?: unknown }).programId;
         for (const endpoint of await this.subscribedEndpoints(workspaceId, type)) {
+          // An endpoint an API key made gets its program's events only.
+          if (endpoint.programId !== null && endpoint.programId !== eventProgramId) continue;
           if (await this.repo.enqueueDelivery({ producer, endpointId: endpoint.id, eventId, eventType: type, body }, now)) deliveries++;
         }
         if (deliveries > 0) this.worker?.nudge();
@@ -566,10 +571,18 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
      * The endpoint, or 404: also when `workspaceId` (the dashboard's path) is given and the endpoint is another
      * workspace's, with the same answer as for an endpoint that does not exist.
      */
-    async endpointOf(endpointId: number, workspaceId: number | undefined): Promise<WebhookEndpoint> {
+    async endpointOf(endpointId: number, workspaceId: number | undefined, programId?: number): Promise<WebhookEndpoint> {
       const endpoint = await this.repo.getEndpoint(endpointId);
-      if (endpoint && (workspaceId === undefined || endpoint.workspaceId === workspaceId)) return endpoint;
+      if (endpoint && (workspaceId === undefined || endpoint.workspaceId === workspaceId) && (programId === undefined || endpoint.programId === programId)) return endpoint;
       throw new NotFoundError(workspaceId === undefined ? `No webhook endpoint with id ${endpointId}.` : `No webhook endpoint with id ${endpointId} in workspace ${workspaceId}.`);
+    },
+
+    /** The workspace of an endpoint operation: the dashboard's (in its path), or that of the API key's program. */
+    async endpointWorkspace(ctx: Context, workspaceId: number | undefined, programId: number | null): Promise<number> {
+      if (workspaceId !== undefined) return workspaceId;
+      const program = await this.programOf(ctx, programId!);
+      if (program.workspaceId === null) throw new ConflictError(`Program ${programId} belongs to no workspace: webhook endpoints are a workspace's.`);
+      return program.workspaceId;
     },
 
     /** Refuses an endpoint that is disabled (409: nothing would be sent) or whose URL fails the target check (422). */

@@ -55,7 +55,7 @@ export interface NotificationsContract {
   "notifications.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
   /** The signing secret is in this answer only. */
   "notifications.createWebhookEndpoint": { params: z.input<typeof S.CreateEndpointInput>; result: Jsonified<WebhookEndpoint & { secret: string }> };
-  "notifications.listWebhookEndpoints": { params: z.input<typeof S.WorkspaceIdInput>; result: Jsonified<WebhookEndpoint>[] };
+  "notifications.listWebhookEndpoints": { params: z.input<typeof S.ListEndpointsInput>; result: Jsonified<WebhookEndpoint>[] };
   "notifications.disableWebhookEndpoint": { params: z.input<typeof S.DisableEndpointInput>; result: Jsonified<WebhookEndpoint> };
   "notifications.enableWebhookEndpoint": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<WebhookEndpoint> };
   /** The new signing secret is in this answer only; the previous one also signs deliveries until `previousSecretExpiresAt`. */

@@ -1,5 +1,5 @@
 /** The notifications service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions, programRoutes, type HttpEndpoint } from "../../shared/endpoint";
+import { declareActions, programApiRoute, programRoutes, type HttpEndpoint } from "../../shared/endpoint";
 import type { ErrorCode } from "../../shared/errors";
 import { TEST_EVENT, TEST_EVENT_TYPE, testEventId } from "../../shared/events";
 import * as S from "./schemas";
@@ -103,13 +103,16 @@ const TARGET_RULE =
  * /api/admin. `path` is what follows: /workspaces/:workspaceId/webhook-endpoints for the workspace's list, or
  * /webhook-endpoints/:endpointId/... for one endpoint, which the dashboard reaches as
  * /api/workspaces/:workspaceId/webhook-endpoints/:endpointId/... (an endpoint of another workspace is not found).
- * The operator's example leaves out the workspace the dashboard's path carries.
+ * The operator's example leaves out the workspace the dashboard's path carries. A third route answers an API key
+ * with a webhooks scope at /api/v1/webhook-endpoints/...: it reaches only the endpoints made with a key of its
+ * program, and an endpoint it makes gets that program's events only (docs/api.md, "Webhook endpoints").
  */
 function webhookRoutes(
   endpoint: Omit<HttpEndpoint, "route" | "path" | "auth" | "tag"> & { path: `/workspaces/:workspaceId/webhook-endpoints${string}` | `/webhook-endpoints/:endpointId${string}` },
 ): HttpEndpoint[] {
   const { path, permission, description, errors = [], example = {}, ...rest } = endpoint;
   const scoped = path.startsWith("/webhook-endpoints/");
+  const withoutWorkspace = Object.fromEntries(Object.entries(example).filter(([k]) => k !== "workspaceId"));
   return [
     {
       ...rest,
@@ -127,9 +130,17 @@ function webhookRoutes(
       route: "admin",
       tag: "Operator",
       description,
-      example: scoped ? Object.fromEntries(Object.entries(example).filter(([k]) => k !== "workspaceId")) : example,
+      example: scoped ? withoutWorkspace : example,
       ...(errors.length ? { errors } : {}),
     },
+    programApiRoute({
+      ...rest,
+      path: scoped ? path : "/webhook-endpoints",
+      scope: rest.method === "GET" ? "webhooks:read" : "webhooks:write",
+      description: `${description} With an API key: only the endpoints made with a key of its program, which get that program's events only.`,
+      example: { programId: 1, ...withoutWorkspace },
+      errors: [...new Set<ErrorCode>(["not_found", ...errors])],
+    }),
   ];
 }
 
@@ -209,7 +220,7 @@ export const NOTIFICATIONS = declareActions("notifications", {
     }),
   },
   listWebhookEndpoints: {
-    input: S.WorkspaceIdInput,
+    input: S.ListEndpointsInput,
     http: webhookRoutes({
       method: "GET",
       path: "/workspaces/:workspaceId/webhook-endpoints",

@@ -40,7 +40,8 @@ import {
 
 type NotificationDoc = Omit<Notification, "id"> & { _id: number };
 /** Endpoints stored before secret rotation existed have no previous secret fields. */
-type EndpointDoc = Omit<WebhookEndpoint, "id"> & { _id: number; secret: string; previousSecret?: string | null };
+/** Endpoints stored before API keys made them have no `programId` (read as null: every program). */
+type EndpointDoc = Omit<WebhookEndpoint, "id" | "programId"> & { _id: number; programId?: number | null; secret: string; previousSecret?: string | null };
 /** Deliveries stored before manual retries existed have no `retriedAt` or `attemptBase`. */
 type DeliveryDoc = Omit<WebhookDelivery, "id"> & {
   _id: number;
@@ -85,6 +86,7 @@ const endpointSchema = requiredStringsMayBeEmpty(
   collectionSchema<EndpointDoc>("webhook_endpoints", {
     _id: { type: Number, required: true },
     workspaceId: { type: Number, required: true },
+    programId: { type: Number, default: null },
     url: { type: String, required: true },
     description: { type: String, default: null },
     eventTypes: { type: [String], required: true },
@@ -340,6 +342,7 @@ const toNotification = ({ _id, ...rest }: NotificationDoc): Notification => ({
 const toEndpoint = (d: EndpointDoc): WebhookEndpoint => ({
   id: d._id,
   workspaceId: d.workspaceId,
+  programId: d.programId ?? null,
   url: d.url,
   description: d.description ?? null,
   eventTypes: [...d.eventTypes] as WebhookEventType[],
@@ -653,6 +656,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     const doc: EndpointDoc = {
       _id: await nextId(this.connection, "webhook_endpoints"),
       ...e,
+      programId: e.programId ?? null,
       enabled: true,
       consecutiveFailures: 0,
       disabledAt: null,
@@ -671,8 +675,11 @@ export class MongoNotificationsRepository implements NotificationsRepository {
     return doc ? toEndpoint(doc) : null;
   }
 
-  async listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]> {
-    const docs = await this.endpoints.find({ workspaceId }).sort({ _id: 1 }).lean<EndpointDoc[]>();
+  async listEndpoints(workspaceId: number, programId?: number): Promise<WebhookEndpoint[]> {
+    const docs = await this.endpoints
+      .find({ workspaceId, ...(programId === undefined ? {} : { programId }) })
+      .sort({ _id: 1 })
+      .lean<EndpointDoc[]>();
     return docs.map(toEndpoint);
   }
 

@@ -212,6 +212,8 @@ const MIGRATIONS = [
    CREATE INDEX partner_activity_month ON partner_activity (month, program_id, partner_id);`,
   // The inbox's unread counts, kept by triggers (from the notifications already there).
   rollupMigration(unreadNotifications()),
+  // Endpoints an API key made get only its program's events (docs/api.md, "Webhook endpoints").
+  `ALTER TABLE webhook_endpoints ADD COLUMN program_id INTEGER;`,
 ];
 
 /**
@@ -292,6 +294,7 @@ type PartnerNoticeRow = NotificationRow & { partner_read_at: Date | null };
 interface EndpointRow {
   id: number;
   workspace_id: number;
+  program_id: number | null;
   url: string;
   description: string | null;
   event_types: WebhookEventType[];
@@ -401,6 +404,7 @@ const toNotification = (r: NotificationRow): Notification => ({
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
   workspaceId: r.workspace_id,
+  programId: r.program_id ?? null,
   url: r.url,
   description: r.description,
   eventTypes: r.event_types,
@@ -599,9 +603,9 @@ export class SqlNotificationsRepository implements NotificationsRepository {
 
   async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {
     const [row] = await this.db.query<EndpointRow>(
-      `INSERT INTO webhook_endpoints (workspace_id, url, description, event_types, secret, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *`,
-      [e.workspaceId, e.url, e.description, e.eventTypes, e.secret, now],
+      `INSERT INTO webhook_endpoints (workspace_id, program_id, url, description, event_types, secret, created_at, updated_at)
+       VALUES ($1, $7, $2, $3, $4, $5, $6, $6) RETURNING *`,
+      [e.workspaceId, e.url, e.description, e.eventTypes, e.secret, now, e.programId ?? null],
     );
     return toEndpoint(row);
   }
@@ -611,8 +615,11 @@ export class SqlNotificationsRepository implements NotificationsRepository {
     return row ? toEndpoint(row) : null;
   }
 
-  async listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]> {
-    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY id", [workspaceId]);
+  async listEndpoints(workspaceId: number, programId?: number): Promise<WebhookEndpoint[]> {
+    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND ($2::int IS NULL OR program_id = $2) ORDER BY id", [
+      workspaceId,
+      programId ?? null,
+    ]);
     return rows.map(toEndpoint);
   }
 

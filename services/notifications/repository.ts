@@ -79,6 +79,8 @@ export const TEST_PRODUCER = "test";
 export interface WebhookEndpoint {
   id: number;
   workspaceId: number;
+  /** An endpoint made with an API key gets only its program's events (docs/api.md); null: every program of the workspace. */
+  programId: number | null;
   url: string;
   description: string | null;
   eventTypes: WebhookEventType[];
@@ -98,6 +100,7 @@ export interface WebhookEndpoint {
 
 export interface NewWebhookEndpoint {
   workspaceId: number;
+  programId?: number | null;
   url: string;
   description: string | null;
   eventTypes: WebhookEventType[];
@@ -309,7 +312,8 @@ export interface NotificationsRepository {
 
   createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
   getEndpoint(id: number): Promise<WebhookEndpoint | null>;
-  listEndpoints(workspaceId: number): Promise<WebhookEndpoint[]>;
+  /** The workspace's endpoints by id; with `programId`, only those bound to that program. */
+  listEndpoints(workspaceId: number, programId?: number): Promise<WebhookEndpoint[]>;
   /** Enabled endpoints of the workspace subscribed to the event type. */
   listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]>;
   /**

@@ -91,23 +91,32 @@ const WebhookUrl = z
   .max(2000)
   .pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }));
 
-export const CreateEndpointInput = z.strictObject({
-  workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }),
-  url: WebhookUrl.meta({ description: "Where events are posted (http or https).", example: "https://merchant.example/hooks" }),
-  description: oneLine(z.string().trim().max(500))
-    .nullish()
-    .transform((v) => v || null)
-    .meta({ description: "Your note about the endpoint.", example: "Production" }),
-  // Default: every event type there is today.
-  eventTypes: z
-    .array(z.enum(WEBHOOK_EVENT_TYPES))
-    .min(1)
-    .default([...WEBHOOK_EVENT_TYPES])
-    .transform((types) => [...new Set(types)])
-    .meta({ description: "The event types to send; default: all of them.", example: ["commission.refunded", "commission.reversed"] }),
-});
+/** An API key's program (the merchant API sets it from the key): its endpoints get and show only its events. */
+const KeyProgram = Id.optional().meta({ description: "The API key's program (set from the key, never sent).", example: 1 });
+const oneOwner = (v: { workspaceId?: number; programId?: number }, ctx: z.RefinementCtx) => {
+  if ((v.workspaceId === undefined) === (v.programId === undefined)) ctx.addIssue({ code: "custom", path: ["workspaceId"], message: "is required" });
+};
 
-export const WorkspaceIdInput = z.strictObject({ workspaceId: Id.meta({ description: "The workspace's id.", example: 1 }) });
+export const CreateEndpointInput = z
+  .strictObject({
+    workspaceId: Id.optional().meta({ description: "The workspace's id.", example: 1 }),
+    programId: KeyProgram,
+    url: WebhookUrl.meta({ description: "Where events are posted (http or https).", example: "https://merchant.example/hooks" }),
+    description: oneLine(z.string().trim().max(500))
+      .nullish()
+      .transform((v) => v || null)
+      .meta({ description: "Your note about the endpoint.", example: "Production" }),
+    // Default: every event type there is today.
+    eventTypes: z
+      .array(z.enum(WEBHOOK_EVENT_TYPES))
+      .min(1)
+      .default([...WEBHOOK_EVENT_TYPES])
+      .transform((types) => [...new Set(types)])
+      .meta({ description: "The event types to send; default: all of them.", example: ["commission.refunded", "commission.reversed"] }),
+  })
+  .superRefine(oneOwner);
+
+export const ListEndpointsInput = z.strictObject({ workspaceId: Id.optional().meta({ description: "The workspace's id.", example: 1 }), programId: KeyProgram }).superRefine(oneOwner);
 
 /**
  * The workspace of an operation on one endpoint: the dashboard's routes have it in the path (the gateway checked the
@@ -119,9 +128,10 @@ const EndpointWorkspace = Id.optional().meta({
 });
 const EndpointId = Id.meta({ description: "The webhook endpoint's id.", example: 4 });
 
-export const EndpointIdInput = z.strictObject({ workspaceId: EndpointWorkspace, endpointId: EndpointId });
+export const EndpointIdInput = z.strictObject({ workspaceId: EndpointWorkspace, programId: KeyProgram, endpointId: EndpointId });
 export const DisableEndpointInput = z.strictObject({
   workspaceId: EndpointWorkspace,
+  programId: KeyProgram,
   endpointId: EndpointId,
   reason: prose(z.string().trim().max(500)).optional().meta({ description: "Why, kept with the endpoint.", example: "moving servers" }),
 });
@@ -130,6 +140,7 @@ export const DisableEndpointInput = z.strictObject({
 export const ListDeliveriesInput = z
   .strictObject({
     workspaceId: EndpointWorkspace,
+    programId: KeyProgram,
     endpointId: EndpointId,
     status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
     ...RANGE_FIELDS,
@@ -139,6 +150,7 @@ export const ListDeliveriesInput = z
 
 export const RetryDeliveryInput = z.strictObject({
   workspaceId: EndpointWorkspace,
+  programId: KeyProgram,
   endpointId: EndpointId,
   deliveryId: Id.meta({ description: "The delivery's id (from the endpoint's delivery log).", example: 9 }),
 });

@@ -307,6 +307,20 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/rotate-secret" },
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/test" },
   { method: "POST", path: "/api/admin/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry", ids: () => ({ deliveryId: webhookDeliveryId }) },
+  // The merchant API's webhook endpoints (docs/api.md): one made with a key of the program.
+  ...["disable", "enable", "rotate-secret", "test"].map((op): Route => ({
+    method: "POST",
+    path: `/api/v1/webhook-endpoints/:endpointId/${op}`,
+    key: true,
+    ids: () => ({ endpointId: keyWebhook.endpointId }),
+  })),
+  { method: "GET", path: "/api/v1/webhook-endpoints/:endpointId/deliveries", key: true, ids: () => ({ endpointId: keyWebhook.endpointId }) },
+  {
+    method: "POST",
+    path: "/api/v1/webhook-endpoints/:endpointId/deliveries/:deliveryId/retry",
+    key: true,
+    ids: () => ({ endpointId: keyWebhook.endpointId, deliveryId: keyWebhook.deliveryId }),
+  },
   // Applications: the public form and application (no credentials), the review list and decisions on the dashboard's
   // route and the operator's.
   { method: "GET", path: "/api/public/programs/:programId/application" },
@@ -377,8 +391,12 @@ ROUTES.push(
 
 /** A delivery of the webhook endpoint (a test event's), for the retry routes. */
 let webhookDeliveryId: number;
+const keyWebhook = { endpointId: 0, deliveryId: 0 };
 beforeAll(async () => {
   webhookDeliveryId = (await sys.admin("POST", `/webhook-endpoints/${ids.endpointId}/test`)).id;
+  const made = await sys.http("POST", "/api/v1/webhook-endpoints", { key: fullAccessKey, body: { url: "http://127.0.0.1:9/key-hooks", eventTypes: ["commission.reversed"] } });
+  keyWebhook.endpointId = made.body.id;
+  keyWebhook.deliveryId = (await sys.http("POST", `/api/v1/webhook-endpoints/${made.body.id}/test`, { key: fullAccessKey, body: {} })).body.id;
   ids.runId = (await sys.admin("POST", `/programs/${ids.programId}/payout-runs`, { periodKey: "path-ids" })).run.id;
 });
 

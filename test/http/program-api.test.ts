@@ -167,6 +167,32 @@ test("a ban: links stop at once, uncredited commissions are voided with the reas
   expect((await keyed(keys.otherFull, "POST", `/partners/${partner.partnerId}/ban`, { reason: "Not yours" })).status).toBe(404);
 });
 
+test("webhook endpoints made with a key get only its program's events; other programs' keys do not see them", async () => {
+  const owner = await sys.dashboardUser("owner");
+  const [c, d] = [await sys.bootstrap({ workspaceId: owner.workspaceId }), await sys.bootstrap({ workspaceId: owner.workspaceId })];
+  const [kc, kd] = [await newKey(c, "full_access"), await newKey(d, "full_access")];
+  const workspaceWide = await sys.admin("POST", `/workspaces/${owner.workspaceId}/webhook-endpoints`, { url: "http://127.0.0.1:9/all", eventTypes: ["sale.created"] });
+  const made = await keyed(kc, "POST", "/webhook-endpoints", { url: "http://127.0.0.1:9/c-only", eventTypes: ["sale.created"] });
+  expect(made.body).toMatchObject({ workspaceId: owner.workspaceId, programId: c.programId, secret: expect.stringMatching(/^whsec_/) });
+  expect((await keyed(kc, "GET", "/webhook-endpoints")).body.map((e: { id: number }) => e.id)).toEqual([made.body.id]);
+  expect((await keyed(kd, "GET", "/webhook-endpoints")).body).toEqual([]);
+  expect((await keyed(kd, "POST", `/webhook-endpoints/${made.body.id}/disable`, {})).status).toBe(404);
+  expect((await keyed(kc, "POST", `/webhook-endpoints/${workspaceWide.id}/disable`, {})).status).toBe(404);
+  expect((await keyed(keys.full, "POST", "/webhook-endpoints", { url: "http://127.0.0.1:9/x" })).status).toBe(409); // a program without a workspace
+
+  // d's sale first, then c's: once c's is delivered, d's was seen and skipped.
+  await attributedSale(sys, d);
+  const sale = await attributedSale(sys, c);
+  const deliveries = await waitFor(
+    () => keyed(kc, "GET", `/webhook-endpoints/${made.body.id}/deliveries`),
+    (res) => res.body.data?.length > 0,
+  );
+  expect(deliveries.body.data.map((x: { eventType: string }) => x.eventType)).toEqual(["sale.created"]);
+  expect(JSON.parse(deliveries.body.data[0].body).data).toMatchObject({ programId: c.programId, transactionId: sale.transactionId });
+  const all = await sys.admin("GET", `/webhook-endpoints/${workspaceWide.id}/deliveries`);
+  expect(all.data.length).toBe(2);
+});
+
 describe("Idempotency-Key on writes", () => {
   const groupsOf = async () => (await sys.admin("GET", `/programs/${a.programId}/rewards`)).groups as Array<{ id: number; name: string }>;
   const createGroup = (idempotencyKey: string, name: string) => sys.http("POST", "/api/v1/groups", { key: keys.full, body: { name }, headers: { "Idempotency-Key": idempotencyKey } });
