@@ -167,12 +167,22 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
   });
 
   describe("webhook endpoints", () => {
+    it("an endpoint bound to a program (made with an API key) is listed for that program alone", async () => {
+      const bound = await repo().createEndpoint({ ...endpoint(), programId: 9 }, at());
+      const workspaceWide = await repo().createEndpoint({ ...endpoint(), workspaceId: bound.workspaceId }, at());
+      expect(bound.programId).toBe(9);
+      expect((await repo().getEndpoint(bound.id))?.programId).toBe(9);
+      expect((await repo().listEndpoints(bound.workspaceId, 9)).map((e) => e.id)).toEqual([bound.id]);
+      expect((await repo().listEndpoints(bound.workspaceId)).map((e) => e.id)).toEqual([bound.id, workspaceWide.id]);
+    });
+
     it("creates, reads and lists endpoints per workspace; the read model has no secret", async () => {
       const input = endpoint({ description: "Orders system", eventTypes: ["commission.reversed"] });
       const created = await repo().createEndpoint(input, at());
       expect(created).toEqual({
         id: expect.any(Number),
         workspaceId: input.workspaceId,
+        programId: null,
         url: input.url,
         description: "Orders system",
         eventTypes: ["commission.reversed"],

@@ -88,6 +88,7 @@ describe("with private targets allowed (local receivers)", () => {
     expect(created.body).toEqual({
       id: expect.any(Number),
       workspaceId: owner.workspaceId,
+      programId: null,
       url: `${receiver.url}/main`,
       description: "Production",
       eventTypes: ["sale.created"],

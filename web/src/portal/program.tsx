@@ -104,7 +104,8 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
                       <ul class="refunds">
                         {c.refunds.map((r) => (
                           <li key={r.id}>
-                            {r.reasonCode === "chargeback" ? "Chargeback" : r.reasonCode === "void" ? "Voided" : "Refund"} of {money(r.amountCents, c.currency)} on {day(r.createdAt)}: −{money(r.deductionCents, c.currency)}
+                            {r.reasonCode === "chargeback" ? "Chargeback" : r.reasonCode === "void" ? "Voided" : "Refund"} of {money(r.amountCents, c.currency)} on {day(r.createdAt)}: −
+                            {money(r.deductionCents, c.currency)}
                             {r.reason ? ` (${r.reason})` : ""}
                           </li>
                         ))}
