@@ -249,6 +249,25 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** Internal (gateway): a write on the program that succeeded. A key's entry is named by the key's name (or prefix) then. */
+    recordActivity: {
+      async handler(ctx: Context<Input<typeof S.RecordActivityInput>>) {
+        const entry = ctx.params;
+        const key = entry.actorType === "api_key" ? (await this.repo.listApiKeys(entry.programId)).find((k) => k.id === entry.actorId) : undefined;
+        await this.repo.recordActivity({ ...entry, actorLabel: key ? (key.name ?? key.prefix) : entry.actorLabel, createdAt: new Date() });
+        return null;
+      },
+    },
+
+    listActivity: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListActivityInput>>) {
+        const { programId, actor, ...filter } = ctx.params;
+        await this.requireProgram(programId);
+        return this.repo.listActivity(programId, { ...filter, ...actor });
+      },
+    },
+
     /** An Idempotency-Key lives 24 hours from its first request (docs/api.md, "Idempotency"). */
     claimIdempotencyKey: {
       async handler(ctx: Context<Input<typeof S.ClaimIdempotencyKeyInput>>) {

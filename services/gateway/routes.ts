@@ -16,6 +16,7 @@ import type { CallerMeta } from "../../shared/meta";
 import { logFields } from "../../shared/observability";
 import { API_DOCS_CSP, API_DOCS_HTML, viewerBundle } from "./api-docs";
 import { keepAnswer } from "./idempotency";
+import { recordActivity } from "./activity";
 import type { Req, Res, SessionMeta } from "./auth";
 import { ENDPOINTS, ROUTE_ORDER, type PageName } from "./declarations";
 import { openApiJson } from "./openapi";
@@ -189,6 +190,7 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
     authentication: "authenticateSession",
     authorization: "verifyProgramAccess",
     permission: "programs:read",
+    onAfterCall: recordActivity,
   },
   dashboard: { path: "/dashboard", bodyParsers: false },
   // Static files the pages load (the chart library, shared styles): same origin, so the pages' CSP stays 'self'.
@@ -196,7 +198,7 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   // The site icon every browser asks for (the pages also link it): answered, so the log shows only real refusals.
   icon: { path: "/favicon.ico", bodyParsers: false },
   sdk: { path: "/sdk", bodyParsers: false },
-  admin: { path: "/api/admin", bodyParsers: JSON_BODY, authentication: "authenticateOperator" },
+  admin: { path: "/api/admin", bodyParsers: JSON_BODY, authentication: "authenticateOperator", onAfterCall: recordActivity },
   // The partner portal's API: only the partner session cookie (svc_partner_session); a dashboard session or API key is
   // refused. Sign-in link requests, sign-in and sign-out pass without one. Which programs a partner may see is the
   // portal service's to decide (services/portal.service.ts: approved enrollments only, 404 otherwise).
@@ -216,8 +218,16 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
     },
   },
   // The merchant's server on its program (docs/api.md): an API key with the scope each endpoint names; the program
-  // is the key's (bindKeyProgram).
-  "program-api": { path: "/api/v1", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", authorization: "bindKeyProgram", onAfterCall: keepAnswer },
+  // is the key's (bindKeyProgram). A write is recorded in the activity log, then its answer kept for its Idempotency-Key.
+  "program-api": {
+    path: "/api/v1",
+    bodyParsers: JSON_BODY,
+    authentication: "authenticateApiKey",
+    authorization: "bindKeyProgram",
+    async onAfterCall(ctx, route, req, res, data) {
+      return keepAnswer(ctx, route, req, res, await recordActivity.call(this as never, ctx, route, req, res, data));
+    },
+  },
 };
 
 type Alias = string | ((req: Req, res: Res) => void);

@@ -4,7 +4,7 @@ import type { Page } from "../../shared/pagination";
 import type { ExportBatch } from "../../shared/csv-export";
 import type { OverviewFigures } from "./overview";
 import type { ApplicationForm } from "./applications";
-import type { Application, ApplicationSettings, Enrollment, IdempotencyClaim, Partner, PartnerProfile, Program } from "./repository";
+import type { ActivityEntry, Application, ApplicationSettings, Enrollment, IdempotencyClaim, Partner, PartnerProfile, Program } from "./repository";
 import type * as S from "./schemas";
 import type { ApiKeyScope, ScopePreset } from "../../shared/domain/api-key-scopes";
 
@@ -32,6 +32,9 @@ export interface ProgramsContract {
   "programs.listApiKeys": { params: z.input<typeof S.ProgramIdInput>; result: { programId: number; data: ApiKeyView[] } };
   "programs.retireApiKey": { params: z.input<typeof S.RetireApiKeyInput>; result: { id: number; programId: number; retiredAt: string } };
   /** Internal (gateway): a use of a key, reported at most once per key per API_KEY_USE_INTERVAL_MS by each gateway. */
+  /** Internal (gateway): a write on the program that succeeded, for its activity log. */
+  "programs.recordActivity": { params: z.input<typeof S.RecordActivityInput>; result: null };
+  "programs.listActivity": { params: z.input<typeof S.ListActivityInput>; result: Page<Jsonified<ActivityEntry>> };
   "programs.recordKeyUse": { params: z.input<typeof S.RecordKeyUseInput>; result: null };
   /** The merchant API's Idempotency-Key of a write (docs/api.md, "Idempotency"): claimed, or what holds it. */
   "programs.claimIdempotencyKey": { params: z.input<typeof S.ClaimIdempotencyKeyInput>; result: IdempotencyClaim };

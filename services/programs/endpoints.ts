@@ -56,6 +56,25 @@ const settingsExample = {
   applications: applicationSettingsExample,
 };
 
+const activityExample = {
+  id: 41,
+  programId: 1,
+  actorType: "api_key",
+  actorId: 2,
+  actorLabel: "Production server",
+  kind: "commissions",
+  operation: "commissions.voidCommission",
+  summary: "Void a commission",
+  method: "POST",
+  path: "/api/v1/commissions/12/void",
+  location: null,
+  status: 200,
+  clientAddress: "203.0.113.7",
+  userAgent: "billing-sync/2.1",
+  requestId: "3f1c8a52-6d0e-4f7e-9b1a-2c4d5e6f7a8b",
+  createdAt: "2026-03-01T12:00:00.000Z",
+};
+
 const apiKeyExample = {
   id: 2,
   programId: 1,
@@ -227,6 +246,25 @@ export const PROGRAMS = declareActions("programs", {
         "Every key of the program, newest first, retired ones included: its name, its prefix (the beginning of the key), when it was created, last used (to within a few minutes; null: never) and retired. Never the key itself.",
       example: { programId: 1 },
       response: { description: "The keys.", example: { programId: 1, data: [apiKeyExample] } },
+    }),
+  },
+  recordActivity: {
+    input: S.RecordActivityInput,
+  },
+  listActivity: {
+    input: S.ListActivityInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/activity",
+      permission: "programs:write",
+      scope: "audit:read",
+      tag: "Dashboard",
+      summary: "The program's activity log",
+      description:
+        "Every change made to the program through this API (by a team member in the console, an API key, or the operator), newest first, one page at a time (pass nextCursor as cursor for the next, with the same filters), optionally of one actor or one kind (partners, commissions, payouts, rewards, coupons, webhooks, api_keys, settings). Each entry: who (actorType user, api_key or operator; actorId; actorLabel, the member's email or the key's name as they were then), what (kind, the operation's summary, method, path and the created resource's location), the answer's status, and from where (client address, user agent, request id). Tracking calls (clicks, leads, sales, refunds) and Stripe's webhooks are not entries: they are the program's data. Refused requests are not entries: they changed nothing.",
+      example: { programId: 1, actor: "api_key:2", kind: "commissions", limit: 25 },
+      errors: ["not_found"],
+      response: { description: "A page of entries.", example: { data: [activityExample], nextCursor: null } },
     }),
   },
   retireApiKey: {

@@ -42,7 +42,11 @@ import {
   type PartnerProfileFields,
   type IdempotencyClaim,
   idempotencyClaimOf,
+  type ActivityEntry,
+  type ActivityListFilter,
+  type NewActivityEntry,
 } from "./repository";
+import { ACTOR_TYPES } from "../../shared/domain/audit";
 import type { BankDetails } from "../../shared/partner-profile";
 import type { ClientSession } from "mongoose";
 import { applicationPayload, partnerBannedPayload, partnerEnrolledPayload } from "../../shared/events";
@@ -164,6 +168,41 @@ const idempotencyKeySchema = requiredStringsMayBeEmpty(
 // The SQL table's primary key, and its sweep's index.
 idempotencyKeySchema.index({ apiKeyId: 1, key: 1 }, { unique: true });
 idempotencyKeySchema.index({ createdAt: 1 });
+
+/** An entry of a program's activity log (docs/dashboard-api.md, "Activity"), as the SQL table `activity`. */
+type ActivityDoc = Omit<ActivityEntry, "id"> & { _id: number };
+const activitySchema = requiredStringsMayBeEmpty(
+  collectionSchema<ActivityDoc>("activity", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    actorType: { type: String, required: true, enum: ACTOR_TYPES },
+    actorId: { type: Number, default: null },
+    actorLabel: { type: String, default: null },
+    kind: { type: String, required: true },
+    operation: { type: String, required: true },
+    summary: { type: String, required: true },
+    method: { type: String, required: true },
+    path: { type: String, required: true },
+    location: { type: String, default: null },
+    status: { type: Number, required: true },
+    clientAddress: { type: String, default: null },
+    userAgent: { type: String, default: null },
+    requestId: { type: String, default: null },
+    createdAt: { type: Date, required: true },
+  }),
+);
+// The list, all of a program's entries or one actor's or one kind's, newest first (the SQL indexes activity_*).
+activitySchema.index({ programId: 1, createdAt: -1, _id: -1 });
+activitySchema.index({ programId: 1, actorType: 1, actorId: 1, createdAt: -1, _id: -1 });
+activitySchema.index({ programId: 1, kind: 1, createdAt: -1, _id: -1 });
+
+/** The Read only and Full access presets' scopes before audit:read joined them (see create()). */
+const PRESETS_BEFORE_AUDIT: ApiKeyScope[][] = [
+  ["partners:read", "commissions:read", "payouts:read", "rewards:read", "sales:read", "customers:read", "coupons:read", "webhooks:read"],
+  ["tracking", "partners:write", "commissions:write", "payouts:write", "rewards:write", "sales:write", "customers:write", "coupons:write", "webhooks:write"],
+];
+
+const toActivityEntry = ({ _id, ...rest }: ActivityDoc): ActivityEntry => ({ id: _id, ...rest });
 
 const partnerSchema = requiredStringsMayBeEmpty(
   collectionSchema<PartnerDoc>("partners", {
@@ -337,6 +376,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
     readonly outbox: MongoOutbox,
     private readonly applications: Model<ApplicationDoc>,
     private readonly idempotencyKeys: Model<IdempotencyKeyDoc>,
+    private readonly activity: Model<ActivityDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProgramsRepository> {
@@ -346,10 +386,14 @@ export class MongoProgramsRepository implements ProgramsRepository {
     const enrollments = modelOn(connection, "Enrollment", enrollmentSchema);
     const applications = modelOn(connection, "Application", applicationSchema);
     const idempotencyKeys = modelOn(connection, "IdempotencyKey", idempotencyKeySchema);
-    await prepareCollections([programs, apiKeys, partners, enrollments, applications, idempotencyKeys]);
+    const activity = modelOn(connection, "Activity", activitySchema);
+    await prepareCollections([programs, apiKeys, partners, enrollments, applications, idempotencyKeys, activity]);
+    // audit:read joined the Read only and Full access presets: keys made with either before keep being that preset (an
+    // array equal to the old list matches it exactly, in its order: the stored one).
+    for (const scopes of PRESETS_BEFORE_AUDIT) await apiKeys.updateMany({ scopes }, { $push: { scopes: "audit:read" } });
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "programs_outbox");
-    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox, applications, idempotencyKeys);
+    return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox, applications, idempotencyKeys, activity);
   }
 
   async createProgram(p: NewProgram): Promise<Program> {
@@ -457,6 +501,26 @@ export class MongoProgramsRepository implements ProgramsRepository {
 
   async deleteIdempotencyKeysBefore(before: Date): Promise<number> {
     return (await this.idempotencyKeys.deleteMany({ createdAt: { $lt: before } })).deletedCount;
+  }
+
+  async recordActivity(e: NewActivityEntry): Promise<ActivityEntry> {
+    const doc = await this.activity.insertOne({ _id: await nextId(this.connection, "activity"), ...e });
+    return toActivityEntry(doc.toObject());
+  }
+
+  async listActivity(programId: number, filter: ActivityListFilter): Promise<Page<ActivityEntry>> {
+    const own = {
+      programId,
+      ...(filter.actorType ? { actorType: filter.actorType } : {}),
+      ...(filter.actorId != null ? { actorId: filter.actorId } : {}),
+      ...(filter.kind ? { kind: filter.kind } : {}),
+    };
+    const docs = await this.activity
+      .find({ $and: [own, ...mongoPageFilter(filter)] })
+      .sort(MONGO_LIST_SORT)
+      .limit(filter.limit + 1)
+      .lean();
+    return pageOf(docs, filter.limit, mongoPosition, toActivityEntry);
   }
 
   async recordApiKeyUse(id: number, at: Date): Promise<void> {

@@ -31,7 +31,11 @@ import {
   type PartnerProfileFields,
   type IdempotencyClaim,
   idempotencyClaimOf,
+  type ActivityEntry,
+  type ActivityListFilter,
+  type NewActivityEntry,
 } from "./repository";
+import type { ActivityKind, ActorType } from "../../shared/domain/audit";
 import { applicationPayload, partnerBannedPayload, partnerEnrolledPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 
@@ -154,6 +158,32 @@ const MIGRATIONS = [
   `ALTER TABLE enrollments ADD COLUMN tenant_id TEXT;
    ALTER TABLE enrollments ADD COLUMN metadata JSONB NOT NULL DEFAULT '{}';
    CREATE UNIQUE INDEX enrollments_tenant ON enrollments (program_id, tenant_id) WHERE tenant_id IS NOT NULL;`,
+  // The program's activity log (docs/dashboard-api.md, "Activity"): one row per write that succeeded; the list reads
+  // the program's rows newest first, all of them or one actor's or one kind's.
+  `CREATE TABLE activity (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL REFERENCES programs(id),
+     actor_type TEXT NOT NULL CHECK (actor_type IN ('user', 'api_key', 'operator')),
+     actor_id INTEGER,
+     actor_label TEXT,
+     kind TEXT NOT NULL,
+     operation TEXT NOT NULL,
+     summary TEXT NOT NULL,
+     method TEXT NOT NULL,
+     path TEXT NOT NULL,
+     location TEXT,
+     status INTEGER NOT NULL,
+     client_address TEXT,
+     user_agent TEXT,
+     request_id TEXT,
+     created_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX activity_program ON activity (program_id, created_at DESC, id DESC);
+   CREATE INDEX activity_actor ON activity (program_id, actor_type, actor_id, created_at DESC, id DESC);
+   CREATE INDEX activity_kind ON activity (program_id, kind, created_at DESC, id DESC);`,
+  // audit:read joined the Read only and Full access presets: keys made with either before keep being that preset.
+  `UPDATE api_keys SET scopes = array_append(scopes, 'audit:read')
+     WHERE scopes = '{partners:read,commissions:read,payouts:read,rewards:read,sales:read,customers:read,coupons:read,webhooks:read}'
+        OR scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write}';`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -382,6 +412,53 @@ export function listApplicationsQuery(programId: number, filter: ApplicationList
   return where.page(filter).query("*", "applications", filter.limit);
 }
 
+/** The exact query of listActivity (exported so the query-plan test explains what runs). */
+export function listActivityQuery(programId: number, filter: ActivityListFilter): SqlQuery {
+  const where = new SqlConditions().add("program_id = ?", programId);
+  if (filter.actorType) where.add("actor_type = ?", filter.actorType);
+  if (filter.actorId != null) where.add("actor_id = ?", filter.actorId);
+  if (filter.kind) where.add("kind = ?", filter.kind);
+  return where.page(filter).query("*", "activity", filter.limit);
+}
+
+interface ActivityRow {
+  id: number;
+  program_id: number;
+  actor_type: ActorType;
+  actor_id: number | null;
+  actor_label: string | null;
+  kind: ActivityKind;
+  operation: string;
+  summary: string;
+  method: string;
+  path: string;
+  location: string | null;
+  status: number;
+  client_address: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  created_at: Date;
+}
+
+const toActivityEntry = (r: ActivityRow): ActivityEntry => ({
+  id: r.id,
+  programId: r.program_id,
+  actorType: r.actor_type,
+  actorId: r.actor_id,
+  actorLabel: r.actor_label,
+  kind: r.kind,
+  operation: r.operation,
+  summary: r.summary,
+  method: r.method,
+  path: r.path,
+  location: r.location,
+  status: r.status,
+  clientAddress: r.client_address,
+  userAgent: r.user_agent,
+  requestId: r.request_id,
+  createdAt: r.created_at,
+});
+
 const toEnrollment = (r: EnrollmentRow): Enrollment => ({
   id: r.id,
   partnerId: r.partner_id,
@@ -535,6 +612,20 @@ export class SqlProgramsRepository implements ProgramsRepository {
 
   async deleteIdempotencyKeysBefore(before: Date): Promise<number> {
     return (await this.db.query("DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1", [before])).length;
+  }
+
+  async recordActivity(e: NewActivityEntry): Promise<ActivityEntry> {
+    const [row] = await this.db.query<ActivityRow>(
+      `INSERT INTO activity (program_id, actor_type, actor_id, actor_label, kind, operation, summary, method, path, location, status, client_address, user_agent, request_id, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+      [e.programId, e.actorType, e.actorId, e.actorLabel, e.kind, e.operation, e.summary, e.method, e.path, e.location, e.status, e.clientAddress, e.userAgent, e.requestId, e.createdAt],
+    );
+    return toActivityEntry(row);
+  }
+
+  async listActivity(programId: number, filter: ActivityListFilter): Promise<Page<ActivityEntry>> {
+    const q = listActivityQuery(programId, filter);
+    return pageOf(await this.db.query<SqlListed<ActivityRow>>(q.text, q.values), filter.limit, sqlPosition, toActivityEntry);
   }
 
   async recordApiKeyUse(id: number, at: Date): Promise<void> {

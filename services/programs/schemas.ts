@@ -5,6 +5,7 @@ import { exportFields } from "../../shared/csv-export";
 import { PAGE_FIELDS, checkRange, RANGE_FIELDS } from "../../shared/pagination";
 import { Currency, CustomerKey, Id, IdempotencyKeyValue, ReferralCode } from "../../shared/values";
 import { PartnerProfilePatchFields } from "../../shared/partner-profile";
+import { ACTIVITY_KINDS, ACTOR_TYPES, parseActorFilter } from "../../shared/domain/audit";
 
 export const CommissionRuleInput = z.discriminatedUnion("type", [
   z
@@ -181,6 +182,48 @@ export const RecordKeyUseInput = z.object({
   keyId: Id,
   at: z.iso.datetime({ offset: true }).transform((v) => new Date(v)),
 });
+
+/** Internal (gateway): a write on a program that succeeded, for its activity log (docs/dashboard-api.md, "Activity"). */
+export const RecordActivityInput = z.strictObject({
+  programId: Id,
+  actorType: z.enum(ACTOR_TYPES),
+  /** The user's or key's id; null for the operator. */
+  actorId: Id.nullable(),
+  /** The user's email; for a key, programs names it from its own table. */
+  actorLabel: z.string().max(320).nullable(),
+  kind: z.enum(ACTIVITY_KINDS),
+  operation: z.string().max(100),
+  summary: z.string().max(200),
+  method: z.enum(["POST", "PUT", "PATCH", "DELETE"]),
+  path: z.string().max(300),
+  /** The created resource's address (its Location), if any. */
+  location: z.string().max(300).nullable(),
+  status: z.number().int().min(200).max(299),
+  clientAddress: z.string().max(100).nullable(),
+  userAgent: z.string().max(300).nullable(),
+  requestId: z.string().max(100).nullable(),
+});
+
+export const ListActivityInput = z
+  .strictObject({
+    programId: Id.meta({ description: "The program's id.", example: 1 }),
+    actor: z
+      .string()
+      .transform((value, ctx) => {
+        const actor = parseActorFilter(value);
+        if (!actor) {
+          ctx.addIssue({ code: "custom", message: "must be user:<id>, api_key:<id> or operator" });
+          return z.NEVER;
+        }
+        return actor;
+      })
+      .optional()
+      .meta({ description: "Only changes by this actor: user:<id> (a team member), api_key:<id> (an API key) or operator.", example: "api_key:2" }),
+    kind: z.enum(ACTIVITY_KINDS).optional().meta({ description: "Only changes of this kind (what they changed).", example: "commissions" }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
 
 export const ProgramIdInput = z.strictObject({ programId: Id.meta({ description: "The program's id.", example: 1 }) });
 export const KeyIdInput = z.strictObject({ keyId: Id.meta({ description: "The API key's id (not the secret).", example: 2 }) });

@@ -1,7 +1,7 @@
 /**
  * What an API key may do (docs/api.md, "Scopes"): `tracking` (click, lead, sale, refund: what every key could do
  * before scopes existed, and what a key gets unless it names others) and a read or write scope per area of the
- * program. A write scope grants the area's read too. Pure: the gateway checks a request's scope with `scopeGrants`,
+ * program, and `audit:read` for its activity log. A write scope grants the area's read too. Pure: the gateway checks a request's scope with `scopeGrants`,
  * programs stores the scopes a key was given.
  */
 
@@ -9,14 +9,15 @@
 export const SCOPE_AREAS = ["partners", "commissions", "payouts", "rewards", "sales", "customers", "coupons", "webhooks"] as const;
 export type ScopeArea = (typeof SCOPE_AREAS)[number];
 
-export const API_KEY_SCOPES = ["tracking", ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`] as const)] as const;
+/** `audit:read`: the program's activity log (who changed what), which no key writes. */
+export const API_KEY_SCOPES = ["tracking", ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`] as const), "audit:read"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** The presets the console offers: what each gives. */
 export const SCOPE_PRESETS = {
   tracking: ["tracking"],
-  read_only: SCOPE_AREAS.map((area) => `${area}:read` as const),
-  full_access: ["tracking", ...SCOPE_AREAS.map((area) => `${area}:write` as const)],
+  read_only: [...SCOPE_AREAS.map((area) => `${area}:read` as const), "audit:read"],
+  full_access: ["tracking", ...SCOPE_AREAS.map((area) => `${area}:write` as const), "audit:read"],
 } as const satisfies Record<string, readonly ApiKeyScope[]>;
 export type ScopePreset = keyof typeof SCOPE_PRESETS;
 export const SCOPE_PRESET_NAMES = Object.keys(SCOPE_PRESETS) as [ScopePreset, ...ScopePreset[]];

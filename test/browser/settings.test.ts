@@ -159,6 +159,29 @@ describeWithChromium("Settings screen and invitation page", () => {
     expect(next.body).toEqual({ error: { type: "authentication_error", code: "api_key_retired", message: expect.any(String) } });
     // The bootstrap key (no name) still works.
     expect((await attributedSale(sys, p)).body.success).toBe(true);
+
+    // Activity: the four key changes, by this member, filtered by who and what.
+    await page.setViewportSize(WIDTHS.desktop);
+    await page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: "Activity" }).click();
+    await expectTabs(page, "Activity", p.programId);
+    const filters = page.getByRole("form", { name: "Filter activity" });
+    await filters.getByLabel("Who").selectOption(`user:${user.userId}`);
+    await filters.getByLabel("What").selectOption({ label: "API keys" });
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    const entries = page.getByRole("table", { name: "Activity" }).locator("tbody tr");
+    await waitFor(
+      () => entries.count(),
+      (n) => n === 4,
+      10_000,
+    );
+    expect(await entries.locator("td:nth-child(3)").allTextContents()).toEqual([
+      "API keys: Retire an API key",
+      "API keys: Retire an API key",
+      "API keys: Create an API key",
+      "API keys: Create an API key",
+    ]);
+    expect(new Set(await entries.locator("td:nth-child(2)").allTextContents())).toEqual(new Set([user.email]));
+    await checkPage(page, "settings-activity");
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -528,8 +551,8 @@ async function signIn(page: Page, url: string, user: Pick<User, "email" | "passw
 /** The section tabs: links that keep the program, the current one marked with aria-current. */
 async function expectTabs(page: Page, current: string, programId: number): Promise<void> {
   const tabs = page.getByRole("navigation", { name: "Settings sections" }).getByRole("link");
-  expect(await tabs.allTextContents()).toEqual(["Program", "API keys", "Webhooks", "Stripe", "PayPal payouts", "Team"]);
-  const slugs = ["program", "api-keys", "webhooks", "stripe", "paypal", "team"];
+  expect(await tabs.allTextContents()).toEqual(["Program", "API keys", "Webhooks", "Stripe", "PayPal payouts", "Team", "Activity"]);
+  const slugs = ["program", "api-keys", "webhooks", "stripe", "paypal", "team", "activity"];
   expect(await tabs.evaluateAll((links) => links.map((a) => a.getAttribute("href")))).toEqual(slugs.map((s) => `/dashboard/settings${s === "program" ? "" : `/${s}`}?program=${programId}`));
   expect(await tabs.evaluateAll((links) => links.filter((a) => a.getAttribute("aria-current") === "page").map((a) => a.textContent))).toEqual([current]);
   expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");

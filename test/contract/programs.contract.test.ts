@@ -227,6 +227,45 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
       expect(await claim("A", at(2 * DAY), at(DAY))).toEqual({ state: "mismatch" });
     });
 
+    it("keeps a program's activity and lists it newest first, by actor or kind, page by page", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const entry = (n: number, actor: { actorType: "user" | "api_key" | "operator"; actorId: number | null }, kind: "partners" | "settings") => ({
+        programId: program.id,
+        ...actor,
+        actorLabel: actor.actorType === "operator" ? null : `actor ${actor.actorId}`,
+        kind,
+        operation: "programs.updateSettings",
+        summary: "Change the program's settings",
+        method: "PATCH",
+        path: `/api/v1/settings/${n}`,
+        location: null,
+        status: 200,
+        clientAddress: "203.0.113.7",
+        userAgent: null,
+        requestId: `req-${n}`,
+        createdAt: at(n),
+      });
+      const user = { actorType: "user" as const, actorId: 5 };
+      const key = { actorType: "api_key" as const, actorId: 5 };
+      const operator = { actorType: "operator" as const, actorId: null };
+      const stored = await repo().recordActivity(entry(1, user, "partners"));
+      expect(stored).toEqual({ id: expect.any(Number), ...entry(1, user, "partners") });
+      await repo().recordActivity(entry(2, key, "settings"));
+      await repo().recordActivity(entry(3, operator, "partners"));
+      await repo().recordActivity(entry(3, user, "settings"));
+
+      const paths = async (filter: Record<string, unknown>) => (await repo().listActivity(program.id, { limit: 10, ...filter })).data.map((e) => e.path);
+      expect(await paths({})).toEqual(["/api/v1/settings/3", "/api/v1/settings/3", "/api/v1/settings/2", "/api/v1/settings/1"]);
+      expect(await paths({ actorType: "user", actorId: 5 })).toEqual(["/api/v1/settings/3", "/api/v1/settings/1"]);
+      expect(await paths({ actorType: "operator", actorId: null })).toEqual(["/api/v1/settings/3"]);
+      expect(await paths({ kind: "partners" })).toEqual(["/api/v1/settings/3", "/api/v1/settings/1"]);
+      const first = await repo().listActivity(program.id, { limit: 2 });
+      const second = await repo().listActivity(program.id, { limit: 2, cursor: decodeCursor(first.nextCursor!)! });
+      expect([...first.data, ...second.data].map((e) => e.requestId)).toEqual((await repo().listActivity(program.id, { limit: 10 })).data.map((e) => e.requestId));
+      expect(second.nextCursor).toBeNull();
+      expect((await repo().listActivity((await repo().createProgram(percentageProgram())).id, { limit: 10 })).data).toEqual([]);
+    });
+
     it("records a key's last use: it moves forward, never back", async () => {
       const program = await repo().createProgram(percentageProgram());
       const prefix = `pk_${unique()}_use`;

@@ -235,6 +235,8 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/programs/:programId/api-keys", session: true, body: () => ({ name: "Path ids" }) },
   { method: "GET", path: "/api/programs/:programId/api-keys", session: true },
   { method: "GET", path: "/api/admin/programs/:programId/api-keys" },
+  { method: "GET", path: "/api/programs/:programId/activity", session: true },
+  { method: "GET", path: "/api/admin/programs/:programId/activity" },
   { method: "POST", path: "/api/programs/:programId/api-keys/:keyId/retire", session: true },
   // Rewards (docs/rewards.md): each operation on the dashboard's route and the operator's.
   ...(["dashboard", "admin"] as const).flatMap((caller): Route[] => {

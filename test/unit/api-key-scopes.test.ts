@@ -20,7 +20,15 @@ describe("the presets", () => {
       expect({ scope, readOnly: scopeGrants(SCOPE_PRESETS.read_only, scope) }).toEqual({ scope, readOnly: scope.endsWith(":read") });
       expect({ scope, full: scopeGrants(SCOPE_PRESETS.full_access, scope) }).toEqual({ scope, full: true });
     }
-    expect(API_KEY_SCOPES).toHaveLength(1 + 2 * SCOPE_AREAS.length);
+    expect(API_KEY_SCOPES).toHaveLength(2 + 2 * SCOPE_AREAS.length);
+  });
+
+  test("audit:read joined Read only and Full access last, so a stored key of either gains it by an append (the migrations)", () => {
+    const before = { read_only: SCOPE_AREAS.map((a) => `${a}:read`), full_access: ["tracking", ...SCOPE_AREAS.map((a) => `${a}:write`)] };
+    for (const preset of ["read_only", "full_access"] as const) {
+      expect(presetOf([...before[preset], "audit:read"] as ApiKeyScope[])).toBe(preset);
+      expect(normalizeScopes(SCOPE_PRESETS[preset])).toEqual([...before[preset], "audit:read"]);
+    }
   });
 
   test("a key without scopes asked for gets tracking only; a preset or a list is stored normalized", () => {

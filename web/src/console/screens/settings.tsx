@@ -5,6 +5,7 @@
  */
 import type { ComponentType } from "preact";
 import { useRoute } from "preact-iso";
+import { Activity } from "../settings/activity";
 import { ApiKeys } from "../settings/api-keys";
 import { PaypalSettings } from "../settings/paypal";
 import { ProgramSettingsSection } from "../settings/program";
@@ -22,6 +23,7 @@ const SECTIONS: Array<[string, string, ComponentType]> = [
   ["stripe", "Stripe", StripeSettings],
   ["paypal", "PayPal payouts", PaypalSettings],
   ["team", "Team", Team],
+  ["activity", "Activity", Activity],
 ];
 
 export function Settings() {
