@@ -21,7 +21,7 @@ import {
 } from "./results.js";
 import { decideRetry, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryPolicy } from "./retry.js";
 import { randomUUID } from "node:crypto";
-import { CommissionsApi, ListApi, PartnersApi, PayoutsApi, queryString, type ApiTransport, type Customer, type Sale } from "./management.js";
+import { CommissionsApi, ListApi, PartnersApi, PayoutsApi, queryString, type ActivityEntry, type ApiTransport, type Customer, type Sale } from "./management.js";
 
 export * from "./management.js";
 
@@ -145,6 +145,8 @@ export class AffiliateClient {
   readonly payouts: PayoutsApi;
   readonly sales: ListApi<Sale>;
   readonly customers: ListApi<Customer>;
+  /** The program's activity log (`audit:read`), filtered by `actor` (`api_key:<id>`, ...) and `kind`. */
+  readonly activity: ListApi<ActivityEntry>;
 
   constructor(private readonly options: ClientOptions) {
     if (!options.apiKey) throw new TypeError("apiKey is required");
@@ -156,6 +158,7 @@ export class AffiliateClient {
     this.payouts = new PayoutsApi(this.request);
     this.sales = new ListApi<Sale>(this.request, "/sales");
     this.customers = new ListApi<Customer>(this.request, "/customers");
+    this.activity = new ListApi<ActivityEntry>(this.request, "/activity");
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * The merchant API (docs/api.md) as typed methods: partners, commissions, payouts, sales and customers of the key's
+ * The merchant API (docs/api.md) as typed methods: partners, commissions, payouts, sales, customers and activity of the key's
  * program. Money is in integer minor units of the program's currency; answers are the API's JSON as it is (camelCase,
  * dates as ISO 8601 strings). Every method needs its scope on the key (a Read only key reads, a Full access key
  * writes); a missing scope is an AffiliateApiError with code insufficient_scope.
@@ -177,6 +177,25 @@ export interface Customer {
   customerKey: string;
   partnerId: number | null;
   [field: string]: unknown;
+}
+
+/** An entry of the program's activity log (`audit:read`): who changed what, from where. */
+export interface ActivityEntry {
+  id: number;
+  actorType: "user" | "api_key" | "operator";
+  actorId: number | null;
+  actorLabel: string | null;
+  kind: "partners" | "commissions" | "payouts" | "rewards" | "coupons" | "webhooks" | "api_keys" | "settings";
+  operation: string;
+  summary: string;
+  method: string;
+  path: string;
+  location: string | null;
+  status: number;
+  clientAddress: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  createdAt: string;
 }
 
 /** The query string of a call, without the undefined fields. */

@@ -235,6 +235,12 @@ describe("the merchant API (typed methods with a Full access key)", () => {
     expect((await admin.commissions.list({ partnerId: boot.partnerId })).data.map((c) => c.id)).toContain(bonus.id);
     expect((await admin.payouts.listRuns()).data).toEqual([]);
     expect((await admin.sales.list({ limit: 5 })).data.length).toBeGreaterThan(0);
+    expect((await admin.activity.list({ kind: "commissions", limit: 4 })).data.map((e) => e.summary)).toEqual([
+      "Void a commission",
+      "Release a held commission",
+      "Hold a commission back",
+      "Pay a bonus or claw money back",
+    ]);
 
     const readOnlyKey = (await sys.admin("POST", `/programs/${boot.programId}/api-keys`, { preset: "read_only" })).apiKey as string;
     const reader = new AffiliateClient({ apiKey: readOnlyKey, baseUrl: sys.baseUrl });
