@@ -1,4 +1,10 @@
 /** Jest runs the TypeScript sources directly; type checking is `npm run typecheck`. */
+
+// Every test system opens its own PGlite, and each test file compiles PGlite's WebAssembly again: with V8's baseline
+// tier (Liftoff, Node's default) that first open takes about half as long as with TurboFan alone, production's
+// default for its memory (docs/performance.md, "Memory and compiled start"). Set here, so the workers and the
+// processes the tests start inherit it.
+process.env.PGLITE_LIFTOFF ??= "true";
 module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
