@@ -41,7 +41,14 @@ import {
 type NotificationDoc = Omit<Notification, "id"> & { _id: number };
 /** Endpoints stored before secret rotation existed have no previous secret fields. */
 /** Endpoints stored before API keys made them have no `programId` (read as null: every program). */
-type EndpointDoc = Omit<WebhookEndpoint, "id" | "programId"> & { _id: number; programId?: number | null; secret: string; previousSecret?: string | null };
+/** Endpoints stored before partners' postbacks existed have no `partnerId` (read as null: a merchant's; `partnerId: null` matches them). */
+type EndpointDoc = Omit<WebhookEndpoint, "id" | "programId" | "partnerId"> & {
+  _id: number;
+  programId?: number | null;
+  partnerId?: number | null;
+  secret: string;
+  previousSecret?: string | null;
+};
 /** Deliveries stored before manual retries existed have no `retriedAt` or `attemptBase`. */
 type DeliveryDoc = Omit<WebhookDelivery, "id"> & {
   _id: number;
@@ -87,6 +94,7 @@ const endpointSchema = requiredStringsMayBeEmpty(
     _id: { type: Number, required: true },
     workspaceId: { type: Number, required: true },
     programId: { type: Number, default: null },
+    partnerId: { type: Number, default: null },
     url: { type: String, required: true },
     description: { type: String, default: null },
     eventTypes: { type: [String], required: true },
@@ -104,6 +112,8 @@ const endpointSchema = requiredStringsMayBeEmpty(
 );
 endpointSchema.index({ workspaceId: 1, _id: 1 });
 endpointSchema.index({ enabled: 1 });
+// A partner's postbacks in a program (listPartnerPostbacks, and the partner's branch of listSubscribedEndpoints), as the SQL index webhook_endpoints_partner.
+endpointSchema.index({ programId: 1, partnerId: 1, _id: 1 });
 
 const attemptSchema = new Schema<WebhookAttempt>(
   {
@@ -343,6 +353,7 @@ const toEndpoint = (d: EndpointDoc): WebhookEndpoint => ({
   id: d._id,
   workspaceId: d.workspaceId,
   programId: d.programId ?? null,
+  partnerId: d.partnerId ?? null,
   url: d.url,
   description: d.description ?? null,
   eventTypes: [...d.eventTypes] as WebhookEventType[],
@@ -657,6 +668,7 @@ export class MongoNotificationsRepository implements NotificationsRepository {
       _id: await nextId(this.connection, "webhook_endpoints"),
       ...e,
       programId: e.programId ?? null,
+      partnerId: e.partnerId ?? null,
       enabled: true,
       consecutiveFailures: 0,
       disabledAt: null,
@@ -677,14 +689,22 @@ export class MongoNotificationsRepository implements NotificationsRepository {
 
   async listEndpoints(workspaceId: number, programId?: number): Promise<WebhookEndpoint[]> {
     const docs = await this.endpoints
-      .find({ workspaceId, ...(programId === undefined ? {} : { programId }) })
+      .find({ workspaceId, partnerId: null, ...(programId === undefined ? {} : { programId }) })
       .sort({ _id: 1 })
       .lean<EndpointDoc[]>();
     return docs.map(toEndpoint);
   }
 
-  async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]> {
-    const docs = await this.endpoints.find({ workspaceId, enabled: true, eventTypes: eventType }).sort({ _id: 1 }).lean<EndpointDoc[]>();
+  async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType, partner?: PartnerKey): Promise<WebhookEndpoint[]> {
+    // Each branch of the $or is served by its own index: (workspaceId, _id) and (programId, partnerId, _id).
+    const owners: Array<Record<string, unknown>> = [{ workspaceId, partnerId: null }];
+    if (partner) owners.push({ programId: partner.programId, partnerId: partner.partnerId });
+    const docs = await this.endpoints.find({ $or: owners, enabled: true, eventTypes: eventType }).sort({ _id: 1 }).lean<EndpointDoc[]>();
+    return docs.map(toEndpoint);
+  }
+
+  async listPartnerPostbacks(programId: number, partnerId: number): Promise<WebhookEndpoint[]> {
+    const docs = await this.endpoints.find({ programId, partnerId }).sort({ _id: 1 }).lean<EndpointDoc[]>();
     return docs.map(toEndpoint);
   }
 

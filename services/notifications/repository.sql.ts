@@ -214,6 +214,10 @@ const MIGRATIONS = [
   rollupMigration(unreadNotifications()),
   // Endpoints an API key made get only its program's events (docs/api.md, "Webhook endpoints").
   `ALTER TABLE webhook_endpoints ADD COLUMN program_id INTEGER;`,
+  // Partners' postbacks (docs/partners.md, "Postbacks"): endpoints owned by a partner, for their events in one program.
+  `ALTER TABLE webhook_endpoints ADD COLUMN partner_id INTEGER;
+   CREATE INDEX webhook_endpoints_partner ON webhook_endpoints (program_id, partner_id, id) WHERE partner_id IS NOT NULL;
+   CREATE INDEX webhook_endpoints_merchant ON webhook_endpoints (workspace_id, id) WHERE partner_id IS NULL;`,
 ];
 
 /**
@@ -295,6 +299,7 @@ interface EndpointRow {
   id: number;
   workspace_id: number;
   program_id: number | null;
+  partner_id: number | null;
   url: string;
   description: string | null;
   event_types: WebhookEventType[];
@@ -405,6 +410,7 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
   workspaceId: r.workspace_id,
   programId: r.program_id ?? null,
+  partnerId: r.partner_id ?? null,
   url: r.url,
   description: r.description,
   eventTypes: r.event_types,
@@ -603,9 +609,9 @@ export class SqlNotificationsRepository implements NotificationsRepository {
 
   async createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint> {
     const [row] = await this.db.query<EndpointRow>(
-      `INSERT INTO webhook_endpoints (workspace_id, program_id, url, description, event_types, secret, created_at, updated_at)
-       VALUES ($1, $7, $2, $3, $4, $5, $6, $6) RETURNING *`,
-      [e.workspaceId, e.url, e.description, e.eventTypes, e.secret, now, e.programId ?? null],
+      `INSERT INTO webhook_endpoints (workspace_id, program_id, partner_id, url, description, event_types, secret, created_at, updated_at)
+       VALUES ($1, $7, $8, $2, $3, $4, $5, $6, $6) RETURNING *`,
+      [e.workspaceId, e.url, e.description, e.eventTypes, e.secret, now, e.programId ?? null, e.partnerId ?? null],
     );
     return toEndpoint(row);
   }
@@ -616,15 +622,27 @@ export class SqlNotificationsRepository implements NotificationsRepository {
   }
 
   async listEndpoints(workspaceId: number, programId?: number): Promise<WebhookEndpoint[]> {
-    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND ($2::int IS NULL OR program_id = $2) ORDER BY id", [
+    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND partner_id IS NULL AND ($2::int IS NULL OR program_id = $2) ORDER BY id", [
       workspaceId,
       programId ?? null,
     ]);
     return rows.map(toEndpoint);
   }
 
-  async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]> {
-    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE workspace_id = $1 AND enabled AND $2 = ANY (event_types) ORDER BY id", [workspaceId, eventType]);
+  async listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType, partner?: PartnerKey): Promise<WebhookEndpoint[]> {
+    // Two branches, each served by its partial index (webhook_endpoints_merchant, webhook_endpoints_partner).
+    const rows = await this.db.query<EndpointRow>(
+      `SELECT * FROM webhook_endpoints
+       WHERE enabled AND $2 = ANY (event_types)
+         AND ((workspace_id = $1 AND partner_id IS NULL) OR (program_id = $3::int AND partner_id = $4::int))
+       ORDER BY id`,
+      [workspaceId, eventType, partner?.programId ?? null, partner?.partnerId ?? null],
+    );
+    return rows.map(toEndpoint);
+  }
+
+  async listPartnerPostbacks(programId: number, partnerId: number): Promise<WebhookEndpoint[]> {
+    const rows = await this.db.query<EndpointRow>("SELECT * FROM webhook_endpoints WHERE program_id = $1 AND partner_id = $2 ORDER BY id", [programId, partnerId]);
     return rows.map(toEndpoint);
   }
 

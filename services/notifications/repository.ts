@@ -75,12 +75,25 @@ export type DeliveryEventType = WebhookEventType | typeof TEST_EVENT_TYPE;
 /** The producer of test events' deliveries (their event ids are a sequence of their own). */
 export const TEST_PRODUCER = "test";
 
-/** A merchant's webhook endpoint. The signing secret is not part of the read model: it is shown once, at creation and at each rotation. */
+/**
+ * A merchant's webhook endpoint, or a partner's postback (`partnerId` set). The signing secret is not part of the read
+ * model: it is shown once, at creation and at each rotation.
+ */
 export interface WebhookEndpoint {
   id: number;
+  /** The workspace owning the endpoint; for a partner's postback, that of its program. */
   workspaceId: number;
-  /** An endpoint made with an API key gets only its program's events (docs/api.md); null: every program of the workspace. */
+  /**
+   * An endpoint made with an API key gets only its program's events (docs/api.md); null: every program of the
+   * workspace. A partner's postback always has its program.
+   */
   programId: number | null;
+  /**
+   * A partner's postback (docs/partners.md, "Postbacks"): it gets only this partner's events of `programId`, in their
+   * partner-safe form, and is never a merchant's endpoint (not listed, not reachable by the merchant's routes). Null
+   * for a merchant's endpoint.
+   */
+  partnerId: number | null;
   url: string;
   description: string | null;
   eventTypes: WebhookEventType[];
@@ -101,6 +114,8 @@ export interface WebhookEndpoint {
 export interface NewWebhookEndpoint {
   workspaceId: number;
   programId?: number | null;
+  /** A partner's postback: with its `programId`. */
+  partnerId?: number | null;
   url: string;
   description: string | null;
   eventTypes: WebhookEventType[];
@@ -312,10 +327,15 @@ export interface NotificationsRepository {
 
   createEndpoint(e: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
   getEndpoint(id: number): Promise<WebhookEndpoint | null>;
-  /** The workspace's endpoints by id; with `programId`, only those bound to that program. */
+  /** The workspace's (merchant's) endpoints by id, partners' postbacks left out; with `programId`, only those bound to that program. */
   listEndpoints(workspaceId: number, programId?: number): Promise<WebhookEndpoint[]>;
-  /** Enabled endpoints of the workspace subscribed to the event type. */
-  listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType): Promise<WebhookEndpoint[]>;
+  /**
+   * Enabled merchant endpoints of the workspace subscribed to the event type, and with `partner`, that partner's
+   * enabled postbacks in that program subscribed to it; by id.
+   */
+  listSubscribedEndpoints(workspaceId: number, eventType: WebhookEventType, partner?: PartnerKey): Promise<WebhookEndpoint[]>;
+  /** A partner's postbacks in one program, enabled or not, by id. */
+  listPartnerPostbacks(programId: number, partnerId: number): Promise<WebhookEndpoint[]>;
   /**
    * Replaces the endpoint's signing secret in one atomic step: the current secret becomes the previous one, used
    * (besides the new one) for deliveries claimed before `previousValidUntil`; the secret before that is dropped at once.

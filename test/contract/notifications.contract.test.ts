@@ -183,6 +183,7 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
         id: expect.any(Number),
         workspaceId: input.workspaceId,
         programId: null,
+        partnerId: null,
         url: input.url,
         description: "Orders system",
         eventTypes: ["commission.reversed"],
@@ -210,6 +211,38 @@ describe.each(backends)("notifications repository contract on %s", (_name, backe
       await repo().createEndpoint(endpoint(), at());
       expect((await repo().listSubscribedEndpoints(workspaceId, "commission.created")).map((e) => e.id)).toEqual([all.id]);
       expect((await repo().listSubscribedEndpoints(workspaceId, "commission.reversed")).map((e) => e.id)).toEqual([all.id, reversedOnly.id]);
+    });
+
+    it("keeps a partner's postbacks apart: listed by (program, partner), never as the merchant's, subscribed for that partner only", async () => {
+      const workspaceId = nextWorkspace();
+      const programId = nextProgram();
+      const merchant = await repo().createEndpoint(endpoint({ workspaceId }), at());
+      const postback = await repo().createEndpoint(endpoint({ workspaceId, programId, partnerId: 7, url: "https://partner.example/pb", eventTypes: ["commission.created"] }), at());
+      expect(postback).toMatchObject({ workspaceId, programId, partnerId: 7, url: "https://partner.example/pb", enabled: true });
+      expect(await repo().getEndpoint(postback.id)).toEqual(postback);
+      const second = await repo().createEndpoint(endpoint({ workspaceId, programId, partnerId: 7, eventTypes: ["commission.reversed"] }), at());
+      const otherPartner = await repo().createEndpoint(endpoint({ workspaceId, programId, partnerId: 8, eventTypes: ["commission.created"] }), at());
+      const otherProgram = await repo().createEndpoint(endpoint({ workspaceId, programId: nextProgram(), partnerId: 7, eventTypes: ["commission.created"] }), at());
+      const ids = (list: Array<{ id: number }>) => list.map((e) => e.id);
+
+      expect(ids(await repo().listPartnerPostbacks(programId, 7))).toEqual([postback.id, second.id]);
+      expect(ids(await repo().listPartnerPostbacks(programId, 8))).toEqual([otherPartner.id]);
+      expect(await repo().listPartnerPostbacks(programId, 9)).toEqual([]);
+      // The merchant's list has their own endpoints only, also when asked for the program.
+      expect(ids(await repo().listEndpoints(workspaceId))).toEqual([merchant.id]);
+      expect(await repo().listEndpoints(workspaceId, programId)).toEqual([]);
+
+      // Without a partner: the merchant's endpoints only; with one, also that partner's postbacks in that program.
+      expect(ids(await repo().listSubscribedEndpoints(workspaceId, "commission.created"))).toEqual([merchant.id]);
+      expect(ids(await repo().listSubscribedEndpoints(workspaceId, "commission.created", { programId, partnerId: 7 }))).toEqual([merchant.id, postback.id]);
+      expect(ids(await repo().listSubscribedEndpoints(workspaceId, "commission.reversed", { programId, partnerId: 7 }))).toEqual([merchant.id, second.id]);
+      expect(ids(await repo().listSubscribedEndpoints(workspaceId, "commission.created", { programId, partnerId: 8 }))).toEqual([merchant.id, otherPartner.id]);
+      expect(ids(await repo().listSubscribedEndpoints(workspaceId, "commission.created", { programId, partnerId: 9 }))).toEqual([merchant.id]);
+      expect(otherProgram.partnerId).toBe(7);
+      // A disabled postback gets nothing.
+      await repo().setEndpointEnabled(postback.id, false, "paused", at(SECOND));
+      expect(ids(await repo().listSubscribedEndpoints(workspaceId, "commission.created", { programId, partnerId: 7 }))).toEqual([merchant.id]);
+      expect(ids(await repo().listPartnerPostbacks(programId, 7))).toEqual([postback.id, second.id]);
     });
 
     it("disables (keeping the first reason) and enables (clearing failures)", async () => {
