@@ -32,6 +32,7 @@ import {
 import { NOTIFICATIONS } from "./notifications/endpoints";
 import * as S from "./notifications/schemas";
 import { NoSubscriberCache } from "./notifications/subscription-cache";
+import { isPostbackEventType, MAX_ENABLED_POSTBACKS, MAX_POSTBACKS, postbackData, postbackOwnerOf } from "./notifications/postbacks";
 import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhook-worker";
 import { PartnerEmailWorker } from "./notifications/partner-email-worker";
 import { PollingLoop } from "../shared/polling-loop";
@@ -69,10 +70,17 @@ type Methods = {
   subscriptionOfToken(token: string): Promise<{ email: PartnerEmail; subscription: Unsubscription }>;
   subscriptionView(ctx: Context, email: PartnerEmail, unsubscribed: boolean): Promise<ResultOf<"notifications.unsubscribe">>;
   consumeEvent(ctx: Context, params: unknown): Promise<{ handled: false } | { handled: true; notices: number; deliveries: number }>;
-  subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]>;
+  subscribedEndpoints(workspaceId: number, type: WebhookEventType, partner: PartnerKey | null): Promise<WebhookEndpoint[]>;
   endpointsChanged(workspaceId: number): Promise<void>;
   checkWebhookTarget(url: string): Promise<void>;
   endpointOf(endpointId: number, workspaceId: number | undefined, programId?: number): Promise<WebhookEndpoint>;
+  postbackOf(programId: number, partnerId: number, endpointId: number): Promise<WebhookEndpoint>;
+  checkPostbackRoom(programId: number, partnerId: number, adding: boolean): Promise<void>;
+  disableEndpoint(endpoint: WebhookEndpoint, reason: string): Promise<WebhookEndpoint>;
+  enableEndpoint(endpoint: WebhookEndpoint): Promise<WebhookEndpoint>;
+  rotateSecret(endpoint: WebhookEndpoint): Promise<{ endpoint: WebhookEndpoint; secret: string }>;
+  sendTest(endpoint: WebhookEndpoint): Promise<ResultOf<"notifications.sendTestWebhook">>;
+  retryDelivery(endpoint: WebhookEndpoint, deliveryId: number): Promise<ResultOf<"notifications.retryWebhookDelivery">>;
   endpointWorkspace(ctx: Context, workspaceId: number | undefined, programId: number | null): Promise<number>;
   checkUsable(endpoint: WebhookEndpoint, doing: string): Promise<void>;
 };
@@ -106,6 +114,17 @@ interface Addressee {
 /** An email as callers see it: without its HTML part (the text says the same) and its unsubscribe token (a credential of the partner's). */
 const partnerEmailView = (e: PartnerEmail) => {
   const { html: _html, unsubscribeToken: _token, ...view } = e;
+  return toDto(view);
+};
+
+/** A merchant's endpoint as their routes answer it (never a partner's postback: `partnerId` is always null there). */
+const endpointView = (e: WebhookEndpoint) => {
+  const { partnerId: _partner, ...view } = e;
+  return toDto(view);
+};
+/** A partner's postback as the portal answers it: without the workspace (partners do not see one). */
+const postbackView = (e: WebhookEndpoint) => {
+  const { workspaceId: _workspace, ...view } = e;
   return toDto(view);
 };
 
@@ -377,14 +396,14 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
         const secret = generateWebhookSecret();
         const endpoint = await this.repo.createEndpoint({ ...input, workspaceId, programId, secret }, new Date());
         await this.endpointsChanged(endpoint.workspaceId);
-        return toDto({ ...endpoint, secret });
+        return { ...endpointView(endpoint), secret };
       },
     },
 
     listWebhookEndpoints: {
       async handler(ctx: Context<Input<typeof S.ListEndpointsInput>>) {
         const { workspaceId, programId } = ctx.params;
-        return toDto(await this.repo.listEndpoints(await this.endpointWorkspace(ctx, workspaceId, programId ?? null), programId));
+        return (await this.repo.listEndpoints(await this.endpointWorkspace(ctx, workspaceId, programId ?? null), programId)).map(endpointView);
       },
     },
 
@@ -392,12 +411,10 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     disableWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.DisableEndpointInput>>) {
         const { workspaceId, programId, endpointId, reason } = ctx.params;
-        await this.endpointOf(endpointId, workspaceId, programId);
+        const endpoint = await this.endpointOf(endpointId, workspaceId, programId);
         // A dashboard session's call carries its user (the gateway's meta); the operator's does not.
         const byMember = Boolean((ctx.meta as { user?: unknown }).user);
-        const endpoint = await this.repo.setEndpointEnabled(endpointId, false, reason ?? (byMember ? "disabled from the dashboard" : "disabled by an operator"), new Date());
-        if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
-        return toDto(endpoint);
+        return endpointView(await this.disableEndpoint(endpoint, reason ?? (byMember ? "disabled from the dashboard" : "disabled by an operator")));
       },
     },
 
@@ -409,13 +426,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     enableWebhookEndpoint: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
         const { workspaceId, programId, endpointId } = ctx.params;
-        const existing = await this.endpointOf(endpointId, workspaceId, programId);
-        await this.checkWebhookTarget(existing.url);
-        const endpoint = await this.repo.setEndpointEnabled(endpointId, true, null, new Date());
-        if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
-        await this.endpointsChanged(endpoint.workspaceId);
-        this.worker?.nudge();
-        return toDto(endpoint);
+        return endpointView(await this.enableEndpoint(await this.endpointOf(endpointId, workspaceId, programId)));
       },
     },
 
@@ -426,12 +437,8 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     rotateWebhookSecret: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
         const { workspaceId, programId, endpointId } = ctx.params;
-        await this.endpointOf(endpointId, workspaceId, programId);
-        const secret = generateWebhookSecret();
-        const now = new Date();
-        const endpoint = await this.repo.rotateEndpointSecret(endpointId, secret, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), now);
-        if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${endpointId}.`);
-        return toDto({ ...endpoint, secret });
+        const { endpoint, secret } = await this.rotateSecret(await this.endpointOf(endpointId, workspaceId, programId));
+        return { ...endpointView(endpoint), secret };
       },
     },
 
@@ -442,23 +449,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     sendTestWebhook: {
       async handler(ctx: Context<Input<typeof S.EndpointIdInput>>) {
         const { workspaceId, programId, endpointId } = ctx.params;
-        const endpoint = await this.endpointOf(endpointId, workspaceId, programId);
-        await this.checkUsable(endpoint, "send it a test event");
-        const now = new Date();
-        const delivery = await this.repo.enqueueTestDelivery(
-          endpoint.id,
-          (eventId) =>
-            JSON.stringify({
-              id: testEventId(eventId),
-              type: TEST_EVENT_TYPE,
-              createdAt: now.toISOString(),
-              workspaceId: endpoint.workspaceId,
-              data: { endpointId: endpoint.id, message: TEST_EVENT_MESSAGE },
-            }),
-          now,
-        );
-        this.worker?.nudge();
-        return toDto({ ...delivery, attemptLog: [] });
+        return this.sendTest(await this.endpointOf(endpointId, workspaceId, programId));
       },
     },
 
@@ -475,17 +466,79 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
     retryWebhookDelivery: {
       async handler(ctx: Context<Input<typeof S.RetryDeliveryInput>>) {
         const { workspaceId, programId, endpointId, deliveryId } = ctx.params;
-        const missing = () => new NotFoundError(`No delivery ${deliveryId} of webhook endpoint ${endpointId}.`);
-        const endpoint = await this.endpointOf(endpointId, workspaceId, programId);
-        const delivery = await this.repo.getDelivery(endpoint.id, deliveryId);
-        if (!delivery) throw missing();
-        // Nothing to do: answered before the endpoint's state and URL are checked, so a repeated retry always says so.
-        if (delivery.status !== "failed") return toDto({ retried: false, delivery });
-        await this.checkUsable(endpoint, "retry its deliveries");
-        const result = await this.repo.retryDelivery(endpointId, deliveryId, new Date());
-        if (!result) throw missing();
-        if (result.retried) this.worker?.nudge();
-        return toDto(result);
+        return this.retryDelivery(await this.endpointOf(endpointId, workspaceId, programId), deliveryId);
+      },
+    },
+
+    /** The partner portal: the partner's postbacks in the program, enabled or not, without secrets. */
+    listPartnerPostbacks: {
+      async handler(ctx: Context<Input<typeof S.PartnerPostbacksInput>>) {
+        return (await this.repo.listPartnerPostbacks(ctx.params.programId, ctx.params.partnerId)).map(postbackView);
+      },
+    },
+
+    /**
+     * Registers a partner's postback for their events in the program (docs/partners.md, "Postbacks"): the same
+     * target check as a merchant's endpoint, within the partner's limits. The signing secret is in this answer only.
+     */
+    createPartnerPostback: {
+      async handler(ctx: Context<Input<typeof S.CreatePartnerPostbackInput>>) {
+        const { programId, partnerId, url, eventTypes } = ctx.params;
+        await this.checkPostbackRoom(programId, partnerId, true);
+        const program = await this.programOf(ctx, programId);
+        if (program.workspaceId === null) throw new ConflictError(`Program ${programId} sends no events yet: postbacks are not available in it.`);
+        await this.checkWebhookTarget(url);
+        const secret = generateWebhookSecret();
+        const endpoint = await this.repo.createEndpoint({ workspaceId: program.workspaceId, programId, partnerId, url, description: null, eventTypes, secret }, new Date());
+        await this.endpointsChanged(endpoint.workspaceId);
+        return { ...postbackView(endpoint), secret };
+      },
+    },
+
+    disablePartnerPostback: {
+      async handler(ctx: Context<Input<typeof S.PartnerPostbackInput>>) {
+        const { programId, partnerId, endpointId } = ctx.params;
+        return postbackView(await this.disableEndpoint(await this.postbackOf(programId, partnerId, endpointId), "disabled from the partner portal"));
+      },
+    },
+
+    /** Enables the postback again (within the partner's limit of enabled ones), its URL checked again. */
+    enablePartnerPostback: {
+      async handler(ctx: Context<Input<typeof S.PartnerPostbackInput>>) {
+        const { programId, partnerId, endpointId } = ctx.params;
+        const postback = await this.postbackOf(programId, partnerId, endpointId);
+        if (!postback.enabled) await this.checkPostbackRoom(programId, partnerId, false);
+        return postbackView(await this.enableEndpoint(postback));
+      },
+    },
+
+    rotatePartnerPostbackSecret: {
+      async handler(ctx: Context<Input<typeof S.PartnerPostbackInput>>) {
+        const { programId, partnerId, endpointId } = ctx.params;
+        const { endpoint, secret } = await this.rotateSecret(await this.postbackOf(programId, partnerId, endpointId));
+        return { ...postbackView(endpoint), secret };
+      },
+    },
+
+    sendPartnerPostbackTest: {
+      async handler(ctx: Context<Input<typeof S.PartnerPostbackInput>>) {
+        const { programId, partnerId, endpointId } = ctx.params;
+        return this.sendTest(await this.postbackOf(programId, partnerId, endpointId));
+      },
+    },
+
+    listPartnerPostbackDeliveries: {
+      async handler(ctx: Context<Input<typeof S.PartnerPostbackDeliveriesInput>>) {
+        const { programId, partnerId, ...filter } = ctx.params;
+        await this.postbackOf(programId, partnerId, filter.endpointId);
+        return toDto(await this.repo.listDeliveries(filter));
+      },
+    },
+
+    retryPartnerPostbackDelivery: {
+      async handler(ctx: Context<Input<typeof S.RetryPartnerPostbackInput>>) {
+        const { programId, partnerId, endpointId, deliveryId } = ctx.params;
+        return this.retryDelivery(await this.postbackOf(programId, partnerId, endpointId), deliveryId);
       },
     },
   },
@@ -535,27 +588,42 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       let deliveries = 0;
       if (workspaceId !== null) {
         const now = new Date();
+        const createdAt = occurredAt ?? now.toISOString();
         // Frozen here: every attempt sends (and signs) the same bytes. The body's id is unique across producers.
         // Commission events' data is laid out as before this consumer took other producers' events.
         const data = producer === "commissions" && type.startsWith("commission.") ? parseInput(S.CommissionEventInput, params).payload : payload;
-        const body = JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt: occurredAt ?? now.toISOString(), workspaceId, data });
+        const body = JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt, workspaceId, data });
         const eventProgramId = (payload as { programId?: unknown }).programId;
-        for (const endpoint of await this.subscribedEndpoints(workspaceId, type)) {
-          // An endpoint an API key made gets its program's events only.
-          if (endpoint.programId !== null && endpoint.programId !== eventProgramId) continue;
-          if (await this.repo.enqueueDelivery({ producer, endpointId: endpoint.id, eventId, eventType: type, body }, now)) deliveries++;
+        // The partner whose postbacks get the event too (docs/partners.md, "Postbacks"), with what the portal shows them.
+        const owner = postbackOwnerOf(type, payload);
+        const postbackBody = owner && isPostbackEventType(type) ? JSON.stringify({ id: publicEventId(producer, eventId), type, createdAt, data: postbackData(type, payload) }) : null;
+        for (const endpoint of await this.subscribedEndpoints(workspaceId, type, owner)) {
+          let sent = body;
+          if (endpoint.partnerId !== null) {
+            // A partner's postback: that partner's events in its program only, never the merchant's body.
+            if (!owner || !postbackBody || endpoint.partnerId !== owner.partnerId || endpoint.programId !== owner.programId) continue;
+            sent = postbackBody;
+          } else if (endpoint.programId !== null && endpoint.programId !== eventProgramId) {
+            // An endpoint an API key made gets its program's events only.
+            continue;
+          }
+          if (await this.repo.enqueueDelivery({ producer, endpointId: endpoint.id, eventId, eventType: type, body: sent }, now)) deliveries++;
         }
         if (deliveries > 0) this.worker?.nudge();
       }
       return { handled: true, notices, deliveries };
     },
 
-    /** The workspace's enabled endpoints for the type; "none" is remembered (./notifications/subscription-cache.ts). */
-    async subscribedEndpoints(workspaceId: number, type: WebhookEventType): Promise<WebhookEndpoint[]> {
-      if (this.noSubscribers.knownEmpty(workspaceId, type)) return [];
+    /**
+     * The workspace's enabled endpoints for the type, and the partner's postbacks for it when the event concerns a
+     * partner; "none" is remembered, per partner for theirs (./notifications/subscription-cache.ts).
+     */
+    async subscribedEndpoints(workspaceId: number, type: WebhookEventType, partner: PartnerKey | null): Promise<WebhookEndpoint[]> {
+      const key = partner ? `${type}:${partner.programId}:${partner.partnerId}` : type;
+      if (this.noSubscribers.knownEmpty(workspaceId, key)) return [];
       const generation = this.noSubscribers.snapshot();
-      const endpoints = await this.repo.listSubscribedEndpoints(workspaceId, type);
-      if (endpoints.length === 0) this.noSubscribers.rememberEmpty(workspaceId, type, generation);
+      const endpoints = await this.repo.listSubscribedEndpoints(workspaceId, type, partner ?? undefined);
+      if (endpoints.length === 0) this.noSubscribers.rememberEmpty(workspaceId, key, generation);
       return endpoints;
     },
 
@@ -573,8 +641,93 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
      */
     async endpointOf(endpointId: number, workspaceId: number | undefined, programId?: number): Promise<WebhookEndpoint> {
       const endpoint = await this.repo.getEndpoint(endpointId);
-      if (endpoint && (workspaceId === undefined || endpoint.workspaceId === workspaceId) && (programId === undefined || endpoint.programId === programId)) return endpoint;
+      // A partner's postback is the partner's alone: not found here, whoever asks.
+      const merchants = endpoint !== null && endpoint.partnerId === null;
+      if (merchants && (workspaceId === undefined || endpoint.workspaceId === workspaceId) && (programId === undefined || endpoint.programId === programId)) return endpoint;
       throw new NotFoundError(workspaceId === undefined ? `No webhook endpoint with id ${endpointId}.` : `No webhook endpoint with id ${endpointId} in workspace ${workspaceId}.`);
+    },
+
+    /** The partner's postback in the program, or 404 (another partner's, another program's, or a merchant's endpoint). */
+    async postbackOf(programId: number, partnerId: number, endpointId: number): Promise<WebhookEndpoint> {
+      const endpoint = await this.repo.getEndpoint(endpointId);
+      if (endpoint && endpoint.partnerId === partnerId && endpoint.programId === programId) return endpoint;
+      throw new NotFoundError(`No postback with id ${endpointId} in program ${programId}.`);
+    },
+
+    /** Refuses one more (enabled) postback beyond the partner's limits in the program; `adding`: a new one. */
+    async checkPostbackRoom(programId: number, partnerId: number, adding: boolean) {
+      const existing = await this.repo.listPartnerPostbacks(programId, partnerId);
+      const enabled = existing.filter((e) => e.enabled).length;
+      if (enabled >= MAX_ENABLED_POSTBACKS) {
+        throw new AppError("postback_limit_reached", `You have ${enabled} enabled postbacks in program ${programId}, as many as you may have: disable one first.`, {
+          enabled,
+          limit: MAX_ENABLED_POSTBACKS,
+        });
+      }
+      if (adding && existing.length >= MAX_POSTBACKS) {
+        throw new AppError("postback_limit_reached", `You have ${existing.length} postbacks in program ${programId}, as many as you may have: enable a disabled one again instead.`, {
+          total: existing.length,
+          limit: MAX_POSTBACKS,
+        });
+      }
+    },
+
+    /** Stops new deliveries to the endpoint (keeping a first reason); pending ones wait until it is enabled again. */
+    async disableEndpoint(endpoint: WebhookEndpoint, reason: string) {
+      const disabled = await this.repo.setEndpointEnabled(endpoint.id, false, reason, new Date());
+      if (!disabled) throw new NotFoundError(`No webhook endpoint with id ${endpoint.id}.`);
+      return disabled;
+    },
+
+    /** Enables the endpoint again (its failure count starts over) after checking its URL; pending deliveries resume. */
+    async enableEndpoint(existing: WebhookEndpoint) {
+      await this.checkWebhookTarget(existing.url);
+      const endpoint = await this.repo.setEndpointEnabled(existing.id, true, null, new Date());
+      if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${existing.id}.`);
+      await this.endpointsChanged(endpoint.workspaceId);
+      this.worker?.nudge();
+      return endpoint;
+    },
+
+    /** A new signing secret; the previous one also signs for PREVIOUS_SECRET_GRACE_MS. */
+    async rotateSecret(existing: WebhookEndpoint) {
+      const secret = generateWebhookSecret();
+      const now = new Date();
+      const endpoint = await this.repo.rotateEndpointSecret(existing.id, secret, new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS), now);
+      if (!endpoint) throw new NotFoundError(`No webhook endpoint with id ${existing.id}.`);
+      return { endpoint, secret };
+    },
+
+    /**
+     * Queues a test.ping delivery to the endpoint (usable: enabled, its URL allowed). A merchant's body names its
+     * workspace; a partner's postback body has no workspace (partners do not see one).
+     */
+    async sendTest(endpoint: WebhookEndpoint) {
+      await this.checkUsable(endpoint, "send it a test event");
+      const now = new Date();
+      const owner = endpoint.partnerId === null ? { workspaceId: endpoint.workspaceId } : {};
+      const delivery = await this.repo.enqueueTestDelivery(
+        endpoint.id,
+        (eventId) =>
+          JSON.stringify({ id: testEventId(eventId), type: TEST_EVENT_TYPE, createdAt: now.toISOString(), ...owner, data: { endpointId: endpoint.id, message: TEST_EVENT_MESSAGE } }),
+        now,
+      );
+      this.worker?.nudge();
+      return toDto({ ...delivery, attemptLog: [] });
+    },
+
+    /** Retries a failed delivery of the endpoint; a pending or succeeded one is answered as it is (`retried: false`). */
+    async retryDelivery(endpoint: WebhookEndpoint, deliveryId: number) {
+      const missing = () => new NotFoundError(`No delivery ${deliveryId} of webhook endpoint ${endpoint.id}.`);
+      const delivery = await this.repo.getDelivery(endpoint.id, deliveryId);
+      if (!delivery) throw missing();
+      // Nothing to do: answered before the endpoint's state and URL are checked, so a repeated retry always says so.
+      if (delivery.status !== "failed") return toDto({ retried: false, delivery });
+      await this.checkUsable(endpoint, "retry its deliveries");
+      const result = await this.repo.retryDelivery(endpoint.id, deliveryId, new Date());
+      if (!result) throw missing();
+      if (result.retried) this.worker?.nudge();
+      return toDto(result);
     },
 
     /** The workspace of an endpoint operation: the dashboard's (in its path), or that of the API key's program. */

@@ -7,7 +7,7 @@ import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { REFERRAL_PARAM, referralLink } from "../shared/domain/referral-link";
 import { commissionRewardWords } from "../shared/domain/reward-words";
 import { partnerStats } from "./portal/stats";
-import { maskEmail, shortenCustomerKey } from "./portal/masking";
+import { maskEmail, shortenCustomerKey } from "../shared/customer-masking";
 import { PORTAL } from "./portal/endpoints";
 import { encodeCursor } from "../shared/pagination";
 import * as S from "./portal/schemas";
@@ -208,6 +208,71 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
           data: page.data.map((lead) => ({ id: lead.id, customer: shortenCustomerKey(lead.customerKey), email: maskEmail(lead.email), createdAt: lead.createdAt })),
           nextCursor: page.nextCursor,
         };
+      },
+    },
+
+    /** The partner's postbacks in the program (docs/partners.md, "Postbacks"): notifications owns them. */
+    postbacks: {
+      async handler(ctx: Context<Input<typeof S.ProgramInput>, PartnerMeta>) {
+        const { programId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.listPartnerPostbacks", { programId, partnerId });
+      },
+    },
+
+    createPostback: {
+      async handler(ctx: Context<Input<typeof S.CreatePostbackInput>, PartnerMeta>) {
+        const { programId, url, eventTypes } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.createPartnerPostback", { programId, partnerId, url, eventTypes });
+      },
+    },
+
+    disablePostback: {
+      async handler(ctx: Context<Input<typeof S.PostbackInput>, PartnerMeta>) {
+        const { programId, postbackId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.disablePartnerPostback", { programId, partnerId, endpointId: postbackId });
+      },
+    },
+
+    enablePostback: {
+      async handler(ctx: Context<Input<typeof S.PostbackInput>, PartnerMeta>) {
+        const { programId, postbackId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.enablePartnerPostback", { programId, partnerId, endpointId: postbackId });
+      },
+    },
+
+    rotatePostbackSecret: {
+      async handler(ctx: Context<Input<typeof S.PostbackInput>, PartnerMeta>) {
+        const { programId, postbackId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.rotatePartnerPostbackSecret", { programId, partnerId, endpointId: postbackId });
+      },
+    },
+
+    testPostback: {
+      async handler(ctx: Context<Input<typeof S.PostbackInput>, PartnerMeta>) {
+        const { programId, postbackId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.sendPartnerPostbackTest", { programId, partnerId, endpointId: postbackId });
+      },
+    },
+
+    postbackDeliveries: {
+      async handler(ctx: Context<Input<typeof S.PostbackDeliveriesInput>, PartnerMeta>) {
+        const { programId, postbackId, status, limit, cursor } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.listPartnerPostbackDeliveries", { programId, partnerId, endpointId: postbackId, status, limit, cursor });
+      },
+    },
+
+    retryPostbackDelivery: {
+      async handler(ctx: Context<Input<typeof S.RetryPostbackInput>, PartnerMeta>) {
+        const { programId, postbackId, deliveryId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        return call(ctx, "notifications.retryPartnerPostbackDelivery", { programId, partnerId, endpointId: postbackId, deliveryId });
       },
     },
 

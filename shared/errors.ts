@@ -54,6 +54,8 @@ export const ERROR_CODES = {
   paypal_credentials_refused: { status: 422, envelope: "platform" },
   // A webhook URL whose host is, or resolves to, a loopback, private or other non-public address (docs/security.md).
   webhook_target_not_allowed: { status: 422, envelope: "platform" },
+  // A partner with as many postbacks in a program as one may have (docs/partners.md, "Postbacks").
+  postback_limit_reached: { status: 409, envelope: "platform" },
   // A workspace invitation's token that is unknown, used, revoked (or replaced) or expired (docs/merchants.md, "Team").
   invitation_invalid: { status: 410, envelope: "platform" },
   unsupported_media_type: { status: 415, envelope: "platform" },

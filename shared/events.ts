@@ -132,6 +132,13 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/**
+ * The event types a partner's postback may take (docs/partners.md, "Postbacks"): those of their own enrollment,
+ * sent in a partner-safe form (services/notifications/postbacks.ts).
+ */
+export const POSTBACK_EVENT_TYPES = ["lead.created", "sale.created", "commission.created", "commission.reversed"] as const satisfies readonly WebhookEventType[];
+export type PostbackEventType = (typeof POSTBACK_EVENT_TYPES)[number];
+
 export interface WebhookEventSpec {
   /** When it is sent, for people (plain text: it goes into the OpenAPI document). */
   when: string;

@@ -175,6 +175,7 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
     "PayPal's sandbox environment refused the client id and secret (invalid_client: Client Authentication failed). Copy both from your app in the PayPal developer dashboard (Apps & Credentials, sandbox), check the mode, then enter them again. Nothing changed.",
   webhook_target_not_allowed:
     "The webhook URL's host 127.0.0.1 is a loopback address: webhooks are only sent to public internet addresses (an operator can allow private targets with WEBHOOK_ALLOW_PRIVATE_TARGETS=true).",
+  postback_limit_reached: "You have 5 enabled postbacks in program 1, as many as you may have: disable one first.",
   invitation_invalid: "This invitation has expired. Ask an owner of the workspace to invite you again.",
   unsupported_media_type: "Send the body as UTF-8 JSON.",
   internal_error: "An internal error occurred. Retry later; if it persists, contact support.",
@@ -214,6 +215,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   paypal_credentials_refused: "PayPal refused the client id and secret (unknown, of the other mode, or an app without Payouts); nothing changed",
   webhook_target_not_allowed:
     "the URL's host is, or resolves to, a loopback, private, link-local, unspecified, multicast, carrier-grade NAT or reserved address (in any spelling); nothing changed",
+  postback_limit_reached: "you have as many postbacks in the program as you may have (5 enabled, 20 in all); nothing changed",
   invitation_invalid: "the invitation is unknown, already used, revoked (or replaced by a newer one) or expired; nothing changed, ask for a new invitation",
   unsupported_media_type: "the body is not UTF-8 JSON (send Content-Type: application/json)",
   internal_error: "an unexpected error; retry later",

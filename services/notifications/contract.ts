@@ -6,6 +6,12 @@ import type { EmailCategory } from "./partner-emails";
 import type * as S from "./schemas";
 import type { ForwardedError } from "../../shared/errors";
 
+/** A merchant's webhook endpoint as their routes answer it. */
+export type EndpointView = Jsonified<Omit<WebhookEndpoint, "partnerId">>;
+/** A partner's postback as the portal answers it (docs/partners.md, "Postbacks"): no workspace. */
+export type PostbackView = Jsonified<Omit<WebhookEndpoint, "workspaceId">>;
+type DeliveryPage = { data: Jsonified<LoggedDelivery>[]; nextCursor: string | null };
+
 /** A notification as the dashboard gets it: the deduction also in major units. */
 export type NotificationView = Jsonified<Notification & { deductionAmount: number }>;
 export type PartnerNoticeView = Jsonified<PartnerNotice & { deductionAmount: number }>;
@@ -54,17 +60,30 @@ export interface NotificationsContract {
   /** Where the inbox's unread counts differ from the notifications (commissions.reconcile reports it). */
   "notifications.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
   /** The signing secret is in this answer only. */
-  "notifications.createWebhookEndpoint": { params: z.input<typeof S.CreateEndpointInput>; result: Jsonified<WebhookEndpoint & { secret: string }> };
-  "notifications.listWebhookEndpoints": { params: z.input<typeof S.ListEndpointsInput>; result: Jsonified<WebhookEndpoint>[] };
-  "notifications.disableWebhookEndpoint": { params: z.input<typeof S.DisableEndpointInput>; result: Jsonified<WebhookEndpoint> };
-  "notifications.enableWebhookEndpoint": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<WebhookEndpoint> };
+  "notifications.createWebhookEndpoint": { params: z.input<typeof S.CreateEndpointInput>; result: EndpointView & { secret: string } };
+  "notifications.listWebhookEndpoints": { params: z.input<typeof S.ListEndpointsInput>; result: EndpointView[] };
+  "notifications.disableWebhookEndpoint": { params: z.input<typeof S.DisableEndpointInput>; result: EndpointView };
+  "notifications.enableWebhookEndpoint": { params: z.input<typeof S.EndpointIdInput>; result: EndpointView };
   /** The new signing secret is in this answer only; the previous one also signs deliveries until `previousSecretExpiresAt`. */
-  "notifications.rotateWebhookSecret": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<WebhookEndpoint & { secret: string }> };
+  "notifications.rotateWebhookSecret": { params: z.input<typeof S.EndpointIdInput>; result: EndpointView & { secret: string } };
   /** The test event's delivery, queued (pending). */
   "notifications.sendTestWebhook": { params: z.input<typeof S.EndpointIdInput>; result: Jsonified<LoggedDelivery> };
-  "notifications.listWebhookDeliveries": { params: z.input<typeof S.ListDeliveriesInput>; result: { data: Jsonified<LoggedDelivery>[]; nextCursor: string | null } };
+  "notifications.listWebhookDeliveries": { params: z.input<typeof S.ListDeliveriesInput>; result: DeliveryPage };
   /** `retried: false` when the delivery was pending or succeeded (nothing changed). */
   "notifications.retryWebhookDelivery": { params: z.input<typeof S.RetryDeliveryInput>; result: { retried: boolean; delivery: Jsonified<LoggedDelivery> } };
+  /**
+   * The partner portal's postbacks (docs/partners.md, "Postbacks"): the partner's endpoints in one program, the same
+   * operations as a merchant's (the portal checked the partner's enrollment). Another partner's is not found.
+   */
+  "notifications.listPartnerPostbacks": { params: z.input<typeof S.PartnerPostbacksInput>; result: PostbackView[] };
+  /** The signing secret is in this answer only. 409 postback_limit_reached beyond the partner's limits. */
+  "notifications.createPartnerPostback": { params: z.input<typeof S.CreatePartnerPostbackInput>; result: PostbackView & { secret: string } };
+  "notifications.disablePartnerPostback": { params: z.input<typeof S.PartnerPostbackInput>; result: PostbackView };
+  "notifications.enablePartnerPostback": { params: z.input<typeof S.PartnerPostbackInput>; result: PostbackView };
+  "notifications.rotatePartnerPostbackSecret": { params: z.input<typeof S.PartnerPostbackInput>; result: PostbackView & { secret: string } };
+  "notifications.sendPartnerPostbackTest": { params: z.input<typeof S.PartnerPostbackInput>; result: Jsonified<LoggedDelivery> };
+  "notifications.listPartnerPostbackDeliveries": { params: z.input<typeof S.PartnerPostbackDeliveriesInput>; result: DeliveryPage };
+  "notifications.retryPartnerPostbackDelivery": { params: z.input<typeof S.RetryPartnerPostbackInput>; result: { retried: boolean; delivery: Jsonified<LoggedDelivery> } };
 }
 
 /** The events notifications broadcasts for other processes' caches (docs/architecture.md, "Bus broadcasts"). */

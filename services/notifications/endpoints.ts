@@ -147,6 +147,15 @@ function webhookRoutes(
 export const NOTIFICATIONS = declareActions("notifications", {
   // Bus only: an outbox relay's claimed batch (shared/outbox/notify.ts); each event is parsed in the handler.
   events: { input: S.EventsInput },
+  // Bus only: the partner portal's postbacks (docs/partners.md, "Postbacks"); the portal checked the partner's enrollment.
+  listPartnerPostbacks: { input: S.PartnerPostbacksInput },
+  createPartnerPostback: { input: S.CreatePartnerPostbackInput },
+  disablePartnerPostback: { input: S.PartnerPostbackInput },
+  enablePartnerPostback: { input: S.PartnerPostbackInput },
+  rotatePartnerPostbackSecret: { input: S.PartnerPostbackInput },
+  sendPartnerPostbackTest: { input: S.PartnerPostbackInput },
+  listPartnerPostbackDeliveries: { input: S.PartnerPostbackDeliveriesInput },
+  retryPartnerPostbackDelivery: { input: S.RetryPartnerPostbackInput },
   listForWorkspace: {
     input: S.WorkspaceListInput,
     http: {

@@ -5,6 +5,7 @@ import { Email, Id } from "../../shared/values";
 import { COMMISSION_EMAIL_FREQUENCIES, PARTNER_EMAIL_KINDS } from "./partner-emails";
 import { EVENT_PRODUCERS } from "../../shared/events";
 import { WEBHOOK_EVENT_TYPES } from "./repository";
+import { POSTBACK_EVENT_TYPES } from "./postbacks";
 
 const Kind = z.enum(["partner_notice", "advertiser_warning"]);
 // Query strings carry text: accept true/false/1/0 as well as JSON booleans.
@@ -154,6 +155,36 @@ export const RetryDeliveryInput = z.strictObject({
   endpointId: EndpointId,
   deliveryId: Id.meta({ description: "The delivery's id (from the endpoint's delivery log).", example: 9 }),
 });
+
+/**
+ * The partner portal's postbacks (docs/partners.md, "Postbacks"): a partner's endpoints for their events in one
+ * program. partnerId comes from the partner's session (the portal checked the enrollment), never from the caller.
+ */
+const PostbackOwner = {
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  partnerId: Id.meta({ description: "The signed-in partner (from their session).", example: 3 }),
+};
+const PostbackId = Id.meta({ description: "The postback's id.", example: 4 });
+
+export const PartnerPostbacksInput = z.strictObject(PostbackOwner);
+export const CreatePartnerPostbackInput = z.strictObject({
+  ...PostbackOwner,
+  url: WebhookUrl.meta({ description: "Where your events are posted (http or https).", example: "https://partner.example/postback" }),
+  eventTypes: z
+    .array(z.enum(POSTBACK_EVENT_TYPES))
+    .min(1)
+    .default([...POSTBACK_EVENT_TYPES])
+    .transform((types) => [...new Set(types)])
+    .meta({ description: "The event types to send; default: all four.", example: ["sale.created", "commission.created"] }),
+});
+export const PartnerPostbackInput = z.strictObject({ ...PostbackOwner, endpointId: PostbackId });
+export const PartnerPostbackDeliveriesInput = z.strictObject({
+  ...PostbackOwner,
+  endpointId: PostbackId,
+  status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
+  ...PAGE_FIELDS,
+});
+export const RetryPartnerPostbackInput = z.strictObject({ ...PostbackOwner, endpointId: PostbackId, deliveryId: Id.meta({ description: "The delivery's id.", example: 9 }) });
 
 /** The partner portal: a partner's own notices in one program (partnerId comes from the partner's session, never from the caller). */
 export const PartnerNoticesInput = z.strictObject({

@@ -57,5 +57,14 @@ export interface PortalContract {
   "portal.stripeOnboarding": { params: z.input<typeof S.ProgramInput>; result: { url: string } };
   /** How the partner is paid in the program: the profile's method, and their Stripe account there (null: none yet). */
   "portal.payoutAccount": { params: z.input<typeof S.ProgramInput>; result: PortalPayoutAccount };
+  /** The partner's postbacks in the program (docs/partners.md, "Postbacks"); secrets only in the create and rotate answers. */
+  "portal.postbacks": { params: z.input<typeof S.ProgramInput>; result: NotificationsContract["notifications.listPartnerPostbacks"]["result"] };
+  "portal.createPostback": { params: z.input<typeof S.CreatePostbackInput>; result: NotificationsContract["notifications.createPartnerPostback"]["result"] };
+  "portal.disablePostback": { params: z.input<typeof S.PostbackInput>; result: NotificationsContract["notifications.disablePartnerPostback"]["result"] };
+  "portal.enablePostback": { params: z.input<typeof S.PostbackInput>; result: NotificationsContract["notifications.enablePartnerPostback"]["result"] };
+  "portal.rotatePostbackSecret": { params: z.input<typeof S.PostbackInput>; result: NotificationsContract["notifications.rotatePartnerPostbackSecret"]["result"] };
+  "portal.testPostback": { params: z.input<typeof S.PostbackInput>; result: NotificationsContract["notifications.sendPartnerPostbackTest"]["result"] };
+  "portal.postbackDeliveries": { params: z.input<typeof S.PostbackDeliveriesInput>; result: NotificationsContract["notifications.listPartnerPostbackDeliveries"]["result"] };
+  "portal.retryPostbackDelivery": { params: z.input<typeof S.RetryPostbackInput>; result: NotificationsContract["notifications.retryPartnerPostbackDelivery"]["result"] };
   "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: NotificationsContract["notifications.markPartnerNoticeRead"]["result"] };
 }

@@ -3,6 +3,7 @@ import { ExportCursor } from "../../shared/csv-export";
 import { fromDecimalText } from "../../shared/validation";
 import { Id } from "../../shared/values";
 import { PartnerProfilePatchFields } from "../../shared/partner-profile";
+import { POSTBACK_EVENT_TYPES } from "../../shared/events";
 
 /** The partner portal's routes carry no partner id: it is the signed-in partner's (ctx.meta.partner). */
 export const NoInput = z.strictObject({});
@@ -39,3 +40,28 @@ export const StatsInput = ProgramInput.extend({
 
 /** Your profile and payout details: each field given is set, the others keep their values (email is not one: it is how you sign in). */
 export const UpdateProfileInput = z.strictObject(PartnerProfilePatchFields);
+
+/** Postbacks (docs/partners.md, "Postbacks"): your URL for your own events in the program. */
+const PostbackId = Id.meta({ description: "The postback's id.", example: 4 });
+export const CreatePostbackInput = ProgramInput.extend({
+  url: z
+    .string()
+    .trim()
+    .max(2000)
+    .pipe(z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }))
+    .meta({ description: "Where your events are posted (http or https, at most 2000 characters).", example: "https://partner.example/postback" }),
+  eventTypes: z
+    .array(z.enum(POSTBACK_EVENT_TYPES))
+    .min(1)
+    .optional()
+    .meta({
+      description: "The event types to send: lead.created, sale.created, commission.created, commission.reversed; default: all four.",
+      example: ["sale.created", "commission.created"],
+    }),
+});
+export const PostbackInput = ProgramInput.extend({ postbackId: PostbackId });
+export const PostbackDeliveriesInput = PostbackInput.extend({
+  status: z.enum(["pending", "succeeded", "failed"]).optional().meta({ description: "Only deliveries in this state.", example: "failed" }),
+  ...Page,
+});
+export const RetryPostbackInput = PostbackInput.extend({ deliveryId: Id.meta({ description: "The delivery's id (from the postback's delivery log).", example: 9 }) });

@@ -202,6 +202,15 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/partner/programs/:programId/notices", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/stats", partner: true },
   { method: "POST", path: "/api/partner/programs/:programId/notices/:notificationId/read", partner: true },
+  // Postbacks (docs/partners.md, "Postbacks"): disabled, then enabled again, before the test event that needs it enabled.
+  { method: "GET", path: "/api/partner/programs/:programId/postbacks", partner: true },
+  { method: "POST", path: "/api/partner/programs/:programId/postbacks", partner: true, body: () => ({ url: "http://127.0.0.1:9/path-ids-postback" }) },
+  { method: "POST", path: "/api/partner/programs/:programId/postbacks/:postbackId/disable", partner: true },
+  { method: "POST", path: "/api/partner/programs/:programId/postbacks/:postbackId/enable", partner: true },
+  { method: "POST", path: "/api/partner/programs/:programId/postbacks/:postbackId/rotate-secret", partner: true },
+  { method: "POST", path: "/api/partner/programs/:programId/postbacks/:postbackId/test", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/postbacks/:postbackId/deliveries", partner: true },
+  { method: "POST", path: "/api/partner/programs/:programId/postbacks/:postbackId/deliveries/:deliveryId/retry", partner: true, ids: () => ({ deliveryId: postbackDeliveryId }) },
   { method: "POST", path: "/api/admin/partners/:partnerId/sign-in-links", body: () => ({}) },
   { method: "POST", path: "/api/admin/programs/:programId/enrollments", body: () => ({ partnerId: ids.otherPartnerId }) },
   // The program overview (issue 15.2). Decline, then approve again: the partner ends as it began.
@@ -393,6 +402,8 @@ ROUTES.push(
 
 /** A delivery of the webhook endpoint (a test event's), for the retry routes. */
 let webhookDeliveryId: number;
+/** A delivery of the partner's postback (a test event's), for the portal's retry route. */
+let postbackDeliveryId: number;
 const keyWebhook = { endpointId: 0, deliveryId: 0 };
 beforeAll(async () => {
   webhookDeliveryId = (await sys.admin("POST", `/webhook-endpoints/${ids.endpointId}/test`)).id;
@@ -400,6 +411,9 @@ beforeAll(async () => {
   keyWebhook.endpointId = made.body.id;
   keyWebhook.deliveryId = (await sys.http("POST", `/api/v1/webhook-endpoints/${made.body.id}/test`, { key: fullAccessKey, body: {} })).body.id;
   ids.runId = (await sys.admin("POST", `/programs/${ids.programId}/payout-runs`, { periodKey: "path-ids" })).run.id;
+  const postback = await sys.http("POST", `/api/partner/programs/${boot.programId}/postbacks`, { headers: { Cookie: partnerCookie }, body: { url: "http://127.0.0.1:9/postback" } });
+  ids.postbackId = postback.body.id;
+  postbackDeliveryId = (await sys.http("POST", `/api/partner/programs/${boot.programId}/postbacks/${postback.body.id}/test`, { headers: { Cookie: partnerCookie }, body: {} })).body.id;
 });
 
 const send = (route: Route, path: string) =>

@@ -2,7 +2,7 @@
 import { decideLoginAttempt } from "../../services/accounts/login-throttle";
 import { MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, partnerLinkThrottleKeys, signInUrl } from "../../services/accounts/partner-sign-in";
 import { referralLink } from "../../shared/domain/referral-link";
-import { maskEmail, shortenCustomerKey } from "../../services/portal/masking";
+import { maskEmail, shortenCustomerKey } from "../../shared/customer-masking";
 import { partnerStats } from "../../services/portal/stats";
 
 test.each([

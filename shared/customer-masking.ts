@@ -1,7 +1,8 @@
 /**
  * What a partner may see of the customers they referred: enough to recognise
  * a signup they drove, not enough to identify or contact the person (the
- * customer belongs to the merchant).
+ * customer belongs to the merchant). The portal shows customers so, and partners'
+ * postbacks carry them so (services/notifications/postbacks.ts).
  */
 
 const DOT = "\u2022\u2022\u2022";
