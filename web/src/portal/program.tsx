@@ -11,6 +11,7 @@ import { count, day, money } from "../lib/format";
 import { LinkBuilder } from "./link-builder";
 import { Figure, listPage, PagedList, programPath, Section, Table } from "./parts";
 import { Payouts } from "./payouts";
+import { Postbacks } from "./postbacks";
 import { loadStats, Stats } from "./stats";
 import type { Commission, Customer, Notice, PortalProgram, ProgramStats, Withdrawal } from "./types";
 
@@ -141,6 +142,7 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
         </PagedList>
       </Section>
       <Payouts programId={program.programId} first={lists.withdrawals} onError={onError} />
+      <Postbacks programId={program.programId} onError={onError} onStatus={onStatus} />
     </>
   );
 }
