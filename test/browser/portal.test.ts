@@ -13,7 +13,9 @@ import type { Page } from "playwright-core";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
 import { checkAtBothWidths, expectText, pageProblems, refreshUntil, saveScreenshot, tabTo, WIDTHS } from "../support/page-checks";
 import { startPortalFixture } from "../support/portal";
-import { uniqueId } from "../support/tracking";
+import { attributedSale, uniqueId } from "../support/tracking";
+import { waitFor } from "../support/notifications";
+import { WebhookReceiver } from "../support/webhook-receiver";
 
 describeWithChromium("partner portal page", () => {
   const suite = useChromiumWith(startPortalFixture);
@@ -222,6 +224,67 @@ describeWithChromium("partner portal page", () => {
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     expect(pageErrors).toEqual([]);
     await context.close();
+  });
+
+  test("postbacks: add a URL (its secret shown once), a test event and a sale reach it signed, the delivery log says so, disable; at 1366 and 390 px", async () => {
+    const { fixture: f, browser } = suite;
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    // A program of a merchant's workspace (its events are sent), with Alice enrolled.
+    const workspace = await f.sys.admin("POST", "/workspaces", { name: "Postback merchant" });
+    const p3 = await f.sys.bootstrap({ name: "Program Three", holdDays: 0, workspaceId: workspace.id });
+    const enrollment = await f.sys.admin("POST", `/programs/${p3.programId}/enrollments`, { partnerId: f.a.partnerId, referralCode: uniqueId("alice3") });
+    const [name, value] = (await f.signInByInvite(f.a.partnerId)).split("=");
+    const context = await browser.newContext({ viewport: WIDTHS.desktop });
+    await context.addCookies([{ name, value, url: f.sys.baseUrl }]);
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    await page.goto(`${f.sys.baseUrl}/portal`);
+    await page.getByLabel("Program", { exact: true }).selectOption(String(p3.programId));
+    await page.getByRole("heading", { name: "Postbacks" }).waitFor();
+    await page.getByText("No postbacks yet.").waitFor();
+
+    // Added by keyboard: the secret shows once.
+    const url = `${receiver.url}/alice`;
+    await tabTo(page, page.getByLabel("Postback URL"));
+    await page.keyboard.type(url);
+    await page.keyboard.press("Enter");
+    const secretBox = page.getByRole("region", { name: "Signing secret" });
+    await secretBox.locator("code").waitFor();
+    const secret = ((await secretBox.locator("code").textContent()) ?? "").trim();
+    receiver.route("/alice", secret, "ok");
+    const row = page.locator("li[data-postback]");
+    await expectText(row.locator(".state"), "Enabled");
+
+    // A test event, then a sale of Alice's: both arrive signed; the log shows them delivered.
+    await page.getByRole("button", { name: `Send a test event to ${url}` }).click();
+    await page.getByRole("status").filter({ hasText: "Test event queued." }).waitFor();
+    await attributedSale(f.sys, { ...p3, referralCode: enrollment.referralCode });
+    const received = await waitFor(
+      async () => receiver.on("/alice"),
+      (r) => ["test.ping", "sale.created", "commission.created"].every((t) => r.some((e) => e.type === t)),
+      20_000,
+    );
+    expect(received.every((e) => e.verified)).toBe(true);
+    expect(received.find((e) => e.type === "sale.created")!.body.data).toMatchObject({ programId: p3.programId, partnerId: f.a.partnerId });
+    const deliveriesButton = page.getByRole("button", { name: `Deliveries of ${url}` });
+    await deliveriesButton.click();
+    const deliveries = page.getByRole("table", { name: `Recent deliveries to ${url}` }).locator("tbody tr");
+    await waitFor(
+      () => deliveries.count(),
+      (n) => n >= 3,
+      10_000,
+    );
+    expect(new Set(await deliveries.locator("td.status").allTextContents())).toEqual(new Set(["succeeded"]));
+    await checkAtBothWidths(page, "portal-postbacks", () => deliveries.first().waitFor());
+
+    // Disabled: said on its row; nothing more is sent to it.
+    await page.getByRole("button", { name: `Disable ${url}` }).click();
+    await expectText(row.locator(".state"), "Disabled (disabled from the partner portal)");
+    expect(pageErrors).toEqual([]);
+    await context.close();
+    await receiver.stop();
   });
 });
 
