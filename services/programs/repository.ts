@@ -1,6 +1,8 @@
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import type { ApiKeyScope } from "../../shared/domain/api-key-scopes";
-import type { ActivityKind, ActorType } from "../../shared/domain/audit";
+import type { ActivityEntry, ActivityKind, ActorType } from "../../shared/domain/audit";
+
+export type { ActivityEntry };
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { BankDetails, PayoutMethod } from "../../shared/partner-profile";
@@ -278,30 +280,6 @@ export interface ProgramsRepository {
   recordActivity(entry: NewActivityEntry): Promise<ActivityEntry>;
   /** The program's activity log, newest first, optionally of one actor or kind. */
   listActivity(programId: number, filter: ActivityListFilter): Promise<Page<ActivityEntry>>;
-}
-
-/** A write on a program, as its activity log keeps it: who made it, by which means and from where. */
-export interface ActivityEntry {
-  id: number;
-  programId: number;
-  actorType: ActorType;
-  /** The user's or API key's id; null for the operator. */
-  actorId: number | null;
-  /** The user's email or the key's name, as they were then; null for the operator. */
-  actorLabel: string | null;
-  kind: ActivityKind;
-  /** The operation (its API reference's summary) and the route it answered. */
-  operation: string;
-  summary: string;
-  method: string;
-  path: string;
-  /** A created resource's address, or null. */
-  location: string | null;
-  status: number;
-  clientAddress: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-  createdAt: Date;
 }
 
 export type NewActivityEntry = Omit<ActivityEntry, "id">;

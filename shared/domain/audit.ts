@@ -11,6 +11,30 @@ export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 export const ACTOR_TYPES = ["user", "api_key", "operator"] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
+/** A write on a program, as its activity log keeps it: who made it, by which means and from where. */
+export interface ActivityEntry {
+  id: number;
+  programId: number;
+  actorType: ActorType;
+  /** The user's or API key's id; null for the operator. */
+  actorId: number | null;
+  /** The user's email or the key's name, as they were then; null for the operator. */
+  actorLabel: string | null;
+  kind: ActivityKind;
+  /** The operation (its API reference's summary) and the route it answered. */
+  operation: string;
+  summary: string;
+  method: string;
+  path: string;
+  /** A created resource's address, or null. */
+  location: string | null;
+  status: number;
+  clientAddress: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  createdAt: Date;
+}
+
 /** The first segment of a program's path (after /api/programs/:programId, /api/admin/programs/:programId or /api/v1), by kind. */
 const KIND_OF_SEGMENT: Readonly<Record<string, ActivityKind>> = {
   partners: "partners",

@@ -8,23 +8,10 @@ import { api } from "../../lib/api";
 import { dateTime } from "../../lib/format";
 import { FilterForm, PagedTable, SelectField, useAsync, type Column } from "../../lib/ui";
 import { useConsole } from "../session";
-import { ACTIVITY_KINDS, type ActivityKind, type ActorType } from "../../../../shared/domain/audit";
+import { ACTIVITY_KINDS, type ActivityEntry as ActivityRecord, type ActivityKind } from "../../../../shared/domain/audit";
 
-interface ActivityEntry {
-  id: number;
-  actorType: ActorType;
-  actorId: number | null;
-  actorLabel: string | null;
-  kind: ActivityKind;
-  summary: string;
-  method: string;
-  path: string;
-  location: string | null;
-  status: number;
-  clientAddress: string | null;
-  userAgent: string | null;
-  createdAt: string;
-}
+/** An entry as the API answers it. */
+type ActivityEntry = Omit<ActivityRecord, "createdAt"> & { createdAt: string };
 
 const KIND_TEXT: Record<ActivityKind, string> = {
   partners: "Partners",
