@@ -1,6 +1,8 @@
 /** Converting sale amounts between currencies (shared/domain/exchange-rates.ts): exact rates, half-even rounding once. */
 import fc from "fast-check";
 import { convertMinorUnits, crossRate, divideHalfEven, parseRate, tableForDay } from "../../shared/domain/exchange-rates";
+import { percentageOfCents } from "../../shared/domain/money";
+import { planRefund, type CommissionStatus } from "../../shared/domain/refunds";
 
 describe("divideHalfEven", () => {
   test("halves go to the even neighbour, both signs; the rest to the nearest", () => {
@@ -108,5 +110,46 @@ describe("tableForDay", () => {
     expect(tableForDay(tables, "2026-12-02", 4)).toBeNull(); // stale
     expect(tableForDay(tables, "2026-11-19", 4)).toBeNull(); // before the first
     expect(tableForDay([], "2026-11-27", 4)).toBeNull();
+  });
+});
+
+describe("refunds of a converted sale, taken in the sale's own currency", () => {
+  test("any sequence of partial refunds never deducts more than the commission, and a full refund deducts all of it", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("jpy", "kwd", "eur"),
+        fc.integer({ min: 1, max: 10 ** 8 }),
+        fc.stringMatching(/^0\.00[1-9]\d{0,4}$|^[1-3]\.\d{1,4}$/),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.array(fc.integer({ min: 1, max: 10 ** 8 }), { maxLength: 8 }),
+        (currency, saleMinor, rate, basisPoints, refunds) => {
+          // The commission is in the program's currency (USD), of the converted amount; refunds are in the sale's.
+          const commission = percentageOfCents(convertMinorUnits(saleMinor, currency, "usd", rate), basisPoints);
+          let state = {
+            commissionCents: commission,
+            saleAmountCents: saleMinor,
+            refundedCents: 0,
+            status: "pending" as CommissionStatus,
+            previousRefunds: [] as Array<{ refundId: string | null; requestedCents: number }>,
+          };
+          let deducted = 0;
+          for (const [i, amount] of [...refunds, 0].entries()) {
+            const plan = planRefund(state, { amountCents: amount, refundId: `re_${i}` });
+            if (plan.kind === "skip") continue;
+            expect(plan.deductionCents).toBeGreaterThanOrEqual(0);
+            deducted += plan.deductionCents;
+            expect(deducted).toBeLessThanOrEqual(commission);
+            state = {
+              ...state,
+              refundedCents: plan.refundedAfterCents,
+              status: plan.nextStatus,
+              previousRefunds: [...state.previousRefunds, { refundId: plan.refundId, requestedCents: plan.requestedCents }],
+            };
+          }
+          // The last call (0: the rest) refunded the sale in full.
+          expect([state.refundedCents, deducted]).toEqual([saleMinor, commission]);
+        },
+      ),
+    );
   });
 });
