@@ -64,7 +64,7 @@ export function activityKindOf(pathInProgram: string): ActivityKind {
 }
 
 /** The `actor` filter of the activity list: `user:<id>`, `api_key:<id>` or `operator`. */
-export const ACTOR_FILTER = /^(?:(user|api_key):([1-9][0-9]{0,9})|(operator))$/;
+const ACTOR_FILTER = /^(?:(user|api_key):([1-9][0-9]{0,9})|(operator))$/;
 
 export function parseActorFilter(text: string): { actorType: ActorType; actorId: number | null } | null {
   const match = ACTOR_FILTER.exec(text);
