@@ -21,6 +21,8 @@ import type { SaleLine } from "../../shared/domain/rewards";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { saleCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
+import type { RateTableStore } from "./rate-tables";
+import { MongoRateTableStore } from "./rate-tables.mongo";
 
 /** Documents written before currency checks have no `noCommissionReason`, those before product rewards no `lines` (both read as null). */
 type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines"> & { noCommissionReason?: string | null; lines?: SaleLine[] | null };
@@ -139,6 +141,7 @@ export class MongoSalesRepository implements SalesRepository {
     private readonly sales: Model<SaleDoc>,
     private readonly daily: MongoRollup<SaleDayDoc, SaleDoc>,
     readonly outbox: MongoOutbox,
+    readonly rateTables: RateTableStore,
   ) {}
 
   static async create(connection: Connection): Promise<MongoSalesRepository> {
@@ -153,7 +156,7 @@ export class MongoSalesRepository implements SalesRepository {
     const daily = salesDaily(sales, days, months, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"], { packed: true }));
     // After the unique key index is built: instances starting together cannot both insert a key.
     await backfillRollup(daily);
-    return new MongoSalesRepository(connection, sales, daily, outbox);
+    return new MongoSalesRepository(connection, sales, daily, outbox, await MongoRateTableStore.create(connection));
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {

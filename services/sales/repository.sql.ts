@@ -26,6 +26,8 @@ import {
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { SALES_CSV } from "./export";
+import type { RateTableStore } from "./rate-tables";
+import { SqlRateTableStore } from "./rate-tables.sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
@@ -215,13 +217,16 @@ export class SqlSalesRepository implements SalesRepository {
   /** The ranking's packed days read so far (running-packed.ts). */
   private readonly packedDays = new PackedDayCache();
 
-  private constructor(private readonly db: SqlDatabase) {
+  private constructor(
+    private readonly db: SqlDatabase,
+    readonly rateTables: RateTableStore,
+  ) {
     this.outbox = new SqlOutbox(db, "sales_outbox");
   }
 
   static async create(db: SqlDatabase): Promise<SqlSalesRepository> {
     await migrate(db, "sales", MIGRATIONS);
-    return new SqlSalesRepository(db);
+    return new SqlSalesRepository(db, await SqlRateTableStore.create(db));
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {

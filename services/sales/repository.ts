@@ -3,6 +3,7 @@ import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shar
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { SaleLine } from "../../shared/domain/rewards";
+import type { RateTableStore } from "./rate-tables";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -84,6 +85,8 @@ export interface SalesRepository {
   listSalesPage(filter: SaleListFilter): Promise<Page<Sale>>;
   /** The sales outbox (table or collection `sales_outbox`), for its relay. */
   readonly outbox: OutboxStore;
+  /** The reference-rate tables sales in another currency are converted with (table or collection `exchange_rate_tables`; rate-tables.ts). */
+  readonly rateTables: RateTableStore;
 }
 
 /** What sales counts for the overview. */

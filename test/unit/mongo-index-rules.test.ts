@@ -45,7 +45,9 @@ describe("every collection schema", () => {
   test("is found: the collections of every service and their outboxes", () => {
     const collections = [...definedCollectionSchemas().keys()];
     expect(collections.length).toBeGreaterThan(50);
-    expect(collections).toEqual(expect.arrayContaining(["commissions", "payout_runs", "sales", "clicks", "programs", "notifications", "users", "outbox", ...outboxNames]));
+    expect(collections).toEqual(
+      expect.arrayContaining(["commissions", "payout_runs", "sales", "clicks", "programs", "notifications", "users", "outbox", "exchange_rate_tables", ...outboxNames]),
+    );
   });
 
   test("declares only indexes MongoDB accepts", () => {
