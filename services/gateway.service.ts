@@ -4,7 +4,7 @@ import { STORAGE_SERVICES } from "../shared/service-storage";
 import { call, healthAction, type BroadcastOf, type ParamsOf } from "./bus";
 import { hashSecret } from "../shared/secrets";
 import { inputValidator } from "../shared/endpoint";
-import { toEnvelope } from "../shared/errors";
+import { EXCHANGE_RATE_RETRY_AFTER_SECONDS, toEnvelope } from "../shared/errors";
 import { parseInput } from "../shared/validation";
 import type { CallerMeta } from "../shared/meta";
 import { measureHttpRequest } from "../shared/metrics";
@@ -213,6 +213,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
       }
       // Temporary by definition (a node or the database is down): clients retry on 503, after this many seconds.
       if (pub.code === "service_unavailable") headers["Retry-After"] = String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS);
+      // No reference rate for a sale's day yet: worth retrying after the next publication or an operator's load (shared/errors.ts).
+      if (pub.code === "exchange_rate_unavailable") headers["Retry-After"] = String(pub.data?.retryAfterSeconds ?? EXCHANGE_RATE_RETRY_AFTER_SECONDS);
       const requestId = req.$ctx?.requestID;
       if (requestId) headers["X-Request-Id"] = requestId;
       res.writeHead(pub.status, headers);

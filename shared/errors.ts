@@ -61,6 +61,9 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, envelope: "platform" },
   internal_error: { status: 500, envelope: "platform" },
   service_unavailable: { status: 503, envelope: "platform" },
+  // A sale in another currency than its program's, with no reference rate for its day (issue 48; docs/currencies.md):
+  // temporary until the day's rates are published or loaded; answered with Retry-After (EXCHANGE_RATE_RETRY_AFTER_SECONDS).
+  exchange_rate_unavailable: { status: 503, envelope: "platform" },
   // The spec gives retired keys and rate limiting the "typed" envelope.
   api_key_retired: { status: 401, envelope: "typed", type: "authentication_error" },
   rate_limit_exceeded: { status: 429, envelope: "typed", type: "rate_limit_error" },
@@ -156,6 +159,25 @@ export class RateLimitError extends AppError {
 export class ServiceUnavailableError extends AppError {
   constructor(message: string) {
     super("service_unavailable", message);
+  }
+}
+
+/**
+ * Retry-After of exchange_rate_unavailable: an hour. The missing rates come with the next publication (the ECB's, on
+ * business days around 16:00 CET, fetched within EXCHANGE_RATE_REFRESH_MINUTES) or an operator's load, not within
+ * seconds, so an hour spares the caller pointless retries while still recording the sale the same day.
+ */
+export const EXCHANGE_RATE_RETRY_AFTER_SECONDS = 3600;
+
+export class ExchangeRateUnavailableError extends AppError {
+  /** No reference rate from `from` to `to` (lower-case codes) for a sale of `day` within `maxAgeDays` before it. */
+  constructor(from: string, to: string, day: string, maxAgeDays: number) {
+    super(
+      "exchange_rate_unavailable",
+      `No exchange rate from ${from.toUpperCase()} to ${to.toUpperCase()} for ${day}: no reference rates were published on that day or in the ${maxAgeDays} days before it. ` +
+        `Retry in ${EXCHANGE_RATE_RETRY_AFTER_SECONDS / 60} minutes, when newer rates may be in, or ask the operator to load rates for ${day}.`,
+      { from, to, day, maxAgeDays, retryAfterSeconds: EXCHANGE_RATE_RETRY_AFTER_SECONDS },
+    );
   }
 }
 

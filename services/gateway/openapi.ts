@@ -180,6 +180,8 @@ const ERROR_MESSAGES: Record<ErrorCode, string> = {
   unsupported_media_type: "Send the body as UTF-8 JSON.",
   internal_error: "An internal error occurred. Retry later; if it persists, contact support.",
   service_unavailable: "The service handling this request is not available. Retry later.",
+  exchange_rate_unavailable:
+    "No exchange rate from EUR to USD for 2026-11-21: no reference rates were published on that day or in the 4 days before it. Retry in 60 minutes, when newer rates may be in, or ask the operator to load rates for 2026-11-21.",
   api_key_retired: "This API key has been retired. Create a new key for the program and use it instead.",
   rate_limit_exceeded: "Too many requests for this API key. Retry after 30 s.",
 };
@@ -220,6 +222,8 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   unsupported_media_type: "the body is not UTF-8 JSON (send Content-Type: application/json)",
   internal_error: "an unexpected error; retry later",
   service_unavailable: "a service or its database is briefly unavailable; nothing changed, retry after the seconds in Retry-After",
+  exchange_rate_unavailable:
+    "no reference exchange rate is known for the day (of a sale in another currency than its program's): none was published on that day or in the few days before it that may be used; nothing was recorded, retry after the seconds in Retry-After (an hour), or have the operator load the rates",
   api_key_retired: "the API key was retired; use another key of the program",
   rate_limit_exceeded: "too many requests; retry after the seconds in Retry-After",
 };
@@ -346,7 +350,7 @@ function buildOperation(key: string, op: OperationSpec): Json {
       description: errorResponseDescription(codes),
       headers: {
         "X-Request-Id": { $ref: "#/components/headers/RequestId" },
-        ...(codes.includes("rate_limit_exceeded") || codes.includes("service_unavailable")
+        ...(codes.includes("rate_limit_exceeded") || codes.includes("service_unavailable") || codes.includes("exchange_rate_unavailable")
           ? { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } } }
           : {}),
       },
