@@ -23,6 +23,8 @@ import { SALES } from "./sales/endpoints";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
 import { reverseSale } from "./sales/reverse-sale";
 import * as S from "./sales/schemas";
+import { readExchangeRateSettings, type ExchangeRateSettings } from "./sales/exchange-rate";
+import { startExchangeRateJob, type ExchangeRateJob } from "./sales/exchange-rate-job";
 
 type RefundResponse = ResultOf<"commissions.reverseForSale">;
 
@@ -32,7 +34,11 @@ type Methods = {
   retryPendingCommissions(): Promise<void>;
   salesPage(ctx: Context, input: Input<typeof S.ListSalesInput>): Promise<ResultOf<"sales.list">>;
 };
-type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout; outboxRelay?: ServiceOutboxRelay; runningTotals?: PollingLoop };
+type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout; outboxRelay?: ServiceOutboxRelay; runningTotals?: PollingLoop } & {
+  /** The reference-rate settings (EXCHANGE_RATE_*), read once at start, and the job fetching the feed (issue 48). */
+  exchangeRates: ExchangeRateSettings;
+  exchangeRateJob?: ExchangeRateJob;
+};
 
 const RETRY_INTERVAL_MS = Number(process.env.COMMISSION_RETRY_INTERVAL_MS ?? 30_000);
 
@@ -243,6 +249,8 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   started() {
+    // Reference exchange rates (issue 48): EXCHANGE_RATE_* read once, before anything starts; a bad value stops the start.
+    this.exchangeRates = readExchangeRateSettings();
     registerMetric(this.broker, {
       name: APP_METRICS.refunds,
       type: "counter",
@@ -256,10 +264,13 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.outboxRelay = startServiceOutboxRelay(this, "sales", this.repo.outbox);
     // sales_running, the overview's ranking of partners by revenue.
     this.runningTotals = startRunningTotals(this, (today) => this.repo.extendRunningTotals(today));
+    // Reference exchange rates (issue 48): the feed's job (its settings were checked first, above).
+    this.exchangeRateJob = startExchangeRateJob(this, this.repo.rateTables, this.exchangeRates);
   },
 
   async stopped() {
     clearInterval(this.retryTimer);
+    await this.exchangeRateJob?.stop();
     await this.runningTotals?.stop();
     await this.outboxRelay?.stop();
   },

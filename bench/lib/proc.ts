@@ -62,7 +62,8 @@ export function startNode(name: string, script: string, opts: StartOptions = {})
   const loader = script.endsWith(".ts") ? ["--import", "tsx"] : [];
   const child = spawn(NODE, [...(opts.nodeArgs ?? []), ...loader, script], {
     cwd: ROOT,
-    env: { ...inherited, NODE_ENV: "production", PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`, ...opts.env },
+    // No reference-rate feed: a measurement reaches no server but its own.
+    env: { ...inherited, NODE_ENV: "production", EXCHANGE_RATE_FEED_URL: "off", PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ""}`, ...opts.env },
     stdio: ["ignore", fd, fd],
     detached: true,
   });

@@ -20,7 +20,7 @@ export async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean,
 export async function startServiceLate(sys: TestSystem, schema: ServiceSchema, env: Record<string, string> = {}): Promise<Service> {
   const saved = { ...process.env };
   // As startSystem: webhooks may go to the tests' receivers on 127.0.0.1.
-  Object.assign(process.env, { DATABASE_URL: sys.databaseUrl, OUTBOX_INTERVAL_MS: "200", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, env);
+  Object.assign(process.env, { DATABASE_URL: sys.databaseUrl, OUTBOX_INTERVAL_MS: "200", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", EXCHANGE_RATE_FEED_URL: "off" }, env);
   try {
     const service = sys.broker.createService(schema);
     await sys.broker.waitForServices([schema.name], 10_000);

@@ -62,7 +62,14 @@ export function startNode(
   const bin = path.join(ROOT, "node_modules", ".bin");
   // As in production: none of jest's own settings (NODE_OPTIONS from `npm test`, JEST_*) reach the children.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "NODE_OPTIONS" && !k.startsWith("JEST_")));
-  const merged: Record<string, string | undefined> = { ...inherited, NODE_ENV: "production", PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...env };
+  // Tests never reach the internet: no reference-rate feed unless `env` names one (a local double).
+  const merged: Record<string, string | undefined> = {
+    ...inherited,
+    NODE_ENV: "production",
+    EXCHANGE_RATE_FEED_URL: "off",
+    PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`,
+    ...env,
+  };
   for (const name of opts.unset ?? []) delete merged[name];
   const flags = opts.command ? [] : START_FLAGS;
   const child = spawn(opts.command ?? path.join(bin, "tsx"), [...flags, opts.script ?? "bin/start.ts", ...(opts.args ?? [])], {

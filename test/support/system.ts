@@ -50,12 +50,14 @@ export function defaultBackend(): TestBackend {
  * transporter, with the gateway on an ephemeral port and a fresh database.
  * Webhooks may go to private addresses (the tests' receivers listen on
  * 127.0.0.1): pass `env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" }` to test
- * the production default (test/http/webhook-targets.test.ts).
+ * the production default (test/http/webhook-targets.test.ts). The reference-rate job fetches
+ * nothing (EXCHANGE_RATE_FEED_URL=off) unless `env` names a feed (test/http/exchange-rates.test.ts).
  */
 export async function startSystem(opts: { services?: readonly string[]; backend?: TestBackend; env?: Record<string, string>; broker?: BrokerOptions } = {}): Promise<TestSystem> {
   const database = await (opts.backend ?? defaultBackend()).create();
   const saved = { ...process.env };
-  Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, opts.env);
+  // No reference-rate feed (tests never reach the internet): pass env EXCHANGE_RATE_FEED_URL to point it at a local double.
+  Object.assign(process.env, { DATABASE_URL: database.url, ADMIN_TOKEN, OUTBOX_INTERVAL_MS: "200", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", EXCHANGE_RATE_FEED_URL: "off" }, opts.env);
   // Without a logger of the test's own, warnings are looked at (nothing is printed): the framework's fail the file (framework-warnings.ts).
   const logger = new RequestAwareConsoleLogger({ formatter: "json", level: "warn", sink: (_level, line) => noteLogLine(line) });
   const broker = new ServiceBroker({ logger, transporter: null, retryPolicy: { enabled: false }, ...opts.broker });

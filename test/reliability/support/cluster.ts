@@ -293,6 +293,8 @@ export async function startSplitSystem(opts: {
     LOG_LEVEL: "warn",
     OUTBOX_INTERVAL_MS: "200",
     RATE_LIMIT_PER_MINUTE: "1000000",
+    // No reference-rate feed: tests never reach the internet.
+    EXCHANGE_RATE_FEED_URL: "off",
     ...opts.env,
   };
   const nodes: Record<string, ServiceProcess> = {};
