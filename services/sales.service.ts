@@ -23,8 +23,10 @@ import { SALES } from "./sales/endpoints";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
 import { reverseSale } from "./sales/reverse-sale";
 import * as S from "./sales/schemas";
-import { readExchangeRateSettings, type ExchangeRateSettings } from "./sales/exchange-rate";
+import type * as X from "./sales/exchange-rate-schemas";
+import { readExchangeRateSettings, requireReferenceRate, type ExchangeRateSettings } from "./sales/exchange-rate";
 import { startExchangeRateJob, type ExchangeRateJob } from "./sales/exchange-rate-job";
+import { listRateTables, loadRateTables } from "./sales/exchange-rate-admin";
 
 type RefundResponse = ResultOf<"commissions.reverseForSale">;
 
@@ -217,6 +219,32 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       handler(ctx: Context<Input<typeof S.RollupDriftInput>>) {
         return this.repo.rollupDrift(ctx.params.limit);
+      },
+    },
+
+    // Issue 48: the reference-rate tables a sale in another currency than its program's is converted with
+    // (sales/exchange-rate*.ts): the rate of a day, the tables, an operator's load, the job's fetch now.
+    exchangeRate: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof X.ExchangeRateInput>>) {
+        return requireReferenceRate(this.repo.rateTables, { ...ctx.params, maxAgeDays: this.exchangeRates.maxAgeDays });
+      },
+    },
+    listExchangeRates: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof X.ListExchangeRatesInput>>) {
+        return listRateTables(this.repo.rateTables, ctx.params);
+      },
+    },
+    loadExchangeRates: {
+      handler(ctx: Context<Input<typeof X.LoadExchangeRatesInput>>) {
+        return loadRateTables(this.repo.rateTables, ctx.params);
+      },
+    },
+    refreshExchangeRates: {
+      visibility: "public",
+      handler() {
+        return this.exchangeRateJob!.runOnce();
       },
     },
   },

@@ -6,6 +6,11 @@ import type { CommissionsContract } from "../commissions/contract";
 import type { RollupDrift, StatsAnswer, TopPartners } from "../../shared/domain/stats";
 import type { Sale, SalesFigures } from "./repository";
 import type * as S from "./schemas";
+import type * as X from "./exchange-rate-schemas";
+import type { ReferenceRate } from "./exchange-rate";
+import type { LoadedRates } from "./exchange-rate-admin";
+import type { RefreshOutcome } from "./exchange-rate-job";
+import type { RateTable } from "./rate-tables";
 
 /** `POST /api/v1/track/sale`'s answer (spec 2.1). */
 export interface TrackedSale {
@@ -42,4 +47,12 @@ export interface SalesContract {
   "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };
   "sales.topPartners": { params: z.input<typeof S.TopPartnersInput>; result: TopPartners };
   "sales.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
+  /** Issue 48: the reference rate a sale of the day converts with (exchange_rate_unavailable when none). */
+  "sales.exchangeRate": { params: z.input<typeof X.ExchangeRateInput>; result: ReferenceRate };
+  /** The stored reference-rate tables, newest first. */
+  "sales.listExchangeRates": { params: z.input<typeof X.ListExchangeRatesInput>; result: { data: Jsonified<RateTable>[] } };
+  /** Tables loaded by an operator (all or nothing). */
+  "sales.loadExchangeRates": { params: z.input<typeof X.LoadExchangeRatesInput>; result: LoadedRates };
+  /** The reference-rate job's fetch, run now on the instance called. */
+  "sales.refreshExchangeRates": { params: z.input<typeof X.RefreshExchangeRatesInput>; result: RefreshOutcome };
 }

@@ -5,6 +5,7 @@ import { declareActions, programRoutes, programApiRoute } from "../../shared/end
 import type { Sale } from "./repository";
 import { SALES_CSV } from "./export";
 import * as S from "./schemas";
+import { EXCHANGE_RATE_ACTIONS } from "./exchange-rate-endpoints";
 
 const refundedExample = { success: true, status: "refunded", deductionAmount: 6, commission_id: 7 };
 
@@ -165,4 +166,6 @@ export const SALES = declareActions("sales", {
   rollupDrift: {
     input: S.RollupDriftInput,
   },
+  // The reference-rate tables sales in other currencies are converted with (issue 48).
+  ...EXCHANGE_RATE_ACTIONS,
 });
