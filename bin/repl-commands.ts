@@ -11,12 +11,18 @@
  *   affiliate $ reconcile                  # ledger invariants (when commissions has the action)
  *   affiliate $ list-commissions 1 --partner 3 --status refunded --limit 10   # one page; --cursor <nextCursor> for the next
  *   (also list-programs [--workspace N], list-sales, list-withdrawals, list-customers, list-partners <programId>)
+ *   affiliate $ rates --from 2026-11-01            # reference exchange-rate tables, newest first
+ *   affiliate $ rates-load ./eurofxref-hist.xml    # tables from the operator's disk: the ECB's XML, or JSON as PUT /api/admin/exchange-rates takes
+ *   affiliate $ rates-fetch                        # the reference-rate job's fetch, now
  *
  * The built-in commands stay available: `call`, `dcall`, `nodes`, `services`,
  * `actions`, `metrics`, `info`, ...
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { ReplOptions, ServiceBroker } from "moleculer";
-import { call, type ActionName, type ParamsOf } from "../services/bus";
+import { call, type ActionName, type ParamsOf, type ResultOf } from "../services/bus";
+import { parseEcbReferenceRates } from "../services/sales/reference-rates";
 
 /** How long a command waits for the service it needs to be discovered (a REPL that just joined the mesh). */
 const DISCOVERY_TIMEOUT_MS = Number(process.env.REPL_DISCOVERY_TIMEOUT_MS ?? 5000);
@@ -141,6 +147,101 @@ export const replLists = {
   partners: programList("programs", "programs.listPartners", { status: "status" }),
 };
 
+/** Tables per call of a load (a few hundred days: far below the bus's message size, and the action's limit). */
+const RATE_TABLES_PER_CALL = 250;
+
+/** What a rates file holds: the load's source and base (when it says), and its tables. */
+interface RatesFile {
+  source?: unknown;
+  base?: unknown;
+  tables: unknown[];
+}
+
+/**
+ * A rates file from the operator's disk: the ECB's eurofxref XML (its days, base eur, source ecb), or JSON as
+ * PUT /api/admin/exchange-rates takes it (source, base and tables, or ecbXml). An XML document is checked here, whole.
+ */
+function readRatesFile(file: string): RatesFile {
+  let content: string;
+  try {
+    content = fs.readFileSync(path.resolve(file), "utf8").replace(/^\uFEFF/, "");
+  } catch (err) {
+    throw new ReplCommandError(`Cannot read '${file}': ${(err as Error).message}`);
+  }
+  const fromXml = (xml: string, source: unknown = "ecb"): RatesFile => {
+    try {
+      return { source, base: "eur", tables: parseEcbReferenceRates(xml).map((t) => ({ day: t.day, rates: t.perEuro })) };
+    } catch (err) {
+      throw new ReplCommandError(`'${file}': ${(err as Error).message}`);
+    }
+  };
+  if (content.trimStart().startsWith("<")) return fromXml(content);
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch {
+    throw new ReplCommandError(`'${file}' is neither XML (the ECB's eurofxref format) nor JSON ({ "base": "eur", "tables": [{ "day": "2026-11-27", "rates": { "usd": "1.0823" } }] }).`);
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) throw new ReplCommandError(`'${file}' must hold one JSON object: { "source", "base", "tables" } or { "ecbXml" }.`);
+  const body = json as Record<string, unknown>;
+  if (typeof body.ecbXml === "string" && body.tables === undefined) return fromXml(body.ecbXml, body.source ?? "ecb");
+  if (!Array.isArray(body.tables)) throw new ReplCommandError(`'${file}' has no "tables" list (nor "ecbXml").`);
+  // Other fields go to the action, which refuses what it does not take.
+  const { tables, ...rest } = body;
+  return { ...rest, tables: tables as unknown[] };
+}
+
+const dayOf = (table: unknown): string | undefined => (table && typeof table === "object" ? ((table as { day?: unknown }).day as string | undefined) : undefined);
+
+/** The reference exchange-rate tables (issue 48; the sales service's). */
+export const replRates = {
+  /** The stored tables, newest first (`sales.listExchangeRates`): --source, --from, --to (days), --limit. */
+  async list(broker: ServiceBroker, options?: Record<string, unknown>): Promise<unknown> {
+    const params: Record<string, unknown> = {};
+    for (const name of ["source", "from", "to", "limit"]) {
+      const value = options?.[name];
+      if (value !== undefined) params[name] = String(value);
+    }
+    await need(broker, "sales");
+    return call(broker, "sales.listExchangeRates", params as ParamsOf<"sales.listExchangeRates">);
+  },
+
+  /**
+   * Loads a file of tables (readRatesFile) in parts of RATE_TABLES_PER_CALL days, in day order; each part all or
+   * nothing. A part refused after others were saved says how far the load got: loading the file again is safe.
+   */
+  async load(broker: ServiceBroker, file: unknown): Promise<unknown> {
+    const { tables, ...load } = readRatesFile(text(file, "file"));
+    const days = tables.map(dayOf);
+    const ordered = days.every((d) => typeof d === "string") ? [...tables].sort((a, b) => dayOf(a)!.localeCompare(dayOf(b)!)) : tables;
+    const parts: unknown[][] = [];
+    for (let i = 0; i < ordered.length; i += RATE_TABLES_PER_CALL) parts.push(ordered.slice(i, i + RATE_TABLES_PER_CALL));
+    if (parts.length === 0) parts.push([]);
+    await need(broker, "sales");
+    let saved = 0;
+    let answer: ResultOf<"sales.loadExchangeRates"> | undefined;
+    let firstDay: string | undefined;
+    for (const [i, part] of parts.entries()) {
+      try {
+        answer = await call(broker, "sales.loadExchangeRates", { ...load, tables: part } as ParamsOf<"sales.loadExchangeRates">);
+      } catch (err) {
+        if (i === 0) throw err;
+        const e = err as { type?: string; message?: string };
+        throw Object.assign(new Error(`${e.message} (the ${saved} tables before ${dayOf(part[0])} were saved: fix the file and load it again, a day is replaced whole)`), { type: e.type });
+      }
+      saved += answer.saved;
+      firstDay ??= answer.firstDay;
+    }
+    return { file: String(file), saved, source: answer!.source, base: answer!.base, firstDay, lastDay: answer!.lastDay, calls: parts.length };
+  },
+
+  /** The reference-rate job's fetch, now, on one sales instance (`sales.refreshExchangeRates`): what it saved, or why nothing. */
+  async fetch(broker: ServiceBroker): Promise<unknown> {
+    await need(broker, "sales");
+    return call(broker, "sales.refreshExchangeRates", {});
+  },
+};
+
 /** Node ids running a service, as this node's registry sees them. */
 function nodesOf(broker: ServiceBroker, service: string): string[] {
   const list = broker.registry.getServiceList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string; nodeID: string }>;
@@ -254,6 +355,27 @@ export function replCommands(print?: Print): NonNullable<ReplOptions["customComm
       description: "A program's partners with their totals and balance, newest first, one page (e.g. `list-partners 1 --status pending`)",
       options: [{ option: "-s, --status <status>", description: "approved, pending or declined" }, ...CURSOR_OPTIONS],
       run: (broker, a) => replLists.partners(broker, a.programId, a.options),
+    }),
+    command({
+      command: "rates",
+      description: "Reference exchange-rate tables, newest first (e.g. `rates --from 2026-11-01 --source ecb`)",
+      options: [
+        { option: "--from <day>", description: "Only tables of this day (YYYY-MM-DD) or later" },
+        { option: "--to <day>", description: "Only tables of this day (YYYY-MM-DD) or earlier" },
+        { option: "-s, --source <source>", description: "ecb or manual" },
+        { option: "-l, --limit <n>", description: "At most this many tables, 1 to 500 (default 30)" },
+      ],
+      run: (broker, a) => replRates.list(broker, a.options),
+    }),
+    command({
+      command: "rates-load <file>",
+      description: "Loads reference-rate tables from a file on this machine: the ECB's XML (eurofxref-hist.xml), or JSON as PUT /api/admin/exchange-rates takes it",
+      run: (broker, a) => replRates.load(broker, a.file),
+    }),
+    command({
+      command: "rates-fetch",
+      description: "Runs the reference-rate job now (fetches EXCHANGE_RATE_FEED_URL on one sales instance): what it saved, or why nothing",
+      run: (broker) => replRates.fetch(broker),
     }),
   ] as unknown as NonNullable<ReplOptions["customCommands"]>;
 }

@@ -8,7 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ServiceBroker } from "moleculer";
-import { replCommands, replLists, replLookups, runReplCommand } from "../../bin/repl-commands";
+import { replCommands, replLists, replLookups, replRates, runReplCommand } from "../../bin/repl-commands";
+import { ecbXml, startEcbDouble, type EcbDouble } from "../support/ecb-double";
+import { waitFor } from "../support/notifications";
 import { freePort, outputOf, printedJson, replCommand, startNode, stopNode, type ChildNode } from "../support/processes";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { attributedSale } from "../support/tracking";
@@ -51,6 +53,10 @@ describe("REPL commands over a broker", () => {
     expect(o).toEqual({ pending: expect.any(Number), relays: [sys.broker.nodeID] });
   });
 
+  it("rates-fetch: says the job is off where EXCHANGE_RATE_FEED_URL is (as in every test system)", async () => {
+    expect(await replRates.fetch(sys.broker)).toEqual({ ok: false, url: null, error: expect.stringMatching(/^EXCHANGE_RATE_FEED_URL is off on this instance/) });
+  });
+
   it("reconcile: runs commissions.reconcile when the service has it", async () => {
     const r = await replLookups.reconcile(sys.broker);
     expect(r).toMatchObject({ available: true, report: { ok: true } });
@@ -81,6 +87,9 @@ describe("REPL commands over a broker", () => {
       "list-withdrawals <programId>",
       "list-customers <programId>",
       "list-partners <programId>",
+      "rates",
+      "rates-load <file>",
+      "rates-fetch",
     ]);
   });
 
@@ -109,6 +118,81 @@ describe("REPL commands over a broker", () => {
       (l) => printed.push(l),
     );
     expect(printed).toEqual([expect.stringMatching(/^>> ERROR \(invalid_request\): Invalid 'status': /), expect.stringMatching(/^>> ERROR \(invalid_request\): Invalid 'cursor': /)]);
+  });
+});
+
+describe("REPL reference-rate commands: rates, rates-load, rates-fetch", () => {
+  let sys: TestSystem;
+  let ecb: EcbDouble;
+  let dir = "";
+  const write = (name: string, content: string) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, content);
+    return file;
+  };
+  const days = async (options: Record<string, unknown> = {}) =>
+    ((await replRates.list(sys.broker, options)) as { data: Array<{ source: string; day: string }> }).data.map((t) => `${t.source} ${t.day}`);
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "repl-rates-"));
+    ecb = await startEcbDouble([{ day: "2026-11-27", rates: { usd: "1.0823", jpy: "161.45" } }]);
+    sys = await startSystem({ env: { EXCHANGE_RATE_FEED_URL: ecb.url } });
+    // The job's fetch at start, done before the tests serve other days.
+    await waitFor(days, (d) => d.length === 1);
+  });
+  afterAll(async () => {
+    await sys?.stop();
+    await ecb?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("rates-fetch: runs the job now and says what it saved, or why nothing", async () => {
+    ecb.serveDays([
+      { day: "2026-11-26", rates: { usd: "1.0801" } },
+      { day: "2026-11-27", rates: { usd: "1.0823", jpy: "161.45" } },
+    ]);
+    expect(await replRates.fetch(sys.broker)).toEqual({ ok: true, url: ecb.url, saved: 2, firstDay: "2026-11-26", lastDay: "2026-11-27" });
+    ecb.serveRaw("Bad gateway", 502);
+    expect(await replRates.fetch(sys.broker)).toEqual({ ok: false, url: ecb.url, error: "the feed answered HTTP 502." });
+    expect(await days()).toEqual(["ecb 2026-11-27", "ecb 2026-11-26"]);
+  });
+
+  it("rates-load: the ECB's XML or JSON from the operator's disk, long files in parts, in day order", async () => {
+    // 300 days of ECB XML: two calls of the action, the days in order.
+    const history = Array.from({ length: 300 }, (_, i) => ({ day: new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString().slice(0, 10), rates: { usd: `1.${1000 + i}` } }));
+    expect(await replRates.load(sys.broker, write("hist.xml", ecbXml(history)))).toEqual({
+      file: path.join(dir, "hist.xml"),
+      saved: 300,
+      source: "ecb",
+      base: "eur",
+      firstDay: "2020-01-01",
+      lastDay: "2020-10-26",
+      calls: 2,
+    });
+    expect(await days({ from: "2020-10-25", to: "2020-12-31" })).toEqual(["ecb 2020-10-26", "ecb 2020-10-25"]);
+    const json = { base: "usd", tables: [{ day: "2026-12-01", rates: { eur: "0.92" } }] };
+    expect(await replRates.load(sys.broker, write("rates.json", JSON.stringify(json)))).toMatchObject({ saved: 1, source: "manual", base: "usd", firstDay: "2026-12-01", calls: 1 });
+    expect(await replRates.load(sys.broker, write("body.json", JSON.stringify({ ecbXml: ecbXml([{ day: "2026-12-02", rates: { usd: "1.09" } }]) })))).toMatchObject({
+      saved: 1,
+      source: "ecb",
+    });
+    expect(await days({ source: "manual", limit: "5" })).toEqual(["manual 2026-12-01"]);
+  });
+
+  it("rates-load: refuses a file it cannot use, naming why, and saves none of it", async () => {
+    const printed: string[] = [];
+    const print = (l: string) => printed.push(l);
+    await runReplCommand(() => replRates.load(sys.broker, path.join(dir, "missing.xml")), print);
+    await runReplCommand(() => replRates.load(sys.broker, write("bad.xml", ecbXml([{ day: "2027-03-01", rates: { usd: "x" } }]))), print);
+    await runReplCommand(() => replRates.load(sys.broker, write("bad.txt", "usd 1.08")), print);
+    await runReplCommand(() => replRates.load(sys.broker, write("bad.json", JSON.stringify({ base: "eur", tables: [{ day: "2027-03-01", rates: { usd: "1,08" } }] }))), print);
+    expect(printed).toEqual([
+      expect.stringMatching(/^>> ERROR \(usage\): Cannot read '.*missing\.xml': ENOENT/),
+      expect.stringMatching(/^>> ERROR \(usage\): '.*bad\.xml': The reference-rate feed's USD rate on 2027-03-01 is 'x'/),
+      expect.stringMatching(/^>> ERROR \(usage\): '.*bad\.txt' is neither XML/),
+      expect.stringMatching(/^>> ERROR \(invalid_request\): Invalid 'tables\.0\.rates\.usd': must be a positive decimal/),
+    ]);
+    expect(await days({ from: "2027-01-01" })).toEqual([]);
   });
 });
 
