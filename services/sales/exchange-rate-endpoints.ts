@@ -49,7 +49,7 @@ export const EXCHANGE_RATE_ACTIONS = {
       tag: "Operator",
       summary: "Load reference-rate tables",
       description:
-        "Stores tables of reference rates, for installs that cannot reach the European Central Bank's feed or that convert with rates of their own: tables with their base, or the ECB's XML as published (ecbXml). All or nothing; a day already stored for the source is replaced whole. A body over the size limit (64 KB by default) is refused: send long histories in parts, a few hundred days each.",
+        "Stores tables of reference rates, for installs that cannot reach the European Central Bank's feed or that convert with rates of their own: tables with their base, or the ECB's XML as published (ecbXml). All or nothing; a day already stored for the source is replaced whole. A body over the size limit (64 KB by default: about 100 days of 30 currencies as tables, 40 days as ECB XML) is refused: send longer histories in parts.",
       example: { source: "manual", base: "eur", tables: [{ day: "2026-11-27", rates: { usd: "1.0823", jpy: "161.45" } }] },
       response: {
         description: "How many tables were saved, their source, base, first and last day.",
