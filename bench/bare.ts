@@ -333,7 +333,13 @@ async function main(): Promise<void> {
       }
     },
   } as unknown as ProgramCaller;
-  const salesDeps: SalesDeps = { repo: sales, logger: { info: () => undefined, warn: console.warn }, outboxRelay: salesRelay };
+  const salesDeps: SalesDeps = {
+    repo: sales,
+    logger: { info: () => undefined, warn: console.warn },
+    outboxRelay: salesRelay,
+    referenceRate: async () => null,
+    exchangeRates: { maxAgeDays: 4 },
+  };
 
   /** sales.track: recordSale and its response, as the service does them (minus the zod validation and the currency check). */
   async function trackSale(req: http.IncomingMessage, body: any) {

@@ -14,6 +14,7 @@
  *   affiliate $ rates --from 2026-11-01            # reference exchange-rate tables, newest first
  *   affiliate $ rates-load ./eurofxref-hist.xml    # tables from the operator's disk: the ECB's XML, or JSON as PUT /api/admin/exchange-rates takes
  *   affiliate $ rates-fetch                        # the reference-rate job's fetch, now
+ *   affiliate $ currency-mismatches --apply        # sales recorded before conversions, converted (a dry run without --apply)
  *
  * The built-in commands stay available: `call`, `dcall`, `nodes`, `services`,
  * `actions`, `metrics`, `info`, ...
@@ -240,6 +241,16 @@ export const replRates = {
     await need(broker, "sales");
     return call(broker, "sales.refreshExchangeRates", {});
   },
+
+  /**
+   * Sales recorded with currency_mismatch before conversions (docs/currencies.md): a dry run, or (--apply) converted
+   * at their day's rate with their commissions. No time limit: it reads every such sale.
+   */
+  async mismatches(broker: ServiceBroker, options?: Record<string, unknown>): Promise<unknown> {
+    const programId = options?.program === undefined ? undefined : positiveInt(options.program, "program");
+    await need(broker, "sales");
+    return call(broker, "sales.reevaluateCurrencyMismatches", { programId, apply: options?.apply === true }, { timeout: 0 });
+  },
 };
 
 /** Node ids running a service, as this node's registry sees them. */
@@ -376,6 +387,15 @@ export function replCommands(print?: Print): NonNullable<ReplOptions["customComm
       command: "rates-fetch",
       description: "Runs the reference-rate job now (fetches EXCHANGE_RATE_FEED_URL on one sales instance): what it saved, or why nothing",
       run: (broker) => replRates.fetch(broker),
+    }),
+    command({
+      command: "currency-mismatches",
+      description: "Sales recorded without commission for their currency before conversions: a dry run, or --apply to convert them at their day's rate and create their commissions",
+      options: [
+        { option: "-p, --program <id>", description: "Only this program's sales" },
+        { option: "--apply", description: "Convert them (without it: a dry run that changes nothing)" },
+      ],
+      run: (broker, a) => replRates.mismatches(broker, a.options),
     }),
   ] as unknown as NonNullable<ReplOptions["customCommands"]>;
 }

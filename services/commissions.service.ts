@@ -1,7 +1,7 @@
 import { inputValidator, type Input } from "../shared/endpoint";
 import type { Context, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { checkLedgerInvariants } from "./commissions/invariants";
-import { withRollupDrift } from "./commissions/invariants/rollups";
+import { withConversionDrift, withRollupDrift } from "./commissions/invariants/rollups";
 import { toMajorUnits } from "../shared/domain/money";
 import { call, type ResultOf } from "./bus";
 import { toDto } from "../shared/dto";
@@ -505,13 +505,15 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context) {
         const started = Date.now();
-        const [report, ...drifts] = await Promise.all([
+        const [report, conversions, ...drifts] = await Promise.all([
           this.repo.ledgerSnapshot().then((snapshot) => checkLedgerInvariants(snapshot, RECONCILE_MAX_VIOLATIONS)),
+          call(ctx, "sales.conversionDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
           call(ctx, "sales.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
           call(ctx, "attribution.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
           call(ctx, "notifications.rollupDrift", { limit: RECONCILE_MAX_VIOLATIONS }),
         ]);
-        return { ...withRollupDrift(report, drifts.flat(), RECONCILE_MAX_VIOLATIONS), checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
+        const checked = withConversionDrift(withRollupDrift(report, drifts.flat(), RECONCILE_MAX_VIOLATIONS), conversions, RECONCILE_MAX_VIOLATIONS);
+        return { ...checked, checkedAt: new Date(started).toISOString(), durationMs: Date.now() - started };
       },
     },
   },

@@ -3,8 +3,8 @@ import { call, type ResultOf } from "./bus";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { recordedReason } from "../shared/domain/refunds";
 import { toDto } from "../shared/dto";
-import { commissionCurrencyCheck } from "../shared/domain/currencies";
-import { CurrencyMismatchError, InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import { InvalidRequestError, NotFoundError, UnauthorizedError } from "../shared/errors";
+import type { FoundRate } from "../shared/domain/exchange-rates";
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
@@ -22,15 +22,17 @@ import type { Sale, SalesRepository } from "./sales/repository";
 import { SALES } from "./sales/endpoints";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
 import { reverseSale } from "./sales/reverse-sale";
+import { conversionDrift, reevaluateCurrencyMismatches } from "./sales/currency-mismatches";
 import * as S from "./sales/schemas";
 import type * as X from "./sales/exchange-rate-schemas";
-import { readExchangeRateSettings, requireReferenceRate, type ExchangeRateSettings } from "./sales/exchange-rate";
+import { readExchangeRateSettings, referenceRate, requireReferenceRate, type ExchangeRateSettings } from "./sales/exchange-rate";
 import { startExchangeRateJob, type ExchangeRateJob } from "./sales/exchange-rate-job";
 import { listRateTables, loadRateTables } from "./sales/exchange-rate-admin";
 
 type RefundResponse = ResultOf<"commissions.reverseForSale">;
 
 type Methods = {
+  referenceRate(from: string, to: string, day: string): Promise<FoundRate | null>;
   requireSale(programId: number, transactionId: string): Promise<Sale>;
   programOf(ctx: Context<unknown, CallerMeta>): number;
   retryPendingCommissions(): Promise<void>;
@@ -77,26 +79,19 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   actions: {
-    /** `POST /api/v1/track/sale`: an attributed, non-test sale gets a commission. A repeated transaction id is a 409. */
+    /**
+     * `POST /api/v1/track/sale`: an attributed, non-test sale gets a commission. A repeated transaction id is a 409. A
+     * sale in another currency than the program's is converted at its day's reference rate (docs/currencies.md).
+     */
     track: {
       async handler(ctx: Context<Input<typeof S.TrackSaleRequest>, CallerMeta>) {
         const input = ctx.params;
         const programId = this.programOf(ctx);
-        // A sale reported through the API is in the program's currency: another one is refused and records nothing,
-        // so the merchant converts it (a flat commission of 500 must not be paid as 500 yen on a dollar program).
-        const { currency: programCurrency } = await getProgram(ctx, programId);
-        const currency = input.currency ?? programCurrency;
-        if (commissionCurrencyCheck(currency, programCurrency) !== null) {
-          throw new CurrencyMismatchError(
-            `This program pays commissions in '${programCurrency}'; the sale is in '${currency}'. Convert the amount to '${programCurrency}' (or omit currency), then send it again.`,
-            { programCurrency, saleCurrency: currency },
-          );
-        }
         const { sale, commission } = await recordSale(this, ctx, {
           programId,
           transactionId: input.transaction_id,
           amountCents: input.amount_cents,
-          currency,
+          currency: input.currency ?? (await getProgram(ctx, programId)).currency,
           customerKey: input.customer_key ?? null,
           email: input.email ?? null,
           attributionHints: { clickId: input.click_id, email: input.email, customerKey: input.customer_key, couponCode: input.coupon_code },
@@ -139,6 +134,14 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           throw new InvalidRequestError(
             `Invalid 'test': sale '${sale.transactionId}' is ${sale.isTest ? "a test sale" : "not a test sale"}, and its refund follows it (omit test, or send ${sale.isTest}).`,
             { issues: [{ field: "test", message: "disagrees with the sale's test flag" }] },
+          );
+        }
+        // Refunds are taken in the currency the sale was paid in (docs/currencies.md).
+        const paidIn = sale.conversion?.originalCurrency ?? sale.currency;
+        if (input.currency !== undefined && input.currency !== paidIn) {
+          throw new InvalidRequestError(
+            `Invalid 'currency': sale '${sale.transactionId}' was paid in '${paidIn}', and its refunds are too (send refund_amount_cents in '${paidIn}', or omit currency).`,
+            { issues: [{ field: "currency", message: `must be the sale's own currency, '${paidIn}'` }] },
           );
         }
         return reverseSale(this, ctx, sale, {
@@ -214,6 +217,19 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return answerTopPartners(ctx.params, (q, limit) => this.repo.topPartners(q, currency, limit));
       },
     },
+    /** Converted sales whose amount is not their original amount at their frozen rate (commissions.reconcile reports them). */
+    conversionDrift: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.RollupDriftInput>>) {
+        return conversionDrift(this.repo, ctx.params.limit);
+      },
+    },
+    /** Sales recorded with currency_mismatch before conversions: a dry run, or converted with their commissions (docs/currencies.md). */
+    reevaluateCurrencyMismatches: {
+      handler(ctx: Context<Input<typeof S.ReevaluateMismatchesInput>>) {
+        return reevaluateCurrencyMismatches(this, ctx, ctx.params);
+      },
+    },
     /** Where sales_daily differs from the sales (commissions.reconcile reports it). */
     rollupDrift: {
       idempotent: true,
@@ -250,6 +266,11 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    /** The reference rate of a day (docs/currencies.md): the latest table on or before it, at most EXCHANGE_RATE_MAX_AGE_DAYS old. */
+    referenceRate(from: string, to: string, day: string) {
+      return referenceRate(this.repo.rateTables, { from, to, day, maxAgeDays: this.exchangeRates.maxAgeDays });
+    },
+
     /** One page of a program's sales (404 for an unknown program): the dashboard's list and the operator's. */
     async salesPage(ctx: Context, input: Input<typeof S.ListSalesInput>) {
       await getProgram(ctx, input.programId);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PAYOUT_METHODS } from "./partner-profile";
+import { RATE_SOURCES, type SaleConversion } from "./domain/exchange-rates";
 
 /**
  * The events sent to merchants' webhook endpoints: one zod schema per event
@@ -19,6 +20,15 @@ const nullableTime = (description: string, example: string | null) => z.iso.date
 const nullableInt = (description: string, example: number | null) => z.number().int().nullable().meta({ description, example });
 const flag = (description: string, example: boolean) => z.boolean().meta({ description, example });
 
+/** A converted sale's amount as paid (docs/currencies.md), or null for a sale in the program's currency. */
+const saleOriginal = z
+  .object({
+    amountCents: int("The amount paid, in minor units of its own currency.", 9200),
+    currency: text("The currency it was paid in, lowercase.", "eur"),
+  })
+  .nullable()
+  .meta({ description: "A sale paid in another currency than the program's: what was paid (its refunds are in that currency); null otherwise.", example: null });
+
 /** The facts every commission event carries (the payload of commission.created, extended by the others). */
 const commissionFacts = {
   commissionId: int("The commission's id.", 7),
@@ -30,6 +40,7 @@ const commissionFacts = {
   currency: text("ISO 4217 currency code, lowercase.", "usd"),
   amountCents: int("The commission as earned, in minor units.", 2000),
   netCents: int("What the commission is worth now (amount minus what refunds took back), in minor units.", 2000),
+  saleOriginal,
   reason: nullableText("The reason recorded by the latest refund or chargeback, or null.", null),
   creditedAt: nullableTime("When the commission was credited to the partner's balance, or null.", null),
   paidOutAt: nullableTime("When the withdrawal holding it was paid, or null.", null),
@@ -45,6 +56,7 @@ const commissionExample = {
   currency: "usd",
   amountCents: 2000,
   netCents: 2000,
+  saleOriginal: null,
   reason: null,
   creditedAt: null,
   paidOutAt: null,
@@ -55,7 +67,7 @@ const refundFacts = {
   deductionCents: int("What this refund took off the commission, in minor units.", 2000),
   deductionAmount: z.number().meta({ description: "The same deduction in major units of the currency.", example: 20 }),
   balanceDeductionCents: int("The part of the deduction taken from the partner's balance (0 when the commission was not yet credited).", 0),
-  refundedCents: int("The refunded part of the sale so far, in minor units.", 10000),
+  refundedCents: int("The refunded part of the sale so far, in minor units of the currency it was paid in (saleOriginal's when converted).", 10000),
   saleAmountCents: int("The sale's amount, in minor units.", 10000),
   reasonCode: z.enum(["refund", "chargeback", "void"]).meta({ description: "refund, chargeback, or void (the merchant voided the commission).", example: "refund" }),
   refundId: nullableText("Your refund id, or null.", "re_1"),
@@ -265,8 +277,18 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
       saleId: int("The sale's id.", 9),
       programId: int("The program's id.", 1),
       transactionId: text("Your id of the sale (the processor's id for processor sales).", "order-1001"),
-      amountCents: int("The sale's amount, in minor units.", 10000),
-      currency: text("ISO 4217 currency code, lowercase.", "usd"),
+      amountCents: int("The sale's amount in the program's currency, in minor units (converted when it was paid in another).", 10000),
+      currency: text("ISO 4217 currency code, lowercase: the program's.", "usd"),
+      conversion: z
+        .object({
+          originalAmountCents: int("The amount paid, in minor units of its own currency.", 9200),
+          originalCurrency: text("The currency it was paid in, lowercase.", "eur"),
+          rate: text("Units of the program's currency per unit of the original, as a decimal text, frozen at the sale.", "1.0869565"),
+          source: z.enum(RATE_SOURCES).meta({ description: "Where the rate came from: processor (what the merchant received), ecb or manual (reference tables).", example: "ecb" }),
+          rateDay: text("The day the rate was published or settled (YYYY-MM-DD).", "2026-01-01"),
+        })
+        .nullable()
+        .meta({ description: "A sale paid in another currency than the program's: what was paid and the rate it was converted at; null otherwise.", example: null }),
       customerKey: nullableText("Your key of the customer, or null.", "user_42"),
       partnerId: nullableInt("The partner the sale is attributed to, or null.", 3),
       clickId: nullableText("The click the sale came from, or null.", "clk_8d2f"),
@@ -285,6 +307,7 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
       transactionId: "order-1001",
       amountCents: 10000,
       currency: "usd",
+      conversion: null,
       customerKey: "user_42",
       partnerId: 3,
       clickId: "clk_8d2f",
@@ -414,6 +437,7 @@ export function saleCreatedPayload(s: {
   transactionId: string;
   amountCents: number;
   currency: string;
+  conversion: SaleConversion | null;
   customerKey: string | null;
   partnerId: number | null;
   clickId: string | null;
@@ -432,6 +456,7 @@ export function saleCreatedPayload(s: {
     transactionId: s.transactionId,
     amountCents: s.amountCents,
     currency: s.currency,
+    conversion: s.conversion,
     customerKey: s.customerKey,
     partnerId: s.partnerId,
     clickId: s.clickId,

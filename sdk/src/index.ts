@@ -27,7 +27,16 @@ export * from "./management.js";
 
 export { AffiliateApiError, WebhookVerificationError, type WebhookVerificationErrorCode } from "./errors.js";
 export { subscriptionDetailsOf, type InvoiceLike, type SubscriptionDetails } from "./invoice.js";
-export { camelizeKeys, type TrackClickResult, type TrackLeadResult, type TrackRefundResult, type TrackSaleAlreadyRecorded, type TrackSaleRecorded, type TrackSaleResult } from "./results.js";
+export {
+  camelizeKeys,
+  type TrackClickResult,
+  type TrackLeadResult,
+  type TrackRefundResult,
+  type TrackSaleAlreadyRecorded,
+  type TrackSaleRecorded,
+  type TrackSaleResult,
+  type SaleConversion,
+} from "./results.js";
 export { backoffDelayMs, decideRetry, DEFAULT_RETRY_POLICY, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryDecision, type RetryPolicy } from "./retry.js";
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
@@ -98,7 +107,10 @@ export interface TrackSaleInput {
   amount: number;
   /** Your invoice or order id: the idempotency key. A second call with it is `already_recorded`. */
   invoiceId: string;
-  /** ISO 4217 (any case); omitted: the program's currency. A sale in another currency than the program's is refused (`currency_mismatch`). */
+  /**
+   * ISO 4217 (any case) `amount` is in; omitted: the program's currency. A sale in another currency is converted into
+   * the program's at the reference rate of its day (the result's `conversion`), and refunded in its own currency.
+   */
   currency?: string;
   isRecurring?: boolean;
   /** e.g. `subscription` for renewals. */
@@ -124,10 +136,12 @@ export interface TrackSaleInput {
 export interface TrackRefundInput {
   /** The invoiceId the sale was tracked with. */
   invoiceId: string;
-  /** This refund's amount in minor units; omit to refund what is left. */
+  /** This refund's amount in minor units of the currency the sale was paid in; omit to refund what is left. */
   amount?: number;
   /** Your refund id: makes retries safe. */
   refundId?: string;
+  /** The currency of `amount`: optional; when sent it must be the one the sale was tracked in. */
+  currency?: string;
   reason?: "refund" | "chargeback";
   refundReason?: string;
 }
@@ -221,6 +235,7 @@ export class AffiliateClient {
     const body = await this.post("/api/v1/track/refund", true, {
       transaction_id: input.invoiceId,
       refund_amount_cents: input.amount,
+      currency: input.currency,
       refund_id: input.refundId,
       reason: input.reason,
       refund_reason: input.refundReason,

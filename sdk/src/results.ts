@@ -35,9 +35,11 @@ export interface TrackSaleRecorded {
   status: "recorded";
   saleId: number;
   invoiceId: string;
-  /** Integer minor units, as sent. */
+  /** Integer minor units of the program's currency: as sent, or converted when the sale was in another currency. */
   amount: number;
   currency: string;
+  /** A sale in another currency than the program's: what was paid and the rate it was converted at; null otherwise. */
+  conversion: SaleConversion | null;
   test: boolean;
   attributed: boolean;
   partnerId: number | null;
@@ -46,6 +48,19 @@ export interface TrackSaleRecorded {
   commissionId: number | null;
   /** `pending` once created; `processing` while it is still being created; null without a commission. */
   commissionStatus: string | null;
+}
+
+/** How a sale in another currency was converted into the program's (docs/currencies.md). */
+export interface SaleConversion {
+  /** What was paid, in minor units of `originalCurrency`: refunds of the sale are in these. */
+  originalAmount: number;
+  originalCurrency: string;
+  /** Units of the program's currency per unit of the original, as a decimal text. */
+  rate: string;
+  /** `processor`, `ecb` or `manual`. */
+  source: string;
+  /** YYYY-MM-DD. */
+  rateDay: string;
 }
 
 export interface TrackSaleAlreadyRecorded {
@@ -117,12 +132,25 @@ export function toSaleResult(body: unknown): TrackSaleRecorded {
     invoiceId: string(b, "transactionId"),
     amount: number(b, "amountCents"),
     currency: string(b, "currency"),
+    conversion: conversionOf(b.conversion),
     test: b.test === true,
     attributed: boolean(b, "attributed"),
     partnerId: orNull(b, "partnerId", "a number", isNumber),
     attributionMethod: orNull(b, "attributionMethod", "a string", isString),
     commissionId: orNull(b, "commissionId", "a number", isNumber),
     commissionStatus: orNull(b, "commissionStatus", "a string", isString),
+  };
+}
+
+function conversionOf(value: unknown): SaleConversion | null {
+  if (value === null || value === undefined) return null;
+  const c = fieldsOf(value);
+  return {
+    originalAmount: number(c, "originalAmountCents"),
+    originalCurrency: string(c, "originalCurrency"),
+    rate: string(c, "rate"),
+    source: string(c, "source"),
+    rateDay: string(c, "rateDay"),
   };
 }
 

@@ -14,6 +14,8 @@ export interface CreateForSaleInput {
   transactionId: string;
   saleAmountCents: number;
   currency: string;
+  /** A converted sale's amount as paid (its refunds' base); null or omitted for a sale in the program's currency. */
+  saleOriginal?: { amountCents: number; currency: string } | null;
   /** What was sold; none: one line of the whole amount. */
   lines?: SaleLine[] | null;
   /** A subscription's renewal, and when that subscription's first payment was (recurring rules count from it). */
@@ -66,6 +68,7 @@ export async function createForSale(repo: CommissionsRepository, earning: Partne
         transactionId: input.transactionId,
         currency: input.currency,
         saleAmountCents: input.saleAmountCents,
+        saleOriginal: input.saleOriginal ?? null,
         ...frozenFields(earning, outcome.lines),
         amountCents: outcome.amountCents,
         approvableAt: approvableAt(now, earning.group.holdDays),

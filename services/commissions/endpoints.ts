@@ -17,6 +17,7 @@ const commissionItemExample: Jsonified<CommissionListItem> = {
   transactionId: "order-1001",
   currency: "usd",
   saleAmountCents: 10000,
+  saleOriginal: null,
   amountCents: 2000,
   refundedCents: 3000,
   deductedCents: 600,

@@ -15,6 +15,7 @@ type CommissionFields =
   | "transactionId"
   | "currency"
   | "saleAmountCents"
+  | "saleOriginal"
   | "amountCents"
   | "refundedCents"
   | "deductedCents"
@@ -49,6 +50,9 @@ export const COMMISSIONS_CSV = csvLayout<CommissionItem>({
   credited_at: (c) => csvDate(c.creditedAt),
   paid_out_at: (c) => csvDate(c.paidOutAt),
   refund_count: (c) => c.refunds.length,
+  // A sale paid in another currency (docs/currencies.md): what was paid; refunded_cents is in that currency.
+  sale_original_amount_cents: (c) => c.saleOriginal?.amountCents ?? null,
+  sale_original_currency: (c) => c.saleOriginal?.currency ?? null,
 });
 
 /** A withdrawal as read, or as the list shows it. */

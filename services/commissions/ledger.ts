@@ -7,7 +7,7 @@
  * Lock order, the same everywhere so transactions never deadlock: the
  * partner's balance row first, then the commission, then withdrawals.
  */
-import { planRefund, type RefundReasonCode } from "../../shared/domain/refunds";
+import { planRefund, refundBaseCents, type RefundReasonCode } from "../../shared/domain/refunds";
 import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "./withdrawals";
 import { belowMinimum, moneyText } from "./payout-runs";
 import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
@@ -33,6 +33,7 @@ function commissionEvent(c: Commission, extra: Record<string, unknown> = {}): Re
     currency: c.currency,
     amountCents: c.amountCents,
     netCents: c.amountCents - c.deductedCents,
+    saleOriginal: c.saleOriginal,
     reason: c.reason,
     creditedAt: c.creditedAt?.toISOString() ?? null,
     paidOutAt: c.paidOutAt?.toISOString() ?? null,
@@ -117,7 +118,7 @@ export async function reverseCommission(tx: CommissionsTx, req: ReversalRequest,
   const plan = planRefund(
     {
       commissionCents: commission.amountCents,
-      saleAmountCents: commission.saleAmountCents,
+      saleAmountCents: refundBaseCents(commission),
       refundedCents: commission.refundedCents,
       status: commission.status,
       previousRefunds,
@@ -196,7 +197,8 @@ export async function restoreReversal(tx: CommissionsTx, req: { saleId: number; 
   if (entries.some((e) => e.refundId === restoreId)) return { kind: "skipped", commissionId: c.id, reason: `Reversal '${req.refundId}' was already restored.` };
 
   const refundedAfter = c.refundedCents - original.appliedCents;
-  const restoredCents = mulDivRound(c.amountCents, c.refundedCents, c.saleAmountCents) - mulDivRound(c.amountCents, refundedAfter, c.saleAmountCents);
+  const base = refundBaseCents(c);
+  const restoredCents = mulDivRound(c.amountCents, c.refundedCents, base) - mulDivRound(c.amountCents, refundedAfter, base);
   // Money goes back to the balance only if the commission is credited now.
   const balanceCents = c.creditedAt ? restoredCents : 0;
   await tx.insertRefund(
@@ -268,7 +270,7 @@ export async function settleProcessorReversal(tx: CommissionsTx, req: ProcessorS
   const restoredIds = new Set(entries.filter((e) => e.refundId?.endsWith(RESTORED_SUFFIX)).map((e) => e.refundId!.slice(0, -RESTORED_SUFFIX.length)));
   const live = entries.filter((e) => e.appliedCents > 0 && e.refundId?.startsWith(PROCESSOR_ENTRY_PREFIX) && !restoredIds.has(e.refundId));
   let appliedCents = live.reduce((sum, e) => sum + e.appliedCents, 0);
-  const target = Math.min(Math.max(req.targetRefundedCents, 0), locked.saleAmountCents);
+  const target = Math.min(Math.max(req.targetRefundedCents, 0), refundBaseCents(locked));
   const causeOf = (refundId: string) => refundId.slice(PROCESSOR_ENTRY_PREFIX.length).replace(/@\d+$/, "");
 
   const restored: string[] = [];

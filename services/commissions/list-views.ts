@@ -13,6 +13,8 @@ export interface CommissionListItem {
   transactionId: string;
   currency: string;
   saleAmountCents: number;
+  /** A sale paid in another currency and converted: what was paid; its refunds (`refundedCents`, `refunds`) are in that currency. */
+  saleOriginal: { amountCents: number; currency: string } | null;
   amountCents: number;
   refundedCents: number;
   deductedCents: number;
@@ -45,6 +47,7 @@ export function commissionListItem(c: CommissionWithRefunds): Jsonified<Commissi
     transactionId: c.transactionId,
     currency: c.currency,
     saleAmountCents: c.saleAmountCents,
+    saleOriginal: c.saleOriginal,
     amountCents: c.amountCents,
     refundedCents: c.refundedCents,
     deductedCents: c.deductedCents,

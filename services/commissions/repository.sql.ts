@@ -188,6 +188,13 @@ const MIGRATIONS = [
    ALTER TABLE commissions ADD COLUMN description TEXT;
    ALTER TABLE commissions ADD COLUMN held_at TIMESTAMPTZ;
    ALTER TABLE commissions ADD COLUMN hold_reason TEXT;`,
+  // A converted sale's amount as paid (docs/currencies.md): its refunds are counted in that currency, against it.
+  // commissions_check is PostgreSQL's name for the first table's unnamed refunded_cents check.
+  `ALTER TABLE commissions ADD COLUMN sale_original_amount_cents BIGINT CHECK (sale_original_amount_cents > 0), ADD COLUMN sale_original_currency TEXT,
+     ADD CONSTRAINT commissions_sale_original_whole CHECK ((sale_original_amount_cents IS NULL) = (sale_original_currency IS NULL));
+   ALTER TABLE commissions DROP CONSTRAINT commissions_check;
+   ALTER TABLE commissions ADD CONSTRAINT commissions_refunded_cents_check
+     CHECK (refunded_cents >= 0 AND refunded_cents <= COALESCE(sale_original_amount_cents, sale_amount_cents));`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -227,6 +234,8 @@ const COMMISSIONS_CSV_LINE = csvLineSql(COMMISSIONS_CSV, {
   credited_at: { date: "credited_at" },
   paid_out_at: { date: "paid_out_at" },
   refund_count: { integer: "(SELECT count(*) FROM commission_refunds r WHERE r.commission_id = commissions.id)" },
+  sale_original_amount_cents: { integer: "sale_original_amount_cents" },
+  sale_original_currency: { text: "sale_original_currency" },
 });
 
 /** A withdrawal's line of the withdrawals CSV (WITHDRAWALS_CSV). */
@@ -304,6 +313,8 @@ interface CommissionRow {
   transaction_id: string;
   currency: string;
   sale_amount_cents: number;
+  sale_original_amount_cents: number | string | null;
+  sale_original_currency: string | null;
   rule_type: "percentage" | "flat";
   rule_value: number;
   group_id: number | null;
@@ -407,6 +418,7 @@ const toCommission = (r: CommissionRow): Commission => ({
   transactionId: r.transaction_id,
   currency: r.currency,
   saleAmountCents: r.sale_amount_cents,
+  saleOriginal: r.sale_original_amount_cents === null || r.sale_original_currency === null ? null : { amountCents: Number(r.sale_original_amount_cents), currency: r.sale_original_currency },
   ruleType: r.rule_type,
   ruleValue: r.rule_value,
   groupId: r.group_id,
@@ -534,8 +546,8 @@ class SqlCommissionsTx implements CommissionsTx {
   async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
     const [row] = await this.q.query<CommissionRow>(
       `INSERT INTO commissions (program_id, partner_id, kind, sale_id, lead_key, transaction_id, currency, sale_amount_cents, rule_type, rule_value,
-         group_id, reward_lines, amount_cents, approvable_at, description, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15)
+         group_id, reward_lines, amount_cents, approvable_at, description, created_at, updated_at, sale_original_amount_cents, sale_original_currency)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15, $17, $18)
        ON CONFLICT DO NOTHING RETURNING *`,
       [
         c.programId,
@@ -554,6 +566,8 @@ class SqlCommissionsTx implements CommissionsTx {
         c.approvableAt,
         now,
         c.description ?? null,
+        c.saleOriginal?.amountCents ?? null,
+        c.saleOriginal?.currency ?? null,
       ],
     );
     return row ? toCommission(row) : null;

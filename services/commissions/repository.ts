@@ -25,6 +25,11 @@ export interface Commission {
   currency: string;
   /** The sale's amount; for a lead or manual commission the size of its own amount (so a reversal takes it all back in proportion). */
   saleAmountCents: number;
+  /**
+   * A sale paid in another currency and converted: what was paid (docs/currencies.md). Its refunds are in that
+   * currency, so `refundedCents` is too, counted against `amountCents` here (refundBaseCents); null otherwise.
+   */
+  saleOriginal: SaleOriginal | null;
   /** The rule frozen at creation: "percentage" (basis points) or "flat" (minor units); with several lines, the first line's. */
   ruleType: "percentage" | "flat";
   ruleValue: number;
@@ -34,7 +39,7 @@ export interface Commission {
   rewardLines: CommissionLine[] | null;
   /** The commission as earned, before any refund; negative for a clawback (a manual commission taking money back). */
   amountCents: number;
-  /** Cumulative refunded part of the sale (capped at the sale amount). */
+  /** Cumulative refunded part of the sale (capped at the sale amount), in the sale's own currency (saleOriginal's when converted). */
   refundedCents: number;
   /** Cumulative commission taken back by refunds: round(amount * refunded / saleAmount). */
   deductedCents: number;
@@ -57,12 +62,33 @@ export interface Commission {
   updatedAt: Date;
 }
 
+/** A converted sale's amount as paid, in its own currency. */
+export interface SaleOriginal {
+  amountCents: number;
+  currency: string;
+}
+
 export type NewCommission = Omit<
   Commission,
-  "id" | "refundedCents" | "deductedCents" | "status" | "reason" | "description" | "heldAt" | "holdReason" | "creditedAt" | "paidOutAt" | "processorRevision" | "createdAt" | "updatedAt"
+  | "saleOriginal"
+  | "id"
+  | "refundedCents"
+  | "deductedCents"
+  | "status"
+  | "reason"
+  | "description"
+  | "heldAt"
+  | "holdReason"
+  | "creditedAt"
+  | "paidOutAt"
+  | "processorRevision"
+  | "createdAt"
+  | "updatedAt"
 > & {
   /** A manual commission's (the others have none). */
   description?: string | null;
+  /** A converted sale's commission's (the others have none). */
+  saleOriginal?: SaleOriginal | null;
 };
 
 export interface RefundEntry {

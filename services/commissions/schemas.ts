@@ -18,6 +18,7 @@ export const CreateForSaleInput = z.object({
   transactionId: z.string().min(1).max(255),
   saleAmountCents: Cents.positive(),
   currency: Currency,
+  saleOriginal: z.object({ amountCents: Cents.positive(), currency: Currency }).nullish(),
   lines: z.array(SaleLineValue).max(100).nullish(),
   isRenewal: z.boolean().optional(),
   firstPaymentAt: z.iso

@@ -29,10 +29,10 @@ export function postbackOwnerOf(type: string, payload: Record<string, unknown>):
 }
 
 /** The fields of each type's data, in order; `customer` is the masked customer key. */
-const COMMISSION_FIELDS = ["commissionId", "programId", "partnerId", "saleId", "transactionId", "status", "currency", "amountCents", "netCents", "creditedAt", "paidOutAt"];
+const COMMISSION_FIELDS = ["commissionId", "programId", "partnerId", "saleId", "transactionId", "status", "currency", "amountCents", "netCents", "saleOriginal", "creditedAt", "paidOutAt"];
 const FIELDS: Record<PostbackEventType, readonly string[]> = {
   "lead.created": ["leadId", "programId", "partnerId", "customer", "occurredAt", "createdAt"],
-  "sale.created": ["saleId", "programId", "partnerId", "transactionId", "amountCents", "currency", "customer", "isRecurring", "commissionDue", "occurredAt", "createdAt"],
+  "sale.created": ["saleId", "programId", "partnerId", "transactionId", "amountCents", "currency", "conversion", "customer", "isRecurring", "commissionDue", "occurredAt", "createdAt"],
   "commission.created": COMMISSION_FIELDS,
   "commission.reversed": [...COMMISSION_FIELDS, "deductionCents", "reasonCode", "reason"],
 };

@@ -123,7 +123,7 @@ export const PORTAL = declareActions("portal", {
       tag: "Partner portal",
       summary: "Your commissions in a program",
       description:
-        "Your commissions, newest first, each with the sale amount, the commission, what refunds took back (deductedCents), what it is worth now (netCents), its status, the reward that earned it in words (reward, for example 20% of each sale or $10.00 per new customer, as it was when the commission was created; null for commissions from before rewards), and each refund with its amount, deduction and reason. Paginated: limit and the nextCursor of the previous page. 404 for a program you are not approved in.",
+        "Your commissions, newest first, each with the sale amount (in the program's currency; saleOriginal is what the customer paid when it was another currency, and its refunds are in that one), the commission, what refunds took back (deductedCents), what it is worth now (netCents), its status, the reward that earned it in words (reward, for example 20% of each sale or $10.00 per new customer, as it was when the commission was created; null for commissions from before rewards), and each refund with its amount, deduction and reason. Paginated: limit and the nextCursor of the previous page. 404 for a program you are not approved in.",
       example: { programId: 1, limit: 25 },
       errors: ["not_found"],
       response: {
@@ -137,6 +137,7 @@ export const PORTAL = declareActions("portal", {
               transactionId: "order-1001",
               currency: "usd",
               saleAmountCents: 10000,
+              saleOriginal: null,
               amountCents: 2000,
               deductedCents: 600,
               netCents: 1400,

@@ -8,9 +8,10 @@ const call = typedCall<SalesContract>();
 export async function recordSaleOnce(h: HandlerContext, input: SalesContract["sales.recordProcessorSale"]["params"]): Promise<Record<string, unknown>> {
   try {
     const { sale, commissionId } = await call(h.ctx, "sales.recordProcessorSale", input);
-    // A sale in another currency than the program's is recorded without commission; the event says why.
+    // Why it earns nothing, and how a sale in another currency was converted (docs/currencies.md), when so.
     const noCommission = sale.noCommissionReason ? { noCommissionReason: sale.noCommissionReason } : {};
-    return { saleId: sale.id, partnerId: sale.partnerId, attributionMethod: sale.attributionMethod, commissionId, ...noCommission };
+    const conversion = sale.conversion ? { conversion: sale.conversion } : {};
+    return { saleId: sale.id, partnerId: sale.partnerId, attributionMethod: sale.attributionMethod, commissionId, ...noCommission, ...conversion };
   } catch (err) {
     if ((err as { type?: string }).type === "already_recorded") return { alreadyRecorded: true };
     throw err;

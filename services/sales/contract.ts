@@ -11,6 +11,7 @@ import type { ReferenceRate } from "./exchange-rate";
 import type { LoadedRates } from "./exchange-rate-admin";
 import type { RefreshOutcome } from "./exchange-rate-job";
 import type { RateTable } from "./rate-tables";
+import type { MismatchReport } from "./currency-mismatches";
 
 /** `POST /api/v1/track/sale`'s answer (spec 2.1). */
 export interface TrackedSale {
@@ -19,6 +20,8 @@ export interface TrackedSale {
   transaction_id: string;
   amount_cents: number;
   currency: string;
+  /** A sale in another currency: what was paid and the frozen rate (null otherwise). */
+  conversion: { original_amount_cents: number; original_currency: string; rate: string; source: string; rate_day: string } | null;
   test: boolean;
   attributed: boolean;
   partner_id: number | null;
@@ -55,4 +58,7 @@ export interface SalesContract {
   "sales.loadExchangeRates": { params: z.input<typeof X.LoadExchangeRatesInput>; result: LoadedRates };
   /** The reference-rate job's fetch, run now on the instance called. */
   "sales.refreshExchangeRates": { params: z.input<typeof X.RefreshExchangeRatesInput>; result: RefreshOutcome };
+  /** Reconcile's sale.converted_at_rate: how many converted sales were checked, and those that drifted. */
+  "sales.conversionDrift": { params: z.input<typeof S.RollupDriftInput>; result: { checked: number; drift: Array<{ saleId: number; programId: number; detail: string }> } };
+  "sales.reevaluateCurrencyMismatches": { params: z.input<typeof S.ReevaluateMismatchesInput>; result: Jsonified<MismatchReport> };
 }

@@ -15,6 +15,7 @@ const saleItemExample: Jsonified<Sale> = {
   transactionId: "order-1001",
   amountCents: 10000,
   currency: "usd",
+  conversion: { originalAmountCents: 9200, originalCurrency: "eur", rate: "1.0869565", source: "ecb", rateDay: "2026-01-01" },
   lines: null,
   customerKey: "user_42",
   email: "buyer@example.com",
@@ -43,18 +44,19 @@ export const SALES = declareActions("sales", {
       tag: "Tracking",
       summary: "Track a sale",
       description:
-        "Server to server only (no CORS). The transaction id is unique per program: a repeat is 409 already_recorded. An attributed, non-test sale gets a commission at the program's rule (commission_status is processing while it is still being created).",
+        "Server to server only (no CORS). The transaction id is unique per program: a repeat is 409 already_recorded. An attributed, non-test sale gets a commission at the program's rule (commission_status is processing while it is still being created). A sale in another currency than the program's is converted into it at the reference rate of the sale's day; when no rate of that day is known, 503 exchange_rate_unavailable with Retry-After, and nothing is recorded.",
       example: { transaction_id: "order-1001", amount_cents: 10000, currency: "usd", customer_key: "user-42" },
-      errors: ["already_recorded", "currency_mismatch"],
+      errors: ["already_recorded", "exchange_rate_unavailable"],
       response: {
         description:
-          "The recorded sale and its commission. attribution_method is click, email, processor_customer, customer_key or coupon (null when unattributed). reason says why a sale earns nothing: self_referral when the program's self-referral guard found the customer to be the partner (email or customer key; the sale is then recorded with attributed false); unknown_coupon_code, coupon_code_archived or coupon_partner_not_approved when only its coupon_code could have named the partner; or the currency mismatch; null otherwise.",
+          "The recorded sale and its commission. attribution_method is click, email, processor_customer, customer_key or coupon (null when unattributed). reason says why a sale earns nothing: self_referral when the program's self-referral guard found the customer to be the partner (email or customer key; the sale is then recorded with attributed false); unknown_coupon_code, coupon_code_archived or coupon_partner_not_approved when only its coupon_code could have named the partner; null otherwise. amount_cents and currency are the program's; conversion says what was paid and the rate when the sale was in another currency (null otherwise).",
         example: {
           success: true,
           sale_id: 1,
           transaction_id: "order-1001",
           amount_cents: 10000,
           currency: "usd",
+          conversion: { original_amount_cents: 9200, original_currency: "eur", rate: "1.0869565", source: "ecb", rate_day: "2026-01-01" },
           test: false,
           attributed: true,
           partner_id: 3,
@@ -168,4 +170,10 @@ export const SALES = declareActions("sales", {
   },
   // The reference-rate tables sales in other currencies are converted with (issue 48).
   ...EXCHANGE_RATE_ACTIONS,
+  conversionDrift: {
+    input: S.RollupDriftInput,
+  },
+  reevaluateCurrencyMismatches: {
+    input: S.ReevaluateMismatchesInput,
+  },
 });

@@ -5,17 +5,12 @@
  * through the table's base (the ECB's: the euro). No such table: the sale is refused with exchange_rate_unavailable
  * (503, Retry-After) rather than converted at a guess.
  */
-import { crossRate } from "../../shared/domain/exchange-rates";
+import { crossRate, type FoundRate } from "../../shared/domain/exchange-rates";
 import { ExchangeRateUnavailableError } from "../../shared/errors";
 import type { RateSource, RateTableStore } from "./rate-tables";
 
-/** A rate found: units of `to` per unit of `from` (decimal text, frozen on the sale), and the table it came from. */
-export interface ReferenceRate {
-  rate: string;
-  source: RateSource;
-  /** The day of the table used (YYYY-MM-DD): the sale's day, or the last business day before it. */
-  rateDay: string;
-}
+/** A rate found in a table: units of `to` per unit of `from` (decimal text, frozen on the sale), the table's source and day. */
+export type ReferenceRate = FoundRate & { source: RateSource };
 
 export interface ReferenceRateQuery {
   /** Lower-case ISO 4217 codes, different. */

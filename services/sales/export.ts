@@ -26,4 +26,10 @@ export const SALES_CSV = csvLayout<SaleItem>({
   commission_state: (s) => s.commissionState,
   commission_id: (s) => s.commissionId,
   no_commission_reason: (s) => s.noCommissionReason,
+  // A sale paid in another currency (docs/currencies.md): what was paid, and the rate amount_cents was converted at.
+  original_amount_cents: (s) => s.conversion?.originalAmountCents ?? null,
+  original_currency: (s) => s.conversion?.originalCurrency ?? null,
+  exchange_rate: (s) => s.conversion?.rate ?? null,
+  exchange_rate_source: (s) => s.conversion?.source ?? null,
+  exchange_rate_day: (s) => s.conversion?.rateDay ?? null,
 });

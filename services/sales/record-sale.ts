@@ -1,6 +1,6 @@
 import type { Context, Logger } from "moleculer";
-import { commissionCurrencyCheck } from "../../shared/domain/currencies";
-import { AlreadyRecordedError } from "../../shared/errors";
+import { convertSale, type FoundRate } from "../../shared/domain/exchange-rates";
+import { AlreadyRecordedError, ExchangeRateUnavailableError, InvalidRequestError } from "../../shared/errors";
 import { getProgram } from "../clients/program-cache";
 import { typedCall } from "../../shared/typed-call";
 import type { AttributionContract } from "../attribution/contract";
@@ -23,6 +23,10 @@ export interface SalesDeps {
   logger: Pick<Logger, "info" | "warn">;
   /** The sales outbox relay, nudged after a sale (and its sale.created event) commits (the bench floor runs one too). */
   outboxRelay?: { nudge(): void };
+  /** The reference rate from one currency to another for a UTC day (YYYY-MM-DD), within the allowed age; null when none. */
+  referenceRate(from: string, to: string, day: string): Promise<FoundRate | null>;
+  /** How much older than a sale's day its reference table may be (EXCHANGE_RATE_MAX_AGE_DAYS), for the refusal's words. */
+  exchangeRates: { maxAgeDays: number };
 }
 
 /** Anything that can call an action: a context, or the broker for background jobs. */
@@ -60,6 +64,32 @@ export interface SaleInput {
   occurredAt: Date;
   /** What was sold, line by line (product rewards); omitted: one line of the whole amount. */
   lines?: SaleLine[] | null;
+  /**
+   * The processor's own rate into `currency` (Stripe: the charge's balance transaction), with the day it settled; used
+   * when `currency` is the program's, before any reference rate (docs/currencies.md).
+   */
+  settlement?: { currency: string; rate: string; day: string } | null;
+}
+
+/**
+ * A sale paid in another currency than its program's, converted (docs/currencies.md): at the processor's settlement
+ * rate when it settled in the program's currency, else at the reference rate of its day; with none, 503
+ * exchange_rate_unavailable and nothing recorded. Null for a sale in the program's currency.
+ */
+async function convertToProgramCurrency(deps: Pick<SalesDeps, "referenceRate" | "exchangeRates">, input: SaleInput, programCurrency: string) {
+  if (input.currency === programCurrency) return null;
+  const day = input.occurredAt.toISOString().slice(0, 10);
+  const settled = input.settlement?.currency === programCurrency ? input.settlement : null;
+  const found: FoundRate | null = settled ? { rate: settled.rate, source: "processor", rateDay: settled.day } : await deps.referenceRate(input.currency, programCurrency, day);
+  if (!found) throw new ExchangeRateUnavailableError(input.currency, programCurrency, day, deps.exchangeRates.maxAgeDays);
+  const converted = convertSale({ amountCents: input.amountCents, currency: input.currency, lines: input.lines ?? null }, programCurrency, found);
+  if (converted.amountCents <= 0) {
+    throw new InvalidRequestError(
+      `Invalid 'amount_cents': ${input.amountCents} ${input.currency} is less than one minor unit of ${programCurrency} at ${found.rate} (${found.source}, ${found.rateDay}).`,
+      { issues: [{ field: "amount_cents", message: "converts to nothing in the program's currency" }] },
+    );
+  }
+  return converted;
 }
 
 /**
@@ -69,6 +99,8 @@ export interface SaleInput {
 export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: SaleInput): Promise<{ sale: Sale; commission: CommissionOutcome | null }> {
   const duplicate = () => new AlreadyRecordedError(`A sale with transaction_id '${input.transactionId}' is already recorded for this program.`);
   if (await deps.repo.findSale(input.programId, input.transactionId)) throw duplicate();
+  const { currency: programCurrency } = await getProgram(ctx, input.programId);
+  const converted = await convertToProgramCurrency(deps, input, programCurrency);
 
   const resolved = await call(ctx, "attribution.resolve", {
     programId: input.programId,
@@ -82,18 +114,16 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
   const attribution = resolved?.partnerId != null && !selfReferral ? resolved : null;
   // Why a sale that named a partner some way is not theirs (self-referral; a coupon code unknown, archived, ...).
   const unattributedReason = selfReferral ? SELF_REFERRAL : resolved?.partnerId === null ? resolved.reason : null;
-  // Commissions are in the program's currency (the API refused other currencies before this point): a processor
-  // sale in another one is still recorded, and acknowledged, but earns nothing, and says why.
-  const { currency: programCurrency } = await getProgram(ctx, input.programId);
-  const currencyReason = input.isTest ? null : commissionCurrencyCheck(input.currency, programCurrency);
   // Whether the partner's rewards pay for it (product, recurring rule) is the commissions service's to say.
-  const earns = attribution !== null && !input.isTest && currencyReason === null;
+  const earns = attribution !== null && !input.isTest;
   const sale = await deps.repo.insertSale({
     programId: input.programId,
     transactionId: input.transactionId,
-    amountCents: input.amountCents,
-    currency: input.currency,
-    lines: input.lines ?? null,
+    // In the program's currency: commissions, rewards, balances and the overview read this amount.
+    amountCents: converted?.amountCents ?? input.amountCents,
+    currency: programCurrency,
+    conversion: converted?.conversion ?? null,
+    lines: converted ? converted.lines : (input.lines ?? null),
     customerKey: input.customerKey,
     email: input.email,
     processorCustomerId: input.processorCustomerId,
@@ -106,11 +136,10 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     subscriptionId: input.subscriptionId,
     occurredAt: input.occurredAt,
     commissionState: earns ? "pending" : "none",
-    noCommissionReason: unattributedReason ?? currencyReason,
+    noCommissionReason: unattributedReason,
   });
   if (!sale) throw duplicate();
   deps.outboxRelay?.nudge();
-  if (currencyReason) deps.logger.warn(`Sale ${sale.id} ('${sale.transactionId}', program ${sale.programId}) earns no commission: ${currencyReason}.`);
 
   // If this fails the sale stays `pending` and the retry job (or the first refund) creates it.
   const commission = await ensureCommission(deps, ctx, sale).catch((err) => {
@@ -144,6 +173,8 @@ export async function ensureCommission(deps: Pick<SalesDeps, "repo">, caller: Ca
     transactionId: sale.transactionId,
     saleAmountCents: sale.amountCents,
     currency: sale.currency,
+    // A converted sale is refunded in its own currency: the commission keeps what was paid as the refunds' base.
+    saleOriginal: sale.conversion ? { amountCents: sale.conversion.originalAmountCents, currency: sale.conversion.originalCurrency } : null,
     lines: sale.lines,
     occurredAt: sale.occurredAt.toISOString(),
     ...(await renewalOf(deps, sale)),
@@ -168,6 +199,15 @@ export function trackSaleResponse(sale: Sale, commission: CommissionOutcome | nu
     transaction_id: sale.transactionId,
     amount_cents: sale.amountCents,
     currency: sale.currency,
+    conversion: sale.conversion
+      ? {
+          original_amount_cents: sale.conversion.originalAmountCents,
+          original_currency: sale.conversion.originalCurrency,
+          rate: sale.conversion.rate,
+          source: sale.conversion.source,
+          rate_day: sale.conversion.rateDay,
+        }
+      : null,
     test: sale.isTest,
     attributed: sale.partnerId !== null,
     partner_id: sale.partnerId,

@@ -18,14 +18,34 @@ import {
 import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import type { SaleLine } from "../../shared/domain/rewards";
+import type { SaleConversion } from "../../shared/domain/exchange-rates";
+import { CURRENCY_MISMATCH } from "../../shared/domain/currencies";
+
+/** Sales recorded with currency_mismatch (before conversions): their reason's prefix. */
+const MISMATCH_REASON = new RegExp(`^${CURRENCY_MISMATCH}:`);
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { saleCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
 import type { RateTableStore } from "./rate-tables";
 import { MongoRateTableStore } from "./rate-tables.mongo";
 
-/** Documents written before currency checks have no `noCommissionReason`, those before product rewards no `lines` (both read as null). */
-type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines"> & { noCommissionReason?: string | null; lines?: SaleLine[] | null };
+/**
+ * Documents written before currency checks have no `noCommissionReason`, those before product rewards no `lines`,
+ * those before conversions no `conversion` (all read as null).
+ */
+type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines" | "conversion"> & { noCommissionReason?: string | null; lines?: SaleLine[] | null; conversion?: SaleConversion | null };
+
+/** A converted sale's original amount and frozen rate (the SQL adapter's five columns, all set or none). */
+const conversionSchema = new Schema<SaleConversion>(
+  {
+    originalAmountCents: { type: Number, required: true, min: 1 },
+    originalCurrency: { type: String, required: true },
+    rate: { type: String, required: true },
+    source: { type: String, required: true },
+    rateDay: { type: String, required: true },
+  },
+  { _id: false },
+);
 
 const saleSchema = requiredStringsMayBeEmpty(
   collectionSchema<SaleDoc>("sales", {
@@ -51,6 +71,7 @@ const saleSchema = requiredStringsMayBeEmpty(
     commissionId: { type: Number, default: null },
     // Added with currency checks: older documents have none (read as null).
     noCommissionReason: { type: String, default: null },
+    conversion: { type: conversionSchema, default: null },
     occurredAt: { type: Date, required: true },
     createdAt: { type: Date, required: true },
   }),
@@ -130,6 +151,15 @@ const toSale = (d: SaleDoc): Sale => ({
   subscriptionId: d.subscriptionId ?? null,
   commissionState: d.commissionState,
   noCommissionReason: d.noCommissionReason ?? null,
+  conversion: d.conversion
+    ? {
+        originalAmountCents: d.conversion.originalAmountCents,
+        originalCurrency: d.conversion.originalCurrency,
+        rate: d.conversion.rate,
+        source: d.conversion.source,
+        rateDay: d.conversion.rateDay,
+      }
+    : null,
   commissionId: d.commissionId ?? null,
   occurredAt: d.occurredAt ?? d.createdAt,
   createdAt: d.createdAt,
@@ -191,6 +221,7 @@ export class MongoSalesRepository implements SalesRepository {
             commissionState: s.commissionState,
             commissionId: null,
             noCommissionReason: s.noCommissionReason,
+            conversion: s.conversion,
             createdAt: now,
           },
           { session },
@@ -232,6 +263,62 @@ export class MongoSalesRepository implements SalesRepository {
   async markNoCommission(saleId: number, reason: string): Promise<void> {
     // Only a sale still awaiting its commission: one created meanwhile keeps it.
     await this.sales.updateOne({ _id: saleId, commissionState: "pending" }, { $set: { commissionState: "none", noCommissionReason: reason } });
+  }
+
+  async convertMismatchedSale(saleId: number, c: Pick<Sale, "amountCents" | "currency" | "lines" | "conversion" | "commissionState">): Promise<boolean> {
+    return withRollupTransaction(this.connection, async (session) => {
+      const before = await this.sales
+        .findOneAndUpdate(
+          { _id: saleId, commissionState: "none", noCommissionReason: MISMATCH_REASON },
+          {
+            $set: {
+              amountCents: c.amountCents,
+              currency: c.currency,
+              lines: c.lines === null ? null : (JSON.parse(JSON.stringify(c.lines)) as SaleLine[]),
+              conversion: c.conversion,
+              commissionState: c.commissionState,
+              noCommissionReason: null,
+            },
+          },
+          { session, new: false },
+        )
+        .lean();
+      if (!before) return false;
+      const sale = toSale(before);
+      if (sale.partnerId !== null) {
+        // The sale's count and amount move from its old currency's sales_daily row to the new one's.
+        const day = { programId: sale.programId, partnerId: sale.partnerId, isTest: sale.isTest, day: utcDayText(sale.occurredAt) };
+        await incrementRollup(
+          this.daily,
+          [
+            { ...day, currency: sale.currency, sales: -1, amountCents: -sale.amountCents },
+            { ...day, currency: c.currency, sales: 1, amountCents: c.amountCents },
+          ],
+          session,
+        );
+      }
+      return true;
+    });
+  }
+
+  async listMismatchedSales(f: { programId?: number; afterId: number; limit: number }): Promise<Sale[]> {
+    if (f.limit < 1) return [];
+    const docs = await this.sales
+      .find({ _id: { $gt: f.afterId }, commissionState: "none", noCommissionReason: MISMATCH_REASON, ...(f.programId !== undefined ? { programId: f.programId } : {}) })
+      .sort({ _id: 1 })
+      .limit(f.limit)
+      .lean();
+    return docs.map(toSale);
+  }
+
+  async listConvertedSales(afterId: number, limit: number): Promise<Sale[]> {
+    if (limit < 1) return [];
+    const docs = await this.sales
+      .find({ _id: { $gt: afterId }, conversion: { $type: "object" } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .lean();
+    return docs.map(toSale);
   }
 
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {

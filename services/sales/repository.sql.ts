@@ -24,6 +24,8 @@ import {
   topPartnersQuery,
 } from "../../shared/storage/running-sql";
 import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import type { RateSource, SaleConversion } from "../../shared/domain/exchange-rates";
+import { CURRENCY_MISMATCH } from "../../shared/domain/currencies";
 import { csvLineSql } from "../../shared/storage/csv-sql";
 import { SALES_CSV } from "./export";
 import type { RateTableStore } from "./rate-tables";
@@ -82,6 +84,11 @@ const MIGRATIONS = [
   runningPackedRevisionMigration(salesDaily()),
   // A page of partners' whole months in a range (or all time) from per (program, partner, month) counters.
   rollupMigration(monthlyRollup(salesDaily())),
+  // A sale paid in another currency than its program's: what was paid and the frozen rate (docs/currencies.md); the
+  // amount and currency are the program's. All five or none.
+  `ALTER TABLE sales ADD COLUMN original_amount_cents BIGINT CHECK (original_amount_cents > 0),
+     ADD COLUMN original_currency TEXT, ADD COLUMN exchange_rate TEXT, ADD COLUMN exchange_rate_source TEXT, ADD COLUMN exchange_rate_day DATE,
+     ADD CONSTRAINT sales_conversion_whole CHECK (num_nulls(original_amount_cents, original_currency, exchange_rate, exchange_rate_source, exchange_rate_day) IN (0, 5));`,
 ];
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
@@ -136,6 +143,11 @@ const SALES_CSV_LINE = csvLineSql(SALES_CSV, {
   commission_state: { text: "commission_state" },
   commission_id: { integer: "commission_id" },
   no_commission_reason: { text: "no_commission_reason" },
+  original_amount_cents: { integer: "original_amount_cents" },
+  original_currency: { text: "original_currency" },
+  exchange_rate: { text: "exchange_rate" },
+  exchange_rate_source: { text: "exchange_rate_source" },
+  exchange_rate_day: { text: "to_char(exchange_rate_day, 'YYYY-MM-DD')" },
 });
 
 /** The exact query of topPartners (exported so the query-plan test explains what runs): revenue in the program's currency. */
@@ -182,6 +194,11 @@ interface SaleRow {
   commission_state: Sale["commissionState"];
   commission_id: number | null;
   no_commission_reason: string | null;
+  original_amount_cents: number | string | null;
+  original_currency: string | null;
+  exchange_rate: string | null;
+  exchange_rate_source: RateSource | null;
+  exchange_rate_day: Date | string | null;
   created_at: Date;
 }
 
@@ -209,8 +226,22 @@ const toSale = (r: SaleRow): Sale => ({
   commissionState: r.commission_state,
   commissionId: r.commission_id,
   noCommissionReason: r.no_commission_reason ?? null,
+  conversion: conversionOf(r),
   createdAt: r.created_at,
 });
+
+/** The conversion columns as the sale's `conversion` (all set, or none). */
+function conversionOf(r: SaleRow): SaleConversion | null {
+  if (r.original_amount_cents === null || r.original_currency === null || r.exchange_rate === null || r.exchange_rate_source === null || r.exchange_rate_day === null) return null;
+  const day = r.exchange_rate_day instanceof Date ? r.exchange_rate_day.toISOString().slice(0, 10) : String(r.exchange_rate_day).slice(0, 10);
+  return { originalAmountCents: Number(r.original_amount_cents), originalCurrency: r.original_currency, rate: r.exchange_rate, source: r.exchange_rate_source, rateDay: day };
+}
+
+/** A conversion as the values of its five columns (nulls for none). */
+const conversionValues = (c: SaleConversion | null) => (c ? [c.originalAmountCents, c.originalCurrency, c.rate, c.source, c.rateDay] : [null, null, null, null, null]);
+
+/** How a sale recorded with currency_mismatch is found (the reason's prefix, shared/domain/currencies.ts). */
+const MISMATCH_REASON = `${CURRENCY_MISMATCH}:%`;
 
 export class SqlSalesRepository implements SalesRepository {
   readonly outbox: SqlOutbox;
@@ -233,8 +264,9 @@ export class SqlSalesRepository implements SalesRepository {
     return this.db.transaction(async (q) => {
       const [row] = await q.query<SaleRow>(
         `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
-         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason, lines)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+         click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason, lines,
+         original_amount_cents, original_currency, exchange_rate, exchange_rate_source, exchange_rate_day)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
         [
           s.programId,
@@ -255,6 +287,7 @@ export class SqlSalesRepository implements SalesRepository {
           s.occurredAt,
           s.noCommissionReason,
           s.lines === null ? null : JSON.stringify(s.lines),
+          ...conversionValues(s.conversion),
         ],
       );
       if (!row) return null;
@@ -285,6 +318,30 @@ export class SqlSalesRepository implements SalesRepository {
 
   async markCommissionCreated(saleId: number, commissionId: number): Promise<void> {
     await this.db.query("UPDATE sales SET commission_state = 'created', commission_id = $2 WHERE id = $1", [saleId, commissionId]);
+  }
+
+  async convertMismatchedSale(saleId: number, c: Pick<Sale, "amountCents" | "currency" | "lines" | "conversion" | "commissionState">): Promise<boolean> {
+    // sales_daily follows through its trigger (an update moves the sale's count and amount to its new key).
+    const rows = await this.db.query(
+      `UPDATE sales SET amount_cents = $2, currency = $3, lines = $4, commission_state = $11, no_commission_reason = NULL,
+         original_amount_cents = $5, original_currency = $6, exchange_rate = $7, exchange_rate_source = $8, exchange_rate_day = $9
+       WHERE id = $1 AND commission_state = 'none' AND no_commission_reason LIKE $10 RETURNING id`,
+      [saleId, c.amountCents, c.currency, c.lines === null ? null : JSON.stringify(c.lines), ...conversionValues(c.conversion), MISMATCH_REASON, c.commissionState],
+    );
+    return rows.length === 1;
+  }
+
+  async listMismatchedSales(f: { programId?: number; afterId: number; limit: number }): Promise<Sale[]> {
+    const rows = await this.db.query<SaleRow>(
+      `SELECT * FROM sales WHERE id > $1 AND commission_state = 'none' AND no_commission_reason LIKE $2 AND ($3::int IS NULL OR program_id = $3) ORDER BY id LIMIT $4`,
+      [f.afterId, MISMATCH_REASON, f.programId ?? null, f.limit],
+    );
+    return rows.map(toSale);
+  }
+
+  async listConvertedSales(afterId: number, limit: number): Promise<Sale[]> {
+    const rows = await this.db.query<SaleRow>("SELECT * FROM sales WHERE id > $1 AND original_amount_cents IS NOT NULL ORDER BY id LIMIT $2", [afterId, limit]);
+    return rows.map(toSale);
   }
 
   async listAwaitingCommission(before: Date, limit: number): Promise<Sale[]> {

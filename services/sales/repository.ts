@@ -4,6 +4,7 @@ import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { SaleLine } from "../../shared/domain/rewards";
 import type { RateTableStore } from "./rate-tables";
+import type { SaleConversion } from "../../shared/domain/exchange-rates";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -16,8 +17,11 @@ export interface Sale {
   programId: number;
   /** Caller's id of the sale, unique per program (the processor's id for processor sales). */
   transactionId: string;
+  /** The amount in the program's currency (converted when the sale was paid in another one: `conversion`). */
   amountCents: number;
   currency: string;
+  /** A sale paid in another currency: what was paid, and the rate it was converted at, frozen (docs/currencies.md); null otherwise. */
+  conversion: SaleConversion | null;
   /** What was sold, line by line, when the caller or the processor said (product rewards read it); null: one line of the whole amount. */
   lines: SaleLine[] | null;
   customerKey: string | null;
@@ -32,7 +36,7 @@ export interface Sale {
   subscriptionId: string | null;
   commissionState: SaleCommissionState;
   commissionId: number | null;
-  /** Why a sale that could have earned earns no commission (`currency_mismatch: ...`); null otherwise. */
+  /** Why a sale that could have earned earns no commission (self-referral, a product without reward; `currency_mismatch: ...` before conversions); null otherwise. */
   noCommissionReason: string | null;
   /** When the payment happened (the processor's event time, or when tracked). */
   occurredAt: Date;
@@ -64,6 +68,16 @@ export interface SalesRepository {
   markCommissionCreated(saleId: number, commissionId: number): Promise<void>;
   /** A sale that was due a commission earns none after all (no reward covers it): state `none`, with the reason. */
   markNoCommission(saleId: number, reason: string): Promise<void>;
+  /**
+   * Converts a sale recorded without commission for its currency (`currency_mismatch`, before conversions) into the
+   * program's currency: its amount, currency, lines, conversion and commission state replaced, its reason cleared,
+   * its sales_daily counts moved with it, in one transaction. False when the sale is no longer one.
+   */
+  convertMismatchedSale(saleId: number, converted: Pick<Sale, "amountCents" | "currency" | "lines" | "conversion" | "commissionState">): Promise<boolean>;
+  /** Sales recorded with `currency_mismatch` (before conversions), by id after `afterId`, at most `limit`; one program's, or all. */
+  listMismatchedSales(filter: { programId?: number; afterId: number; limit: number }): Promise<Sale[]>;
+  /** Converted sales (with a `conversion`), by id after `afterId`, at most `limit` (reconcile checks their amounts). */
+  listConvertedSales(afterId: number, limit: number): Promise<Sale[]>;
   /** Sales whose commission is still `pending` and older than `before` (oldest first). */
   listAwaitingCommission(before: Date, limit: number): Promise<Sale[]>;
   /**

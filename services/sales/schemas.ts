@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseRate } from "../../shared/domain/exchange-rates";
 import { oneLine, prose } from "../../shared/validation";
 import { exportFields } from "../../shared/csv-export";
 import { BooleanFilter, checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
@@ -13,9 +14,10 @@ export const TrackSaleRequest = z
   .strictObject({
     transaction_id: TransactionId.meta({ description: "Your order or payment id; unique per program (a repeat is refused as already recorded).", example: "order-1001" }),
     amount_cents: Cents.positive("must be a positive integer number of cents").meta({ description: "The sale amount in minor units (cents).", example: 10000 }),
-    // Omitted: the program's currency. Another currency than the program's is refused (currency_mismatch).
+    // Omitted: the program's currency. Another one is converted at the day's reference rate (docs/currencies.md).
     currency: Currency.optional().meta({
-      description: "The ISO 4217 currency code (any case); omitted: the program's currency. A sale in another currency than the program's is refused.",
+      description:
+        "The ISO 4217 currency code (any case) amount_cents is in; omitted: the program's currency. A sale in another currency is converted into the program's at the reference rate of its day, and refunded in its own currency.",
       example: "usd",
     }),
     customer_key: CustomerKey.optional().meta({
@@ -77,9 +79,15 @@ export const isTestSale = (r: { test?: boolean; additional_data?: { test_mode?: 
 /** `POST /api/v1/track/refund` (spec 2.1). */
 export const RefundRequest = z.strictObject({
   transaction_id: TransactionId.meta({ description: "The transaction id the sale was tracked with.", example: "order-1001" }),
-  refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)")
-    .nullish()
-    .meta({ description: "How much of the sale was refunded, in minor units; omitted or 0 refunds the rest. More than is left is capped.", example: 3000 }),
+  refund_amount_cents: Cents.nonnegative("must be a non-negative integer number of cents (0 or omitted refunds the rest)").nullish().meta({
+    description:
+      "How much of the sale was refunded, in minor units of the currency the sale was paid in (its own, also when it was converted); omitted or 0 refunds the rest. More than is left is capped.",
+    example: 3000,
+  }),
+  currency: Currency.optional().meta({
+    description: "The currency of refund_amount_cents (any case): optional, and when sent it must be the one the sale was tracked in.",
+    example: "eur",
+  }),
   // The ledger's own entries: "processor:..." for the processor's refunds and disputes, "...:restored" for restorations.
   refund_id: z
     .string()
@@ -129,6 +137,8 @@ export const ProcessorSaleInput = z.object({
   occurredAt: z.coerce.date(),
   /** What was sold (the checkout session's line items, the invoice's lines), for product rewards; they add up to amountCents. */
   lines: z.array(SaleLineValue).max(100).nullish(),
+  /** The processor's own conversion of the payment (Stripe: its balance transaction), when it settled in another currency. */
+  settlement: z.object({ currency: Currency, rate: z.string().refine((r) => parseRate(r) !== null, "must be a positive decimal"), day: z.iso.date() }).nullish(),
 });
 
 /** The processor's cumulative refunds and disputes of a sale (internal: called by the processor service). */
@@ -145,6 +155,12 @@ export const ProcessorSettlementInput = z.object({
 
 /** sales.stats: attributed sales and revenue per day and per partner (shared/stats-input.ts). */
 export { RollupDriftInput, StatsInput, TopPartnersInput } from "../../shared/stats-input";
+
+/** The re-evaluation of sales recorded with currency_mismatch (operators: `currency-mismatches` in the REPL). */
+export const ReevaluateMismatchesInput = z.strictObject({
+  programId: Id.optional().meta({ description: "Only this program's sales; omitted: every program's.", example: 1 }),
+  apply: z.boolean().default(false).meta({ description: "False (default): a dry run that changes nothing; true: convert them and create their commissions." }),
+});
 /** A program's sales, newest first (dashboard, operators). */
 export const ListSalesInput = z
   .strictObject({

@@ -193,12 +193,8 @@ export function isoExponent(code: string): number | undefined {
 }
 
 /**
- * Why a sale earns no commission for its currency, or null when it may earn
- * one: commissions (and the program's flat amounts) are in the program's
- * currency, and the service converts nothing.
+ * The reason prefix of sales recorded without commission for their currency before sales were converted
+ * (`currency_mismatch: sale in eur, program pays commissions in usd`); the re-evaluation command finds them by it
+ * (docs/currencies.md).
  */
-export function commissionCurrencyCheck(saleCurrency: string, programCurrency: string): string | null {
-  const sale = saleCurrency.toLowerCase();
-  const program = programCurrency.toLowerCase();
-  return sale === program ? null : `currency_mismatch: sale in ${sale}, program pays commissions in ${program}`;
-}
+export const CURRENCY_MISMATCH = "currency_mismatch";

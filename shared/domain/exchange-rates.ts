@@ -96,3 +96,64 @@ export function tableForDay<T extends { day: string }>(tables: readonly T[], day
   const ageDays = (Date.parse(`${day}T00:00:00Z`) - Date.parse(`${best.day}T00:00:00Z`)) / 86_400_000;
   return ageDays <= maxAgeDays ? best : null;
 }
+
+/** Where a sale's rate came from: the processor's settlement (what the merchant received), or a reference table. */
+export const RATE_SOURCES = ["processor", "ecb", "manual"] as const;
+export type RateSource = (typeof RATE_SOURCES)[number];
+
+/** A rate found for a sale: the rate, where it came from, and the day it was published (YYYY-MM-DD). */
+export interface FoundRate {
+  rate: string;
+  source: RateSource;
+  rateDay: string;
+}
+
+/** What a converted sale keeps beside its amount in the program's currency: what was paid, and the frozen rate. */
+export interface SaleConversion extends FoundRate {
+  originalAmountCents: number;
+  originalCurrency: string;
+}
+
+/**
+ * A sale of `amountMinor` `fromCurrency` converted into `toCurrency` at a found rate, with its lines (product rewards)
+ * moved along: each line's share of the converted total by cumulative rounding, so the lines still add up to it.
+ */
+export function convertSale<L extends { amountCents: number }>(
+  sale: { amountCents: number; currency: string; lines: readonly L[] | null },
+  toCurrency: string,
+  found: FoundRate,
+): { amountCents: number; lines: L[] | null; conversion: SaleConversion } {
+  const amountCents = convertMinorUnits(sale.amountCents, sale.currency, toCurrency, found.rate);
+  let before = 0;
+  let convertedBefore = 0;
+  const lines =
+    sale.lines?.map((line) => {
+      before += line.amountCents;
+      const convertedThrough = sale.amountCents > 0 ? Number(divideHalfEven(BigInt(amountCents) * BigInt(before), BigInt(sale.amountCents))) : 0;
+      const share = convertedThrough - convertedBefore;
+      convertedBefore = convertedThrough;
+      return { ...line, amountCents: share };
+    }) ?? null;
+  return { amountCents, lines, conversion: { ...found, originalAmountCents: sale.amountCents, originalCurrency: sale.currency } };
+}
+
+/** A rate the processor sends as a JSON number (Stripe's `exchange_rate`: 0.924301) as a rate's text; null when unusable. */
+export function rateOfNumber(value: number): string | null {
+  if (!Number.isFinite(value) || value <= 0) return null;
+  const text = value.toFixed(RATE_DECIMALS).replace(/\.?0+$/, "");
+  return parseRate(text) ? text : null;
+}
+
+/**
+ * Why a converted sale's amount is not its original amount at its frozen rate under the one rounding rule
+ * (reconcile's `sale.converted_at_rate`); null when it is, or when the sale was not converted.
+ */
+export function conversionMismatch(sale: { amountCents: number; currency: string; conversion: SaleConversion | null }): string | null {
+  const c = sale.conversion;
+  if (!c) return null;
+  if (!parseRate(c.rate)) return `its rate '${c.rate}' is not a rate`;
+  const expected = convertMinorUnits(c.originalAmountCents, c.originalCurrency, sale.currency, c.rate);
+  return expected === sale.amountCents
+    ? null
+    : `${sale.amountCents} ${sale.currency} is not ${c.originalAmountCents} ${c.originalCurrency} at ${c.rate} (${c.source}, ${c.rateDay}) = ${expected}`;
+}

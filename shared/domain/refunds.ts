@@ -6,6 +6,15 @@ export type CommissionStatus = "pending" | "approved" | "paid" | "refunded" | "r
 /** Why a commission was taken back: the sale was refunded, charged back, or the merchant voided the commission. */
 export type RefundReasonCode = "refund" | "chargeback" | "void";
 
+/**
+ * The base refunds of a commission are counted against: its sale's amount as paid. A sale converted from another
+ * currency is refunded in that currency (docs/currencies.md), so its base is the original amount, and the
+ * deductions stay that share of the commission whatever the rate does since.
+ */
+export function refundBaseCents(c: { saleAmountCents: number; saleOriginal?: { amountCents: number } | null }): number {
+  return c.saleOriginal?.amountCents ?? c.saleAmountCents;
+}
+
 /** What the reversal logic needs to know about one commission and its sale. */
 export interface CommissionRefundState {
   commissionCents: number;

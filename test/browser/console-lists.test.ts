@@ -1,7 +1,8 @@
 /**
  * The console's list screens and a partner's screen end to end in headless Chromium: find a partner by search and
  * approve them with the keyboard; a partner's facts, chart, commissions with refunds, notes and group; the sales
- * list filtered by a partner's code and its CSV compared with the API; commissions by state; a payout marked paid.
+ * list filtered by a partner's code and its CSV compared with the API (a sale paid in euros beside its dollars);
+ * commissions by state; a payout marked paid.
  * Screenshots of each screen at 1366 and 390 px.
  */
 import fs from "node:fs";
@@ -21,14 +22,20 @@ describeWithChromium("console lists and a partner's screen", () => {
     await sys.admin("POST", `/programs/${p.programId}/partners`, { name: "Pat Pending", email: "pat@example.com", status: "pending" });
     const vip = await sys.admin("POST", `/programs/${p.programId}/groups`, { name: "VIP" });
 
-    // Three sales for the bootstrap partner (Partner One), one of them refunded in part; one open payout.
+    // Three sales for the bootstrap partner (Partner One), the second paid in euros (18479 at 1.0823: $200.00) and
+    // refunded in part, in euros; one open payout.
+    await sys.admin("PUT", "/exchange-rates", { base: "eur", tables: [{ day: new Date().toISOString().slice(0, 10), rates: { usd: "1.0823" } }] });
     const transactions: string[] = [];
-    for (const amountCents of [10_000, 20_000, 30_000]) {
+    for (const [amountCents, currency] of [
+      [10_000, "usd"],
+      [18_479, "eur"],
+      [30_000, "usd"],
+    ] as const) {
       const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: p.programId, referral_code: p.referralCode } });
       const customerKey = uniqueId("customer");
       await sys.http("POST", "/api/v1/track/lead", { key: p.apiKey, body: { customer_key: customerKey, click_id: click.body.click_id } });
       const transactionId = uniqueId("tx");
-      const sale = await sys.http("POST", "/api/v1/track/sale", { key: p.apiKey, body: { transaction_id: transactionId, amount_cents: amountCents, customer_key: customerKey } });
+      const sale = await sys.http("POST", "/api/v1/track/sale", { key: p.apiKey, body: { transaction_id: transactionId, amount_cents: amountCents, currency, customer_key: customerKey } });
       expect(sale.status).toBe(200);
       transactions.push(transactionId);
     }
@@ -60,7 +67,8 @@ describeWithChromium("console lists and a partner's screen", () => {
     await expectText(page.locator("#partner-summary"), "3 sales, revenue $600.00");
     await page.locator(".chart canvas").first().waitFor();
     const commissionRows = page.locator("section", { has: page.getByRole("heading", { name: "Commissions" }) }).locator("tbody tr");
-    await expectText(commissionRows.nth(1), "$50.00 refunded, $10.00 taken back (damaged)");
+    // €50.00 of €184.79 refunded: that share of the $40.00 commission.
+    await expectText(commissionRows.nth(1), "€50.00 refunded, $10.82 taken back (damaged)");
     await expectText(page.locator("section", { has: page.getByRole("heading", { name: "Payouts" }) }).locator("tbody"), "$10.00");
     await page.getByLabel("Notes (only your team sees them)").fill("Prefers monthly payouts.");
     await page.getByRole("button", { name: "Save notes" }).click();
@@ -81,11 +89,17 @@ describeWithChromium("console lists and a partner's screen", () => {
     const saleRows = page.locator("section[aria-label=Sales] tbody tr");
     await expectText(saleRows.first(), transactions[2]);
     expect(await saleRows.count()).toBe(3);
+    await expectText(saleRows.nth(1), "€184.79");
     await checkAtBothWidths(page, "console-sales", () => saleRows.first().waitFor());
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
     const csv: Array<Record<string, string>> = parse(fs.readFileSync(await download.path(), "utf8"), { columns: true, bom: true });
     const api = await sys.admin("GET", `/sales?programId=${p.programId}&partnerId=${p.partnerId}`);
     expect(csv.map((r) => [r.transaction_id, Number(r.amount_cents)])).toEqual(api.data.map((s: { transactionId: string; amountCents: number }) => [s.transactionId, s.amountCents]));
+    expect(csv.map((r) => [r.original_amount_cents, r.original_currency, r.exchange_rate])).toEqual([
+      ["", "", ""],
+      ["18479", "eur", "1.0823"],
+      ["", "", ""],
+    ]);
 
     // Commissions: the one refunds reduced.
     await page.goto(screen("/commissions"));
@@ -93,6 +107,7 @@ describeWithChromium("console lists and a partner's screen", () => {
     await page.getByRole("button", { name: "Apply filters" }).click();
     const commissionList = page.locator("section[aria-label=Commissions] tbody tr");
     await expectText(commissionList.first(), transactions[1]);
+    await expectText(commissionList.first(), "$200.00 (paid €184.79)");
     expect(await commissionList.count()).toBe(1);
     await checkAtBothWidths(page, "console-commissions", () => commissionList.first().waitFor());
 

@@ -95,6 +95,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
           creditedAt: null,
           paidOutAt: null,
           processorRevision: 0,
+          saleOriginal: null,
           createdAt: at(0),
           updatedAt: at(0),
         });
@@ -141,6 +142,19 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
         expect(results.filter((r) => r.created)).toHaveLength(1);
         expect(new Set(results.map((r) => r.commission.id)).size).toBe(1);
         expect(await events(results[0].commission.id)).toHaveLength(1);
+      });
+    });
+
+    describe("a converted sale's commission (docs/currencies.md)", () => {
+      it("keeps what was paid, and takes its refunds in that currency: up to the original amount, deductions in proportion", async () => {
+        // 15000 yen converted to 9994 dollar cents; 20 % = 1999.
+        const input = newCommission({ saleAmountCents: 9994, amountCents: 1999, saleOriginal: { amountCents: 15_000, currency: "jpy" } });
+        const { commission } = await repo().transaction((tx) => ledger.createCommission(tx, input, at(0)));
+        expect(await repo().getCommission(commission.id)).toMatchObject({ saleAmountCents: 9994, saleOriginal: { amountCents: 15_000, currency: "jpy" } });
+        expect(await refund(input.saleId, 5000, "re_jpy", at(SECOND))).toMatchObject({ kind: "applied", deductionCents: 666 });
+        // The rest of the 15000 yen paid (more than the 9994 converted): the whole commission.
+        expect(await reverse({ saleId: input.saleId, reasonCode: "refund", reason: "r" }, at(2 * SECOND))).toMatchObject({ kind: "applied", deductionCents: 1999 - 666 });
+        expect(await repo().getCommission(commission.id)).toMatchObject({ status: "reversed", refundedCents: 15_000, deductedCents: 1999 });
       });
     });
 
@@ -903,6 +917,7 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       expect(first.created).toBe(true);
       expect(first.commission).toEqual({
         ...input,
+        saleOriginal: null,
         id: first.commission.id,
         refundedCents: 0,
         deductedCents: 0,

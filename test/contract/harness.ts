@@ -60,6 +60,7 @@ export const newSale = (programId: number, over: Partial<NewSale> = {}): NewSale
   transactionId: `txn_h${saleIds()}`,
   amountCents: 10_000,
   currency: "usd",
+  conversion: null,
   lines: null,
   customerKey: null,
   email: null,

@@ -24,6 +24,7 @@ const sale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
   transactionId: `txn_${unique()}`,
   amountCents: 10_000,
   currency: "usd",
+  conversion: null,
   lines: null,
   customerKey: "cust_1",
   email: "buyer@example.com",

@@ -10,6 +10,7 @@ const sale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
   transactionId: `txn_${unique()}`,
   amountCents: 10_000,
   currency: "usd",
+  conversion: null,
   lines: null,
   customerKey: "cust_1",
   email: "buyer@example.com",
@@ -51,10 +52,42 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
       expect(await repo().getSale(created!.id)).toEqual({ ...input, id: created!.id, commissionId: null, createdAt: expect.any(Date) });
     });
 
-    it("keeps why a sale earns no commission (a processor sale in another currency than its program's)", async () => {
-      const input = sale(nextProgram(), { currency: "eur", commissionState: "none", noCommissionReason: "currency_mismatch: sale in eur, program pays commissions in usd" });
+    it("keeps a converted sale's original amount and frozen rate, and lists the converted sales by id", async () => {
+      const conversion = { originalAmountCents: 15_000, originalCurrency: "jpy", rate: "0.006662357649", source: "ecb" as const, rateDay: "2030-01-01" };
+      const input = sale(nextProgram(), { amountCents: 9994, conversion });
       const created = await repo().insertSale(input);
       expect(await repo().getSale(created!.id)).toEqual({ ...input, id: created!.id, commissionId: null, createdAt: expect.any(Date) });
+      const plain = await repo().insertSale(sale(input.programId));
+      const listed = await repo().listConvertedSales(created!.id - 1, 10);
+      expect(listed.map((s) => s.id)).toContain(created!.id);
+      expect(listed.map((s) => s.id)).not.toContain(plain!.id);
+    });
+
+    it("converts a sale recorded with currency_mismatch once: amount, currency, conversion and commission state, its sales_daily row moved", async () => {
+      const programId = nextProgram();
+      const mismatch = await repo().insertSale(
+        sale(programId, { currency: "eur", amountCents: 9200, partnerId: 7, commissionState: "none", noCommissionReason: "currency_mismatch: sale in eur, program pays commissions in usd" }),
+      );
+      const other = await repo().insertSale(sale(programId, { partnerId: 7, commissionState: "none", noCommissionReason: "self_referral" }));
+      expect((await repo().listMismatchedSales({ programId, afterId: 0, limit: 10 })).map((s) => s.id)).toEqual([mismatch!.id]);
+      expect(await repo().listMismatchedSales({ programId: programId + 1000, afterId: 0, limit: 10 })).toEqual([]);
+
+      const converted = {
+        amountCents: 9957,
+        currency: "usd",
+        lines: null,
+        conversion: { originalAmountCents: 9200, originalCurrency: "eur", rate: "1.0823", source: "manual" as const, rateDay: "2030-01-01" },
+        commissionState: "pending" as const,
+      };
+      expect(await repo().convertMismatchedSale(mismatch!.id, converted)).toBe(true);
+      expect(await repo().getSale(mismatch!.id)).toMatchObject({ ...converted, noCommissionReason: null });
+      // Once: it is no longer a mismatch, and another reason is never one.
+      expect(await repo().convertMismatchedSale(mismatch!.id, converted)).toBe(false);
+      expect(await repo().convertMismatchedSale(other!.id, converted)).toBe(false);
+      expect(await repo().listMismatchedSales({ programId, afterId: 0, limit: 10 })).toEqual([]);
+      // The overview's rollup follows the sale to its new currency and amount.
+      expect((await repo().rollupDrift(10)).filter((d) => d.programId === programId)).toEqual([]);
+      expect((await repo().salesStats({ programId, test: false, start: null, end: null }, "usd")).byPartner).toEqual([{ partnerId: 7, sales: 2, revenueCents: 9957 + 10_000 }]);
     });
 
     it("stores amounts beyond 32 bits exactly", async () => {

@@ -65,8 +65,8 @@ afterAll(async () => {
 });
 
 const LEAD_FIELDS = ["leadId", "programId", "partnerId", "customer", "occurredAt", "createdAt"];
-const SALE_FIELDS = ["saleId", "programId", "partnerId", "transactionId", "amountCents", "currency", "customer", "isRecurring", "commissionDue", "occurredAt", "createdAt"];
-const COMMISSION_FIELDS = ["commissionId", "programId", "partnerId", "saleId", "transactionId", "status", "currency", "amountCents", "netCents", "creditedAt", "paidOutAt"];
+const SALE_FIELDS = ["saleId", "programId", "partnerId", "transactionId", "amountCents", "currency", "conversion", "customer", "isRecurring", "commissionDue", "occurredAt", "createdAt"];
+const COMMISSION_FIELDS = ["commissionId", "programId", "partnerId", "saleId", "transactionId", "status", "currency", "amountCents", "netCents", "saleOriginal", "creditedAt", "paidOutAt"];
 
 test("a partner's postback gets their own events, signed, partner-safe; another partner's never; the merchant's endpoint as before", async () => {
   const merchant = await sys.admin("POST", `/workspaces/${workspaceId}/webhook-endpoints`, { url: `${receiver.url}/merchant` });

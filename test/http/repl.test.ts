@@ -90,6 +90,7 @@ describe("REPL commands over a broker", () => {
       "rates",
       "rates-load <file>",
       "rates-fetch",
+      "currency-mismatches",
     ]);
   });
 

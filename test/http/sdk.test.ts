@@ -24,7 +24,7 @@ const sale = (transactionId: string) => sys.admin("GET", `/programs/${boot.progr
 describe("trackSale", () => {
   test("records an attributed sale with the spec 2.6 fields", async () => {
     const invoiceId = uniqueId("in");
-    // The program's currency (usd): a sale in another one is refused (below).
+    // The program's currency (usd): no conversion (a sale in another one: below).
     const result = await client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "USD", isRecurring: true, saleType: "subscription", subscriptionId: "sub_1" });
     expect(result).toEqual({
       status: "recorded",
@@ -32,6 +32,7 @@ describe("trackSale", () => {
       invoiceId,
       amount: 4900,
       currency: "usd",
+      conversion: null,
       test: false,
       attributed: true,
       partnerId: boot.partnerId,
@@ -62,10 +63,23 @@ describe("trackSale", () => {
     });
   });
 
-  test("a sale in another currency than the program's is a currency_mismatch error, and nothing is recorded", async () => {
+  test("a sale in another currency: a typed exchange_rate_unavailable error without a rate; converted, and refunded in its own currency, with one", async () => {
     const invoiceId = uniqueId("in");
-    await expect(client.trackSale({ customerExternalId: customer, amount: 4900, invoiceId, currency: "eur" })).rejects.toMatchObject({ status: 422, code: "currency_mismatch" });
+    await expect(client.trackSale({ customerExternalId: customer, amount: 4500, invoiceId, currency: "eur" })).rejects.toMatchObject({ status: 503, code: "exchange_rate_unavailable" });
     expect((await sys.http("GET", `/api/admin/programs/${boot.programId}/sales/${invoiceId}`, { key: ADMIN_TOKEN })).status).toBe(404);
+
+    const day = new Date().toISOString().slice(0, 10);
+    await sys.admin("PUT", "/exchange-rates", { source: "manual", base: "eur", tables: [{ day, rates: { usd: "1.0889" } }] });
+    const result = await client.trackSale({ customerExternalId: customer, amount: 4500, invoiceId, currency: "eur" });
+    // 4500 euro cents at 1.0889 = 4900.05 -> 4900 cents; the commission (20 %) 980.
+    expect(result).toMatchObject({
+      status: "recorded",
+      amount: 4900,
+      currency: "usd",
+      conversion: { originalAmount: 4500, originalCurrency: "eur", rate: "1.0889", source: "manual", rateDay: day },
+    });
+    // Half of what was paid, in euros: half the commission.
+    expect(await client.trackRefund({ invoiceId, amount: 2250, currency: "eur" })).toMatchObject({ status: "refunded", deductionAmount: 4.9 });
   });
 
   test("a repeated invoiceId is a typed already_recorded result, not an error", async () => {

@@ -51,6 +51,12 @@ export interface StripeDouble {
   checkoutLineItems: Map<string, Json[]>;
   /** Every line of an invoice, by invoice id (the event carries the first page). */
   invoiceLines: Map<string, Json[]>;
+  /**
+   * A payment's settlement, by payment intent id: its charge's balance transaction (Stripe's `balance_transaction`,
+   * built with `balanceTransaction`). GET /v1/payment_intents/:id answers the intent, its latest charge and that
+   * transaction expanded as asked.
+   */
+  settlements: Map<string, Json>;
   /** The next `count` calls (those matching `match`) answer `status` (Stripe's api_error shape). */
   failNext(count: number, status: number, match?: RequestMatch): void;
   /** Every request: its parameters (a POST's form, a GET's query), its idempotency key, and whether Stripe replayed an earlier answer to it. */
@@ -94,6 +100,24 @@ export function invoiceLine(over: { amount: number; priceId: string; productId: 
 }
 
 /** A coupon (`coupon`) of Stripe's fixtures. */
+/**
+ * A charge's balance transaction (Stripe's fixture): `amount` in the settlement currency, `exchange_rate` from the
+ * charge's currency into it (null when none was needed), `created` in Unix seconds.
+ */
+export function balanceTransaction(over: { chargeId: string; amount: number; currency: string; exchangeRate: number | null; created: number }): Json {
+  return stripeObject("current", "balance_transaction", {
+    id: `txn_${over.chargeId}`,
+    source: over.chargeId,
+    amount: over.amount,
+    net: over.amount,
+    fee: 0,
+    currency: over.currency,
+    exchange_rate: over.exchangeRate,
+    created: over.created,
+    available_on: over.created,
+  });
+}
+
 export function coupon(over: { id: string; name?: string; percentOff?: number | null; amountOff?: number | null; duration?: string; valid?: boolean }): Json {
   return stripeObject("current", "coupon", {
     id: over.id,
@@ -177,6 +201,7 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     prices: new Set(),
     checkoutLineItems: new Map(),
     invoiceLines: new Map(),
+    settlements: new Map(),
     coupons: new Map(),
     promotionCodes: new Map(),
     invoiceDiscounts: new Map(),
@@ -323,6 +348,18 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     if ((m = /^\/v1\/invoices\/([^/]+)\/lines$/.exec(path))) {
       const lines = double.invoiceLines.get(m[1]);
       return lines ? list(path, lines, query) : missing("invoice", m[1]);
+    }
+    if ((m = /^\/v1\/payment_intents\/([^/]+)$/.exec(path))) {
+      const transaction = double.settlements.get(m[1]);
+      if (!transaction) return missing("payment_intent", m[1]);
+      const expands = [...query.entries()].filter(([k]) => k.startsWith("expand")).map(([, v]) => v);
+      const charge = stripeObject("current", "charge", {
+        id: String(transaction.source),
+        payment_intent: m[1],
+        balance_transaction: expands.includes("latest_charge.balance_transaction") ? structuredClone(transaction) : transaction.id,
+      });
+      const expanded = expands.some((e) => e === "latest_charge" || e.startsWith("latest_charge."));
+      return ok(stripeObject("current", "payment_intent", { id: m[1], status: "succeeded", latest_charge: expanded ? charge : charge.id }));
     }
     if ((m = /^\/v1\/accounts\/([^/]+)$/.exec(path))) {
       const account = double.accounts.get(m[1]);

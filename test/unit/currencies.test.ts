@@ -1,4 +1,4 @@
-import { commissionCurrencyCheck, ISO_4217_CODES, isIsoCurrency, isoExponent } from "../../shared/domain/currencies";
+import { ISO_4217_CODES, isIsoCurrency, isoExponent } from "../../shared/domain/currencies";
 import { currencyExponent, toMajorUnits } from "../../shared/domain/money";
 
 describe("ISO 4217 table", () => {
@@ -88,16 +88,5 @@ describe("ISO 4217 table", () => {
     expect(toMajorUnits(1234, "bhd")).toBe(1.234);
     expect(toMajorUnits(100, "jpy")).toBe(100);
     expect(toMajorUnits(12345, "clf")).toBe(1.2345);
-  });
-});
-
-describe("commissionCurrencyCheck", () => {
-  it("lets a sale in its program's currency earn, in any case", () => {
-    expect(commissionCurrencyCheck("usd", "usd")).toBeNull();
-    expect(commissionCurrencyCheck("JPY", "jpy")).toBeNull();
-  });
-
-  it("says why a sale in another currency earns nothing", () => {
-    expect(commissionCurrencyCheck("eur", "usd")).toBe("currency_mismatch: sale in eur, program pays commissions in usd");
   });
 });

@@ -27,6 +27,7 @@ test("the producers' builders make payloads their schemas accept, without emails
     transactionId: "o-1",
     amountCents: 4900,
     currency: "usd",
+    conversion: { originalAmountCents: 4500, originalCurrency: "eur", rate: "1.0889", source: "ecb", rateDay: "2026-01-02" },
     customerKey: null,
     partnerId: null,
     clickId: null,

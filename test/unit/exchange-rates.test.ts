@@ -1,6 +1,6 @@
 /** Converting sale amounts between currencies (shared/domain/exchange-rates.ts): exact rates, half-even rounding once. */
 import fc from "fast-check";
-import { convertMinorUnits, crossRate, divideHalfEven, parseRate, tableForDay } from "../../shared/domain/exchange-rates";
+import { conversionMismatch, convertMinorUnits, convertSale, crossRate, divideHalfEven, parseRate, rateOfNumber, tableForDay } from "../../shared/domain/exchange-rates";
 import { percentageOfCents } from "../../shared/domain/money";
 import { planRefund, type CommissionStatus } from "../../shared/domain/refunds";
 
@@ -110,6 +110,55 @@ describe("tableForDay", () => {
     expect(tableForDay(tables, "2026-12-02", 4)).toBeNull(); // stale
     expect(tableForDay(tables, "2026-11-19", 4)).toBeNull(); // before the first
     expect(tableForDay([], "2026-11-27", 4)).toBeNull();
+  });
+});
+
+describe("convertSale", () => {
+  const found = { rate: "0.006662357649", source: "ecb" as const, rateDay: "2026-11-27" };
+
+  test("converts the amount once and keeps what was paid with the rate", () => {
+    expect(convertSale({ amountCents: 15_000, currency: "jpy", lines: null }, "usd", found)).toEqual({
+      amountCents: 9994,
+      lines: null,
+      conversion: { originalAmountCents: 15_000, originalCurrency: "jpy", ...found },
+    });
+  });
+
+  test("moves the lines along by cumulative rounding: they add up to the converted amount", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 2_000_000 }), { minLength: 1, maxLength: 8 }), (amounts) => {
+        const total = amounts.reduce((a, b) => a + b, 0);
+        fc.pre(total > 0);
+        const lines = amounts.map((amountCents, i) => ({ amountCents, productId: `p${i}` }));
+        const converted = convertSale({ amountCents: total, currency: "jpy", lines }, "usd", found);
+        expect(converted.lines!.reduce((a, l) => a + l.amountCents, 0)).toBe(converted.amountCents);
+        expect(converted.lines!.map((l) => l.productId)).toEqual(lines.map((l) => l.productId));
+        for (const l of converted.lines!) expect(l.amountCents).toBeGreaterThanOrEqual(0);
+      }),
+    );
+  });
+});
+
+describe("rateOfNumber (Stripe's exchange_rate)", () => {
+  test("a JSON number as a rate's text, exactly as written", () => {
+    expect(rateOfNumber(1.0792)).toBe("1.0792");
+    expect(rateOfNumber(0.006662)).toBe("0.006662");
+    expect(rateOfNumber(150.123456)).toBe("150.123456");
+    expect(rateOfNumber(3)).toBe("3");
+  });
+  test("nothing for what is not a rate", () => {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e-13]) expect(rateOfNumber(bad)).toBeNull();
+  });
+});
+
+describe("conversionMismatch (reconcile's sale.converted_at_rate)", () => {
+  const conversion = { originalAmountCents: 9200, originalCurrency: "eur", rate: "1.0823", source: "manual" as const, rateDay: "2026-11-27" };
+  test("none for a sale at its frozen rate, or not converted", () => {
+    expect(conversionMismatch({ amountCents: 9957, currency: "usd", conversion })).toBeNull();
+    expect(conversionMismatch({ amountCents: 1, currency: "usd", conversion: null })).toBeNull();
+  });
+  test("says what the amount should be", () => {
+    expect(conversionMismatch({ amountCents: 9958, currency: "usd", conversion })).toBe("9958 usd is not 9200 eur at 1.0823 (manual, 2026-11-27) = 9957");
   });
 });
 

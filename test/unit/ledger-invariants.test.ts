@@ -4,7 +4,7 @@
  * with that rule and the ids involved.
  */
 import { checkLedgerInvariants, INVARIANT_RULES, type InvariantRule, type LedgerSnapshot } from "../../services/commissions/invariants";
-import { withRollupDrift } from "../../services/commissions/invariants/rollups";
+import { withConversionDrift, withRollupDrift } from "../../services/commissions/invariants/rollups";
 
 const T = "2030-01-01T00:00:00.000Z";
 const key = { partnerId: 1, programId: 1, currency: "usd" };
@@ -450,8 +450,28 @@ test("the owners' drifted rollup keys join the report as violations of their rul
   ]);
 });
 
+test("a converted sale's commission: its refunds count in the currency it was paid in, against what was paid", () => {
+  const s = valid();
+  // 1500 yen paid, converted to 1000 cents: all 1500 refunded reverses it; the totals keep the yen apart.
+  Object.assign(s.commissions[2], { saleOriginal: { amountCents: 1500, currency: "jpy" }, refundedCents: 1500 });
+  s.refunds[1].appliedCents = 1500;
+  const report = checkLedgerInvariants(s);
+  expect(report.violations).toEqual([]);
+  expect(report.checked.totalsByCurrency.jpy).toMatchObject({ saleAmountCents: 1500, refundedCents: 1500, deductedCents: 0 });
+  s.commissions[2].refundedCents = 1600;
+  s.refunds[1].appliedCents = 1600;
+  expect(checkLedgerInvariants(s).violations.map((v) => v.rule)).toEqual(["commission.refunded_within_sale"]);
+});
+
+test("the sales service's converted sales off their frozen rate join the report as sale.converted_at_rate", () => {
+  const drift = { checked: 3, drift: [{ saleId: 9, programId: 1, detail: "9958 usd is not 9200 eur at 1.0823 (manual, 2030-01-01) = 9957" }] };
+  const report = withConversionDrift(checkLedgerInvariants(valid()), drift, 10);
+  expect(report).toMatchObject({ ok: false, checked: { convertedSales: 3 }, violations: [{ rule: "sale.converted_at_rate", ids: { sale: 9, program: 1 }, detail: drift.drift[0].detail }] });
+  expect(withConversionDrift(checkLedgerInvariants(valid()), { checked: 3, drift: [] }, 10)).toMatchObject({ ok: true, checked: { convertedSales: 3 } });
+});
+
 test("every rule has a case that breaks it", () => {
-  const covered = new Set([...cases.flatMap(([, , rules]) => rules), ...OWNER_ROLLUPS.map((r) => `rollup.${r}`)]);
+  const covered = new Set([...cases.flatMap(([, , rules]) => rules), ...OWNER_ROLLUPS.map((r) => `rollup.${r}`), "sale.converted_at_rate"]);
   expect([...INVARIANT_RULES].filter((r) => !covered.has(r))).toEqual([]);
 });
 

@@ -42,6 +42,16 @@ test("sale: the API's example answer, with the SDK's names", () => {
     attributionMethod: "customer_key",
     commissionId: 7,
     commissionStatus: "pending",
+    conversion: null,
+  });
+  // A sale in another currency: what was paid and the rate, camelCase.
+  const converted = { original_amount_cents: 9200, original_currency: "eur", rate: "1.0823", source: "ecb", rate_day: "2030-01-01" };
+  expect(toSaleResult({ ...body, amount_cents: 9957, conversion: converted }).conversion).toEqual({
+    originalAmount: 9200,
+    originalCurrency: "eur",
+    rate: "1.0823",
+    source: "ecb",
+    rateDay: "2030-01-01",
   });
   expect(keysOf(result).filter((k) => snakeKey.test(k))).toEqual([]);
   // Not attributed: nulls, not missing keys.

@@ -1,8 +1,8 @@
-import { shareOf } from "../../../shared/domain/refunds";
+import { refundBaseCents, shareOf } from "../../../shared/domain/refunds";
 import type { SnapshotCommission, SnapshotRefund, Violate } from "./snapshot";
 
 function expectedStatus(c: SnapshotCommission): string {
-  if (c.refundedCents >= c.saleAmountCents) return "reversed";
+  if (c.refundedCents >= refundBaseCents(c)) return "reversed";
   if (c.refundedCents > 0) return "refunded";
   return c.paidOutAt ? "paid" : c.creditedAt ? "approved" : "pending";
 }
@@ -10,15 +10,17 @@ function expectedStatus(c: SnapshotCommission): string {
 /** commission.refunded_within_sale, deducted_proportional, entries_sum and status, for one commission and its entries. */
 export function checkCommission(c: SnapshotCommission, entries: readonly SnapshotRefund[], violate: Violate): void {
   const ids = { commission: c.id };
-  if (c.refundedCents < 0 || c.refundedCents > c.saleAmountCents) {
-    violate("commission.refunded_within_sale", ids, `refunded ${c.refundedCents} is outside [0, sale amount ${c.saleAmountCents}]`);
-  } else if (c.saleAmountCents > 0 && (c.amountCents >= 0 || c.kind === "manual")) {
-    const expected = shareOf(c.amountCents, c.refundedCents, c.saleAmountCents);
+  // A converted sale's refunds are in its own currency, against the amount paid (refundBaseCents).
+  const base = refundBaseCents(c);
+  if (c.refundedCents < 0 || c.refundedCents > base) {
+    violate("commission.refunded_within_sale", ids, `refunded ${c.refundedCents} is outside [0, sale amount ${base}]`);
+  } else if (base > 0 && (c.amountCents >= 0 || c.kind === "manual")) {
+    const expected = shareOf(c.amountCents, c.refundedCents, base);
     if (c.deductedCents !== expected) {
-      violate("commission.deducted_proportional", ids, `deducted ${c.deductedCents} != round(${c.amountCents} x ${c.refundedCents} / ${c.saleAmountCents}) = ${expected}`);
+      violate("commission.deducted_proportional", ids, `deducted ${c.deductedCents} != round(${c.amountCents} x ${c.refundedCents} / ${base}) = ${expected}`);
     }
   } else {
-    violate("commission.deducted_proportional", ids, `amount ${c.amountCents} or sale amount ${c.saleAmountCents} is not valid`);
+    violate("commission.deducted_proportional", ids, `amount ${c.amountCents} or sale amount ${base} is not valid`);
   }
 
   const applied = entries.reduce((s, e) => s + e.appliedCents, 0);

@@ -49,6 +49,21 @@ export function checkCommissionDays(snapshot: LedgerSnapshot, violate: Violate):
   if (snapshot.commissionMonths) compareRows("rollup.commissions_monthly", byMonth(counted), snapshot.commissionMonths, violate);
 }
 
+/**
+ * The report with sale.converted_at_rate, checked by the sales service: each converted sale's amount is its original
+ * amount at its frozen rate under the one rounding rule (shared/domain/exchange-rates.ts).
+ */
+export function withConversionDrift(
+  report: ReconcileReport,
+  conversions: { checked: number; drift: ReadonlyArray<{ saleId: number; programId: number; detail: string }> },
+  max: number,
+): ReconcileReport {
+  const checked = { ...report, checked: { ...report.checked, convertedSales: conversions.checked } };
+  if (!conversions.drift.length) return checked;
+  const all = [...report.violations, ...conversions.drift.map((d) => ({ rule: "sale.converted_at_rate" as const, ids: { sale: d.saleId, program: d.programId }, detail: d.detail }))];
+  return { ...checked, ok: false, violations: all.slice(0, max), violationsNotShown: report.violationsNotShown + Math.max(0, all.length - max) };
+}
+
 /** The report with the owners' drifted rollup keys (sales_daily, clicks_daily, leads_daily) as violations, the list capped at `max`. */
 export function withRollupDrift(report: ReconcileReport, drift: readonly RollupDrift[], max: number): ReconcileReport {
   if (!drift.length) return report;

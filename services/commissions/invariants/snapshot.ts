@@ -1,4 +1,5 @@
 /** What the invariants read (one consistent snapshot of the commissions service's data) and what they report. */
+import { refundBaseCents } from "../../../shared/domain/refunds";
 
 export interface SnapshotCommission {
   id: number;
@@ -12,6 +13,8 @@ export interface SnapshotCommission {
   /** The frozen reward lines (null before rewards): their commissions add up to the amount. */
   rewardLines?: ReadonlyArray<{ commissionCents: number }> | null;
   saleAmountCents: number;
+  /** A converted sale's amount as paid: its refunds (refundedCents) are in that currency, against it. */
+  saleOriginal?: { amountCents: number; currency: string } | null;
   amountCents: number;
   refundedCents: number;
   deductedCents: number;
@@ -106,6 +109,7 @@ export type InvariantRule =
   | "commission.status"
   | "commission.reward_lines"
   | "commission.origin"
+  | "sale.converted_at_rate"
   | "refund.unique_id"
   | "refund.entry"
   | "refund.balance_deduction"
@@ -146,6 +150,8 @@ export interface ReconcileReport {
     withdrawals: { open: number; processing: number; paid: number; failed: number; cancelled: number };
     payoutRuns: number;
     outboxEvents: { dispatched: number; pending: number };
+    /** Sales converted from another currency whose amount was checked against their frozen rate (sale.converted_at_rate; set by the service). */
+    convertedSales?: number;
     /** Money totals per currency (lowercase code): amounts in different currencies are never added together. */
     totalsByCurrency: Record<string, CurrencyTotals>;
     rules: InvariantRule[];
@@ -155,6 +161,7 @@ export interface ReconcileReport {
   violationsNotShown: number;
 }
 
+/** Per currency: the sales (as paid: a converted sale's in its own currency) and their refunds, then the commissions' money. */
 export interface CurrencyTotals {
   saleAmountCents: number;
   refundedCents: number;
@@ -190,10 +197,11 @@ export function totalsByCurrency(snapshot: Pick<LedgerSnapshot, "commissions" | 
     return t;
   };
   for (const c of snapshot.commissions) {
-    const t = of(c.currency);
-    t.saleAmountCents += c.saleAmountCents;
-    t.refundedCents += c.refundedCents;
-    t.deductedCents += c.deductedCents;
+    // What was sold and refunded in the currency it was paid in (a converted sale's own); what was earned back in the commission's.
+    const paid = of(c.saleOriginal?.currency ?? c.currency);
+    paid.saleAmountCents += refundBaseCents(c);
+    paid.refundedCents += c.refundedCents;
+    of(c.currency).deductedCents += c.deductedCents;
   }
   for (const b of snapshot.balances) {
     const t = of(b.currency);
@@ -230,4 +238,5 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "rollup.sales_running_packed",
   "rollup.clicks_running_packed",
   "rollup.notifications_unread",
+  "sale.converted_at_rate",
 ];

@@ -26,7 +26,8 @@ import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc }
  * "sale", the SQL column's default), `leadKey`, `groupId` or `rewardLines` (read as null); those from before manual
  * commissions no `description`, `heldAt` or `holdReason` (null). `lockVersion` is the row lock (above).
  */
-export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision" | "kind" | "leadKey" | "groupId" | "rewardLines" | "description" | "heldAt" | "holdReason"> & {
+export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision" | "kind" | "leadKey" | "groupId" | "rewardLines" | "description" | "heldAt" | "holdReason" | "saleOriginal"> & {
+  saleOriginal?: { amountCents: number; currency: string } | null;
   description?: string | null;
   heldAt?: Date | null;
   holdReason?: string | null;
@@ -72,6 +73,8 @@ export const commissionSchema = requiredStringsMayBeEmpty(
     transactionId: { type: String, required: true },
     currency: { type: String, required: true },
     saleAmountCents: { type: Number, required: true, min: 1 },
+    // A converted sale's amount as paid (the SQL adapter's two columns); older documents have none (read as null).
+    saleOriginal: { type: new Schema({ amountCents: { type: Number, required: true, min: 1 }, currency: { type: String, required: true } }, { _id: false }), default: null },
     ruleType: { type: String, required: true },
     ruleValue: { type: Number, required: true },
     groupId: { type: Number, default: null },
@@ -270,6 +273,7 @@ export const toCommission = (d: CommissionDoc): Commission => ({
   transactionId: d.transactionId,
   currency: d.currency,
   saleAmountCents: d.saleAmountCents,
+  saleOriginal: d.saleOriginal ? { amountCents: d.saleOriginal.amountCents, currency: d.saleOriginal.currency } : null,
   ruleType: d.ruleType,
   ruleValue: d.ruleValue,
   groupId: d.groupId ?? null,

@@ -57,6 +57,7 @@ export class MongoCommissionsTx implements CommissionsTx {
         transactionId: c.transactionId,
         currency: c.currency,
         saleAmountCents: c.saleAmountCents,
+        saleOriginal: c.saleOriginal ?? null,
         ruleType: c.ruleType,
         ruleValue: c.ruleValue,
         groupId: c.groupId,

@@ -5,6 +5,7 @@ import { CheckoutSession, objectOf } from "../objects";
 import { linkSale } from "../payments";
 import { checkoutLines } from "../product-lines";
 import { recordSaleOnce } from "../record-sale";
+import { settlementOf } from "../settlement";
 
 /**
  * `checkout.session.completed`, and `checkout.session.async_payment_succeeded`
@@ -32,11 +33,14 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
   const { hints, dropped } = cleanAttributionHints({ clickId: metadata.svc_click_id, email, customerKey: metadata.svc_customer_key });
   if (dropped.length) h.logger.warn(`Processor event ${h.event.id}: attribution hints dropped (${dropped.join("; ")}).`);
   const { lines, linesUnavailable } = await checkoutLines(h, session.id, amountCents);
+  const currency = session.currency ?? h.program.currency;
+  const { settlement, settlementUnavailable } = await settlementOf(h, session.payment_intent, currency);
   const sale = await recordSaleOnce(h, {
     programId: h.program.id,
     transactionId: session.id,
     amountCents,
-    currency: session.currency ?? h.program.currency,
+    currency,
+    settlement,
     attributionHints: { ...hints, processorCustomerId: session.customer, ...discountHintsOf({ promotionCodeIds: promotionCodeIdsOf(session.discounts) }) },
     isRecurring: false,
     isTest: h.testMode,
@@ -57,6 +61,7 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
     ...sale,
     ...(lines ? { lines: lines.length } : {}),
     ...(linesUnavailable ? { linesUnavailable } : {}),
+    ...(settlementUnavailable ? { settlementUnavailable } : {}),
     ...(dropped.length ? { droppedHints: dropped } : {}),
     ...(settled ? { settled } : {}),
   });

@@ -6,6 +6,7 @@ import { Invoice, objectOf } from "../objects";
 import { linkReferences, linkSale } from "../payments";
 import { invoiceLines } from "../product-lines";
 import { recordSaleOnce } from "../record-sale";
+import { settlementOf } from "../settlement";
 
 /**
  * `invoice.payment_succeeded` (and `invoice.paid`, the same news): subscription
@@ -39,11 +40,16 @@ export async function handleInvoicePaid(h: HandlerContext): Promise<HandlerResul
   if (dropped.length) h.logger.warn(`Processor event ${h.event.id}: attribution hints dropped (${dropped.join("; ")}).`);
   const { lines, linesUnavailable } = await invoiceLines(h, invoice, amountCents);
   const discounts = await invoicePromotionCodes(h, invoice);
+  const currency = invoice.currency ?? h.program.currency;
+  // The payment intent: on the invoice before API 2025-03-31, among its payments after (when the event carries them).
+  const paymentIntent = invoice.payment_intent ?? invoice.payments?.data?.find((p) => p.payment?.payment_intent)?.payment?.payment_intent;
+  const { settlement, settlementUnavailable } = await settlementOf(h, paymentIntent, currency);
   const sale = await recordSaleOnce(h, {
     programId: h.program.id,
     transactionId: invoice.id,
     amountCents,
-    currency: invoice.currency ?? h.program.currency,
+    currency,
+    settlement,
     attributionHints: { clickId: hints.clickId, customerKey: hints.customerKey, ...discountHintsOf(discounts) },
     isRecurring: true,
     isTest: h.testMode,
@@ -59,6 +65,7 @@ export async function handleInvoicePaid(h: HandlerContext): Promise<HandlerResul
     ...sale,
     ...(lines ? { lines: lines.length } : {}),
     ...(linesUnavailable ? { linesUnavailable } : {}),
+    ...(settlementUnavailable ? { settlementUnavailable } : {}),
     ...(dropped.length ? { droppedHints: dropped } : {}),
     ...(settled ? { settled } : {}),
   });

@@ -105,8 +105,8 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
                       <ul class="refunds">
                         {c.refunds.map((r) => (
                           <li key={r.id}>
-                            {r.reasonCode === "chargeback" ? "Chargeback" : r.reasonCode === "void" ? "Voided" : "Refund"} of {money(r.amountCents, c.currency)} on {day(r.createdAt)}: −
-                            {money(r.deductionCents, c.currency)}
+                            {r.reasonCode === "chargeback" ? "Chargeback" : r.reasonCode === "void" ? "Voided" : "Refund"} of {money(r.amountCents, c.saleOriginal?.currency ?? c.currency)}{" "}
+                            on {day(r.createdAt)}: −{money(r.deductionCents, c.currency)}
                             {r.reason ? ` (${r.reason})` : ""}
                           </li>
                         ))}
@@ -114,7 +114,10 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
                     )}
                   </td>
                   <td class="reward">{c.reward ?? ""}</td>
-                  <td class="num">{money(c.saleAmountCents, c.currency)}</td>
+                  <td class="num">
+                    {money(c.saleAmountCents, c.currency)}
+                    {c.saleOriginal && <span class="paid"> (paid {money(c.saleOriginal.amountCents, c.saleOriginal.currency)})</span>}
+                  </td>
                   <td class="num">{money(c.amountCents, c.currency)}</td>
                   <td class="num">{c.deductedCents ? `−${money(c.deductedCents, c.currency)}` : ""}</td>
                   <td class="num net">{money(c.netCents, c.currency)}</td>

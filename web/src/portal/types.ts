@@ -45,6 +45,8 @@ export interface Commission {
   transactionId: string;
   currency: string;
   saleAmountCents: number;
+  /** A sale paid in another currency: what the customer paid (its refunds are in that currency); null otherwise. */
+  saleOriginal?: { amountCents: number; currency: string } | null;
   amountCents: number;
   deductedCents: number;
   netCents: number;

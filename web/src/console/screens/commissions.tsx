@@ -13,6 +13,8 @@ export interface CommissionRow {
   transactionId: string | null;
   currency: string;
   saleAmountCents: number | null;
+  /** A sale paid in another currency: what was paid; its refunds are in that currency. */
+  saleOriginal: { amountCents: number; currency: string } | null;
   amountCents: number;
   refundedCents: number;
   deductedCents: number;
@@ -35,11 +37,18 @@ const STATE_TEXT: Record<string, string> = {
 /** The commission columns, shared with the partner screen (which drops "Partner"). */
 export function CommissionColumns(currency: string, programId?: number): Array<Column<CommissionRow>> {
   const cash = (cents: number) => money(cents, currency);
+  // Refunds of a converted sale are in the currency it was paid in.
+  const paid = (c: CommissionRow, cents: number) => (c.saleOriginal ? money(cents, c.saleOriginal.currency) : cash(cents));
   return [
     { header: "Created", cell: (c) => dateTime(c.createdAt) },
     { header: "Partner", cell: (c) => (programId ? <a href={partnerHref(c.partnerId, programId)}>Partner #{c.partnerId}</a> : `#${c.partnerId}`) },
     { header: "For", cell: (c) => (c.kind === "lead" ? "A signup" : <code>{c.transactionId}</code>) },
-    { header: "Sale", numeric: true, cell: (c) => (c.saleAmountCents === null ? "—" : cash(c.saleAmountCents)) },
+    {
+      header: "Sale",
+      numeric: true,
+      cell: (c) =>
+        c.saleAmountCents === null ? "—" : c.saleOriginal ? `${cash(c.saleAmountCents)} (paid ${money(c.saleOriginal.amountCents, c.saleOriginal.currency)})` : cash(c.saleAmountCents),
+    },
     { header: "Commission", numeric: true, cell: (c) => cash(c.amountCents) },
     {
       header: "Refunds",
@@ -49,7 +58,7 @@ export function CommissionColumns(currency: string, programId?: number): Array<C
         ) : (
           <ul class="plain">
             {c.refunds.map((r) => (
-              <li key={r.id}>{`${cash(r.amountCents)} refunded, ${cash(r.deductionCents)} taken back${r.reason ? ` (${r.reason})` : ""}`}</li>
+              <li key={r.id}>{`${paid(c, r.amountCents)} refunded, ${cash(r.deductionCents)} taken back${r.reason ? ` (${r.reason})` : ""}`}</li>
             ))}
           </ul>
         ),

@@ -11,6 +11,7 @@ interface SaleRow {
   transactionId: string;
   amountCents: number;
   currency: string;
+  conversion: { originalAmountCents: number; originalCurrency: string; rate: string; source: string; rateDay: string } | null;
   email: string | null;
   partnerId: number | null;
   attributionMethod: string | null;
@@ -68,6 +69,18 @@ export function Sales() {
             { header: "When", cell: (s) => dateTime(s.occurredAt) },
             { header: "Transaction", cell: (s) => <code>{s.transactionId}</code> },
             { header: "Amount", numeric: true, cell: (s) => money(s.amountCents, s.currency) },
+            {
+              header: "Paid",
+              numeric: true,
+              cell: (s) =>
+                s.conversion ? (
+                  <span title={`Converted at ${s.conversion.rate} (${s.conversion.source}, ${s.conversion.rateDay})`}>
+                    {money(s.conversion.originalAmountCents, s.conversion.originalCurrency)}
+                  </span>
+                ) : (
+                  "—"
+                ),
+            },
             { header: "Customer", cell: (s) => s.email ?? "—" },
             { header: "Partner", cell: (s) => (s.partnerId ? <a href={partnerHref(s.partnerId, program.id)}>Partner #{s.partnerId}</a> : "None") },
             { header: "Commission", cell: (s) => s.commissionState ?? s.noCommissionReason ?? "—" },
