@@ -1,0 +1,162 @@
+/**
+ * The fraud rules a program turns on (issue 49; docs/fraud.md once the review lands): each reads facts gathered when
+ * the click, lead or sale happens and says whether the conversion should be held for the merchant's review, with its
+ * evidence (never a raw address: addresses are daily keyed hashes, traffic.ts). Pure: the callers gather the facts
+ * (the partner's own email and address hashes, the click's details, counts of the day and of 30 days) and act on the
+ * flags. A rule that lacks a fact it needs does not fire.
+ */
+import { normalizeEmail } from "./attribution";
+import { domainMatches } from "./traffic";
+
+export const FRAUD_RULES = [
+  "partner_identity",
+  "disposable_email",
+  "shared_payout_details",
+  "banned_referrer",
+  "paid_traffic",
+  "click_injection",
+  "address_velocity",
+  "refund_rate",
+] as const;
+export type FraudRule = (typeof FRAUD_RULES)[number];
+
+/** Each rule on or off, and the settings of those that have some. */
+export interface FraudSettings {
+  partner_identity: { enabled: boolean };
+  disposable_email: { enabled: boolean };
+  shared_payout_details: { enabled: boolean };
+  /** The merchant's banned referral domains (a domain bans its subdomains too). */
+  banned_referrer: { enabled: boolean; domains: string[] };
+  /** On: the program forbids partners' paid ads (ad click ids, or utm_medium cpc, ppc, paid ...). */
+  paid_traffic: { enabled: boolean };
+  /** A sale within `seconds` of its click. */
+  click_injection: { enabled: boolean; seconds: number };
+  /** More than `perDay` leads, or sales, from one address hash in a UTC day. */
+  address_velocity: { enabled: boolean; perDay: number };
+  /** A partner whose refunded sales exceed `percent` of their sales over 30 days, once they have `minSales`. */
+  refund_rate: { enabled: boolean; percent: number; minSales: number };
+}
+
+/**
+ * A new program's rules: those with few false positives on (the partner buying as themself, throwaway addresses,
+ * one payout account for two partners, sales seconds after their click), the ones that need the merchant's own
+ * policy off (banned domains, paid ads), and the counting ones off until the merchant sets their threshold.
+ */
+export const DEFAULT_FRAUD_SETTINGS: Readonly<FraudSettings> = Object.freeze({
+  partner_identity: { enabled: true },
+  disposable_email: { enabled: true },
+  shared_payout_details: { enabled: true },
+  banned_referrer: { enabled: false, domains: [] },
+  paid_traffic: { enabled: false },
+  click_injection: { enabled: true, seconds: 10 },
+  address_velocity: { enabled: false, perDay: 5 },
+  refund_rate: { enabled: false, percent: 30, minSales: 5 },
+});
+
+/** What the rules read about one conversion; missing facts make their rules stay silent. */
+export interface ConversionFacts {
+  kind: "lead" | "sale";
+  occurredAt: Date;
+  customerEmail?: string | null;
+  /** Whether the customer's email domain is a disposable one (the caller asks the maintained list). */
+  customerEmailDisposable?: boolean;
+  /** The conversion's client address hash of its day (traffic.ts dailyAddressHash). */
+  addressHash?: string | null;
+  partner: {
+    email?: string | null;
+    /** The partner's own address hashes of the conversion's day (their portal sign-ins and visits). */
+    addressHashes?: readonly string[];
+    /** Other partners of the program with the same payout details (bank account, PayPal email, Stripe account). */
+    payoutDetailsSharedWith?: readonly number[];
+    /** The partner's sales over the 30 days before the conversion, and how many of them were refunded or charged back. */
+    last30Days?: { sales: number; refundedSales: number };
+  };
+  /** The click the conversion is attributed through, when it has one. */
+  click?: {
+    at: Date;
+    referrerDomain?: string | null;
+    /** landingDetails(...).paid, and the networks and utm_medium that made it so. */
+    paid?: boolean;
+    adNetworks?: readonly string[];
+    utmMedium?: string | null;
+  } | null;
+  /** Conversions of the same kind from the same address hash earlier the same UTC day (this one not counted). */
+  sameAddressToday?: number;
+}
+
+export interface FraudFlag {
+  rule: FraudRule;
+  /** What the merchant's Risk screen shows: facts, never a raw address. */
+  evidence: Record<string, string | number | boolean | number[] | string[]>;
+}
+
+type RuleCheck = (facts: ConversionFacts, settings: FraudSettings) => FraudFlag["evidence"] | null;
+
+const CHECKS: Record<FraudRule, RuleCheck> = {
+  partner_identity: (f) => {
+    const sameEmail = !!f.customerEmail && !!f.partner.email && normalizeEmail(f.customerEmail) === normalizeEmail(f.partner.email);
+    const sameAddress = !!f.addressHash && (f.partner.addressHashes ?? []).includes(f.addressHash);
+    if (!sameEmail && !sameAddress) return null;
+    return { sameEmail, sameAddress };
+  },
+  disposable_email: (f) => (f.customerEmail && f.customerEmailDisposable ? { domain: normalizeEmail(f.customerEmail).split("@").pop() ?? "" } : null),
+  shared_payout_details: (f) => (f.partner.payoutDetailsSharedWith?.length ? { sharedWithPartners: [...f.partner.payoutDetailsSharedWith].sort((a, b) => a - b) } : null),
+  banned_referrer: (f, s) => {
+    const domain = f.click?.referrerDomain;
+    const banned = domain ? s.banned_referrer.domains.find((b) => domainMatches(domain, b)) : undefined;
+    return domain && banned ? { referrerDomain: domain, bannedDomain: banned } : null;
+  },
+  paid_traffic: (f) => (f.click?.paid ? { adNetworks: [...(f.click.adNetworks ?? [])], utmMedium: f.click.utmMedium ?? "" } : null),
+  click_injection: (f, s) => {
+    if (f.kind !== "sale" || !f.click) return null;
+    const seconds = (f.occurredAt.getTime() - f.click.at.getTime()) / 1000;
+    return seconds >= 0 && seconds < s.click_injection.seconds ? { secondsAfterClick: Math.round(seconds * 10) / 10, limitSeconds: s.click_injection.seconds } : null;
+  },
+  address_velocity: (f, s) => {
+    if (!f.addressHash || f.sameAddressToday === undefined) return null;
+    const count = f.sameAddressToday + 1;
+    return count > s.address_velocity.perDay ? { [`${f.kind}sToday`]: count, limitPerDay: s.address_velocity.perDay } : null;
+  },
+  refund_rate: (f, s) => {
+    const stats = f.partner.last30Days;
+    if (f.kind !== "sale" || !stats || stats.sales < s.refund_rate.minSales) return null;
+    // refunded / sales > percent / 100, on integers.
+    if (stats.refundedSales * 100 <= s.refund_rate.percent * stats.sales) return null;
+    return { sales30Days: stats.sales, refunded30Days: stats.refundedSales, limitPercent: s.refund_rate.percent };
+  },
+};
+
+/** The flags the enabled rules raise for a conversion, in FRAUD_RULES order; empty: nothing to review. */
+export function evaluateFraudRules(settings: FraudSettings, facts: ConversionFacts): FraudFlag[] {
+  const flags: FraudFlag[] = [];
+  for (const rule of FRAUD_RULES) {
+    if (!settings[rule].enabled) continue;
+    const evidence = CHECKS[rule](facts, settings);
+    if (evidence) flags.push({ rule, evidence });
+  }
+  return flags;
+}
+
+/**
+ * What each rule means, for the merchant (the Risk screen), and what a partner is told when the merchant rejects a
+ * conversion it flagged: plain words, without the rule's internals (no thresholds, no evidence).
+ */
+export const FRAUD_RULE_TEXT: Readonly<Record<FraudRule, { merchant: string; partner: string }>> = Object.freeze({
+  partner_identity: {
+    merchant: "The customer's email or network address is the partner's own.",
+    partner: "The purchase appears to have been made by you or from your own connection.",
+  },
+  disposable_email: { merchant: "The customer signed up with a disposable email address.", partner: "The customer's email address could not be verified." },
+  shared_payout_details: {
+    merchant: "The partner's payout details are the same as another partner's in this program.",
+    partner: "Your payout details are shared with another partner account.",
+  },
+  banned_referrer: { merchant: "The click came from a referral domain you banned.", partner: "The visit came from a website the program does not accept." },
+  paid_traffic: { merchant: "The click came from a paid ad, which this program forbids.", partner: "The visit came from a paid ad, which the program's terms do not allow." },
+  click_injection: {
+    merchant: "The sale followed its click within seconds: a sign of click injection.",
+    partner: "The referral click happened too close to the purchase to have led to it.",
+  },
+  address_velocity: { merchant: "Too many conversions came from one network address in a day.", partner: "Too many conversions came from the same connection." },
+  refund_rate: { merchant: "The partner's refunds are above your limit over the last 30 days.", partner: "Too many of your referred sales were refunded recently." },
+});
