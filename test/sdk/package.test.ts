@@ -144,6 +144,7 @@ describe.each([
       invoiceId,
       amount: 4900,
       currency: "usd",
+      conversion: null,
       test: false,
       attributed: true,
       partnerId: boot.partnerId,
