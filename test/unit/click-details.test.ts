@@ -1,0 +1,39 @@
+/** A click's details from its request (services/attribution/click-details.ts), with the bundled country database and real user agents. */
+import { ClickEnricher } from "../../services/attribution/click-details";
+
+const enricher = ClickEnricher.open("test-secret");
+const at = new Date("2026-11-27T12:00:00Z");
+const UA = {
+  iphone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+  ipad: "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1",
+  windows: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+  googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+  curl: "curl/8.5.0",
+};
+const click = (over: Partial<Parameters<ClickEnricher["details"]>[0]>) => enricher.details({ userAgent: UA.windows, address: "8.8.8.8", landingUrl: null, referrer: null, at, ...over });
+
+test("country from the client address, offline; none for private, reserved or malformed addresses", () => {
+  expect(click({ address: "8.8.8.8" }).country).toBe("US");
+  expect(click({ address: "81.2.69.142" }).country).toBe("GB");
+  expect(click({ address: "2a00:1450:4001:81b::200e" }).country).toBe("DE");
+  for (const address of ["127.0.0.1", "10.0.0.1", "::1", "not-an-address", null]) expect(click({ address }).country).toBeNull();
+});
+
+test("device type, browser and OS from the user agent", () => {
+  expect(click({ userAgent: UA.iphone })).toMatchObject({ deviceType: "mobile", browser: "Mobile Safari", os: "iOS", isBot: false });
+  expect(click({ userAgent: UA.ipad })).toMatchObject({ deviceType: "tablet", os: "iOS" });
+  expect(click({ userAgent: UA.windows })).toMatchObject({ deviceType: "desktop", browser: "Chrome", os: "Windows", isBot: false });
+});
+
+test("known bots, scripts and requests without a user agent are bots", () => {
+  expect(click({ userAgent: UA.googlebot }).isBot).toBe(true);
+  expect(click({ userAgent: UA.curl }).isBot).toBe(true);
+  expect(click({ userAgent: null })).toMatchObject({ isBot: true, deviceType: "other", browser: null });
+});
+
+test("the landing URL's and referrer's details, and the address only as the day's hash", () => {
+  const details = click({ landingUrl: "https://shop.example/?gclid=1&utm_medium=cpc", referrer: "https://www.news.example/a" });
+  expect(details).toMatchObject({ referrerDomain: "news.example", adNetworks: ["google"], utm: { utm_medium: "cpc" }, paid: true, addressHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
+  expect(JSON.stringify(details)).not.toContain("8.8.8.8");
+  expect(click({ address: null }).addressHash).toBeNull();
+});
