@@ -194,7 +194,7 @@ function readRatesFile(file: string): RatesFile {
 
 const dayOf = (table: unknown): string | undefined => (table && typeof table === "object" ? ((table as { day?: unknown }).day as string | undefined) : undefined);
 
-/** The reference exchange-rate tables (issue 48; the sales service's). */
+/** The reference exchange-rate tables (the sales service's; docs/currencies.md). */
 export const replRates = {
   /** The stored tables, newest first (`sales.listExchangeRates`): --source, --from, --to (days), --limit. */
   async list(broker: ServiceBroker, options?: Record<string, unknown>): Promise<unknown> {

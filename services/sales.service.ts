@@ -39,7 +39,7 @@ type Methods = {
   salesPage(ctx: Context, input: Input<typeof S.ListSalesInput>): Promise<ResultOf<"sales.list">>;
 };
 type Vars = StorageVars<SalesRepository> & { retryTimer?: NodeJS.Timeout; outboxRelay?: ServiceOutboxRelay; runningTotals?: PollingLoop } & {
-  /** The reference-rate settings (EXCHANGE_RATE_*), read once at start, and the job fetching the feed (issue 48). */
+  /** The reference-rate settings (EXCHANGE_RATE_*), read once at start, and the job fetching the feed (docs/currencies.md). */
   exchangeRates: ExchangeRateSettings;
   exchangeRateJob?: ExchangeRateJob;
 };
@@ -238,7 +238,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    // Issue 48: the reference-rate tables a sale in another currency than its program's is converted with
+    // The reference-rate tables a sale in another currency than its program's is converted with
     // (sales/exchange-rate*.ts): the rate of a day, the tables, an operator's load, the job's fetch now.
     exchangeRate: {
       idempotent: true,
@@ -298,7 +298,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   started() {
-    // Reference exchange rates (issue 48): EXCHANGE_RATE_* read once, before anything starts; a bad value stops the start.
+    // Reference exchange rates (docs/currencies.md): EXCHANGE_RATE_* read once, before anything starts; a bad value stops the start.
     this.exchangeRates = readExchangeRateSettings();
     registerMetric(this.broker, {
       name: APP_METRICS.refunds,
@@ -313,7 +313,7 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.outboxRelay = startServiceOutboxRelay(this, "sales", this.repo.outbox);
     // sales_running, the overview's ranking of partners by revenue.
     this.runningTotals = startRunningTotals(this, (today) => this.repo.extendRunningTotals(today));
-    // Reference exchange rates (issue 48): the feed's job (its settings were checked first, above).
+    // Reference exchange rates (docs/currencies.md): the feed's job (its settings were checked first, above).
     this.exchangeRateJob = startExchangeRateJob(this, this.repo.rateTables, this.exchangeRates);
   },
 

@@ -37,7 +37,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, envelope: "platform" },
   // An Idempotency-Key sent again with another request than its first (docs/api.md, "Idempotency").
   idempotency_key_reused: { status: 422, envelope: "platform" },
-  // A sale in another currency than its program pays commissions in (docs/architecture.md, "Currencies").
+  // A reward's flat amount in another currency than its program pays commissions in (docs/rewards.md).
   currency_mismatch: { status: 422, envelope: "platform" },
   // A reward naming a product or price the program's processor account does not have (docs/rewards.md).
   unknown_product: { status: 422, envelope: "platform" },
@@ -61,7 +61,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, envelope: "platform" },
   internal_error: { status: 500, envelope: "platform" },
   service_unavailable: { status: 503, envelope: "platform" },
-  // A sale in another currency than its program's, with no reference rate for its day (issue 48; docs/currencies.md):
+  // A sale in another currency than its program's, with no reference rate for its day (docs/currencies.md):
   // temporary until the day's rates are published or loaded; answered with Retry-After (EXCHANGE_RATE_RETRY_AFTER_SECONDS).
   exchange_rate_unavailable: { status: 503, envelope: "platform" },
   // The spec gives retired keys and rate limiting the "typed" envelope.

@@ -50,7 +50,7 @@ export interface SalesContract {
   "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };
   "sales.topPartners": { params: z.input<typeof S.TopPartnersInput>; result: TopPartners };
   "sales.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
-  /** Issue 48: the reference rate a sale of the day converts with (exchange_rate_unavailable when none). */
+  /** The reference rate a sale of the day converts with (exchange_rate_unavailable when none). */
   "sales.exchangeRate": { params: z.input<typeof X.ExchangeRateInput>; result: ReferenceRate };
   /** The stored reference-rate tables, newest first. */
   "sales.listExchangeRates": { params: z.input<typeof X.ListExchangeRatesInput>; result: { data: Jsonified<RateTable>[] } };

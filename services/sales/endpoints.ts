@@ -168,7 +168,7 @@ export const SALES = declareActions("sales", {
   rollupDrift: {
     input: S.RollupDriftInput,
   },
-  // The reference-rate tables sales in other currencies are converted with (issue 48).
+  // The reference-rate tables sales in other currencies are converted with (docs/currencies.md).
   ...EXCHANGE_RATE_ACTIONS,
   conversionDrift: {
     input: S.RollupDriftInput,

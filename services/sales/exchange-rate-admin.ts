@@ -1,5 +1,5 @@
 /**
- * The operator's side of the reference rates (issue 48): loading tables by hand, for installs that cannot reach the
+ * The operator's side of the reference rates (docs/currencies.md): loading tables by hand, for installs that cannot reach the
  * feed or want their own rates (PUT /api/admin/exchange-rates, the REPL's rates-load), and listing what is stored.
  */
 import type { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * The exchange-rate actions' declarations (issue 48), spread into the sales service's (endpoints.ts): the operator's
+ * The exchange-rate actions' declarations (docs/currencies.md), spread into the sales service's (endpoints.ts): the operator's
  * routes to the reference-rate tables, and the job's fetch on demand (over the bus only).
  */
 import type { ActionDeclaration } from "../../shared/endpoint";

@@ -1,5 +1,5 @@
 /**
- * The reference-rate job (issue 48), run by every sales instance: fetches the feed (EXCHANGE_RATE_FEED_URL, the
+ * The reference-rate job (docs/currencies.md), run by every sales instance: fetches the feed (EXCHANGE_RATE_FEED_URL, the
  * ECB's eurofxref format) at start and every EXCHANGE_RATE_REFRESH_MINUTES, parses it whole (reference-rates.ts) and
  * saves its days as source "ecb" (rate-tables.ts). A fetch that fails, times out or brings a document refused whole
  * logs one warning and changes nothing: the stored tables stay as they were. Instances fetching at once save the

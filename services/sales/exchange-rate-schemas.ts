@@ -1,4 +1,4 @@
-/** The input schemas of the sales service's exchange-rate actions (issue 48; their endpoints: exchange-rate-endpoints.ts). */
+/** The input schemas of the sales service's exchange-rate actions (docs/currencies.md; their endpoints: exchange-rate-endpoints.ts). */
 import { z } from "zod";
 import { isIsoCurrency } from "../../shared/domain/currencies";
 import { parseRate } from "../../shared/domain/exchange-rates";

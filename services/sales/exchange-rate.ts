@@ -1,6 +1,6 @@
 /**
  * The reference rate a sale in another currency than its program's is converted with when the processor gives no
- * settlement rate (issue 48): from the stored tables (rate-tables.ts), the latest table published on or before the
+ * settlement rate (docs/currencies.md): from the stored tables (rate-tables.ts), the latest table published on or before the
  * sale's UTC day and at most EXCHANGE_RATE_MAX_AGE_DAYS older (weekends and holidays publish nothing), crossed
  * through the table's base (the ECB's: the euro). No such table: the sale is refused with exchange_rate_unavailable
  * (503, Retry-After) rather than converted at a guess.

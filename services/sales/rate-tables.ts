@@ -1,5 +1,5 @@
 /**
- * The reference-rate tables a sale's exchange rate comes from when the processor gives none (issue 48): per source
+ * The reference-rate tables a sale's exchange rate comes from when the processor gives none (docs/currencies.md): per source
  * and business day, one table of the day's quotes against its base currency (the ECB's: units of each currency per
  * euro), kept as the decimal text published. The sales service owns them (its repository's `rateTables`); the job
  * (exchange-rate-job.ts) and the operator's loads (PUT /api/admin/exchange-rates, `rates-load`) write them, the

@@ -1,5 +1,5 @@
 /**
- * The European Central Bank's euro reference rates (issue 48: the default source of a sale's exchange rate when the
+ * The European Central Bank's euro reference rates (docs/currencies.md: the default source of a sale's exchange rate when the
  * processor gives none): the feed's XML as published at
  * https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml (and -hist-90d.xml, -hist.xml), one `<Cube time>`
  * per business day holding `<Cube currency rate>` quotes of units per euro. Parsed whole or refused whole: a feed

@@ -1,5 +1,5 @@
 /**
- * Converting a sale's amount into its program's currency (issue 48; docs/currencies.md once the feature lands): the
+ * Converting a sale's amount into its program's currency (docs/currencies.md): the
  * rules only, pure. A rate is a decimal text ("1.0823": one unit of the sale's currency is worth 1.0823 units of the
  * program's), kept exactly as published and frozen on the sale. Every conversion rounds once, half to even, on the
  * converted minor units at the target currency's exponent; all arithmetic is on BigInt, so no amount or rate loses

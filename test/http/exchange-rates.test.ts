@@ -1,5 +1,5 @@
 /**
- * Reference exchange rates (issue 48) through the real system: the sales service's job fetches a local double of
+ * Reference exchange rates (docs/currencies.md) through the real system: the sales service's job fetches a local double of
  * the ECB's feed (real eurofxref XML on 127.0.0.1) and stores its tables; the admin routes list them, answer the rate
  * of a sale's day (a weekend uses Friday's table, a holiday the day before, a day too long after the last table is
  * 503 exchange_rate_unavailable with Retry-After) and load tables by hand (all or nothing, a bad body named). A feed

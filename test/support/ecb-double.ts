@@ -1,5 +1,5 @@
 /**
- * A local double of the European Central Bank's reference-rate feed (issue 48), so no test reaches the internet: an
+ * A local double of the European Central Bank's reference-rate feed (docs/currencies.md), so no test reaches the internet: an
  * HTTP server on 127.0.0.1 answering GET /stats/eurofxref/eurofxref-hist-90d.xml with the real eurofxref format (as in
  * test/fixtures/ecb/eurofxref-hist-sample.xml: newest day first, quotes per euro), or whatever a test makes it serve
  * (a broken document, an error status, no answer at all).
