@@ -7,20 +7,20 @@ import { toDto } from "../../shared/dto";
 import { InvalidRequestError } from "../../shared/errors";
 import type { Input } from "../../shared/endpoint";
 import type { LoadExchangeRatesInput, ListExchangeRatesInput } from "./exchange-rate-schemas";
-import type { NewRateTable, RateSource, RateTable, RateTableStore } from "./rate-tables";
+import type { NewRateTable, TableSource, RateTable, RateTableStore } from "./rate-tables";
 import { parseEcbReferenceRates } from "./reference-rates";
 
 /** What a load answers: how many tables were saved, of which source and base, and their first and last day. */
 export interface LoadedRates {
   saved: number;
-  source: RateSource;
+  source: TableSource;
   base: string;
   firstDay: string;
   lastDay: string;
 }
 
 /** The tables of a load: as given, or the ECB document's days (refused whole, naming what is wrong, as invalid_request). */
-export function tablesOfLoad(load: z.output<typeof LoadExchangeRatesInput>): { source: RateSource; base: string; tables: NewRateTable[] } {
+export function tablesOfLoad(load: z.output<typeof LoadExchangeRatesInput>): { source: TableSource; base: string; tables: NewRateTable[] } {
   if (load.ecbXml !== undefined) {
     let parsed;
     try {

@@ -4,7 +4,7 @@ import { isIsoCurrency } from "../../shared/domain/currencies";
 import { parseRate } from "../../shared/domain/exchange-rates";
 import { fromDecimalText } from "../../shared/validation";
 import { Currency } from "../../shared/values";
-import { RATE_SOURCES } from "./rate-tables";
+import { TABLE_SOURCES } from "./rate-tables";
 
 /** Most tables one load takes (a year and a half of business days); the operator's rates-load sends longer files in parts. */
 export const MAX_TABLES_PER_LOAD = 400;
@@ -22,7 +22,7 @@ const RateText = z
   .trim()
   .refine((text) => parseRate(text) !== null, "must be a positive decimal such as 1.0823, as text: up to 12 digits before and 12 after the point, no sign or exponent");
 
-const Source = z.enum(RATE_SOURCES, { error: "must be ecb or manual" });
+const Source = z.enum(TABLE_SOURCES, { error: "must be ecb or manual" });
 
 /** One day's rates, keyed by ISO 4217 code in any case (kept lower-case). */
 const Rates = z

@@ -7,10 +7,10 @@
  */
 import { crossRate, type FoundRate } from "../../shared/domain/exchange-rates";
 import { ExchangeRateUnavailableError } from "../../shared/errors";
-import type { RateSource, RateTableStore } from "./rate-tables";
+import type { TableSource, RateTableStore } from "./rate-tables";
 
 /** A rate found in a table: units of `to` per unit of `from` (decimal text, frozen on the sale), the table's source and day. */
-export type ReferenceRate = FoundRate & { source: RateSource };
+export type ReferenceRate = FoundRate & { source: TableSource };
 
 export interface ReferenceRateQuery {
   /** Lower-case ISO 4217 codes, different. */
@@ -26,7 +26,7 @@ export interface ReferenceRateQuery {
  * before the ECB's feed. Otherwise the more recent table wins, whichever its source: an old manual load does not
  * shadow the feed's newer days.
  */
-const SOURCES: readonly RateSource[] = ["manual", "ecb"];
+const SOURCES: readonly TableSource[] = ["manual", "ecb"];
 
 /**
  * The rate for a sale of `day` from `from` to `to`: of each source's table for that day (the latest on or before

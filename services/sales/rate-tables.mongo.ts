@@ -1,7 +1,7 @@
 /** The reference-rate tables on MongoDB (the contract: rate-tables.ts). */
 import { Schema, type Connection, type Model } from "mongoose";
 import { collectionSchema, modelOn, prepareCollections, withTransaction } from "../../shared/storage/mongo";
-import { daysBefore, inDayOrder, type NewRateTable, type RateSource, type RateTable, type RateTableFilter, type RateTableStore } from "./rate-tables";
+import { daysBefore, inDayOrder, type NewRateTable, type TableSource, type RateTable, type RateTableFilter, type RateTableStore } from "./rate-tables";
 
 /** A table as stored: `day` is YYYY-MM-DD text (its order is the days' order), `rates` JSON as SQL's JSONB. */
 type RateTableDoc = RateTable;
@@ -36,7 +36,7 @@ export class MongoRateTableStore implements RateTableStore {
     return new MongoRateTableStore(connection, tables);
   }
 
-  async saveTables(source: RateSource, base: string, tables: readonly NewRateTable[]): Promise<number> {
+  async saveTables(source: TableSource, base: string, tables: readonly NewRateTable[]): Promise<number> {
     if (tables.length === 0) return 0;
     const sorted = inDayOrder(tables);
     const loadedAt = new Date();
@@ -57,7 +57,7 @@ export class MongoRateTableStore implements RateTableStore {
     return sorted.length;
   }
 
-  async findTable(source: RateSource, day: string, maxAgeDays: number): Promise<RateTable | null> {
+  async findTable(source: TableSource, day: string, maxAgeDays: number): Promise<RateTable | null> {
     const doc = await this.tables
       .findOne({ source, day: { $lte: day, $gte: daysBefore(day, maxAgeDays) } })
       .sort({ day: -1 })

@@ -1,6 +1,6 @@
 /** The reference-rate tables on PostgreSQL and PGlite (the contract: rate-tables.ts). */
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { daysBefore, inDayOrder, type NewRateTable, type RateSource, type RateTable, type RateTableFilter, type RateTableStore } from "./rate-tables";
+import { daysBefore, inDayOrder, type NewRateTable, type TableSource, type RateTable, type RateTableFilter, type RateTableStore } from "./rate-tables";
 
 /** Their own migration owner, so the sales tables' list is never touched for them. */
 const MIGRATIONS = [
@@ -17,7 +17,7 @@ const MIGRATIONS = [
 ];
 
 interface RateTableRow {
-  source: RateSource;
+  source: TableSource;
   /** Selected as text: the driver would read a DATE as a local-time Date. */
   day: string;
   base: string;
@@ -38,7 +38,7 @@ export class SqlRateTableStore implements RateTableStore {
     return new SqlRateTableStore(db);
   }
 
-  async saveTables(source: RateSource, base: string, tables: readonly NewRateTable[]): Promise<number> {
+  async saveTables(source: TableSource, base: string, tables: readonly NewRateTable[]): Promise<number> {
     if (tables.length === 0) return 0;
     const rows = inDayOrder(tables).map((t) => ({ day: t.day, rates: t.rates }));
     // One statement (atomic), its rows in day order so two instances saving the same days lock them in the same order.
@@ -52,7 +52,7 @@ export class SqlRateTableStore implements RateTableStore {
     return saved.length;
   }
 
-  async findTable(source: RateSource, day: string, maxAgeDays: number): Promise<RateTable | null> {
+  async findTable(source: TableSource, day: string, maxAgeDays: number): Promise<RateTable | null> {
     const [row] = await this.db.query<RateTableRow>(
       `SELECT ${COLUMNS} FROM exchange_rate_tables WHERE source = $1 AND day <= $2::date AND day >= $3::date ORDER BY exchange_rate_tables.day DESC LIMIT 1`,
       [source, day, daysBefore(day, maxAgeDays)],

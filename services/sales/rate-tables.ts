@@ -5,14 +5,18 @@
  * (exchange-rate-job.ts) and the operator's loads (PUT /api/admin/exchange-rates, `rates-load`) write them, the
  * lookup (exchange-rate.ts) reads them.
  */
+import type { RateSource } from "../../shared/domain/exchange-rates";
 
-/** Where a table came from: the ECB's feed (fetched by the job, or its XML loaded by hand), or an operator's own rates. */
-export const RATE_SOURCES = ["ecb", "manual"] as const;
-export type RateSource = (typeof RATE_SOURCES)[number];
+/**
+ * Where a table came from: the ECB's feed (fetched by the job, or its XML loaded by hand), or an operator's own rates;
+ * the reference sources among a sale's rate sources (shared/domain/exchange-rates.ts, which adds the processor's).
+ */
+export const TABLE_SOURCES = ["ecb", "manual"] as const satisfies readonly RateSource[];
+export type TableSource = (typeof TABLE_SOURCES)[number];
 
 /** One stored table. */
 export interface RateTable {
-  source: RateSource;
+  source: TableSource;
   /** The business day it is for, YYYY-MM-DD. */
   day: string;
   /** The currency every rate is quoted against (lower-case ISO 4217; the ECB's: eur). */
@@ -31,7 +35,7 @@ export interface NewRateTable {
 
 /** The admin list's filter: one source or all, days from `from` to `to` (inclusive, YYYY-MM-DD), at most `limit`. */
 export interface RateTableFilter {
-  source?: RateSource;
+  source?: TableSource;
   from?: string;
   to?: string;
   limit: number;
@@ -44,12 +48,12 @@ export interface RateTableStore {
    * already stored. All or nothing. Instances saving the same days at once is safe (an upsert on the key, rows
    * written in day order); the last save wins. Returns how many tables were saved. A day given twice is refused.
    */
-  saveTables(source: RateSource, base: string, tables: readonly NewRateTable[]): Promise<number>;
+  saveTables(source: TableSource, base: string, tables: readonly NewRateTable[]): Promise<number>;
   /**
    * The table of `source` a sale of `day` uses: the latest on or before `day`, at most `maxAgeDays` older than it
    * (tableForDay's rule, shared/domain/exchange-rates.ts); null when there is none. One read of the key's index.
    */
-  findTable(source: RateSource, day: string, maxAgeDays: number): Promise<RateTable | null>;
+  findTable(source: TableSource, day: string, maxAgeDays: number): Promise<RateTable | null>;
   /** Tables newest day first (the same day: by source), at most `filter.limit`. */
   listTables(filter: RateTableFilter): Promise<RateTable[]>;
 }
