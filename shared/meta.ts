@@ -5,6 +5,8 @@ export interface CallerMeta {
   apiKeyId?: number;
   requestId?: string;
   userAgent?: string;
+  /** The client address (shared/client-address.ts, TRUST_PROXY), for a click's details; never logged or stored as such. */
+  address?: string;
   /** Browser origin of a public (no-key) call, checked against the program's allowed origins. */
   origin?: string;
   /** Set by an action to choose the HTTP status (moleculer-web convention). */

@@ -32,11 +32,13 @@ export type CouponCodeView = Jsonified<CouponCode>;
 /** What the dashboard reads after archiving a code: the code, and what happens to its Stripe promotion code. */
 export type ArchivedCouponCode = CouponCodeView & { message: string };
 
-/** What the gateway knows of a click's request: the API key's program, the browser's Origin and User-Agent. */
+/** What the gateway knows of a click's request: the API key's program, the browser's Origin and User-Agent, the client address. */
 export interface ClickCaller {
   programId?: number;
   origin?: string;
   userAgent?: string;
+  /** shared/client-address.ts: read for the click's details (country, address hash), never stored itself. */
+  address?: string;
 }
 
 export type TrackedClick = { success: true; click_id: string; id: number; test: boolean };

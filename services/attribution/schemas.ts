@@ -25,7 +25,7 @@ export const TrackClicksInput = z.strictObject({
     .array(
       z.strictObject({
         click: z.unknown(),
-        caller: z.strictObject({ programId: Id.optional(), origin: z.string().optional(), userAgent: z.string().optional() }),
+        caller: z.strictObject({ programId: Id.optional(), origin: z.string().optional(), userAgent: z.string().optional(), address: z.string().optional() }),
       }),
     )
     .min(1)

@@ -384,6 +384,7 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
   describeCaller(ctx, _route, req) {
     const ua = req.headers["user-agent"];
     if (typeof ua === "string") ctx.meta.userAgent = ua.slice(0, 512);
+    ctx.meta.address = clientAddress(req);
     const origin = req.headers.origin;
     if (typeof origin === "string") ctx.meta.origin = origin;
   },

@@ -8,7 +8,7 @@ import { MicroBatcher, type MicroBatcherOptions } from "../../shared/micro-batch
 const call = typedCall<AttributionContract>();
 type Forwarded = AttributionContract["attribution.trackClicks"]["result"][number];
 type TrackedClick = Extract<Forwarded, { ok: true }>["click"];
-type ForwardedClick = { click: unknown; caller: { programId?: number; origin?: string; userAgent?: string } };
+type ForwardedClick = { click: unknown; caller: { programId?: number; origin?: string; userAgent?: string; address?: string } };
 
 /**
  * Clicks are the busiest call of a tracking service, and in a split
@@ -51,7 +51,7 @@ export function createClickForwarder(broker: ServiceBroker, options = clickForwa
 
 /** Forwards one click request (its params and what authentication put in its meta) and answers as trackClick would. */
 export async function forwardClick(forwarder: ClickForwarder, params: unknown, meta: CallerMeta): Promise<TrackedClick> {
-  const outcome = await forwarder.add({ click: params, caller: { programId: meta.programId, origin: meta.origin, userAgent: meta.userAgent } });
+  const outcome = await forwarder.add({ click: params, caller: { programId: meta.programId, origin: meta.origin, userAgent: meta.userAgent, address: meta.address } });
   if (!outcome.ok) throw fromForwardedError(outcome.error);
   return outcome.click;
 }
