@@ -24,6 +24,9 @@ import { SELF_REFERRAL } from "../shared/domain/self-referral";
 import { isSelfReferredTo } from "./clients/self-referral-check";
 import { answerStats, answerTopPartners } from "../shared/stats-input";
 import { parseInput } from "../shared/validation";
+import { ClickEnricher } from "./attribution/click-details";
+import { loadAdminToken } from "../shared/admin-token";
+import { createHmac } from "node:crypto";
 
 type Methods = {
   recordClick(ctx: Context, caller: ClickCaller, input: Input<typeof S.TrackClickRequest>): Promise<TrackedClick>;
@@ -42,7 +45,30 @@ export type { Attribution };
 
 type Referral = NonNullable<ResultOf<"programs.findReferral">>;
 
-type Vars = StorageVars<AttributionRepository> & { outboxRelay?: ServiceOutboxRelay; runningTotals?: PollingLoop; clickWriter: ClickWriter; referrals: ReferralCache<Referral> };
+type Vars = StorageVars<AttributionRepository> & {
+  outboxRelay?: ServiceOutboxRelay;
+  runningTotals?: PollingLoop;
+  clickWriter: ClickWriter;
+  enricher: ClickEnricher;
+  referrals: ReferralCache<Referral>;
+};
+
+/**
+ * The secret of the clicks' daily address hashes: ADDRESS_HASH_SECRET, else one derived from the operator token
+ * (ADMIN_TOKEN, or the one generated in DATA_DIR on first start: shared/admin-token.ts), so an install keeps one
+ * without a setting. Processes of a split deployment share it through ADMIN_TOKEN; set ADDRESS_HASH_SECRET where
+ * they do not. Changing it only changes the hashes from then on (they are per day anyway).
+ */
+function addressHashSecret(): string {
+  if (process.env.ADDRESS_HASH_SECRET) return process.env.ADDRESS_HASH_SECRET;
+  return createHmac("sha256", loadAdminToken().token).update("click address hash").digest("hex");
+}
+
+/**
+ * The address a click's country is looked up by: client-address.ts reduces an IPv6 address to its /64 network
+ * ("2001:db8:1:2::/64"); the network's first address is in the same country.
+ */
+const lookupAddress = (address: string | undefined): string | null => (address ? address.replace(/\/64$/, "") : null);
 
 const trackedClick = (click: Click): TrackedClick => ({ success: true, click_id: click.clickId, id: click.id, test: click.isTest });
 
@@ -326,6 +352,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         call(ctx, "programs.findReferral", { programId: input.program_id, referralCode: input.referral_code }),
       );
       if (!enrollment) throw new NotFoundError(`No approved partner with referral code '${input.referral_code}' in program ${input.program_id}.`);
+      const timestamp = input.timestamp ? new Date(input.timestamp) : new Date();
       return {
         clickId: `clk_${randomToken(16)}`,
         programId: input.program_id,
@@ -335,7 +362,15 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         landingUrl: input.url ?? null,
         referrer: input.referrer ?? null,
         userAgent: caller.userAgent ?? null,
-        timestamp: input.timestamp ? new Date(input.timestamp) : new Date(),
+        timestamp,
+        // The address is read for its country and daily hash here, and goes no further.
+        details: this.enricher.details({
+          userAgent: caller.userAgent ?? null,
+          address: lookupAddress(caller.address),
+          landingUrl: input.url ?? null,
+          referrer: input.referrer ?? null,
+          at: timestamp,
+        }),
       };
     },
 
@@ -475,6 +510,8 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   started() {
+    // The IP country database is read once here; a click's details are worked out in memory (attribution/click-details.ts).
+    this.enricher = ClickEnricher.open(addressHashSecret());
     this.clickWriter = createClickWriter(this.repo);
     // lead.created events, from the attribution outbox to notifications.
     this.outboxRelay = startServiceOutboxRelay(this, "attribution", this.repo.outbox);

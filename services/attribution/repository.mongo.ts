@@ -19,6 +19,7 @@ import type {
   TestEventSummary,
   LeadListFilter,
 } from "./repository";
+import { NO_CLICK_DETAILS } from "./repository";
 import { COUPON_CODE_SOURCES } from "../../shared/domain/coupon-codes";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { leadCreatedPayload } from "../../shared/events";
@@ -45,6 +46,19 @@ const clickSchema = requiredStringsMayBeEmpty(
     userAgent: { type: String, default: null },
     timestamp: { type: Date, required: true },
     createdAt: { type: Date, required: true },
+    // A click's details (repository.ts StoredClickDetails); a document stored before them has none (read as nulls and false).
+    details: {
+      country: { type: String, default: null },
+      deviceType: { type: String, default: null },
+      browser: { type: String, default: null },
+      os: { type: String, default: null },
+      isBot: { type: Boolean, default: false },
+      referrerDomain: { type: String, default: null },
+      adNetworks: { type: [String], default: null },
+      utm: { type: Schema.Types.Mixed, default: null },
+      paid: { type: Boolean, default: false },
+      addressHash: { type: String, default: null },
+    },
   }),
 );
 clickSchema.index({ clickId: 1 }, { unique: true });
@@ -182,7 +196,22 @@ const toClick = (d: ClickDoc): Click => ({
   userAgent: d.userAgent ?? null,
   timestamp: d.timestamp,
   createdAt: d.createdAt,
+  details: {
+    country: d.details?.country ?? null,
+    deviceType: d.details?.deviceType ?? null,
+    browser: d.details?.browser ?? null,
+    os: d.details?.os ?? null,
+    isBot: d.details?.isBot ?? false,
+    referrerDomain: d.details?.referrerDomain ?? null,
+    adNetworks: d.details?.adNetworks ?? null,
+    utm: d.details?.utm ?? null,
+    paid: d.details?.paid ?? false,
+    addressHash: d.details?.addressHash ?? null,
+  },
 });
+
+/** The clicks clicks_daily counts: a bot's is stored but not counted (a click stored before the details is no bot's). */
+const COUNTED_CLICKS = { "details.isBot": { $ne: true } };
 
 const toLead = (d: LeadDoc): Lead => ({
   id: d._id,
@@ -224,7 +253,10 @@ export class MongoAttributionRepository implements AttributionRepository {
     const outbox = await MongoOutbox.create(connection, "attribution_outbox");
     // clicks_running and leads_running: each partner's clicks (attributed leads) through each day, the overview's
     // ranking by clicks and the partners' figures (running-mongo.ts).
-    const clicksDaily = { ...activityDaily(clickDays, clicks, "clicks"), running: await runningCollections(connection, "clicks_running", "clicks", ["isTest"], { packed: true }) };
+    const clicksDaily = {
+      ...activityDaily(clickDays, clicks, "clicks", COUNTED_CLICKS),
+      running: await runningCollections(connection, "clicks_running", "clicks", ["isTest"], { packed: true }),
+    };
     const leadsDaily = { ...activityDaily(leadDays, leads, "leads", ATTRIBUTED), running: await runningCollections(connection, "leads_running", "leads", ["isTest"], { packed: false }) };
     // After the unique key indexes are built: instances starting together cannot both insert a key.
     await backfillRollup(clicksDaily);
@@ -254,13 +286,14 @@ export class MongoAttributionRepository implements AttributionRepository {
       userAgent: c.userAgent,
       timestamp: c.timestamp,
       createdAt,
+      details: { ...(c.details ?? NO_CLICK_DETAILS) },
     }));
     // Ordered, in one transaction with their clicks_daily counts (one upsert per key): the batch is stored whole or not at all.
     await withRollupTransaction(this.connection, async (session) => {
       await this.clicks.insertMany(docs, { session, ordered: true });
       await incrementRollup(
         this.clicksDaily,
-        docs.map((d) => activityDayRow(d, "clicks")),
+        docs.filter((d) => !d.details.isBot).map((d) => activityDayRow(d, "clicks")),
         session,
       );
     });

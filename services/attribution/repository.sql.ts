@@ -2,7 +2,7 @@ import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupCoveringMigration, rollupMigration, rollupWhere, rollupsDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import { ROLLUP_DAY, rollupCoveringMigration, rollupFunction, rollupMigration, rollupWhere, rollupsDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
 import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
 import {
   extendRunningTotals,
@@ -29,6 +29,7 @@ import type {
   TestEventSummary,
   LeadListFilter,
 } from "./repository";
+import { NO_CLICK_DETAILS } from "./repository";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
@@ -97,15 +98,15 @@ const MIGRATIONS = [
    CREATE INDEX coupon_codes_program_partner_list ON coupon_codes (program_id, partner_id, created_at DESC, id DESC);`,
   // The overview's and the portal's figures from per (program, partner, UTC day) counters kept by triggers
   // (activityStats, countPartnerClicks); the range scans over the clicks and leads go.
-  `${rollupMigration(activityDaily("clicks"))}
+  `${rollupMigration(activityDaily("clicks", true))}
    ${rollupMigration(activityDaily("leads"))}
    DROP INDEX clicks_stats;
    DROP INDEX leads_stats;
    DROP INDEX clicks_partner_live;`,
   // The overview's partner ranking by clicks: each partner's clicks summed through each day (built by the attribution service's job).
-  runningMigration(activityDaily("clicks")),
+  runningMigration(activityDaily("clicks", true)),
   // The ranking's rows read from the running totals' key alone (index-only).
-  runningCoveringKeyMigration(activityDaily("clicks")),
+  runningCoveringKeyMigration(activityDaily("clicks", true)),
   // The leads' figures read from the rollup's indexes alone (a page of partners, a range of days), however its rows
   // lie; clicks_daily keeps plain indexes (rollup-sql.ts, rollupCoveringMigration).
   rollupCoveringMigration(activityDaily("leads")),
@@ -114,13 +115,22 @@ const MIGRATIONS = [
   `${runningMigration(activityDaily("leads"))}
    ${runningCoveringKeyMigration(activityDaily("leads"))}`,
   // The ranking's days packed: every partner's clicks through each day in one value (running-packed.ts).
-  runningPackedMigration(activityDaily("clicks")),
+  runningPackedMigration(activityDaily("clicks", true)),
   // A revision per packed day: the service keeps the days it has read and leaves their bytes out of the ranking's query.
-  runningPackedRevisionMigration(activityDaily("clicks")),
+  runningPackedRevisionMigration(activityDaily("clicks", true)),
+  // A click's details (attribution/click-details.ts; the address only as its daily hash). A bot's click is stored but
+  // not counted: clicks_daily's trigger leaves it out from here on (none is stored before this migration).
+  `ALTER TABLE clicks ADD COLUMN country TEXT, ADD COLUMN device_type TEXT, ADD COLUMN browser TEXT, ADD COLUMN os TEXT,
+     ADD COLUMN is_bot BOOLEAN NOT NULL DEFAULT false, ADD COLUMN referrer_domain TEXT, ADD COLUMN ad_networks JSONB, ADD COLUMN utm JSONB,
+     ADD COLUMN paid BOOLEAN NOT NULL DEFAULT false, ADD COLUMN address_hash TEXT;
+   ${rollupFunction(activityDaily("clicks"))}`,
 ];
 
-/** clicks_daily and leads_daily: clicks and attributed leads per (program, partner, mode, UTC day of the event). */
-function activityDaily(source: "clicks" | "leads"): RollupDefinition {
+/**
+ * clicks_daily and leads_daily: clicks (but a bot's) and attributed leads per (program, partner, mode, UTC day of the
+ * event). `withBots`: clicks_daily as the migrations before the clicks' details built it (a click had no is_bot then).
+ */
+function activityDaily(source: "clicks" | "leads", withBots = false): RollupDefinition {
   return {
     table: `${source}_daily`,
     source,
@@ -131,7 +141,7 @@ function activityDaily(source: "clicks" | "leads"): RollupDefinition {
       { name: "day", type: "DATE", expr: utcDay("timestamp") },
     ],
     figures: [{ name: source, type: "INTEGER", expr: "1" }],
-    where: source === "leads" ? "partner_id IS NOT NULL" : undefined,
+    where: source === "leads" ? "partner_id IS NOT NULL" : withBots ? undefined : "NOT is_bot",
     rangeIndex: ["program_id", "is_test", "day"],
     running: { table: `${source}_running`, figure: source, packed: source === "clicks" },
   };
@@ -190,6 +200,16 @@ interface ClickRow {
   user_agent: string | null;
   timestamp: Date;
   created_at: Date;
+  country: string | null;
+  device_type: string | null;
+  browser: string | null;
+  os: string | null;
+  is_bot: boolean;
+  referrer_domain: string | null;
+  ad_networks: string[] | null;
+  utm: Record<string, string> | null;
+  paid: boolean;
+  address_hash: string | null;
 }
 
 /** A row of leads. */
@@ -253,7 +273,32 @@ const toClick = (r: ClickRow): Click => ({
   userAgent: r.user_agent,
   timestamp: r.timestamp,
   createdAt: r.created_at,
+  details: {
+    country: r.country,
+    deviceType: r.device_type,
+    browser: r.browser,
+    os: r.os,
+    isBot: r.is_bot,
+    referrerDomain: r.referrer_domain,
+    adNetworks: r.ad_networks,
+    utm: r.utm,
+    paid: r.paid,
+    addressHash: r.address_hash,
+  },
 });
+
+const CLICK_COLUMNS =
+  "click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp, country, device_type, browser, os, is_bot, referrer_domain, ad_networks, utm, paid, address_hash";
+
+/** A new click's values in CLICK_COLUMNS' order. */
+function clickValues(c: NewClick): unknown[] {
+  const d = c.details ?? NO_CLICK_DETAILS;
+  return [
+    ...[c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp],
+    ...[d.country, d.deviceType, d.browser, d.os, d.isBot, d.referrerDomain, d.adNetworks && JSON.stringify(d.adNetworks), d.utm && JSON.stringify(d.utm), d.paid, d.addressHash],
+  ];
+}
+const CLICK_VALUE_COUNT = 19;
 
 const toLead = (r: LeadRow): Lead => ({
   id: r.id,
@@ -284,9 +329,8 @@ export class SqlAttributionRepository implements AttributionRepository {
 
   async createClick(c: NewClick): Promise<Click> {
     const [row] = await this.db.query<ClickRow>(
-      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-      [c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp],
+      `INSERT INTO clicks (${CLICK_COLUMNS}) VALUES (${Array.from({ length: CLICK_VALUE_COUNT }, (_, i) => `$${i + 1}`).join(", ")}) RETURNING *`,
+      clickValues(c),
     );
     return toClick(row);
   }
@@ -297,11 +341,11 @@ export class SqlAttributionRepository implements AttributionRepository {
     const values: unknown[] = [];
     const rows = clicks.map((c) => {
       const at = values.length;
-      values.push(c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp);
-      return `(${Array.from({ length: 9 }, (_, i) => `$${at + i + 1}`).join(", ")})`;
+      values.push(...clickValues(c));
+      return `(${Array.from({ length: CLICK_VALUE_COUNT }, (_, i) => `$${at + i + 1}`).join(", ")})`;
     });
     const stored = await this.db.query<ClickRow>(
-      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp)
+      `INSERT INTO clicks (${CLICK_COLUMNS})
        VALUES ${rows.join(", ")} RETURNING *`,
       values,
     );

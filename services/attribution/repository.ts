@@ -17,9 +17,50 @@ export interface Click {
   /** When the click happened (client's clock if sent); `createdAt` is when we stored it. */
   timestamp: Date;
   createdAt: Date;
+  /** What the click's request told (attribution/click-details.ts). */
+  details: StoredClickDetails;
 }
 
-export type NewClick = Omit<Click, "id" | "createdAt">;
+/** A click to store; without `details`, none are known (NO_CLICK_DETAILS). */
+export type NewClick = Omit<Click, "id" | "createdAt" | "details"> & { details?: StoredClickDetails };
+
+/**
+ * A click's details as stored (attribution/click-details.ts works them out on the click path; the address itself is
+ * never stored, only its daily hash). Clicks stored before them read as nulls and false.
+ */
+export interface StoredClickDetails {
+  /** ISO 3166-1 alpha-2 of the client address. */
+  country: string | null;
+  /** desktop, mobile, tablet or other. */
+  deviceType: string | null;
+  browser: string | null;
+  os: string | null;
+  /** A known bot by its user agent: stored, but neither counted (clicks_daily) nor attributed (a sale with its click id). */
+  isBot: boolean;
+  referrerDomain: string | null;
+  /** The ad networks whose click ids the landing URL carried, sorted. */
+  adNetworks: string[] | null;
+  /** The landing URL's utm_* parameters. */
+  utm: Record<string, string> | null;
+  /** An ad click id, or a utm_medium of paid traffic. */
+  paid: boolean;
+  /** The client address's daily hash (shared/domain/traffic.ts dailyAddressHash). */
+  addressHash: string | null;
+}
+
+/** The details of a click stored without them (and of one stored before clicks had details). */
+export const NO_CLICK_DETAILS: StoredClickDetails = Object.freeze({
+  country: null,
+  deviceType: null,
+  browser: null,
+  os: null,
+  isBot: false,
+  referrerDomain: null,
+  adNetworks: null,
+  utm: null,
+  paid: false,
+  addressHash: null,
+});
 
 export interface Lead {
   id: number;

@@ -1,5 +1,14 @@
 import { createAttributionRepository } from "../../services/attribution/storage";
-import type { AttributionRepository, CouponCode, CouponCodeListFilter, NewClick, NewCouponCode, NewLead } from "../../services/attribution/repository";
+import {
+  NO_CLICK_DETAILS,
+  type AttributionRepository,
+  type CouponCode,
+  type CouponCodeListFilter,
+  type NewClick,
+  type NewCouponCode,
+  type NewLead,
+  type StoredClickDetails,
+} from "../../services/attribution/repository";
 import { couponCodeKey } from "../../shared/domain/coupon-codes";
 import { decodeCursor, type CursorPosition } from "../../shared/pagination";
 import { at, backends, counter, SECOND, useRepository } from "./harness";
@@ -19,6 +28,19 @@ const click = (programId: number, over: Partial<NewClick> = {}): NewClick => ({
   timestamp: at(0),
   ...over,
 });
+
+const DETAILS: StoredClickDetails = {
+  country: "DE",
+  deviceType: "mobile",
+  browser: "Mobile Safari",
+  os: "iOS",
+  isBot: false,
+  referrerDomain: "blog.example",
+  adNetworks: ["google"],
+  utm: { utm_source: "google", utm_medium: "cpc" },
+  paid: true,
+  addressHash: "a1b2c3",
+};
 
 const lead = (programId: number, over: Partial<NewLead> = {}): NewLead => ({
   programId,
@@ -46,7 +68,7 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
   describe("clicks", () => {
     it("round-trips every field of a click", async () => {
       const programId = nextProgram();
-      const input = click(programId, { isTest: true, timestamp: at(5 * SECOND) });
+      const input = click(programId, { isTest: true, timestamp: at(5 * SECOND), details: DETAILS });
       const created = await repo().createClick(input);
 
       expect(Number.isInteger(created.id)).toBe(true);
@@ -58,7 +80,18 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
       const programId = nextProgram();
       const input = click(programId, { landingUrl: null, referrer: null, userAgent: null });
       const created = await repo().createClick(input);
-      expect(await repo().findClick(programId, input.clickId)).toEqual({ ...input, id: created.id, createdAt: expect.any(Date) });
+      expect(await repo().findClick(programId, input.clickId)).toEqual({ ...input, details: NO_CLICK_DETAILS, id: created.id, createdAt: expect.any(Date) });
+    });
+
+    it("stores a bot's click with its details but leaves it out of the partner's count and the rollup, which stays reconciled", async () => {
+      const programId = nextProgram();
+      const human = await repo().createClick(click(programId, { details: DETAILS }));
+      const [bot] = await repo().createClicks([click(programId, { details: { ...NO_CLICK_DETAILS, isBot: true, deviceType: "other" } })]);
+      expect(bot.details).toEqual({ ...NO_CLICK_DETAILS, isBot: true, deviceType: "other" });
+      expect((await repo().findClick(programId, bot.clickId))?.details.isBot).toBe(true);
+      expect((await repo().findClick(programId, human.clickId))?.details).toEqual(DETAILS);
+      expect(await repo().countPartnerClicks(programId, 7)).toBe(1);
+      expect(await repo().rollupDrift(10)).toEqual([]);
     });
 
     it("does not show one program's click to another program", async () => {
@@ -81,7 +114,7 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
 
       expect(created.map((c) => c.clickId)).toEqual(inputs.map((c) => c.clickId));
       expect(new Set(created.map((c) => c.id)).size).toBe(inputs.length);
-      created.forEach((c, i) => expect(c).toEqual({ ...inputs[i], id: c.id, createdAt: expect.any(Date) }));
+      created.forEach((c, i) => expect(c).toEqual({ ...inputs[i], details: NO_CLICK_DETAILS, id: c.id, createdAt: expect.any(Date) }));
       for (const c of created) expect(await repo().findClick(programId, c.clickId)).toEqual(c);
     });
 
