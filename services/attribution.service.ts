@@ -70,6 +70,9 @@ function addressHashSecret(): string {
  */
 const lookupAddress = (address: string | undefined): string | null => (address ? address.replace(/\/64$/, "") : null);
 
+/** A bot's click is stored but attributes nothing: a lead or sale with its click id goes as if the id were unknown. */
+const attributable = (click: Click | null): Click | null => (click && !click.details.isBot ? click : null);
+
 const trackedClick = (click: Click): TrackedClick => ({ success: true, click_id: click.clickId, id: click.id, test: click.isTest });
 
 /** Owns clicks, leads (customers) and the attribution of sales to partners. */
@@ -132,7 +135,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
         }
         await this.assertOriginAllowed(ctx, ctx.meta, programId);
-        const click = input.click_id ? await this.repo.findClick(programId, input.click_id) : null;
+        const click = input.click_id ? attributable(await this.repo.findClick(programId, input.click_id)) : null;
         if (fromBrowser && !click) {
           throw new NotFoundError("Unknown 'click_id' for this program: a browser signup must carry the click id from the svc_click_id cookie.");
         }
@@ -476,7 +479,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     async findPartnerBy(programId: number, method: AttributionMethod, value: string) {
       switch (method) {
         case "click": {
-          const click = await this.repo.findClick(programId, value);
+          const click = attributable(await this.repo.findClick(programId, value));
           return click && { partnerId: click.partnerId, clickId: click.clickId, leadId: null };
         }
         case "email": {
