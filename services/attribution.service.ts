@@ -14,7 +14,7 @@ import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outb
 import { startRunningTotals } from "./clients/running-totals";
 import type { PollingLoop } from "../shared/polling-loop";
 import { createAttributionRepository } from "./attribution/storage";
-import type { AttributionRepository, Click, CouponCode, NewClick } from "./attribution/repository";
+import { countsAsTraffic, type AttributionRepository, type Click, type CouponCode, type NewClick } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
 import { createClickWriter, type ClickWriter } from "./attribution/click-writer";
 import { ReferralCache } from "./attribution/referral-cache";
@@ -70,8 +70,8 @@ function addressHashSecret(): string {
  */
 const lookupAddress = (address: string | undefined): string | null => (address ? address.replace(/\/64$/, "") : null);
 
-/** A bot's click is stored but attributes nothing: a lead or sale with its click id goes as if the id were unknown. */
-const attributable = (click: Click | null): Click | null => (click && !click.details.isBot ? click : null);
+/** A bot's or a hosting network's click is stored but attributes nothing (repository.ts countsAsTraffic). */
+const attributable = (click: Click | null): Click | null => (click && countsAsTraffic(click.details) ? click : null);
 
 const trackedClick = (click: Click): TrackedClick => ({ success: true, click_id: click.clickId, id: click.id, test: click.isTest });
 

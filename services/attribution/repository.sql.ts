@@ -118,17 +118,18 @@ const MIGRATIONS = [
   runningPackedMigration(activityDaily("clicks", true)),
   // A revision per packed day: the service keeps the days it has read and leaves their bytes out of the ranking's query.
   runningPackedRevisionMigration(activityDaily("clicks", true)),
-  // A click's details (attribution/click-details.ts; the address only as its daily hash). A bot's click is stored but
-  // not counted: clicks_daily's trigger leaves it out from here on (none is stored before this migration).
+  // A click's details (attribution/click-details.ts; the address only as its daily hash). A bot's or a hosting
+  // network's click is stored but not counted: clicks_daily's trigger leaves it out from here on (none is stored before
+  // this migration).
   `ALTER TABLE clicks ADD COLUMN country TEXT, ADD COLUMN device_type TEXT, ADD COLUMN browser TEXT, ADD COLUMN os TEXT,
-     ADD COLUMN is_bot BOOLEAN NOT NULL DEFAULT false, ADD COLUMN referrer_domain TEXT, ADD COLUMN ad_networks JSONB, ADD COLUMN utm JSONB,
+     ADD COLUMN is_bot BOOLEAN NOT NULL DEFAULT false, ADD COLUMN hosting_network BOOLEAN NOT NULL DEFAULT false, ADD COLUMN referrer_domain TEXT, ADD COLUMN ad_networks JSONB, ADD COLUMN utm JSONB,
      ADD COLUMN paid BOOLEAN NOT NULL DEFAULT false, ADD COLUMN address_hash TEXT;
    ${rollupFunction(activityDaily("clicks"))}`,
 ];
 
 /**
- * clicks_daily and leads_daily: clicks (but a bot's) and attributed leads per (program, partner, mode, UTC day of the
- * event). `withBots`: clicks_daily as the migrations before the clicks' details built it (a click had no is_bot then).
+ * clicks_daily and leads_daily: clicks (visits only: repository.ts countsAsTraffic) and attributed leads per (program,
+ * partner, mode, UTC day of the event). `withBots`: clicks_daily as the migrations before the clicks' details built it.
  */
 function activityDaily(source: "clicks" | "leads", withBots = false): RollupDefinition {
   return {
@@ -141,7 +142,7 @@ function activityDaily(source: "clicks" | "leads", withBots = false): RollupDefi
       { name: "day", type: "DATE", expr: utcDay("timestamp") },
     ],
     figures: [{ name: source, type: "INTEGER", expr: "1" }],
-    where: source === "leads" ? "partner_id IS NOT NULL" : withBots ? undefined : "NOT is_bot",
+    where: source === "leads" ? "partner_id IS NOT NULL" : withBots ? undefined : "NOT (is_bot OR hosting_network)",
     rangeIndex: ["program_id", "is_test", "day"],
     running: { table: `${source}_running`, figure: source, packed: source === "clicks" },
   };
@@ -205,6 +206,7 @@ interface ClickRow {
   browser: string | null;
   os: string | null;
   is_bot: boolean;
+  hosting_network: boolean;
   referrer_domain: string | null;
   ad_networks: string[] | null;
   utm: Record<string, string> | null;
@@ -279,6 +281,7 @@ const toClick = (r: ClickRow): Click => ({
     browser: r.browser,
     os: r.os,
     isBot: r.is_bot,
+    hostingNetwork: r.hosting_network,
     referrerDomain: r.referrer_domain,
     adNetworks: r.ad_networks,
     utm: r.utm,
@@ -288,17 +291,29 @@ const toClick = (r: ClickRow): Click => ({
 });
 
 const CLICK_COLUMNS =
-  "click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp, country, device_type, browser, os, is_bot, referrer_domain, ad_networks, utm, paid, address_hash";
+  "click_id, program_id, partner_id, referral_code, is_test, landing_url, referrer, user_agent, timestamp, country, device_type, browser, os, is_bot, hosting_network, referrer_domain, ad_networks, utm, paid, address_hash";
 
 /** A new click's values in CLICK_COLUMNS' order. */
 function clickValues(c: NewClick): unknown[] {
   const d = c.details ?? NO_CLICK_DETAILS;
   return [
     ...[c.clickId, c.programId, c.partnerId, c.referralCode, c.isTest, c.landingUrl, c.referrer, c.userAgent, c.timestamp],
-    ...[d.country, d.deviceType, d.browser, d.os, d.isBot, d.referrerDomain, d.adNetworks && JSON.stringify(d.adNetworks), d.utm && JSON.stringify(d.utm), d.paid, d.addressHash],
+    ...[
+      d.country,
+      d.deviceType,
+      d.browser,
+      d.os,
+      d.isBot,
+      d.hostingNetwork,
+      d.referrerDomain,
+      d.adNetworks && JSON.stringify(d.adNetworks),
+      d.utm && JSON.stringify(d.utm),
+      d.paid,
+      d.addressHash,
+    ],
   ];
 }
-const CLICK_VALUE_COUNT = 19;
+const CLICK_VALUE_COUNT = CLICK_COLUMNS.split(",").length;
 
 const toLead = (r: LeadRow): Lead => ({
   id: r.id,

@@ -35,8 +35,10 @@ export interface StoredClickDetails {
   deviceType: string | null;
   browser: string | null;
   os: string | null;
-  /** A known bot by its user agent: stored, but neither counted (clicks_daily) nor attributed (a sale with its click id). */
+  /** A known bot by its user agent: stored, but neither counted (clicks_daily) nor attributed (countsAsTraffic). */
   isBot: boolean;
+  /** The address is a hosting provider's: stored, but neither counted nor attributed (countsAsTraffic). */
+  hostingNetwork: boolean;
   referrerDomain: string | null;
   /** The ad networks whose click ids the landing URL carried, sorted. */
   adNetworks: string[] | null;
@@ -48,6 +50,13 @@ export interface StoredClickDetails {
   addressHash: string | null;
 }
 
+/**
+ * Whether a click is a visit: counted in clicks_daily and able to attribute a lead or sale. A bot's or a hosting
+ * network's click is stored with its details but is neither; a lead or sale with its click id goes as if the id were
+ * unknown.
+ */
+export const countsAsTraffic = (details: StoredClickDetails): boolean => !details.isBot && !details.hostingNetwork;
+
 /** The details of a click stored without them (and of one stored before clicks had details). */
 export const NO_CLICK_DETAILS: StoredClickDetails = Object.freeze({
   country: null,
@@ -55,6 +64,7 @@ export const NO_CLICK_DETAILS: StoredClickDetails = Object.freeze({
   browser: null,
   os: null,
   isBot: false,
+  hostingNetwork: false,
   referrerDomain: null,
   adNetworks: null,
   utm: null,

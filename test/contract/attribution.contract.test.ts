@@ -35,6 +35,7 @@ const DETAILS: StoredClickDetails = {
   browser: "Mobile Safari",
   os: "iOS",
   isBot: false,
+  hostingNetwork: false,
   referrerDomain: "blog.example",
   adNetworks: ["google"],
   utm: { utm_source: "google", utm_medium: "cpc" },
@@ -83,10 +84,14 @@ describe.each(backends)("attribution repository contract on %s", (_name, backend
       expect(await repo().findClick(programId, input.clickId)).toEqual({ ...input, details: NO_CLICK_DETAILS, id: created.id, createdAt: expect.any(Date) });
     });
 
-    it("stores a bot's click with its details but leaves it out of the partner's count and the rollup, which stays reconciled", async () => {
+    it("stores a bot's and a hosting network's click with their details but leaves them out of the partner's count and the rollup, which stays reconciled", async () => {
       const programId = nextProgram();
       const human = await repo().createClick(click(programId, { details: DETAILS }));
-      const [bot] = await repo().createClicks([click(programId, { details: { ...NO_CLICK_DETAILS, isBot: true, deviceType: "other" } })]);
+      const [bot, hosted] = await repo().createClicks([
+        click(programId, { details: { ...NO_CLICK_DETAILS, isBot: true, deviceType: "other" } }),
+        click(programId, { details: { ...DETAILS, hostingNetwork: true } }),
+      ]);
+      expect((await repo().findClick(programId, hosted.clickId))?.details).toEqual({ ...DETAILS, hostingNetwork: true });
       expect(bot.details).toEqual({ ...NO_CLICK_DETAILS, isBot: true, deviceType: "other" });
       expect((await repo().findClick(programId, bot.clickId))?.details.isBot).toBe(true);
       expect((await repo().findClick(programId, human.clickId))?.details).toEqual(DETAILS);

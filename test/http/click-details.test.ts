@@ -1,7 +1,9 @@
 /**
  * A click's details (issue 49, item 1) through the real HTTP API: a browser's click is stored with its country,
- * device, browser, OS, landing URL's ad network and utm, and its address only as a hash; a bot's click is stored but
- * neither counted in the overview nor attributed (a sale with its click id is unattributed), and reconcile stays clean.
+ * device, browser, OS, landing URL's ad network and utm, and its address only as a hash; a bot's or a hosting
+ * network's click is stored but neither counted in the overview nor attributed (a sale with its click id is
+ * unattributed), a server's (curl) counts, and reconcile stays clean. The gateway trusts X-Forwarded-For here
+ * (TRUST_PROXY), so a test can click from public addresses.
  */
 import { startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { uniqueId } from "../support/tracking";
@@ -16,8 +18,9 @@ const today = new Date().toISOString().slice(0, 10);
 
 const repo = () => (sys.broker.getLocalService("attribution") as unknown as { repo: AttributionRepository }).repo;
 
-async function click(userAgent: string, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode, ...body }, headers: { "User-Agent": userAgent } });
+async function click(userAgent: string, body: Record<string, unknown> = {}, address = "81.2.69.142"): Promise<string> {
+  const headers = { "User-Agent": userAgent, "X-Forwarded-For": address };
+  const res = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode, ...body }, headers });
   expect(res.status).toBe(200);
   return res.body.click_id as string;
 }
@@ -28,44 +31,56 @@ async function overviewClicks(): Promise<number> {
 }
 
 beforeAll(async () => {
+  process.env.TRUST_PROXY = "true";
   sys = await startSystem();
   boot = await sys.bootstrap({ holdDays: 0 });
 });
-afterAll(() => sys.stop());
+afterAll(async () => {
+  await sys.stop();
+  delete process.env.TRUST_PROXY;
+});
 
 test("a browser's click is stored with its details, the address only as a hash", async () => {
   const clickId = await click(IPHONE, { url: "https://shop.example/landing?gclid=abc123&utm_source=google&utm_medium=cpc&utm_campaign=spring", referrer: "https://www.blog.example/post" });
   const stored = await repo().findClick(boot.programId, clickId);
   expect(stored?.details).toEqual({
-    country: null, // a loopback address has none
+    country: "GB",
     deviceType: "mobile",
     browser: "Mobile Safari",
     os: "iOS",
     isBot: false,
+    hostingNetwork: false,
     referrerDomain: "blog.example",
     adNetworks: ["google"],
     utm: { utm_source: "google", utm_medium: "cpc", utm_campaign: "spring" },
     paid: true,
     addressHash: expect.any(String),
   });
-  expect(JSON.stringify(stored)).not.toMatch(/127\.0\.0\.1|::1/);
+  expect(JSON.stringify(stored)).not.toContain("81.2.69.142");
 });
 
-test("a bot's click is stored, but neither counted in the overview nor attributed", async () => {
-  const before = await overviewClicks();
-  const clickId = await click(GOOGLEBOT);
-  expect((await repo().findClick(boot.programId, clickId))?.details).toMatchObject({ isBot: true });
-  expect(await overviewClicks()).toBe(before);
-
+async function saleAttributed(clickId: string): Promise<boolean> {
   const sale = await sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("order"), amount_cents: 5_000, click_id: clickId } });
   expect(sale.status).toBe(200);
-  expect(sale.body.attributed).toBe(false);
+  return sale.body.attributed as boolean;
+}
 
-  // A browser's click still counts and attributes.
+test("a bot's click and a hosting network's are stored, but neither counted in the overview nor attributed; a server's counts", async () => {
+  const before = await overviewClicks();
+  const bot = await click(GOOGLEBOT);
+  const hosted = await click(IPHONE, {}, "3.5.140.1"); // an AWS address
+  expect((await repo().findClick(boot.programId, bot))?.details).toMatchObject({ isBot: true, hostingNetwork: false });
+  expect((await repo().findClick(boot.programId, hosted))?.details).toMatchObject({ isBot: false, hostingNetwork: true });
+  expect(await overviewClicks()).toBe(before);
+  expect(await saleAttributed(bot)).toBe(false);
+  expect(await saleAttributed(hosted)).toBe(false);
+
+  // A browser's click and a server's (the API's curl examples) count and attribute.
   const human = await click(IPHONE);
-  expect(await overviewClicks()).toBe(before + 1);
-  const attributed = await sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("order"), amount_cents: 5_000, click_id: human } });
-  expect(attributed.body.attributed).toBe(true);
+  const server = await click("curl/8.5.0");
+  expect(await overviewClicks()).toBe(before + 2);
+  expect(await saleAttributed(human)).toBe(true);
+  expect(await saleAttributed(server)).toBe(true);
 
   expect((await sys.admin("GET", "/reconcile")).violations).toEqual([]);
 });

@@ -12,7 +12,7 @@ import { replCommands, replLists, replLookups, replRates, runReplCommand } from 
 import { ecbXml, startEcbDouble, type EcbDouble } from "../support/ecb-double";
 import { waitFor } from "../support/notifications";
 import { freePort, outputOf, printedJson, replCommand, startNode, stopNode, type ChildNode } from "../support/processes";
-import { ADMIN_TOKEN, BROWSER_USER_AGENT, startSystem, type Bootstrap, type TestSystem } from "../support/system";
+import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { attributedSale } from "../support/tracking";
 
 describe("REPL commands over a broker", () => {
@@ -239,8 +239,7 @@ describe("the real REPL: npm start -- --repl", () => {
       // Data through the HTTP API of the same process.
       const base = `http://127.0.0.1:${port}`;
       const call = async (method: string, p: string, body?: unknown, key: string | null = ADMIN_TOKEN) => {
-        // A browser's User-Agent: Node's own is a bot's, whose click would attribute nothing.
-        const headers: Record<string, string> = { "Content-Type": "application/json", "User-Agent": BROWSER_USER_AGENT };
+        const headers: Record<string, string> = { "Content-Type": "application/json" };
         if (key) headers.Authorization = `Bearer ${key}`;
         const res = await fetch(base + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
         const json = (await res.json()) as any;

@@ -6,7 +6,6 @@ import { jsonOrText } from "./processes";
 import { RequestAwareConsoleLogger } from "../../shared/observability";
 import { noteLogLine } from "./framework-warnings";
 
-export const BROWSER_USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 export const ADMIN_TOKEN = "test-operator-token-0123456789abcdef";
 
 export interface HttpResult {
@@ -73,8 +72,7 @@ export async function startSystem(opts: { services?: readonly string[]; backend?
   const baseUrl = gateway ? `http://127.0.0.1:${gateway.server.address().port}` : "";
 
   const http: TestSystem["http"] = async (method, path, o = {}) => {
-    // A browser's User-Agent unless the test sends its own: Node's own ("node") is a bot's, whose clicks are not counted.
-    const headers: Record<string, string> = { "User-Agent": BROWSER_USER_AGENT, ...o.headers };
+    const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers.Authorization = `Bearer ${o.key}`;
     if (o.body !== undefined || o.raw !== undefined) headers["Content-Type"] ??= "application/json";
     const res = await fetch(baseUrl + path, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });

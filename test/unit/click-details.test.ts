@@ -25,10 +25,18 @@ test("device type, browser and OS from the user agent", () => {
   expect(click({ userAgent: UA.windows })).toMatchObject({ deviceType: "desktop", browser: "Chrome", os: "Windows", isBot: false });
 });
 
-test("known bots, scripts and requests without a user agent are bots", () => {
-  expect(click({ userAgent: UA.googlebot }).isBot).toBe(true);
-  expect(click({ userAgent: UA.curl }).isBot).toBe(true);
-  expect(click({ userAgent: null })).toMatchObject({ isBot: true, deviceType: "other", browser: null });
+test("crawlers, preview fetchers and headless browsers are bots; HTTP libraries relaying a visit and requests without a user agent are not", () => {
+  for (const ua of [UA.googlebot, "Googlebot/2.1 (+http://www.google.com/bot.html)", "facebookexternalhit/1.1", "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/120.0"]) {
+    expect(click({ userAgent: ua }).isBot).toBe(true);
+  }
+  for (const ua of [UA.curl, "node", "undici", "python-requests/2.31", "Go-http-client/1.1"]) expect(click({ userAgent: ua }).isBot).toBe(false);
+  expect(click({ userAgent: null })).toMatchObject({ isBot: false, deviceType: "other", browser: null });
+});
+
+test("a hosting provider's address (by its autonomous system) is a hosting network's; an ordinary one, a private one or none is not", () => {
+  expect(click({ address: "3.5.140.1" })).toMatchObject({ country: expect.any(String), hostingNetwork: true }); // AWS
+  expect(click({ address: "2a01:4f8::1" }).hostingNetwork).toBe(true); // Hetzner
+  for (const address of ["81.2.69.142", "10.0.0.1", "127.0.0.1", null]) expect(click({ address }).hostingNetwork).toBe(false);
 });
 
 test("the landing URL's and referrer's details, and the address only as the day's hash", () => {
