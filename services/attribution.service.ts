@@ -18,7 +18,7 @@ import { countsAsTraffic, type AttributionRepository, type Click, type CouponCod
 import { ATTRIBUTION } from "./attribution/endpoints";
 import { createClickWriter, type ClickWriter } from "./attribution/click-writer";
 import { ReferralCache } from "./attribution/referral-cache";
-import type { Attribution, ClickCaller, ClickOutcome, TrackedClick, Unattributed } from "./attribution/contract";
+import type { Attribution, ClickCaller, ClickFacts, ClickOutcome, TrackedClick, Unattributed } from "./attribution/contract";
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
 import { isSelfReferredTo } from "./clients/self-referral-check";
@@ -170,7 +170,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         // reports, since anyone can send a browser signup. Asked again on a repeat, so a retry after a failure earns it.
         const earned =
           !fromBrowser && lead.partnerId !== null && !lead.isTest
-            ? await call(ctx, "commissions.createForLead", { programId, partnerId: lead.partnerId, customerKey: lead.customerKey })
+            ? await call(ctx, "commissions.createForLead", { programId, partnerId: lead.partnerId, customerKey: lead.customerKey, customerEmail: lead.email, clickId: lead.clickId })
             : null;
         return {
           success: true,
@@ -190,6 +190,23 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
      * Finds the partner of a sale by the spec's order (6.1), then by a coupon code (rule 5) when the four found
      * none; null when nothing matches and the sale named no code (Unattributed, with why, when it did).
      */
+    clickFacts: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ClickFactsInput>>): Promise<ClickFacts | null> {
+        const click = await this.repo.findClick(ctx.params.programId, ctx.params.clickId);
+        if (!click) return null;
+        const d = click.details;
+        return {
+          at: click.timestamp.toISOString(),
+          referrerDomain: d.referrerDomain,
+          paid: d.paid,
+          adNetworks: d.adNetworks ?? [],
+          utmMedium: d.utm?.utm_medium ?? null,
+          addressHash: d.addressHash,
+        };
+      },
+    },
+
     resolve: {
       async handler(ctx: Context<Input<typeof S.ResolveInput>>): Promise<Attribution | Unattributed | null> {
         const input = ctx.params;

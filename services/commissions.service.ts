@@ -15,7 +15,7 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import * as ledger from "./commissions/ledger";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
 import { createCommissionsRepository } from "./commissions/storage";
-import type { BalanceKey, Commission, CommissionsRepository, PayoutRun } from "./commissions/repository";
+import type { BalanceKey, Commission, CommissionsRepository, FraudReview, PayoutRun } from "./commissions/repository";
 import * as payouts_ from "./commissions/payouts";
 import { COMMISSIONS } from "./commissions/endpoints";
 import { createForLead, createForSale, manualCommission, type CreatedCommission, type NoCommission } from "./commissions/create-for-sale";
@@ -26,6 +26,9 @@ import { commissionListItem, withdrawalListItem } from "./commissions/list-views
 import { BANK_FILE_CSV, COMMISSIONS_CSV, PAYPAL_FILE_CSV, RUN_PAYOUTS_CSV, STATEMENT_CSV, WITHDRAWALS_CSV, type RunFileRow } from "./commissions/export";
 import { readExportBatch, readExportLines, type CsvLayout, type ExportBatch } from "../shared/csv-export";
 import { mapPage, pageOf } from "../shared/pagination";
+import { checkConversion, NO_FRAUD_CHECK, type ConversionToCheck, type FraudCheck } from "./commissions/fraud-check";
+import { anyFraudRuleEnabled, rejectionForPartner, type FraudSettings } from "../shared/domain/fraud-rules";
+import { fraudReviewView } from "./commissions/list-views";
 
 /** Violations a reconcile report lists at most (the rest are counted). */
 const RECONCILE_MAX_VIOLATIONS = 1000;
@@ -36,6 +39,9 @@ export type { RefundResponse } from "./commissions/reverse-for-sale";
 type ListCommissions = Input<typeof S.ListCommissionsInput>;
 type ListWithdrawals = Input<typeof S.ListWithdrawalsInput>;
 type Methods = {
+  fraudCheck(ctx: Context, conversion: ConversionToCheck): Promise<FraudCheck>;
+  fraudReviewViews(ctx: Context, reviews: FraudReview[]): Promise<Array<ReturnType<typeof fraudReviewView>>>;
+  decideFraudReview(ctx: Context, programId: number, reviewId: number, decision: ledger.ReviewDecision): Promise<{ review: ReturnType<typeof fraudReviewView>; changed: boolean }>;
   commissionCreated(result: CreatedCommission | NoCommission): CreatedCommission | NoCommission;
   balanceKey(ctx: Context, input: { partnerId: number; programId: number; currency?: string }): Promise<BalanceKey>;
   listCommissions(ctx: Context, input: ListCommissions): Promise<ResultOf<"commissions.list">>;
@@ -74,7 +80,9 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.CreateForSaleInput>>): Promise<CreatedCommission | NoCommission> {
         const input = ctx.params;
         const earning = await partnerRewards(ctx, input.programId, input.partnerId);
-        return this.commissionCreated(await createForSale(this.repo, earning, input, new Date()));
+        const now = new Date();
+        const conversion = { ...input, kind: "sale" as const, occurredAt: input.occurredAt ?? now, customerEmail: input.customerEmail ?? null, clickId: input.clickId ?? null };
+        return this.commissionCreated(await createForSale(this.repo, earning, input, now, () => this.fraudCheck(ctx, conversion)));
       },
     },
 
@@ -82,9 +90,37 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     createForLead: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.CreateForLeadInput>>): Promise<CreatedCommission | NoCommission> {
-        const { programId, partnerId, customerKey } = ctx.params;
+        const { programId, partnerId, customerKey, customerEmail, clickId } = ctx.params;
         const [earning, program] = await Promise.all([partnerRewards(ctx, programId, partnerId), getProgram(ctx, programId)]);
-        return this.commissionCreated(await createForLead(this.repo, earning, { programId, partnerId, customerKey, currency: program.currency }, new Date()));
+        const now = new Date();
+        const conversion = { programId, partnerId, kind: "lead" as const, occurredAt: now, customerEmail: customerEmail ?? null, clickId: clickId ?? null };
+        return this.commissionCreated(
+          await createForLead(this.repo, earning, { programId, partnerId, customerKey, currency: program.currency }, now, () => this.fraudCheck(ctx, conversion)),
+        );
+      },
+    },
+
+    /** The program's reviews, as the Risk screen lists them (docs/fraud.md). */
+    listFraudReviews: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ListFraudReviewsInput>>) {
+        const page = await this.repo.listFraudReviewsPage(ctx.params);
+        return { data: await this.fraudReviewViews(ctx, page.data), nextCursor: page.nextCursor };
+      },
+    },
+
+    clearFraudReview: {
+      async handler(ctx: Context<Input<typeof S.ClearFraudReviewInput>>) {
+        return this.decideFraudReview(ctx, ctx.params.programId, ctx.params.reviewId, { status: "cleared" });
+      },
+    },
+
+    rejectFraudReview: {
+      async handler(ctx: Context<Input<typeof S.RejectFraudReviewInput>>) {
+        const { programId, reviewId, reason } = ctx.params;
+        const review = await this.repo.getFraudReview(reviewId);
+        if (!review || review.programId !== programId) throw new NotFoundError(`No fraud review ${reviewId} in program ${programId}.`);
+        return this.decideFraudReview(ctx, programId, reviewId, { status: "rejected", reason: rejectionForPartner(review.flags, reason) });
       },
     },
 
@@ -444,8 +480,14 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.BalanceKeyInput>>) {
         const key = await this.balanceKey(ctx, ctx.params);
-        const balance = (await this.repo.getBalance(key)) ?? { ...key, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
-        return toDto({ ...balance, withdrawals: await this.repo.listWithdrawals(key) });
+        const [stored, withdrawals, held] = await Promise.all([
+          this.repo.getBalance(key),
+          this.repo.listWithdrawals(key),
+          this.repo.reviewHeldCents(key.programId, key.currency, [key.partnerId]),
+        ]);
+        const balance = stored ?? { ...key, balanceCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 };
+        // Held for review: pending commissions under a fraud review, shown apart (docs/fraud.md).
+        return toDto({ ...balance, heldForReviewCents: held.get(key.partnerId) ?? 0, withdrawals });
       },
     },
 
@@ -519,6 +561,37 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
   },
 
   methods: {
+    /** The program's fraud rules for a conversion about to earn (fraud-check.ts); none on: nothing asked of anyone. */
+    async fraudCheck(ctx: Context, conversion: ConversionToCheck): Promise<FraudCheck> {
+      const settings = (await getProgram(ctx, conversion.programId)).fraudSettings as FraudSettings;
+      if (!anyFraudRuleEnabled(settings)) return NO_FRAUD_CHECK;
+      return checkConversion(
+        {
+          repo: this.repo,
+          clickFacts: (programId, clickId) => call(ctx, "attribution.clickFacts", { programId, clickId }),
+          partnerFacts: (programId, partnerId) => call(ctx, "programs.partnerFraudFacts", { programId, partnerId }),
+        },
+        settings,
+        conversion,
+      );
+    },
+
+    async fraudReviewViews(ctx: Context, reviews: FraudReview[]) {
+      const partnerIds = [...new Set(reviews.map((r) => r.partnerId))];
+      const names = new Map(await Promise.all(partnerIds.map(async (id) => [id, (await call(ctx, "programs.getPartner", { partnerId: id })).name] as const)));
+      const commissions = await Promise.all(reviews.map((r) => this.repo.getCommission(r.commissionId)));
+      return reviews.map((r, i) => fraudReviewView(r, commissions[i]!, names.get(r.partnerId) ?? `Partner ${r.partnerId}`));
+    },
+
+    async decideFraudReview(ctx: Context, programId: number, reviewId: number, decision: ledger.ReviewDecision) {
+      const outcome = await this.repo.transaction((tx) => ledger.decideFraudReview(tx, programId, reviewId, decision, new Date()));
+      if (!outcome) throw new NotFoundError(`No fraud review ${reviewId} in program ${programId}.`);
+      // A rejection's reversal event, and a cleared commission's credit later, go out through the outbox.
+      if (outcome.changed) this.relay.nudge();
+      const [view] = await this.fraudReviewViews(ctx, [outcome.review]);
+      return { review: view, changed: outcome.changed };
+    },
+
     /** A new commission goes out at once (its commission.created event) and is counted. */
     commissionCreated(result: CreatedCommission | NoCommission) {
       if (!result.created) return result;

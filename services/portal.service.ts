@@ -69,6 +69,8 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
               balance: {
                 balanceCents: balance.balanceCents,
                 pendingCents: earnings.totals.pendingCents,
+                // Part of pending: what is held for the merchant's review.
+                heldForReviewCents: balance.heldForReviewCents,
                 creditedCents: balance.creditedCents,
                 deductedCents: balance.deductedCents,
                 paidCents: balance.paidCents,

@@ -219,6 +219,34 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    fraudSettings: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        return { settings: (await this.requireProgram(ctx.params.programId)).fraudSettings };
+      },
+    },
+
+    updateFraudSettings: {
+      async handler(ctx: Context<Input<typeof S.UpdateFraudSettingsInput>>) {
+        const { programId, ...fraudSettings } = ctx.params;
+        await this.requireProgram(programId);
+        const updated = await this.repo.updateProgramSettings(programId, { fraudSettings });
+        if (!updated) throw new NotFoundError(`No program with id ${programId}.`);
+        // Commissions read the rules from their program cache: awaited, so this process's copy is gone before we answer.
+        await ctx.broadcast("programs.changed", { programId });
+        return { settings: updated.fraudSettings };
+      },
+    },
+
+    partnerFraudFacts: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.EnrollmentInput>>) {
+        const { programId, partnerId } = ctx.params;
+        const [partner, payoutDetailsSharedWith] = await Promise.all([this.repo.getPartner(partnerId), this.repo.partnersSharingPayoutDetails(programId, partnerId)]);
+        return { email: partner?.email ?? null, payoutDetailsSharedWith };
+      },
+    },
+
     /** The secret is returned once, here; only its hash is stored. */
     createApiKey: {
       async handler(ctx: Context<Input<typeof S.CreateApiKeyInput>, { user?: unknown }>) {

@@ -46,7 +46,7 @@ export type RouteGroup =
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
-export type Tag = "Health" | "Tracking" | "Merchant API" | "Dashboard" | "Rewards" | "Payouts" | "Processor" | "Reference" | "Operator" | "Partner portal" | "Applications";
+export type Tag = "Health" | "Tracking" | "Merchant API" | "Dashboard" | "Rewards" | "Payouts" | "Processor" | "Reference" | "Operator" | "Partner portal" | "Applications" | "Risk";
 
 /** An action's HTTP endpoint: where the gateway routes it and what the OpenAPI document says about it. */
 export interface HttpEndpoint {

@@ -7,6 +7,16 @@ import type { ActivityFigures, CouponCode, TestEventStats, TestEventSummary, Lea
 import type { Page } from "../../shared/pagination";
 import type * as S from "./schemas";
 
+/** A click as the fraud rules read it: when, from where (the referrer's domain, ad parameters) and the address's hash of its day. */
+export interface ClickFacts {
+  at: string;
+  referrerDomain: string | null;
+  paid: boolean;
+  adNetworks: string[];
+  utmMedium: string | null;
+  addressHash: string | null;
+}
+
 /** The partner a sale is attributed to, and how (`attribution.resolve`). */
 export interface Attribution {
   partnerId: number;
@@ -62,6 +72,8 @@ export interface AttributionContract {
     result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; reason: string | null; test: boolean };
   };
   /** Null when nothing matched and the sale named no coupon code; Unattributed when it did (or its discounts could not be read). */
+  /** What the fraud rules read of a conversion's click (docs/fraud.md); null for an unknown click id. */
+  "attribution.clickFacts": { params: z.input<typeof S.ClickFactsInput>; result: ClickFacts | null };
   "attribution.resolve": { params: z.input<typeof S.ResolveInput>; result: Attribution | Unattributed | null };
   "attribution.listCustomers": { params: z.input<typeof S.ListCustomersInput>; result: Page<Jsonified<Lead>> };
   /** Test clicks and test leads, each counted up to `limit`, in one call (status.forProgram). */

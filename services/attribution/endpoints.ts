@@ -144,6 +144,9 @@ export const ATTRIBUTION = declareActions("attribution", {
   createCouponCode: { input: S.CreateCouponCodeInput },
   checkCouponCode: { input: S.CheckCouponCodeInput },
   hasStripeCouponCodes: { input: S.ProgramIdInput },
+  clickFacts: {
+    input: S.ClickFactsInput,
+  },
   resolve: {
     input: S.ResolveInput,
   },

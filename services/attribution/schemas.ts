@@ -42,6 +42,9 @@ export const TrackLeadRequest = z.strictObject({
   timestamp: Timestamp,
 });
 
+/** A click of the program, by its click id (the fraud rules' facts). */
+export const ClickFactsInput = z.object({ programId: Id, clickId: ClickId });
+
 export const ResolveInput = z.object({
   programId: Id,
   clickId: ClickId.nullish(),

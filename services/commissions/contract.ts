@@ -7,7 +7,10 @@ import type { RunTotals } from "./payout-runs";
 import type * as S from "./schemas";
 import type { Page } from "../../shared/pagination";
 import type { ExportBatch } from "../../shared/csv-export";
-import type { CommissionListItem } from "./list-views";
+import type { CommissionListItem, fraudReviewView } from "./list-views";
+
+/** A fraud review as the Risk screen and the API show it. */
+export type FraudReviewView = ReturnType<typeof fraudReviewView>;
 import type { NoRewardReason, TierStats } from "../../shared/domain/rewards";
 import type { PartnerRewards } from "../rewards/contract";
 
@@ -48,6 +51,9 @@ export type ProcessorSettlementResult =
  */
 export interface CommissionsContract {
   "commissions.createForSale": { params: z.input<typeof S.CreateForSaleInput>; result: CreatedCommission | NoCommission };
+  "commissions.listFraudReviews": { params: z.input<typeof S.ListFraudReviewsInput>; result: Page<FraudReviewView> };
+  "commissions.clearFraudReview": { params: z.input<typeof S.ClearFraudReviewInput>; result: { review: FraudReviewView; changed: boolean } };
+  "commissions.rejectFraudReview": { params: z.input<typeof S.RejectFraudReviewInput>; result: { review: FraudReviewView; changed: boolean } };
   "commissions.createForLead": { params: z.input<typeof S.CreateForLeadInput>; result: CreatedCommission | NoCommission };
   /** The merchant takes a commission back (a fake signup, a fraudulent order): reversed in full, like a full refund of a sale. */
   "commissions.voidCommission": { params: z.input<typeof S.VoidCommissionInput>; result: RefundResponse };
@@ -65,7 +71,8 @@ export interface CommissionsContract {
   "commissions.payWithdrawal": { params: z.input<typeof S.WithdrawalIdInput>; result: Jsonified<Withdrawal> };
   "commissions.createProgramWithdrawal": { params: z.input<typeof S.CreateWithdrawalInput>; result: Jsonified<Withdrawal> };
   "commissions.payProgramWithdrawal": { params: z.input<typeof S.ProgramWithdrawalIdInput>; result: Jsonified<Withdrawal> };
-  "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { withdrawals: Withdrawal[] }> };
+  /** heldForReviewCents: the net of the partner's commissions under a pending fraud review (pending, shown apart). */
+  "commissions.balance": { params: z.input<typeof S.BalanceKeyInput>; result: Jsonified<Balance & { heldForReviewCents: number; withdrawals: Withdrawal[] }> };
   "commissions.get": { params: z.input<typeof S.CommissionIdInput>; result: Jsonified<Commission & { refunds: RefundEntry[]; outbox: OutboxEvent[] }> };
   "commissions.list": { params: z.input<typeof S.ListCommissionsInput>; result: Page<Jsonified<CommissionListItem>> };
   "commissions.listWithdrawals": { params: z.input<typeof S.ListWithdrawalsInput>; result: Page<Jsonified<Withdrawal>> };

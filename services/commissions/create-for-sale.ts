@@ -3,6 +3,7 @@ import { computeLeadCommission, computeSaleCommission, linesOf, NO_TIER_STATS, t
 import * as ledger from "./ledger";
 import type { CommissionsRepository, NewCommission } from "./repository";
 import type { CreatedCommission, NoCommission, PartnerEarning } from "./contract";
+import { NO_FRAUD_CHECK, type FraudCheck } from "./fraud-check";
 
 /** What `commissions.createForSale` answers (and the bench floor, through the same function): defined in the contract. */
 export type { CreatedCommission, NoCommission };
@@ -46,9 +47,17 @@ const answer = (c: { id: number; status: string; amountCents: number; currency: 
  * partner is at), every choice frozen on the record, in one transaction.
  * Idempotent per sale: an existing commission is returned as it is
  * (`created` false), never recomputed. A sale no reward pays for gets none,
- * and the reason. The caller nudges the outbox relay and counts metrics.
+ * and the reason. `fraudCheck` (the program's rules, fraud-check.ts) runs
+ * only for a commission to create; its flags hold it for review. The caller
+ * nudges the outbox relay and counts metrics.
  */
-export async function createForSale(repo: CommissionsRepository, earning: PartnerEarning, input: CreateForSaleInput, now: Date): Promise<CreatedCommission | NoCommission> {
+export async function createForSale(
+  repo: CommissionsRepository,
+  earning: PartnerEarning,
+  input: CreateForSaleInput,
+  now: Date,
+  fraudCheck: () => Promise<FraudCheck> = async () => NO_FRAUD_CHECK,
+): Promise<CreatedCommission | NoCommission> {
   const existing = await repo.findCommissionBySale(input.saleId);
   if (existing) return answer(existing, false);
   const occurredAt = input.occurredAt ?? now;
@@ -56,6 +65,7 @@ export async function createForSale(repo: CommissionsRepository, earning: Partne
   const payment = { lines: linesOf(input.saleAmountCents, input.lines), isRenewal: input.isRenewal === true, firstPaymentAt: input.firstPaymentAt ?? null, occurredAt };
   const outcome = computeSaleCommission(earning.rewards, payment, stats);
   if (!("lines" in outcome)) return { commissionId: null, created: false, reason: outcome.reason };
+  const { flags, addressHash } = await fraudCheck();
   const { commission, created } = await repo.transaction((tx) =>
     ledger.createCommission(
       tx,
@@ -72,8 +82,10 @@ export async function createForSale(repo: CommissionsRepository, earning: Partne
         ...frozenFields(earning, outcome.lines),
         amountCents: outcome.amountCents,
         approvableAt: approvableAt(now, earning.group.holdDays),
+        addressHash,
       },
       now,
+      flags,
     ),
   );
   return answer(commission, created);
@@ -89,11 +101,13 @@ export async function createForLead(
   earning: PartnerEarning,
   input: { programId: number; partnerId: number; customerKey: string; currency: string },
   now: Date,
+  fraudCheck: () => Promise<FraudCheck> = async () => NO_FRAUD_CHECK,
 ): Promise<CreatedCommission | NoCommission> {
   const existing = await repo.transaction((tx) => tx.findLeadCommission(input.programId, input.customerKey));
   if (existing) return answer(existing, false);
   const outcome = computeLeadCommission(earning.rewards);
   if (!outcome) return { commissionId: null, created: false, reason: "no_reward_applies" };
+  const { flags, addressHash } = await fraudCheck();
   const { commission, created } = await repo.transaction((tx) =>
     ledger.createCommission(
       tx,
@@ -109,8 +123,10 @@ export async function createForLead(
         ...frozenFields(earning, [outcome.line]),
         amountCents: outcome.amountCents,
         approvableAt: approvableAt(now, earning.group.holdDays),
+        addressHash,
       },
       now,
+      flags,
     ),
   );
   return answer(commission, created);

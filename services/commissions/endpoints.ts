@@ -77,6 +77,21 @@ function runFile(file: "payouts" | "bank" | "paypal", layout: CsvLayout<RunFileR
   };
 }
 
+const fraudReviewExample = {
+  id: 4,
+  programId: 1,
+  partnerId: 3,
+  partnerName: "Jane Doe",
+  commissionId: 12,
+  kind: "sale",
+  status: "pending",
+  flags: [{ rule: "partner_identity", evidence: { sameEmail: true, sameAddress: false }, description: "The customer's email or network address is the partner's own." }],
+  commission: { amountCents: 2000, currency: "usd", status: "pending", transactionId: "order_1001" },
+  createdAt: "2026-01-02T10:00:00.000Z",
+  decidedAt: null,
+  decisionReason: null,
+};
+
 export const COMMISSIONS = declareActions("commissions", {
   list: {
     input: S.ListCommissionsInput,
@@ -591,6 +606,57 @@ export const COMMISSIONS = declareActions("commissions", {
       example: { programId: 1, commissionId: 12 },
       errors: ["not_found"],
       response: { description: "The commission after the call.", example: { commission: commissionItemExample, changed: true } },
+    }),
+  },
+  listFraudReviews: {
+    input: S.ListFraudReviewsInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/fraud/reviews",
+      scope: "fraud:read",
+      tag: "Risk",
+      summary: "The program's fraud reviews",
+      description: `Conversions the program's fraud rules flagged, newest first, filtered by state (pending, cleared, rejected), partner and creation date: each with its rules (their evidence, and what each means) and its commission, which stays held (pending, not credited, not payable) while the review is pending. Evidence never holds a network address: addresses are compared as hashes of their day. ${PAGING}`,
+      example: { programId: 1, status: "pending", limit: 25 },
+      response: { description: "A page of reviews.", example: { data: [fraudReviewExample], nextCursor: NEXT_CURSOR } },
+    }),
+  },
+  clearFraudReview: {
+    input: S.ClearFraudReviewInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/fraud/reviews/:reviewId/clear",
+      scope: "fraud:write",
+      permission: "programs:write",
+      tag: "Risk",
+      summary: "Clear a fraud review",
+      description:
+        "The conversion is fine: its commission is no longer held and proceeds as usual, its hold period counting again from now. Clearing a cleared review changes nothing (changed false); a rejected one cannot be cleared (409).",
+      example: { programId: 1, reviewId: 4 },
+      errors: ["conflict"],
+      response: { description: "The review after the decision.", example: { review: { ...fraudReviewExample, status: "cleared", decidedAt: "2026-01-03T09:00:00.000Z" }, changed: true } },
+    }),
+  },
+  rejectFraudReview: {
+    input: S.RejectFraudReviewInput,
+    http: programRoutes({
+      method: "POST",
+      path: "/:programId/fraud/reviews/:reviewId/reject",
+      scope: "fraud:write",
+      permission: "programs:write",
+      tag: "Risk",
+      summary: "Reject a fraud review",
+      description:
+        "The conversion does not earn: its commission is voided, and the partner is told why in plain words (what the rules that fired mean for them, then your reason if you give one), never the rules' thresholds or evidence. The sale itself is not refunded. Rejecting a rejected review changes nothing (changed false); a cleared one cannot be rejected (409). To ban the partner as well, use the partner's ban.",
+      example: { programId: 1, reviewId: 4, reason: "Orders from your own account do not earn commissions." },
+      errors: ["conflict"],
+      response: {
+        description: "The review after the decision.",
+        example: {
+          review: { ...fraudReviewExample, status: "rejected", decidedAt: "2026-01-03T09:00:00.000Z", decisionReason: "Orders from your own account do not earn commissions." },
+          changed: true,
+        },
+      },
     }),
   },
   tierStats: {

@@ -12,7 +12,20 @@ import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "./withdrawa
 import { belowMinimum, moneyText } from "./payout-runs";
 import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
 import { AppError, ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
-import type { BalanceKey, Commission, CommissionsTx, NewCommission, PayableCommission, PayoutMethod, PayoutRun, PayoutRunTrigger, SkippedPartner, Withdrawal } from "./repository";
+import type { FraudFlag } from "../../shared/domain/fraud-rules";
+import type {
+  BalanceKey,
+  Commission,
+  CommissionsTx,
+  FraudReview,
+  NewCommission,
+  PayableCommission,
+  PayoutMethod,
+  PayoutRun,
+  PayoutRunTrigger,
+  SkippedPartner,
+  Withdrawal,
+} from "./repository";
 
 export const balanceKeyOf = (c: Pick<Commission, "partnerId" | "programId" | "currency">): BalanceKey => ({
   partnerId: c.partnerId,
@@ -45,8 +58,12 @@ function commissionEvent(c: Commission, extra: Record<string, unknown> = {}): Re
 const findSame = (tx: CommissionsTx, c: Pick<NewCommission, "saleId" | "programId" | "leadKey">) =>
   c.saleId !== null ? tx.findCommissionBySale(c.saleId) : tx.findLeadCommission(c.programId, c.leadKey!);
 
-/** Idempotent on the sale (a lead commission: on the program and customer): a second call returns the existing commission. */
-export async function createCommission(tx: CommissionsTx, input: NewCommission, now: Date): Promise<{ commission: Commission; created: boolean }> {
+/**
+ * Idempotent on the sale (a lead commission: on the program and customer): a second call returns the existing
+ * commission. With `flags` (the program's fraud rules fired: docs/fraud.md), it is created held for review, in the
+ * same transaction: its review, and the fraud.flagged and commission.held events.
+ */
+export async function createCommission(tx: CommissionsTx, input: NewCommission, now: Date, flags: readonly FraudFlag[] = []): Promise<{ commission: Commission; created: boolean }> {
   const existing = await findSame(tx, input);
   if (existing) return { commission: existing, created: false };
   const commission = await tx.insertCommission(input, now);
@@ -56,7 +73,80 @@ export async function createCommission(tx: CommissionsTx, input: NewCommission, 
     return { commission: winner!, created: false };
   }
   await tx.enqueue("commission.created", commission.id, commissionEvent(commission), now);
-  return { commission, created: true };
+  if (!flags.length) return { commission, created: true };
+  return { commission: await holdForReview(tx, commission, flags, now), created: true };
+}
+
+/** What a commission held for review says why (the merchant's Risk screen names the rules; the partner sees it pending). */
+export const REVIEW_HOLD_REASON = "Held for review";
+
+async function holdForReview(tx: CommissionsTx, commission: Commission, flags: readonly FraudFlag[], now: Date): Promise<Commission> {
+  const patch = { heldAt: now, holdReason: REVIEW_HOLD_REASON };
+  await tx.updateCommission(commission.id, patch, now);
+  const held = { ...commission, ...patch, updatedAt: now };
+  const kind = commission.kind === "lead" ? "lead" : "sale";
+  const review = await tx.insertFraudReview({ programId: commission.programId, partnerId: commission.partnerId, commissionId: commission.id, kind, flags: [...flags] }, now);
+  await tx.enqueue("fraud.flagged", commission.id, fraudReviewEvent(review, held), now);
+  await tx.enqueue("commission.held", commission.id, commissionEvent(held, { heldAt: now.toISOString(), holdReason: REVIEW_HOLD_REASON, reviewId: review.id }), now);
+  return held;
+}
+
+/** The facts a fraud.flagged event carries (shared/events.ts): the review, its rules and evidence, its commission. */
+function fraudReviewEvent(review: FraudReview, c: Commission): Record<string, unknown> {
+  return {
+    reviewId: review.id,
+    programId: review.programId,
+    partnerId: review.partnerId,
+    commissionId: c.id,
+    kind: review.kind,
+    status: review.status,
+    rules: review.flags.map((f) => f.rule),
+    flags: review.flags,
+    transactionId: c.transactionId,
+    currency: c.currency,
+    amountCents: c.amountCents,
+    createdAt: review.createdAt.toISOString(),
+  };
+}
+
+/** The merchant's decision on a review: clear (the commission proceeds) or reject (it is voided), with their words. */
+export type ReviewDecision = { status: "cleared" } | { status: "rejected"; reason: string };
+
+/**
+ * Decides a pending review in one transaction with the ledger. Cleared: the commission's hold for review is lifted
+ * and its hold period counts again from now (as long as it had from its creation); rejected: the commission is voided
+ * (reverseCommission, reason code void) with `reason`, which the partner sees. A review already decided the same way
+ * changes nothing (changed false); the other way is a conflict. Null when there is no such review in the program.
+ */
+export async function decideFraudReview(
+  tx: CommissionsTx,
+  programId: number,
+  reviewId: number,
+  decision: ReviewDecision,
+  now: Date,
+): Promise<{ review: FraudReview; changed: boolean } | null> {
+  const first = await tx.getFraudReviewForUpdate(reviewId);
+  if (!first || first.programId !== programId) return null;
+  const found = (await tx.getCommission(first.commissionId))!;
+  // The lock order: the balance, then the commission, then (here) the review read again under them.
+  await tx.getBalanceForUpdate(balanceKeyOf(found));
+  const c = (await tx.getCommissionForUpdate(found.id))!;
+  const review = (await tx.getFraudReviewForUpdate(reviewId))!;
+  if (review.status !== "pending") {
+    if (review.status === decision.status) return { review, changed: false };
+    throw new ConflictError(`Review ${reviewId} was ${review.status} already; a decided review is not decided again.`);
+  }
+  const decided = { status: decision.status, decisionReason: decision.status === "rejected" ? decision.reason : null, decidedAt: now };
+  await tx.updateFraudReview(review.id, decided);
+  if (decision.status === "cleared") {
+    if (c.status !== "reversed" && c.heldAt) {
+      const holdMs = c.approvableAt.getTime() - c.createdAt.getTime();
+      await tx.updateCommission(c.id, { heldAt: null, holdReason: null, approvableAt: new Date(now.getTime() + Math.max(holdMs, 0)) }, now);
+    }
+  } else {
+    await reverseCommission(tx, { commissionId: c.id, reasonCode: "void", reason: decision.reason }, now);
+  }
+  return { review: { ...review, ...decided }, changed: true };
 }
 
 /**
@@ -81,6 +171,9 @@ export async function setCommissionHeld(tx: CommissionsTx, commissionId: number,
   await tx.getBalanceForUpdate(balanceKeyOf(found));
   const c = (await tx.getCommissionForUpdate(commissionId))!;
   if ((c.heldAt !== null) === (hold !== null)) return { commission: c, changed: false };
+  if (!hold && (await tx.findFraudReviewByCommission(c.id))?.status === "pending") {
+    throw new ConflictError(`Commission ${commissionId} is held for review: clear or reject its review instead of releasing it.`);
+  }
   if (hold && (c.creditedAt || c.status === "reversed")) {
     throw new ConflictError(`Commission ${commissionId} is ${c.status === "reversed" ? "reversed" : "credited already"}; only a commission not yet credited can be held.`);
   }

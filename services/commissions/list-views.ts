@@ -1,7 +1,8 @@
 /** What the commission and withdrawal lists show per row (dashboard, operators, the partner portal). */
 import { toDto, type Jsonified } from "../../shared/dto";
 import type { CommissionLine } from "../../shared/domain/rewards";
-import type { CommissionKind, CommissionWithRefunds, Withdrawal } from "./repository";
+import type { Commission, CommissionKind, CommissionWithRefunds, FraudReview, Withdrawal } from "./repository";
+import { FRAUD_RULE_TEXT } from "../../shared/domain/fraud-rules";
 
 export interface CommissionListItem {
   id: number;
@@ -77,3 +78,21 @@ export function commissionListItem(c: CommissionWithRefunds): Jsonified<Commissi
 }
 
 export const withdrawalListItem = (w: Withdrawal): Jsonified<Withdrawal> => toDto(w);
+
+/** A fraud review as the Risk screen and the API show it: its rules in the merchant's words, its commission's state. */
+export function fraudReviewView(review: FraudReview, commission: Commission, partnerName: string) {
+  return toDto({
+    id: review.id,
+    programId: review.programId,
+    partnerId: review.partnerId,
+    partnerName,
+    commissionId: review.commissionId,
+    kind: review.kind,
+    status: review.status,
+    flags: review.flags.map((f) => ({ ...f, description: FRAUD_RULE_TEXT[f.rule].merchant })),
+    commission: { amountCents: commission.amountCents, currency: commission.currency, status: commission.status, transactionId: commission.transactionId },
+    createdAt: review.createdAt,
+    decidedAt: review.decidedAt,
+    decisionReason: review.decisionReason,
+  });
+}

@@ -15,6 +15,8 @@ import type {
   CommissionListFilter,
   CommissionsRepository,
   CommissionsTx,
+  FraudReview,
+  FraudReviewListFilter,
   CommissionWithRefunds,
   OutboxEvent,
   PayoutRun,
@@ -31,6 +33,8 @@ import {
   withdrawalSchema,
   withdrawalCommissionSchema,
   payoutRunSchema,
+  fraudReviewSchema,
+  toFraudReview,
   payoutScheduleSchema,
   outboxSchema,
   commissionDaySchema,
@@ -72,6 +76,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       withdrawalCommissions: modelOn(connection, "WithdrawalCommission", withdrawalCommissionSchema),
       payoutRuns: modelOn(connection, "PayoutRun", payoutRunSchema),
       payoutSchedules: modelOn(connection, "PayoutSchedule", payoutScheduleSchema),
+      fraudReviews: modelOn(connection, "FraudReview", fraudReviewSchema),
       outbox: modelOn(connection, "OutboxEvent", outboxSchema),
       commissionDays: modelOn(connection, "CommissionDay", commissionDaySchema),
       commissionMonths: modelOn(connection, "CommissionMonth", commissionMonthSchema),
@@ -93,6 +98,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
       store.withdrawalCommissions,
       store.payoutRuns,
       store.payoutSchedules,
+      store.fraudReviews,
       store.outbox,
       store.commissionDays,
       store.commissionMonths,
@@ -297,6 +303,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         dispatchedAt: d.dispatchedAt ?? null,
       }));
       const payoutRuns = (await this.store.payoutRuns.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toPayoutRun);
+      const fraudReviews = (await this.store.fraudReviews.find({}, null, { session }).sort({ _id: 1 }).lean()).map(toFraudReview);
       const rollupRows = async (rollup: Model<unknown>): Promise<SnapshotCommissionDay[]> =>
         (await rollup.collection.find({}, { session, projection: { _id: 0 }, sort: { programId: 1, partnerId: 1, day: 1, currency: 1 } }).toArray()).map((d) => ({
           programId: d.programId,
@@ -311,7 +318,7 @@ export class MongoCommissionsRepository implements CommissionsRepository {
         }));
       const commissionDays = await rollupRows(this.store.commissionDays as Model<unknown>);
       const commissionMonths = await rollupRows(this.store.commissionMonths);
-      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays, commissionMonths };
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays, commissionMonths, fraudReviews };
     } finally {
       await session.endSession();
     }
@@ -370,6 +377,42 @@ export class MongoCommissionsRepository implements CommissionsRepository {
     return new Map(rows.map((r) => [r._id, r.cents]));
   }
 
+  async getFraudReview(id: number): Promise<FraudReview | null> {
+    const doc = await this.store.fraudReviews.findById(id).lean();
+    return doc ? toFraudReview(doc) : null;
+  }
+
+  async listFraudReviewsPage(f: FraudReviewListFilter): Promise<Page<FraudReview>> {
+    const docs = await this.store.fraudReviews
+      .find(listFilter(f))
+      .sort(MONGO_LIST_SORT)
+      .limit(f.limit + 1)
+      .lean();
+    return pageOf(docs, f.limit, mongoPosition, toFraudReview);
+  }
+
+  async reviewHeldCents(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Map<number, number>> {
+    const pending = await this.store.fraudReviews.find({ programId, status: "pending", ...(partnerIds ? { partnerId: { $in: [...partnerIds] } } : {}) }, { commissionId: 1 }).lean();
+    if (!pending.length) return new Map();
+    const docs = await this.store.commissions.find({ _id: { $in: pending.map((r) => r.commissionId) }, currency }, { partnerId: 1, amountCents: 1, deductedCents: 1 }).lean();
+    const held = new Map<number, number>();
+    for (const c of docs) held.set(c.partnerId, (held.get(c.partnerId) ?? 0) + c.amountCents - c.deductedCents);
+    return held;
+  }
+
+  async countConversionsFromAddress(programId: number, kind: "sale" | "lead", addressHash: string, from: Date, to: Date): Promise<number> {
+    return this.store.commissions.countDocuments({ programId, kind, addressHash, createdAt: { $gte: from, $lt: to } });
+  }
+
+  async partnerRefundStats(programId: number, partnerId: number, from: Date, to: Date): Promise<{ sales: number; refundedSales: number }> {
+    // Along the { programId, partnerId, createdAt, _id } list index, as tierStats.
+    const [row] = await this.store.commissions.aggregate<{ sales: number; refundedSales: number }>([
+      { $match: { programId, partnerId, createdAt: { $gte: from, $lt: to }, kind: { $nin: ["lead", "manual"] } } },
+      { $group: { _id: null, sales: { $sum: 1 }, refundedSales: { $sum: { $cond: [{ $gt: ["$refundedCents", 0] }, 1, 0] } } } },
+    ]);
+    return { sales: row?.sales ?? 0, refundedSales: row?.refundedSales ?? 0 };
+  }
+
   async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {
     const filter = partnerIds ? { programId, currency, partnerId: { $in: [...partnerIds] } } : { programId, currency };
     const docs = await this.store.balances.find(filter).sort({ partnerId: 1 }).lean();
@@ -394,7 +437,7 @@ async function dropUnconditionalSaleIndex(commissions: Store["commissions"]): Pr
 }
 
 /** The filter of a commissions or withdrawals list: program, then partner and status when given, then the page. */
-function listFilter(f: CommissionListFilter | WithdrawalListFilter): Record<string, unknown> {
+function listFilter(f: CommissionListFilter | WithdrawalListFilter | FraudReviewListFilter): Record<string, unknown> {
   const conditions: Record<string, unknown>[] = [
     { programId: f.programId, ...(f.partnerId === undefined ? {} : { partnerId: f.partnerId }), ...(f.status === undefined ? {} : { status: f.status }) },
     ...mongoPageFilter(f),

@@ -8,6 +8,7 @@ import { csvLineSql } from "../../shared/storage/csv-sql";
 import { COMMISSIONS_CSV, WITHDRAWALS_CSV } from "./export";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
+import type { FraudFlag } from "../../shared/domain/fraud-rules";
 import type {
   Balance,
   BalanceKey,
@@ -18,7 +19,11 @@ import type {
   CommissionWithRefunds,
   CommissionsRepository,
   CommissionsTx,
+  FraudReview,
+  FraudReviewListFilter,
+  FraudReviewStatus,
   NewCommission,
+  NewFraudReview,
   NewPayoutRun,
   NewRefundEntry,
   NewWithdrawal,
@@ -195,6 +200,25 @@ const MIGRATIONS = [
    ALTER TABLE commissions DROP CONSTRAINT commissions_check;
    ALTER TABLE commissions ADD CONSTRAINT commissions_refunded_cents_check
      CHECK (refunded_cents >= 0 AND refunded_cents <= COALESCE(sale_original_amount_cents, sale_amount_cents));`,
+  // Fraud reviews (docs/fraud.md): one per flagged commission, listed newest first per program (by status, by
+  // partner); a conversion's address hash of its day on its commission, counted per program, kind and day.
+  `CREATE TABLE fraud_reviews (
+     id SERIAL PRIMARY KEY,
+     program_id INTEGER NOT NULL,
+     partner_id INTEGER NOT NULL,
+     commission_id INTEGER NOT NULL UNIQUE REFERENCES commissions(id),
+     kind TEXT NOT NULL CHECK (kind IN ('sale', 'lead')),
+     flags JSONB NOT NULL,
+     status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'cleared', 'rejected')),
+     decision_reason TEXT,
+     decided_at TIMESTAMPTZ,
+     created_at TIMESTAMPTZ NOT NULL,
+     CHECK ((status = 'pending') = (decided_at IS NULL)));
+   CREATE INDEX fraud_reviews_list ON fraud_reviews (program_id, created_at DESC, id DESC);
+   CREATE INDEX fraud_reviews_list_status ON fraud_reviews (program_id, status, created_at DESC, id DESC);
+   CREATE INDEX fraud_reviews_partner ON fraud_reviews (program_id, partner_id, created_at DESC, id DESC);
+   ALTER TABLE commissions ADD COLUMN address_hash TEXT;
+   CREATE INDEX commissions_address_day ON commissions (program_id, kind, address_hash, created_at) WHERE address_hash IS NOT NULL;`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */
@@ -204,6 +228,41 @@ export function listCommissionsQuery(f: CommissionListFilter, select = "*"): Sql
   if (f.status !== undefined) c.add("status = ?", f.status);
   return c.page(f).query(select, "commissions", f.limit);
 }
+
+/** The exact query of listFraudReviewsPage (exported so the query-plan test explains what runs). */
+export function listFraudReviewsQuery(f: FraudReviewListFilter): SqlQuery {
+  const c = new SqlConditions().add("program_id = ?", f.programId);
+  if (f.partnerId !== undefined) c.add("partner_id = ?", f.partnerId);
+  if (f.status !== undefined) c.add("status = ?", f.status);
+  return c.page(f).query("*", "fraud_reviews", f.limit);
+}
+
+/** A row of fraud_reviews. */
+interface FraudReviewRow {
+  id: number;
+  program_id: number;
+  partner_id: number;
+  commission_id: number;
+  kind: FraudReview["kind"];
+  flags: FraudFlag[];
+  status: FraudReviewStatus;
+  decision_reason: string | null;
+  decided_at: Date | null;
+  created_at: Date;
+}
+
+const toFraudReview = (r: FraudReviewRow): FraudReview => ({
+  id: r.id,
+  programId: r.program_id,
+  partnerId: r.partner_id,
+  commissionId: r.commission_id,
+  kind: r.kind,
+  flags: r.flags,
+  status: r.status,
+  decisionReason: r.decision_reason,
+  decidedAt: r.decided_at,
+  createdAt: r.created_at,
+});
 
 /** The exact query of listWithdrawalsPage. */
 export function listWithdrawalsQuery(f: WithdrawalListFilter, select = "*"): SqlQuery {
@@ -514,6 +573,7 @@ const COLUMNS: Record<string, string> = {
   processorRevision: "processor_revision",
   heldAt: "held_at",
   holdReason: "hold_reason",
+  approvableAt: "approvable_at",
   amountCents: "amount_cents",
   paidAt: "paid_at",
   cancelledAt: "cancelled_at",
@@ -546,8 +606,8 @@ class SqlCommissionsTx implements CommissionsTx {
   async insertCommission(c: NewCommission, now: Date): Promise<Commission | null> {
     const [row] = await this.q.query<CommissionRow>(
       `INSERT INTO commissions (program_id, partner_id, kind, sale_id, lead_key, transaction_id, currency, sale_amount_cents, rule_type, rule_value,
-         group_id, reward_lines, amount_cents, approvable_at, description, created_at, updated_at, sale_original_amount_cents, sale_original_currency)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15, $17, $18)
+         group_id, reward_lines, amount_cents, approvable_at, description, created_at, updated_at, sale_original_amount_cents, sale_original_currency, address_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16, $15, $15, $17, $18, $19)
        ON CONFLICT DO NOTHING RETURNING *`,
       [
         c.programId,
@@ -568,6 +628,7 @@ class SqlCommissionsTx implements CommissionsTx {
         c.description ?? null,
         c.saleOriginal?.amountCents ?? null,
         c.saleOriginal?.currency ?? null,
+        c.addressHash ?? null,
       ],
     );
     return row ? toCommission(row) : null;
@@ -576,6 +637,28 @@ class SqlCommissionsTx implements CommissionsTx {
   async findCommissionBySale(saleId: number): Promise<Commission | null> {
     const [row] = await this.q.query<CommissionRow>("SELECT * FROM commissions WHERE sale_id = $1", [saleId]);
     return row ? toCommission(row) : null;
+  }
+
+  async insertFraudReview(r: NewFraudReview, now: Date): Promise<FraudReview> {
+    const [row] = await this.q.query<FraudReviewRow>(
+      "INSERT INTO fraud_reviews (program_id, partner_id, commission_id, kind, flags, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *",
+      [r.programId, r.partnerId, r.commissionId, r.kind, JSON.stringify(r.flags), now],
+    );
+    return toFraudReview(row);
+  }
+
+  async findFraudReviewByCommission(commissionId: number): Promise<FraudReview | null> {
+    const [row] = await this.q.query<FraudReviewRow>("SELECT * FROM fraud_reviews WHERE commission_id = $1", [commissionId]);
+    return row ? toFraudReview(row) : null;
+  }
+
+  async getFraudReviewForUpdate(id: number): Promise<FraudReview | null> {
+    const [row] = await this.q.query<FraudReviewRow>("SELECT * FROM fraud_reviews WHERE id = $1 FOR UPDATE", [id]);
+    return row ? toFraudReview(row) : null;
+  }
+
+  async updateFraudReview(id: number, patch: Pick<FraudReview, "status" | "decisionReason" | "decidedAt">): Promise<void> {
+    await this.q.query("UPDATE fraud_reviews SET status = $2, decision_reason = $3, decided_at = $4 WHERE id = $1", [id, patch.status, patch.decisionReason, patch.decidedAt]);
   }
 
   async findLeadCommission(programId: number, leadKey: string): Promise<Commission | null> {
@@ -902,6 +985,7 @@ export class SqlCommissionsRepository implements CommissionsRepository {
         )
       ).map((r) => ({ ...toWithdrawal(r), commissionIds: r.commission_ids.map(Number) }));
       const payoutRuns = (await q.query<PayoutRunRow>("SELECT * FROM payout_runs ORDER BY id")).map(toPayoutRun);
+      const fraudReviews = (await q.query<FraudReviewRow>("SELECT * FROM fraud_reviews ORDER BY id")).map(toFraudReview);
       const outbox = (
         await q.query<{ id: number; type: string; commission_id: number | null; dispatched_at: Date | null }>("SELECT id, type, commission_id, dispatched_at FROM outbox ORDER BY id")
       ).map((r) => ({ id: r.id, type: r.type, commissionId: r.commission_id, dispatchedAt: r.dispatched_at }));
@@ -923,7 +1007,7 @@ export class SqlCommissionsRepository implements CommissionsRepository {
           reversedCents: Number(r.reversed_cents),
         }));
       const [commissionDays, commissionMonths] = [await rollupRows("commissions_daily"), await rollupRows("commissions_monthly")];
-      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays, commissionMonths };
+      return { commissions, refunds, balances, withdrawals, payoutRuns, outbox, commissionDays, commissionMonths, fraudReviews };
     });
   }
 
@@ -962,6 +1046,44 @@ export class SqlCommissionsRepository implements CommissionsRepository {
       [programId, currency],
     );
     return new Map(rows.map((r) => [r.partner_id, Number(r.cents)]));
+  }
+
+  async getFraudReview(id: number): Promise<FraudReview | null> {
+    const [row] = await this.db.query<FraudReviewRow>("SELECT * FROM fraud_reviews WHERE id = $1", [id]);
+    return row ? toFraudReview(row) : null;
+  }
+
+  async listFraudReviewsPage(f: FraudReviewListFilter): Promise<Page<FraudReview>> {
+    const q = listFraudReviewsQuery(f);
+    return pageOf(await this.db.query<SqlListed<FraudReviewRow>>(q.text, q.values), f.limit, sqlPosition, toFraudReview);
+  }
+
+  async reviewHeldCents(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Map<number, number>> {
+    // Along fraud_reviews_list_status: a program has few pending reviews.
+    const rows = await this.db.query<{ partner_id: number; cents: string }>(
+      `SELECT r.partner_id, sum(c.amount_cents - c.deducted_cents) AS cents FROM fraud_reviews r JOIN commissions c ON c.id = r.commission_id
+       WHERE r.program_id = $1 AND r.status = 'pending' AND c.currency = $2 AND ($3::int[] IS NULL OR r.partner_id = ANY($3::int[])) GROUP BY r.partner_id`,
+      [programId, currency, partnerIds ?? null],
+    );
+    return new Map(rows.map((r) => [r.partner_id, Number(r.cents)]));
+  }
+
+  async countConversionsFromAddress(programId: number, kind: "sale" | "lead", addressHash: string, from: Date, to: Date): Promise<number> {
+    const [row] = await this.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM commissions WHERE program_id = $1 AND kind = $2 AND address_hash = $3 AND created_at >= $4 AND created_at < $5",
+      [programId, kind, addressHash, from, to],
+    );
+    return row.n;
+  }
+
+  async partnerRefundStats(programId: number, partnerId: number, from: Date, to: Date): Promise<{ sales: number; refundedSales: number }> {
+    // Along commissions_program_partner_list (program, partner, created_at), as tierStats.
+    const [row] = await this.db.query<{ sales: number; refunded: number }>(
+      `SELECT count(*)::int AS sales, (count(*) FILTER (WHERE refunded_cents > 0))::int AS refunded
+       FROM commissions WHERE program_id = $1 AND partner_id = $2 AND kind = 'sale' AND created_at >= $3 AND created_at < $4`,
+      [programId, partnerId, from, to],
+    );
+    return { sales: row.sales, refundedSales: row.refunded };
   }
 
   async programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]> {

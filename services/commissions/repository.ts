@@ -1,3 +1,4 @@
+import type { FraudFlag } from "../../shared/domain/fraud-rules";
 import type { LedgerSnapshot } from "./invariants/snapshot";
 import type { StatsQuery, StatsRows } from "../../shared/domain/stats";
 import type { CommissionStatus, RefundReasonCode } from "../../shared/domain/refunds";
@@ -87,6 +88,11 @@ export type NewCommission = Omit<
 > & {
   /** A manual commission's (the others have none). */
   description?: string | null;
+  /**
+   * The hash of the day of the conversion's network address (its click's), kept for the fraud rule address_velocity,
+   * which counts the conversions of one address in a day; written only, never read back into a commission.
+   */
+  addressHash?: string | null;
   /** A converted sale's commission's (the others have none). */
   saleOriginal?: SaleOriginal | null;
 };
@@ -202,6 +208,39 @@ export interface PayoutSchedule {
   updatedAt: Date;
 }
 
+/** A review's states (docs/fraud.md): pending until the merchant clears or rejects it. */
+export type FraudReviewStatus = "pending" | "cleared" | "rejected";
+export const FRAUD_REVIEW_STATUSES = ["pending", "cleared", "rejected"] as const satisfies readonly FraudReviewStatus[];
+
+/**
+ * A conversion the program's fraud rules flagged: its commission is created held for review (not credited, not
+ * payable) until the merchant clears it (the hold then counts from the decision) or rejects it (voided). One per
+ * commission.
+ */
+export interface FraudReview {
+  id: number;
+  programId: number;
+  partnerId: number;
+  commissionId: number;
+  kind: "sale" | "lead";
+  /** What fired, with its evidence (never a raw address). */
+  flags: FraudFlag[];
+  status: FraudReviewStatus;
+  /** The merchant's words on a rejection (the partner is told them with the rules' plain words); null otherwise. */
+  decisionReason: string | null;
+  decidedAt: Date | null;
+  createdAt: Date;
+}
+
+export type NewFraudReview = Pick<FraudReview, "programId" | "partnerId" | "commissionId" | "kind" | "flags">;
+
+/** A page of one program's reviews (newest first), optionally of one status or partner. */
+export interface FraudReviewListFilter extends PageRequest {
+  programId: number;
+  status?: FraudReviewStatus;
+  partnerId?: number;
+}
+
 /** A page of one program's commissions (newest first), optionally one partner's, in one status, created in a range. */
 export interface CommissionListFilter extends PageRequest {
   programId: number;
@@ -242,7 +281,7 @@ export interface CommissionsTx {
   getCommissionForUpdate(id: number): Promise<Commission | null>;
   updateCommission(
     id: number,
-    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "heldAt" | "holdReason">>,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "heldAt" | "holdReason" | "approvableAt">>,
     now: Date,
   ): Promise<void>;
   listRefunds(commissionId: number): Promise<RefundEntry[]>;
@@ -279,6 +318,10 @@ export interface CommissionsTx {
   setPayoutRunSkipped(id: number, skipped: SkippedPartner[]): Promise<void>;
   /** Completes a processing run; a completed one stays as it is. */
   completePayoutRun(id: number, at: Date): Promise<void>;
+  insertFraudReview(review: NewFraudReview, now: Date): Promise<FraudReview>;
+  findFraudReviewByCommission(commissionId: number): Promise<FraudReview | null>;
+  getFraudReviewForUpdate(id: number): Promise<FraudReview | null>;
+  updateFraudReview(id: number, patch: Pick<FraudReview, "status" | "decisionReason" | "decidedAt">): Promise<void>;
   /** Writes an event about a commission (null: about a withdrawal) to the outbox; the relay dispatches it after commit. */
   enqueue(type: string, commissionId: number | null, payload: Record<string, unknown>, now: Date): Promise<number>;
 }
@@ -352,6 +395,15 @@ export interface CommissionsRepository {
   tierStats(programId: number, partnerId: number, monthStart: Date, before: Date): Promise<TierStats>;
   /** Per partner of the program, the amount of their open and processing withdrawals in `currency` (none: no entry). */
   unsettledWithdrawalCents(programId: number, currency: string): Promise<Map<number, number>>;
+  getFraudReview(id: number): Promise<FraudReview | null>;
+  /** A page of reviews, newest first by (createdAt, id), served by an index on (program, createdAt, id), with status or partner first. */
+  listFraudReviewsPage(filter: FraudReviewListFilter): Promise<Page<FraudReview>>;
+  /** Per partner of the program (of `partnerIds` when given), the net amount in `currency` of their commissions under a pending review. */
+  reviewHeldCents(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Map<number, number>>;
+  /** The program's commissions of `kind` created in [from, to) whose conversion came from the address hash (address_velocity). */
+  countConversionsFromAddress(programId: number, kind: "sale" | "lead", addressHash: string, from: Date, to: Date): Promise<number>;
+  /** The partner's sale commissions in the program created in [from, to), and how many of them a refund or chargeback reached (refund_rate). */
+  partnerRefundStats(programId: number, partnerId: number, from: Date, to: Date): Promise<{ sales: number; refundedSales: number }>;
   /** The balances in `currency` of the program's partners (of `partnerIds` when given), by partner id; no row for a partner with none. */
   programBalances(programId: number, currency: string, partnerIds?: readonly number[]): Promise<Balance[]>;
 }

@@ -3,6 +3,7 @@ import { oneLine, prose } from "../../shared/validation";
 import { ExportCursor, exportFields } from "../../shared/csv-export";
 import { checkRange, PAGE_FIELDS, RANGE_FIELDS } from "../../shared/pagination";
 import { Cents as AnyCents, Currency as IsoCurrency, CustomerKey, Id, SaleLineValue } from "../../shared/values";
+import { FRAUD_REVIEW_STATUSES } from "./repository";
 
 const Cents = AnyCents.nonnegative();
 const Currency = z
@@ -10,6 +11,9 @@ const Currency = z
   .trim()
   .toLowerCase()
   .regex(/^[a-z]{3}$/, "must be a three-letter ISO 4217 code");
+
+/** What the fraud rules read of the conversion itself (docs/fraud.md): the customer's email, the click it came through. */
+const CONVERSION_FACTS = { customerEmail: z.string().max(320).nullish(), clickId: z.string().max(128).nullish() };
 
 export const CreateForSaleInput = z.object({
   saleId: Id,
@@ -29,9 +33,10 @@ export const CreateForSaleInput = z.object({
     .datetime({ offset: true })
     .optional()
     .transform((v) => (v ? new Date(v) : undefined)),
+  ...CONVERSION_FACTS,
 });
 
-export const CreateForLeadInput = z.object({ programId: Id, partnerId: Id, customerKey: CustomerKey });
+export const CreateForLeadInput = z.object({ programId: Id, partnerId: Id, customerKey: CustomerKey, ...CONVERSION_FACTS });
 
 const ProgramCommission = {
   programId: Id.meta({ description: "The program's id.", example: 1 }),
@@ -219,3 +224,30 @@ export const ProgramIdInput = z.strictObject({ programId: ProgramId });
 /** The partner portal's payout (its commissions) and statement: the signed-in partner's only. */
 export const PartnerPayoutInput = z.object({ programId: Id, partnerId: Id, withdrawalId: Id });
 export const PartnerStatementInput = z.object({ programId: Id, partnerId: Id, cursor: ExportCursor });
+
+export const ListFraudReviewsInput = z
+  .strictObject({
+    programId: Id.meta({ description: "The program's id.", example: 1 }),
+    status: z
+      .enum(FRAUD_REVIEW_STATUSES, { error: `must be one of ${FRAUD_REVIEW_STATUSES.join(", ")}` })
+      .optional()
+      .meta({ description: "Only reviews in this state: pending, cleared or rejected.", example: "pending" }),
+    partnerId: Id.optional().meta({ description: "Only this partner's reviews.", example: 3 }),
+    ...RANGE_FIELDS,
+    ...PAGE_FIELDS,
+  })
+  .superRefine(checkRange);
+
+const ProgramReview = {
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  reviewId: Id.meta({ description: "The review's id.", example: 4 }),
+};
+
+export const ClearFraudReviewInput = z.strictObject(ProgramReview);
+
+export const RejectFraudReviewInput = z.strictObject({
+  ...ProgramReview,
+  reason: prose(z.string().trim().min(1).max(1000))
+    .optional()
+    .meta({ description: "Your own words for the partner, added after the plain words of the rules that fired.", example: "Orders from your own account do not earn commissions." }),
+});

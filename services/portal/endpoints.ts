@@ -75,7 +75,7 @@ export const PORTAL = declareActions("portal", {
       tag: "Partner portal",
       summary: "The signed-in partner and their programs",
       description:
-        "The partner (name, email) and each program they are enrolled in with the enrollment's status; for approved enrollments also the referral code, the referral link (the program's landing page, else the merchant's site, with ?ref=code; null when the program names neither), the number of clicks (test clicks left out) and the balance in minor units, with pendingCents: commissions earned but still in the merchant's hold period, net of refunds, which the balance does not hold yet. For building links to other pages: the merchant's sites (allowedOrigins, empty when the program names none), its landing page (defaultLandingUrl, or null) and referralParam, the query parameter that carries your referral code (ref); a link to any page of those sites with ref=code added counts for you. Not approved: allowedOrigins is empty and defaultLandingUrl null.",
+        "The partner (name, email) and each program they are enrolled in with the enrollment's status; for approved enrollments also the referral code, the referral link (the program's landing page, else the merchant's site, with ?ref=code; null when the program names neither), the number of clicks (test clicks left out) and the balance in minor units, with pendingCents: commissions earned but still in the merchant's hold period, net of refunds, which the balance does not hold yet, and heldForReviewCents: the part of it held for the merchant's review. For building links to other pages: the merchant's sites (allowedOrigins, empty when the program names none), its landing page (defaultLandingUrl, or null) and referralParam, the query parameter that carries your referral code (ref); a link to any page of those sites with ref=code added counts for you. Not approved: allowedOrigins is empty and defaultLandingUrl null.",
       response: {
         description: "The partner and their programs.",
         example: {
@@ -92,7 +92,7 @@ export const PORTAL = declareActions("portal", {
               defaultLandingUrl: "https://shop.example/pricing",
               referralParam: "ref",
               clicks: 120,
-              balance: { balanceCents: 1400, pendingCents: 500, creditedCents: 2000, deductedCents: 600, paidCents: 0 },
+              balance: { balanceCents: 1400, pendingCents: 500, heldForReviewCents: 0, creditedCents: 2000, deductedCents: 600, paidCents: 0 },
             },
           ],
         },

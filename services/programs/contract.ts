@@ -6,6 +6,7 @@ import type { OverviewFigures } from "./overview";
 import type { ApplicationForm } from "./applications";
 import type { ActivityEntry, Application, ApplicationSettings, Enrollment, IdempotencyClaim, Partner, PartnerProfile, Program } from "./repository";
 import type * as S from "./schemas";
+import type { FraudSettings } from "../../shared/domain/fraud-rules";
 import type { ApiKeyScope, ScopePreset } from "../../shared/domain/api-key-scopes";
 
 /** A partner as a payout run sees them (programs.payoutRecipients). */
@@ -26,6 +27,11 @@ export interface ProgramsContract {
   /** The program's settings, its default group's hold days included (docs/dashboard-api.md, "Settings"). */
   "programs.settings": { params: z.input<typeof S.ProgramIdInput>; result: ProgramSettings };
   "programs.updateSettings": { params: z.input<typeof S.UpdateSettingsInput>; result: ProgramSettings };
+  /** Its fraud rules (docs/fraud.md): every rule with its switch and settings. */
+  "programs.fraudSettings": { params: z.input<typeof S.ProgramIdInput>; result: { settings: FraudSettings } };
+  "programs.updateFraudSettings": { params: z.input<typeof S.UpdateFraudSettingsInput>; result: { settings: FraudSettings } };
+  /** What the fraud rules read of a partner (commissions, when a conversion earns): their email, and who shares their payout details. */
+  "programs.partnerFraudFacts": { params: z.input<typeof S.EnrollmentInput>; result: { email: string | null; payoutDetailsSharedWith: number[] } };
   /** The secret `apiKey` is in this answer only. */
   "programs.createApiKey": { params: z.input<typeof S.CreateApiKeyInput>; result: ApiKeyView & { apiKey: string } };
   /** Never the secret nor its hash. */

@@ -1,3 +1,4 @@
+import { DEFAULT_FRAUD_SETTINGS } from "../../shared/domain/fraud-rules";
 /** The programs service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { csvExample, exportDescription } from "../../shared/csv-export";
 import { declareActions, programRoutes, programApiRoute } from "../../shared/endpoint";
@@ -128,6 +129,9 @@ const partnerDetailExample = {
 
 const decisionExample = { partnerId: 3, programId: 1, status: "approved", referralCode: "jane", changed: true };
 
+const FRAUD_SETTINGS_TEXT =
+  "When a lead or sale earns a commission, the rules that are on read what is known of it (the customer's email, the click's referrer, ad parameters and network address, seen only as a hash of the day, the partner's payout details and recent refunds); a conversion a rule flags has its commission held for review, not credited until the review clears it. A new program has every rule off.";
+
 export const PROGRAMS = declareActions("programs", {
   create: {
     input: S.CreateProgramInput,
@@ -183,6 +187,39 @@ export const PROGRAMS = declareActions("programs", {
       example: { workspaceId: 1 },
       response: { description: "A page of programs.", example: { data: [programExample], nextCursor: null } },
     },
+  },
+  fraudSettings: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/fraud-settings",
+      scope: "fraud:read",
+      tag: "Risk",
+      summary: "The program's fraud rules",
+      description: FRAUD_SETTINGS_TEXT,
+      example: { programId: 1 },
+      response: { description: "Every rule with its switch and settings.", example: { settings: DEFAULT_FRAUD_SETTINGS } },
+    }),
+  },
+  updateFraudSettings: {
+    input: S.UpdateFraudSettingsInput,
+    http: programRoutes({
+      method: "PUT",
+      path: "/:programId/fraud-settings",
+      scope: "fraud:write",
+      permission: "programs:write",
+      tag: "Risk",
+      summary: "Change the program's fraud rules",
+      description: `Sets each rule given, whole (its switch and its settings); the rules left out keep theirs. ${FRAUD_SETTINGS_TEXT} Conversions already recorded keep their review or its absence. A bad field changes nothing (400 naming it).`,
+      example: { programId: 1, paid_traffic: { enabled: true }, click_injection: { enabled: true, seconds: 30 } },
+      response: {
+        description: "Every rule after the change.",
+        example: { settings: { ...DEFAULT_FRAUD_SETTINGS, paid_traffic: { enabled: true }, click_injection: { enabled: true, seconds: 30 } } },
+      },
+    }),
+  },
+  partnerFraudFacts: {
+    input: S.EnrollmentInput,
   },
   settings: {
     input: S.ProgramIdInput,

@@ -1,3 +1,4 @@
+import { fraudSettingsOf, type FraudSettings } from "../../shared/domain/fraud-rules";
 import { Schema, type Connection, type Model } from "mongoose";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { DEFAULT_SCOPES, type ApiKeyScope } from "../../shared/domain/api-key-scopes";
@@ -57,7 +58,8 @@ import { MongoOutbox } from "../../shared/outbox/mongo";
  * stored before them (their defaults); `applicationsVersion` is written by every application in its transaction, so
  * two applications to one program conflict and are decided one after the other (SQL locks the program's row).
  */
-type ProgramDoc = Omit<DocOf<Program>, "commissionRule" | "applications"> & {
+type ProgramDoc = Omit<DocOf<Program>, "commissionRule" | "applications" | "fraudSettings"> & {
+  fraudSettings?: Partial<FraudSettings>;
   commissionType: CommissionRule["type"];
   commissionValue: number;
   applications?: Partial<ApplicationSettings>;
@@ -107,6 +109,8 @@ const programSchema = requiredStringsMayBeEmpty(
       terms: { type: String, required: true, default: "" },
     },
     applicationsVersion: { type: Number, default: 0 },
+    // The fraud rules the program set, each whole under its name (fraud-rules.ts fraudSettingsOf adds the defaults).
+    fraudSettings: { type: Schema.Types.Mixed, default: {} },
     processor: {
       connectionStatus: { type: String, required: true, default: "not_connected" },
       accountId: { type: String, default: null },
@@ -221,6 +225,11 @@ const partnerSchema = requiredStringsMayBeEmpty(
 );
 
 partnerSchema.index({ email: 1 });
+/** Payout details compared ignoring case (a PayPal email): partnersSharingPayoutDetails queries with this collation. */
+const PAYOUT_DETAILS_COLLATION = { locale: "en", strength: 2 } as const;
+partnerSchema.index({ paypalEmail: 1 }, { collation: PAYOUT_DETAILS_COLLATION, partialFilterExpression: { paypalEmail: { $type: "string" } } });
+partnerSchema.index({ "bank.iban": 1 }, { partialFilterExpression: { "bank.iban": { $type: "string" } } });
+partnerSchema.index({ "bank.accountNumber": 1, "bank.routingNumber": 1 }, { partialFilterExpression: { "bank.accountNumber": { $type: "string" } } });
 
 const enrollmentSchema = requiredStringsMayBeEmpty(
   collectionSchema<EnrollmentDoc>("enrollments", {
@@ -313,6 +322,7 @@ const toProgram = (d: ProgramDoc): Program => ({
     questions: [...(d.applications?.questions ?? [])],
     terms: d.applications?.terms ?? "",
   },
+  fraudSettings: fraudSettingsOf(d.fraudSettings),
   processor: {
     connectionStatus: d.processor.connectionStatus,
     accountId: d.processor.accountId ?? null,
@@ -450,9 +460,13 @@ export class MongoProgramsRepository implements ProgramsRepository {
   }
 
   async updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null> {
-    const { applications = {}, ...fields } = patch;
-    // Each application setting given is its own path: a change of some keeps the others as stored.
-    const entries = [...Object.entries(fields), ...Object.entries(applications).map(([k, v]) => [`applications.${k}`, v] as const)];
+    const { applications = {}, fraudSettings = {}, ...fields } = patch;
+    // Each application setting and fraud rule given is its own path: a change of some keeps the others as stored.
+    const entries = [
+      ...Object.entries(fields),
+      ...Object.entries(applications).map(([k, v]) => [`applications.${k}`, v] as const),
+      ...Object.entries(fraudSettings).map(([k, v]) => [`fraudSettings.${k}`, v] as const),
+    ];
     const set = Object.fromEntries(entries.filter(([, v]) => v !== undefined));
     if (!Object.keys(set).length) return this.getProgram(id);
     const doc = await this.programs.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: "after" }).lean();
@@ -555,6 +569,30 @@ export class MongoProgramsRepository implements ProgramsRepository {
   async getPartner(id: number): Promise<Partner | null> {
     const doc = await this.partners.findById(id).lean();
     return doc ? toPartner(doc) : null;
+  }
+
+  async partnersSharingPayoutDetails(programId: number, partnerId: number): Promise<number[]> {
+    const partner = await this.partners.findById(partnerId).lean();
+    if (!partner) return [];
+    const same: Record<string, unknown>[] = [];
+    if (partner.paypalEmail) same.push({ paypalEmail: partner.paypalEmail });
+    if (partner.bank?.iban) same.push({ "bank.iban": partner.bank.iban });
+    if (partner.bank?.accountNumber) same.push({ "bank.accountNumber": partner.bank.accountNumber, "bank.routingNumber": partner.bank.routingNumber ?? null });
+    if (!same.length) return [];
+    // The PayPal email ignoring case: the query's collation is the partners_payout_details index's.
+    const others = await this.partners
+      .find({ _id: { $ne: partnerId }, $or: same }, { _id: 1 })
+      .collation(PAYOUT_DETAILS_COLLATION)
+      .sort({ _id: 1 })
+      .limit(200)
+      .lean();
+    if (!others.length) return [];
+    const enrolled = await this.enrollments
+      .find({ programId, partnerId: { $in: others.map((o) => o._id) } }, { partnerId: 1 })
+      .sort({ partnerId: 1 })
+      .limit(20)
+      .lean();
+    return enrolled.map((e) => e.partnerId);
   }
 
   async getPartnerProfile(partnerId: number): Promise<PartnerProfile | null> {

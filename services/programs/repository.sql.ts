@@ -1,3 +1,4 @@
+import { fraudSettingsOf, type FraudSettings } from "../../shared/domain/fraud-rules";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import { DEFAULT_SCOPES, type ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import { isUniqueViolation } from "../../shared/storage/errors";
@@ -184,6 +185,12 @@ const MIGRATIONS = [
   `UPDATE api_keys SET scopes = array_append(scopes, 'audit:read')
      WHERE scopes = '{partners:read,commissions:read,payouts:read,rewards:read,sales:read,customers:read,coupons:read,webhooks:read}'
         OR scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write}';`,
+  // Fraud rules (docs/fraud.md): the rules a program set, each whole (the others at their defaults), and the payout
+  // details two partners may share, found by index.
+  `ALTER TABLE programs ADD COLUMN fraud_settings JSONB NOT NULL DEFAULT '{}';
+   CREATE INDEX partners_paypal_email ON partners (lower(paypal_email)) WHERE paypal_email IS NOT NULL;
+   CREATE INDEX partners_bank_iban ON partners (bank_iban) WHERE bank_iban IS NOT NULL;
+   CREATE INDEX partners_bank_account ON partners (bank_account_number, bank_routing_number) WHERE bank_account_number IS NOT NULL;`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -202,7 +209,7 @@ const PROCESSOR_COLUMNS: Record<keyof ProcessorConnection, string> = {
   connectedAt: "processor_connected_at",
 };
 
-const SETTINGS_COLUMNS: Record<Exclude<keyof ProgramSettingsPatch, "applications">, string> = {
+const SETTINGS_COLUMNS: Record<Exclude<keyof ProgramSettingsPatch, "applications" | "fraudSettings">, string> = {
   name: "name",
   currency: "currency",
   holdDays: "hold_days",
@@ -233,6 +240,7 @@ interface ProgramRow {
   recurring_commission_months: number | null;
   test_mode: boolean;
   self_referral_guard: boolean;
+  fraud_settings: Partial<FraudSettings>;
   payment_tracking_mode: Program["paymentTrackingMode"];
   allowed_origins: string[];
   cookie_window_days: number;
@@ -350,6 +358,7 @@ const toProgram = (r: ProgramRow): Program => ({
     questions: r.applications_questions ?? [],
     terms: r.applications_terms,
   },
+  fraudSettings: fraudSettingsOf(r.fraud_settings),
   processor: {
     connectionStatus: r.processor_connection_status,
     accountId: r.processor_account_id,
@@ -556,14 +565,16 @@ export class SqlProgramsRepository implements ProgramsRepository {
   }
 
   async updateProgramSettings(id: number, patch: ProgramSettingsPatch): Promise<Program | null> {
-    const { applications = {}, ...fields } = patch;
+    const { applications = {}, fraudSettings, ...fields } = patch;
     // Each application setting given is its own column: a change of some keeps the others as stored.
     const entries = [
       ...(Object.entries(fields) as [keyof typeof SETTINGS_COLUMNS, unknown][]).map(([k, v]) => [SETTINGS_COLUMNS[k], v] as const),
       ...(Object.entries(applications) as [keyof ApplicationSettings, unknown][]).map(([k, v]) => [APPLICATION_COLUMNS[k], v] as const),
     ].filter(([, v]) => v !== undefined);
+    // The fraud rules given replace theirs whole; the others are kept (jsonb's || merges the top-level keys).
+    if (fraudSettings && Object.keys(fraudSettings).length) entries.push(["fraud_settings", JSON.stringify(fraudSettings)] as const);
     if (!entries.length) return this.getProgram(id);
-    const sets = entries.map(([column], i) => `${column} = $${i + 2}`).join(", ");
+    const sets = entries.map(([column], i) => (column === "fraud_settings" ? `fraud_settings = fraud_settings || $${i + 2}::jsonb` : `${column} = $${i + 2}`)).join(", ");
     const [row] = await this.db.query<ProgramRow>(`UPDATE programs SET ${sets} WHERE id = $1 RETURNING *`, [id, ...entries.map(([, v]) => v)]);
     return row ? toProgram(row) : null;
   }
@@ -654,6 +665,21 @@ export class SqlProgramsRepository implements ProgramsRepository {
   async getPartner(id: number): Promise<Partner | null> {
     const [row] = await this.db.query<PartnerRow>("SELECT * FROM partners WHERE id = $1", [id]);
     return row ? toPartner(row) : null;
+  }
+
+  async partnersSharingPayoutDetails(programId: number, partnerId: number): Promise<number[]> {
+    const rows = await this.db.query<{ id: number }>(
+      `SELECT o.id FROM partners p
+         JOIN partners o ON o.id <> p.id AND (
+              (p.paypal_email IS NOT NULL AND lower(o.paypal_email) = lower(p.paypal_email))
+           OR (p.bank_iban IS NOT NULL AND o.bank_iban = p.bank_iban)
+           OR (p.bank_account_number IS NOT NULL AND o.bank_account_number = p.bank_account_number
+               AND o.bank_routing_number IS NOT DISTINCT FROM p.bank_routing_number))
+         JOIN enrollments e ON e.partner_id = o.id AND e.program_id = $1
+       WHERE p.id = $2 ORDER BY o.id LIMIT 20`,
+      [programId, partnerId],
+    );
+    return rows.map((r) => r.id);
   }
 
   async getPartnerProfile(partnerId: number): Promise<PartnerProfile | null> {

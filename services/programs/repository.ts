@@ -1,3 +1,4 @@
+import type { FraudSettings } from "../../shared/domain/fraud-rules";
 import type { CommissionRule } from "../../shared/domain/commission-rules";
 import type { ApiKeyScope } from "../../shared/domain/api-key-scopes";
 import type { ActivityEntry, ActivityKind, ActorType } from "../../shared/domain/audit";
@@ -41,6 +42,8 @@ export interface Program {
   defaultLandingUrl: string | null;
   /** The public application form (docs/dashboard-api.md, "Applications"). */
   applications: ApplicationSettings;
+  /** Which fraud rules hold a conversion's commission for review, and their settings (docs/fraud.md). */
+  fraudSettings: FraudSettings;
   processor: ProcessorConnection;
   createdAt: Date;
 }
@@ -67,15 +70,16 @@ export const DEFAULT_APPLICATION_SETTINGS: ApplicationSettings = { open: false, 
 export const DEFAULT_COOKIE_WINDOW_DAYS = 90;
 
 /** A new program; the settings added later (cookie window, landing URL, applications) take their defaults when left out. */
-export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl" | "applications"> &
+export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl" | "applications" | "fraudSettings"> &
   Partial<Pick<Program, "cookieWindowDays" | "defaultLandingUrl">>;
 
 /**
  * The settings a merchant changes (docs/dashboard-api.md, "Settings"); a field left out keeps its value, also each
- * field of `applications` (so two changes of different application fields never undo each other).
+ * field of `applications` and each rule of `fraudSettings` (so two changes of different fields never undo each other).
  */
 export type ProgramSettingsPatch = Partial<Pick<Program, "name" | "currency" | "holdDays" | "cookieWindowDays" | "defaultLandingUrl" | "allowedOrigins">> & {
   applications?: Partial<ApplicationSettings>;
+  fraudSettings?: Partial<FraudSettings>;
 };
 
 /** A page of programs: one workspace's, or every program (operators). */
@@ -254,6 +258,11 @@ export interface ProgramsRepository {
   ): Promise<{ application: Application; changed: boolean; enrollment: { enrollment: Enrollment; enrolled: boolean; changed: boolean } | null } | null>;
   /** The partner's profile and payout details; null when there is no such partner. */
   getPartnerProfile(partnerId: number): Promise<PartnerProfile | null>;
+  /**
+   * The other partners enrolled in the program (any status) whose PayPal email (ignoring case), IBAN, or account and
+   * routing numbers are the partner's own (the fraud rule shared_payout_details), by id, at most 20.
+   */
+  partnersSharingPayoutDetails(programId: number, partnerId: number): Promise<number[]>;
   /**
    * Changes the partner's profile: `change` gets the profile as stored and returns every changeable field, which
    * are written with `updatedAt` = `now`. Read and write are one unit under the partner's lock (SQL: the row locked

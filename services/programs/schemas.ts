@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FRAUD_RULE_TEXT } from "../../shared/domain/fraud-rules";
 import { oneLine, prose } from "../../shared/validation";
 import { API_KEY_SCOPES, SCOPE_PRESET_NAMES } from "../../shared/domain/api-key-scopes";
 import { exportFields } from "../../shared/csv-export";
@@ -452,3 +453,50 @@ export const DeclineApplicationInput = z.strictObject({
     .optional()
     .meta({ description: "A message to the applicant, in the email that tells them (plain text, up to 1000 characters); empty: none.", example: "We only work with food blogs for now." }),
 });
+
+const ruleEnabled = z.boolean().meta({ description: "On: a conversion the rule flags is held for review.", example: true });
+/** A referral domain as referrerDomain gives it: lower case, no "www.", no trailing dot. */
+const BannedDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((d) => d.replace(/^www\./, "").replace(/\.$/, ""))
+  .pipe(z.string().regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/, "must be a domain name such as spam.example"));
+const count = (min: number, max: number, description: string, example: number) => z.number().int().min(min).max(max).meta({ description, example });
+
+/** The fraud rules a change sets: each rule given whole (its switch and settings), the others kept (docs/fraud.md). */
+export const FraudSettingsFields = {
+  partner_identity: z.strictObject({ enabled: ruleEnabled }).optional().meta({ description: FRAUD_RULE_TEXT.partner_identity.merchant }),
+  disposable_email: z.strictObject({ enabled: ruleEnabled }).optional().meta({ description: FRAUD_RULE_TEXT.disposable_email.merchant }),
+  shared_payout_details: z.strictObject({ enabled: ruleEnabled }).optional().meta({ description: FRAUD_RULE_TEXT.shared_payout_details.merchant }),
+  banned_referrer: z
+    .strictObject({
+      enabled: ruleEnabled,
+      domains: z
+        .array(BannedDomain)
+        .max(500)
+        .transform((domains) => [...new Set(domains)])
+        .meta({ description: "The banned referral domains (a domain bans its subdomains too).", example: ["coupons.example"] }),
+    })
+    .optional()
+    .meta({ description: FRAUD_RULE_TEXT.banned_referrer.merchant }),
+  paid_traffic: z.strictObject({ enabled: ruleEnabled }).optional().meta({ description: FRAUD_RULE_TEXT.paid_traffic.merchant }),
+  click_injection: z
+    .strictObject({ enabled: ruleEnabled, seconds: count(1, 3600, "A sale this many seconds or less after its click is flagged.", 10) })
+    .optional()
+    .meta({ description: FRAUD_RULE_TEXT.click_injection.merchant }),
+  address_velocity: z
+    .strictObject({ enabled: ruleEnabled, perDay: count(1, 10_000, "The leads, or sales, one network address may bring in a UTC day before the next is flagged.", 5) })
+    .optional()
+    .meta({ description: FRAUD_RULE_TEXT.address_velocity.merchant }),
+  refund_rate: z
+    .strictObject({
+      enabled: ruleEnabled,
+      percent: count(1, 100, "The share of the partner's sales of the last 30 days refunded or charged back above which their next sale is flagged.", 30),
+      minSales: count(1, 10_000, "The sales of the last 30 days a partner needs before the rule judges them.", 5),
+    })
+    .optional()
+    .meta({ description: FRAUD_RULE_TEXT.refund_rate.merchant }),
+};
+
+export const UpdateFraudSettingsInput = z.strictObject({ programId: Id.meta({ description: "The program's id.", example: 1 }), ...FraudSettingsFields });

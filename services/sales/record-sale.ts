@@ -177,6 +177,9 @@ export async function ensureCommission(deps: Pick<SalesDeps, "repo">, caller: Ca
     saleOriginal: sale.conversion ? { amountCents: sale.conversion.originalAmountCents, currency: sale.conversion.originalCurrency } : null,
     lines: sale.lines,
     occurredAt: sale.occurredAt.toISOString(),
+    // What the program's fraud rules read of the sale itself (docs/fraud.md).
+    customerEmail: sale.email,
+    clickId: sale.clickId,
     ...(await renewalOf(deps, sale)),
   });
   if (outcome.commissionId === null) {

@@ -6,7 +6,7 @@
  */
 
 /** The areas of a program a key may read or write. */
-export const SCOPE_AREAS = ["partners", "commissions", "payouts", "rewards", "sales", "customers", "coupons", "webhooks"] as const;
+export const SCOPE_AREAS = ["partners", "commissions", "payouts", "rewards", "sales", "customers", "coupons", "webhooks", "fraud"] as const;
 export type ScopeArea = (typeof SCOPE_AREAS)[number];
 
 /** `audit:read`: the program's activity log (who changed what), which no key writes. */

@@ -1,5 +1,5 @@
 /**
- * The fraud rules a program turns on (issue 49; docs/fraud.md once the review lands): each reads facts gathered when
+ * The fraud rules a program turns on (docs/fraud.md): each reads facts gathered when
  * the click, lead or sale happens and says whether the conversion should be held for the merchant's review, with its
  * evidence (never a raw address: addresses are daily keyed hashes, traffic.ts). Pure: the callers gather the facts
  * (the partner's own email and address hashes, the click's details, counts of the day and of 30 days) and act on the
@@ -38,20 +38,30 @@ export interface FraudSettings {
 }
 
 /**
- * A new program's rules: those with few false positives on (the partner buying as themself, throwaway addresses,
- * one payout account for two partners, sales seconds after their click), the ones that need the merchant's own
- * policy off (banned domains, paid ads), and the counting ones off until the merchant sets their threshold.
+ * A new program's rules: every one off, with the settings a merchant most often starts from. A program holds nothing
+ * for review until its merchant turns rules on: each has false positives a program should weigh first (docs/fraud.md;
+ * a test shop's customers at test.com are "disposable", an integration test's sale follows its click within seconds).
  */
 export const DEFAULT_FRAUD_SETTINGS: Readonly<FraudSettings> = Object.freeze({
-  partner_identity: { enabled: true },
-  disposable_email: { enabled: true },
-  shared_payout_details: { enabled: true },
+  partner_identity: { enabled: false },
+  disposable_email: { enabled: false },
+  shared_payout_details: { enabled: false },
   banned_referrer: { enabled: false, domains: [] },
   paid_traffic: { enabled: false },
-  click_injection: { enabled: true, seconds: 10 },
+  click_injection: { enabled: false, seconds: 10 },
   address_velocity: { enabled: false, perDay: 5 },
   refund_rate: { enabled: false, percent: 30, minSales: 5 },
 });
+
+/** A program's stored settings: each rule given whole, the others at their defaults. */
+export function fraudSettingsOf(stored: Partial<FraudSettings> | null | undefined): FraudSettings {
+  const settings = { ...DEFAULT_FRAUD_SETTINGS } as FraudSettings;
+  for (const rule of FRAUD_RULES) if (stored?.[rule]) Object.assign(settings, { [rule]: { ...DEFAULT_FRAUD_SETTINGS[rule], ...stored[rule] } });
+  return settings;
+}
+
+/** Whether any rule is on: a program with none asks for no facts. */
+export const anyFraudRuleEnabled = (settings: FraudSettings): boolean => FRAUD_RULES.some((rule) => settings[rule].enabled);
 
 /** What the rules read about one conversion; missing facts make their rules stay silent. */
 export interface ConversionFacts {
@@ -135,6 +145,15 @@ export function evaluateFraudRules(settings: FraudSettings, facts: ConversionFac
     if (evidence) flags.push({ rule, evidence });
   }
   return flags;
+}
+
+/**
+ * What a rejected conversion's partner is told (the reason of its voided commission): each fired rule's plain words,
+ * then the merchant's own if they gave some. Never a threshold or evidence.
+ */
+export function rejectionForPartner(flags: readonly FraudFlag[], merchantWords?: string): string {
+  const words = [...new Set(flags.map((f) => FRAUD_RULE_TEXT[f.rule].partner))];
+  return ["Rejected after review.", ...words, ...(merchantWords ? [merchantWords] : [])].join(" ");
 }
 
 /**

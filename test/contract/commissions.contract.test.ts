@@ -307,6 +307,74 @@ describe.each(backends)("commissions repository contract on %s", (_name, backend
       });
     });
 
+    describe("fraud reviews (docs/fraud.md)", () => {
+      const FLAGS = [{ rule: "click_injection" as const, evidence: { secondsAfterClick: 2, limitSeconds: 10 } }];
+      const createFlagged = async (over: Partial<NewSaleCommission> = {}) =>
+        saleCommission((await repo().transaction((tx) => ledger.createCommission(tx, newCommission(over), at(0), FLAGS))).commission);
+      const decide = (programId: number, reviewId: number, decision: ledger.ReviewDecision, now: Date) =>
+        repo().transaction((tx) => ledger.decideFraudReview(tx, programId, reviewId, decision, now));
+
+      it("creates a flagged commission held, with its review and its events, in one transaction; it is not due", async () => {
+        const c = await createFlagged({ programId: nextProgram(), approvableAt: at(0) });
+        expect(c).toMatchObject({ status: "pending", heldAt: at(0), holdReason: ledger.REVIEW_HOLD_REASON });
+        const [review] = (await repo().listFraudReviewsPage({ programId: c.programId, limit: 10 })).data;
+        expect(review).toEqual({
+          id: expect.any(Number),
+          programId: c.programId,
+          partnerId: c.partnerId,
+          commissionId: c.id,
+          kind: "sale",
+          flags: FLAGS,
+          status: "pending",
+          decisionReason: null,
+          decidedAt: null,
+          createdAt: at(0),
+        });
+        expect(await repo().getFraudReview(review.id)).toEqual(review);
+        expect((await events(c.id)).map((e) => e.type)).toEqual(["commission.created", "fraud.flagged", "commission.held"]);
+        expect(await repo().listDueCommissionIds(at(DAY), 100, c.programId)).toEqual([]);
+        expect(await repo().reviewHeldCents(c.programId, "usd")).toEqual(new Map([[c.partnerId, 2000]]));
+      });
+
+      it("clears: the hold lifted and counted again from the decision, credited after it; decided once", async () => {
+        const c = await createFlagged({ programId: nextProgram() });
+        const [review] = (await repo().listFraudReviewsPage({ programId: c.programId, status: "pending", limit: 10 })).data;
+        expect(await decide(c.programId + 1, review.id, { status: "cleared" }, at(DAY))).toBeNull();
+        const cleared = await decide(c.programId, review.id, { status: "cleared" }, at(DAY));
+        expect(cleared).toMatchObject({ changed: true, review: { status: "cleared", decidedAt: at(DAY) } });
+        expect(await repo().getCommission(c.id)).toMatchObject({ heldAt: null, holdReason: null, approvableAt: at(DAY + HOLD) });
+        expect(await repo().listDueCommissionIds(at(DAY + HOLD), 100, c.programId)).toEqual([c.id]);
+        expect((await decide(c.programId, review.id, { status: "cleared" }, at(2 * DAY)))!.changed).toBe(false);
+        await expect(decide(c.programId, review.id, { status: "rejected", reason: "No" }, at(2 * DAY))).rejects.toBeInstanceOf(ConflictError);
+        expect((await repo().listFraudReviewsPage({ programId: c.programId, status: "pending", limit: 10 })).data).toEqual([]);
+      });
+
+      it("rejects: the commission voided with the reason, the review kept with it; the ledger reconciles", async () => {
+        const c = await createFlagged({ programId: nextProgram() });
+        const [review] = (await repo().listFraudReviewsPage({ programId: c.programId, partnerId: c.partnerId, limit: 10 })).data;
+        const rejected = await decide(c.programId, review.id, { status: "rejected", reason: "Rejected after review." }, at(DAY));
+        expect(rejected!.review).toMatchObject({ status: "rejected", decisionReason: "Rejected after review." });
+        expect(await repo().getCommission(c.id)).toMatchObject({ status: "reversed", reason: "Rejected after review." });
+        expect(await repo().reviewHeldCents(c.programId, "usd")).toEqual(new Map());
+        const { checkLedgerInvariants } = await import("../../services/commissions/invariants");
+        const report = checkLedgerInvariants(await repo().ledgerSnapshot());
+        expect(report.violations.filter((v) => v.rule === "fraud_review.hold")).toEqual([]);
+      });
+
+      it("counts a program's conversions from one address in a range, and a partner's refunded sales", async () => {
+        const programId = nextProgram();
+        const partnerId = nextPartner();
+        await create({ programId, partnerId, addressHash: "h1" });
+        const second = await create({ programId, partnerId, addressHash: "h1" });
+        await create({ programId, partnerId, addressHash: "h2" });
+        expect(await repo().countConversionsFromAddress(programId, "sale", "h1", at(0), at(DAY))).toBe(2);
+        expect(await repo().countConversionsFromAddress(programId, "lead", "h1", at(0), at(DAY))).toBe(0);
+        expect(await repo().countConversionsFromAddress(programId, "sale", "h1", at(DAY), at(2 * DAY))).toBe(0);
+        await refund(second.saleId, 1000);
+        expect(await repo().partnerRefundStats(programId, partnerId, at(-DAY), at(DAY))).toEqual({ sales: 3, refundedSales: 1 });
+      });
+    });
+
     describe("manual commissions and holds", () => {
       const manual = (partnerId: number, signedCents: number, now: Date) =>
         repo().transaction((tx) =>

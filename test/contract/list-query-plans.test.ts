@@ -5,7 +5,7 @@
  * cursor page, with and without the partner filter. PostgreSQL only (PGlite's planner is the same, but a
  * plan at this size on a real server is the claim); skipped loudly without TEST_POSTGRES_URL.
  */
-import { listCommissionsQuery, listWithdrawalsQuery } from "../../services/commissions/repository.sql";
+import { listCommissionsQuery, listFraudReviewsQuery, listWithdrawalsQuery } from "../../services/commissions/repository.sql";
 import { createCommissionsRepository } from "../../services/commissions/storage";
 import { listLeadsQuery } from "../../services/attribution/repository.sql";
 import { createAttributionRepository } from "../../services/attribution/storage";
@@ -35,6 +35,12 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
          SELECT ${program}, ${partner}, i, 'tx_' || i, 'usd', 10000, 'percentage', 2000, 2000,
            (ARRAY['pending', 'approved', 'paid', 'refunded', 'reversed'])[((i / 7) % 5) + 1], ${at}, ${at}, ${at}
          FROM generate_series(1, ${ROWS}) AS i`,
+      );
+      // One review per commission (a review names its commission), most decided.
+      await sql.query(
+        `INSERT INTO fraud_reviews (program_id, partner_id, commission_id, kind, flags, status, decided_at, created_at)
+         SELECT ${program}, ${partner}, i, 'sale', '[]', s.status, CASE WHEN s.status = 'pending' THEN NULL ELSE ${at} END, ${at}
+         FROM generate_series(1, ${ROWS}) AS i, LATERAL (SELECT (ARRAY['pending', 'cleared', 'rejected', 'cleared'])[((i / 7) % 4) + 1] AS status) AS s`,
       );
       await sql.query(
         `INSERT INTO withdrawals (partner_id, program_id, currency, requested_cents, amount_cents, status, created_at)
@@ -92,6 +98,9 @@ describeOnPostgres("list queries at 100k rows on PostgreSQL", () => {
     { list: "withdrawals", table: "withdrawals", index: "withdrawals_program_list", query: (p) => listWithdrawalsQuery({ programId: 3, ...p }) },
     { list: "withdrawals, one partner", table: "withdrawals", index: "withdrawals_program_partner_list", query: (p) => listWithdrawalsQuery({ programId: 3, partnerId: 7, ...p }) },
     { list: "withdrawals, open", table: "withdrawals", index: "withdrawals_program_list", query: (p) => listWithdrawalsQuery({ programId: 3, status: "open", ...p }) },
+    { list: "fraud reviews", table: "fraud_reviews", index: "fraud_reviews_list", query: (p) => listFraudReviewsQuery({ programId: 3, ...p }) },
+    { list: "fraud reviews, pending", table: "fraud_reviews", index: "fraud_reviews_list_status", query: (p) => listFraudReviewsQuery({ programId: 3, status: "pending", ...p }) },
+    { list: "fraud reviews, one partner", table: "fraud_reviews", index: "fraud_reviews_partner", query: (p) => listFraudReviewsQuery({ programId: 3, partnerId: 7, ...p }) },
     { list: "sales", table: "sales", index: "sales_program_list", query: (p) => listSalesQuery({ programId: 3, ...p }) },
     { list: "sales, one partner", table: "sales", index: "sales_program_partner_list", query: (p) => listSalesQuery({ programId: 3, partnerId: 7, ...p }) },
     { list: "sales, live and attributed", table: "sales", index: "sales_program_list", query: (p) => listSalesQuery({ programId: 3, test: false, attributed: true, ...p }) },

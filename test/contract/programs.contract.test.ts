@@ -1,5 +1,6 @@
 import { createProgramsRepository } from "../../services/programs/storage";
 import { DEFAULT_APPLICATION_SETTINGS, type NewApplication } from "../../services/programs/repository";
+import { DEFAULT_FRAUD_SETTINGS } from "../../shared/domain/fraud-rules";
 import { ALLOWED_FROM } from "../../services/programs/enrollment-status";
 import { decodeCursor, type CursorPosition } from "../../shared/pagination";
 import type { NewProgram, PartnerProfile, PartnerProfileFields, ProgramsRepository } from "../../services/programs/repository";
@@ -56,6 +57,7 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
         ...input,
         id: created.id,
         applications: DEFAULT_APPLICATION_SETTINGS,
+        fraudSettings: DEFAULT_FRAUD_SETTINGS,
         processor: {
           connectionStatus: "not_connected",
           accountId: null,
@@ -117,6 +119,15 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
   });
 
   describe("settings", () => {
+    it("sets each fraud rule given whole and keeps the others", async () => {
+      const program = await repo().createProgram(percentageProgram());
+      const first = await repo().updateProgramSettings(program.id, { fraudSettings: { click_injection: { enabled: true, seconds: 30 }, paid_traffic: { enabled: true } } });
+      expect(first!.fraudSettings).toEqual({ ...DEFAULT_FRAUD_SETTINGS, click_injection: { enabled: true, seconds: 30 }, paid_traffic: { enabled: true } });
+      const second = await repo().updateProgramSettings(program.id, { fraudSettings: { banned_referrer: { enabled: true, domains: ["spam.example"] } } });
+      expect(second!.fraudSettings).toEqual({ ...first!.fraudSettings, banned_referrer: { enabled: true, domains: ["spam.example"] } });
+      expect((await repo().getProgram(program.id))!.fraudSettings).toEqual(second!.fraudSettings);
+    });
+
     it("changes only the application settings given, and keeps the others", async () => {
       const program = await repo().createProgram(percentageProgram());
       const open = await repo().updateProgramSettings(program.id, { applications: { open: true, questions: ["Where?", "How many readers?"], terms: "Be nice." } });
@@ -501,6 +512,26 @@ describe.each(backends)("programs repository contract on %s: partner profiles", 
     // Clearing: the bank details and the rest back to none.
     const cleared = await repo().updatePartnerProfile(partner.id, (c) => ({ ...fieldsOf(c), country: null, payoutMethod: null, paypalEmail: null, bank: null }), at(2));
     expect(cleared).toEqual({ ...expected, country: null, payoutMethod: null, paypalEmail: null, bank: null, updatedAt: at(2) });
+  });
+
+  it("finds the other partners of a program sharing a PayPal email (any case), an IBAN or account numbers", async () => {
+    const program = await repo().createProgram(percentageProgram());
+    const elsewhere = await repo().createProgram(percentageProgram());
+    const make = async (name: string, fields: Partial<ReturnType<typeof fieldsOf>>, programId = program.id) => {
+      const partner = await repo().createPartner({ name, email: null });
+      await repo().updatePartnerProfile(partner.id, (c) => ({ ...fieldsOf(c), ...fields }), at(1));
+      await repo().createEnrollment({ partnerId: partner.id, programId, referralCode: `code-${partner.id}`, status: "approved" });
+      return partner.id;
+    };
+    const ada = await make("Ada", { payoutMethod: "paypal", paypalEmail: "ada@paypal.example", bank });
+    const sameMail = await make("Eve", { payoutMethod: "paypal", paypalEmail: "ADA@paypal.example" });
+    const sameIban = await make("Bob", { payoutMethod: "bank", bank: { ...bank, accountHolder: "Bob" } });
+    await make("Cy", { payoutMethod: "paypal", paypalEmail: "cy@paypal.example" });
+    await make("Dan", { payoutMethod: "paypal", paypalEmail: "ada@paypal.example" }, elsewhere.id);
+    expect(await repo().partnersSharingPayoutDetails(program.id, ada)).toEqual([sameMail, sameIban]);
+    expect(await repo().partnersSharingPayoutDetails(program.id, sameIban)).toEqual([ada]);
+    const alone = await make("Fay", {});
+    expect(await repo().partnersSharingPayoutDetails(program.id, alone)).toEqual([]);
   });
 
   it("writes nothing when the change throws, and throws it", async () => {

@@ -1,5 +1,15 @@
 /** The fraud rules (shared/domain/fraud-rules.ts): per rule, it fires, it does not, its setting is respected; and off is off. */
-import { DEFAULT_FRAUD_SETTINGS, evaluateFraudRules, FRAUD_RULE_TEXT, FRAUD_RULES, type ConversionFacts, type FraudRule, type FraudSettings } from "../../shared/domain/fraud-rules";
+import {
+  DEFAULT_FRAUD_SETTINGS,
+  evaluateFraudRules,
+  fraudSettingsOf,
+  rejectionForPartner,
+  FRAUD_RULE_TEXT,
+  FRAUD_RULES,
+  type ConversionFacts,
+  type FraudRule,
+  type FraudSettings,
+} from "../../shared/domain/fraud-rules";
 
 const T = new Date("2026-11-27T12:00:00.000Z");
 const later = (seconds: number) => new Date(T.getTime() + seconds * 1000);
@@ -98,8 +108,18 @@ test("a rule that is off never fires; several that are on all report, in order",
   const off = allOn();
   for (const rule of FRAUD_RULES) off[rule].enabled = false;
   expect(rulesOf(off, bad)).toEqual([]);
-  // The defaults: the identity and timing rules on, the merchant's policies off.
-  expect(rulesOf(structuredClone(DEFAULT_FRAUD_SETTINGS) as FraudSettings, bad)).toEqual(["partner_identity", "click_injection"]);
+  // The defaults: every rule off (a new program holds nothing until the merchant turns rules on).
+  expect(rulesOf(structuredClone(DEFAULT_FRAUD_SETTINGS) as FraudSettings, bad)).toEqual([]);
+});
+
+test("stored settings: each rule given whole over its defaults; the partner's words of a rejection never carry a threshold", () => {
+  const settings = fraudSettingsOf({ click_injection: { enabled: true, seconds: 30 } });
+  expect(settings.click_injection).toEqual({ enabled: true, seconds: 30 });
+  expect(settings.refund_rate).toEqual(DEFAULT_FRAUD_SETTINGS.refund_rate);
+  expect(fraudSettingsOf(null)).toEqual(DEFAULT_FRAUD_SETTINGS);
+  const words = rejectionForPartner([{ rule: "click_injection", evidence: { secondsAfterClick: 2, limitSeconds: 30 } }], "Ask us if unsure.");
+  expect(words).toBe(`Rejected after review. ${FRAUD_RULE_TEXT.click_injection.partner} Ask us if unsure.`);
+  expect(words).not.toMatch(/\d/);
 });
 
 test("every rule has words for the merchant and, without its internals, for the partner", () => {

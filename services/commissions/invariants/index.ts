@@ -45,6 +45,10 @@
  *   paid-out commission is held by a paid withdrawal.
  * - payout_run.payouts: a run's payouts are of its program and currency, one
  *   per partner.
+ * - fraud_review.hold: a review names a commission of its program and partner,
+ *   one per commission; a pending review's commission is held and not
+ *   credited (unless a refund reversed it), a rejected one's is reversed; a
+ *   flagged commission has one fraud.flagged and one commission.held event.
  * - outbox.event_per_change: every commission has one `commission.created`
  *   event, one `commission.refunded`/`commission.reversed` per positive entry
  *   and one `commission.restored` per negative entry; at most one
@@ -72,6 +76,7 @@ import { checkCommissionEvents, checkOutboxEvents } from "./outbox";
 import { checkRefundEntries, checkRefundOwners } from "./refunds";
 import { groupBy, INVARIANT_RULES, totalsByCurrency, type LedgerSnapshot, type ReconcileReport, type Violation } from "./snapshot";
 import { checkCommissionDays } from "./rollups";
+import { checkFraudReviews } from "./fraud-reviews";
 import { checkPayoutRuns, checkWithdrawals } from "./withdrawals";
 
 export * from "./snapshot";
@@ -105,6 +110,7 @@ export function checkLedgerInvariants(snapshot: LedgerSnapshot, maxViolations = 
   checkWithdrawals(snapshot.withdrawals, commissions, entriesBy, violate);
   checkPayoutRuns(snapshot.withdrawals, snapshot.payoutRuns ?? [], violate);
   checkCommissionDays(snapshot, violate);
+  checkFraudReviews(snapshot.fraudReviews ?? [], commissions, eventsBy, violate);
 
   const byStatus = (s: string) => snapshot.withdrawals.filter((w) => w.status === s).length;
   return {
@@ -117,6 +123,7 @@ export function checkLedgerInvariants(snapshot: LedgerSnapshot, maxViolations = 
       balances: snapshot.balances.length,
       withdrawals: { open: byStatus("open"), processing: byStatus("processing"), paid: byStatus("paid"), failed: byStatus("failed"), cancelled: byStatus("cancelled") },
       payoutRuns: snapshot.payoutRuns?.length ?? 0,
+      fraudReviews: snapshot.fraudReviews?.length ?? 0,
       outboxEvents: { dispatched, pending },
       totalsByCurrency: totalsByCurrency(snapshot),
       rules: [...INVARIANT_RULES],

@@ -9,6 +9,8 @@ const COMMISSION_EVENTS = new Set([
   "commission.credited",
   "commission.paid",
   "commission.payout_returned",
+  "commission.held",
+  "fraud.flagged",
 ]);
 /** Events about a withdrawal name no commission. */
 const WITHDRAWAL_EVENTS = new Set(["withdrawal.created", "withdrawal.paid", "withdrawal.failed"]);

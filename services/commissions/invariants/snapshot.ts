@@ -21,6 +21,8 @@ export interface SnapshotCommission {
   status: string;
   creditedAt: Date | string | null;
   paidOutAt: Date | string | null;
+  /** Set while it is held back from the credit run (a review, or the merchant's hold); absent in generated ledgers. */
+  heldAt?: Date | string | null;
   /** When it was earned: its day keys its commissions_daily row (absent in the property tests' generated ledgers). */
   createdAt?: Date | string;
 }
@@ -80,6 +82,15 @@ export interface SnapshotPayoutRun {
   currency: string;
 }
 
+/** A fraud review of a commission (docs/fraud.md). */
+export interface SnapshotFraudReview {
+  id: number;
+  programId: number;
+  partnerId: number;
+  commissionId: number;
+  status: string;
+}
+
 export interface SnapshotOutboxEvent {
   id: number;
   type: string;
@@ -96,6 +107,8 @@ export interface LedgerSnapshot {
   /** Absent in snapshots taken before payout runs (the property tests' generated ledgers). */
   payoutRuns?: SnapshotPayoutRun[];
   outbox: SnapshotOutboxEvent[];
+  /** Absent in snapshots taken before reviews (the property tests' generated ledgers). */
+  fraudReviews?: SnapshotFraudReview[];
   /** The rollup the overview reads (absent: not checked, as in the property tests' generated ledgers). */
   commissionDays?: SnapshotCommissionDay[];
   /** Its monthly rollup (per partner; `day` the month's first), read for a page of partners over long ranges. */
@@ -118,6 +131,7 @@ export type InvariantRule =
   | "withdrawals.open_within_balance"
   | "withdrawal.state"
   | "payout_run.payouts"
+  | "fraud_review.hold"
   | "outbox.event_per_change"
   | "rollup.commissions_daily"
   | "rollup.commissions_monthly"
@@ -149,6 +163,7 @@ export interface ReconcileReport {
     balances: number;
     withdrawals: { open: number; processing: number; paid: number; failed: number; cancelled: number };
     payoutRuns: number;
+    fraudReviews?: number;
     outboxEvents: { dispatched: number; pending: number };
     /** Sales converted from another currency whose amount was checked against their frozen rate (sale.converted_at_rate; set by the service). */
     convertedSales?: number;
@@ -225,6 +240,7 @@ export const INVARIANT_RULES: readonly InvariantRule[] = [
   "withdrawals.open_within_balance",
   "withdrawal.state",
   "payout_run.payouts",
+  "fraud_review.hold",
   "outbox.event_per_change",
   "rollup.commissions_daily",
   "rollup.commissions_monthly",

@@ -3,7 +3,18 @@ import { requiredStringsMayBeEmpty, collectionSchema, type DocOf } from "../../.
 import { dayOf } from "../../../shared/storage/stats-mongo";
 import { monthlySchema, type MongoRollup } from "../../../shared/storage/rollup-mongo";
 import type { CommissionLine } from "../../../shared/domain/rewards";
-import type { Balance, BalanceKey, Commission, CommissionKind, PayoutRun, PayoutSchedule, RefundEntry, Withdrawal } from "../repository";
+import {
+  FRAUD_REVIEW_STATUSES,
+  type Balance,
+  type BalanceKey,
+  type Commission,
+  type CommissionKind,
+  type FraudReview,
+  type PayoutRun,
+  type PayoutSchedule,
+  type RefundEntry,
+  type Withdrawal,
+} from "../repository";
 import type { CommissionDay } from "../commission-days";
 import { outboxSchema as sharedOutboxSchema, type OutboxDoc as SharedOutboxDoc } from "../../../shared/outbox/mongo";
 
@@ -36,6 +47,8 @@ export type CommissionDoc = Omit<DocOf<Commission>, "processorRevision" | "kind"
   leadKey?: string | null;
   groupId?: number | null;
   rewardLines?: CommissionLine[] | null;
+  /** NewCommission's addressHash (the fraud rule address_velocity counts by it); absent before reviews. */
+  addressHash?: string | null;
   lockVersion?: number;
 };
 
@@ -90,6 +103,7 @@ export const commissionSchema = requiredStringsMayBeEmpty(
     description: { type: String, default: null },
     heldAt: { type: Date, default: null },
     holdReason: { type: String, default: null },
+    addressHash: { type: String, default: null },
     approvableAt: { type: Date, required: true },
     creditedAt: { type: Date, default: null },
     paidOutAt: { type: Date, default: null },
@@ -127,6 +141,8 @@ commissionSchema.index({ partnerId: 1, programId: 1, currency: 1 });
 // The lists (listCommissionsPage), as the SQL indexes commissions_program_list and commissions_program_partner_list.
 commissionSchema.index({ programId: 1, createdAt: -1, _id: -1 });
 commissionSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+// The fraud rule address_velocity: one program's conversions of a kind from one address hash in a day (SQL's commissions_address_day).
+commissionSchema.index({ programId: 1, kind: 1, addressHash: 1, createdAt: 1 }, { partialFilterExpression: { addressHash: { $type: "string" } } });
 
 /** A commissions_daily document: the figures of a (program, partner, UTC day of creation, currency)'s commissions (commission-days.ts). */
 export type CommissionDayDoc = CommissionDay;
@@ -365,6 +381,41 @@ export const keyFilter = (k: BalanceKey): BalanceKey => ({ partnerId: k.partnerI
 /** The patch's defined fields, as the SQL adapter's SET clause (null is a value, undefined is "unchanged"). */
 export const definedFields = <T extends object>(patch: T): Partial<T> => Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
 
+/** A fraud review (repository.ts FraudReview); SQL's fraud_reviews. */
+export type FraudReviewDoc = DocOf<FraudReview>;
+
+export const fraudReviewSchema = requiredStringsMayBeEmpty(
+  collectionSchema<FraudReviewDoc>("fraud_reviews", {
+    _id: { type: Number, required: true },
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    commissionId: { type: Number, required: true },
+    kind: { type: String, required: true, enum: ["sale", "lead"] },
+    flags: { type: Schema.Types.Mixed, required: true },
+    status: { type: String, required: true, enum: FRAUD_REVIEW_STATUSES },
+    decisionReason: { type: String, default: null },
+    decidedAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+  }),
+);
+fraudReviewSchema.index({ commissionId: 1 }, { unique: true });
+fraudReviewSchema.index({ programId: 1, createdAt: -1, _id: -1 });
+fraudReviewSchema.index({ programId: 1, status: 1, createdAt: -1, _id: -1 });
+fraudReviewSchema.index({ programId: 1, partnerId: 1, createdAt: -1, _id: -1 });
+
+export const toFraudReview = (d: FraudReviewDoc): FraudReview => ({
+  id: d._id,
+  programId: d.programId,
+  partnerId: d.partnerId,
+  commissionId: d.commissionId,
+  kind: d.kind,
+  flags: d.flags,
+  status: d.status,
+  decisionReason: d.decisionReason ?? null,
+  decidedAt: d.decidedAt ?? null,
+  createdAt: d.createdAt,
+});
+
 export interface Store {
   connection: Connection;
   commissions: Model<CommissionDoc>;
@@ -374,6 +425,7 @@ export interface Store {
   withdrawalCommissions: Model<WithdrawalCommissionDoc>;
   payoutRuns: Model<PayoutRunDoc>;
   payoutSchedules: Model<PayoutScheduleDoc>;
+  fraudReviews: Model<FraudReviewDoc>;
   outbox: Model<OutboxDoc>;
   commissionDays: Model<CommissionDayDoc>;
   commissionMonths: Model<unknown>;

@@ -6,7 +6,9 @@ import type {
   PayableCommission,
   Commission,
   CommissionsTx,
+  FraudReview,
   NewCommission,
+  NewFraudReview,
   NewPayoutRun,
   NewRefundEntry,
   NewWithdrawal,
@@ -19,7 +21,8 @@ import type {
 import type { CommissionLine } from "../../../shared/domain/rewards";
 import { incrementRollup } from "../../../shared/storage/rollup-mongo";
 import { commissionDayDeltas, type CommissionDayInput } from "../commission-days";
-import { toCommission, toRefund, toBalance, toWithdrawal, toPayoutRun, keyFilter, definedFields, commissionsDaily, type CommissionDoc, type Store } from "./models";
+import type { FraudFlag } from "../../../shared/domain/fraud-rules";
+import { toFraudReview, toCommission, toRefund, toBalance, toWithdrawal, toPayoutRun, keyFilter, definedFields, commissionsDaily, type CommissionDoc, type Store } from "./models";
 
 // The $type predicates let the planner use the partial unique indexes (saleId a number, leadKey a string).
 // ("number" is MongoDB's alias for every numeric type, which mongoose's filter types do not list.)
@@ -71,6 +74,7 @@ export class MongoCommissionsTx implements CommissionsTx {
         description: c.description ?? null,
         heldAt: null,
         holdReason: null,
+        addressHash: c.addressHash ?? null,
         approvableAt: c.approvableAt,
         creditedAt: null,
         paidOutAt: null,
@@ -102,6 +106,38 @@ export class MongoCommissionsTx implements CommissionsTx {
     return c.leadKey !== null && (await this.store.commissions.exists(byLead(c.programId, c.leadKey)).setOptions({ session: this.session })) !== null;
   }
 
+  async insertFraudReview(r: NewFraudReview, now: Date): Promise<FraudReview> {
+    const doc = await this.store.fraudReviews.insertOne(
+      {
+        _id: await nextId(this.store.connection, "fraud_reviews"),
+        ...r,
+        // Stored as JSON, as the SQL adapter's JSONB.
+        flags: JSON.parse(JSON.stringify(r.flags)) as FraudFlag[],
+        status: "pending",
+        decisionReason: null,
+        decidedAt: null,
+        createdAt: now,
+      },
+      { session: this.session },
+    );
+    return toFraudReview(doc.toObject());
+  }
+
+  async findFraudReviewByCommission(commissionId: number): Promise<FraudReview | null> {
+    const doc = await this.store.fraudReviews.findOne({ commissionId }, null, { session: this.session }).lean();
+    return doc ? toFraudReview(doc) : null;
+  }
+
+  async getFraudReviewForUpdate(id: number): Promise<FraudReview | null> {
+    // The review is written only after its commission is locked (ledger.ts), so a read in the transaction is enough.
+    const doc = await this.store.fraudReviews.findById(id, null, { session: this.session }).lean();
+    return doc ? toFraudReview(doc) : null;
+  }
+
+  async updateFraudReview(id: number, patch: Pick<FraudReview, "status" | "decisionReason" | "decidedAt">): Promise<void> {
+    await this.store.fraudReviews.updateOne({ _id: id }, { $set: patch }, { session: this.session });
+  }
+
   async findCommissionBySale(saleId: number): Promise<Commission | null> {
     const doc = await this.store.commissions.findOne(bySale(saleId), null, { session: this.session }).lean();
     return doc ? toCommission(doc) : null;
@@ -124,7 +160,7 @@ export class MongoCommissionsTx implements CommissionsTx {
 
   async updateCommission(
     id: number,
-    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "heldAt" | "holdReason">>,
+    patch: Partial<Pick<Commission, "status" | "refundedCents" | "deductedCents" | "reason" | "creditedAt" | "paidOutAt" | "processorRevision" | "heldAt" | "holdReason" | "approvableAt">>,
     now: Date,
   ): Promise<void> {
     const set = definedFields(patch);

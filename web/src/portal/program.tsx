@@ -78,6 +78,7 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
         <div class="grid">
           <Figure name="clicks" label="Clicks" value={count(program.clicks ?? 0)} />
           <Figure name="pending" label="Pending" value={money(b?.pendingCents ?? 0, currency)} />
+          {b && b.heldForReviewCents > 0 && <Figure name="under-review" label="Of which under review" value={money(b.heldForReviewCents, currency)} />}
           <Figure name="balance" label="Balance" value={money(b?.balanceCents ?? 0, currency)} />
           <Figure name="credited" label="Credited" value={money(b?.creditedCents ?? 0, currency)} />
           <Figure name="paid" label="Paid out" value={money(b?.paidCents ?? 0, currency)} />

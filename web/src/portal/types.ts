@@ -3,6 +3,8 @@
 export interface Balance {
   balanceCents: number;
   pendingCents: number;
+  /** The part of pending held for the merchant's review. */
+  heldForReviewCents: number;
   creditedCents: number;
   deductedCents: number;
   paidCents: number;
