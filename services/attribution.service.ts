@@ -25,6 +25,7 @@ import { isSelfReferredTo } from "./clients/self-referral-check";
 import { answerStats, answerTopPartners } from "../shared/stats-input";
 import { parseInput } from "../shared/validation";
 import { ClickEnricher } from "./attribution/click-details";
+import { startClickRetention } from "./attribution/click-retention";
 import { loadAdminToken } from "../shared/admin-token";
 import { createHmac } from "node:crypto";
 
@@ -48,6 +49,7 @@ type Referral = NonNullable<ResultOf<"programs.findReferral">>;
 type Vars = StorageVars<AttributionRepository> & {
   outboxRelay?: ServiceOutboxRelay;
   runningTotals?: PollingLoop;
+  clickRetention?: PollingLoop;
   clickWriter: ClickWriter;
   enricher: ClickEnricher;
   referrals: ReferralCache<Referral>;
@@ -537,10 +539,13 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.outboxRelay = startServiceOutboxRelay(this, "attribution", this.repo.outbox);
     // clicks_running and leads_running: the overview's ranking of partners by clicks, the partners' clicks and leads.
     this.runningTotals = startRunningTotals(this, (today) => this.repo.extendRunningTotals(today));
+    // A click's details are kept CLICK_DETAIL_RETENTION_DAYS (90); its rollups' counts for ever.
+    this.clickRetention = startClickRetention(this, this.repo);
   },
 
   async stopped() {
     await this.runningTotals?.stop();
+    await this.clickRetention?.stop();
     // The clicks still waiting for their batch are stored (and answered) before the database is released.
     await this.clickWriter?.stop();
     await this.outboxRelay?.stop();

@@ -64,6 +64,8 @@ const clickSchema = requiredStringsMayBeEmpty(
 );
 clickSchema.index({ clickId: 1 }, { unique: true });
 clickSchema.index({ programId: 1, _id: -1 }, { partialFilterExpression: { isTest: true } });
+// The clicks whose details are still kept, oldest first (clearClickDetails; SQL's clicks_details_kept).
+clickSchema.index({ timestamp: 1 }, { partialFilterExpression: { "details.deviceType": { $type: "string" } } });
 
 const leadSchema = requiredStringsMayBeEmpty(
   collectionSchema<LeadDoc>("leads", {
@@ -412,6 +414,16 @@ export class MongoAttributionRepository implements AttributionRepository {
 
   topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
     return runningTopPartners(this.clicksRunning, this.clicksDaily.rollup, q, {}, limit);
+  }
+
+  async clearClickDetails(before: Date, limit: number): Promise<number> {
+    // Along the { timestamp } index of the clicks whose details are there (a cleared click has no deviceType).
+    const kept = { "details.deviceType": { $type: "string" as const }, timestamp: { $lt: before } };
+    const ids = (await this.clicks.find(kept, { _id: 1 }).sort({ timestamp: 1 }).limit(limit).lean()).map((d) => d._id);
+    if (!ids.length) return 0;
+    const cleared = Object.fromEntries(["country", "deviceType", "browser", "os", "referrerDomain", "adNetworks", "utm", "addressHash"].map((f) => [`details.${f}`, null]));
+    const result = await this.clicks.updateMany({ _id: { $in: ids }, "details.deviceType": { $type: "string" } }, { $set: cleared });
+    return result.modifiedCount;
   }
 
   async extendRunningTotals(today: Date): Promise<number> {

@@ -124,7 +124,8 @@ const MIGRATIONS = [
   `ALTER TABLE clicks ADD COLUMN country TEXT, ADD COLUMN device_type TEXT, ADD COLUMN browser TEXT, ADD COLUMN os TEXT,
      ADD COLUMN is_bot BOOLEAN NOT NULL DEFAULT false, ADD COLUMN hosting_network BOOLEAN NOT NULL DEFAULT false, ADD COLUMN referrer_domain TEXT, ADD COLUMN ad_networks JSONB, ADD COLUMN utm JSONB,
      ADD COLUMN paid BOOLEAN NOT NULL DEFAULT false, ADD COLUMN address_hash TEXT;
-   ${rollupFunction(activityDaily("clicks"))}`,
+   ${rollupFunction(activityDaily("clicks"))}
+   CREATE INDEX clicks_details_kept ON clicks (timestamp) WHERE device_type IS NOT NULL;`,
 ];
 
 /**
@@ -461,6 +462,16 @@ export class SqlAttributionRepository implements AttributionRepository {
       q.partnerIds,
       limit,
     );
+  }
+
+  async clearClickDetails(before: Date, limit: number): Promise<number> {
+    // Along clicks_details_kept (timestamp, of the clicks whose details are there); SKIP LOCKED: two instances share the work.
+    const rows = await this.db.query(
+      `UPDATE clicks SET country = NULL, device_type = NULL, browser = NULL, os = NULL, referrer_domain = NULL, ad_networks = NULL, utm = NULL, address_hash = NULL
+       WHERE id IN (SELECT id FROM clicks WHERE device_type IS NOT NULL AND timestamp < $1 ORDER BY timestamp LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING id`,
+      [before, limit],
+    );
+    return rows.length;
   }
 
   async extendRunningTotals(today: Date): Promise<number> {

@@ -176,6 +176,12 @@ export interface AttributionRepository {
   topPartners(q: StatsQuery, limit: number): Promise<TopPartners>;
   /** Builds clicks_running up to two days before `today` (the attribution service's job); how many program-days it built, 0 when done. */
   extendRunningTotals(today: Date): Promise<number>;
+  /**
+   * Clears the details of at most `limit` clicks older than `before` (country, device, browser, OS, referrer domain,
+   * ad networks, utm, address hash), oldest first; whether it was a bot's or a hosting network's, and paid, stay (they
+   * decide what the click counts for). How many it cleared. The rollups keep their counts (CLICK_DETAIL_RETENTION_DAYS).
+   */
+  clearClickDetails(before: Date, limit: number): Promise<number>;
   /** Keys where clicks_daily or leads_daily differ from a recount of the clicks and leads, or clicks_running from its days (reconcile), at most `limit`. */
   rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */

@@ -1,5 +1,6 @@
 /** A click's details from its request (services/attribution/click-details.ts), with the bundled country database and real user agents. */
 import { ClickEnricher } from "../../services/attribution/click-details";
+import { clickDetailRetentionDays } from "../../services/attribution/click-retention";
 
 const enricher = ClickEnricher.open("test-secret");
 const at = new Date("2026-11-27T12:00:00Z");
@@ -44,4 +45,10 @@ test("the landing URL's and referrer's details, and the address only as the day'
   expect(details).toMatchObject({ referrerDomain: "news.example", adNetworks: ["google"], utm: { utm_medium: "cpc" }, paid: true, addressHash: expect.stringMatching(/^[0-9a-f]{32}$/) });
   expect(JSON.stringify(details)).not.toContain("8.8.8.8");
   expect(click({ address: null }).addressHash).toBeNull();
+});
+
+test("click details are kept CLICK_DETAIL_RETENTION_DAYS, 90 by default; a bad setting stops the start with its name", () => {
+  expect(clickDetailRetentionDays({})).toBe(90);
+  expect(clickDetailRetentionDays({ CLICK_DETAIL_RETENTION_DAYS: "30" })).toBe(30);
+  for (const bad of ["0", "-3", "1.5", "soon"]) expect(() => clickDetailRetentionDays({ CLICK_DETAIL_RETENTION_DAYS: bad })).toThrow(/CLICK_DETAIL_RETENTION_DAYS/);
 });
