@@ -1,3 +1,4 @@
+import { addressHashOf } from "../shared/address-hash";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { inputValidator, type Input } from "../shared/endpoint";
 import { decideLoginAttempt, LOGIN_FAILURE_WINDOW_MS, loginThrottleKeys } from "./accounts/login-throttle";
@@ -447,6 +448,21 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (touched) await this.repo.touchPartnerSession(session.id, now);
         const validUntil = sessionValidUntil(session, touched ? now : session.lastSeenAt, this.sessionIdleMs);
         return { partnerId: session.partnerId, sessionId: session.id, validUntil: validUntil.toISOString() };
+      },
+    },
+
+    notePartnerAddress: {
+      async handler(ctx: Context<Input<typeof S.NotePartnerAddressInput>>) {
+        const now = new Date();
+        await this.repo.notePartnerAddress(ctx.params.partnerId, now.toISOString().slice(0, 10), addressHashOf(ctx.params.address, now), now);
+        return null;
+      },
+    },
+
+    partnerAddressHashes: {
+      idempotent: true,
+      handler(ctx: Context<Input<typeof S.PartnerAddressHashesInput>>) {
+        return this.repo.partnerAddressHashes(ctx.params.partnerId, ctx.params.day);
       },
     },
 

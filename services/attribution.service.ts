@@ -26,8 +26,7 @@ import { answerStats, answerTopPartners } from "../shared/stats-input";
 import { parseInput } from "../shared/validation";
 import { ClickEnricher } from "./attribution/click-details";
 import { startClickRetention } from "./attribution/click-retention";
-import { loadAdminToken } from "../shared/admin-token";
-import { createHmac } from "node:crypto";
+import { addressHashSecret, hashableAddress } from "../shared/address-hash";
 
 type Methods = {
   recordClick(ctx: Context, caller: ClickCaller, input: Input<typeof S.TrackClickRequest>): Promise<TrackedClick>;
@@ -54,23 +53,6 @@ type Vars = StorageVars<AttributionRepository> & {
   enricher: ClickEnricher;
   referrals: ReferralCache<Referral>;
 };
-
-/**
- * The secret of the clicks' daily address hashes: ADDRESS_HASH_SECRET, else one derived from the operator token
- * (ADMIN_TOKEN, or the one generated in DATA_DIR on first start: shared/admin-token.ts), so an install keeps one
- * without a setting. Processes of a split deployment share it through ADMIN_TOKEN; set ADDRESS_HASH_SECRET where
- * they do not. Changing it only changes the hashes from then on (they are per day anyway).
- */
-function addressHashSecret(): string {
-  if (process.env.ADDRESS_HASH_SECRET) return process.env.ADDRESS_HASH_SECRET;
-  return createHmac("sha256", loadAdminToken().token).update("click address hash").digest("hex");
-}
-
-/**
- * The address a click's country is looked up by: client-address.ts reduces an IPv6 address to its /64 network
- * ("2001:db8:1:2::/64"); the network's first address is in the same country.
- */
-const lookupAddress = (address: string | undefined): string | null => (address ? address.replace(/\/64$/, "") : null);
 
 /** A bot's or a hosting network's click is stored but attributes nothing (repository.ts countsAsTraffic). */
 const attributable = (click: Click | null): Click | null => (click && countsAsTraffic(click.details) ? click : null);
@@ -388,7 +370,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         // The address is read for its country and daily hash here, and goes no further.
         details: this.enricher.details({
           userAgent: caller.userAgent ?? null,
-          address: lookupAddress(caller.address),
+          address: caller.address ? hashableAddress(caller.address) : null,
           landingUrl: input.url ?? null,
           referrer: input.referrer ?? null,
           at: timestamp,

@@ -570,6 +570,7 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           repo: this.repo,
           clickFacts: (programId, clickId) => call(ctx, "attribution.clickFacts", { programId, clickId }),
           partnerFacts: (programId, partnerId) => call(ctx, "programs.partnerFraudFacts", { programId, partnerId }),
+          partnerAddressHashes: (partnerId, day) => call(ctx, "accounts.partnerAddressHashes", { partnerId, day }),
         },
         settings,
         conversion,

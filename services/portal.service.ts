@@ -12,7 +12,7 @@ import { PORTAL } from "./portal/endpoints";
 import { encodeCursor } from "../shared/pagination";
 import * as S from "./portal/schemas";
 
-type PartnerMeta = { partner?: Omit<ResultOf<"accounts.authenticatePartnerSession">, "validUntil"> | null };
+type PartnerMeta = { partner?: Omit<ResultOf<"accounts.authenticatePartnerSession">, "validUntil"> | null; clientAddress?: string };
 type Vars = { publicUrl: string };
 type Methods = {
   partnerOf(ctx: Context<unknown, PartnerMeta>): number;
@@ -45,6 +45,8 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
     me: {
       async handler(ctx: Context<Input<typeof S.NoInput>, PartnerMeta>) {
         const partnerId = this.partnerOf(ctx);
+        // The partner's own address of the day, as its hash (the fraud rule partner_identity): the portal loads this first.
+        if (ctx.meta.clientAddress) await call(ctx, "accounts.notePartnerAddress", { partnerId, address: ctx.meta.clientAddress });
         const { partner, enrollments } = await call(ctx, "programs.getPartnerEnrollments", { partnerId });
         const programs = await Promise.all(
           enrollments.map(async (e) => {

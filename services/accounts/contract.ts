@@ -58,6 +58,10 @@ export interface AccountsContract {
   /** The session token is in this answer only (the gateway moves it into the partner cookie). */
   "accounts.signInPartner": { params: z.input<typeof S.PartnerSignInRequest>; result: { partnerId: number; session: { token: string; expiresAt: string; maxAgeSeconds: number } } };
   "accounts.signOutPartner": { params: z.input<typeof S.SessionTokenInput>; result: { success: true } };
+  /** The partner's address of a portal visit, kept as its hash of the day (docs/fraud.md, partner_identity). */
+  "accounts.notePartnerAddress": { params: z.input<typeof S.NotePartnerAddressInput>; result: null };
+  /** The partner's address hashes of a UTC day. */
+  "accounts.partnerAddressHashes": { params: z.input<typeof S.PartnerAddressHashesInput>; result: string[] };
   "accounts.authenticatePartnerSession": { params: z.input<typeof S.SessionTokenInput>; result: PartnerSessionUser & { validUntil: string } };
   "accounts.checkPermission": { params: z.input<typeof S.CheckPermissionInput>; result: { member: boolean; role: Role | null; allowed: boolean } };
   "accounts.listMembers": { params: z.input<typeof S.TeamListInput>; result: { data: Jsonified<WorkspaceMember>[] } };

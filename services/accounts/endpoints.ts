@@ -302,4 +302,10 @@ export const ACCOUNTS = declareActions("accounts", {
   checkPermission: {
     input: S.CheckPermissionInput,
   },
+  notePartnerAddress: {
+    input: S.NotePartnerAddressInput,
+  },
+  partnerAddressHashes: {
+    input: S.PartnerAddressHashesInput,
+  },
 });

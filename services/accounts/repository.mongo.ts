@@ -100,6 +100,25 @@ const partnerSessionSchema = collectionSchema<PartnerSessionDoc>("partner_sessio
 partnerSessionSchema.index({ tokenHash: 1 }, { unique: true });
 partnerSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
 
+/** SQL's partner_address_days: a partner's address hash of a UTC day (docs/fraud.md), removed by MongoDB a week later. */
+interface PartnerAddressDayDoc {
+  _id: string;
+  partnerId: number;
+  day: string;
+  addressHash: string;
+  expiresAt: Date;
+}
+const partnerAddressDaySchema = collectionSchema<PartnerAddressDayDoc>("partner_address_days", {
+  // partnerId|day|addressHash: noting the same one again changes nothing.
+  _id: { type: String, required: true },
+  partnerId: { type: Number, required: true },
+  day: { type: String, required: true },
+  addressHash: { type: String, required: true },
+  expiresAt: { type: Date, required: true },
+});
+partnerAddressDaySchema.index({ partnerId: 1, day: 1 });
+partnerAddressDaySchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+
 const withId = <T extends { _id: number }>({ _id, ...rest }: T) => ({ id: _id, ...rest });
 const toMembership = (d: MembershipDoc): Membership => ({ workspaceId: d.workspaceId, userId: d.userId, role: d.role as Role, createdAt: d.createdAt });
 const toWorkspace = (d: WorkspaceDoc): Workspace => ({ id: d._id, name: d.name, createdAt: d.createdAt });
@@ -138,6 +157,7 @@ export class MongoAccountsRepository implements AccountsRepository {
     private readonly partnerSignInLinks: Model<PartnerSignInLinkDoc>,
     private readonly partnerSessions: Model<PartnerSessionDoc>,
     private readonly invitations: Model<InvitationDoc>,
+    private readonly partnerAddressDays: Model<PartnerAddressDayDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoAccountsRepository> {
@@ -150,6 +170,7 @@ export class MongoAccountsRepository implements AccountsRepository {
       modelOn(connection, "PartnerSignInLink", partnerSignInLinkSchema),
       modelOn(connection, "PartnerSession", partnerSessionSchema),
       modelOn(connection, "WorkspaceInvitation", invitationSchema),
+      modelOn(connection, "PartnerAddressDay", partnerAddressDaySchema),
     ] as const;
     await prepareCollections(models);
     return new MongoAccountsRepository(connection, ...models);
@@ -419,5 +440,15 @@ export class MongoAccountsRepository implements AccountsRepository {
 
   async deletePartnerSession(tokenHash: string): Promise<void> {
     await this.partnerSessions.deleteOne({ tokenHash });
+  }
+
+  async notePartnerAddress(partnerId: number, day: string, addressHash: string, now: Date): Promise<void> {
+    const _id = `${partnerId}|${day}|${addressHash}`;
+    await this.partnerAddressDays.updateOne({ _id }, { $setOnInsert: { partnerId, day, addressHash, expiresAt: new Date(now.getTime() + 7 * 86_400_000) } }, { upsert: true });
+  }
+
+  async partnerAddressHashes(partnerId: number, day: string): Promise<string[]> {
+    const docs = await this.partnerAddressDays.find({ partnerId, day }, { addressHash: 1 }).sort({ addressHash: 1 }).lean();
+    return docs.map((d) => d.addressHash);
   }
 }

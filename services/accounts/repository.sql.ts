@@ -62,6 +62,12 @@ const MIGRATIONS = [
      accepted_by INTEGER REFERENCES users(id),
      revoked_at TIMESTAMPTZ);
    CREATE UNIQUE INDEX workspace_invitations_open ON workspace_invitations (workspace_id, email) WHERE accepted_at IS NULL AND revoked_at IS NULL;`,
+  // The partners' own addresses, as hashes of their day (docs/fraud.md, partner_identity), kept a week.
+  `CREATE TABLE partner_address_days (
+     partner_id INTEGER NOT NULL,
+     day DATE NOT NULL,
+     address_hash TEXT NOT NULL,
+     PRIMARY KEY (partner_id, day, address_hash));`,
 ];
 
 type Row = Record<string, unknown>;
@@ -326,5 +332,16 @@ export class SqlAccountsRepository implements AccountsRepository {
 
   async deletePartnerSession(tokenHash: string): Promise<void> {
     await this.db.query("DELETE FROM partner_sessions WHERE token_hash = $1", [tokenHash]);
+  }
+
+  async notePartnerAddress(partnerId: number, day: string, addressHash: string, now: Date): Promise<void> {
+    await this.db.query("INSERT INTO partner_address_days (partner_id, day, address_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [partnerId, day, addressHash]);
+    // The partner's days older than a week go (along the primary key).
+    await this.db.query("DELETE FROM partner_address_days WHERE partner_id = $1 AND day < ($2::timestamptz - interval '7 days')::date", [partnerId, now]);
+  }
+
+  async partnerAddressHashes(partnerId: number, day: string): Promise<string[]> {
+    const rows = await this.db.query<{ address_hash: string }>("SELECT address_hash FROM partner_address_days WHERE partner_id = $1 AND day = $2 ORDER BY address_hash", [partnerId, day]);
+    return rows.map((r) => r.address_hash);
   }
 }

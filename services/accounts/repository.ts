@@ -179,4 +179,11 @@ export interface AccountsRepository {
   findPartnerSession(tokenHash: string): Promise<PartnerSession | null>;
   touchPartnerSession(id: number, now: Date): Promise<void>;
   deletePartnerSession(tokenHash: string): Promise<void>;
+  /**
+   * Notes that the partner used the portal from an address, as its hash of the UTC day `day` (YYYY-MM-DD): the fraud
+   * rule partner_identity compares a conversion's address with the partner's own of the same day. Kept a week.
+   */
+  notePartnerAddress(partnerId: number, day: string, addressHash: string, now: Date): Promise<void>;
+  /** The partner's address hashes of a UTC day (YYYY-MM-DD). */
+  partnerAddressHashes(partnerId: number, day: string): Promise<string[]>;
 }

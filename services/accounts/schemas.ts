@@ -91,3 +91,7 @@ export const AcceptInvitationInput = z.strictObject({
     .optional()
     .describe("Your password, at least 12 characters, for a new account (with name); leave out for an existing account."),
 });
+
+/** A partner's portal visit from an address (the gateway's client address): only its hash of the day is kept. */
+export const NotePartnerAddressInput = z.object({ partnerId: Id, address: z.string().min(1).max(64) });
+export const PartnerAddressHashesInput = z.object({ partnerId: Id, day: z.iso.date() });

@@ -31,6 +31,8 @@ export interface FraudFactSources {
   repo: Pick<CommissionsRepository, "countConversionsFromAddress" | "partnerRefundStats">;
   clickFacts(programId: number, clickId: string): Promise<ClickFacts | null>;
   partnerFacts(programId: number, partnerId: number): Promise<{ email: string | null; payoutDetailsSharedWith: number[] }>;
+  /** The partner's own address hashes of a UTC day (YYYY-MM-DD): their portal visits. */
+  partnerAddressHashes(partnerId: number, day: string): Promise<string[]>;
 }
 
 const DAY_MS = 86_400_000;
@@ -43,8 +45,10 @@ export async function checkConversion(sources: FraudFactSources, settings: Fraud
   const click = c.clickId ? await sources.clickFacts(c.programId, c.clickId) : null;
   const addressHash = click?.addressHash ?? null;
   const dayStart = new Date(Math.floor(c.occurredAt.getTime() / DAY_MS) * DAY_MS);
-  const [partner, last30Days, sameAddressToday] = await Promise.all([
+  const [partner, partnerAddressHashes, last30Days, sameAddressToday] = await Promise.all([
     on("partner_identity") || on("shared_payout_details") ? sources.partnerFacts(c.programId, c.partnerId) : null,
+    // The click's hash is of the click's day: the partner's own of that day can match it.
+    on("partner_identity") && click?.addressHash ? sources.partnerAddressHashes(c.partnerId, click.at.slice(0, 10)) : undefined,
     on("refund_rate") && c.kind === "sale" ? sources.repo.partnerRefundStats(c.programId, c.partnerId, new Date(c.occurredAt.getTime() - 30 * DAY_MS), c.occurredAt) : undefined,
     on("address_velocity") && addressHash ? sources.repo.countConversionsFromAddress(c.programId, c.kind, addressHash, dayStart, new Date(dayStart.getTime() + DAY_MS)) : undefined,
   ]);
@@ -54,7 +58,7 @@ export async function checkConversion(sources: FraudFactSources, settings: Fraud
     customerEmail: c.customerEmail,
     customerEmailDisposable: c.customerEmail ? isDisposableEmail(c.customerEmail) : false,
     addressHash,
-    partner: { email: partner?.email, payoutDetailsSharedWith: partner?.payoutDetailsSharedWith, last30Days },
+    partner: { email: partner?.email, addressHashes: partnerAddressHashes, payoutDetailsSharedWith: partner?.payoutDetailsSharedWith, last30Days },
     click: click && { at: new Date(click.at), referrerDomain: click.referrerDomain, paid: click.paid, adNetworks: click.adNetworks, utmMedium: click.utmMedium },
     sameAddressToday,
   };

@@ -226,7 +226,7 @@ export interface FraudReview {
   /** What fired, with its evidence (never a raw address). */
   flags: FraudFlag[];
   status: FraudReviewStatus;
-  /** The merchant's words on a rejection (the partner is told them with the rules' plain words); null otherwise. */
+  /** On a rejection, what the partner was told: the rules' plain words, then the merchant's own if any; null otherwise. */
   decisionReason: string | null;
   decidedAt: Date | null;
   createdAt: Date;

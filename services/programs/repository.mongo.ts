@@ -401,6 +401,13 @@ export class MongoProgramsRepository implements ProgramsRepository {
     // audit:read joined the Read only and Full access presets: keys made with either before keep being that preset (an
     // array equal to the old list matches it exactly, in its order: the stored one).
     for (const scopes of PRESETS_BEFORE_AUDIT) await apiKeys.updateMany({ scopes }, { $push: { scopes: "audit:read" } });
+    // The fraud area joined them the same way, before audit:read (the stored order is API_KEY_SCOPES').
+    for (const [read, scopes] of [
+      ["fraud:read", PRESETS_BEFORE_AUDIT[0]],
+      ["fraud:write", PRESETS_BEFORE_AUDIT[1]],
+    ] as const) {
+      await apiKeys.updateMany({ scopes: [...scopes, "audit:read"] }, { $set: { scopes: [...scopes, read, "audit:read"] } });
+    }
     // Created here, not inside a transaction.
     const outbox = await MongoOutbox.create(connection, "programs_outbox");
     return new MongoProgramsRepository(connection, programs, apiKeys, partners, enrollments, outbox, applications, idempotencyKeys, activity);

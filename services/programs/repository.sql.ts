@@ -191,6 +191,11 @@ const MIGRATIONS = [
    CREATE INDEX partners_paypal_email ON partners (lower(paypal_email)) WHERE paypal_email IS NOT NULL;
    CREATE INDEX partners_bank_iban ON partners (bank_iban) WHERE bank_iban IS NOT NULL;
    CREATE INDEX partners_bank_account ON partners (bank_account_number, bank_routing_number) WHERE bank_account_number IS NOT NULL;`,
+  // The fraud area joined the Read only and Full access presets: keys made with either before keep being that preset.
+  `UPDATE api_keys SET scopes = '{partners:read,commissions:read,payouts:read,rewards:read,sales:read,customers:read,coupons:read,webhooks:read,fraud:read,audit:read}'
+     WHERE scopes = '{partners:read,commissions:read,payouts:read,rewards:read,sales:read,customers:read,coupons:read,webhooks:read,audit:read}';
+   UPDATE api_keys SET scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write,fraud:write,audit:read}'
+     WHERE scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write,audit:read}';`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */

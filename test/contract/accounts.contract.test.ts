@@ -244,6 +244,21 @@ describe.each(backends)("accounts repository contract on %s", (_name, backend) =
     });
   });
 
+  describe("partners' address hashes of a day (docs/fraud.md)", () => {
+    it("notes each hash of a day once, lists a day's, and forgets days older than a week", async () => {
+      const partnerId = 9001;
+      const day = (n: number) => new Date(Date.UTC(2026, 5, 1 + n));
+      await repo().notePartnerAddress(partnerId, "2026-06-01", "h-old", day(0));
+      await repo().notePartnerAddress(partnerId, "2026-06-10", "h-b", day(9));
+      await repo().notePartnerAddress(partnerId, "2026-06-10", "h-a", day(9));
+      await repo().notePartnerAddress(partnerId, "2026-06-10", "h-a", day(9));
+      expect(await repo().partnerAddressHashes(partnerId, "2026-06-10")).toEqual(["h-a", "h-b"]);
+      expect(await repo().partnerAddressHashes(partnerId + 1, "2026-06-10")).toEqual([]);
+      // SQL removes the old day when a newer one is noted; MongoDB's TTL index removes it in the background.
+      if (backend.name !== "mongo") expect(await repo().partnerAddressHashes(partnerId, "2026-06-01")).toEqual([]);
+    });
+  });
+
   describe("partner sessions", () => {
     it("creates, finds, touches and deletes a session", async () => {
       const hash = tokenHash();

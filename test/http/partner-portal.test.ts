@@ -89,7 +89,7 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
       referralParam: "ref",
       clicks: 3,
       // 20 % of 10 000 = 2000, a 3000 refund takes 600 back; pending (not credited yet), so the balance is 0.
-      balance: { balanceCents: 0, pendingCents: 1400, creditedCents: 0, deductedCents: 0, paidCents: 0 },
+      balance: { balanceCents: 0, pendingCents: 1400, heldForReviewCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 },
     },
     {
       programId: p2.programId,
@@ -103,7 +103,7 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
       referralParam: "ref",
       clicks: 1,
       // 20 % of 5000 = 1000, minus 600 for a 3000 refund: 400 pending.
-      balance: { balanceCents: 0, pendingCents: 400, creditedCents: 0, deductedCents: 0, paidCents: 0 },
+      balance: { balanceCents: 0, pendingCents: 400, heldForReviewCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 },
     },
   ]);
   const meB = await get(cookieB, "/me");
@@ -117,7 +117,7 @@ test("the balance is credited on approval, net of what the refund took back", as
   await f.sys.admin("POST", "/commissions/approve-due", { programId: p2.programId });
   const program = (await get(cookieA, "/me")).body.programs.find((p: { programId: number }) => p.programId === p2.programId);
   // 20 % of 5000 = 1000, minus 600 for the 3000 refund before approval: 400 credited.
-  expect(program.balance).toEqual({ balanceCents: 400, pendingCents: 0, creditedCents: 400, deductedCents: 0, paidCents: 0 });
+  expect(program.balance).toEqual({ balanceCents: 400, pendingCents: 0, heldForReviewCents: 0, creditedCents: 400, deductedCents: 0, paidCents: 0 });
 });
 
 test("commissions: each partner's own, with refunds and reasons; another program is 404 both ways", async () => {
@@ -161,7 +161,7 @@ test("withdrawals: only the partner's own, in their programs", async () => {
   expect((await get(cookieB, `/programs/${p1.programId}/withdrawals`)).body.data).toEqual([]);
   expect((await get(cookieB, `/programs/${p2.programId}/withdrawals`)).status).toBe(404);
   const program = (await get(cookieA, "/me")).body.programs.find((p: { programId: number }) => p.programId === p2.programId);
-  expect(program.balance).toEqual({ balanceCents: 0, pendingCents: 0, creditedCents: 400, deductedCents: 0, paidCents: 400 });
+  expect(program.balance).toEqual({ balanceCents: 0, pendingCents: 0, heldForReviewCents: 0, creditedCents: 400, deductedCents: 0, paidCents: 400 });
 });
 
 test("notices: each partner sees only their own; marking another's, or one under another program, is 404", async () => {
