@@ -159,6 +159,16 @@ const CONSOLE_SCREENS: Array<[path: string, summary: string, description: string
     "Console: Payouts",
     "Payout runs: preview, confirm and pay, each run (?run=ID) with its PayPal and bank files, failures and skipped partners, mark payouts paid or failed; the payout schedule; every payout with filters, pages and CSV.",
   ],
+  [
+    "/dashboard/risk",
+    "Console: Risk",
+    "The conversions the program's fraud rules held, grouped per partner with the rules fired and their evidence (never a raw address): clear one (its commission proceeds), reject one (voided; the partner is told why in plain words), ban the partner; cleared and rejected ones by the state filter.",
+  ],
+  [
+    "/dashboard/risk/rules",
+    "Console: fraud rules",
+    "Each fraud rule of the program on or off, with its settings (banned domains, seconds, per-day limit, refund rate), saved with one button.",
+  ],
   ["/dashboard/rewards", "Console: Rewards", "Partner groups with their rewards and partners; create and edit rewards with a live preview."],
   [
     "/dashboard/emails",

@@ -15,6 +15,7 @@ import { PartnerDetail } from "./screens/partner";
 import { Partners } from "./screens/partners";
 import { Payouts } from "./screens/payouts";
 import { Rewards } from "./screens/rewards";
+import { Risk } from "./screens/risk";
 import { Sales } from "./screens/sales";
 import { Settings } from "./screens/settings";
 
@@ -25,6 +26,7 @@ const SCREENS: Array<[string, string]> = [
   ["/sales", "Sales"],
   ["/commissions", "Commissions"],
   ["/payouts", "Payouts"],
+  ["/risk", "Risk"],
   ["/rewards", "Rewards"],
   ["/emails", "Emails"],
   ["/settings", "Settings"],
@@ -55,7 +57,7 @@ export function Shell({ me, onSignedOut }: { me: Me; onSignedOut: () => void }) 
     onSignedOut();
   };
   const pick = (event: Event) => route(`${path}?program=${(event.currentTarget as HTMLSelectElement).value}`);
-  // A partner's screen belongs to Partners; a settings tab to Settings.
+  // A partner's screen belongs to Partners; a settings tab to Settings, a Risk tab to Risk.
   const section = path === "/dashboard/partner" ? "/dashboard/partners" : path;
   const current = SCREENS.filter(([screen]) => section === `/dashboard${screen}` || (screen && section.startsWith(`/dashboard${screen}/`))).pop()?.[0] ?? "";
 
@@ -107,6 +109,7 @@ export function Shell({ me, onSignedOut }: { me: Me; onSignedOut: () => void }) 
               <Route path="/dashboard/sales" component={Sales} />
               <Route path="/dashboard/commissions" component={Commissions} />
               <Route path="/dashboard/payouts" component={Payouts} />
+              <Route path="/dashboard/risk/:section?" component={Risk} />
               <Route path="/dashboard/rewards" component={Rewards} />
               <Route path="/dashboard/emails" component={Emails} />
               <Route path="/dashboard/settings/:section?" component={Settings} />
