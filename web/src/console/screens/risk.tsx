@@ -4,7 +4,7 @@
  * (/dashboard/risk, /dashboard/risk/rules, with ?program=ID), so it can be bookmarked and reached with Back.
  */
 import type { ComponentType } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { StatusLine } from "../../lib/ui";
 import { Reviews } from "../risk/reviews";
@@ -23,6 +23,8 @@ export function Risk() {
   const { program } = useConsole();
   const [said, setSaid] = useState("");
   const wanted = params.section ?? "";
+  // What an action said belongs to its tab.
+  useEffect(() => setSaid(""), [wanted, program.id]);
   const current = SECTIONS.find(([slug]) => slug === wanted);
   const Section = current?.[2];
   return (
