@@ -102,10 +102,17 @@ export function evidenceText(value: EvidenceValue): string {
   return value === "" ? "—" : value;
 }
 
-/** The numeric settings of the rules that have some: [rule, field, label, hint, min, max]. */
+/** The numeric settings of the rules that have some, with the API's limits (services/programs/schemas.ts, FraudSettingsFields). */
 export const NUMBER_SETTINGS: Array<{ rule: FraudRule; field: string; label: string; hint: string; min: number; max?: number }> = [
-  { rule: "click_injection", field: "seconds", label: "Seconds after the click", hint: "A sale sooner than this after its click is held.", min: 1 },
-  { rule: "address_velocity", field: "perDay", label: "Conversions per address per day", hint: "More leads, or sales, than this from one address in a UTC day are held.", min: 1 },
+  { rule: "click_injection", field: "seconds", label: "Seconds after the click", hint: "A sale this many seconds or less after its click is held (1 to 3,600).", min: 1, max: 3600 },
+  {
+    rule: "address_velocity",
+    field: "perDay",
+    label: "Conversions per address per day",
+    hint: "More leads, or sales, than this from one address in a UTC day are held.",
+    min: 1,
+    max: 10_000,
+  },
   {
     rule: "refund_rate",
     field: "percent",
@@ -114,5 +121,5 @@ export const NUMBER_SETTINGS: Array<{ rule: FraudRule; field: string; label: str
     min: 0,
     max: 100,
   },
-  { rule: "refund_rate", field: "minSales", label: "From how many sales", hint: "The share counts once the partner has this many sales in 30 days.", min: 1 },
+  { rule: "refund_rate", field: "minSales", label: "From how many sales", hint: "The share counts once the partner has this many sales in 30 days.", min: 1, max: 10_000 },
 ];

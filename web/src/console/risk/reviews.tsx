@@ -174,6 +174,8 @@ function ReviewCard({ review: r, partnerName, writable, done }: { review: Review
   const titleId = `review-${r.id}-title`;
   const name = conversionName(r);
   const amount = money(r.commission.amountCents, r.commission.currency);
+  // A ban (or a full refund) voids the commission and leaves the review pending: clearing it would release nothing.
+  const voided = r.commission.status === "reversed";
 
   const decide = async (decision: "clear" | "reject", body?: Record<string, unknown>) => {
     setBusy(true);
@@ -217,7 +219,7 @@ function ReviewCard({ review: r, partnerName, writable, done }: { review: Review
         )}
         {r.status === "rejected" && r.decisionReason && (
           <>
-            <dt>Your message</dt>
+            <dt>The partner was told</dt>
             <dd class="pre-line">{r.decisionReason}</dd>
           </>
         )}
@@ -243,11 +245,14 @@ function ReviewCard({ review: r, partnerName, writable, done }: { review: Review
           </li>
         ))}
       </ul>
+      {r.status === "pending" && voided && <p class="muted">Its commission is voided already (the partner was banned, or the sale refunded): there is nothing to clear.</p>}
       {writable && r.status === "pending" && (
         <div class="actions wrap">
-          <button type="button" disabled={busy} onClick={() => void decide("clear")} aria-label={`Clear the ${name}`}>
-            Clear
-          </button>
+          {!voided && (
+            <button type="button" disabled={busy} onClick={() => void decide("clear")} aria-label={`Clear the ${name}`}>
+              Clear
+            </button>
+          )}
           {!rejecting && (
             <button type="button" class="secondary" ref={rejectButton} onClick={() => setRejecting(true)} aria-label={`Reject the ${name}…`}>
               Reject…
@@ -270,12 +275,12 @@ function RejectStep({ review: r, partnerName, busy, onSubmit, onCancel }: { revi
   return (
     <form class="decline-step" onSubmit={onSubmit} aria-label={`Reject the ${conversionName(r)}`}>
       <p>
-        The commission is voided. {partnerName} is told: {told.length ? told.map((t) => `“${t}”`).join(" ") : "that it did not meet the program's terms."}
+        The commission is voided. {partnerName} is told: “{["Rejected after review.", ...told].join(" ")}”, then your message if you give one.
       </p>
       <label for={id}>Message to {partnerName} (optional)</label>
       <textarea id={id} name="reason" rows={3} maxLength={REASON_MAX} ref={field} aria-describedby={`${id}-hint`} />
       <p id={`${id}-hint`} class="hint muted">
-        Added to what they are told (plain text, up to 1,000 characters). Leave it empty to send none.
+        Plain text, up to 1,000 characters. Leave it empty to send none.
       </p>
       <p class="actions wrap">
         <button type="submit" disabled={busy}>
@@ -316,6 +321,8 @@ function BanPartner({ partnerId, partnerName, done }: { partnerId: number; partn
     try {
       const result = await api<{ changed: boolean; voidedCommissions: number }>("POST", programPath(`/partners/${partnerId}/ban`), { reason });
       const voided = `${count(result.voidedCommissions)} ${result.voidedCommissions === 1 ? "commission" : "commissions"} voided`;
+      setOpen(false);
+      setBusy(false);
       done(result.changed ? `${partnerName} banned: ${voided}, and they are told why.` : `${partnerName} was banned already: ${voided}.`);
     } catch (e) {
       setError(errorMessage(e));
