@@ -17,7 +17,7 @@
  * - POST /api/v1/track/refund: gateway key lookup -> sales.refund -> commissions.reverseForSale
  * - POST /api/v1/track/sale:   gateway key lookup -> sales.track (attribution.resolve, insert, commissions.createForSale)
  * - GET  /api/tracking/status/:programId: accounts.authenticateSession -> verifyProgramAccess -> status.forProgram
- * - POST /api/v1/track/click:  attribution.trackClick (origin check, referral, batched insert)
+ * - POST /api/v1/track/click:  attribution.trackClick (origin check, referral, the click's details, batched insert)
  * - POST /bare/seed: creates a program, key, partners, clicks, leads and a dashboard session (setup only)
  *
  * Environment: DATABASE_URL (pglite://<dir> or postgres://...), PORT.
@@ -27,6 +27,8 @@ import http from "node:http";
 import { createAccountsRepository } from "../services/accounts/storage";
 import { createAttributionRepository } from "../services/attribution/storage";
 import { createClickWriter } from "../services/attribution/click-writer";
+import { ClickEnricher } from "../services/attribution/click-details";
+import { clientAddressOf } from "../shared/client-address";
 import { ReferralCache } from "../services/attribution/referral-cache";
 import type { Enrollment } from "../services/programs/repository";
 import { createForSale } from "../services/commissions/create-for-sale";
@@ -452,6 +454,9 @@ async function main(): Promise<void> {
   }
 
   /** attribution.trackClick (no API key: the program's allowed origins are checked) */
+  // A click's details, worked out as the service does (attribution/click-details.ts): the row stored is the same.
+  const enricher = ClickEnricher.open("bench floor address key");
+
   async function click(req: http.IncomingMessage, body: any) {
     const program = await cachedProgram(body.program_id);
     if (!program) throw new HttpError(404, "not_found");
@@ -462,6 +467,9 @@ async function main(): Promise<void> {
       return found?.status === "approved" ? found : null;
     });
     if (!enrollment) throw new HttpError(404, "not_found");
+    const userAgent = typeof req.headers["user-agent"] === "string" ? req.headers["user-agent"].slice(0, 512) : null;
+    const timestamp = body.timestamp ? new Date(body.timestamp) : new Date();
+    const address = clientAddressOf(req.socket.remoteAddress, undefined, false).replace(/\/64$/, "");
     const created = await clickWriter.add({
       clickId: `clk_${randomToken(16)}`,
       programId: body.program_id,
@@ -470,8 +478,9 @@ async function main(): Promise<void> {
       isTest: body.test ?? false,
       landingUrl: body.url ?? null,
       referrer: body.referrer ?? null,
-      userAgent: typeof req.headers["user-agent"] === "string" ? req.headers["user-agent"].slice(0, 512) : null,
-      timestamp: body.timestamp ? new Date(body.timestamp) : new Date(),
+      userAgent,
+      timestamp,
+      details: enricher.details({ userAgent, address, landingUrl: body.url ?? null, referrer: body.referrer ?? null, at: timestamp }),
     });
     return { success: true, click_id: created.clickId, id: created.id, test: created.isTest };
   }

@@ -361,11 +361,21 @@ function spec(p: PathName, c: Creds, tag: string): RequestSpec {
       return {
         method: "POST",
         path: "/api/v1/track/click",
-        body: (n) => ({ program_id: c.programId, referral_code: c.referralCodes[n % c.referralCodes.length] }),
+        // A browser's click from a partner's page to a tagged landing page: what the click's details are worked out from.
+        headers: { "user-agent": BENCH_BROWSER_UA },
+        body: (n) => ({
+          program_id: c.programId,
+          referral_code: c.referralCodes[n % c.referralCodes.length],
+          url: `https://shop.example/pricing?utm_source=blog&utm_medium=referral&utm_campaign=spring&n=${n}`,
+          referrer: "https://www.partner-blog.example/review",
+        }),
         verify: (b) => b.includes('"click_id"'),
       };
   }
 }
+
+/** The bench's clicks come from a current desktop Chrome (parsed for the device, browser and OS). */
+const BENCH_BROWSER_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
 let tagSeq = 0;
 let servers: Servers | null = null;

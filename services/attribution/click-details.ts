@@ -70,8 +70,30 @@ function deviceTypeOf(type: string | undefined): DeviceType {
   return type === "mobile" || type === "tablet" ? type : "other";
 }
 
+/** What a user agent says, worked out once per distinct user agent (UA_CACHE_SIZE of them are remembered). */
+type UserAgentFacts = Pick<ClickDetails, "deviceType" | "browser" | "os" | "isBot">;
+
+/**
+ * Distinct user agents remembered: real traffic comes from a few thousand browser versions, and parsing one costs
+ * about a tenth of a millisecond (ua-parser-js), ten times what the rest of a click's details cost.
+ */
+const UA_CACHE_SIZE = 5000;
+
+function userAgentFacts(userAgent: string): UserAgentFacts {
+  const parsed = userAgent ? new UAParser(userAgent).getResult() : null;
+  return {
+    deviceType: parsed ? deviceTypeOf(parsed.device.type) : "other",
+    browser: parsed?.browser.name ?? null,
+    os: parsed?.os.name ?? null,
+    isBot: isBotUserAgent(userAgent),
+  };
+}
+
 /** Opens the country database once per process; `details` is synchronous and in memory from then on. */
 export class ClickEnricher {
+  /** Insertion-ordered: when full, the oldest entry goes (a user agent seen again is moved to the end). */
+  private readonly userAgents = new Map<string, UserAgentFacts>();
+
   private constructor(
     private readonly countries: Reader<CountryResponse>,
     private readonly addressSecret: string,
@@ -84,21 +106,28 @@ export class ClickEnricher {
   }
 
   details(request: ClickRequest): ClickDetails {
-    const userAgent = request.userAgent?.slice(0, MAX_USER_AGENT) ?? "";
-    const parsed = userAgent ? new UAParser(userAgent).getResult() : null;
     const country = request.address ? this.countryOf(request.address) : null;
     return {
       country,
-      deviceType: parsed ? deviceTypeOf(parsed.device.type) : "other",
-      browser: parsed?.browser.name ?? null,
-      os: parsed?.os.name ?? null,
-      isBot: isBotUserAgent(userAgent),
+      ...this.userAgentFacts(request.userAgent?.slice(0, MAX_USER_AGENT) ?? ""),
       // Only a public address has a country: private and loopback ones are nobody's hosting network.
       hostingNetwork: country !== null && this.hosting.contains(request.address!),
       referrerDomain: referrerDomain(request.referrer),
       ...landingDetails(request.landingUrl),
       addressHash: request.address ? dailyAddressHash(this.addressSecret, request.address, request.at) : null,
     };
+  }
+
+  private userAgentFacts(userAgent: string): UserAgentFacts {
+    let facts = this.userAgents.get(userAgent);
+    if (facts) {
+      this.userAgents.delete(userAgent);
+    } else {
+      facts = userAgentFacts(userAgent);
+      if (this.userAgents.size >= UA_CACHE_SIZE) this.userAgents.delete(this.userAgents.keys().next().value!);
+    }
+    this.userAgents.set(userAgent, facts);
+    return facts;
   }
 
   private countryOf(address: string): string | null {

@@ -89,7 +89,15 @@ export function domainMatches(domain: string, banned: string): boolean {
  * HMAC(secret, day); the hash HMAC(key of the day, address), hex, first 32 characters (128 bits).
  */
 export function dailyAddressHash(secret: string, address: string, at: Date): string {
-  const day = at.toISOString().slice(0, 10);
-  const dayKey = createHmac("sha256", secret).update(`address-hash:${day}`).digest();
-  return createHmac("sha256", dayKey).update(address.trim().toLowerCase()).digest("hex").slice(0, 32);
+  return createHmac("sha256", dayKeyOf(secret, at.toISOString().slice(0, 10)))
+    .update(address.trim().toLowerCase())
+    .digest("hex")
+    .slice(0, 32);
+}
+
+/** The key of a day, computed once per secret and day (the click path hashes every click's address). */
+let lastDayKey: { secret: string; day: string; key: Buffer } | null = null;
+function dayKeyOf(secret: string, day: string): Buffer {
+  if (lastDayKey?.secret !== secret || lastDayKey.day !== day) lastDayKey = { secret, day, key: createHmac("sha256", secret).update(`address-hash:${day}`).digest() };
+  return lastDayKey.key;
 }
