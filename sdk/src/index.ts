@@ -21,7 +21,7 @@ import {
 } from "./results.js";
 import { decideRetry, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryPolicy } from "./retry.js";
 import { randomUUID } from "node:crypto";
-import { CommissionsApi, ListApi, PartnersApi, PayoutsApi, queryString, type ActivityEntry, type ApiTransport, type Customer, type Sale } from "./management.js";
+import { CommissionsApi, FraudApi, ListApi, PartnersApi, PayoutsApi, queryString, type ActivityEntry, type ApiTransport, type Customer, type Sale } from "./management.js";
 
 export * from "./management.js";
 
@@ -157,6 +157,8 @@ export class AffiliateClient {
   readonly partners: PartnersApi;
   readonly commissions: CommissionsApi;
   readonly payouts: PayoutsApi;
+  /** Fraud rules and reviews (docs/fraud.md). */
+  readonly fraud: FraudApi;
   readonly sales: ListApi<Sale>;
   readonly customers: ListApi<Customer>;
   /** The program's activity log (`audit:read`), filtered by `actor` (`api_key:<id>`, ...) and `kind`. */
@@ -170,6 +172,7 @@ export class AffiliateClient {
     this.partners = new PartnersApi(this.request);
     this.commissions = new CommissionsApi(this.request);
     this.payouts = new PayoutsApi(this.request);
+    this.fraud = new FraudApi(this.request);
     this.sales = new ListApi<Sale>(this.request, "/sales");
     this.customers = new ListApi<Customer>(this.request, "/customers");
     this.activity = new ListApi<ActivityEntry>(this.request, "/activity");

@@ -334,3 +334,69 @@ export class PayoutsApi {
     return this.request({ method: "POST", path: `/withdrawals/${pathId(withdrawalId)}/fail`, body: { reason }, ...options }) as Promise<{ withdrawal: Withdrawal; changed: boolean }>;
   }
 }
+
+/** The fraud rules a program turns on (each `{ enabled, ...settings }`); docs/fraud.md has what each reads. */
+export interface FraudSettings {
+  partner_identity: { enabled: boolean };
+  disposable_email: { enabled: boolean };
+  shared_payout_details: { enabled: boolean };
+  banned_referrer: { enabled: boolean; domains: string[] };
+  paid_traffic: { enabled: boolean };
+  click_injection: { enabled: boolean; seconds: number };
+  address_velocity: { enabled: boolean; perDay: number };
+  refund_rate: { enabled: boolean; percent: number; minSales: number };
+}
+
+/** A conversion the rules flagged: its commission is held until the review is cleared or rejected. */
+export interface FraudReview {
+  id: number;
+  programId: number;
+  partnerId: number;
+  partnerName: string;
+  commissionId: number;
+  kind: "sale" | "lead";
+  status: "pending" | "cleared" | "rejected";
+  flags: Array<{ rule: keyof FraudSettings; evidence: Record<string, unknown>; description: string }>;
+  commission: { amountCents: number; currency: string; status: string; transactionId: string };
+  createdAt: string;
+  decidedAt: string | null;
+  /** On a rejection, what the partner was told. */
+  decisionReason: string | null;
+}
+
+export interface FraudReviewListQuery extends PageQuery {
+  status?: FraudReview["status"];
+  partnerId?: number;
+  from?: string;
+  to?: string;
+}
+
+/** The program's fraud rules and the review of what they flag (scopes fraud:read, fraud:write). */
+export class FraudApi extends ListApi<FraudReview> {
+  constructor(request: ApiTransport) {
+    super(request, "/fraud/reviews");
+  }
+
+  override list(query: FraudReviewListQuery = {}): Promise<Page<FraudReview>> {
+    return super.list({ ...query });
+  }
+
+  async settings(): Promise<FraudSettings> {
+    return ((await this.request({ method: "GET", path: "/fraud-settings" })) as { settings: FraudSettings }).settings;
+  }
+
+  /** Sets each rule given, whole; the others keep theirs. */
+  async updateSettings(rules: Partial<FraudSettings>, options: WriteOptions = {}): Promise<FraudSettings> {
+    return ((await this.request({ method: "PUT", path: "/fraud-settings", body: { ...rules }, ...options })) as { settings: FraudSettings }).settings;
+  }
+
+  /** The conversion is fine: its commission proceeds, its hold counted from now. */
+  clear(reviewId: number, options: WriteOptions = {}): Promise<{ review: FraudReview; changed: boolean }> {
+    return this.request({ method: "POST", path: `/fraud/reviews/${pathId(reviewId)}/clear`, ...options }) as Promise<{ review: FraudReview; changed: boolean }>;
+  }
+
+  /** The commission is voided; the partner is told the rules' plain words, then `reason`. */
+  reject(reviewId: number, reason?: string, options: WriteOptions = {}): Promise<{ review: FraudReview; changed: boolean }> {
+    return this.request({ method: "POST", path: `/fraud/reviews/${pathId(reviewId)}/reject`, body: { reason }, ...options }) as Promise<{ review: FraudReview; changed: boolean }>;
+  }
+}

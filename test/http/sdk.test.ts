@@ -247,6 +247,10 @@ describe("the merchant API (typed methods with a Full access key)", () => {
     expect(await admin.commissions.void(bonus.id, "Sent twice")).toMatchObject({ status: "reversed" });
     expect(await admin.commissions.get(bonus.id)).toMatchObject({ status: "reversed", reason: "Sent twice" });
     expect((await admin.commissions.list({ partnerId: boot.partnerId })).data.map((c) => c.id)).toContain(bonus.id);
+    // Fraud rules: one set whole, the others kept; no conversion flagged yet.
+    expect((await admin.fraud.updateSettings({ click_injection: { enabled: false, seconds: 20 } })).click_injection).toEqual({ enabled: false, seconds: 20 });
+    expect((await admin.fraud.settings()).paid_traffic).toEqual({ enabled: false });
+    expect((await admin.fraud.list({ status: "pending" })).data).toEqual([]);
     expect((await admin.payouts.listRuns()).data).toEqual([]);
     expect((await admin.sales.list({ limit: 5 })).data.length).toBeGreaterThan(0);
     expect((await admin.activity.list({ kind: "commissions", limit: 4 })).data.map((e) => e.summary)).toEqual([
