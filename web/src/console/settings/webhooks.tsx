@@ -23,6 +23,8 @@ export const EVENT_TYPES: Array<[type: string, when: string]> = [
   ["lead.created", "A lead (signup) was recorded."],
   ["sale.created", "A sale was recorded."],
   ["commission.created", "A sale earned a commission (pending until its hold passes)."],
+  ["commission.held", "A conversion the fraud rules flagged: its commission is held for review."],
+  ["fraud.flagged", "The fraud rules flagged a conversion: the rules that fired and their evidence."],
   ["commission.credited", "A commission's hold passed: it was added to the partner's balance."],
   ["commission.refunded", "A partial refund or chargeback reduced a commission."],
   ["commission.reversed", "A full refund, a chargeback or a void made a commission worth nothing."],
