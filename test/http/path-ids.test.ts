@@ -96,6 +96,18 @@ beforeAll(async () => {
     heldCommissionId: await leadCommission(),
     bannedPartnerId: (await sys.admin("POST", `${program}/partners`, { name: "Banned" })).partner.id,
   });
+  // Two sales held for review (click injection on for them only): one to clear, one to reject (again: changed false).
+  await sys.admin("PUT", `${program}/fraud-settings`, { click_injection: { enabled: true, seconds: 3600 } });
+  const flaggedSale = async () => {
+    const click = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } });
+    const sale = await sys.http("POST", "/api/v1/track/sale", { key: boot.apiKey, body: { transaction_id: uniqueId("flagged"), amount_cents: 5000, click_id: click.body.click_id } });
+    return sale.body.commission_id as number;
+  };
+  const [toClear, toReject] = [await flaggedSale(), await flaggedSale()];
+  await sys.admin("PUT", `${program}/fraud-settings`, { click_injection: { enabled: false, seconds: 10 } });
+  const reviews = (await sys.admin("GET", `${program}/fraud/reviews?status=pending`)).data as Array<{ id: number; commissionId: number }>;
+  ids.clearedReviewId = reviews.find((r) => r.commissionId === toClear)!.id;
+  ids.rejectedReviewId = reviews.find((r) => r.commissionId === toReject)!.id;
   // A coupon code to archive (archiving again changes nothing).
   ids.couponCodeId = (await sys.admin("POST", `${program}/coupon-codes`, { partnerId: boot.partnerId, source: "manual", code: "PATH-IDS" })).id;
   // The team (issue 27): a member whose role the dashboard sets, members to remove and invitations to withdraw (once each).
@@ -269,6 +281,12 @@ const ROUTES: Route[] = [
       { method: "POST", path: `${base}/commissions`, session, body: () => ({ partnerId: ids.partnerId, type: "bonus", amountCents: 100, description: "Path ids" }) },
       { method: "POST", path: `${base}/commissions/:commissionId/hold`, session, ids: () => ({ commissionId: ids.heldCommissionId }) },
       { method: "POST", path: `${base}/commissions/:commissionId/release`, session, ids: () => ({ commissionId: ids.heldCommissionId }) },
+      // Fraud rules and reviews (docs/fraud.md): every caller clears one review and rejects another (again: changed false).
+      { method: "GET", path: `${base}/fraud-settings`, session },
+      { method: "PUT", path: `${base}/fraud-settings`, session, body: () => ({ paid_traffic: { enabled: false } }) },
+      { method: "GET", path: `${base}/fraud/reviews`, session },
+      { method: "POST", path: `${base}/fraud/reviews/:reviewId/clear`, session, ids: () => ({ reviewId: ids.clearedReviewId }) },
+      { method: "POST", path: `${base}/fraud/reviews/:reviewId/reject`, session, ids: () => ({ reviewId: ids.rejectedReviewId }) },
       { method: "GET", path: `${base}/processor/api-key`, session },
       { method: "PUT", path: `${base}/processor/api-key`, session, body: () => ({ restrictedKey: STRIPE_KEY }) },
       // Coupon codes (docs/processor-webhooks.md, "Coupon codes"): the merchant's Stripe coupons need the key, set just above.
