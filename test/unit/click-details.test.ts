@@ -26,10 +26,12 @@ test("device type, browser and OS from the user agent", () => {
   expect(click({ userAgent: UA.windows })).toMatchObject({ deviceType: "desktop", browser: "Chrome", os: "Windows", isBot: false });
 });
 
-test("crawlers, preview fetchers and headless browsers are bots; HTTP libraries relaying a visit and requests without a user agent are not", () => {
-  for (const ua of [UA.googlebot, "Googlebot/2.1 (+http://www.google.com/bot.html)", "facebookexternalhit/1.1", "Mozilla/5.0 (X11; Linux x86_64) HeadlessChrome/120.0"]) {
+test("crawlers and preview fetchers are bots; HTTP libraries relaying a visit, headless browsers and requests without a user agent are not", () => {
+  for (const ua of [UA.googlebot, "Googlebot/2.1 (+http://www.google.com/bot.html)", "facebookexternalhit/1.1", "Mozilla/5.0 (compatible; bingbot/2.0)"]) {
     expect(click({ userAgent: ua }).isBot).toBe(true);
   }
+  // A headless browser runs the page's script as a visitor's does (tests, the merchant's checks): not a bot by its name.
+  expect(click({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36" }).isBot).toBe(false);
   for (const ua of [UA.curl, "node", "undici", "python-requests/2.31", "Go-http-client/1.1"]) expect(click({ userAgent: ua }).isBot).toBe(false);
   expect(click({ userAgent: null })).toMatchObject({ isBot: false, deviceType: "other", browser: null });
 });

@@ -36,7 +36,7 @@ function allOn(): FraudSettings {
 function sources(calls: string[]): FraudFactSources {
   return {
     repo: {
-      countConversionsFromAddress: async (programId, kind, hash, from, to) => {
+      countConversionsFromAddress: async (_programId, kind, hash, from, to) => {
         calls.push(`count ${kind} ${hash} ${from.toISOString().slice(0, 10)}..${to.toISOString().slice(0, 10)}`);
         return 2;
       },
