@@ -4,7 +4,7 @@
  */
 
 /** What an entry changed, as the console's filter offers it. */
-export const ACTIVITY_KINDS = ["partners", "commissions", "payouts", "rewards", "coupons", "webhooks", "api_keys", "settings"] as const;
+export const ACTIVITY_KINDS = ["partners", "commissions", "payouts", "rewards", "coupons", "webhooks", "fraud", "api_keys", "settings"] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /** Who made a change: a signed-in member of the workspace, an API key of the program, or the operator (its token). */
@@ -49,6 +49,8 @@ const KIND_OF_SEGMENT: Readonly<Record<string, ActivityKind>> = {
   "group-members": "rewards",
   "coupon-codes": "coupons",
   "webhook-endpoints": "webhooks",
+  "fraud-settings": "fraud",
+  fraud: "fraud",
   "api-keys": "api_keys",
 };
 

@@ -80,6 +80,7 @@ test("a consistent ledger passes every rule, and the report says what was checke
     balances: 1,
     withdrawals: { open: 1, processing: 0, paid: 1, failed: 0, cancelled: 1 },
     payoutRuns: 0,
+    fraudReviews: 0,
     outboxEvents: { dispatched: 6, pending: 2 },
     totalsByCurrency: { usd: { saleAmountCents: 26_000, refundedCents: 4000, deductedCents: 800, balanceCents: 2400, paidCents: 1000, openWithdrawalCents: 1000 } },
     rules: [...INVARIANT_RULES],
@@ -115,7 +116,15 @@ test("an empty ledger passes", () => {
 
 type Case = [string, (s: LedgerSnapshot) => void, InvariantRule[], Record<string, unknown>?];
 
+/** A review of commission `commissionId` with its two events (fraud.flagged, commission.held). */
+function reviewOf(s: LedgerSnapshot, commissionId: number, status: string): void {
+  s.fraudReviews = [{ id: 1, programId: key.programId, partnerId: key.partnerId, commissionId, status }];
+  s.outbox.push({ id: 90, type: "fraud.flagged", commissionId, dispatchedAt: T }, { id: 91, type: "commission.held", commissionId, dispatchedAt: T });
+}
+
 const cases: Case[] = [
+  ["a pending review whose commission was credited anyway", (s) => reviewOf(s, 2, "pending"), ["fraud_review.hold"], { review: 1, commission: 2 }],
+  ["a rejected review whose commission was not voided", (s) => reviewOf(s, 1, "rejected"), ["fraud_review.hold"], { review: 1, commission: 1 }],
   [
     "refunded beyond the sale amount",
     (s) => {

@@ -20,6 +20,7 @@ const KIND_TEXT: Record<ActivityKind, string> = {
   rewards: "Rewards and groups",
   coupons: "Coupon codes",
   webhooks: "Webhook endpoints",
+  fraud: "Fraud rules and reviews",
   api_keys: "API keys",
   settings: "Settings",
 };
