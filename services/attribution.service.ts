@@ -14,7 +14,8 @@ import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outb
 import { startRunningTotals } from "./clients/running-totals";
 import type { PollingLoop } from "../shared/polling-loop";
 import { createAttributionRepository } from "./attribution/storage";
-import { countsAsTraffic, type AttributionRepository, type Click, type CouponCode, type NewClick } from "./attribution/repository";
+import { clickDetailRetentionDays, clickDetailsKeptFrom } from "./attribution/click-detail-retention";
+import { countsAsTraffic, trafficDimensionsOf, type AttributionRepository, type Click, type CouponCode, type NewClick } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
 import { createClickWriter, type ClickWriter } from "./attribution/click-writer";
 import { ReferralCache } from "./attribution/referral-cache";
@@ -22,7 +23,8 @@ import type { Attribution, ClickCaller, ClickFacts, ClickOutcome, TrackedClick, 
 import * as S from "./attribution/schemas";
 import { SELF_REFERRAL } from "../shared/domain/self-referral";
 import { isSelfReferredTo } from "./clients/self-referral-check";
-import { answerStats, answerTopPartners } from "../shared/stats-input";
+import { answerBreakdowns, answerStats, answerTopPartners } from "../shared/stats-input";
+import { topValues } from "../shared/domain/breakdowns";
 import { parseInput } from "../shared/validation";
 import { ClickEnricher } from "./attribution/click-details";
 import { startClickRetention } from "./attribution/click-retention";
@@ -139,6 +141,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           customerKey: input.customer_key,
           email: input.email ?? null,
           clickId: click?.clickId ?? null,
+          clickTraffic: click && trafficDimensionsOf(click.details),
           partnerId: selfReferral ? null : (click?.partnerId ?? null),
           unattributedReason: selfReferral ? SELF_REFERRAL : null,
           isTest: input.test || (click?.isTest ?? false),
@@ -312,11 +315,22 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         return answerTopPartners(ctx.params, (q, limit) => this.repo.topPartners(q, limit));
       },
     },
-    /** Where clicks_daily and leads_daily differ from the clicks and leads (commissions.reconcile reports it). */
+    /** Clicks and attributed leads by country, device, browser and referrer domain over a range (programs.breakdowns). */
+    breakdowns: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.BreakdownsInput>>) {
+        const { from, to, rows } = await answerBreakdowns(ctx.params, (q) => this.repo.breakdowns(q));
+        return { from, to, clicks: topValues<{ clicks: number }>(rows, ["clicks"]), leads: topValues<{ leads: number }>(rows, ["leads"]) };
+      },
+    },
+    /**
+     * Where clicks_daily, leads_daily and their breakdowns differ from the clicks and leads (commissions.reconcile
+     * reports it); the clicks' breakdown on the days whose clicks still have their details only (clickDetailsKeptFrom).
+     */
     rollupDrift: {
       idempotent: true,
       handler(ctx: Context<Input<typeof S.RollupDriftInput>>) {
-        return this.repo.rollupDrift(ctx.params.limit);
+        return this.repo.rollupDrift(ctx.params.limit, clickDetailsKeptFrom(clickDetailRetentionDays(), new Date()));
       },
     },
   },
@@ -481,7 +495,7 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       switch (method) {
         case "click": {
           const click = attributable(await this.repo.findClick(programId, value));
-          return click && { partnerId: click.partnerId, clickId: click.clickId, leadId: null };
+          return click && { partnerId: click.partnerId, clickId: click.clickId, leadId: null, clickTraffic: trafficDimensionsOf(click.details) };
         }
         case "email": {
           const lead = await this.repo.findAttributedLeadByEmail(programId, value);

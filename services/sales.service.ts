@@ -8,7 +8,8 @@ import type { FoundRate } from "../shared/domain/exchange-rates";
 import type { CallerMeta } from "../shared/meta";
 import { APP_METRICS, registerMetric } from "../shared/observability";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
-import { answerStats, answerTopPartners } from "../shared/stats-input";
+import { answerBreakdowns, answerStats, answerTopPartners } from "../shared/stats-input";
+import { topValues } from "../shared/domain/breakdowns";
 import { countMetric, failedSaleOutcome, METRICS, saleOutcome } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outbox-relay";
@@ -18,7 +19,7 @@ import { createSalesRepository } from "./sales/storage";
 import { mapPage } from "../shared/pagination";
 import { readExportLines } from "../shared/csv-export";
 import { SALES_CSV } from "./sales/export";
-import type { Sale, SalesRepository } from "./sales/repository";
+import type { Sale, SalesBreakdownFigures, SalesRepository } from "./sales/repository";
 import { SALES } from "./sales/endpoints";
 import { ensureCommission, recordSale, trackSaleResponse } from "./sales/record-sale";
 import { reverseSale } from "./sales/reverse-sale";
@@ -207,6 +208,15 @@ const SalesService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.StatsInput>>) {
         const { currency } = await getProgram(ctx, ctx.params.programId);
         return answerStats(ctx.params, { sales: 0, revenueCents: 0 }, (q) => this.repo.salesStats(q, currency));
+      },
+    },
+    /** Attributed sales and their amounts (the program's currency) by country, device, browser and referrer domain of their click (programs.breakdowns). */
+    breakdowns: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.BreakdownsInput>>) {
+        const { currency } = await getProgram(ctx, ctx.params.programId);
+        const { from, to, rows } = await answerBreakdowns(ctx.params, (q) => this.repo.breakdowns(q, currency));
+        return { from, to, sales: topValues<SalesBreakdownFigures>(rows, ["sales", "amountCents"], ["amountCents", "sales"]) };
       },
     },
     /** The partners with the most revenue over a range of days (the overview's partner table). */

@@ -74,5 +74,29 @@ export async function answerTopPartners(input: z.output<typeof TopPartnersInput>
   return fetch({ programId: input.programId, test: input.test, start, end }, input.limit);
 }
 
+/**
+ * The input of the owners' breakdowns actions (attribution: clicks and leads; sales: sales and amounts): one program,
+ * a range of UTC days as the stats take it, live or test data, the program's figures or some partners' only.
+ * Internal: programs.breakdowns joins them.
+ */
+export const BreakdownsInput = z.strictObject({
+  programId: Id,
+  from: Day.optional(),
+  to: Day.optional(),
+  test: z.boolean().default(false),
+  partnerIds: z.array(Id).min(1).max(200).optional(),
+});
+
+/**
+ * A breakdowns action's body: resolves the range (400 invalid_request when it is not one), asks the repository for
+ * the range's sums per dimension and value, and keeps each family's top values (shared/domain/breakdowns.ts).
+ */
+export async function answerBreakdowns<R>(input: z.output<typeof BreakdownsInput>, fetch: (q: StatsQuery) => Promise<R>, now = new Date()): Promise<{ from: string; to: string; rows: R }> {
+  const resolved = resolveStatsRange({ from: input.from, to: input.to }, now);
+  if (!resolved.ok) throw new InvalidRequestError(resolved.message);
+  const { start, end, from, to } = resolved.range;
+  return { from, to, rows: await fetch({ programId: input.programId, test: input.test, start, end, partnerIds: input.partnerIds }) };
+}
+
 /** The input of the owners' rollupDrift actions (sales, attribution): how many drifted keys to list at most. Internal (reconcile). */
 export const RollupDriftInput = z.strictObject({ limit: z.number().int().min(1).max(10_000) });

@@ -3,6 +3,7 @@ import type { AttributionMethod } from "../../shared/domain/attribution";
 import type { Jsonified } from "../../shared/dto";
 import type { ForwardedError } from "../../shared/errors";
 import type { RollupDrift, StatsAnswer, TopPartners } from "../../shared/domain/stats";
+import type { Breakdown, TrafficDimensions } from "../../shared/domain/breakdowns";
 import type { ActivityFigures, CouponCode, TestEventStats, TestEventSummary, Lead } from "./repository";
 import type { Page } from "../../shared/pagination";
 import type * as S from "./schemas";
@@ -25,6 +26,11 @@ export interface Attribution {
   method: AttributionMethod;
   /** True when the program's self-referral guard found the sale's customer to be this partner: the caller records it unattributed. */
   selfReferral?: boolean;
+  /**
+   * Attributed by its click (method `click`): the click's dimensions, which the sale keeps for the sales' breakdowns
+   * (shared/domain/breakdowns.ts); absent otherwise.
+   */
+  clickTraffic?: TrafficDimensions;
 }
 
 /**
@@ -85,6 +91,8 @@ export interface AttributionContract {
   /** Clicks and attributed leads per UTC day (zero-filled) and per partner, for the program overview. */
   "attribution.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<ActivityFigures> };
   "attribution.topPartners": { params: z.input<typeof S.TopPartnersInput>; result: TopPartners };
+  /** The range's clicks and attributed leads by country, device, browser and referrer domain: each family's top values and the rest (programs.breakdowns). */
+  "attribution.breakdowns": { params: z.input<typeof S.BreakdownsInput>; result: { from: string; to: string; clicks: Breakdown<{ clicks: number }>; leads: Breakdown<{ leads: number }> } };
   "attribution.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
   /**
    * From the processor (which found or created the Stripe promotion code): stores a live code. 404 for a program or

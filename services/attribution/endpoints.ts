@@ -165,6 +165,9 @@ export const ATTRIBUTION = declareActions("attribution", {
   topPartners: {
     input: S.TopPartnersInput,
   },
+  breakdowns: {
+    input: S.BreakdownsInput,
+  },
   rollupDrift: {
     input: S.RollupDriftInput,
   },

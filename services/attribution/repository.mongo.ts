@@ -2,7 +2,18 @@ import { Schema, type Connection, type Model } from "mongoose";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, nextIds, prepareCollections, requiredStringsMayBeEmpty, collectionSchema, type DocOf } from "../../shared/storage/mongo";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { dayOf } from "../../shared/storage/stats-mongo";
-import { backfillRollup, dropReplacedIndex, incrementRollup, rollupDrift, rollupStatsMatch, utcDayText, withRollupTransaction, type MongoRollup } from "../../shared/storage/rollup-mongo";
+import {
+  BREAKDOWN_KEY_FIELDS,
+  breakdownStages,
+  backfillRollup,
+  dropReplacedIndex,
+  incrementRollup,
+  rollupDrift,
+  rollupStatsMatch,
+  utcDayText,
+  withRollupTransaction,
+  type MongoRollup,
+} from "../../shared/storage/rollup-mongo";
 import { extendRunningTotals, runningCollections, runningDrift, runningPartnerFigures, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type {
   ActivityFigures,
@@ -24,10 +35,12 @@ import { COUPON_CODE_SOURCES } from "../../shared/domain/coupon-codes";
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { leadCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
+import { breakdownValues, type BreakdownRow, type TrafficDimensions } from "../../shared/domain/breakdowns";
 
 type ClickDoc = DocOf<Click>;
 
-type LeadDoc = DocOf<Lead>;
+/** A lead with the dimensions of the click that attributed it (null without one; absent on a lead stored before them). */
+type LeadDoc = DocOf<Lead> & { clickTraffic?: TrafficDimensions | null };
 
 type ProcessorCustomerDoc = ProcessorCustomerLink & { createdAt: Date };
 
@@ -79,6 +92,13 @@ const leadSchema = requiredStringsMayBeEmpty(
     isTest: { type: Boolean, required: true, default: false },
     timestamp: { type: Date, required: true },
     createdAt: { type: Date, required: true },
+    clickTraffic: {
+      type: new Schema(
+        { country: { type: String, default: null }, deviceType: { type: String, default: null }, browser: { type: String, default: null }, referrerDomain: { type: String, default: null } },
+        { _id: false },
+      ),
+      default: null,
+    },
   }),
 );
 leadSchema.index({ programId: 1, customerKey: 1 }, { unique: true });
@@ -133,6 +153,54 @@ const activityDayRow = (d: { programId: number; partnerId: number; isTest: boole
   day: utcDayText(d.timestamp),
   [figure]: 1,
 });
+
+/**
+ * A clicks_breakdown_daily or leads_breakdown_daily document: the clicks (attributed leads) of a (program, partner, live
+ * or test, UTC day, dimension, value) (shared/domain/breakdowns.ts).
+ */
+type BreakdownDayDoc<F extends keyof ActivityFigures> = ActivityDayDoc<F> & { dimension: string; value: string };
+
+function breakdownDaySchema<F extends keyof ActivityFigures>(figure: F, collection: string): Schema<BreakdownDayDoc<F>> {
+  const schema = collectionSchema<BreakdownDayDoc<F>>(collection, {
+    programId: { type: Number, required: true },
+    partnerId: { type: Number, required: true },
+    isTest: { type: Boolean, required: true },
+    day: { type: String, required: true },
+    dimension: { type: String, required: true },
+    value: { type: String, required: true },
+    [figure]: { type: Number, required: true },
+  });
+  // As the SQL table's primary key: a range of days of the program's rows (partner ALL_PARTNERS) or of one partner's.
+  schema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1, dimension: 1, value: 1 }, { unique: true });
+  return schema;
+}
+
+const clickBreakdownSchema = breakdownDaySchema("clicks", "clicks_breakdown_daily");
+const leadBreakdownSchema = breakdownDaySchema("leads", "leads_breakdown_daily");
+
+/**
+ * The clicks' or attributed leads' breakdown rollup: each counted once per dimension. Clicks: counted when stored,
+ * never taken back; the erasure of a click's details after CLICK_DETAIL_RETENTION_DAYS leaves the counts as they were
+ * (kept for ever), so reconcile compares the days from `detailsFrom` (YYYY-MM-DD) on only, whose clicks still have
+ * theirs (repository.sql.ts, breakdownDaily).
+ */
+function breakdownDaily<F extends keyof ActivityFigures, S>(
+  days: Model<BreakdownDayDoc<F>>,
+  source: Model<S>,
+  figure: F,
+  match: Record<string, unknown>,
+  fields: Record<keyof TrafficDimensions, string>,
+): MongoRollup<BreakdownDayDoc<F>, S> {
+  const activity = activityDaily(days as unknown as Model<ActivityDayDoc<F>>, source, figure, match);
+  return { ...activity, rollup: days, key: { ...activity.key, ...BREAKDOWN_KEY_FIELDS }, expand: breakdownStages(fields) };
+}
+
+const CLICK_FIELDS = { country: "details.country", deviceType: "details.deviceType", browser: "details.browser", referrerDomain: "details.referrerDomain" };
+const LEAD_FIELDS = { country: "clickTraffic.country", deviceType: "clickTraffic.deviceType", browser: "clickTraffic.browser", referrerDomain: "clickTraffic.referrerDomain" };
+
+/** A click's or attributed lead's rows of its breakdown rollup: one per dimension. */
+const breakdownRows = (d: { programId: number; partnerId: number; isTest: boolean; timestamp: Date }, traffic: TrafficDimensions | null | undefined, figure: keyof ActivityFigures) =>
+  Object.entries(breakdownValues(traffic)).map(([dimension, value]) => ({ ...activityDayRow(d, figure), dimension, value }));
 
 const processorCustomerSchema = requiredStringsMayBeEmpty(
   collectionSchema<ProcessorCustomerDoc>("processor_customers", {
@@ -239,6 +307,8 @@ export class MongoAttributionRepository implements AttributionRepository {
     private readonly couponCodes: Model<CouponCodeDoc>,
     private readonly clicksDaily: MongoRollup<ActivityDayDoc<"clicks">, ClickDoc>,
     private readonly leadsDaily: MongoRollup<ActivityDayDoc<"leads">, LeadDoc>,
+    private readonly clicksBreakdown: MongoRollup<BreakdownDayDoc<"clicks">, ClickDoc>,
+    private readonly leadsBreakdown: MongoRollup<BreakdownDayDoc<"leads">, LeadDoc>,
     readonly outbox: MongoOutbox,
   ) {}
 
@@ -249,7 +319,9 @@ export class MongoAttributionRepository implements AttributionRepository {
     const couponCodes = modelOn(connection, "CouponCode", couponCodeSchema);
     const clickDays = modelOn(connection, "ClickDay", clickDaySchema);
     const leadDays = modelOn(connection, "LeadDay", leadDaySchema);
-    await prepareCollections([clicks, leads, processorCustomers, couponCodes, clickDays, leadDays]);
+    const clickBreakdown = modelOn(connection, "ClickBreakdownDay", clickBreakdownSchema);
+    const leadBreakdown = modelOn(connection, "LeadBreakdownDay", leadBreakdownSchema);
+    await prepareCollections([clicks, leads, processorCustomers, couponCodes, clickDays, leadDays, clickBreakdown, leadBreakdown]);
     await dropReplacedIndex(clicks, OLD_ACTIVITY_STATS_INDEX);
     await dropReplacedIndex(leads, OLD_ACTIVITY_STATS_INDEX);
     await dropReplacedIndex(clicks, OLD_PARTNER_CLICKS_INDEX);
@@ -263,9 +335,13 @@ export class MongoAttributionRepository implements AttributionRepository {
     };
     const leadsDaily = { ...activityDaily(leadDays, leads, "leads", ATTRIBUTED), running: await runningCollections(connection, "leads_running", "leads", ["isTest"], { packed: false }) };
     // After the unique key indexes are built: instances starting together cannot both insert a key.
+    const clicksBreakdown = breakdownDaily(clickBreakdown, clicks, "clicks", COUNTED_CLICKS, CLICK_FIELDS);
+    const leadsBreakdown = breakdownDaily(leadBreakdown, leads, "leads", ATTRIBUTED, LEAD_FIELDS);
     await backfillRollup(clicksDaily);
     await backfillRollup(leadsDaily);
-    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers, couponCodes, clicksDaily, leadsDaily, outbox);
+    await backfillRollup(clicksBreakdown);
+    await backfillRollup(leadsBreakdown);
+    return new MongoAttributionRepository(connection, clicks, leads, processorCustomers, couponCodes, clicksDaily, leadsDaily, clicksBreakdown, leadsBreakdown, outbox);
   }
 
   async createClick(c: NewClick): Promise<Click> {
@@ -295,9 +371,15 @@ export class MongoAttributionRepository implements AttributionRepository {
     // Ordered, in one transaction with their clicks_daily counts (one upsert per key): the batch is stored whole or not at all.
     await withRollupTransaction(this.connection, async (session) => {
       await this.clicks.insertMany(docs, { session, ordered: true });
+      const counted = docs.filter((d) => countsAsTraffic(d.details));
       await incrementRollup(
         this.clicksDaily,
-        docs.filter((d) => countsAsTraffic(d.details)).map((d) => activityDayRow(d, "clicks")),
+        counted.map((d) => activityDayRow(d, "clicks")),
+        session,
+      );
+      await incrementRollup(
+        this.clicksBreakdown,
+        counted.flatMap((d) => breakdownRows(d, d.details, "clicks")),
         session,
       );
     });
@@ -324,9 +406,17 @@ export class MongoAttributionRepository implements AttributionRepository {
       // The lead gaining a partner starts counting in leads_daily: in one transaction.
       await withRollupTransaction(this.connection, async (session) => {
         const gained = await this.leads
-          .findOneAndUpdate({ ...key, partnerId: null }, { $set: { partnerId: l.partnerId, clickId: l.clickId, unattributedReason: null } }, { session, returnDocument: "after" })
+          .findOneAndUpdate(
+            { ...key, partnerId: null },
+            { $set: { partnerId: l.partnerId, clickId: l.clickId, unattributedReason: null, clickTraffic: l.clickTraffic ?? null } },
+            { session, returnDocument: "after" },
+          )
           .lean();
-        if (gained?.partnerId != null) await incrementRollup(this.leadsDaily, [activityDayRow({ ...gained, partnerId: gained.partnerId }, "leads")], session);
+        if (gained?.partnerId != null) {
+          const counted = { ...gained, partnerId: gained.partnerId };
+          await incrementRollup(this.leadsDaily, [activityDayRow(counted, "leads")], session);
+          await incrementRollup(this.leadsBreakdown, breakdownRows(counted, gained.clickTraffic, "leads"), session);
+        }
       });
     }
     const lead = await this.leads.findOne(key).lean();
@@ -356,11 +446,16 @@ export class MongoAttributionRepository implements AttributionRepository {
             isTest: l.isTest,
             timestamp: l.timestamp,
             createdAt: now,
+            clickTraffic: l.clickTraffic ?? null,
           },
           { session },
         );
         const lead = toLead(doc.toObject());
-        if (lead.partnerId !== null) await incrementRollup(this.leadsDaily, [activityDayRow({ ...lead, partnerId: lead.partnerId }, "leads")], session);
+        if (lead.partnerId !== null) {
+          const counted = { ...lead, partnerId: lead.partnerId };
+          await incrementRollup(this.leadsDaily, [activityDayRow(counted, "leads")], session);
+          await incrementRollup(this.leadsBreakdown, breakdownRows(counted, l.clickTraffic, "leads"), session);
+        }
         await this.outbox.enqueue(session, "lead.created", leadCreatedPayload(lead), now);
         return lead;
       }),
@@ -463,10 +558,32 @@ export class MongoAttributionRepository implements AttributionRepository {
     };
   }
 
-  async rollupDrift(limit: number): Promise<RollupDrift[]> {
+  async breakdowns(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>> {
+    // Along the unique key { programId, partnerId, isTest, day, ... }: the program's rows, or the partners asked for.
+    const sums = <D, F extends keyof ActivityFigures>(model: Model<D>, field: F) =>
+      model.aggregate<BreakdownRow<ActivityFigures>>([
+        { $match: rollupStatsMatch(q, "isTest", "days") },
+        { $group: { _id: { dimension: "$dimension", value: "$value" }, [field]: { $sum: `$${field}` } } },
+        {
+          $project: {
+            _id: 0,
+            dimension: "$_id.dimension",
+            value: "$_id.value",
+            clicks: field === "clicks" ? `$${field}` : { $literal: 0 },
+            leads: field === "leads" ? `$${field}` : { $literal: 0 },
+          },
+        },
+      ]);
+    const [clicks, leads] = await Promise.all([sums(this.clicksBreakdown.rollup, "clicks"), sums(this.leadsBreakdown.rollup, "leads")]);
+    return [...clicks, ...leads];
+  }
+
+  async rollupDrift(limit: number, clickDetailsFrom?: string): Promise<RollupDrift[]> {
     const clicks = await rollupDrift(this.clicksDaily, limit);
     const leads = await rollupDrift(this.leadsDaily, limit - clicks.length);
     const drift = [...clicks, ...leads];
+    drift.push(...(await rollupDrift({ ...this.clicksBreakdown, driftFrom: clickDetailsFrom }, limit - drift.length)));
+    drift.push(...(await rollupDrift(this.leadsBreakdown, limit - drift.length)));
     for (const d of [this.clicksDaily, this.leadsDaily]) drift.push(...(await runningDrift(d.running!, d.rollup, limit - drift.length)));
     return drift;
   }

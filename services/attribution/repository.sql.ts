@@ -2,7 +2,18 @@ import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
 import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
-import { ROLLUP_DAY, rollupCoveringMigration, rollupFunction, rollupMigration, rollupWhere, rollupsDrift, utcDay, type RollupDefinition } from "../../shared/storage/rollup-sql";
+import {
+  BREAKDOWN_KEY,
+  breakdownExpansion,
+  ROLLUP_DAY,
+  rollupCoveringMigration,
+  rollupFunction,
+  rollupMigration,
+  rollupWhere,
+  rollupsDrift,
+  utcDay,
+  type RollupDefinition,
+} from "../../shared/storage/rollup-sql";
 import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
 import {
   extendRunningTotals,
@@ -30,6 +41,7 @@ import type {
   LeadListFilter,
 } from "./repository";
 import { NO_CLICK_DETAILS } from "./repository";
+import type { BreakdownRow } from "../../shared/domain/breakdowns";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
 
 const MIGRATIONS = [
@@ -126,7 +138,58 @@ const MIGRATIONS = [
      ADD COLUMN paid BOOLEAN NOT NULL DEFAULT false, ADD COLUMN address_hash TEXT;
    ${rollupFunction(activityDaily("clicks"))}
    CREATE INDEX clicks_details_kept ON clicks (timestamp) WHERE device_type IS NOT NULL;`,
+  // Traffic breakdowns (shared/domain/breakdowns.ts): a lead keeps the dimensions of the click that attributed it
+  // (those of the leads stored so far from their clicks), and clicks and attributed leads are counted per (program,
+  // partner, mode, UTC day, dimension, value) by triggers, as clicks_daily and leads_daily are.
+  `ALTER TABLE leads ADD COLUMN click_country TEXT, ADD COLUMN click_device_type TEXT, ADD COLUMN click_browser TEXT, ADD COLUMN click_referrer_domain TEXT;
+   UPDATE leads l SET click_country = c.country, click_device_type = c.device_type, click_browser = c.browser, click_referrer_domain = c.referrer_domain
+     FROM clicks c WHERE c.click_id = l.click_id AND c.program_id = l.program_id AND l.partner_id IS NOT NULL
+       AND num_nonnulls(c.country, c.device_type, c.browser, c.referrer_domain) > 0;
+   ${rollupMigration(breakdownDaily("clicks"))}
+   ${rollupMigration(breakdownDaily("leads"))}`,
 ];
+
+/**
+ * clicks_breakdown_daily and leads_breakdown_daily: the clicks clicks_daily counts and the attributed leads per
+ * (program, partner, mode, UTC day, dimension, value), each once per dimension (shared/domain/breakdowns.ts).
+ *
+ * Clicks: only an insert counts (or a delete takes back). The one update a click ever gets is the erasure of its
+ * details after CLICK_DETAIL_RETENTION_DAYS, and the breakdowns are kept for ever: a click's dimensions counted on
+ * its day stay counted, so the trigger leaves updates out. Reconcile then compares only the days whose clicks
+ * cannot have been erased yet (`detailsFrom`, a YYYY-MM-DD day: CLICK_DETAIL_RETENTION_DAYS before today and later):
+ * an older day's rollup counts the values the erasure cleared from its clicks, which is not drift.
+ */
+function breakdownDaily(source: "clicks" | "leads", detailsFrom?: string): RollupDefinition {
+  const activity = activityDaily(source);
+  const columns =
+    source === "clicks"
+      ? { country: "country", deviceType: "device_type", browser: "browser", referrerDomain: "referrer_domain" }
+      : { country: "click_country", deviceType: "click_device_type", browser: "click_browser", referrerDomain: "click_referrer_domain" };
+  return {
+    table: `${source}_breakdown_daily`,
+    source,
+    key: [...activity.key, ...BREAKDOWN_KEY],
+    figures: activity.figures,
+    where: activity.where,
+    expand: breakdownExpansion(columns),
+    // Read along the key (program, partner, mode, day): the program's row of all partners for the overview, one
+    // partner's for their detail and the portal; the figures beside it.
+    rangeIndex: [],
+    ...(source === "clicks" ? { events: ["INSERT", "DELETE"] as const } : {}),
+    ...(source === "clicks" && detailsFrom ? { driftFrom: `'${detailsFrom}'::date` } : {}),
+  };
+}
+
+/**
+ * The exact query of breakdowns (exported so the query-plan test explains what runs): clicks and leads summed per
+ * dimension and value over the range, one statement, each branch a range scan of its rollup's key.
+ */
+export function breakdownsQuery(q: StatsQuery): SqlQuery {
+  const w = rollupWhere(q, "is_test", "days");
+  const figures = { clicks: "sum(clicks)::int AS clicks, 0 AS leads", leads: "0 AS clicks, sum(leads)::int AS leads" };
+  const branch = (source: "clicks" | "leads") => `SELECT dimension, value, ${figures[source]} FROM ${source}_breakdown_daily WHERE ${w.where} GROUP BY 1, 2`;
+  return { text: `${branch("clicks")} UNION ALL ${branch("leads")}`, values: w.params };
+}
 
 /**
  * clicks_daily and leads_daily: clicks (visits only: repository.ts countsAsTraffic) and attributed leads per (program,
@@ -384,16 +447,34 @@ export class SqlAttributionRepository implements AttributionRepository {
     return this.db.transaction(async (q) => {
       // xmax = 0 tells a fresh insert from an update of an existing row.
       const [row] = await q.query<LeadRow & { inserted: boolean }>(
-        `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp, unattributed_reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        `INSERT INTO leads (program_id, customer_key, email, click_id, partner_id, is_test, timestamp, unattributed_reason,
+         click_country, click_device_type, click_browser, click_referrer_domain)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (program_id, customer_key) DO UPDATE SET
          email = COALESCE(leads.email, EXCLUDED.email),
          click_id = CASE WHEN leads.partner_id IS NULL AND EXCLUDED.partner_id IS NOT NULL THEN EXCLUDED.click_id ELSE leads.click_id END,
+         click_country = CASE WHEN leads.partner_id IS NULL AND EXCLUDED.partner_id IS NOT NULL THEN EXCLUDED.click_country ELSE leads.click_country END,
+         click_device_type = CASE WHEN leads.partner_id IS NULL AND EXCLUDED.partner_id IS NOT NULL THEN EXCLUDED.click_device_type ELSE leads.click_device_type END,
+         click_browser = CASE WHEN leads.partner_id IS NULL AND EXCLUDED.partner_id IS NOT NULL THEN EXCLUDED.click_browser ELSE leads.click_browser END,
+         click_referrer_domain = CASE WHEN leads.partner_id IS NULL AND EXCLUDED.partner_id IS NOT NULL THEN EXCLUDED.click_referrer_domain ELSE leads.click_referrer_domain END,
          partner_id = COALESCE(leads.partner_id, EXCLUDED.partner_id),
          unattributed_reason = CASE WHEN COALESCE(leads.partner_id, EXCLUDED.partner_id) IS NULL
            THEN COALESCE(leads.unattributed_reason, EXCLUDED.unattributed_reason) END
        RETURNING *, (xmax = 0) AS inserted`,
-        [l.programId, l.customerKey, l.email, l.clickId, l.partnerId, l.isTest, l.timestamp, l.unattributedReason ?? null],
+        [
+          l.programId,
+          l.customerKey,
+          l.email,
+          l.clickId,
+          l.partnerId,
+          l.isTest,
+          l.timestamp,
+          l.unattributedReason ?? null,
+          l.clickTraffic?.country ?? null,
+          l.clickTraffic?.deviceType ?? null,
+          l.clickTraffic?.browser ?? null,
+          l.clickTraffic?.referrerDomain ?? null,
+        ],
       );
       const lead = toLead(row);
       if (row.inserted) await this.outbox.enqueue(q, "lead.created", leadCreatedPayload(lead), lead.createdAt);
@@ -482,9 +563,14 @@ export class SqlAttributionRepository implements AttributionRepository {
     return (await extendRunningTotals(this.db, activityDaily("clicks"), today)) + (await extendRunningTotals(this.db, activityDaily("leads"), today));
   }
 
-  async rollupDrift(limit: number): Promise<RollupDrift[]> {
+  async breakdowns(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>> {
+    const query = breakdownsQuery(q);
+    return this.db.query<BreakdownRow<ActivityFigures>>(query.text, query.values);
+  }
+
+  async rollupDrift(limit: number, clickDetailsFrom?: string): Promise<RollupDrift[]> {
     const rollups = [activityDaily("clicks"), activityDaily("leads")];
-    const drift = await rollupsDrift(this.db, rollups, limit);
+    const drift = await rollupsDrift(this.db, [...rollups, breakdownDaily("clicks", clickDetailsFrom), breakdownDaily("leads")], limit);
     for (const d of rollups) drift.push(...(await runningDrift(this.db, d, limit - drift.length)));
     return drift;
   }

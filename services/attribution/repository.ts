@@ -2,6 +2,7 @@ import type { RollupDrift, StatsQuery, StatsRows, TopPartners } from "../../shar
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { CouponCodeSource } from "../../shared/domain/coupon-codes";
+import type { BreakdownRow, TrafficDimensions } from "../../shared/domain/breakdowns";
 
 export interface Click {
   id: number;
@@ -86,7 +87,19 @@ export interface Lead {
   createdAt: Date;
 }
 
-export type NewLead = Omit<Lead, "id" | "createdAt" | "unattributedReason"> & { unattributedReason?: string | null };
+/**
+ * A lead to record. `clickTraffic`: the dimensions of the click that attributes it (shared/domain/breakdowns.ts),
+ * stored with it for the leads' breakdowns (its buckets when absent: a lead attributed without a click).
+ */
+export type NewLead = Omit<Lead, "id" | "createdAt" | "unattributedReason"> & { unattributedReason?: string | null; clickTraffic?: TrafficDimensions | null };
+
+/** The breakdowns' dimensions of a click (shared/domain/breakdowns.ts). */
+export const trafficDimensionsOf = (details: StoredClickDetails): TrafficDimensions => ({
+  country: details.country,
+  deviceType: details.deviceType,
+  browser: details.browser,
+  referrerDomain: details.referrerDomain,
+});
 
 export interface ProcessorCustomerLink {
   programId: number;
@@ -182,8 +195,19 @@ export interface AttributionRepository {
    * decide what the click counts for). How many it cleared. The rollups keep their counts (CLICK_DETAIL_RETENTION_DAYS).
    */
   clearClickDetails(before: Date, limit: number): Promise<number>;
-  /** Keys where clicks_daily or leads_daily differ from a recount of the clicks and leads, or clicks_running from its days (reconcile), at most `limit`. */
-  rollupDrift(limit: number): Promise<RollupDrift[]>;
+  /**
+   * Clicks (those clicks_daily counts) and attributed leads summed per dimension and value over the range
+   * (clicks_breakdown_daily, leads_breakdown_daily; the program's rows, or the partners asked for): one row per value
+   * with something.
+   */
+  breakdowns(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>>;
+  /**
+   * Keys where clicks_daily, leads_daily or their breakdowns differ from a recount of the clicks and leads, or
+   * clicks_running from its days (reconcile), at most `limit`. The clicks' breakdown is compared from
+   * `clickDetailsFrom` (YYYY-MM-DD) on when given: the days whose clicks still have their details (repository.sql.ts,
+   * breakdownDaily); every day without it.
+   */
+  rollupDrift(limit: number, clickDetailsFrom?: string): Promise<RollupDrift[]>;
   /** A page of leads sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
   listLeadsPage(filter: LeadListFilter): Promise<Page<Lead>>;
   /** The attribution outbox (table or collection `attribution_outbox`), for its relay. */

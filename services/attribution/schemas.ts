@@ -107,7 +107,7 @@ export const TestEventStatsInput = z.object({
 });
 
 /** attribution.stats: clicks and attributed leads per day and per partner (shared/stats-input.ts). */
-export { RollupDriftInput, StatsInput, TopPartnersInput } from "../../shared/stats-input";
+export { BreakdownsInput, RollupDriftInput, StatsInput, TopPartnersInput } from "../../shared/stats-input";
 /** A program's customers (its leads), newest first: dashboard, operators, and the partner portal with partnerId. */
 export const ListCustomersInput = z
   .strictObject({

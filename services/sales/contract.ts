@@ -4,7 +4,8 @@ import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
 import type { CommissionsContract } from "../commissions/contract";
 import type { RollupDrift, StatsAnswer, TopPartners } from "../../shared/domain/stats";
-import type { Sale, SalesFigures } from "./repository";
+import type { Sale, SalesBreakdownFigures, SalesFigures } from "./repository";
+import type { Breakdown } from "../../shared/domain/breakdowns";
 import type * as S from "./schemas";
 import type * as X from "./exchange-rate-schemas";
 import type { ReferenceRate } from "./exchange-rate";
@@ -49,6 +50,8 @@ export interface SalesContract {
   /** Attributed sales and revenue (program currency) per UTC day (zero-filled) and per partner, for the program overview. */
   "sales.stats": { params: z.input<typeof S.StatsInput>; result: StatsAnswer<SalesFigures> };
   "sales.topPartners": { params: z.input<typeof S.TopPartnersInput>; result: TopPartners };
+  /** The range's attributed sales and amounts by country, device, browser and referrer domain of their click: the top values and the rest (programs.breakdowns). */
+  "sales.breakdowns": { params: z.input<typeof S.BreakdownsInput>; result: { from: string; to: string; sales: Breakdown<SalesBreakdownFigures> } };
   "sales.rollupDrift": { params: z.input<typeof S.RollupDriftInput>; result: RollupDrift[] };
   /** The reference rate a sale of the day converts with (exchange_rate_unavailable when none). */
   "sales.exchangeRate": { params: z.input<typeof X.ExchangeRateInput>; result: ReferenceRate };

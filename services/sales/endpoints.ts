@@ -165,6 +165,9 @@ export const SALES = declareActions("sales", {
   topPartners: {
     input: S.TopPartnersInput,
   },
+  breakdowns: {
+    input: S.BreakdownsInput,
+  },
   rollupDrift: {
     input: S.RollupDriftInput,
   },

@@ -129,6 +129,7 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     processorCustomerId: input.processorCustomerId,
     partnerId: attribution?.partnerId ?? null,
     clickId: attribution?.clickId ?? null,
+    clickTraffic: attribution?.clickTraffic ?? null,
     attributionMethod: attribution?.method ?? null,
     isTest: input.isTest,
     isRecurring: input.isRecurring,

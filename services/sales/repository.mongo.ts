@@ -5,6 +5,8 @@ import { csvLines } from "../../shared/csv-export";
 import { SALES_CSV } from "./export";
 import {
   aggregatePartnerRange,
+  BREAKDOWN_KEY_FIELDS,
+  breakdownStages,
   backfillRollup,
   dropReplacedIndex,
   incrementRollup,
@@ -16,7 +18,7 @@ import {
   type MongoRollup,
 } from "../../shared/storage/rollup-mongo";
 import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
-import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import type { NewSale, Sale, SalesBreakdownFigures, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import type { SaleLine } from "../../shared/domain/rewards";
 import type { SaleConversion } from "../../shared/domain/exchange-rates";
 import { CURRENCY_MISMATCH } from "../../shared/domain/currencies";
@@ -26,6 +28,7 @@ const MISMATCH_REASON = new RegExp(`^${CURRENCY_MISMATCH}:`);
 import { MONGO_LIST_SORT, mongoPageFilter, mongoPosition, pageOf, type Page } from "../../shared/pagination";
 import { saleCreatedPayload } from "../../shared/events";
 import { MongoOutbox } from "../../shared/outbox/mongo";
+import { breakdownValues, type BreakdownRow, type TrafficDimensions } from "../../shared/domain/breakdowns";
 import type { RateTableStore } from "./rate-tables";
 import { MongoRateTableStore } from "./rate-tables.mongo";
 
@@ -33,7 +36,13 @@ import { MongoRateTableStore } from "./rate-tables.mongo";
  * Documents written before currency checks have no `noCommissionReason`, those before product rewards no `lines`,
  * those before conversions no `conversion` (all read as null).
  */
-type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines" | "conversion"> & { noCommissionReason?: string | null; lines?: SaleLine[] | null; conversion?: SaleConversion | null };
+type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines" | "conversion"> & {
+  noCommissionReason?: string | null;
+  lines?: SaleLine[] | null;
+  conversion?: SaleConversion | null;
+  /** The dimensions of the click that attributed the sale (shared/domain/breakdowns.ts); null without one, absent before them. */
+  clickTraffic?: TrafficDimensions | null;
+};
 
 /** A converted sale's original amount and frozen rate (the SQL adapter's five columns, all set or none). */
 const conversionSchema = new Schema<SaleConversion>(
@@ -72,6 +81,13 @@ const saleSchema = requiredStringsMayBeEmpty(
     // Added with currency checks: older documents have none (read as null).
     noCommissionReason: { type: String, default: null },
     conversion: { type: conversionSchema, default: null },
+    clickTraffic: {
+      type: new Schema(
+        { country: { type: String, default: null }, deviceType: { type: String, default: null }, browser: { type: String, default: null }, referrerDomain: { type: String, default: null } },
+        { _id: false },
+      ),
+      default: null,
+    },
     occurredAt: { type: Date, required: true },
     createdAt: { type: Date, required: true },
   }),
@@ -115,12 +131,8 @@ saleDaySchema.index({ programId: 1, isTest: 1, day: 1 });
 // sales_monthly: the same per partner and month, a page of partners' whole months (as the SQL table).
 const saleMonthSchema = monthlySchema(saleDaySchema, "sales_monthly", { programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1 });
 
-/** sales_daily and its recount from the sales: a sale's day is that of its occurrence (of its creation for documents without one, as toSale reads them). */
-const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>, monthly: Model<unknown>, running: MongoRunning): MongoRollup<SaleDayDoc, SaleDoc> => ({
-  rollup: days,
-  monthly,
-  running,
-  source: sales,
+/** sales_daily's key and figures, recounted from the sales: a sale's day is that of its occurrence (of its creation for documents without one, as toSale reads them). */
+const SALES_DAILY_SHAPE = {
   key: {
     programId: "$programId",
     partnerId: "$partnerId",
@@ -130,7 +142,46 @@ const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>, monthly: Mod
   },
   figures: { sales: 1, amountCents: "$amountCents" },
   match: ATTRIBUTED,
+};
+
+/** sales_daily with its monthly rollup and running totals. */
+const salesDaily = (sales: Model<SaleDoc>, days: Model<SaleDayDoc>, monthly: Model<unknown>, running: MongoRunning): MongoRollup<SaleDayDoc, SaleDoc> => ({
+  rollup: days,
+  monthly,
+  running,
+  source: sales,
+  ...SALES_DAILY_SHAPE,
 });
+
+/** A sales_breakdown_daily document: sales_daily's figures per dimension and value of the sales' clicks. */
+type SaleBreakdownDoc = SaleDayDoc & { dimension: string; value: string };
+
+const saleBreakdownSchema = collectionSchema<SaleBreakdownDoc>("sales_breakdown_daily", {
+  programId: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  isTest: { type: Boolean, required: true },
+  day: { type: String, required: true },
+  currency: { type: String, required: true },
+  dimension: { type: String, required: true },
+  value: { type: String, required: true },
+  sales: { type: Number, required: true },
+  amountCents: { type: Number, required: true },
+});
+// As the SQL table's primary key: a range of days of the program's rows (partner ALL_PARTNERS) or one partner's.
+saleBreakdownSchema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1, dimension: 1, value: 1 }, { unique: true });
+
+/** sales_breakdown_daily and its recount: sales_daily's key and figures, each sale once per dimension of its click. */
+const salesBreakdownDaily = (sales: Model<SaleDoc>, rollup: Model<SaleBreakdownDoc>): MongoRollup<SaleBreakdownDoc, SaleDoc> => ({
+  rollup,
+  source: sales,
+  ...SALES_DAILY_SHAPE,
+  key: { ...SALES_DAILY_SHAPE.key, ...BREAKDOWN_KEY_FIELDS },
+  expand: breakdownStages({ country: "clickTraffic.country", deviceType: "clickTraffic.deviceType", browser: "clickTraffic.browser", referrerDomain: "clickTraffic.referrerDomain" }),
+});
+
+/** A sale's rows of sales_breakdown_daily (negative figures take it back): one per dimension. */
+const breakdownRows = (day: Omit<SaleDayDoc, "sales" | "amountCents">, traffic: TrafficDimensions | null | undefined, sales: number, amountCents: number) =>
+  Object.entries(breakdownValues(traffic)).map(([dimension, value]) => ({ ...day, dimension, value, sales, amountCents }));
 
 const toSale = (d: SaleDoc): Sale => ({
   id: d._id,
@@ -170,6 +221,7 @@ export class MongoSalesRepository implements SalesRepository {
     private readonly connection: Connection,
     private readonly sales: Model<SaleDoc>,
     private readonly daily: MongoRollup<SaleDayDoc, SaleDoc>,
+    private readonly breakdown: MongoRollup<SaleBreakdownDoc, SaleDoc>,
     readonly outbox: MongoOutbox,
     readonly rateTables: RateTableStore,
   ) {}
@@ -178,15 +230,18 @@ export class MongoSalesRepository implements SalesRepository {
     const sales = modelOn(connection, "Sale", saleSchema);
     const days = modelOn(connection, "SaleDay", saleDaySchema);
     const months = modelOn(connection, "SaleMonth", saleMonthSchema);
-    await prepareCollections([sales, days, months]);
+    const breakdownDays = modelOn(connection, "SaleBreakdownDay", saleBreakdownSchema);
+    await prepareCollections([sales, days, months, breakdownDays]);
     await dropReplacedIndex(sales, OLD_SALES_STATS_INDEX);
     // Created here, not inside a transaction (a collection cannot be created in one on older servers).
     const outbox = await MongoOutbox.create(connection, "sales_outbox");
     // sales_running: each partner's revenue through each day, and each day packed, the overview's ranking (running-mongo.ts).
     const daily = salesDaily(sales, days, months, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"], { packed: true }));
     // After the unique key index is built: instances starting together cannot both insert a key.
+    const breakdown = salesBreakdownDaily(sales, breakdownDays);
     await backfillRollup(daily);
-    return new MongoSalesRepository(connection, sales, daily, outbox, await MongoRateTableStore.create(connection));
+    await backfillRollup(breakdown);
+    return new MongoSalesRepository(connection, sales, daily, breakdown, outbox, await MongoRateTableStore.create(connection));
   }
 
   async insertSale(s: NewSale): Promise<Sale | null> {
@@ -222,6 +277,7 @@ export class MongoSalesRepository implements SalesRepository {
             commissionId: null,
             noCommissionReason: s.noCommissionReason,
             conversion: s.conversion,
+            clickTraffic: s.clickTraffic ?? null,
             createdAt: now,
           },
           { session },
@@ -230,6 +286,7 @@ export class MongoSalesRepository implements SalesRepository {
         if (sale.partnerId !== null) {
           const day = { programId: sale.programId, partnerId: sale.partnerId, isTest: sale.isTest, day: utcDayText(sale.occurredAt), currency: sale.currency };
           await incrementRollup(this.daily, [{ ...day, sales: 1, amountCents: sale.amountCents }], session);
+          await incrementRollup(this.breakdown, breakdownRows(day, s.clickTraffic, 1, sale.amountCents), session);
         }
         await this.outbox.enqueue(session, "sale.created", saleCreatedPayload(sale), now);
         return sale;
@@ -296,6 +353,14 @@ export class MongoSalesRepository implements SalesRepository {
           ],
           session,
         );
+        await incrementRollup(
+          this.breakdown,
+          [
+            ...breakdownRows({ ...day, currency: sale.currency }, before.clickTraffic, -1, -sale.amountCents),
+            ...breakdownRows({ ...day, currency: c.currency }, before.clickTraffic, 1, c.amountCents),
+          ],
+          session,
+        );
       }
       return true;
     });
@@ -358,8 +423,24 @@ export class MongoSalesRepository implements SalesRepository {
     return extendRunningTotals(this.running, this.daily.rollup, today);
   }
 
+  async breakdowns(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>> {
+    // Along the unique key { programId, partnerId, isTest, day, ... }: the program's rows, or the partners asked for.
+    return this.breakdown.rollup.aggregate<BreakdownRow<SalesBreakdownFigures>>([
+      { $match: rollupStatsMatch(q, "isTest", "days") },
+      {
+        $group: {
+          _id: { dimension: "$dimension", value: "$value" },
+          sales: { $sum: "$sales" },
+          amountCents: { $sum: { $cond: [{ $eq: ["$currency", currency] }, "$amountCents", 0] } },
+        },
+      },
+      { $project: { _id: 0, dimension: "$_id.dimension", value: "$_id.value", sales: 1, amountCents: 1 } },
+    ]);
+  }
+
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
     const drift = await rollupDrift(this.daily, limit);
+    drift.push(...(await rollupDrift(this.breakdown, limit - drift.length)));
     return [...drift, ...(await runningDrift(this.running, this.daily.rollup, limit - drift.length))];
   }
 

@@ -6,6 +6,8 @@ import {
   ROLLUP_DAY,
   monthlyRollup,
   partnerRangeRows,
+  BREAKDOWN_KEY,
+  breakdownExpansion,
   rollupCoveringMigration,
   rollupMigration,
   rollupWhere,
@@ -23,7 +25,8 @@ import {
   runningPackedRevisionMigration,
   topPartnersQuery,
 } from "../../shared/storage/running-sql";
-import type { NewSale, Sale, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import type { NewSale, Sale, SalesBreakdownFigures, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
+import type { BreakdownDimension, BreakdownRow } from "../../shared/domain/breakdowns";
 import type { RateSource, SaleConversion } from "../../shared/domain/exchange-rates";
 import { CURRENCY_MISMATCH } from "../../shared/domain/currencies";
 import { csvLineSql } from "../../shared/storage/csv-sql";
@@ -89,7 +92,44 @@ const MIGRATIONS = [
   `ALTER TABLE sales ADD COLUMN original_amount_cents BIGINT CHECK (original_amount_cents > 0),
      ADD COLUMN original_currency TEXT, ADD COLUMN exchange_rate TEXT, ADD COLUMN exchange_rate_source TEXT, ADD COLUMN exchange_rate_day DATE,
      ADD CONSTRAINT sales_conversion_whole CHECK (num_nulls(original_amount_cents, original_currency, exchange_rate, exchange_rate_source, exchange_rate_day) IN (0, 5));`,
+  // Traffic breakdowns (shared/domain/breakdowns.ts): a sale attributed by its click keeps the click's dimensions (as
+  // attribution.resolve answers them: this service never reads the clicks), and the attributed sales and their amounts
+  // are counted per (program, partner, mode, UTC day, currency, dimension, value) by triggers, as sales_daily is.
+  `ALTER TABLE sales ADD COLUMN click_country TEXT, ADD COLUMN click_device_type TEXT, ADD COLUMN click_browser TEXT, ADD COLUMN click_referrer_domain TEXT;
+   ${rollupMigration(salesBreakdownDaily())}`,
 ];
+
+/**
+ * sales_breakdown_daily: sales_daily's attributed sales and amounts, each sale once per dimension of its click (its
+ * buckets without one). A sale's currency may change (a currency mismatch converted): its rows move with it.
+ */
+function salesBreakdownDaily(): RollupDefinition {
+  const daily = salesDaily();
+  return {
+    table: "sales_breakdown_daily",
+    source: "sales",
+    key: [...daily.key, ...BREAKDOWN_KEY],
+    figures: daily.figures,
+    where: daily.where,
+    expand: breakdownExpansion({ country: "click_country", deviceType: "click_device_type", browser: "click_browser", referrerDomain: "click_referrer_domain" }),
+    // Read along the key (program, partner, mode, day): the program's rows of all partners, or one partner's.
+    rangeIndex: [],
+  };
+}
+
+/**
+ * The exact query of breakdowns (exported so the query-plan test explains what runs): the range's attributed sales
+ * and their amounts in `currency` (the program's) per dimension and value, a range scan of the rollup's key.
+ */
+export function salesBreakdownsQuery(q: StatsQuery, currency: string): SqlQuery {
+  const w = rollupWhere(q, "is_test", "days");
+  const values = [...w.params, currency];
+  return {
+    text: `SELECT dimension, value, sum(sales)::int AS sales, COALESCE(sum(amount_cents) FILTER (WHERE currency = $${values.length}), 0)::bigint AS "amountCents"
+       FROM sales_breakdown_daily WHERE ${w.where} GROUP BY 1, 2`,
+    values,
+  };
+}
 
 /** sales_daily: attributed sales and their amounts per (program, partner, mode, UTC day of occurrence, currency). */
 function salesDaily(): RollupDefinition {
@@ -265,8 +305,9 @@ export class SqlSalesRepository implements SalesRepository {
       const [row] = await q.query<SaleRow>(
         `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
          click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason, lines,
-         original_amount_cents, original_currency, exchange_rate, exchange_rate_source, exchange_rate_day)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+         original_amount_cents, original_currency, exchange_rate, exchange_rate_source, exchange_rate_day,
+         click_country, click_device_type, click_browser, click_referrer_domain)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
         [
           s.programId,
@@ -288,6 +329,10 @@ export class SqlSalesRepository implements SalesRepository {
           s.noCommissionReason,
           s.lines === null ? null : JSON.stringify(s.lines),
           ...conversionValues(s.conversion),
+          s.clickTraffic?.country ?? null,
+          s.clickTraffic?.deviceType ?? null,
+          s.clickTraffic?.browser ?? null,
+          s.clickTraffic?.referrerDomain ?? null,
         ],
       );
       if (!row) return null;
@@ -375,8 +420,15 @@ export class SqlSalesRepository implements SalesRepository {
     return extendRunningTotals(this.db, salesDaily(), today);
   }
 
+  async breakdowns(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>> {
+    const query = salesBreakdownsQuery(q, currency);
+    // The BIGINT sum: a driver that leaves BIGINT as text returns text.
+    const rows = await this.db.query<{ dimension: BreakdownDimension; value: string } & Record<keyof SalesBreakdownFigures, number | string>>(query.text, query.values);
+    return rows.map((r) => ({ ...r, sales: Number(r.sales), amountCents: Number(r.amountCents) }));
+  }
+
   async rollupDrift(limit: number): Promise<RollupDrift[]> {
-    const drift = await rollupsDrift(this.db, [salesDaily(), monthlyRollup(salesDaily())], limit);
+    const drift = await rollupsDrift(this.db, [salesDaily(), monthlyRollup(salesDaily()), salesBreakdownDaily()], limit);
     return [...drift, ...(await runningDrift(this.db, salesDaily(), limit - drift.length))];
   }
 

@@ -5,6 +5,7 @@ import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { SaleLine } from "../../shared/domain/rewards";
 import type { RateTableStore } from "./rate-tables";
 import type { SaleConversion } from "../../shared/domain/exchange-rates";
+import type { BreakdownRow, TrafficDimensions } from "../../shared/domain/breakdowns";
 
 /**
  * `none`: no commission is due (test or unattributed sale); `pending`: one is
@@ -43,7 +44,11 @@ export interface Sale {
   createdAt: Date;
 }
 
-export type NewSale = Omit<Sale, "id" | "commissionId" | "createdAt">;
+/**
+ * A sale to record. `clickTraffic`: the dimensions of the click that attributed it (attribution.resolve answers them;
+ * shared/domain/breakdowns.ts), stored for the sales' breakdowns; absent or null: its buckets (no click).
+ */
+export type NewSale = Omit<Sale, "id" | "commissionId" | "createdAt"> & { clickTraffic?: TrafficDimensions | null };
 
 /** A page of one program's sales: one partner's, test or live, attributed or not, created in a range. */
 export interface SaleListFilter extends PageRequest {
@@ -93,6 +98,11 @@ export interface SalesRepository {
   extendRunningTotals(today: Date): Promise<number>;
   /** A page of the sales list (listSalesPage's filters and order) as lines of the sales CSV (SALES_CSV), each ending in CRLF. */
   exportSalesLines(filter: SaleListFilter): Promise<Page<string>>;
+  /**
+   * Attributed sales summed per dimension and value over the range (sales_breakdown_daily; the program's rows, or the
+   * partners asked for): their count, and the sum of the amounts of those in `currency` (the program's).
+   */
+  breakdowns(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>>;
   /** Keys where sales_daily differs from a recount of the sales, or sales_running from its days (reconcile), at most `limit`. */
   rollupDrift(limit: number): Promise<RollupDrift[]>;
   /** A page of sales sorted by (createdAt desc, id desc), served by an index on (program, createdAt, id) or (program, partner, createdAt, id). */
@@ -102,6 +112,9 @@ export interface SalesRepository {
   /** The reference-rate tables sales in another currency are converted with (table or collection `exchange_rate_tables`; rate-tables.ts). */
   readonly rateTables: RateTableStore;
 }
+
+/** What the sales' breakdowns count: attributed sales and their amounts in the program's currency. */
+export type SalesBreakdownFigures = { sales: number; amountCents: number };
 
 /** What sales counts for the overview. */
 export type SalesFigures = { sales: number; revenueCents: number };

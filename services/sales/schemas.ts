@@ -154,7 +154,7 @@ export const ProcessorSettlementInput = z.object({
 });
 
 /** sales.stats: attributed sales and revenue per day and per partner (shared/stats-input.ts). */
-export { RollupDriftInput, StatsInput, TopPartnersInput } from "../../shared/stats-input";
+export { BreakdownsInput, RollupDriftInput, StatsInput, TopPartnersInput } from "../../shared/stats-input";
 
 /** The re-evaluation of sales recorded with currency_mismatch (operators: `currency-mismatches` in the REPL). */
 export const ReevaluateMismatchesInput = z.strictObject({

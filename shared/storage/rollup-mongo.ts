@@ -9,6 +9,7 @@ import type { ClientSession, Connection, Model, PipelineStage, Schema } from "mo
 import { ALL_PARTNERS, firstOfMonth, splitByMonths, type DaySpan, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
 import { registerCollectionSchema, withTransaction } from "./mongo";
 import { moveRunningBack, type MongoRunning } from "./running-mongo";
+import { DIRECT_VALUE, UNKNOWN_VALUE, type BreakdownDimension } from "../domain/breakdowns";
 
 type KeyValue = string | number | boolean;
 
@@ -29,7 +30,42 @@ export interface RollupShape {
   monthly?: Model<unknown>;
   /** Only the partners' own rows, no program row of all partners (a monthly rollup). */
   partnersOnly?: boolean;
+  /**
+   * Stages run on each matched source document before its key is computed (the recount): several rows of one document
+   * (a breakdown's dimension and value: breakdownStages). The writes add the same rows themselves.
+   */
+  expand?: Array<Record<string, unknown>>;
+  /**
+   * The first day (YYYY-MM-DD) reconcile compares, all when absent: the days before it may count documents whose
+   * fields were erased since (a click's details after their retention).
+   */
+  driftFrom?: string;
 }
+
+/**
+ * A breakdown's recount stages (RollupShape.expand): each document once per dimension (shared/domain/breakdowns.ts),
+ * as `breakdown.dimension` and `breakdown.value`, its bucket when the field is null or absent. `fields` name the
+ * document's fields of the four dimensions.
+ */
+export function breakdownStages(fields: Record<"country" | "deviceType" | "browser" | "referrerDomain", string>): Array<Record<string, unknown>> {
+  const v = (dimension: BreakdownDimension, field: string, otherwise: string) => ({ dimension, value: { $ifNull: [`$${field}`, otherwise] } });
+  return [
+    {
+      $set: {
+        breakdown: [
+          v("country", fields.country, UNKNOWN_VALUE),
+          v("device", fields.deviceType, UNKNOWN_VALUE),
+          v("browser", fields.browser, UNKNOWN_VALUE),
+          v("referrer", fields.referrerDomain, DIRECT_VALUE),
+        ],
+      },
+    },
+    { $unwind: "$breakdown" },
+  ];
+}
+
+/** A breakdown's key fields after the rollup's own (breakdownStages sets them). */
+export const BREAKDOWN_KEY_FIELDS = { dimension: "$breakdown.dimension", value: "$breakdown.value" };
 
 /** A rollup's collection and the collection it summarises. */
 export interface MongoRollup<R, S> extends RollupShape {
@@ -152,6 +188,7 @@ function recount(r: RollupShape): Array<Record<string, unknown>> {
   const keyFields = Object.keys(r.key);
   return [
     ...(r.match ? [{ $match: r.match }] : []),
+    ...(r.expand ?? []),
     { $set: { rollupPartnerId: r.partnersOnly ? [r.key.partnerId] : [r.key.partnerId, ALL_PARTNERS] } },
     { $unwind: "$rollupPartnerId" },
     { $group: { _id: { ...r.key, partnerId: "$rollupPartnerId" }, ...Object.fromEntries(Object.entries(r.figures).map(([f, expr]) => [f, { $sum: expr }])) } },
@@ -228,8 +265,10 @@ export async function rollupDrift<R, S>(r: MongoRollup<R, S>, limit: number): Pr
       ),
     },
   });
+  const within = r.driftFrom ? [{ $match: { day: { $gte: r.driftFrom } } }] : [];
   const pipeline = [
     ...recount(r),
+    ...within,
     sides(
       () => ({ $literal: 0 }),
       (f) => `$${f}`,
@@ -238,6 +277,7 @@ export async function rollupDrift<R, S>(r: MongoRollup<R, S>, limit: number): Pr
       $unionWith: {
         coll: r.rollup.collection.collectionName,
         pipeline: [
+          ...within,
           sides(
             (f) => ({ $ifNull: [`$${f}`, 0] }),
             () => ({ $literal: 0 }),

@@ -8,6 +8,7 @@
  */
 import { ALL_PARTNERS, splitByMonths, type DaySpan, type RollupDrift, type StatsQuery } from "../domain/stats";
 import type { SqlExecutor } from "./sql";
+import { DIRECT_VALUE, UNKNOWN_VALUE, type BreakdownDimension } from "../domain/breakdowns";
 
 const dayText = (d: Date): string => d.toISOString().slice(0, 10);
 
@@ -37,6 +38,21 @@ export interface RollupDefinition {
   running?: RunningTotals;
   /** Only the partners' own rows, no program row of all partners (the monthly rollups: the series reads the daily one). */
   partnersOnly?: boolean;
+  /**
+   * Joined to each source row (`rows` is a transition table or the source): a FROM item that makes several rollup
+   * rows of one source row, its columns usable in the key (a breakdown's dimension and value: breakdownExpansion).
+   */
+  expand?: string;
+  /**
+   * The statements whose rows the triggers count, all when absent. A source whose rows only an erasure ever updates
+   * (a click's details cleared after their retention) leaves UPDATE out, so the erasure leaves the rollup as it was.
+   */
+  events?: ReadonlyArray<"INSERT" | "UPDATE" | "DELETE">;
+  /**
+   * The first day reconcile compares (an SQL date expression), all when absent: the days before it may count rows
+   * whose source columns were erased since (rollupDriftQuery).
+   */
+  driftFrom?: string;
 }
 
 /**
@@ -64,7 +80,7 @@ function signedRows(d: RollupDefinition, rows: string, sign: "" | "-"): string {
   const figures = d.figures.map((c) => `${sign}(${c.expr}) AS ${c.name}`);
   const select = (allPartners: boolean) => {
     const key = d.key.map((c) => `${allPartners && c.name === "partner_id" ? ALL_PARTNERS : c.expr} AS ${c.name}`);
-    return `SELECT ${[...key, ...figures].join(", ")} FROM ${rows}${d.where ? ` WHERE ${d.where}` : ""}`;
+    return `SELECT ${[...key, ...figures].join(", ")} FROM ${rows}${d.expand ? ` ${d.expand}` : ""}${d.where ? ` WHERE ${d.where}` : ""}`;
   };
   return d.partnersOnly ? select(false) : `${select(false)} UNION ALL ${select(true)}`;
 }
@@ -119,11 +135,33 @@ export function rollupMigration(d: RollupDefinition): string {
   return `CREATE TABLE ${d.table} (${columns.join(", ")}, PRIMARY KEY (${names(d.key)})${d.rangeIndex.length ? "" : ` INCLUDE (${names(d.figures)})`});
    ${d.rangeIndex.length ? `CREATE INDEX ${d.table}_range ON ${d.table} (${d.rangeIndex.join(", ")});` : ""}
    ${rollupFunction({ ...d, running: undefined })}
-   ${trigger("INSERT", "NEW TABLE AS new_rows")}
-   ${trigger("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows")}
-   ${trigger("DELETE", "OLD TABLE AS old_rows")}
+   ${follows(d, "INSERT") ? trigger("INSERT", "NEW TABLE AS new_rows") : ""}
+   ${follows(d, "UPDATE") ? trigger("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows") : ""}
+   ${follows(d, "DELETE") ? trigger("DELETE", "OLD TABLE AS old_rows") : ""}
    ${upsert({ ...d, running: undefined }, signedRows(d, d.source, ""))};`;
 }
+
+const follows = (d: RollupDefinition, event: "INSERT" | "UPDATE" | "DELETE") => !d.events || d.events.includes(event);
+
+/**
+ * A breakdown's expansion (RollupDefinition.expand): each source row once per dimension (shared/domain/breakdowns.ts),
+ * as `dimension` and `value`, its bucket when the column is null (unknown; direct for the referrer domain).
+ */
+export function breakdownExpansion(columns: { country: string; deviceType: string; browser: string; referrerDomain: string }): string {
+  const v = (dimension: BreakdownDimension, column: string, otherwise: string) => `('${dimension}', COALESCE(${column}, '${otherwise}'))`;
+  return `CROSS JOIN LATERAL (VALUES ${[
+    v("country", columns.country, UNKNOWN_VALUE),
+    v("device", columns.deviceType, UNKNOWN_VALUE),
+    v("browser", columns.browser, UNKNOWN_VALUE),
+    v("referrer", columns.referrerDomain, DIRECT_VALUE),
+  ].join(", ")}) AS breakdown(dimension, value)`;
+}
+
+/** A breakdown's key columns after the rollup's own (breakdownExpansion names them). */
+export const BREAKDOWN_KEY: RollupColumn[] = [
+  { name: "dimension", type: "TEXT", expr: "breakdown.dimension" },
+  { name: "value", type: "TEXT", expr: "breakdown.value" },
+];
 
 /** The rollup's trigger function (created, or replaced when the rollup gains running totals). */
 export function rollupFunction(d: RollupDefinition): string {
@@ -202,14 +240,15 @@ export const ROLLUP_DAY = "to_char(day, 'YYYY-MM-DD')";
  */
 function rollupDriftQuery(d: RollupDefinition, limit: number): { text: string; values: unknown[] } {
   const keyNames = names(d.key);
-  const counted = `SELECT ${keyNames}, ${d.figures.map((c) => `sum(${c.name}) AS ${c.name}`).join(", ")} FROM (${signedRows(d, d.source, "")}) s GROUP BY ${keyNames}`;
+  const within = d.driftFrom ? ` WHERE day >= ${d.driftFrom}` : "";
+  const counted = `SELECT ${keyNames}, ${d.figures.map((c) => `sum(${c.name}) AS ${c.name}`).join(", ")} FROM (${signedRows(d, d.source, "")}) s${within} GROUP BY ${keyNames}`;
   const columns = [
     ...d.key.map((c) => (c.name === "day" ? `to_char(COALESCE(r.day, c.day), 'YYYY-MM-DD') AS day` : `COALESCE(r.${c.name}, c.${c.name}) AS ${c.name}`)),
     ...d.figures.flatMap((c) => [`COALESCE(r.${c.name}, 0)::bigint AS stored_${c.name}`, `COALESCE(c.${c.name}, 0)::bigint AS counted_${c.name}`]),
   ];
   const differs = d.figures.map((c) => `COALESCE(r.${c.name}, 0) <> COALESCE(c.${c.name}, 0)`).join(" OR ");
   return {
-    text: `SELECT ${columns.join(", ")} FROM ${d.table} r FULL OUTER JOIN (${counted}) c USING (${keyNames}) WHERE ${differs} LIMIT $1`,
+    text: `SELECT ${columns.join(", ")} FROM (SELECT * FROM ${d.table}${within}) r FULL OUTER JOIN (${counted}) c USING (${keyNames}) WHERE ${differs} LIMIT $1`,
     values: [limit],
   };
 }
