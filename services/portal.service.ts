@@ -111,6 +111,16 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
       },
     },
 
+    /** The partner's own traffic breakdowns (live data): programs.breakdowns with partnerId, without the program-wide fields. */
+    breakdowns: {
+      async handler(ctx: Context<Input<typeof S.BreakdownsInput>, PartnerMeta>) {
+        const { programId, from, to } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        const { test: _test, partnerId: _partnerId, ...breakdowns } = await call(ctx, "programs.breakdowns", { programId, partnerId, from, to, test: false });
+        return breakdowns;
+      },
+    },
+
     /** The partner's profile and payout details: on the partner (programs owns it), the same in every program. */
     profile: {
       async handler(ctx: Context<Input<typeof S.NoInput>, PartnerMeta>) {

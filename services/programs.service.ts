@@ -28,6 +28,7 @@ import type {
   PartnerRow,
   PayoutRecipient,
   ProgramOverview,
+  ProgramBreakdowns,
   ProgramSettings,
 } from "./programs/contract";
 import { ALLOWED_FROM, enrollmentTransition, targetOf, type EnrollmentDecision } from "./programs/enrollment-status";
@@ -52,6 +53,7 @@ type Methods = {
   settingsOf(ctx: Context, program: Program): Promise<ProgramSettings>;
   hasMoney(ctx: Context, programId: number): Promise<boolean>;
   overviewOf(ctx: Context, input: Input<typeof S.OverviewInput>): Promise<ProgramOverview>;
+  breakdownsOf(ctx: Context, input: Input<typeof S.BreakdownsInput>): Promise<ProgramBreakdowns>;
   partnersPage(ctx: Context, input: Input<typeof S.ListPartnersInput>): Promise<Page<PartnerRow>>;
   partnerRows(ctx: Context, programId: number, enrollments: readonly EnrolledPartner[]): Promise<PartnerRow[]>;
   partnerDetailOf(ctx: Context, enrolled: EnrolledPartnerDetail): Promise<PartnerDetail>;
@@ -521,6 +523,14 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** Clicks, leads and sales by country, device, browser and referrer domain (docs/dashboard-api.md, "Traffic breakdowns"). */
+    breakdowns: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.BreakdownsInput>>) {
+        return this.breakdownsOf(ctx, ctx.params);
+      },
+    },
+
     /** The partners list: enrollments newest first, with each partner's all-time totals. */
     listPartners: {
       idempotent: true,
@@ -786,6 +796,29 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         }),
         partnersWithRevenue: ranked ? ranked[0].partnersCounted : Number(sales.totals.revenueCents > 0),
         partnersWithClicks: ranked ? ranked[1].partnersCounted : Number(activity.totals.clicks > 0),
+      };
+    },
+
+    /**
+     * Each owner counts and ranks its own families (attribution: clicks and leads; sales: sales and amounts), asked in
+     * parallel for the same range; one partner's when partnerId is given (enrolled in the program, else 404).
+     */
+    async breakdownsOf(ctx: Context, input: Input<typeof S.BreakdownsInput>): Promise<ProgramBreakdowns> {
+      const program = await this.requireProgram(input.programId);
+      if (input.partnerId !== undefined) await this.requireEnrolledPartner(input.programId, input.partnerId);
+      const query = { programId: input.programId, from: input.from, to: input.to, test: input.test, ...(input.partnerId !== undefined ? { partnerIds: [input.partnerId] } : {}) };
+      const [activity, sales] = await Promise.all([call(ctx, "attribution.breakdowns", query), call(ctx, "sales.breakdowns", query)]);
+      return {
+        programId: program.id,
+        currency: program.currency,
+        currencyExponent: currencyExponent(program.currency),
+        from: activity.from,
+        to: activity.to,
+        test: input.test,
+        partnerId: input.partnerId ?? null,
+        clicks: activity.clicks,
+        leads: activity.leads,
+        sales: sales.sales,
       };
     },
 

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { CommissionsContract } from "../commissions/contract";
 import type { NotificationsContract } from "../notifications/contract";
 import type { PartnerPayoutAccountView } from "../processor/contract";
-import type { ProgramsContract } from "../programs/contract";
+import type { ProgramBreakdowns, ProgramsContract } from "../programs/contract";
 import type { PartnerStats } from "./stats";
 import type * as S from "./schemas";
 
@@ -46,6 +46,8 @@ export interface PortalContract {
   "portal.commissions": { params: z.input<typeof S.ListInput>; result: { data: PortalCommission[]; nextCursor: string | null } };
   /** The partner's own figures per day of the range and in total (their overview). */
   "portal.stats": { params: z.input<typeof S.StatsInput>; result: PartnerStats };
+  /** The partner's own traffic breakdowns in a program (live data). */
+  "portal.breakdowns": { params: z.input<typeof S.BreakdownsInput>; result: Omit<ProgramBreakdowns, "test" | "partnerId"> };
   "portal.profile": { params: z.input<typeof S.NoInput>; result: ProgramsContract["programs.getPartnerProfile"]["result"] };
   "portal.updateProfile": { params: z.input<typeof S.UpdateProfileInput>; result: ProgramsContract["programs.updatePartnerProfile"]["result"] };
   "portal.withdrawals": { params: z.input<typeof S.ListInput>; result: CommissionsContract["commissions.listWithdrawals"]["result"] };

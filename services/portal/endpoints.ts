@@ -176,6 +176,48 @@ export const PORTAL = declareActions("portal", {
       },
     },
   },
+  breakdowns: {
+    input: S.BreakdownsInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/breakdowns",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "Your clicks, signups and sales by country, device, browser and referrer",
+      description:
+        "Your clicks (test and bots' clicks left out), referred signups (leads) and referred sales with their revenue over the range, by the country, device type, browser and referrer domain of the click that brought them. Per family and dimension: the 10 values with the most (sales: the most revenue), and other: the rest summed (null when there is none). A value the click did not tell is unknown (direct for a referrer domain: no referrer); a signup or sale attributed without a click (coupon code, email) counts as unknown and direct too. Money in minor units of the program's currency. The range is from and to, inclusive, at most 366 days; default the last 30 days. Live data only. 404 for a program you are not approved in.",
+      example: { programId: 1, from: "2026-01-01", to: "2026-01-30" },
+      errors: ["not_found", "invalid_request"],
+      response: {
+        description: "Your breakdowns of the range.",
+        example: {
+          programId: 1,
+          currency: "usd",
+          currencyExponent: 2,
+          from: "2026-01-01",
+          to: "2026-01-30",
+          clicks: {
+            country: { values: [{ value: "DE", clicks: 12 }], other: null },
+            device: { values: [{ value: "mobile", clicks: 12 }], other: null },
+            browser: { values: [{ value: "Chrome", clicks: 12 }], other: null },
+            referrer: { values: [{ value: "blog.example", clicks: 12 }], other: null },
+          },
+          leads: {
+            country: { values: [{ value: "DE", leads: 4 }], other: null },
+            device: { values: [{ value: "mobile", leads: 4 }], other: null },
+            browser: { values: [{ value: "Chrome", leads: 4 }], other: null },
+            referrer: { values: [{ value: "blog.example", leads: 4 }], other: null },
+          },
+          sales: {
+            country: { values: [{ value: "DE", sales: 2, amountCents: 20000 }], other: null },
+            device: { values: [{ value: "mobile", sales: 2, amountCents: 20000 }], other: null },
+            browser: { values: [{ value: "Chrome", sales: 2, amountCents: 20000 }], other: null },
+            referrer: { values: [{ value: "blog.example", sales: 2, amountCents: 20000 }], other: null },
+          },
+        },
+      },
+    },
+  },
   profile: {
     input: S.NoInput,
     http: {

@@ -38,6 +38,9 @@ export const StatsInput = ProgramInput.extend({
   to: Day.optional().meta({ description: "Last day of the range (UTC, YYYY-MM-DD, inclusive); default: today. At most 366 days in all.", example: "2026-01-30" }),
 });
 
+/** Your traffic breakdowns in a program: the stats' range rules. */
+export const BreakdownsInput = StatsInput;
+
 /** Your profile and payout details: each field given is set, the others keep their values (email is not one: it is how you sign in). */
 export const UpdateProfileInput = z.strictObject(PartnerProfilePatchFields);
 

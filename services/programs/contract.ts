@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Breakdown } from "../../shared/domain/breakdowns";
 import type { Jsonified } from "../../shared/dto";
 import type { Page } from "../../shared/pagination";
 import type { ExportBatch } from "../../shared/csv-export";
@@ -67,6 +68,8 @@ export interface ProgramsContract {
   /** Sets the fields given; 400 invalid_request naming the field when the resulting profile cannot be used for its payout method. */
   "programs.updatePartnerProfile": { params: z.input<typeof S.UpdatePartnerProfileInput>; result: Jsonified<PartnerProfile> };
   "programs.overview": { params: z.input<typeof S.OverviewInput>; result: ProgramOverview };
+  /** Clicks, leads and sales by country, device, browser and referrer domain over a range: each family's top 10 values and the rest. */
+  "programs.breakdowns": { params: z.input<typeof S.BreakdownsInput>; result: ProgramBreakdowns };
   "programs.listPartners": { params: z.input<typeof S.ListPartnersInput>; result: Page<PartnerRow> };
   /** One partner of the program: a row of the list with the program team's notes (404 when not enrolled). */
   "programs.partnerDetail": { params: z.input<typeof S.PartnerDetailInput>; result: PartnerDetail };
@@ -127,6 +130,23 @@ export interface ApiKeyView {
 }
 
 /** The program overview (GET /api/programs/:programId/overview): docs/merchants.md. */
+/**
+ * The traffic breakdowns of a range (shared/domain/breakdowns.ts): per family (clicks; attributed leads; attributed
+ * sales with their amount in minor units of the program's currency) and dimension, the top 10 values and the rest.
+ */
+export interface ProgramBreakdowns {
+  programId: number;
+  currency: string;
+  currencyExponent: number;
+  from: string;
+  to: string;
+  test: boolean;
+  partnerId: number | null;
+  clicks: Breakdown<{ clicks: number }>;
+  leads: Breakdown<{ leads: number }>;
+  sales: Breakdown<{ sales: number; amountCents: number }>;
+}
+
 export interface ProgramOverview {
   programId: number;
   /** The workspace that owns the program (its notifications inbox), null for a program without one. */

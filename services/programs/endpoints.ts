@@ -20,6 +20,62 @@ const programExample = {
   applications: { open: false, autoApprove: false, autoApproveGroupId: null, description: "", questions: [], terms: "" },
 };
 
+/** What the breakdowns answer (the dashboard's, operators' and the merchant API's routes alike). */
+export const BREAKDOWNS_DESCRIPTION =
+  "Clicks (bots' and hosting networks' left out), referred signups (leads) and referred sales with their revenue over the range, by the country, device type (desktop, mobile, tablet, other), browser and referrer domain of the click that brought them. Per family and dimension: the 10 values with the most (sales: the most revenue), and other: the rest summed (null when there is none). A value the click did not tell is unknown (direct for a referrer domain: no referrer); a signup or sale attributed without a click (coupon code, email, customer key) counts as unknown and direct too. Money in minor units of the program's currency. Range: from and to, inclusive UTC days, at most 366; default the last 30 days. With partnerId, that partner's figures only (404 when not enrolled).";
+
+const breakdownsExample = {
+  programId: 1,
+  currency: "usd",
+  currencyExponent: 2,
+  from: "2026-01-01",
+  to: "2026-01-30",
+  test: false,
+  partnerId: null,
+  clicks: {
+    country: {
+      values: [
+        { value: "DE", clicks: 120 },
+        { value: "unknown", clicks: 4 },
+      ],
+      other: null,
+    },
+    device: {
+      values: [
+        { value: "mobile", clicks: 80 },
+        { value: "desktop", clicks: 44 },
+      ],
+      other: null,
+    },
+    browser: {
+      values: [
+        { value: "Chrome", clicks: 70 },
+        { value: "Mobile Safari", clicks: 54 },
+      ],
+      other: null,
+    },
+    referrer: {
+      values: [
+        { value: "blog.example", clicks: 100 },
+        { value: "direct", clicks: 24 },
+      ],
+      other: { clicks: 3 },
+    },
+  },
+  leads: {
+    country: { values: [{ value: "DE", leads: 12 }], other: null },
+    device: { values: [{ value: "mobile", leads: 12 }], other: null },
+    browser: { values: [{ value: "Chrome", leads: 12 }], other: null },
+    referrer: { values: [{ value: "blog.example", leads: 12 }], other: null },
+  },
+  sales: {
+    country: { values: [{ value: "DE", sales: 3, amountCents: 30000 }], other: null },
+    device: { values: [{ value: "mobile", sales: 3, amountCents: 30000 }], other: null },
+    browser: { values: [{ value: "Chrome", sales: 3, amountCents: 30000 }], other: null },
+    referrer: { values: [{ value: "blog.example", sales: 3, amountCents: 30000 }], other: null },
+  },
+};
+
 const applicationSettingsExample = {
   open: true,
   autoApprove: false,
@@ -460,6 +516,20 @@ export const PROGRAMS = declareActions("programs", {
         response: { description: "The overview.", example: overviewExample },
       },
     ],
+  },
+  breakdowns: {
+    input: S.BreakdownsInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/breakdowns",
+      scope: "sales:read",
+      tag: "Dashboard",
+      summary: "Traffic breakdowns: clicks, leads and sales by country, device, browser and referrer",
+      description: BREAKDOWNS_DESCRIPTION,
+      example: { programId: 1, from: "2026-01-01", to: "2026-01-30" },
+      errors: ["invalid_request"],
+      response: { description: "The breakdowns of the range.", example: breakdownsExample },
+    }),
   },
   listPartners: {
     input: S.ListPartnersInput,

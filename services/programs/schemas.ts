@@ -312,6 +312,15 @@ export const OverviewInput = z.strictObject({
   }),
 });
 
+/** The traffic breakdowns (shared/domain/breakdowns.ts): the overview's range, mode and partner filter. */
+export const BreakdownsInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id.", example: 1 }),
+  from: Day.optional().meta({ description: "First day of the range (UTC, YYYY-MM-DD, inclusive); default: 29 days before to.", example: "2026-01-01" }),
+  to: Day.optional().meta({ description: "Last day of the range (UTC, YYYY-MM-DD, inclusive); default: today. At most 366 days in all.", example: "2026-01-30" }),
+  test: Flag.default(false).meta({ description: "true for test events and test sales only (the integration's), false (default) for live ones.", example: "false" }),
+  partnerId: Id.optional().meta({ description: "Only this partner's figures. The partner must be enrolled in the program.", example: 3 }),
+});
+
 /** The partners list: one page of the program's enrollments with each partner's all-time totals. */
 export const ListPartnersInput = z.strictObject({
   programId: Id.meta({ description: "The program's id.", example: 1 }),
