@@ -53,7 +53,7 @@ describeWithChromium("Overview screen", () => {
 
     // The console's Overview: the program is the shell's picker (the screen has none of its own), the period form is the screen's.
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
-    expect(await page.locator("select").count()).toBe(1);
+    expect(await page.locator("select:not(#breakdowns-family)").count()).toBe(1);
     expect(await page.getByLabel("Program").inputValue()).toBe(String(p.programId));
     expect(await page.getByRole("link", { name: "Overview" }).getAttribute("aria-current")).toBe("page");
 
@@ -84,6 +84,20 @@ describeWithChromium("Overview screen", () => {
     expect(await partnerRows.nth(0).locator("th").textContent()).toContain("Partner One");
     expect(await partnerRows.nth(1).locator("th").textContent()).toContain("Bob Builder");
     expect(await page.locator("#partners-table tfoot td").nth(3).textContent()).toBe("$150.00");
+
+    // The traffic breakdowns: a table per dimension with its bars; the tests' clicks come from this machine (no
+    // country) without a referrer, and the sales were attributed by customer key (no click): Unknown and Direct.
+    const countries = page.locator("#breakdowns-country tbody tr");
+    await expectText(countries.first(), "Unknown");
+    expect(await countries.first().locator("td").allTextContents()).toEqual(["2", "100%"]);
+    expect(await page.locator("#breakdowns-referrer tbody tr th").first().textContent()).toBe("Direct (no referrer)");
+    expect(await page.locator("#breakdowns-country caption").textContent()).toBe("Clicks by country");
+    // The family is a native select: chosen with the keyboard alone.
+    await tabTo(page, page.getByLabel("Show"));
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    await expectText(page.locator("#breakdowns-country caption"), "Sales (revenue) by country");
+    expect(await page.locator("#breakdowns-country tbody tr").first().locator("td").allTextContents()).toEqual(["$150.00", "2", "100%"]);
 
     // The checklist: real (not test) events do not complete it; payments are server-side.
     await expectText(page.locator('li[data-step="payments"] .detail'), "Server-side sale tracking.");

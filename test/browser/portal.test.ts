@@ -113,6 +113,14 @@ describeWithChromium("partner portal page", () => {
     await expectText(row.locator("td.net"), "$25.00");
     await expectText(page.locator('[data-figure="clicks"] .value'), "1");
     await expectText(page.locator('[data-figure="pending"] .value'), "$25.00");
+    // Where the traffic came from: the click (from this machine: no country, no referrer) and the sale it brought.
+    await expectText(page.locator("#breakdowns-country caption"), "Clicks by country");
+    await expectText(page.locator("#breakdowns-country tbody tr").first(), "Unknown");
+    expect(await page.locator("#breakdowns-country tbody tr").first().locator("td").allTextContents()).toEqual(["1", "100%"]);
+    await page.getByLabel("Show").selectOption("sales");
+    await expectText(page.locator("#breakdowns-referrer tbody tr").first(), "$125.00");
+    expect(await page.locator("#breakdowns-referrer tbody tr th").first().textContent()).toBe("Direct (no referrer)");
+    await checkAtBothWidths(page, "portal-breakdowns", () => page.locator("#breakdowns-browser").waitFor());
 
     // 4. A refund reduces the commission (and says why); its notice arrives.
     const refund = await f.sys.http("POST", "/api/v1/track/refund", {

@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, query } from "../lib/api";
+import { BreakdownCharts, type Breakdowns } from "../lib/breakdowns";
 import { DailyChart } from "../lib/chart";
 import { count, money } from "../lib/format";
 import { Field } from "../lib/ui";
@@ -77,111 +78,133 @@ export function Stats({ programId, first, onError }: { programId: number; first:
   };
 
   return (
-    <section id="stats" aria-labelledby="stats-title" aria-busy={busy}>
-      <h2 id="stats-title">
-        Over time{" "}
-        <span class="muted" id="stats-period">
-          {s.from} to {s.to}
-        </span>
-      </h2>
-      <form class="controls stats-range" aria-label="Period" onSubmit={apply}>
-        <Field
-          label="From"
-          id="stats-from"
-          type="date"
-          name="from"
-          value={form.from}
-          max={form.to || undefined}
-          required
-          onInput={(e) => setForm({ ...form, from: (e.currentTarget as HTMLInputElement).value })}
+    <>
+      <section id="stats" aria-labelledby="stats-title" aria-busy={busy}>
+        <h2 id="stats-title">
+          Over time{" "}
+          <span class="muted" id="stats-period">
+            {s.from} to {s.to}
+          </span>
+        </h2>
+        <form class="controls stats-range" aria-label="Period" onSubmit={apply}>
+          <Field
+            label="From"
+            id="stats-from"
+            type="date"
+            name="from"
+            value={form.from}
+            max={form.to || undefined}
+            required
+            onInput={(e) => setForm({ ...form, from: (e.currentTarget as HTMLInputElement).value })}
+          />
+          <Field
+            label="To"
+            id="stats-to"
+            type="date"
+            name="to"
+            value={form.to}
+            min={form.from || undefined}
+            required
+            onInput={(e) => setForm({ ...form, to: (e.currentTarget as HTMLInputElement).value })}
+          />
+          <div class="field">
+            <button type="submit" class="secondary" disabled={busy}>
+              Show period
+            </button>{" "}
+            {range && (
+              <button type="button" class="secondary" onClick={reset}>
+                Last 30 days
+              </button>
+            )}
+          </div>
+        </form>
+        <DailyChart
+          id="chart-activity"
+          title="Clicks and sales per day"
+          days={days}
+          series={[
+            { label: "Clicks", stroke: "#0b57d0", values: s.days.map((d) => d.clicks) },
+            { label: "Sales", stroke: "#116329", values: s.days.map((d) => d.sales) },
+          ]}
         />
-        <Field
-          label="To"
-          id="stats-to"
-          type="date"
-          name="to"
-          value={form.to}
-          min={form.from || undefined}
-          required
-          onInput={(e) => setForm({ ...form, to: (e.currentTarget as HTMLInputElement).value })}
+        <DailyChart
+          id="chart-money"
+          title={`Revenue and your commission per day (${s.currency.toUpperCase()})`}
+          days={days}
+          format={cash}
+          series={[
+            { label: "Revenue", stroke: "#0b57d0", values: s.days.map((d) => d.revenueCents) },
+            { label: "Commission", stroke: "#116329", values: s.days.map((d) => d.commissionCents) },
+          ]}
         />
-        <div class="field">
-          <button type="submit" class="secondary" disabled={busy}>
-            Show period
-          </button>{" "}
-          {range && (
-            <button type="button" class="secondary" onClick={reset}>
-              Last 30 days
-            </button>
-          )}
-        </div>
-      </form>
-      <DailyChart
-        id="chart-activity"
-        title="Clicks and sales per day"
-        days={days}
-        series={[
-          { label: "Clicks", stroke: "#0b57d0", values: s.days.map((d) => d.clicks) },
-          { label: "Sales", stroke: "#116329", values: s.days.map((d) => d.sales) },
-        ]}
-      />
-      <DailyChart
-        id="chart-money"
-        title={`Revenue and your commission per day (${s.currency.toUpperCase()})`}
-        days={days}
-        format={cash}
-        series={[
-          { label: "Revenue", stroke: "#0b57d0", values: s.days.map((d) => d.revenueCents) },
-          { label: "Commission", stroke: "#116329", values: s.days.map((d) => d.commissionCents) },
-        ]}
-      />
-      {/* The charts are pictures (aria-hidden): the same numbers in words and, day by day, in the table. */}
-      <p id="stats-summary">
-        {`From ${s.from} to ${s.to}: ${several(t.clicks, "click")}, ${several(t.leads, "lead")}, ${several(t.sales, "sale")}, revenue ${cash(t.revenueCents)}, your commission ${cash(t.commissionCents)}.`}{" "}
-        {best && (best.sales > 0 || best.clicks > 0) ? `Best day: ${best.date} (${several(best.clicks, "click")}, ${several(best.sales, "sale")}).` : "No clicks in this period yet."}
-      </p>
-      <details>
-        <summary>The numbers day by day</summary>
-        <div class="table-wrap">
-          <table id="stats-table">
-            <caption class="visually-hidden">Your figures per day</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col" class="num">
-                  Clicks
-                </th>
-                <th scope="col" class="num">
-                  Leads
-                </th>
-                <th scope="col" class="num">
-                  Sales
-                </th>
-                <th scope="col" class="num">
-                  Revenue
-                </th>
-                <th scope="col" class="num">
-                  Commission
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.days.map((d) => (
-                <tr key={d.date}>
-                  <th scope="row" class="date">
-                    {d.date}
+        {/* The charts are pictures (aria-hidden): the same numbers in words and, day by day, in the table. */}
+        <p id="stats-summary">
+          {`From ${s.from} to ${s.to}: ${several(t.clicks, "click")}, ${several(t.leads, "lead")}, ${several(t.sales, "sale")}, revenue ${cash(t.revenueCents)}, your commission ${cash(t.commissionCents)}.`}{" "}
+          {best && (best.sales > 0 || best.clicks > 0) ? `Best day: ${best.date} (${several(best.clicks, "click")}, ${several(best.sales, "sale")}).` : "No clicks in this period yet."}
+        </p>
+        <details>
+          <summary>The numbers day by day</summary>
+          <div class="table-wrap">
+            <table id="stats-table">
+              <caption class="visually-hidden">Your figures per day</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  <th scope="col" class="num">
+                    Clicks
                   </th>
-                  <td class="num">{count(d.clicks)}</td>
-                  <td class="num">{count(d.leads)}</td>
-                  <td class="num">{count(d.sales)}</td>
-                  <td class="num">{cash(d.revenueCents)}</td>
-                  <td class="num">{cash(d.commissionCents)}</td>
+                  <th scope="col" class="num">
+                    Leads
+                  </th>
+                  <th scope="col" class="num">
+                    Sales
+                  </th>
+                  <th scope="col" class="num">
+                    Revenue
+                  </th>
+                  <th scope="col" class="num">
+                    Commission
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
-    </section>
+              </thead>
+              <tbody>
+                {s.days.map((d) => (
+                  <tr key={d.date}>
+                    <th scope="row" class="date">
+                      {d.date}
+                    </th>
+                    <td class="num">{count(d.clicks)}</td>
+                    <td class="num">{count(d.leads)}</td>
+                    <td class="num">{count(d.sales)}</td>
+                    <td class="num">{cash(d.revenueCents)}</td>
+                    <td class="num">{cash(d.commissionCents)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      </section>
+      <PortalBreakdowns programId={programId} from={s.from} to={s.to} shown={s} onError={onError} />
+    </>
   );
+}
+
+/**
+ * The partner's own breakdowns of the period the figures show (GET /api/partner/programs/:programId/breakdowns), asked
+ * again with every new load of the figures (`shown`: a refresh).
+ */
+function PortalBreakdowns({ programId, from, to, shown, onError }: { programId: number; from: string; to: string; shown: ProgramStats; onError: (error: unknown) => void }) {
+  const [data, setData] = useState<Breakdowns | null>(null);
+  useEffect(() => {
+    let current = true;
+    api<Breakdowns>("GET", `/api/partner/programs/${programId}/breakdowns${query({ from, to })}`).then(
+      (b) => current && setData(b),
+      (e) => current && onError(e),
+    );
+    return () => {
+      current = false;
+    };
+  }, [programId, from, to, shown]);
+  return data ? <BreakdownCharts id="breakdowns" data={data} title="Where your traffic came from" /> : null;
 }

@@ -9,6 +9,7 @@ import { Alert, Field, StatusLine, useAsync } from "../../lib/ui";
 import { Balances } from "../overview/balances";
 import { IntegrationChecklist } from "../overview/checklist";
 import { Charts, Figures, PeriodPartners, type ProgramOverview } from "../overview/figures";
+import { BreakdownCharts, type Breakdowns } from "../../lib/breakdowns";
 import { Inbox } from "../overview/inbox";
 import { PendingPartners } from "../overview/pending";
 import { Screen } from "../screen";
@@ -29,6 +30,10 @@ export function Overview() {
   const [said, setSaid] = useState("");
   const overview = useAsync(
     () => api<ProgramOverview>("GET", programPath(`/overview${query({ from: period.from, to: period.to, test: period.test ? "true" : undefined })}`)),
+    [program.id, period],
+  );
+  const breakdowns = useAsync(
+    () => api<Breakdowns>("GET", programPath(`/breakdowns${query({ from: period.from, to: period.to, test: period.test ? "true" : undefined })}`)),
     [program.id, period],
   );
   // Empty days take the period the API chose (the last 30 days), so the form says what is shown.
@@ -67,6 +72,8 @@ export function Overview() {
         <div id="overview" aria-busy={overview.loading}>
           <Figures overview={o} />
           <Charts overview={o} />
+          {breakdowns.data && <BreakdownCharts id="breakdowns" data={breakdowns.data} />}
+          {breakdowns.error && <Alert>{breakdowns.error}</Alert>}
           <PeriodPartners overview={o} />
         </div>
       )}

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { referralLink } from "../../../../shared/domain/referral-link";
 import { api, errorMessage, query } from "../../lib/api";
+import { BreakdownCharts, type Breakdowns } from "../../lib/breakdowns";
 import { DailyChart } from "../../lib/chart";
 import { count, dateTime, day, money } from "../../lib/format";
 import { Alert, CopyButton, PagedTable, SelectField, StatusLine, useAsync } from "../../lib/ui";
@@ -44,6 +45,7 @@ export function PartnerDetail() {
   const changed = (text: string) => (setSaid(text), setRound((n) => n + 1));
   const partner = useAsync(() => api<PartnerDetailRow>("GET", programPath(`/partners/${partnerId}`)), [partnerId, round]);
   const overview = useAsync(() => api<Overview>("GET", programPath(`/overview${query({ partnerId })}`)), [partnerId]);
+  const breakdowns = useAsync(() => api<Breakdowns>("GET", programPath(`/breakdowns${query({ partnerId })}`)), [partnerId]);
   const groups = useAsync(() => api<Groups>("GET", programPath("/rewards")), [partnerId, round]);
   const currency = settings.currency;
   const cash = (cents: number) => money(cents, currency);
@@ -149,6 +151,9 @@ export function PartnerDetail() {
           </>
         )}
       </section>
+
+      {breakdowns.data && <BreakdownCharts id="partner-breakdowns" data={breakdowns.data} title="Where their traffic came from" />}
+      {breakdowns.error && <Alert>{breakdowns.error}</Alert>}
 
       <Notes partnerId={partnerId} notes={p.notes} />
 
