@@ -75,7 +75,13 @@ describeWithChromium("console lists and a partner's screen", () => {
     await expectText(page.getByRole("status").first(), "Notes saved.");
     await page.getByLabel("Group").selectOption(String(vip.id));
     await expectText(page.getByRole("status").first(), "Moved to VIP");
-    await checkAtBothWidths(page, "console-partner", () => page.locator(".chart canvas").first().waitFor());
+    // Where their traffic came from: the three clicks (no country from this machine) and, in the program's currency,
+    // the three sales (attributed by customer key, not by a click: Unknown).
+    await expectText(page.locator("#partner-breakdowns-country tbody tr").first(), "Unknown");
+    expect(await page.locator("#partner-breakdowns-country tbody tr").first().locator("td").allTextContents()).toEqual(["3", "100%"]);
+    await page.getByLabel("Show").selectOption("sales");
+    expect(await page.locator("#partner-breakdowns-device tbody tr").first().locator("td").allTextContents()).toEqual(["$600.00", "3", "100%"]);
+    await checkAtBothWidths(page, "console-partner", () => page.locator("#partner-breakdowns-browser").waitFor());
     await page.reload();
     await page.getByRole("heading", { level: 1, name: "Partner One" }).waitFor();
     expect(await page.getByLabel("Notes (only your team sees them)").inputValue()).toBe("Prefers monthly payouts.");
