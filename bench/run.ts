@@ -171,6 +171,11 @@ function growthReads(partnerSorts: string[]): GrowthRead[] {
     { name: "overview, last 30 days (default)", path: (x) => `${program(x)}/overview`, expect: "totals" },
     { name: "overview, 366 days", path: (x) => `${program(x)}/overview?${year()}`, expect: "totals" },
     { name: "overview of one partner", path: (x) => `${program(x)}/overview?partnerId=${x.partnerId}`, expect: "totals" },
+    // Issue 49: the traffic breakdowns the overview, the partner page and the portal ask beside their figures.
+    { name: "overview breakdowns, last 30 days", path: (x) => `${program(x)}/breakdowns`, expect: "referrer" },
+    { name: "overview breakdowns, 366 days", path: (x) => `${program(x)}/breakdowns?${year()}`, expect: "referrer" },
+    { name: "partner detail breakdowns, last 30 days", path: (x) => `${program(x)}/breakdowns?partnerId=${x.partnerId}`, expect: "referrer" },
+    { name: "portal: the partner's breakdowns, last 30 days", path: (x) => `/api/partner/programs/${x.programId}/breakdowns`, expect: "referrer", portal: true },
     ...partnerLists,
     { name: "partner detail", path: (x) => `${program(x)}/partners/${x.partnerId}`, expect: "notes" },
     { name: "portal: the partner's figures, last 30 days", path: (x) => `/api/partner/programs/${x.programId}/stats`, expect: "totals", portal: true },
@@ -999,13 +1004,20 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
     const columns = new Set((await c.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'sales'")).rows.map((r) => r.column_name));
     const day = "now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second'";
     const occurred = columns.has("occurred_at") ? [", occurred_at", `, ${day}`] : ["", ""];
+    // The sales' click dimensions (issue 49), as their clicks' below.
+    const saleDims = columns.has("click_referrer_domain")
+      ? [
+          ", click_country, click_device_type, click_browser, click_referrer_domain",
+          `, (ARRAY['US','DE','GB','FR','NL','ES','IT','CA','AU','BR','IN','JP','SE','PL','AT','CH','BE','DK','NO','FI','IE','PT','CZ','MX','AR','ZA','NZ','SG','KR','TR','GR','HU','RO','IL','AE','CL','CO','PH','TH','ID'])[1 + g % 40], (ARRAY['desktop','mobile','mobile','tablet','other'])[1 + g % 5], (ARRAY['Chrome','Mobile Safari','Safari','Firefox','Edge','Samsung Internet','Opera','Chrome WebView','Facebook','Instagram','Brave','Vivaldi'])[1 + g % 12], CASE WHEN g % 4 = 0 THEN NULL ELSE 'site' || (g % 300) || '.example' END`,
+        ]
+      : ["", ""];
     const args = [programId, toAdd, partners.length, partners];
     const partner = "($4::int[])[1 + g % $3]";
     await c.query("BEGIN");
     await c.query(
       `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, partner_id, attribution_method, is_test, is_recurring,
-         commission_state, created_at${occurred[0]})
-       SELECT $1, 'bulk-' || g, 10000, 'usd', 'bulk-cust-' || g, ${partner}, 'customer_key', false, false, 'created', ${day}${occurred[1]}
+         commission_state, created_at${occurred[0]}${saleDims[0]})
+       SELECT $1, 'bulk-' || g, 10000, 'usd', 'bulk-cust-' || g, ${partner}, 'customer_key', false, false, 'created', ${day}${occurred[1]}${saleDims[1]}
        FROM generate_series(1, $2) AS g`,
       args,
     );
@@ -1029,21 +1041,41 @@ async function bulkSeed(databaseUrl: string, programId: number, rows: number): P
        SELECT o.id, 'partner_notice', p.workspace_id, c.program_id, c.partner_id, c.id, c.transaction_id, 'pending', 0, 'usd', c.created_at
        FROM outbox o JOIN commissions c ON c.id = o.commission_id JOIN programs p ON p.id = c.program_id WHERE c.transaction_id LIKE 'bulk-%'`,
     );
-    // The clicks and leads (customers) that brought those sales, one each.
+    // The clicks and leads (customers) that brought those sales, one each; with the clicks' details where the schema
+    // has them (issue 49): 40 countries, 4 device types, 12 browsers, 300 referrer domains (a long tail) and no
+    // referrer, spread over the rows, the leads keeping their click's.
+    const clickColumns = new Set((await c.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'clicks'")).rows.map((r) => r.column_name));
+    const leadColumns = new Set((await c.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = 'leads'")).rows.map((r) => r.column_name));
+    const dims = {
+      country:
+        "(ARRAY['US','DE','GB','FR','NL','ES','IT','CA','AU','BR','IN','JP','SE','PL','AT','CH','BE','DK','NO','FI','IE','PT','CZ','MX','AR','ZA','NZ','SG','KR','TR','GR','HU','RO','IL','AE','CL','CO','PH','TH','ID'])[1 + g % 40]",
+      device: "(ARRAY['desktop','mobile','mobile','tablet','other'])[1 + g % 5]",
+      browser: "(ARRAY['Chrome','Mobile Safari','Safari','Firefox','Edge','Samsung Internet','Opera','Chrome WebView','Facebook','Instagram','Brave','Vivaldi'])[1 + g % 12]",
+      referrer: "CASE WHEN g % 4 = 0 THEN NULL ELSE 'site' || (g % 300) || '.example' END",
+    };
+    const clickDetails = clickColumns.has("referrer_domain")
+      ? [", country, device_type, browser, referrer_domain", `, ${dims.country}, ${dims.device}, ${dims.browser}, ${dims.referrer}`]
+      : ["", ""];
+    const leadDetails = leadColumns.has("click_referrer_domain") ? [", click_country, click_device_type, click_browser, click_referrer_domain", clickDetails[1]] : ["", ""];
     await c.query(
-      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at)
-       SELECT 'bulk-clk-' || g, $1, ${partner}, 'bulk', false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      `INSERT INTO clicks (click_id, program_id, partner_id, referral_code, is_test, timestamp, created_at${clickDetails[0]})
+       SELECT 'bulk-clk-' || g, $1, ${partner}, 'bulk', false, ${day}, ${day}${clickDetails[1]} FROM generate_series(1, $2) AS g`,
       args,
     );
     await c.query(
-      `INSERT INTO leads (program_id, customer_key, click_id, partner_id, is_test, timestamp, created_at)
-       SELECT $1, 'bulk-cust-' || g, 'bulk-clk-' || g, ${partner}, false, ${day}, ${day} FROM generate_series(1, $2) AS g`,
+      `INSERT INTO leads (program_id, customer_key, click_id, partner_id, is_test, timestamp, created_at${leadDetails[0]})
+       SELECT $1, 'bulk-cust-' || g, 'bulk-clk-' || g, ${partner}, false, ${day}, ${day}${leadDetails[1]} FROM generate_series(1, $2) AS g`,
       args,
     );
     await c.query("COMMIT");
     // Vacuumed and analysed, as autovacuum leaves the tables once it has settled after such a load: the refund measured
     // next then meets neither a vacuum running beside it nor stale visibility maps (issue 31, "growth tail").
     await c.query("VACUUM ANALYZE sales, commissions, outbox, notifications, clicks, leads");
+    // The breakdown rollups the triggers filled (issue 49), as autovacuum would leave them.
+    const breakdowns = (
+      await c.query<{ name: string }>("SELECT relname AS name FROM pg_class WHERE relname IN ('clicks_breakdown_daily', 'leads_breakdown_daily', 'sales_breakdown_daily')")
+    ).rows.map((r) => r.name);
+    if (breakdowns.length) await c.query(`VACUUM ANALYZE ${breakdowns.join(", ")}`);
     return (Date.now() - t0) / 1000;
   } finally {
     await c.end();
