@@ -14,7 +14,7 @@ import { startServiceOutboxRelay, type ServiceOutboxRelay } from "./clients/outb
 import { startRunningTotals } from "./clients/running-totals";
 import type { PollingLoop } from "../shared/polling-loop";
 import { createAttributionRepository } from "./attribution/storage";
-import { clickDetailRetentionDays, clickDetailsKeptFrom } from "./attribution/click-detail-retention";
+import { clickDetailRetentionDays, clickDetailsKeptFrom, startClickRetention } from "./attribution/click-retention";
 import { countsAsTraffic, trafficDimensionsOf, type AttributionRepository, type Click, type CouponCode, type NewClick } from "./attribution/repository";
 import { ATTRIBUTION } from "./attribution/endpoints";
 import { createClickWriter, type ClickWriter } from "./attribution/click-writer";
@@ -27,7 +27,6 @@ import { answerBreakdowns, answerStats, answerTopPartners } from "../shared/stat
 import { topValues } from "../shared/domain/breakdowns";
 import { parseInput } from "../shared/validation";
 import { ClickEnricher } from "./attribution/click-details";
-import { startClickRetention } from "./attribution/click-retention";
 import { addressHashSecret, hashableAddress } from "../shared/address-hash";
 
 type Methods = {

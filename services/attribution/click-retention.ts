@@ -15,6 +15,18 @@ export function clickDetailRetentionDays(env: NodeJS.ProcessEnv = process.env): 
 }
 
 /**
+ * The first UTC day (YYYY-MM-DD) whose clicks still have their details for sure, as reconcile compares the clicks'
+ * breakdowns with their clicks (repository.sql.ts, breakdownDaily: the breakdowns are kept for ever, the details
+ * are not). A click older than `retentionDays` may have lost them, and `retentionDays - 1` days before today starts
+ * after that instant; one day more is left out, so a clearing that runs by the click's storage time (its own
+ * timestamp may be a little earlier) is not mistaken for drift either.
+ */
+export function clickDetailsKeptFrom(retentionDays: number, now: Date): string {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return new Date(today - Math.max(0, retentionDays - 2) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
  * Starts the job clearing the details of clicks older than the retention (repository.ts clearClickDetails): at
  * start, then hourly (CLICK_RETENTION_INTERVAL_MS). The daily rollups keep their counts for ever. Replicas may all
  * run it: each click is cleared once, whoever gets to it.

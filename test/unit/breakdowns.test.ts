@@ -1,5 +1,5 @@
 import { breakdownValues, topValues, NO_TRAFFIC_DIMENSIONS, type BreakdownRow } from "../../shared/domain/breakdowns";
-import { clickDetailRetentionDays, clickDetailsKeptFrom } from "../../services/attribution/click-detail-retention";
+import { clickDetailRetentionDays, clickDetailsKeptFrom } from "../../services/attribution/click-retention";
 
 describe("breakdownValues", () => {
   it("names the buckets of what a click did not tell, and of a lead or sale without a click", () => {
