@@ -8,12 +8,16 @@ import {
   backfillRollup,
   dropReplacedIndex,
   incrementRollup,
+  mongoPastRevision,
+  pastChangesSchema,
   rollupDrift,
   rollupStatsMatch,
   utcDayText,
   withRollupTransaction,
   type MongoRollup,
+  type PastChangesDoc,
 } from "../../shared/storage/rollup-mongo";
+import { ClosedDaysCache } from "../../shared/storage/closed-days";
 import { extendRunningTotals, runningCollections, runningDrift, runningPartnerFigures, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type {
   ActivityFigures,
@@ -175,6 +179,9 @@ function breakdownDaySchema<F extends keyof ActivityFigures>(figure: F, collecti
   return schema;
 }
 
+/** Per program, a revision bumped by every change of a past day's clicks or leads breakdown (closed-days.ts). */
+const breakdownChangesSchema = pastChangesSchema("attribution_breakdown_changes");
+
 const clickBreakdownSchema = breakdownDaySchema("clicks", "clicks_breakdown_daily");
 const leadBreakdownSchema = breakdownDaySchema("leads", "leads_breakdown_daily");
 
@@ -190,9 +197,10 @@ function breakdownDaily<F extends keyof ActivityFigures, S>(
   figure: F,
   match: Record<string, unknown>,
   fields: Record<keyof TrafficDimensions, string>,
+  pastChanges: Model<PastChangesDoc>,
 ): MongoRollup<BreakdownDayDoc<F>, S> {
   const activity = activityDaily(days as unknown as Model<ActivityDayDoc<F>>, source, figure, match);
-  return { ...activity, rollup: days, key: { ...activity.key, ...BREAKDOWN_KEY_FIELDS }, expand: breakdownStages(fields) };
+  return { ...activity, rollup: days, key: { ...activity.key, ...BREAKDOWN_KEY_FIELDS }, expand: breakdownStages(fields), pastChanges };
 }
 
 const CLICK_FIELDS = { country: "details.country", deviceType: "details.deviceType", browser: "details.browser", referrerDomain: "details.referrerDomain" };
@@ -312,6 +320,12 @@ export class MongoAttributionRepository implements AttributionRepository {
     readonly outbox: MongoOutbox,
   ) {}
 
+  /** The program's breakdowns of closed days read so far (closed-days.ts). */
+  private readonly breakdownDays = new ClosedDaysCache<BreakdownRow<ActivityFigures>>({
+    revision: (programId) => mongoPastRevision(this.clicksBreakdown.pastChanges!, programId),
+    rows: (q) => this.breakdownRows(q),
+  });
+
   static async create(connection: Connection): Promise<MongoAttributionRepository> {
     const clicks = modelOn(connection, "Click", clickSchema);
     const leads = modelOn(connection, "Lead", leadSchema);
@@ -321,7 +335,8 @@ export class MongoAttributionRepository implements AttributionRepository {
     const leadDays = modelOn(connection, "LeadDay", leadDaySchema);
     const clickBreakdown = modelOn(connection, "ClickBreakdownDay", clickBreakdownSchema);
     const leadBreakdown = modelOn(connection, "LeadBreakdownDay", leadBreakdownSchema);
-    await prepareCollections([clicks, leads, processorCustomers, couponCodes, clickDays, leadDays, clickBreakdown, leadBreakdown]);
+    const breakdownChanges = modelOn(connection, "AttributionBreakdownChanges", breakdownChangesSchema);
+    await prepareCollections([clicks, leads, processorCustomers, couponCodes, clickDays, leadDays, clickBreakdown, leadBreakdown, breakdownChanges]);
     await dropReplacedIndex(clicks, OLD_ACTIVITY_STATS_INDEX);
     await dropReplacedIndex(leads, OLD_ACTIVITY_STATS_INDEX);
     await dropReplacedIndex(clicks, OLD_PARTNER_CLICKS_INDEX);
@@ -335,8 +350,8 @@ export class MongoAttributionRepository implements AttributionRepository {
     };
     const leadsDaily = { ...activityDaily(leadDays, leads, "leads", ATTRIBUTED), running: await runningCollections(connection, "leads_running", "leads", ["isTest"], { packed: false }) };
     // After the unique key indexes are built: instances starting together cannot both insert a key.
-    const clicksBreakdown = breakdownDaily(clickBreakdown, clicks, "clicks", COUNTED_CLICKS, CLICK_FIELDS);
-    const leadsBreakdown = breakdownDaily(leadBreakdown, leads, "leads", ATTRIBUTED, LEAD_FIELDS);
+    const clicksBreakdown = breakdownDaily(clickBreakdown, clicks, "clicks", COUNTED_CLICKS, CLICK_FIELDS, breakdownChanges);
+    const leadsBreakdown = breakdownDaily(leadBreakdown, leads, "leads", ATTRIBUTED, LEAD_FIELDS, breakdownChanges);
     await backfillRollup(clicksDaily);
     await backfillRollup(leadsDaily);
     await backfillRollup(clicksBreakdown);
@@ -558,7 +573,12 @@ export class MongoAttributionRepository implements AttributionRepository {
     };
   }
 
-  async breakdowns(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>> {
+  breakdowns(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>> {
+    return this.breakdownDays.read(q);
+  }
+
+  /** The breakdown rows of a range, uncached (closed-days.ts keeps the program's closed days). */
+  private async breakdownRows(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>> {
     // Along the unique key { programId, partnerId, isTest, day, ... }: the program's rows, or the partners asked for.
     const sums = <D, F extends keyof ActivityFigures>(model: Model<D>, field: F) =>
       model.aggregate<BreakdownRow<ActivityFigures>>([

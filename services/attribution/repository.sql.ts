@@ -5,6 +5,7 @@ import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import {
   BREAKDOWN_KEY,
   breakdownExpansion,
+  pastRevision,
   ROLLUP_DAY,
   rollupCoveringMigration,
   rollupFunction,
@@ -14,6 +15,7 @@ import {
   utcDay,
   type RollupDefinition,
 } from "../../shared/storage/rollup-sql";
+import { ClosedDaysCache } from "../../shared/storage/closed-days";
 import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
 import {
   extendRunningTotals,
@@ -43,6 +45,9 @@ import type {
 import { NO_CLICK_DETAILS } from "./repository";
 import type { BreakdownRow } from "../../shared/domain/breakdowns";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
+
+/** Per program, a revision bumped by every change of a past day's clicks or leads breakdown (closed-days.ts). */
+const BREAKDOWN_CHANGES = "attribution_breakdown_changes";
 
 const MIGRATIONS = [
   `CREATE TABLE clicks (
@@ -145,6 +150,7 @@ const MIGRATIONS = [
    UPDATE leads l SET click_country = c.country, click_device_type = c.device_type, click_browser = c.browser, click_referrer_domain = c.referrer_domain
      FROM clicks c WHERE c.click_id = l.click_id AND c.program_id = l.program_id AND l.partner_id IS NOT NULL
        AND num_nonnulls(c.country, c.device_type, c.browser, c.referrer_domain) > 0;
+   CREATE TABLE ${BREAKDOWN_CHANGES} (program_id INTEGER PRIMARY KEY, revision BIGINT NOT NULL);
    ${rollupMigration(breakdownDaily("clicks"))}
    ${rollupMigration(breakdownDaily("leads"))}`,
 ];
@@ -175,6 +181,7 @@ function breakdownDaily(source: "clicks" | "leads", detailsFrom?: string): Rollu
     // Read along the key (program, partner, mode, day): the program's row of all partners for the overview, one
     // partner's for their detail and the portal; the figures beside it.
     rangeIndex: [],
+    pastChanges: BREAKDOWN_CHANGES,
     ...(source === "clicks" ? { events: ["INSERT", "DELETE"] as const } : {}),
     ...(source === "clicks" && detailsFrom ? { driftFrom: `'${detailsFrom}'::date` } : {}),
   };
@@ -396,6 +403,14 @@ export class SqlAttributionRepository implements AttributionRepository {
   readonly outbox: SqlOutbox;
   /** The ranking's packed days read so far (running-packed.ts). */
   private readonly packedDays = new PackedDayCache();
+  /** The program's breakdowns of closed days read so far (closed-days.ts). */
+  private readonly breakdownDays = new ClosedDaysCache<BreakdownRow<ActivityFigures>>({
+    revision: (programId) => pastRevision(this.db, BREAKDOWN_CHANGES, programId),
+    rows: (q) => {
+      const query = breakdownsQuery(q);
+      return this.db.query<BreakdownRow<ActivityFigures>>(query.text, query.values);
+    },
+  });
 
   private constructor(private readonly db: SqlDatabase) {
     this.outbox = new SqlOutbox(db, "attribution_outbox");
@@ -563,9 +578,8 @@ export class SqlAttributionRepository implements AttributionRepository {
     return (await extendRunningTotals(this.db, activityDaily("clicks"), today)) + (await extendRunningTotals(this.db, activityDaily("leads"), today));
   }
 
-  async breakdowns(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>> {
-    const query = breakdownsQuery(q);
-    return this.db.query<BreakdownRow<ActivityFigures>>(query.text, query.values);
+  breakdowns(q: StatsQuery): Promise<Array<BreakdownRow<ActivityFigures>>> {
+    return this.breakdownDays.read(q);
   }
 
   async rollupDrift(limit: number, clickDetailsFrom?: string): Promise<RollupDrift[]> {

@@ -11,12 +11,16 @@ import {
   dropReplacedIndex,
   incrementRollup,
   monthlySchema,
+  mongoPastRevision,
+  pastChangesSchema,
   rollupDrift,
   withRollupTransaction,
   rollupStatsMatch,
   utcDayText,
   type MongoRollup,
+  type PastChangesDoc,
 } from "../../shared/storage/rollup-mongo";
+import { ClosedDaysCache } from "../../shared/storage/closed-days";
 import { extendRunningTotals, runningCollections, runningDrift, runningTopPartners, type MongoRunning } from "../../shared/storage/running-mongo";
 import type { NewSale, Sale, SalesBreakdownFigures, SalesFigures, SalesRepository, SaleListFilter } from "./repository";
 import type { SaleLine } from "../../shared/domain/rewards";
@@ -170,10 +174,14 @@ const saleBreakdownSchema = collectionSchema<SaleBreakdownDoc>("sales_breakdown_
 // As the SQL table's primary key: a range of days of the program's rows (partner ALL_PARTNERS) or one partner's.
 saleBreakdownSchema.index({ programId: 1, partnerId: 1, isTest: 1, day: 1, currency: 1, dimension: 1, value: 1 }, { unique: true });
 
+/** Per program, a revision bumped by every change of a past day's sales breakdown (closed-days.ts). */
+const breakdownChangesSchema = pastChangesSchema("sales_breakdown_changes");
+
 /** sales_breakdown_daily and its recount: sales_daily's key and figures, each sale once per dimension of its click. */
-const salesBreakdownDaily = (sales: Model<SaleDoc>, rollup: Model<SaleBreakdownDoc>): MongoRollup<SaleBreakdownDoc, SaleDoc> => ({
+const salesBreakdownDaily = (sales: Model<SaleDoc>, rollup: Model<SaleBreakdownDoc>, pastChanges: Model<PastChangesDoc>): MongoRollup<SaleBreakdownDoc, SaleDoc> => ({
   rollup,
   source: sales,
+  pastChanges,
   ...SALES_DAILY_SHAPE,
   key: { ...SALES_DAILY_SHAPE.key, ...BREAKDOWN_KEY_FIELDS },
   expand: breakdownStages({ country: "clickTraffic.country", deviceType: "clickTraffic.deviceType", browser: "clickTraffic.browser", referrerDomain: "clickTraffic.referrerDomain" }),
@@ -226,19 +234,26 @@ export class MongoSalesRepository implements SalesRepository {
     readonly rateTables: RateTableStore,
   ) {}
 
+  /** The program's breakdowns of closed days read so far (closed-days.ts). */
+  private readonly breakdownDays = new ClosedDaysCache<BreakdownRow<SalesBreakdownFigures>>({
+    revision: (programId) => mongoPastRevision(this.breakdown.pastChanges!, programId),
+    rows: (q, currency) => this.breakdownRows(q, currency),
+  });
+
   static async create(connection: Connection): Promise<MongoSalesRepository> {
     const sales = modelOn(connection, "Sale", saleSchema);
     const days = modelOn(connection, "SaleDay", saleDaySchema);
     const months = modelOn(connection, "SaleMonth", saleMonthSchema);
     const breakdownDays = modelOn(connection, "SaleBreakdownDay", saleBreakdownSchema);
-    await prepareCollections([sales, days, months, breakdownDays]);
+    const breakdownChanges = modelOn(connection, "SaleBreakdownChanges", breakdownChangesSchema);
+    await prepareCollections([sales, days, months, breakdownDays, breakdownChanges]);
     await dropReplacedIndex(sales, OLD_SALES_STATS_INDEX);
     // Created here, not inside a transaction (a collection cannot be created in one on older servers).
     const outbox = await MongoOutbox.create(connection, "sales_outbox");
     // sales_running: each partner's revenue through each day, and each day packed, the overview's ranking (running-mongo.ts).
     const daily = salesDaily(sales, days, months, await runningCollections(connection, "sales_running", "amountCents", ["isTest", "currency"], { packed: true }));
     // After the unique key index is built: instances starting together cannot both insert a key.
-    const breakdown = salesBreakdownDaily(sales, breakdownDays);
+    const breakdown = salesBreakdownDaily(sales, breakdownDays, breakdownChanges);
     await backfillRollup(daily);
     await backfillRollup(breakdown);
     return new MongoSalesRepository(connection, sales, daily, breakdown, outbox, await MongoRateTableStore.create(connection));
@@ -423,7 +438,12 @@ export class MongoSalesRepository implements SalesRepository {
     return extendRunningTotals(this.running, this.daily.rollup, today);
   }
 
-  async breakdowns(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>> {
+  breakdowns(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>> {
+    return this.breakdownDays.read(q, currency);
+  }
+
+  /** The breakdown rows of a range, uncached (closed-days.ts keeps the program's closed days). */
+  private async breakdownRows(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>> {
     // Along the unique key { programId, partnerId, isTest, day, ... }: the program's rows, or the partners asked for.
     return this.breakdown.rollup.aggregate<BreakdownRow<SalesBreakdownFigures>>([
       { $match: rollupStatsMatch(q, "isTest", "days") },

@@ -8,6 +8,7 @@ import {
   partnerRangeRows,
   BREAKDOWN_KEY,
   breakdownExpansion,
+  pastRevision,
   rollupCoveringMigration,
   rollupMigration,
   rollupWhere,
@@ -15,6 +16,7 @@ import {
   utcDay,
   type RollupDefinition,
 } from "../../shared/storage/rollup-sql";
+import { ClosedDaysCache } from "../../shared/storage/closed-days";
 import { PackedDayCache, rankPackedRange, type PackedRangeRow } from "../../shared/storage/running-packed";
 import {
   extendRunningTotals,
@@ -34,6 +36,9 @@ import { SALES_CSV } from "./export";
 import type { RateTableStore } from "./rate-tables";
 import { SqlRateTableStore } from "./rate-tables.sql";
 import { pageOf, sqlPosition, SqlConditions, type Page, type SqlListed, type SqlQuery } from "../../shared/pagination";
+
+/** Per program, a revision bumped by every change of a past day's sales breakdown (closed-days.ts). */
+const BREAKDOWN_CHANGES = "sales_breakdown_changes";
 
 const MIGRATIONS = [
   `CREATE TABLE sales (
@@ -96,6 +101,7 @@ const MIGRATIONS = [
   // attribution.resolve answers them: this service never reads the clicks), and the attributed sales and their amounts
   // are counted per (program, partner, mode, UTC day, currency, dimension, value) by triggers, as sales_daily is.
   `ALTER TABLE sales ADD COLUMN click_country TEXT, ADD COLUMN click_device_type TEXT, ADD COLUMN click_browser TEXT, ADD COLUMN click_referrer_domain TEXT;
+   CREATE TABLE ${BREAKDOWN_CHANGES} (program_id INTEGER PRIMARY KEY, revision BIGINT NOT NULL);
    ${rollupMigration(salesBreakdownDaily())}`,
 ];
 
@@ -114,6 +120,7 @@ function salesBreakdownDaily(): RollupDefinition {
     expand: breakdownExpansion({ country: "click_country", deviceType: "click_device_type", browser: "click_browser", referrerDomain: "click_referrer_domain" }),
     // Read along the key (program, partner, mode, day): the program's rows of all partners, or one partner's.
     rangeIndex: [],
+    pastChanges: BREAKDOWN_CHANGES,
   };
 }
 
@@ -287,6 +294,16 @@ export class SqlSalesRepository implements SalesRepository {
   readonly outbox: SqlOutbox;
   /** The ranking's packed days read so far (running-packed.ts). */
   private readonly packedDays = new PackedDayCache();
+  /** The program's breakdowns of closed days read so far (closed-days.ts). */
+  private readonly breakdownDays = new ClosedDaysCache<BreakdownRow<SalesBreakdownFigures>>({
+    revision: (programId) => pastRevision(this.db, BREAKDOWN_CHANGES, programId),
+    rows: async (q, currency) => {
+      const query = salesBreakdownsQuery(q, currency);
+      // The BIGINT sum: a driver that leaves BIGINT as text returns text.
+      const rows = await this.db.query<{ dimension: BreakdownDimension; value: string } & Record<keyof SalesBreakdownFigures, number | string>>(query.text, query.values);
+      return rows.map((r) => ({ ...r, sales: Number(r.sales), amountCents: Number(r.amountCents) }));
+    },
+  });
 
   private constructor(
     private readonly db: SqlDatabase,
@@ -420,11 +437,8 @@ export class SqlSalesRepository implements SalesRepository {
     return extendRunningTotals(this.db, salesDaily(), today);
   }
 
-  async breakdowns(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>> {
-    const query = salesBreakdownsQuery(q, currency);
-    // The BIGINT sum: a driver that leaves BIGINT as text returns text.
-    const rows = await this.db.query<{ dimension: BreakdownDimension; value: string } & Record<keyof SalesBreakdownFigures, number | string>>(query.text, query.values);
-    return rows.map((r) => ({ ...r, sales: Number(r.sales), amountCents: Number(r.amountCents) }));
+  breakdowns(q: StatsQuery, currency: string): Promise<Array<BreakdownRow<SalesBreakdownFigures>>> {
+    return this.breakdownDays.read(q, currency);
   }
 
   async rollupDrift(limit: number): Promise<RollupDrift[]> {

@@ -7,7 +7,7 @@
  */
 import type { ClientSession, Connection, Model, PipelineStage, Schema } from "mongoose";
 import { ALL_PARTNERS, firstOfMonth, splitByMonths, type DaySpan, type Figures, type RollupDrift, type StatsQuery } from "../domain/stats";
-import { registerCollectionSchema, withTransaction } from "./mongo";
+import { collectionSchema, registerCollectionSchema, withTransaction } from "./mongo";
 import { moveRunningBack, type MongoRunning } from "./running-mongo";
 import { DIRECT_VALUE, UNKNOWN_VALUE, type BreakdownDimension } from "../domain/breakdowns";
 
@@ -40,6 +40,28 @@ export interface RollupShape {
    * fields were erased since (a click's details after their retention).
    */
   driftFrom?: string;
+  /**
+   * Per-program revisions ({ _id: programId, revision }, pastChangesSchema) bumped in the write's transaction when it
+   * changes the figures of a day before today (UTC): the owner keeps sums of closed days while it stays (closed-days.ts).
+   */
+  pastChanges?: Model<PastChangesDoc>;
+}
+
+/** A program's revision of past changes of a rollup (RollupShape.pastChanges). */
+export interface PastChangesDoc {
+  _id: number;
+  revision: number;
+}
+
+/** The collection of a rollup's past changes: keyed by the program's id (`_id`, no other index). */
+export function pastChangesSchema(collection: string): Schema<PastChangesDoc> {
+  return collectionSchema<PastChangesDoc>(collection, { _id: { type: Number, required: true }, revision: { type: Number, required: true } });
+}
+
+/** A program's revision of past changes, "0" before the first. */
+export async function mongoPastRevision(pastChanges: Model<PastChangesDoc>, programId: number): Promise<string> {
+  const doc = await pastChanges.collection.findOne({ _id: programId } as never, { projection: { revision: 1 } });
+  return String(doc?.revision ?? 0);
 }
 
 /**
@@ -117,6 +139,15 @@ export async function incrementRollup<R>(r: RollupShape & { rollup: Model<R> }, 
     moved.map((e) => ({ updateOne: { filter: e.key, update: { $inc: e.figures }, upsert: true } })),
     { session, ordered: true },
   );
+  if (r.pastChanges) {
+    const today = utcDayText(new Date());
+    const programs = [...new Set(moved.filter((e) => String(e.key.day) < today).map((e) => Number(e.key.programId)))].sort((a, b) => a - b);
+    if (programs.length)
+      await r.pastChanges.collection.bulkWrite(
+        programs.map((id) => ({ updateOne: { filter: { _id: id } as never, update: { $inc: { revision: 1 } }, upsert: true } })),
+        { session, ordered: true },
+      );
+  }
   if (r.running)
     await moveRunningBack(
       r.running,

@@ -53,6 +53,11 @@ export interface RollupDefinition {
    * whose source columns were erased since (rollupDriftQuery).
    */
   driftFrom?: string;
+  /**
+   * A table of per-program revisions (program_id, revision) that a statement bumps when it changes the figures of
+   * a day before today (UTC): the owner keeps sums of closed days while it stays (closed-days.ts).
+   */
+  pastChanges?: string;
 }
 
 /**
@@ -88,7 +93,8 @@ function signedRows(d: RollupDefinition, rows: string, sign: "" | "-"): string {
 /**
  * The upsert adding the summed rows of `select` (a UNION ALL of signed rows) to the rollup. With running totals,
  * a statement that moved a partner's figures of a day before today (UTC) also moves the program's built day back
- * before it (the job rebuilds from there): a write of today's rows never touches it.
+ * before it (the job rebuilds from there): a write of today's rows never touches it. With past changes, such a
+ * statement bumps the program's revision instead (closed-days.ts).
  */
 function upsert(d: RollupDefinition, select: string): string {
   const moved = d.figures.map((c) => `sum(${c.name}) <> 0`).join(" OR ");
@@ -99,6 +105,12 @@ function upsert(d: RollupDefinition, select: string): string {
   const insert = (rows: string) => `INSERT INTO ${d.table} AS r (${keys}, ${names(d.figures)})
       SELECT ${keys}, ${names(d.figures)} FROM ${rows} ORDER BY ${keys}
       ON CONFLICT (${keys}) DO UPDATE SET ${add}`;
+  if (d.pastChanges && d.running) throw new Error(`${d.table}: running totals and past changes are not kept together`);
+  if (d.pastChanges)
+    return `WITH moved AS (${movedRows}), added AS (${insert("moved")})
+      INSERT INTO ${d.pastChanges} AS c (program_id, revision)
+      SELECT DISTINCT program_id, 1 FROM moved WHERE day < (now() AT TIME ZONE 'UTC')::date ORDER BY program_id
+      ON CONFLICT (program_id) DO UPDATE SET revision = c.revision + 1`;
   if (!d.running) return insert(`(${movedRows}) moved`);
   return `WITH moved AS (${movedRows}), added AS (${insert("moved")})
       UPDATE ${d.running.table}_through t SET through_day = LEAST(t.through_day, m.day - 1)${d.running.packed ? ", packed_through_day = LEAST(t.packed_through_day, m.day - 1)" : ""}
@@ -139,6 +151,12 @@ export function rollupMigration(d: RollupDefinition): string {
    ${follows(d, "UPDATE") ? trigger("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows") : ""}
    ${follows(d, "DELETE") ? trigger("DELETE", "OLD TABLE AS old_rows") : ""}
    ${upsert({ ...d, running: undefined }, signedRows(d, d.source, ""))};`;
+}
+
+/** A program's revision of past changes (RollupDefinition.pastChanges), "0" before the first. */
+export async function pastRevision(db: SqlExecutor, table: string, programId: number): Promise<string> {
+  const [row] = await db.query<{ revision: string }>(`SELECT revision::text FROM ${table} WHERE program_id = $1`, [programId]);
+  return row?.revision ?? "0";
 }
 
 const follows = (d: RollupDefinition, event: "INSERT" | "UPDATE" | "DELETE") => !d.events || d.events.includes(event);
