@@ -21,7 +21,7 @@ import {
 } from "./results.js";
 import { decideRetry, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryPolicy } from "./retry.js";
 import { randomUUID } from "node:crypto";
-import { CommissionsApi, FraudApi, ListApi, PartnersApi, PayoutsApi, queryString, type ActivityEntry, type ApiTransport, type Customer, type Sale } from "./management.js";
+import { CommissionsApi, FraudApi, ListApi, PartnersApi, PayoutsApi, queryString, type ActivityEntry, type ApiTransport, type Breakdowns, type Customer, type Sale } from "./management.js";
 
 export * from "./management.js";
 
@@ -244,6 +244,11 @@ export class AffiliateClient {
       refund_reason: input.refundReason,
     });
     return toRefundResult(body);
+  }
+
+  /** Clicks, leads and sales by country, device, browser and referrer (`sales:read`): the last 30 days by default. */
+  async breakdowns(range: { from?: string; to?: string; test?: boolean } = {}): Promise<Breakdowns> {
+    return (await this.request({ method: "GET", path: "/breakdowns", query: { ...range } })) as Breakdowns;
   }
 
   /** One call with the retry policy: the body is sent unchanged on every attempt (undefined fields are left out). */

@@ -400,3 +400,22 @@ export class FraudApi extends ListApi<FraudReview> {
     return this.request({ method: "POST", path: `/fraud/reviews/${pathId(reviewId)}/reject`, body: { reason }, ...options }) as Promise<{ review: FraudReview; changed: boolean }>;
   }
 }
+
+/** A value of a traffic breakdown with its figures (clicks; leads; sales and amountCents). */
+export type BreakdownEntry = { value: string } & Record<string, number>;
+
+/** One family's top 10 values per dimension and the rest summed (`other`, null when there is none). */
+export type BreakdownFamily = Record<"country" | "device" | "browser" | "referrer", { values: BreakdownEntry[]; other: Record<string, number> | null }>;
+
+/** Clicks, leads and sales by country, device, browser and referrer domain over a range of UTC days (docs/dashboard-api.md). */
+export interface Breakdowns {
+  programId: number;
+  currency: string;
+  currencyExponent: number;
+  from: string;
+  to: string;
+  test: boolean;
+  clicks: BreakdownFamily;
+  leads: BreakdownFamily;
+  sales: BreakdownFamily;
+}

@@ -8,6 +8,7 @@
 import { startPortalFixture, type PortalFixture } from "../support/portal";
 import { uniqueId } from "../support/tracking";
 import { ADMIN_TOKEN } from "../support/system";
+import { AffiliateClient } from "../../sdk/src";
 
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
 const DESKTOP = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
@@ -107,9 +108,8 @@ test("clicks, leads and sales by country, device, browser and referrer, for ever
   expect(trackingOnly.status).toBe(403);
   expect(trackingOnly.body.error.code).toBe("insufficient_scope");
   const reader = await fx.sys.admin("POST", `/programs/${fx.p1.programId}/api-keys`, { scopes: ["sales:read"] });
-  const api = await fx.sys.http("GET", `/api/v1/breakdowns?from=${today}&to=${today}`, { key: reader.apiKey });
-  expect(api.status).toBe(200);
-  expect(api.body.clicks).toEqual(program.clicks);
+  const client = new AffiliateClient({ apiKey: reader.apiKey, baseUrl: fx.sys.baseUrl });
+  expect((await client.breakdowns({ from: today, to: today })).clicks).toEqual(program.clicks);
 
   // The portal: Alice's own figures only.
   const cookie = await fx.signInByInvite(fx.a.partnerId);
