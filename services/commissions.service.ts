@@ -145,14 +145,17 @@ const CommissionsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
-    /** A banned partner's commissions not yet credited, voided one by one (each its own transaction; a retry skips those done). */
+    /**
+     * A banned partner's commissions not yet credited, voided one by one (each its own transaction; a retry skips those
+     * done); those held for review by rejecting their review (ledger.voidForBan).
+     */
     voidUncredited: {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.VoidUncreditedInput>>) {
         const { programId, partnerId, reason } = ctx.params;
         let voided = 0;
         for (const commissionId of await this.repo.listUncreditedCommissionIds(programId, partnerId)) {
-          if (reversalApplied(await reverseForSale(this.repo, { commissionId, reasonCode: "void", reason }, new Date()))) voided++;
+          if (await this.repo.transaction((tx) => ledger.voidForBan(tx, programId, commissionId, reason, new Date()))) voided++;
         }
         if (voided) this.relay.nudge();
         return { voided };

@@ -12,7 +12,7 @@ import { idempotentWithdrawalMismatch, reduceOpenWithdrawals } from "./withdrawa
 import { belowMinimum, moneyText } from "./payout-runs";
 import { mulDivRound, toMajorUnits } from "../../shared/domain/money";
 import { AppError, ConflictError, InvalidRequestError, NotFoundError } from "../../shared/errors";
-import type { FraudFlag } from "../../shared/domain/fraud-rules";
+import { rejectionForPartner, type FraudFlag } from "../../shared/domain/fraud-rules";
 import type {
   BalanceKey,
   Commission,
@@ -147,6 +147,25 @@ export async function decideFraudReview(
     await reverseCommission(tx, { commissionId: c.id, reasonCode: "void", reason: decision.reason }, now);
   }
   return { review: { ...review, ...decided }, changed: true };
+}
+
+/**
+ * A banned partner's commission not yet credited, voided with the ban's reason, in the caller's transaction. One held
+ * for review is voided by rejecting its review (the partner is told the rules' plain words, then the reason), so a
+ * ban leaves none of the partner's reviews pending; if the review was decided meanwhile, the commission is voided as
+ * any other. Whether this call voided it (false: it was reversed already).
+ */
+export async function voidForBan(tx: CommissionsTx, programId: number, commissionId: number, reason: string, now: Date): Promise<boolean> {
+  const review = await tx.findFraudReviewByCommission(commissionId);
+  if (review?.status === "pending") {
+    try {
+      const decided = await decideFraudReview(tx, programId, review.id, { status: "rejected", reason: rejectionForPartner(review.flags, reason) }, now);
+      if (decided?.changed) return true;
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+    }
+  }
+  return (await reverseCommission(tx, { commissionId, reasonCode: "void", reason }, now)).kind === "applied";
 }
 
 /**

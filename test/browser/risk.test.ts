@@ -134,10 +134,12 @@ describeWithChromium("the Risk screen", () => {
     await tabTo(page, banStep.getByRole("button", { name: "Confirm ban" }));
     await page.keyboard.press("Enter");
     await expectText(page.getByRole("status"), "Pia Partner banned: 2 commissions voided, and they are told why.");
-    // The ban step is gone, and the third conversion (its commission voided by the ban) cannot be cleared.
+    // The ban step is gone, and so is the third conversion: the ban rejected its review (its commission voided), with
+    // the rule's words and the ban's reason for Pia; no review of a banned partner is left waiting.
     expect(await banStep.count()).toBe(0);
-    await expectText(page.getByRole("article", { name: `Sale ${third}` }), "Its commission is voided already");
-    expect(await page.getByRole("button", { name: `Clear the sale ${third}` }).count()).toBe(0);
+    await page.getByRole("article", { name: `Sale ${third}` }).waitFor({ state: "detached" });
+    const rejectedByBan = (await decided("rejected")).find((r: { commission: { transactionId: string } }) => r.commission.transactionId === third);
+    expect(rejectedByBan.decisionReason).toMatch(/^Rejected after review\. .+ Buying through your own referral link$/);
     const partner = await asOwner("GET", `/partners/${pia.partner.id}`);
     expect(partner.body.status).toBe("declined");
     // Every commission of Pia's not yet credited is voided (the cleared one was still in its hold).
@@ -150,7 +152,7 @@ describeWithChromium("the Risk screen", () => {
     const rejectedCard = page.getByRole("article", { name: `Sale ${rejected}` });
     await expectText(rejectedCard, `${TOLD} Please do not buy through your own link.`);
     expect(await rejectedCard.getByRole("button").count()).toBe(0);
-    await expectText(page.getByRole("article", { name: "Pia Partner" }), "1 conversion rejected");
+    await expectText(page.getByRole("article", { name: "Pia Partner" }), "2 conversions rejected");
     await checkAtBothWidths(page, "console-risk-rejected", () => rejectedCard.waitFor());
     await page.getByLabel("State").selectOption("cleared");
     await page.getByRole("button", { name: "Apply filters" }).click();

@@ -210,6 +210,7 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/api/programs/:programId/customers", session: true },
   // The partner portal (issue 15.3): the partner's routes, and the operator's invite link and enrollment.
   { method: "GET", path: "/api/partner/programs/:programId/commissions", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/breakdowns", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/withdrawals", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/customers", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/notices", partner: true },
@@ -228,6 +229,7 @@ const ROUTES: Route[] = [
   { method: "POST", path: "/api/admin/programs/:programId/enrollments", body: () => ({ partnerId: ids.otherPartnerId }) },
   // The program overview (issue 15.2). Decline, then approve again: the partner ends as it began.
   { method: "GET", path: "/api/programs/:programId/overview", session: true },
+  { method: "GET", path: "/api/programs/:programId/breakdowns", session: true },
   { method: "GET", path: "/api/programs/:programId/partners", session: true },
   { method: "POST", path: "/api/programs/:programId/partners/:partnerId/withdrawals", session: true, body: () => ({ amountCents: 1 }) },
   { method: "POST", path: "/api/programs/:programId/withdrawals/:withdrawalId/pay", session: true, ids: () => ({ withdrawalId: ids.dashboardWithdrawalId }), only: ["withdrawalId"] },
@@ -241,6 +243,7 @@ const ROUTES: Route[] = [
     body: () => ({ reason: "Path ids" }),
   })),
   { method: "GET", path: "/api/admin/programs/:programId/overview" },
+  { method: "GET", path: "/api/admin/programs/:programId/breakdowns" },
   { method: "GET", path: "/api/admin/programs/:programId/partners" },
   { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/status", body: () => ({ status: "approved" }) },
   // The partner detail and the team's notes on a partner: the dashboard's routes and the operator's.

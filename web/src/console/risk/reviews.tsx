@@ -245,7 +245,7 @@ function ReviewCard({ review: r, partnerName, writable, done }: { review: Review
           </li>
         ))}
       </ul>
-      {r.status === "pending" && voided && <p class="muted">Its commission is voided already (the partner was banned, or the sale refunded): there is nothing to clear.</p>}
+      {r.status === "pending" && voided && <p class="muted">Its commission is voided already (the sale was refunded, or the commission voided): there is nothing to clear.</p>}
       {writable && r.status === "pending" && (
         <div class="actions wrap">
           {!voided && (
