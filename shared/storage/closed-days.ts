@@ -10,8 +10,8 @@
  *
  * Why the revision is read before the sums: a change committed between the two is in the sums and has moved the
  * revision past the one they are kept under, so the next read sums again; a sum is never kept under a revision that
- * misses a change it lacks. A change of a closed day that does not bump the revision would need a transaction begun
- * before the day before the read (today's trigger bumps a day before its own start's day): none lasts a day.
+ * misses a change it lacks. The trigger bumps for a day before its transaction's start day (UTC), so a write of a
+ * closed day that does not bump needs a transaction begun two days before the read: none lasts that long.
  */
 import type { StatsQuery } from "../domain/stats";
 
