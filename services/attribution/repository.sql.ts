@@ -1,6 +1,6 @@
 import { leadCreatedPayload } from "../../shared/events";
 import { outboxTableMigration, SqlOutbox } from "../../shared/outbox/sql";
-import { mergeRows, wantsDays, type RollupDrift, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
+import { mergeRows, wantsDays, type RollupDrift, type StatsKeys, type StatsQuery, type StatsRows, type TopPartners } from "../../shared/domain/stats";
 import { migrate, type SqlDatabase } from "../../shared/storage/sql";
 import {
   BREAKDOWN_KEY,
@@ -540,16 +540,22 @@ export class SqlAttributionRepository implements AttributionRepository {
   async activityStats(q: StatsQuery): Promise<StatsRows<ActivityFigures>> {
     const zero = { clicks: 0, leads: 0 };
     const queries = activityStatsQueries(q);
-    const run = <Row>(query: SqlQuery | null) => (query ? this.db.query<Row>(query.text, query.values) : Promise.resolve([]));
-    const [clickDays, leadDays, clickPartners, leadPartners] = await Promise.all([
-      run<{ day: string; clicks: number }>(queries.clickDays),
-      run<{ day: string; leads: number }>(queries.leadDays),
-      run<{ partnerId: number; clicks: string }>(q.partners === false ? null : queries.clickPartners),
-      run<{ partnerId: number; leads: string }>(q.partners === false ? null : queries.leadPartners),
+    // Clicks and leads in one statement each for the days and the partners: their queries take the same parameters.
+    const run = <K extends "day" | "partnerId">(key: K, clicks: SqlQuery | null, leads: SqlQuery | null) =>
+      clicks && leads
+        ? this.db.query<Record<K, StatsKeys[K]> & { clicks: string | null; leads: string | null }>(
+            `SELECT "${key}", clicks, NULL::bigint AS leads FROM (${clicks.text}) c UNION ALL SELECT "${key}", NULL, leads FROM (${leads.text}) l`,
+            clicks.values,
+            { prepare: true },
+          )
+        : Promise.resolve([]);
+    const [days, partners] = await Promise.all([
+      run("day", queries.clickDays, queries.leadDays),
+      run("partnerId", q.partners === false ? null : queries.clickPartners, queries.leadPartners),
     ]);
     // The running totals' rows are several a partner (runningFiguresQuery): summed, the partners with some activity.
-    const byPartner = mergeRows("partnerId", zero, clickPartners, leadPartners).filter((p) => p.clicks !== 0 || p.leads !== 0);
-    return { byDay: mergeRows("day", zero, clickDays, leadDays), byPartner };
+    const byPartner = mergeRows("partnerId", zero, partners).filter((p) => p.clicks !== 0 || p.leads !== 0);
+    return { byDay: mergeRows("day", zero, days), byPartner };
   }
 
   async topPartners(q: StatsQuery, limit: number): Promise<TopPartners> {
@@ -557,7 +563,7 @@ export class SqlAttributionRepository implements AttributionRepository {
       this.packedDays,
       async (held) => {
         const query = clicksTopPartnersQuery(q, held);
-        return (await this.db.query<PackedRangeRow>(query.text, query.values))[0];
+        return (await this.db.query<PackedRangeRow>(query.text, query.values, { prepare: true }))[0];
       },
       q.partnerIds,
       limit,

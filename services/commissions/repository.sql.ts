@@ -1014,8 +1014,8 @@ export class SqlCommissionsRepository implements CommissionsRepository {
   async commissionStats(q: StatsQuery, currency: string): Promise<StatsRows<CommissionFigures>> {
     const queries = commissionStatsQueries(q, currency);
     const [byDay, byPartner] = await Promise.all([
-      queries.byDay ? this.db.query<CommissionStatsRow<"day">>(queries.byDay.text, queries.byDay.values) : [],
-      q.partners === false ? [] : this.db.query<CommissionStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
+      queries.byDay ? this.db.query<CommissionStatsRow<"day">>(queries.byDay.text, queries.byDay.values, { prepare: true }) : [],
+      q.partners === false ? [] : this.db.query<CommissionStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values, { prepare: true }),
     ]);
     const numbers = <R extends Record<keyof CommissionFigures, number | string>>(r: R) => ({
       ...r,

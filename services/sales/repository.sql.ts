@@ -414,8 +414,8 @@ export class SqlSalesRepository implements SalesRepository {
   async salesStats(q: StatsQuery, currency: string): Promise<StatsRows<SalesFigures>> {
     const queries = salesStatsQueries(q, currency);
     const [byDay, byPartner] = await Promise.all([
-      queries.byDay ? this.db.query<SalesStatsRow<"day">>(queries.byDay.text, queries.byDay.values) : [],
-      q.partners === false ? [] : this.db.query<SalesStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values),
+      queries.byDay ? this.db.query<SalesStatsRow<"day">>(queries.byDay.text, queries.byDay.values, { prepare: true }) : [],
+      q.partners === false ? [] : this.db.query<SalesStatsRow<"partnerId">>(queries.byPartner.text, queries.byPartner.values, { prepare: true }),
     ]);
     const numbers = <R extends Record<keyof SalesFigures, number | string>>(r: R) => ({ ...r, sales: Number(r.sales), revenueCents: Number(r.revenueCents) });
     return { byDay: byDay.map((r) => numbers(r)), byPartner: byPartner.map((r) => numbers(r)) };
@@ -426,7 +426,7 @@ export class SqlSalesRepository implements SalesRepository {
       this.packedDays,
       async (held) => {
         const query = salesTopPartnersQuery(q, currency, held);
-        return (await this.db.query<PackedRangeRow>(query.text, query.values))[0];
+        return (await this.db.query<PackedRangeRow>(query.text, query.values, { prepare: true }))[0];
       },
       q.partnerIds,
       limit,

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import v8 from "node:v8";
@@ -12,7 +13,18 @@ import type { PGlite } from "@electric-sql/pglite";
  * them): name it per query; without it a row's columns are `unknown`.
  */
 export interface SqlExecutor {
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(text: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
+}
+
+export interface QueryOptions {
+  /**
+   * A hot read whose text is one of a few (built from a template, no list inlined): PostgreSQL prepares it once per
+   * connection, so it is not planned on every call (after five runs the server may keep one generic plan, when that
+   * plan costs no more than the custom ones). The overview's ten statements spent ~5 ms of planning a request at
+   * 1M sales (docs/performance.md). Its columns must be named, never `*`: a prepared statement whose result gains a
+   * column (another instance's migration) fails with "cached plan must not change result type". PGlite ignores it.
+   */
+  prepare?: boolean;
 }
 
 export interface SqlDatabase extends SqlExecutor {
@@ -44,8 +56,14 @@ export class PostgresDatabase implements SqlDatabase {
     this.pool.on("error", () => undefined);
   }
 
-  async query<T>(text: string, params?: unknown[]): Promise<T[]> {
-    return (await this.pool.query<T & QueryResultRow, unknown[]>(text, params)).rows;
+  /** The name of each prepared text (its hash: the same on every connection, each preparing it on first use). */
+  private readonly preparedNames = new Map<string, string>();
+
+  async query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<T[]> {
+    if (!options?.prepare) return (await this.pool.query<T & QueryResultRow, unknown[]>(text, params)).rows;
+    let name = this.preparedNames.get(text);
+    if (!name) this.preparedNames.set(text, (name = `q${crypto.createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
+    return (await this.pool.query<T & QueryResultRow, unknown[]>({ name, text, values: params })).rows;
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {

@@ -133,3 +133,41 @@ test("reconcile's comparison names each partner whose figure differs or that onl
     }),
   );
 });
+
+test("a range's built part is kept by its two days' revisions: asked again, only the days after it are merged", async () => {
+  const cache = new PackedDayCache();
+  const [last, before] = [
+    unpackFigures(
+      packFigures([
+        { partnerId: 1, figure: 50 },
+        { partnerId: 2, figure: 30 },
+      ]),
+    ),
+    unpackFigures(packFigures([{ partnerId: 1, figure: 10 }])),
+  ];
+  const part = cache.closedPart("7", "6", last, before);
+  expect([...part.ids]).toEqual([1, 2]);
+  expect([...part.values]).toEqual([40, 30]);
+  // The same revisions name the same figures: the kept part answers, whatever is passed.
+  expect(cache.closedPart("7", "6", before, last)).toBe(part);
+  // Without a revision (no such day) nothing is kept.
+  expect(cache.closedPart("7", null, last, unpackFigures(null))).not.toBe(cache.closedPart("7", null, last, unpackFigures(null)));
+  // The ranking merges the days after the built ones into the kept part: partner 2's 20 today puts it first.
+  const row = (after: Array<{ partnerId: number; figure: number }>) => async (): Promise<PackedRangeRow> => ({
+    lastRevision: "7",
+    last: null,
+    beforeRevision: "6",
+    before: null,
+    after: packFigures(after),
+  });
+  cache.figures(
+    "7",
+    packFigures([
+      { partnerId: 1, figure: 50 },
+      { partnerId: 2, figure: 30 },
+    ]),
+  );
+  cache.figures("6", packFigures([{ partnerId: 1, figure: 10 }]));
+  expect(await rankPackedRange(cache, row([{ partnerId: 2, figure: 20 }]), undefined, 5)).toEqual({ partnerIds: [2, 1], partnersCounted: 2 });
+  expect(await rankPackedRange(cache, row([]), undefined, 5)).toEqual({ partnerIds: [1, 2], partnersCounted: 2 });
+});
