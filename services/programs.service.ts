@@ -853,14 +853,16 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     /** The partner detail: the list's row of this enrollment, and the team's notes. */
     async partnerDetailOf(ctx: Context, enrolled: EnrolledPartnerDetail): Promise<PartnerDetail> {
-      const [[row], profile, application] = await Promise.all([
+      const [[row], profile, application, balance] = await Promise.all([
         this.partnerRows(ctx, enrolled.programId, [enrolled]),
         this.repo.getPartnerProfile(enrolled.partnerId),
         this.repo.findPartnerApplication(enrolled.programId, enrolled.partnerId),
+        call(ctx, "commissions.balance", { programId: enrolled.programId, partnerId: enrolled.partnerId }),
       ]);
       // The merchant sees where the partner is and how they want to be paid, not their account details (payouts decide that).
       return {
         ...row,
+        heldForReviewCents: balance.heldForReviewCents,
         notes: enrolled.notes,
         tenantId: enrolled.tenantId,
         metadata: enrolled.metadata,

@@ -181,6 +181,8 @@ export interface PartnerRow {
 
 /** One partner of the program (GET /api/programs/:programId/partners/:partnerId): a row of the list and the notes. */
 export interface PartnerDetail extends PartnerRow {
+  /** Of the pending commissions, the net of those held for a fraud review (docs/fraud.md): not payable until cleared. */
+  heldForReviewCents: number;
   /** The program team's private notes on the partner in this program: plain text, empty when none; never shown to the partner. */
   notes: string;
   /** Your own id of the partner (their user id in your product; null when none) and your metadata on them. */

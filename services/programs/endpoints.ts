@@ -175,6 +175,7 @@ const partnerRowExample = {
 
 const partnerDetailExample = {
   ...partnerRowExample,
+  heldForReviewCents: 0,
   notes: "Met at the March webinar; prefers monthly payouts.",
   tenantId: "user_8731",
   metadata: { plan: "pro" },
@@ -594,7 +595,7 @@ export const PROGRAMS = declareActions("programs", {
       tag: "Dashboard",
       summary: "A partner of the program",
       description:
-        "The partner's row of the partners list (their email, the enrollment's status and referral code, when they enrolled, their all-time totals and current balance in minor units) with the team's private notes on them in this program (empty when none), their newest application to the program (what they wrote and the decision; null when they did not apply), and from the partner's own profile their country (ISO 3166-1 alpha-2) and chosen payout method (paypal, bank or stripe; null when not chosen), without their payout account details. 404 when the partner is not enrolled in the program.",
+        "The partner's row of the partners list (their email, the enrollment's status and referral code, when they enrolled, their all-time totals and current balance in minor units; heldForReviewCents: of the pending commissions, those held for a fraud review) with the team's private notes on them in this program (empty when none), their newest application to the program (what they wrote and the decision; null when they did not apply), and from the partner's own profile their country (ISO 3166-1 alpha-2) and chosen payout method (paypal, bank or stripe; null when not chosen), without their payout account details. 404 when the partner is not enrolled in the program.",
       example: { programId: 1, partnerId: 3 },
       errors: ["not_found"],
       response: { description: "The partner.", example: partnerDetailExample },

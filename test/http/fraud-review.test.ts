@@ -83,6 +83,7 @@ test("held, refunded, cleared and paid; rejected and voided; a held one stays ou
   expect(review.flags[0].evidence).toEqual({ domain: "mailinator.com" });
   expect(review.flags[1].evidence).toMatchObject({ limitSeconds: 3600, secondsAfterClick: expect.any(Number) });
   expect(await balance()).toMatchObject({ balanceCents: before, heldForReviewCents: 6000 });
+  expect(await sys.admin("GET", `/programs/${boot.programId}/partners/${boot.partnerId}`)).toMatchObject({ heldForReviewCents: 6000 });
   expect(await creditDue()).toBe(0);
   // A held commission cannot be released around its review.
   expect((await api("POST", `/commissions/${cleared.commissionId}/release`)).status).toBe(409);

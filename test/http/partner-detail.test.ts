@@ -131,7 +131,7 @@ describe("GET /api/programs/:programId/partners/:partnerId", () => {
     const res = await get("viewer", `/api/programs/${programId}/partners/${one.id}`);
     expect(res.status).toBe(200);
     const row = (await get("viewer", `/api/programs/${programId}/partners`)).body.data.find((r: { partnerId: number }) => r.partnerId === one.id);
-    expect(res.body).toEqual({ ...row, notes: "", tenantId: null, metadata: {}, application: null, country: null, payoutMethod: null });
+    expect(res.body).toEqual({ ...row, heldForReviewCents: 0, notes: "", tenantId: null, metadata: {}, application: null, country: null, payoutMethod: null });
     expect(res.body).toEqual({
       partnerId: one.id,
       name: "Partner One",
@@ -140,6 +140,8 @@ describe("GET /api/programs/:programId/partners/:partnerId", () => {
       referralCode: one.code,
       enrolledAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       totals: { ...zero, clicks: 2, leads: 1, sales: 1, revenueCents: 10_000, commissions: 1, pendingCents: 2000, balanceCents: 0 },
+      // Of the pending commissions, none held for a fraud review (test/http/fraud-review.test.ts: some).
+      heldForReviewCents: 0,
       notes: "",
       tenantId: null,
       metadata: {},
@@ -180,7 +182,7 @@ describe("PATCH /api/programs/:programId/partners/:partnerId (notes)", () => {
     const res = await patch("owner", path(), { notes });
     expect(res.status).toBe(200);
     const before = (await get("viewer", `/api/programs/${programId}/partners`)).body.data.find((r: { partnerId: number }) => r.partnerId === thousand.id);
-    expect(res.body).toEqual({ ...before, notes, tenantId: null, metadata: {}, application: null, country: null, payoutMethod: null });
+    expect(res.body).toEqual({ ...before, heldForReviewCents: 0, notes, tenantId: null, metadata: {}, application: null, country: null, payoutMethod: null });
     expect((await get("viewer", path())).body.notes).toBe(notes);
     // The list's rows never carry them.
     expect(before).not.toHaveProperty("notes");

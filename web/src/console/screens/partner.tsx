@@ -19,6 +19,7 @@ import { Screen } from "../screen";
 import { useConsole } from "../session";
 
 interface PartnerDetailRow extends PartnerRow {
+  heldForReviewCents: number;
   notes: string;
   /** Their application from the public page; null when the partner was added another way. */
   application: Application | null;
@@ -95,7 +96,10 @@ export function PartnerDetail() {
             )}
           </dd>
           <dt>Balance</dt>
-          <dd>{cash(p.totals.balanceCents)}</dd>
+          <dd id="partner-balance">
+            {cash(p.totals.balanceCents)}
+            {p.heldForReviewCents > 0 && ` (and ${cash(p.heldForReviewCents)} pending, held for review: see Risk)`}
+          </dd>
         </dl>
         {groups.data && group && (
           <div class="group-picker">
