@@ -7,8 +7,9 @@
 import { useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api";
 import { dateTime } from "../../lib/format";
-import { Alert, CopyButton, Field, StatusLine, useAsync } from "../../lib/ui";
+import { Alert, Field, StatusLine, useAsync } from "../../lib/ui";
 import { useConsole } from "../session";
+import { EventList, lastEventText, WebhookUrl, type LastEvent } from "./processor-parts";
 
 interface Connection {
   webhookPath: string;
@@ -20,7 +21,7 @@ interface Connection {
   signingSecret: { configured: boolean; hint: string | null; setAt: string | null };
   connectSigningSecret: { configured: boolean; hint: string | null; setAt: string | null };
   restrictedKey: { configured: boolean; keyHint: string | null; setAt: string | null; failedAt: string | null; failure: string | null };
-  lastEvent: { id: string; type: string; status: string; receivedAt: string; outcome: string | null; lastError: string | null } | null;
+  lastEvent: LastEvent | null;
 }
 
 export function StripeSettings() {
@@ -75,11 +76,7 @@ export function StripeSettings() {
               : "No Connect account linked (only needed on a Connect platform)"}
           </dd>
           <dt>Last event</dt>
-          <dd id="stripe-last-event">
-            {c.lastEvent
-              ? `${c.lastEvent.type} (${c.lastEvent.id}) received ${dateTime(c.lastEvent.receivedAt)}: ${c.lastEvent.outcome ?? c.lastEvent.status}${c.lastEvent.lastError ? ` (${c.lastEvent.lastError})` : ""}`
-              : "None received yet"}
-          </dd>
+          <dd id="stripe-last-event">{lastEventText(c.lastEvent)}</dd>
         </dl>
         <button type="button" class="secondary" onClick={() => setRound((n) => n + 1)}>
           Check again
@@ -93,29 +90,12 @@ export function StripeSettings() {
           <li>
             <h3>Add a webhook endpoint in Stripe</h3>
             <p>In the Stripe Dashboard, open Developers → Webhooks → Add endpoint, and paste this URL:</p>
-            <p class="copy-row">
-              <code class="secret" id="stripe-webhook-url">
-                {webhookUrl}
-              </code>
-              <CopyButton text={webhookUrl} label="Copy URL" />
-            </p>
+            <WebhookUrl id="stripe-webhook-url" url={webhookUrl} />
             <p>Select these events:</p>
-            <ul class="events">
-              {c.requiredEvents.map((type) => (
-                <li key={type}>
-                  <code>{type}</code>
-                </li>
-              ))}
-            </ul>
+            <EventList types={c.requiredEvents} />
             <details>
               <summary>Optional events (they only add links or repeat news)</summary>
-              <ul class="events">
-                {c.optionalEvents.map((type) => (
-                  <li key={type}>
-                    <code>{type}</code>
-                  </li>
-                ))}
-              </ul>
+              <EventList types={c.optionalEvents} />
             </details>
           </li>
           <li>
@@ -170,13 +150,7 @@ export function StripeSettings() {
               Partners who choose Stripe connect an Express account under yours from the partner portal, and payout runs pay them by transfer from your Stripe balance. For that, give the
               restricted key of step 3 write access to Connect (Accounts, Account links, Transfers), and select these events too on the endpoint of step 1:
             </p>
-            <ul class="events">
-              {c.payoutEvents.map((type) => (
-                <li key={type}>
-                  <code>{type}</code>
-                </li>
-              ))}
-            </ul>
+            <EventList types={c.payoutEvents} />
             <p>
               Then add a second endpoint in Stripe with the same URL, listening to <strong>events on connected accounts</strong>, with the event <code>account.updated</code> (so a partner's
               account shows ready as soon as Stripe says so), and enter its signing secret here.
