@@ -45,15 +45,30 @@ export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reas
  */
 export function verifyWebhookSignature(opts: { secret: string; body: string | Buffer; header: string | null | undefined; toleranceSeconds?: number; nowSeconds?: number }): SignatureCheck {
   const parts = (opts.header ?? "").split(",").map((p) => p.trim().split("="));
-  const t = parts.find(([k]) => k === "t")?.[1];
-  const signatures = parts.filter(([k, v]) => k === "v1" && /^[0-9a-f]{64}$/.test(v ?? "")).map(([, v]) => Buffer.from(v, "hex"));
-  if (!t || !/^\d{1,12}$/.test(t) || signatures.length === 0) return { ok: false, reason: "malformed_header" };
-  const timestamp = Number(t);
+  const stamps = parts.filter(([k]) => k === "t").map(([, v]) => v ?? "");
+  const signatures = parts.filter(([k]) => k === "v1").map(([, v]) => v ?? "");
+  return checkTimestampedHmac({ ...opts, stamps, signatures, hmacHex: (timestamp) => hmacHex(opts.secret, timestamp, opts.body) });
+}
+
+/**
+ * The checks a timestamped HMAC header gets (ours and Paddle's, shared/paddle-signature.ts): exactly one timestamp,
+ * at least one well-formed hex signature, the timestamp within the window, one signature the HMAC of the text signed.
+ * Every candidate is compared (no early exit), each in constant time.
+ */
+export function checkTimestampedHmac(opts: {
+  stamps: readonly string[];
+  signatures: readonly string[];
+  hmacHex: (timestamp: number) => string;
+  toleranceSeconds?: number;
+  nowSeconds?: number;
+}): SignatureCheck {
+  const candidates = opts.signatures.filter((v) => /^[0-9a-f]{64}$/.test(v)).map((v) => Buffer.from(v, "hex"));
+  if (opts.stamps.length !== 1 || !/^\d{1,12}$/.test(opts.stamps[0]) || candidates.length === 0) return { ok: false, reason: "malformed_header" };
+  const timestamp = Number(opts.stamps[0]);
   const now = opts.nowSeconds ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > (opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) return { ok: false, reason: "timestamp_out_of_window" };
-  const expected = Buffer.from(hmacHex(opts.secret, timestamp, opts.body), "hex");
-  // Every candidate is compared (no early exit), each in constant time.
+  const expected = Buffer.from(opts.hmacHex(timestamp), "hex");
   let match = false;
-  for (const candidate of signatures) match = timingSafeEqual(candidate, expected) || match;
+  for (const candidate of candidates) match = timingSafeEqual(candidate, expected) || match;
   return match ? { ok: true, timestamp } : { ok: false, reason: "signature_mismatch" };
 }
