@@ -132,16 +132,19 @@ export async function settleSale(h: HandlerContext, payment: ProcessorPayment, c
 
 /** What the ledger records for news about one movement. */
 export function reasonsOf(m: Pick<ProcessorMovement, "movementId" | "kind" | "status">) {
-  const chargeback = m.kind === "dispute";
+  const chargeback = m.kind === "dispute" || m.kind === "reversal";
   const status = m.status.replace(/_/g, " ");
   return {
     causeId: m.movementId,
     reasonCode: chargeback ? ("chargeback" as const) : ("refund" as const),
     reason: chargeback ? "Chargeback at the processor" : "Refunded at the processor",
-    restoreReason: chargeback
-      ? m.status === "won"
-        ? "Chargeback won: commission restored"
-        : `Dispute ${status}: commission restored`
-      : `Refund ${status} at the processor: commission restored`,
+    restoreReason:
+      m.kind === "reversal"
+        ? "Chargeback reversed at the processor: commission restored"
+        : chargeback
+          ? m.status === "won"
+            ? "Chargeback won: commission restored"
+            : `Dispute ${status}: commission restored`
+          : `Refund ${status} at the processor: commission restored`,
   };
 }
