@@ -3,6 +3,7 @@
  * movements (refunds, chargebacks, their reversals) settled by the same rules as Stripe's (processor-refunds.ts).
  * Pure: the notification handlers fetch and record, these only translate.
  */
+import { parseRate } from "../../../shared/domain/exchange-rates";
 import type { SaleLine } from "../../../shared/domain/rewards";
 import type { ProcessorMovement } from "../processor-refunds";
 import { apportionCents } from "../sale-lines";
@@ -35,7 +36,7 @@ const SALE_ORIGINS: Record<string, boolean> = { web: false, api: false, subscrip
 /** The sale of a completed transaction, or why none is recorded. */
 export function paddlePaymentOf(t: PaddleTransaction): { payment: PaddlePayment } | { ignored: string } {
   if (t.status !== "completed") return { ignored: `transaction status '${t.status}' is not completed` };
-  if (!(t.origin in SALE_ORIGINS)) return { ignored: `transaction origin '${t.origin}' (a change to a subscription) is not a sale` };
+  if (!Object.hasOwn(SALE_ORIGINS, t.origin)) return { ignored: `transaction origin '${t.origin}' (a change to a subscription) is not a sale` };
   if (t.collection_mode === "manual") return { ignored: "manually collected transaction (an invoice) is not a sale" };
   const { totals, payout_totals: payout, line_items: items } = t.details;
   const saleAmountCents = totals.total - totals.tax;
@@ -59,7 +60,7 @@ export function paddlePaymentOf(t: PaddleTransaction): { payment: PaddlePayment 
       occurredAt: t.billed_at ? new Date(t.billed_at) : null,
       hints: { clickId: custom.svc_click_id, customerKey: custom.svc_customer_key, programId: custom.program_id },
       lines: items.map((item, i) => ({ amountCents: shares[i], productId: item.product?.id ?? null, priceId: item.price_id ?? null })),
-      settlement: payout && payout.currency_code !== t.currency_code && rate && /^\d+(\.\d+)?$/.test(rate) && Number(rate) > 0 ? { currency: payout.currency_code, rate } : null,
+      settlement: payout && payout.currency_code !== t.currency_code && rate && parseRate(rate) ? { currency: payout.currency_code, rate } : null,
     },
   };
 }
@@ -73,7 +74,7 @@ export function paddlePaymentOf(t: PaddleTransaction): { payment: PaddlePayment 
 export function paddleMovementOf(a: PaddleAdjustment, programId: number, occurredAt: Date): { movement: ProcessorMovement } | { ignored: string } {
   const base = { programId, movementId: a.id, chargeId: a.transaction_id, paymentIntentId: null, amountCents: a.totals.total, createdAt: new Date(a.created_at), statusAt: occurredAt };
   const refundStatus: Record<string, string> = { pending_approval: "awaiting_approval", approved: "succeeded", rejected: "canceled", reversed: "canceled" };
-  if (a.action === "refund" && a.status in refundStatus) return { movement: { ...base, kind: "refund", status: refundStatus[a.status] } };
+  if (a.action === "refund" && Object.hasOwn(refundStatus, a.status)) return { movement: { ...base, kind: "refund", status: refundStatus[a.status] } };
   // A chargeback is created approved; `reversed` once its reversal exists, which counts on its own (below).
   if (a.action === "chargeback" && (a.status === "approved" || a.status === "reversed")) return { movement: { ...base, kind: "dispute", status: "lost" } };
   if (a.action === "chargeback_reverse" && a.status === "approved") return { movement: { ...base, kind: "reversal", status: "succeeded" } };
