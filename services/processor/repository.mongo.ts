@@ -5,6 +5,8 @@ import type {
   FinishedEventStatus,
   PartnerPayoutAccount,
   PayoutTransfer,
+  PaddleConnection,
+  PaddleConnectionChange,
   PaypalBatch,
   PaypalCredentials,
   ProcessorApiKey,
@@ -150,6 +152,18 @@ const paypalBatchSchema = collectionSchema<PaypalBatch>("processor_paypal_batche
 });
 paypalBatchSchema.index({ programId: 1, runId: 1 }, { unique: true });
 
+const paddleConnectionSchema = collectionSchema<PaddleConnection>("processor_paddle_connections", {
+  programId: { type: Number, required: true },
+  environment: { type: String, required: true, enum: ["sandbox", "live"] },
+  secretKey: { type: String, default: null },
+  secretSetAt: { type: Date, default: null },
+  apiKey: { type: String, default: null },
+  apiKeySetAt: { type: Date, default: null },
+  apiKeyFailedAt: { type: Date, default: null },
+  apiKeyFailure: { type: String, default: null },
+});
+paddleConnectionSchema.index({ programId: 1 }, { unique: true });
+
 const toEvent = ({ _id, ...rest }: EventDoc): ProcessorEvent => ({ eventId: _id, ...rest });
 const strip = <T extends object>(doc: T & { _id?: unknown }): T => {
   const { _id, ...rest } = doc;
@@ -170,6 +184,7 @@ export class MongoProcessorRepository implements ProcessorRepository {
     private readonly payoutTransfers: Model<PayoutTransfer>,
     private readonly paypalCredentials: Model<PaypalCredentials>,
     private readonly paypalBatches: Model<PaypalBatch>,
+    private readonly paddleConnections: Model<PaddleConnection>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoProcessorRepository> {
@@ -186,6 +201,7 @@ export class MongoProcessorRepository implements ProcessorRepository {
       modelOn(connection, "ProcessorPayoutTransfer", payoutTransferSchema),
       modelOn(connection, "ProcessorPaypalCredentials", paypalCredentialsSchema),
       modelOn(connection, "ProcessorPaypalBatch", paypalBatchSchema),
+      modelOn(connection, "ProcessorPaddleConnection", paddleConnectionSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoProcessorRepository(...models);
@@ -451,5 +467,31 @@ export class MongoProcessorRepository implements ProcessorRepository {
   async getPaypalBatch(programId: number, runId: number): Promise<PaypalBatch | null> {
     const doc = await this.paypalBatches.findOne({ programId, runId }).lean<PaypalBatch & { _id: unknown }>();
     return doc ? strip(doc) : null;
+  }
+
+  async setPaddleConnection(programId: number, change: PaddleConnectionChange, now: Date): Promise<PaddleConnection> {
+    const set: Partial<PaddleConnection> = {};
+    if (change.environment) set.environment = change.environment;
+    if (change.secretKey !== undefined) Object.assign(set, { secretKey: change.secretKey, secretSetAt: change.secretKey === null ? null : now });
+    if (change.apiKey !== undefined) Object.assign(set, { apiKey: change.apiKey, apiKeySetAt: change.apiKey === null ? null : now, apiKeyFailedAt: null, apiKeyFailure: null });
+    // A new connection is live unless the change says otherwise (the SQL adapter's COALESCE).
+    // (MongoDB before 5.0 refuses an empty operator: each is given only when it sets something.)
+    const update = { ...(Object.keys(set).length ? { $set: set } : {}), ...(change.environment ? {} : { $setOnInsert: { environment: "live" } }) };
+    const apply = () => this.paddleConnections.findOneAndUpdate({ programId }, update, { upsert: true, new: true }).lean<PaddleConnection & { _id: unknown }>();
+    // Two first changes at once: the other upsert won; apply ours over it like a later write would.
+    const doc = await apply().catch((err) => {
+      if (!isDuplicateKeyError(err)) throw err;
+      return apply();
+    });
+    return strip(doc!);
+  }
+
+  async getPaddleConnection(programId: number): Promise<PaddleConnection | null> {
+    const doc = await this.paddleConnections.findOne({ programId }).lean<PaddleConnection & { _id: unknown }>();
+    return doc ? strip(doc) : null;
+  }
+
+  async markPaddleApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void> {
+    await this.paddleConnections.updateOne({ programId, apiKey }, { $set: { apiKeyFailedAt: now, apiKeyFailure: failure.slice(0, 500) } });
   }
 }

@@ -4,6 +4,8 @@ import type {
   FinishedEventStatus,
   PartnerPayoutAccount,
   PayoutTransfer,
+  PaddleConnection,
+  PaddleConnectionChange,
   PaypalBatch,
   PaypalCredentials,
   ProcessorApiKey,
@@ -127,6 +129,17 @@ const MIGRATIONS = [
      batch_id TEXT NOT NULL,
      created_at TIMESTAMPTZ NOT NULL,
      PRIMARY KEY (program_id, run_id));`,
+  // Paddle Billing (docs/processor-webhooks.md, "Paddle Billing"): a program's notification secret key, environment
+  // and optional read-only API key.
+  `CREATE TABLE processor_paddle_connections (
+     program_id INTEGER PRIMARY KEY,
+     environment TEXT NOT NULL CHECK (environment IN ('sandbox', 'live')),
+     secret_key TEXT,
+     secret_set_at TIMESTAMPTZ,
+     api_key TEXT,
+     api_key_set_at TIMESTAMPTZ,
+     api_key_failed_at TIMESTAMPTZ,
+     api_key_failure TEXT);`,
 ];
 
 /** The table of each endpoint's signing secrets (names from this map only, never from input). */
@@ -387,5 +400,39 @@ export class SqlProcessorRepository implements ProcessorRepository {
   async getPaypalBatch(programId: number, runId: number): Promise<PaypalBatch | null> {
     const [row] = await this.db.query("SELECT * FROM processor_paypal_batches WHERE program_id = $1 AND run_id = $2", [programId, runId]);
     return row ? camelRow<PaypalBatch>(row) : null;
+  }
+
+  async setPaddleConnection(programId: number, change: PaddleConnectionChange, now: Date): Promise<PaddleConnection> {
+    // $3 / $5: whether the change names the secret / the API key ($4 / $6 their new value, null to remove).
+    const [row] = await this.db.query(
+      `INSERT INTO processor_paddle_connections AS c (program_id, environment, secret_key, secret_set_at, api_key, api_key_set_at)
+       VALUES ($1, COALESCE($2::text, 'live'), $4::text, CASE WHEN $4::text IS NULL THEN NULL ELSE $7::timestamptz END,
+               $6::text, CASE WHEN $6::text IS NULL THEN NULL ELSE $7::timestamptz END)
+       ON CONFLICT (program_id) DO UPDATE SET
+         environment = COALESCE($2::text, c.environment),
+         secret_key = CASE WHEN $3::boolean THEN $4::text ELSE c.secret_key END,
+         secret_set_at = CASE WHEN NOT $3::boolean THEN c.secret_set_at WHEN $4::text IS NULL THEN NULL ELSE $7::timestamptz END,
+         api_key = CASE WHEN $5::boolean THEN $6::text ELSE c.api_key END,
+         api_key_set_at = CASE WHEN NOT $5::boolean THEN c.api_key_set_at WHEN $6::text IS NULL THEN NULL ELSE $7::timestamptz END,
+         api_key_failed_at = CASE WHEN $5::boolean THEN NULL ELSE c.api_key_failed_at END,
+         api_key_failure = CASE WHEN $5::boolean THEN NULL ELSE c.api_key_failure END
+       RETURNING *`,
+      [programId, change.environment ?? null, change.secretKey !== undefined, change.secretKey ?? null, change.apiKey !== undefined, change.apiKey ?? null, now],
+    );
+    return camelRow<PaddleConnection>(row);
+  }
+
+  async getPaddleConnection(programId: number): Promise<PaddleConnection | null> {
+    const [row] = await this.db.query("SELECT * FROM processor_paddle_connections WHERE program_id = $1", [programId]);
+    return row ? camelRow<PaddleConnection>(row) : null;
+  }
+
+  async markPaddleApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void> {
+    await this.db.query("UPDATE processor_paddle_connections SET api_key_failed_at = $3, api_key_failure = $4 WHERE program_id = $1 AND api_key = $2", [
+      programId,
+      apiKey,
+      now,
+      failure.slice(0, 500),
+    ]);
   }
 }

@@ -125,6 +125,30 @@ export interface PaypalBatch {
   createdAt: Date;
 }
 
+/** Which Paddle environment a program's notifications come from: the sandbox (test sales, no commission) or live. */
+export type PaddleEnvironment = "sandbox" | "live";
+
+/**
+ * A program's Paddle Billing connection (docs/processor-webhooks.md, "Paddle Billing"): the secret key of its
+ * notification destination (`pdl_ntfset_...`, an HMAC key: kept as given, only a hint is ever shown), its
+ * environment, and an optional API key with read permissions (customers, discounts) that fills in what
+ * notifications leave out: the customer's email and the discount's code.
+ */
+export interface PaddleConnection {
+  programId: number;
+  environment: PaddleEnvironment;
+  secretKey: string | null;
+  secretSetAt: Date | null;
+  apiKey: string | null;
+  apiKeySetAt: Date | null;
+  /** When Paddle last refused the API key (revoked, missing permission), and why. */
+  apiKeyFailedAt: Date | null;
+  apiKeyFailure: string | null;
+}
+
+/** What a settings change names: each field given is set (null removes a key); the others stay. */
+export type PaddleConnectionChange = { environment?: PaddleEnvironment; secretKey?: string | null; apiKey?: string | null };
+
 /** Storage contract of the processor service: the event log, the references of sales, refunds and disputes, API keys, signing secrets. */
 export interface ProcessorRepository {
   /**
@@ -204,4 +228,10 @@ export interface ProcessorRepository {
   /** Keeps the run's batch unless one is stored already; returns the stored one (the first wins). */
   recordPaypalBatch(batch: PaypalBatch): Promise<PaypalBatch>;
   getPaypalBatch(programId: number, runId: number): Promise<PaypalBatch | null>;
+
+  /** Applies the change to the program's Paddle connection (made, live, on its first change) and returns it; a new API key clears the last failure. */
+  setPaddleConnection(programId: number, change: PaddleConnectionChange, now: Date): Promise<PaddleConnection>;
+  getPaddleConnection(programId: number): Promise<PaddleConnection | null>;
+  /** Notes that Paddle refused the API key (it must still be `apiKey`: a key replaced meanwhile keeps its clean state). */
+  markPaddleApiKeyFailed(programId: number, apiKey: string, failure: string, now: Date): Promise<void>;
 }
