@@ -13,7 +13,7 @@ import { programCacheMixin } from "./clients/program-cache";
 import { transporterState } from "../shared/transporter-status";
 import { authMethods, createAuthState, partnerSessionCookie, sessionCookie, type AuthMethods, type AuthVars, type Req, type Res, type SessionMeta } from "./gateway/auth";
 import { GATEWAY } from "./gateway/endpoints";
-import { ProgramWebhookParams } from "./gateway/path-params";
+import { PaddleWebhookParams, ProgramWebhookParams } from "./gateway/path-params";
 import { refuseNulCharacters, refuseOptionsButPreflights, refuseUnsafeBodyShapes, requireJsonBody } from "./gateway/guards";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS, toGatewayError } from "./gateway/http-errors";
 import { refusedRequestFields } from "./gateway/request-log";
@@ -129,6 +129,16 @@ const GatewayService: ServiceSchema<ServiceSettingSchema & Record<string, unknow
         const body = ctx.params.body;
         const payload = Buffer.isBuffer(body) ? body.toString("utf8") : "";
         return call(ctx, "processor.handleWebhook", { payload, signature: ctx.meta.processorSignature, ...(programId === undefined ? {} : { programId }) });
+      },
+    },
+
+    /** Hands a Paddle notification's raw body (as text) and its Paddle-Signature header to the processor service. */
+    paddleWebhook: {
+      async handler(ctx: Context<{ body?: Buffer; params?: { programId?: unknown } }, SessionMeta>) {
+        const { programId } = parseInput(PaddleWebhookParams, { programId: ctx.params.params?.programId });
+        const body = ctx.params.body;
+        const payload = Buffer.isBuffer(body) ? body.toString("utf8") : "";
+        return call(ctx, "processor.handlePaddleWebhook", { payload, signature: ctx.meta.paddleSignature, programId });
       },
     },
 

@@ -7,7 +7,7 @@ import { AppError, ConflictError, InvalidRequestError, NotFoundError, ServiceUna
 import { countMetric, failedProcessorEventOutcome, METRICS, processorEventOutcome, processorEventTypeLabel } from "../shared/metrics";
 import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { parseInput } from "../shared/validation";
-import { RetryLaterError, type EventHandler, type HandlerContext, type HandlerResult } from "./processor/handler";
+import { RetryLaterError, type CoreHandlerContext, type EventHandler, type HandlerResult } from "./processor/handler";
 import { handleAccountDeauthorized, handleAccountUpdated } from "./processor/handlers/account";
 import { handleCheckoutSessionPaid, handleCheckoutSessionPaymentFailed } from "./processor/handlers/checkout-session";
 import { handleDispute } from "./processor/handlers/disputes";
@@ -16,12 +16,16 @@ import { handleChargeSucceeded, handleInvoicePaymentPaid, handlePaymentIntentSuc
 import { handleChargeRefunded, handleRefundObject } from "./processor/handlers/refunds";
 import { handlePartnerAccountUpdated, handleTransferReversed } from "./processor/handlers/partner-payouts";
 import { createProcessorRepository } from "./processor/storage";
-import type { PartnerPayoutAccount, ProcessorRepository } from "./processor/repository";
+import { PADDLE_EVENT_PREFIX, type PartnerPayoutAccount, type ProcessorRepository } from "./processor/repository";
+import { checkPaddleApiKey, paddleApiUrl } from "./processor/paddle/api";
+import { PADDLE_HANDLERS } from "./processor/paddle/handlers";
+import { PaddleNotification } from "./processor/paddle/objects";
+import { verifyPaddleSignature } from "../shared/paddle-signature";
 import { PROCESSOR } from "./processor/endpoints";
 import { apiKeyState, checkApiKey, unknownProductsOf } from "./processor/api-key";
 import { createCouponCode, listCoupons } from "./processor/coupon-codes";
-import { connectionView, webhookSecretState } from "./processor/connection";
-import type { ProcessorConnectionView } from "./processor/contract";
+import { connectionView, paddleConnectionView, webhookSecretState } from "./processor/connection";
+import type { PaddleConnectionView, ProcessorConnectionView } from "./processor/contract";
 import { stripeApiUrlFromEnv, stripeLibrary } from "./processor/stripe-api";
 import { refreshAccount, startOnboarding, transferPayout } from "./processor/stripe-connect";
 import { partnerPayoutAccountView } from "./processor/partner-payouts";
@@ -63,8 +67,8 @@ export const HANDLERS: Record<string, EventHandler> = {
   "transfer.updated": handleTransferReversed,
 } satisfies Record<ProcessorWebhookEventType, EventHandler>;
 
-/** Every type some handler acts on (the metrics' labels). */
-const KNOWN_EVENT_TYPES: Record<string, EventHandler> = HANDLERS;
+/** Every type some handler acts on (the metrics' labels): Stripe's and Paddle's. */
+const KNOWN_EVENT_TYPES: Record<string, unknown> = { ...HANDLERS, ...PADDLE_HANDLERS };
 
 /** The envelope fields we rely on; the object itself is validated by each handler. */
 const EventEnvelope = z.looseObject({
@@ -110,11 +114,22 @@ const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode =
  * when processing fails for a temporary reason, so the processor's retry is
  * processed), and the handlers, which act only through the owners' actions.
  */
+/** An event as the event log keeps it: Stripe's id, or `paddle:<event_id>` for Paddle's notifications. */
+type Notice = { eventId: string; type: string };
+
 type Methods = {
   paypalContext(): PaypalContext;
   connectionOf(program: ResultOf<"programs.get">): Promise<ProcessorConnectionView>;
+  paddleConnectionOf(programId: number): Promise<PaddleConnectionView>;
   partnerAccountOf(program: ResultOf<"programs.get">, event: Stripe.Event): Promise<PartnerPayoutAccount | null>;
-  record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }): Promise<Record<string, unknown>>;
+  record(notice: Notice, programId: number | null, status: "ignored", outcome: { reason: string }): Promise<Record<string, unknown>>;
+  processOnce(
+    ctx: Context,
+    notice: Notice,
+    program: CoreHandlerContext["program"],
+    at: { createdSeconds: number; testMode: boolean },
+    run: (core: CoreHandlerContext) => Promise<HandlerResult>,
+  ): Promise<Record<string, unknown>>;
 };
 
 const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
@@ -126,13 +141,13 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     // Params are validated against each action's declared input (processor/endpoints.ts, shared/endpoint.ts).
     before: { "*": inputValidator(PROCESSOR) },
     after: {
-      handleWebhook(ctx: Context, res: Parameters<typeof processorEventOutcome>[0]) {
+      "handleWebhook|handlePaddleWebhook"(ctx: Context, res: Parameters<typeof processorEventOutcome>[0]) {
         countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, KNOWN_EVENT_TYPES), outcome: processorEventOutcome(res) });
         return res;
       },
     },
     error: {
-      handleWebhook(ctx: Context, err: unknown) {
+      "handleWebhook|handlePaddleWebhook"(ctx: Context, err: unknown) {
         countMetric(this.broker, METRICS.processorEvents, { type: processorEventTypeLabel(ctx.locals.eventType, KNOWN_EVENT_TYPES), outcome: failedProcessorEventOutcome(err) });
         throw err;
       },
@@ -198,10 +213,11 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         }
         const event = parseInput(EventEnvelope, json) as unknown as Stripe.Event;
         ctx.locals.eventType = event.type;
+        const notice = { eventId: event.id, type: event.type };
 
         let handler: EventHandler | undefined = HANDLERS[event.type];
         const notUsed = { received: true, handled: false, reason: `event type '${event.type}' is not used` } as const;
-        let program: HandlerContext["program"] | null;
+        let program: CoreHandlerContext["program"] | null;
         if (programId !== undefined) {
           // Signed with the program's own secret, so the program's: an event of a merchant's own account names no
           // account; one of a partner's Express account (from the program's Connect endpoint) names that account;
@@ -217,50 +233,81 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           if (!handler) return notUsed;
         } else {
           if (!handler) return notUsed;
-          if (!event.account) return this.record(event, null, "ignored", { reason: "not an event of a connected account" });
+          if (!event.account) return this.record(notice, null, "ignored", { reason: "not an event of a connected account" });
           program = await call(ctx, "programs.findByProcessorAccount", { accountId: event.account });
-          if (!program) return this.record(event, null, "ignored", { reason: `no program is connected to account '${event.account}'` });
+          if (!program) return this.record(notice, null, "ignored", { reason: `no program is connected to account '${event.account}'` });
         }
         const testEvent = !event.livemode;
         if (testEvent && this.liveMode && !program.testMode) {
           this.logger.warn(`Processor event ${event.id} (${event.type}) is a test-mode event for live program ${program.id}: ignored.`);
-          return this.record(event, program.id, "ignored", { reason: "test-mode event for a live program" });
+          return this.record(notice, program.id, "ignored", { reason: "test-mode event for a live program" });
         }
+        const stripeHandler = handler;
+        return this.processOnce(ctx, notice, program, { createdSeconds: event.created, testMode: testEvent }, (core) =>
+          stripeHandler({ ...core, event, stripeApiUrl: this.stripeApiUrl }),
+        );
+      },
+    },
 
-        // An event id is processed once, for one program: the same id received for another program (the same event
-        // at two programs' endpoints, or a merchant's forgery with its own secret) is a duplicate that touches neither.
-        const known = await this.repo.getEvent(event.id);
-        if (known && known.programId !== null && known.programId !== program.id) return { received: true, duplicate: true };
-        const { claimed, event: stored } = await this.repo.claimEvent({ eventId: event.id, type: event.type, programId: program.id }, this.leaseMs, new Date());
-        if (!claimed) {
-          if (stored.status !== "processing" && stored.status !== "failed") return { received: true, duplicate: true, status: stored.status };
-          throw new ConflictError(`Event '${event.id}' is being processed by another instance; retry later.`);
+    /**
+     * `POST /api/v1/webhooks/paddle/programs/:programId`: a Paddle Billing notification (docs/processor-webhooks.md,
+     * "Paddle Billing"), verified with the program's destination secret key over the raw body, then processed once
+     * (`paddle:<event_id>`) by the same rules as Stripe's events. A sandbox connection's sales are test sales.
+     */
+    handlePaddleWebhook: {
+      visibility: "public",
+      async handler(ctx: Context) {
+        const { payload, signature, programId } = parseInput(S.PaddleWebhookInput, ctx.params);
+        const connection = await this.repo.getPaddleConnection(programId);
+        // The same answer for a program that does not exist: the endpoint is public.
+        if (!connection?.secretKey) {
+          throw new AppError(
+            "webhook_secret_missing",
+            `Program ${programId} has no Paddle notification secret key: enter the secret key of this notification destination (pdl_ntfset_...) in Settings → Paddle, then replay the notification from Paddle.`,
+          );
         }
-        let result: HandlerResult | { status: "rejected"; outcome: Record<string, unknown> };
+        const check = verifyPaddleSignature({ secret: connection.secretKey, body: payload, header: signature, toleranceSeconds: this.toleranceSeconds });
+        if (!check.ok) throw new AppError("invalid_signature", `The Paddle-Signature header does not verify (${check.reason.replace(/_/g, " ")}).`);
+        let json: unknown;
         try {
-          const context = {
-            ctx,
-            repo: this.repo,
-            program,
-            event,
-            testMode: testEvent,
-            logger: this.logger,
-            unlinkedRetrySeconds: this.unlinkedRetrySeconds,
-            stripeApiUrl: this.stripeApiUrl,
-          };
-          result = await handler(context);
-        } catch (err) {
-          const message = String((err as Error).message ?? err);
-          if (!isPermanent(err)) {
-            await this.repo.releaseEvent(event.id, withoutNul(message));
-            if (!(err instanceof RetryLaterError)) this.logger.warn(`Processor event ${event.id} (${event.type}) failed; released for retry.`, err);
-            throw new ServiceUnavailableError(`Event '${event.id}' could not be processed yet (${message}); the processor will retry it.`);
-          }
-          this.logger.warn(`Processor event ${event.id} (${event.type}) rejected: ${message}`);
-          result = { status: "rejected", outcome: { reason: `rejected: ${message}` } };
+          json = JSON.parse(payload);
+        } catch {
+          throw new InvalidRequestError("The notification body is signed but is not valid JSON.");
         }
-        await this.repo.finishEvent(event.id, result.status, withoutNul(result.outcome), new Date());
-        return { received: true, handled: result.status === "processed", ...(result.status === "rejected" ? { rejected: true } : {}), ...result.outcome };
+        const notification = parseInput(PaddleNotification, json);
+        ctx.locals.eventType = notification.event_type;
+        const handler = Object.hasOwn(PADDLE_HANDLERS, notification.event_type) ? PADDLE_HANDLERS[notification.event_type] : undefined;
+        if (!handler) return { received: true, handled: false, reason: `notification type '${notification.event_type}' is not used` };
+        const program = await call(ctx, "programs.get", { programId });
+        const notice = { eventId: `${PADDLE_EVENT_PREFIX}${notification.event_id}`, type: notification.event_type };
+        const testMode = connection.environment === "sandbox";
+        if (testMode && this.liveMode && !program.testMode) {
+          this.logger.warn(`Paddle notification ${notification.event_id} (${notification.event_type}) is from the sandbox for live program ${program.id}: ignored.`);
+          return this.record(notice, program.id, "ignored", { reason: "sandbox notification for a live program" });
+        }
+        const createdSeconds = Math.floor(new Date(notification.occurred_at).getTime() / 1000);
+        const paddle = { connection, apiUrl: paddleApiUrl(connection.environment) };
+        return this.processOnce(ctx, notice, program, { createdSeconds, testMode }, (core) => handler({ ...core, notification, paddle }));
+      },
+    },
+
+    /** The dashboard's Paddle screen. */
+    getPaddleConnection: {
+      async handler(ctx: Context<Input<typeof S.ProgramIdInput>>) {
+        const { programId } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        return this.paddleConnectionOf(programId);
+      },
+    },
+
+    /** A new API key is checked with Paddle (in the environment it will be used in) before it is stored. */
+    setPaddleConnection: {
+      async handler(ctx: Context<Input<typeof S.SetPaddleConnectionInput>>) {
+        const { programId, environment, secretKey, apiKey } = ctx.params;
+        await call(ctx, "programs.get", { programId });
+        if (apiKey) await checkPaddleApiKey(apiKey, environment ?? (await this.repo.getPaddleConnection(programId))?.environment ?? "live");
+        await this.repo.setPaddleConnection(programId, { environment, secretKey, apiKey }, new Date());
+        return this.paddleConnectionOf(programId);
       },
     },
 
@@ -466,7 +513,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         this.repo.getWebhookSecret(program.id),
         this.repo.getWebhookSecret(program.id, "connect"),
         this.repo.getApiKey(program.id),
-        this.repo.lastEventOfProgram(program.id),
+        this.repo.lastEventOfProgram(program.id, "stripe"),
       ]);
       return connectionView(program, { secret, connectSecret, platformWebhooks: Boolean(this.webhookSecret), apiKey, lastEvent });
     },
@@ -482,11 +529,47 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return this.repo.findPartnerPayoutAccount(program.id, accountId);
     },
 
+    async paddleConnectionOf(programId: number) {
+      const [connection, lastEvent] = await Promise.all([this.repo.getPaddleConnection(programId), this.repo.lastEventOfProgram(programId, "paddle")]);
+      return paddleConnectionView(programId, connection, lastEvent);
+    },
+
     /** Keeps a trace of an event we will never act on, so an operator can see why (`cli processor-events`). */
-    async record(event: Stripe.Event, programId: number | null, status: "ignored", outcome: { reason: string }) {
-      const { claimed } = await this.repo.claimEvent({ eventId: event.id, type: event.type, programId }, this.leaseMs, new Date());
-      if (claimed) await this.repo.finishEvent(event.id, status, withoutNul(outcome), new Date());
+    async record(notice: Notice, programId: number | null, status: "ignored", outcome: { reason: string }) {
+      const { claimed } = await this.repo.claimEvent({ ...notice, programId }, this.leaseMs, new Date());
+      if (claimed) await this.repo.finishEvent(notice.eventId, status, withoutNul(outcome), new Date());
       return { received: true, handled: false, ...outcome };
+    },
+
+    /**
+     * Runs a verified event's handler once: an event id is processed once, for one program (the same id received
+     * for another program, e.g. a merchant's forgery with its own secret, is a duplicate that touches neither); a
+     * temporary failure releases it for the platform's retry (503), bad data is rejected for good (2xx).
+     */
+    async processOnce(ctx, notice, program, at, run) {
+      const known = await this.repo.getEvent(notice.eventId);
+      if (known && known.programId !== null && known.programId !== program.id) return { received: true, duplicate: true };
+      const { claimed, event: stored } = await this.repo.claimEvent({ ...notice, programId: program.id }, this.leaseMs, new Date());
+      if (!claimed) {
+        if (stored.status !== "processing" && stored.status !== "failed") return { received: true, duplicate: true, status: stored.status };
+        throw new ConflictError(`Event '${notice.eventId}' is being processed by another instance; retry later.`);
+      }
+      let result: HandlerResult | { status: "rejected"; outcome: Record<string, unknown> };
+      try {
+        const core = { ctx, repo: this.repo, program, eventCreatedSeconds: at.createdSeconds, testMode: at.testMode, logger: this.logger, unlinkedRetrySeconds: this.unlinkedRetrySeconds };
+        result = await run(core);
+      } catch (err) {
+        const message = String((err as Error).message ?? err);
+        if (!isPermanent(err)) {
+          await this.repo.releaseEvent(notice.eventId, withoutNul(message));
+          if (!(err instanceof RetryLaterError)) this.logger.warn(`Processor event ${notice.eventId} (${notice.type}) failed; released for retry.`, err);
+          throw new ServiceUnavailableError(`Event '${notice.eventId}' could not be processed yet (${message}); the platform will retry it.`);
+        }
+        this.logger.warn(`Processor event ${notice.eventId} (${notice.type}) rejected: ${message}`);
+        result = { status: "rejected", outcome: { reason: `rejected: ${message}` } };
+      }
+      await this.repo.finishEvent(notice.eventId, result.status, withoutNul(result.outcome), new Date());
+      return { received: true, handled: result.status === "processed", ...(result.status === "rejected" ? { rejected: true } : {}), ...result.outcome };
     },
   },
 };

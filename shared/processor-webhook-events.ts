@@ -40,3 +40,11 @@ export const PROCESSOR_WEBHOOK_EVENTS = {
     "charge.dispute.funds_reinstated",
   ],
 } as const satisfies Record<"required" | "payouts" | "optional", readonly string[]>;
+
+/** A program's Paddle Billing notification endpoint (docs/processor-webhooks.md, "Paddle Billing"), verified with the destination's secret key. */
+export const paddleWebhookPath = (programId: number) => `/api/v1/webhooks/paddle/programs/${programId}`;
+
+/** The notification types a Paddle destination must send; the processor service acts on exactly these. */
+export const PADDLE_WEBHOOK_EVENTS = {
+  required: ["transaction.completed", "adjustment.created", "adjustment.updated"],
+} as const satisfies Record<"required", readonly string[]>;

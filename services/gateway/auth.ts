@@ -47,6 +47,8 @@ export interface SessionMeta extends CallerMeta {
   /** The caller's address (shared/client-address.ts), for the sign-in throttle. */
   clientAddress?: string;
   processorSignature?: string;
+  /** The `Paddle-Signature` header of a Paddle notification. */
+  paddleSignature?: string;
   /** The signed-in partner, on partner portal routes. */
   partner?: PartnerSessionUser | null;
   partnerSessionToken?: string;

@@ -18,6 +18,7 @@ export interface GatewayContract {
    * (text, as routed); the signature comes from `ctx.meta`.
    */
   "gateway.processorWebhook": { params: { body?: Buffer; params?: { programId?: string } }; result: ProcessorContract["processor.handleWebhook"]["result"] };
+  "gateway.paddleWebhook": { params: { body?: Buffer; params?: { programId?: string } }; result: ProcessorContract["processor.handlePaddleWebhook"]["result"] };
   "gateway.live": { params: Record<string, never>; result: { status: "ok"; nodeID: string; uptimeSeconds: number } };
   "gateway.health": {
     params: Record<string, never>;

@@ -2,7 +2,7 @@
 import { declareActions, type HttpEndpoint } from "../../shared/endpoint";
 import { PROCESSOR_WEBHOOK_PATH } from "../../shared/processor-webhook-events";
 import { ACCOUNTS } from "../accounts/endpoints";
-import { ProgramWebhookParams } from "./path-params";
+import { PaddleWebhookParams, ProgramWebhookParams } from "./path-params";
 
 export const GATEWAY = declareActions("gateway", {
   health: {
@@ -82,6 +82,24 @@ export const GATEWAY = declareActions("gateway", {
         },
       },
     ],
+  },
+  paddleWebhook: {
+    http: {
+      method: "POST",
+      path: "/api/v1/webhooks/paddle/programs/:programId",
+      route: "processor-webhooks",
+      rawBody: { contentType: "application/json", description: "The Paddle notification, byte for byte as Paddle sent it.", params: PaddleWebhookParams },
+      tag: "Processor",
+      summary: "Paddle Billing notifications of one program",
+      description:
+        "The notification destination of a program's Paddle account (docs/processor-webhooks.md, \"Paddle Billing\"), verified with the destination's secret key entered in Settings → Paddle: the Paddle-Signature header (ts and h1) over the exact body, within the tolerance window. transaction.completed records a sale (a first payment or a renewal) net of tax; adjustment.created and adjustment.updated reverse its commission for approved refunds and chargebacks, and restore it for a chargeback's reversal, exactly as Stripe's refunds and disputes. A notification is processed once (by its event_id). 2xx for every notification taken or that can never succeed (the reason is recorded); 503 only for a temporary problem (an adjustment whose sale has not arrived yet, Paddle's API unreachable, a database outage), so Paddle retries.",
+      example: { programId: 1 },
+      errors: ["invalid_signature", "webhook_secret_missing", "invalid_request", "conflict", "payload_too_large", "service_unavailable"],
+      response: {
+        description: "Received (also for notifications that are not used, ignored or rejected, with the reason).",
+        example: { received: true, handled: true, transactionId: "txn_01hv8wptq8987qeep44cyrewp9", attributionMethod: "click" },
+      },
+    },
   },
   login: {
     // The same schema accounts.login validates with: the gateway refuses a bad body before any call.

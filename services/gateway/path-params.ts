@@ -13,3 +13,8 @@ export const WorkspaceIdParam = z.object({ workspaceId: Id });
 export const ProgramWebhookParams = z.strictObject({
   programId: Id.meta({ description: "The program whose own Stripe webhook endpoint this is.", example: 1 }),
 });
+
+/** The per-program Paddle notification endpoint's path. */
+export const PaddleWebhookParams = z.strictObject({
+  programId: Id.meta({ description: "The program whose Paddle notification destination this is.", example: 1 }),
+});

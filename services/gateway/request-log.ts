@@ -16,6 +16,7 @@ export const TRACKED_EVENTS: Readonly<Record<string, string>> = {
   "sales.track": "sale",
   "sales.refund": "refund",
   "gateway.processorWebhook": "processor_webhook",
+  "gateway.paddleWebhook": "processor_webhook",
 };
 
 const integer = (v: unknown): number | undefined => (typeof v === "number" && Number.isSafeInteger(v) ? v : undefined);

@@ -158,7 +158,7 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   },
   // Server-to-server only: no CORS headers, so browsers cannot call these.
   "track-server": { path: "/api/v1/track", bodyParsers: JSON_BODY, authentication: "authenticateApiKey", scope: "tracking", onAfterCall: logTrackedEvent },
-  // Stripe (Connect) webhooks: the signature is over the exact bytes, so the body stays raw.
+  // Stripe (Connect) webhooks and Paddle's notifications: the signature is over the exact bytes, so the body stays raw.
   "processor-webhooks": {
     path: "/api/v1/webhooks",
     bodyParsers: { json: false, urlencoded: false, raw: { type: () => true, limit: "1mb" } },
@@ -166,6 +166,8 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
     onBeforeCall(ctx, _route, req) {
       const signature = req.headers["stripe-signature"];
       ctx.meta.processorSignature = typeof signature === "string" ? signature : undefined;
+      const paddleSignature = req.headers["paddle-signature"];
+      ctx.meta.paddleSignature = typeof paddleSignature === "string" ? paddleSignature : undefined;
     },
     onAfterCall: logTrackedEvent,
   },

@@ -2,11 +2,11 @@
  * The dashboard's Stripe screen (docs/processor-webhooks.md, "Set-up for a merchant"): what to configure at Stripe,
  * the program's connection (owned by programs), its secrets' state and its newest event.
  */
-import { PROCESSOR_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_PATH, programWebhookPath } from "../../shared/processor-webhook-events";
+import { PADDLE_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_PATH, paddleWebhookPath, programWebhookPath } from "../../shared/processor-webhook-events";
 import type { ProgramsContract } from "../programs/contract";
 import { apiKeyState, keyHint } from "./api-key";
-import type { LastProcessorEvent, ProcessorConnectionView, WebhookSecretState } from "./contract";
-import type { ProcessorApiKey, ProcessorEvent, ProcessorWebhookSecret } from "./repository";
+import type { LastProcessorEvent, PaddleConnectionView, ProcessorConnectionView, WebhookSecretState } from "./contract";
+import type { PaddleConnection, ProcessorApiKey, ProcessorEvent, ProcessorWebhookSecret } from "./repository";
 
 type Program = ProgramsContract["programs.get"]["result"];
 
@@ -52,5 +52,20 @@ export function connectionView(
     connectSigningSecret: webhookSecretState(program.id, state.connectSecret),
     restrictedKey: apiKeyState(program.id, state.apiKey),
     lastEvent: lastEventView(state.lastEvent),
+  };
+}
+
+/** The dashboard's Paddle screen (docs/processor-webhooks.md, "Paddle Billing"): hints of the keys, never the keys. */
+export function paddleConnectionView(programId: number, c: PaddleConnection | null, lastEvent: ProcessorEvent | null): PaddleConnectionView {
+  const secret = c?.secretKey && c.secretSetAt ? { programId, signingSecret: c.secretKey, setAt: c.secretSetAt } : null;
+  const apiKey = c?.apiKey && c.apiKeySetAt ? { programId, apiKey: c.apiKey, setAt: c.apiKeySetAt, failedAt: c.apiKeyFailedAt, failure: c.apiKeyFailure } : null;
+  return {
+    programId,
+    webhookPath: paddleWebhookPath(programId),
+    requiredEvents: [...PADDLE_WEBHOOK_EVENTS.required],
+    environment: c?.environment ?? "live",
+    secretKey: webhookSecretState(programId, secret),
+    apiKey: apiKeyState(programId, apiKey),
+    lastEvent: lastEventView(lastEvent),
   };
 }

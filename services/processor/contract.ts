@@ -12,6 +12,12 @@ import type * as S from "./schemas";
 export interface ProcessorContract {
   /** From the gateway: the raw body and its signature header. The answer is the webhook's JSON (received, handled, outcome). */
   "processor.handleWebhook": { params: z.input<typeof S.WebhookInput>; result: { received: true } & Record<string, unknown> };
+  /** From the gateway: a Paddle notification's raw body and its Paddle-Signature header, for the program of the path. */
+  "processor.handlePaddleWebhook": { params: z.input<typeof S.PaddleWebhookInput>; result: { received: true } & Record<string, unknown> };
+  /** The dashboard's Paddle screen: what to configure at Paddle, the environment, the keys' state (hints only) and the newest notification. */
+  "processor.getPaddleConnection": { params: z.input<typeof S.ProgramIdInput>; result: PaddleConnectionView };
+  /** Sets what the input names (an API key is checked with Paddle first: 422 processor_key_refused, 503 Paddle unreachable); answers as getPaddleConnection. */
+  "processor.setPaddleConnection": { params: z.input<typeof S.SetPaddleConnectionInput>; result: PaddleConnectionView };
   // Operators reach these through the gateway (JSON). The handlers return the stored records as they are,
   // so an in-process caller would see Date objects: convert with toDto before adding a bus caller.
   "processor.getEvent": { params: z.input<typeof S.GetEventInput>; result: Jsonified<ProcessorEvent> | null };
@@ -203,5 +209,21 @@ export interface ProcessorConnectionView {
   /** The secret of the program's Connect endpoint (partners' Express accounts' account.updated), if entered. */
   connectSigningSecret: WebhookSecretState;
   restrictedKey: ApiKeyState;
+  lastEvent: LastProcessorEvent | null;
+}
+
+/** `GET /api/programs/:programId/processor/paddle`: everything the dashboard's Paddle screen shows; keys are never shown. */
+export interface PaddleConnectionView {
+  programId: number;
+  /** The program's notification endpoint (`/api/v1/webhooks/paddle/programs/<id>`); the page prefixes its own origin. */
+  webhookPath: string;
+  /** The notification types to select at Paddle. */
+  requiredEvents: string[];
+  /** sandbox: test sales (no commission); live: real sales. */
+  environment: "sandbox" | "live";
+  /** The notification destination's secret key (`pdl_ntfset_…abcd`). */
+  secretKey: WebhookSecretState;
+  /** The optional read-only API key: the customer's email and the discount's code of a sale. */
+  apiKey: ApiKeyState;
   lastEvent: LastProcessorEvent | null;
 }

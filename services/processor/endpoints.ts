@@ -1,6 +1,6 @@
 /** The processor service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
 import { declareActions, programRoutes } from "../../shared/endpoint";
-import { PROCESSOR_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_PATH, programWebhookPath } from "../../shared/processor-webhook-events";
+import { PADDLE_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_EVENTS, PROCESSOR_WEBHOOK_PATH, paddleWebhookPath, programWebhookPath } from "../../shared/processor-webhook-events";
 import * as S from "./schemas";
 
 const apiKeyExample = { programId: 1, configured: true, keyHint: "rk_live_…4f2A", setAt: "2026-01-01T10:00:00.000Z", failedAt: null, failure: null };
@@ -25,6 +25,25 @@ const connectionExample = {
     processedAt: "2026-01-02T09:00:00.120Z",
     attempts: 1,
     outcome: { transactionId: "cs_1", attributionMethod: "click" },
+    lastError: null,
+  },
+};
+
+const paddleExample = {
+  programId: 1,
+  webhookPath: paddleWebhookPath(1),
+  requiredEvents: PADDLE_WEBHOOK_EVENTS.required,
+  environment: "live",
+  secretKey: { programId: 1, configured: true, hint: "pdl_…Key1", setAt: "2026-01-01T10:00:00.000Z" },
+  apiKey: { programId: 1, configured: false, keyHint: null, setAt: null, failedAt: null, failure: null },
+  lastEvent: {
+    id: "paddle:evt_01hv8x2acma2gz1he2yh0wenw4",
+    type: "transaction.completed",
+    status: "processed",
+    receivedAt: "2026-01-02T09:00:00.000Z",
+    processedAt: "2026-01-02T09:00:00.120Z",
+    attempts: 1,
+    outcome: { transactionId: "txn_01hv8wptq8987qeep44cyrewp9", attributionMethod: "click" },
     lastError: null,
   },
 };
@@ -226,6 +245,34 @@ export const PROCESSOR = declareActions("processor", {
   transferPayout: { input: S.TransferPayoutInput },
   // Paying partners through PayPal's Payouts API (docs/payouts.md, "PayPal"): the merchant's credentials, and the
   // runs' batches (bus only, from commissions' payout worker).
+  getPaddleConnection: {
+    input: S.ProgramIdInput,
+    http: programRoutes({
+      method: "GET",
+      path: "/:programId/processor/paddle",
+      tag: "Processor",
+      summary: "The program's Paddle Billing connection and set-up",
+      description:
+        "What the Paddle set-up needs and where it stands: the path of the program's notification endpoint (webhookPath; prefix it with this service's origin), the notification types to select, the environment (sandbox notifications are recorded as test sales), hints of the destination's secret key and of the optional read-only API key with the last time Paddle refused it, and the newest notification received with its result.",
+      example: { programId: 1 },
+      response: { description: "The connection; keys are never shown.", example: paddleExample },
+    }),
+  },
+  setPaddleConnection: {
+    input: S.SetPaddleConnectionInput,
+    http: programRoutes({
+      method: "PUT",
+      path: "/:programId/processor/paddle",
+      permission: "programs:write",
+      tag: "Processor",
+      summary: "Set the program's Paddle Billing connection",
+      description:
+        "Sets what the body names and leaves the rest: the environment, the notification destination's secret key (null removes it: every notification is then refused), the read-only API key (checked with Paddle first by listing customers and discounts: a key Paddle refuses is a 422 and nothing is stored; Paddle not reached is a 503; null removes it).",
+      example: { programId: 1, environment: "sandbox", secretKey: "pdl_ntfset_01hx0aexample_ExampleSecretKey" },
+      errors: ["processor_key_refused"],
+      response: { description: "The connection.", example: paddleExample },
+    }),
+  },
   getPaypalCredentials: {
     input: S.ProgramIdInput,
     http: programRoutes({

@@ -17,7 +17,7 @@
 import { typedCall } from "../../shared/typed-call";
 import type { SalesContract } from "../sales/contract";
 import { refundedOnChargesCents, saleRefundedCents, type ProcessorMovement } from "./processor-refunds";
-import { RetryLaterError, type HandlerContext } from "./handler";
+import { RetryLaterError, type CoreHandlerContext } from "./handler";
 import type { ProcessorPayment } from "./repository";
 
 const call = typedCall<SalesContract>();
@@ -31,7 +31,7 @@ const MAX_COMPONENT = 64;
 const present = (refs: References): string[] => [...new Set(refs.filter((r): r is string => !!r))];
 
 /** Links `references` and everything aliased to them to the sale, then settles the sale if it has refunds or disputes. */
-export async function linkSale(h: HandlerContext, references: References, sale: SaleFigures): Promise<Record<string, unknown> | null> {
+export async function linkSale(h: CoreHandlerContext, references: References, sale: SaleFigures): Promise<Record<string, unknown> | null> {
   const queue = present(references);
   const seen = new Set(queue);
   while (queue.length && seen.size <= MAX_COMPONENT) {
@@ -52,7 +52,7 @@ export async function linkSale(h: HandlerContext, references: References, sale: 
  * Records that `references` name one payment. If one of them (or an alias)
  * already belongs to a sale, the others join it and the sale is settled.
  */
-export async function linkReferences(h: HandlerContext, references: References): Promise<Record<string, unknown> | null> {
+export async function linkReferences(h: CoreHandlerContext, references: References): Promise<Record<string, unknown> | null> {
   const refs = present(references);
   for (const other of refs.slice(1)) await h.repo.addAlias(h.program.id, refs[0], other);
   const payment = await resolveSale(h, refs);
@@ -62,7 +62,7 @@ export async function linkReferences(h: HandlerContext, references: References):
 }
 
 /** The sale one of the references (or one of their aliases) belongs to. */
-export async function resolveSale(h: HandlerContext, references: References): Promise<ProcessorPayment | null> {
+export async function resolveSale(h: CoreHandlerContext, references: References): Promise<ProcessorPayment | null> {
   const queue = present(references);
   const seen = new Set(queue);
   while (queue.length && seen.size <= MAX_COMPONENT) {
@@ -86,7 +86,7 @@ export async function resolveSale(h: HandlerContext, references: References): Pr
  * the event answers 503 (so the processor retries it) for a while
  * (`unlinkedRetrySeconds`), then 2xx with the movement parked.
  */
-export async function recordMovements(h: HandlerContext, movements: readonly ProcessorMovement[], references: References): Promise<Record<string, unknown>> {
+export async function recordMovements(h: CoreHandlerContext, movements: readonly ProcessorMovement[], references: References): Promise<Record<string, unknown>> {
   let changed = false;
   for (const m of movements) changed = (await h.repo.recordMovement(m)) || changed;
   const refs = present([...references, ...movements.flatMap((m) => [m.chargeId, m.paymentIntentId])]);
@@ -95,7 +95,7 @@ export async function recordMovements(h: HandlerContext, movements: readonly Pro
   const payment = await resolveSale(h, refs);
   if (!payment) {
     const waiting = `No sale is linked to ${refs.join(" / ")} yet; the ${movements.map((m) => m.kind).join(", ")} is kept and applied when its sale arrives.`;
-    const ageSeconds = Date.now() / 1000 - h.event.created;
+    const ageSeconds = Date.now() / 1000 - h.eventCreatedSeconds;
     if (ageSeconds < h.unlinkedRetrySeconds) throw new RetryLaterError(waiting);
     return { parked: true, reason: waiting };
   }
@@ -112,7 +112,7 @@ export async function recordMovements(h: HandlerContext, movements: readonly Pro
  * dispute known for its charges. The revision is taken before the figures are
  * read, so a settlement never carries a newer revision than its figures.
  */
-export async function settleSale(h: HandlerContext, payment: ProcessorPayment, cause: ProcessorMovement | null): Promise<Record<string, unknown> | null> {
+export async function settleSale(h: CoreHandlerContext, payment: ProcessorPayment, cause: ProcessorMovement | null): Promise<Record<string, unknown> | null> {
   const movementsOfSale = async () => h.repo.listMovements(h.program.id, await h.repo.listPaymentReferences(h.program.id, payment.transactionId));
   // Most sales never see a refund: look before taking a revision.
   if (!(await movementsOfSale()).length) return null;

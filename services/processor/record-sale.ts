@@ -1,11 +1,11 @@
 import { typedCall } from "../../shared/typed-call";
 import type { SalesContract } from "../sales/contract";
-import type { HandlerContext } from "./handler";
+import type { CoreHandlerContext } from "./handler";
 
 const call = typedCall<SalesContract>();
 
 /** Records a processor sale; one already recorded (a redelivery, or processing retried after a failure) is fine. */
-export async function recordSaleOnce(h: HandlerContext, input: SalesContract["sales.recordProcessorSale"]["params"]): Promise<Record<string, unknown>> {
+export async function recordSaleOnce(h: CoreHandlerContext, input: SalesContract["sales.recordProcessorSale"]["params"]): Promise<Record<string, unknown>> {
   try {
     const { sale, commissionId } = await call(h.ctx, "sales.recordProcessorSale", input);
     // Why it earns nothing, and how a sale in another currency was converted (docs/currencies.md), when so.

@@ -1,7 +1,9 @@
 import { Schema, type Connection, type Model } from "mongoose";
 import { supersedes } from "./processor-refunds";
 import { isDuplicateKeyError, modelOn, prepareCollections, collectionSchema } from "../../shared/storage/mongo";
+import { PADDLE_EVENT_PREFIX } from "./repository";
 import type {
+  BillingPlatform,
   FinishedEventStatus,
   PartnerPayoutAccount,
   PayoutTransfer,
@@ -252,8 +254,12 @@ export class MongoProcessorRepository implements ProcessorRepository {
     return docs.map(toEvent);
   }
 
-  async lastEventOfProgram(programId: number): Promise<ProcessorEvent | null> {
-    const doc = await this.events.findOne({ programId }).sort({ receivedAt: -1, _id: -1 }).lean<EventDoc>();
+  async lastEventOfProgram(programId: number, platform: BillingPlatform): Promise<ProcessorEvent | null> {
+    const paddle = new RegExp(`^${PADDLE_EVENT_PREFIX}`);
+    const doc = await this.events
+      .findOne({ programId, _id: platform === "paddle" ? { $regex: paddle } : { $not: paddle } })
+      .sort({ receivedAt: -1, _id: -1 })
+      .lean<EventDoc>();
     return doc ? toEvent(doc) : null;
   }
 

@@ -1,6 +1,8 @@
 import { supersedes } from "./processor-refunds";
 import { camelRow, migrate, type SqlDatabase } from "../../shared/storage/sql";
+import { PADDLE_EVENT_PREFIX } from "./repository";
 import type {
+  BillingPlatform,
   FinishedEventStatus,
   PartnerPayoutAccount,
   PayoutTransfer,
@@ -192,8 +194,11 @@ export class SqlProcessorRepository implements ProcessorRepository {
     return rows.map((r) => camelRow<ProcessorEvent>(r));
   }
 
-  async lastEventOfProgram(programId: number): Promise<ProcessorEvent | null> {
-    const [row] = await this.db.query("SELECT * FROM processor_events WHERE program_id = $1 ORDER BY received_at DESC, event_id DESC LIMIT 1", [programId]);
+  async lastEventOfProgram(programId: number, platform: BillingPlatform): Promise<ProcessorEvent | null> {
+    const [row] = await this.db.query(
+      "SELECT * FROM processor_events WHERE program_id = $1 AND starts_with(event_id, $2) = $3 ORDER BY received_at DESC, event_id DESC LIMIT 1",
+      [programId, PADDLE_EVENT_PREFIX, platform === "paddle"],
+    );
     return row ? camelRow<ProcessorEvent>(row) : null;
   }
 

@@ -11,6 +11,10 @@ export type { ProcessorMovement };
 export type ProcessorEventStatus = "processing" | "processed" | "failed" | "ignored" | "rejected";
 export type FinishedEventStatus = "processed" | "ignored" | "rejected";
 
+/** Which billing platform sent an event: Paddle's notifications are stored as `paddle:<event_id>`, Stripe's by their own id. */
+export type BillingPlatform = "stripe" | "paddle";
+export const PADDLE_EVENT_PREFIX = "paddle:";
+
 export interface ProcessorEvent {
   eventId: string;
   type: string;
@@ -162,8 +166,8 @@ export interface ProcessorRepository {
   getEvent(eventId: string): Promise<ProcessorEvent | null>;
   /** The newest events first, optionally only those with a status. */
   listEvents(filter: { status?: ProcessorEventStatus; limit: number }): Promise<ProcessorEvent[]>;
-  /** The program's newest event (the latest first received; events of no program are never found), or null. */
-  lastEventOfProgram(programId: number): Promise<ProcessorEvent | null>;
+  /** The program's newest event of the platform (the latest first received; events of no program are never found), or null. */
+  lastEventOfProgram(programId: number, platform: BillingPlatform): Promise<ProcessorEvent | null>;
 
   /** Keeps the first link of a reference. */
   linkPayment(p: ProcessorPayment): Promise<void>;

@@ -176,3 +176,38 @@ export const CreateCouponCodeInput = z
     const [pattern, rule] = v.source === "stripe_created" ? [STRIPE_PROMOTION_CODE_PATTERN, STRIPE_PROMOTION_CODE_RULE] : [COUPON_CODE_PATTERN, COUPON_CODE_RULE];
     if (!pattern.test(v.code)) ctx.addIssue({ code: "custom", path: ["code"], message: rule });
   });
+
+/** Paddle's notifications: the raw body, its `Paddle-Signature` header, and the program of the endpoint's path. */
+export const PaddleWebhookInput = z.object({ payload: z.string().max(1_048_576), signature: z.string().max(4096).optional(), programId: ProgramId });
+
+/** A key as Paddle shows it: one line, no spaces (Paddle's formats change; Paddle itself is the judge of the rest). */
+const PaddleKey = (what: string, example: string, description: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{16,255}$/, `must be the ${what} as Paddle shows it (letters, digits, _ and -, 16 to 255 characters)`)
+    .meta({ description, example });
+
+export const SetPaddleConnectionInput = z
+  .strictObject({
+    programId: ProgramId,
+    environment: z
+      .enum(["sandbox", "live"])
+      .optional()
+      .meta({ description: "sandbox: notifications of Paddle's sandbox, recorded as test sales (no commission); live: real sales.", example: "live" }),
+    secretKey: PaddleKey(
+      "notification destination's secret key",
+      "pdl_ntfset_01hx0aexample_ExampleSecretKey",
+      "The secret key of the notification destination (Paddle > Developer tools > Notifications), pdl_ntfset_...; null removes it.",
+    )
+      .nullable()
+      .optional(),
+    apiKey: PaddleKey(
+      "API key",
+      "pdl_live_apikey_01hx0aexample_ExampleKey",
+      "An API key with read permissions for customers and discounts, checked with Paddle before it is stored; null removes it.",
+    )
+      .nullable()
+      .optional(),
+  })
+  .refine((input) => input.environment !== undefined || input.secretKey !== undefined || input.apiKey !== undefined, "name at least one of environment, secretKey and apiKey");

@@ -125,6 +125,8 @@ export const ProcessorSaleInput = z.object({
     email: Email.nullish(),
     customerKey: CustomerKey.nullish(),
     processorCustomerId: ProcessorId.nullish(),
+    /** The code of the payment's discount, when the platform gives codes rather than promotion code ids (Paddle). */
+    couponCode: z.string().trim().max(255).nullish(),
     /** The promotion codes of the payment's discounts (rule 5), and why its discounts could not be read, if so. */
     promotionCodeIds: z.array(ProcessorId).max(20).nullish(),
     discountsUnread: z.string().min(1).max(1000).nullish(),

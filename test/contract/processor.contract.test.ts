@@ -128,9 +128,9 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     expect(await repo().getApiKey(programId)).toBeNull();
   });
 
-  it("finds a program's newest event, whatever its status; never another program's or one of no program", async () => {
+  it("finds a program's newest event of a platform, whatever its status; never another program's or one of no program", async () => {
     const programId = 200_000 + unique();
-    expect(await repo().lastEventOfProgram(programId)).toBeNull();
+    expect(await repo().lastEventOfProgram(programId, "stripe")).toBeNull();
     const older = { eventId: `evt_${unique()}`, type: "account.updated", programId };
     const newer = { eventId: `evt_${unique()}`, type: "refund.created", programId };
     await repo().claimEvent(older, LEASE, at(SECOND));
@@ -138,9 +138,9 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     await repo().claimEvent(newer, LEASE, at(3 * SECOND));
     await repo().claimEvent({ eventId: `evt_${unique()}`, type: "charge.refunded", programId: programId + 1 }, LEASE, at(4 * SECOND));
     await repo().claimEvent({ eventId: `evt_${unique()}`, type: "charge.refunded", programId: null }, LEASE, at(5 * SECOND));
-    expect(await repo().lastEventOfProgram(programId)).toMatchObject({ eventId: newer.eventId, status: "processing", receivedAt: at(3 * SECOND), outcome: null });
+    expect(await repo().lastEventOfProgram(programId, "stripe")).toMatchObject({ eventId: newer.eventId, status: "processing", receivedAt: at(3 * SECOND), outcome: null });
     await repo().finishEvent(newer.eventId, "rejected", { reason: "rejected: bad data" }, at(6 * SECOND));
-    expect(await repo().lastEventOfProgram(programId)).toEqual({
+    expect(await repo().lastEventOfProgram(programId, "stripe")).toEqual({
       eventId: newer.eventId,
       type: "refund.created",
       programId,
@@ -154,7 +154,13 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     });
     // A retry of the older event does not make it the newest: received is when it first arrived.
     expect(await repo().claimEvent(older, LEASE, at(7 * SECOND))).toMatchObject({ claimed: true, event: { attempts: 2 } });
-    expect((await repo().lastEventOfProgram(programId))!.eventId).toBe(newer.eventId);
+    expect((await repo().lastEventOfProgram(programId, "stripe"))!.eventId).toBe(newer.eventId);
+    // Each billing platform's screen shows its own newest event.
+    expect(await repo().lastEventOfProgram(programId, "paddle")).toBeNull();
+    const paddle = { eventId: `paddle:evt_${unique()}`, type: "transaction.completed", programId };
+    await repo().claimEvent(paddle, LEASE, at(8 * SECOND));
+    expect((await repo().lastEventOfProgram(programId, "paddle"))!.eventId).toBe(paddle.eventId);
+    expect((await repo().lastEventOfProgram(programId, "stripe"))!.eventId).toBe(newer.eventId);
   });
 
   it("keeps one webhook signing secret per program: a new one replaces the old; removed, it is gone", async () => {

@@ -10,6 +10,7 @@ import { waitFor } from "../support/notifications";
 import { ADMIN_TOKEN, startSystem, type Bootstrap, type TestSystem } from "../support/system";
 import { deliver, event, processorId } from "../support/processor";
 import { startPaypalDouble, type PaypalDouble } from "../support/paypal-double";
+import { signPaddleNotification } from "../../shared/paddle-signature";
 import { startStripeDouble, type StripeDouble } from "../support/stripe-double";
 import { attributedSale, refund, uniqueId } from "../support/tracking";
 
@@ -23,6 +24,9 @@ let fullAccessKey: string;
 let stripe: StripeDouble;
 const STRIPE_KEY = "rk_test_51PathIdsRestrictedKey";
 const WEBHOOK_SIGNING_SECRET = "whsec_pathIdsOwnEndpointSecret";
+const PADDLE_SECRET_KEY = "pdl_ntfset_01pathids_PathIdsSecretKey";
+/** A notification type the service does not use: answered 200 and recorded nowhere. */
+const paddleCustomerCreated = JSON.stringify({ event_id: "evt_01pathids", event_type: "customer.created", occurred_at: new Date().toISOString(), data: { id: "ctm_01pathids" } });
 let paypal: PaypalDouble;
 const PAYPAL_CLIENT_ID = "AZDxPathIdsPaypalClientId";
 const PAYPAL_SECRET = "EGnHPathIdsPaypalSecret";
@@ -76,6 +80,7 @@ beforeAll(async () => {
   // A program with the signing secret of its own Stripe webhook endpoint.
   ids.webhookProgramId = (await sys.bootstrap({ workspaceId: owner.workspaceId })).programId;
   await sys.admin("PUT", `/programs/${ids.webhookProgramId}/processor/webhook-secret`, { signingSecret: WEBHOOK_SIGNING_SECRET });
+  await sys.admin("PUT", `/programs/${ids.webhookProgramId}/processor/paddle`, { secretKey: PADDLE_SECRET_KEY });
   // Rewards: a live group, groups and rewards to archive (once each), lead commissions to reverse (once each).
   const program = `/programs/${boot.programId}`;
   const group = async (name: string) => (await sys.admin("POST", `${program}/groups`, { name })).id as number;
@@ -169,6 +174,8 @@ type Route = {
   key?: boolean;
   /** A program's own Stripe webhook endpoint: an event signed with this secret (the raw body, no credentials). */
   signedWith?: string;
+  /** A program's Paddle notification endpoint: a notification signed with this secret key. */
+  paddleSignedWith?: string;
 };
 
 /** Every route with an id in its path; `body` is what makes the canonical call succeed. */
@@ -192,6 +199,8 @@ const ROUTES: Route[] = [
     ids: () => ({ programId: ids.webhookProgramId }),
     signedWith: WEBHOOK_SIGNING_SECRET,
   },
+  // A program's Paddle notification destination (docs/processor-webhooks.md, "Paddle Billing").
+  { method: "POST", path: "/api/v1/webhooks/paddle/programs/:programId", ids: () => ({ programId: ids.webhookProgramId }), paddleSignedWith: PADDLE_SECRET_KEY },
   { method: "GET", path: "/api/admin/programs/:programId/partners/:partnerId/balance" },
   { method: "POST", path: "/api/admin/programs/:programId/partners/:partnerId/withdrawals", body: () => ({ amountCents: 100 }) },
   { method: "POST", path: "/api/admin/withdrawals/:withdrawalId/pay" },
@@ -310,6 +319,9 @@ const ROUTES: Route[] = [
       { method: "GET", path: `${base}/processor/paypal`, session },
       { method: "PUT", path: `${base}/processor/paypal`, session, body: () => ({ clientId: PAYPAL_CLIENT_ID, clientSecret: PAYPAL_SECRET, mode: "sandbox" }) },
       { method: "DELETE", path: `${base}/processor/paypal`, session },
+      // Paddle Billing (docs/processor-webhooks.md, "Paddle Billing").
+      { method: "GET", path: `${base}/processor/paddle`, session },
+      { method: "PUT", path: `${base}/processor/paddle`, session, body: () => ({ environment: "sandbox" }) },
     ];
   }),
   // The team (issue 27): members and invitations, on the dashboard's route and, where there is one, the operator's.
@@ -441,7 +453,9 @@ beforeAll(async () => {
 const send = (route: Route, path: string) =>
   route.signedWith
     ? deliver(sys, event("customer.created", { id: processorId("cus"), object: "customer" }, { account: null }), { secret: route.signedWith, path })
-    : sys.http(route.method, path, {
+    : route.paddleSignedWith
+      ? sys.http("POST", path, { raw: paddleCustomerCreated, headers: { "Paddle-Signature": signPaddleNotification(route.paddleSignedWith, paddleCustomerCreated) } })
+      : sys.http(route.method, path, {
         ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: route.key ? fullAccessKey : ADMIN_TOKEN }),
         body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
       });

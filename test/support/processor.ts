@@ -1,4 +1,5 @@
 import Stripe from "stripe";
+import { signPaddleNotification } from "../../shared/paddle-signature";
 import { startSystem, type Bootstrap, type TestSystem } from "./system";
 
 export const WEBHOOK_SECRET = "whsec_test_secret";
@@ -26,6 +27,13 @@ export async function deliver(sys: TestSystem, evt: object, opts: { secret?: str
   const payload = JSON.stringify(evt);
   const signature = opts.signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? WEBHOOK_SECRET, timestamp: opts.timestamp });
   return sys.http("POST", opts.path ?? "/api/v1/webhooks/processor", { raw: payload, headers: { "Stripe-Signature": signature } });
+}
+
+/** Posts a Paddle notification to the program's endpoint with a real Paddle-Signature (or the header given). */
+export async function deliverPaddle(sys: TestSystem, notification: object, opts: { programId: number; secret: string; timestamp?: number; signature?: string }) {
+  const payload = JSON.stringify(notification);
+  const signature = opts.signature ?? signPaddleNotification(opts.secret, payload, opts.timestamp);
+  return sys.http("POST", `/api/v1/webhooks/paddle/programs/${opts.programId}`, { raw: payload, headers: { "Paddle-Signature": signature } });
 }
 
 export function checkoutSession(over: Record<string, unknown> & { metadata?: Record<string, string> }) {

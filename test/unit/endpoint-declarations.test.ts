@@ -69,10 +69,12 @@ describe("the system's declarations", () => {
     "gateway.health",
     "gateway.live",
     "gateway.logout",
+    "gateway.paddleWebhook",
     "gateway.partnerSignOut",
     "gateway.processorWebhook",
     "notifications.commissionEvent",
     "notifications.event",
+    "processor.handlePaddleWebhook",
     "processor.handleWebhook",
     "programs.authenticateKey",
   ];

@@ -31,6 +31,7 @@ export const PaddleNotification = z.looseObject({
   notification_id: PaddleId("ntf").optional(),
   data: z.looseObject({}),
 });
+export type PaddleNotification = z.output<typeof PaddleNotification>;
 
 export const PaddleTransaction = z.looseObject({
   id: PaddleId("txn"),
