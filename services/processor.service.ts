@@ -99,6 +99,8 @@ type Vars = StorageVars<ProcessorRepository> & {
   paypalApiUrl: string | null;
   /** Each program's PayPal access token, until shortly before it expires. */
   paypalTokens: PaypalTokenCache;
+  /** `PADDLE_API_URL` (the tests' double), or null: Paddle's own API of each environment. */
+  paddleApiUrl: string | null;
 };
 
 /** PostgreSQL refuses NUL in text and JSON; what we store of an event's data must not carry it. */
@@ -163,6 +165,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.stripeApiUrl = stripeApiUrlFromEnv();
     this.paypalApiUrl = process.env.PAYPAL_API_URL || null;
     this.paypalTokens = new PaypalTokenCache();
+    this.paddleApiUrl = process.env.PADDLE_API_URL || null;
   },
 
   actions: {
@@ -243,9 +246,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           return this.record(notice, program.id, "ignored", { reason: "test-mode event for a live program" });
         }
         const stripeHandler = handler;
-        return this.processOnce(ctx, notice, program, { createdSeconds: event.created, testMode: testEvent }, (core) =>
-          stripeHandler({ ...core, event, stripeApiUrl: this.stripeApiUrl }),
-        );
+        return this.processOnce(ctx, notice, program, { createdSeconds: event.created, testMode: testEvent }, (core) => stripeHandler({ ...core, event, stripeApiUrl: this.stripeApiUrl }));
       },
     },
 
@@ -286,7 +287,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           return this.record(notice, program.id, "ignored", { reason: "sandbox notification for a live program" });
         }
         const createdSeconds = Math.floor(new Date(notification.occurred_at).getTime() / 1000);
-        const paddle = { connection, apiUrl: paddleApiUrl(connection.environment) };
+        const paddle = { connection, apiUrl: paddleApiUrl(connection.environment, this.paddleApiUrl) };
         return this.processOnce(ctx, notice, program, { createdSeconds, testMode }, (core) => handler({ ...core, notification, paddle }));
       },
     },
@@ -305,7 +306,10 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.SetPaddleConnectionInput>>) {
         const { programId, environment, secretKey, apiKey } = ctx.params;
         await call(ctx, "programs.get", { programId });
-        if (apiKey) await checkPaddleApiKey(apiKey, environment ?? (await this.repo.getPaddleConnection(programId))?.environment ?? "live");
+        if (apiKey) {
+          const keyEnvironment = environment ?? (await this.repo.getPaddleConnection(programId))?.environment ?? "live";
+          await checkPaddleApiKey(apiKey, keyEnvironment, paddleApiUrl(keyEnvironment, this.paddleApiUrl));
+        }
         await this.repo.setPaddleConnection(programId, { environment, secretKey, apiKey }, new Date());
         return this.paddleConnectionOf(programId);
       },

@@ -195,10 +195,11 @@ export class SqlProcessorRepository implements ProcessorRepository {
   }
 
   async lastEventOfProgram(programId: number, platform: BillingPlatform): Promise<ProcessorEvent | null> {
-    const [row] = await this.db.query(
-      "SELECT * FROM processor_events WHERE program_id = $1 AND starts_with(event_id, $2) = $3 ORDER BY received_at DESC, event_id DESC LIMIT 1",
-      [programId, PADDLE_EVENT_PREFIX, platform === "paddle"],
-    );
+    const [row] = await this.db.query("SELECT * FROM processor_events WHERE program_id = $1 AND starts_with(event_id, $2) = $3 ORDER BY received_at DESC, event_id DESC LIMIT 1", [
+      programId,
+      PADDLE_EVENT_PREFIX,
+      platform === "paddle",
+    ]);
     return row ? camelRow<ProcessorEvent>(row) : null;
   }
 

@@ -182,7 +182,13 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     const programId = 400_000 + unique();
     expect(await repo().getPaddleConnection(programId)).toBeNull();
     const empty = { apiKey: null, apiKeySetAt: null, apiKeyFailedAt: null, apiKeyFailure: null };
-    expect(await repo().setPaddleConnection(programId, { secretKey: "pdl_ntfset_one" }, at(0))).toEqual({ programId, environment: "live", secretKey: "pdl_ntfset_one", secretSetAt: at(0), ...empty });
+    expect(await repo().setPaddleConnection(programId, { secretKey: "pdl_ntfset_one" }, at(0))).toEqual({
+      programId,
+      environment: "live",
+      secretKey: "pdl_ntfset_one",
+      secretSetAt: at(0),
+      ...empty,
+    });
     await repo().setPaddleConnection(programId, { environment: "sandbox" }, at(SECOND));
     await repo().setPaddleConnection(programId, { apiKey: "pdl_sdbx_apikey_1" }, at(2 * SECOND));
     await repo().markPaddleApiKeyFailed(programId, "pdl_sdbx_apikey_1", "forbidden", at(3 * SECOND));
@@ -199,7 +205,13 @@ describe.each(backends)("processor repository contract on %s", (_name, backend) 
     });
     await repo().setPaddleConnection(programId, { apiKey: "pdl_sdbx_apikey_2" }, at(5 * SECOND));
     expect(await repo().getPaddleConnection(programId)).toMatchObject({ apiKey: "pdl_sdbx_apikey_2", apiKeySetAt: at(5 * SECOND), apiKeyFailedAt: null, apiKeyFailure: null });
-    expect(await repo().setPaddleConnection(programId, { secretKey: null, apiKey: null }, at(6 * SECOND))).toEqual({ programId, environment: "sandbox", secretKey: null, secretSetAt: null, ...empty });
+    expect(await repo().setPaddleConnection(programId, { secretKey: null, apiKey: null }, at(6 * SECOND))).toEqual({
+      programId,
+      environment: "sandbox",
+      secretKey: null,
+      secretSetAt: null,
+      ...empty,
+    });
     expect(await repo().getPaddleConnection(programId + 1)).toBeNull();
     await Promise.all([repo().setPaddleConnection(programId + 1, { secretKey: "pdl_ntfset_a" }, at(0)), repo().setPaddleConnection(programId + 1, { environment: "sandbox" }, at(0))]);
     expect(await repo().getPaddleConnection(programId + 1)).toMatchObject({ secretKey: "pdl_ntfset_a", environment: "sandbox" });

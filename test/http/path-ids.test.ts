@@ -456,9 +456,9 @@ const send = (route: Route, path: string) =>
     : route.paddleSignedWith
       ? sys.http("POST", path, { raw: paddleCustomerCreated, headers: { "Paddle-Signature": signPaddleNotification(route.paddleSignedWith, paddleCustomerCreated) } })
       : sys.http(route.method, path, {
-        ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: route.key ? fullAccessKey : ADMIN_TOKEN }),
-        body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
-      });
+          ...(route.session ? { headers: { Cookie: cookie } } : route.partner ? { headers: { Cookie: partnerCookie } } : { key: route.key ? fullAccessKey : ADMIN_TOKEN }),
+          body: route.body?.() ?? (route.method === "GET" ? undefined : {}),
+        });
 
 /** The route's path with each `:param` replaced by its id (or `override` for one of them). */
 function pathOf(route: Route, override?: { param: string; value: string }) {

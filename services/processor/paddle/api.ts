@@ -9,7 +9,8 @@ import type { PaddleConnection, PaddleEnvironment } from "../repository";
 
 const API_URLS: Record<PaddleEnvironment, string> = { live: "https://api.paddle.com", sandbox: "https://sandbox-api.paddle.com" };
 
-export const paddleApiUrl = (environment: PaddleEnvironment) => process.env.PADDLE_API_URL || API_URLS[environment];
+/** Paddle's API of the environment, or `override` (PADDLE_API_URL, read when the service starts). */
+export const paddleApiUrl = (environment: PaddleEnvironment, override: string | null) => override ?? API_URLS[environment];
 
 /** Why a call failed: the key (revoked, a permission missing: waiting will not help), or Paddle (unreachable, 429, 5xx). */
 export class PaddleApiError extends Error {
@@ -38,17 +39,14 @@ export async function paddleGet(apiUrl: string, apiKey: string, path: string): P
 }
 
 /** The calls a key will make, made once: listing customers and discounts. A refused key is never stored. */
-export async function checkPaddleApiKey(apiKey: string, environment: PaddleEnvironment): Promise<void> {
+export async function checkPaddleApiKey(apiKey: string, environment: PaddleEnvironment, apiUrl: string): Promise<void> {
   try {
-    await paddleGet(paddleApiUrl(environment), apiKey, "/customers?per_page=1");
-    await paddleGet(paddleApiUrl(environment), apiKey, "/discounts?per_page=1");
+    await paddleGet(apiUrl, apiKey, "/customers?per_page=1");
+    await paddleGet(apiUrl, apiKey, "/discounts?per_page=1");
   } catch (err) {
     const message = (err as Error).message;
     if (err instanceof PaddleApiError && err.failure === "key") {
-      throw new AppError(
-        "processor_key_refused",
-        `${message}. Give the API key read permission for Customers and Discounts in Paddle (${environment}), then enter it again.`,
-      );
+      throw new AppError("processor_key_refused", `${message}. Give the API key read permission for Customers and Discounts in Paddle (${environment}), then enter it again.`);
     }
     throw new ServiceUnavailableError(`${message}. Nothing changed; retry later.`);
   }
