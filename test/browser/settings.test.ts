@@ -5,7 +5,9 @@
  * added in the console gets a signed test event a local receiver verifies, and its delivery log says delivered (a
  * failed delivery is retried by hand); a member invited as viewer accepts on the invitation page, signs in and finds
  * no Approve button (the API refuses them too); program settings saved and read back after a reload; PayPal payouts'
- * credentials refused and then accepted by a local PayPal double, and removed after a confirm step. Screenshots of
+ * credentials refused and then accepted by a local PayPal double, and removed after a confirm step; Paddle's secret key
+ * and environment entered (a notification signed with it is the last one shown), its API key refused and accepted by
+ * a local Paddle double, removed after a confirm step. Screenshots of
  * every section and of the invitation page at 1366 and 390 px, each checked for contrast, overflow and labels.
  */
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -14,9 +16,11 @@ import { verifyWebhookSignature } from "../../shared/webhook-signature";
 import { describeWithChromium, useChromiumWith } from "../support/chromium";
 import { waitFor } from "../support/notifications";
 import { expectFocusOn, expectText, pageProblems, saveScreenshot, tabTo, watchErrors, WIDTHS } from "../support/page-checks";
+import { startPaddleDouble, type PaddleDouble } from "../support/paddle-double";
 import { startPaypalDouble, type PaypalDouble } from "../support/paypal-double";
 import { startSmtpReceiver, type SmtpReceiver } from "../support/smtp";
-import { checkoutSession, deliver, event } from "../support/processor";
+import { checkoutSession, deliver, deliverPaddle, event } from "../support/processor";
+import paddleNotifications from "../fixtures/paddle/notifications.json";
 import { stripeObject } from "../support/stripe-fixtures";
 import { startSystem, type TestSystem } from "../support/system";
 import { attributedSale, uniqueId } from "../support/tracking";
@@ -26,17 +30,20 @@ interface Fixture extends TestSystem {
   smtp: SmtpReceiver;
   receiver: WebhookReceiver;
   paypal: PaypalDouble;
+  paddle: PaddleDouble;
 }
 
-/** The system with a mail receiver (invitations), a webhook receiver (deliveries are tried quickly, twice at most) and a PayPal double. */
+/** The system with a mail receiver (invitations), a webhook receiver (deliveries are tried quickly, twice at most), a PayPal and a Paddle double. */
 async function startFixture(): Promise<Fixture> {
   const smtp = await startSmtpReceiver();
   const receiver = new WebhookReceiver();
   await receiver.start();
   const paypal = await startPaypalDouble();
+  const paddle = await startPaddleDouble();
   const sys = await startSystem({
     env: {
       PAYPAL_API_URL: paypal.url,
+      PADDLE_API_URL: paddle.url,
       MAIL_URL: smtp.url,
       MAIL_FROM: "Team <team@example.test>",
       API_KEY_USE_INTERVAL_MS: "0",
@@ -52,11 +59,13 @@ async function startFixture(): Promise<Fixture> {
     smtp,
     receiver,
     paypal,
+    paddle,
     async stop() {
       await sys.stop();
       await receiver.stop();
       await smtp.stop();
       await paypal.close();
+      await paddle.close();
     },
   };
 }
@@ -531,6 +540,67 @@ describeWithChromium("Settings screen and invitation page", () => {
     expect(errors).toEqual([`422 ${sys.baseUrl}/api/programs/${p.programId}/processor/paypal`]);
     await context.close();
   });
+
+  test("Paddle: the destination's URL and events, its secret key and environment; a signed notification is the last one shown; the API key refused, accepted, removed after a confirm step, by keyboard", async () => {
+    const { fixture: sys, browser } = suite;
+    const apiKey = "pdl_sdbx_apikey_01console_ReadsCustomersDiscounts";
+    sys.paddle.keys.set(apiKey, ["customers", "discounts"]);
+    const user = await sys.dashboardUser("owner");
+    const p = await sys.bootstrap({ workspaceId: user.workspaceId, testMode: true });
+    const { context, page, errors } = await openPage(browser, WIDTHS.desktop);
+    await signIn(page, `${sys.baseUrl}/dashboard/settings?program=${p.programId}`, user);
+    await page.getByRole("link", { name: "Paddle", exact: true }).click();
+    await page.getByRole("heading", { level: 2, name: "Connect your Paddle account" }).waitFor();
+    await expectTabs(page, "Paddle", p.programId);
+    const webhookUrl = await page.locator("#paddle-webhook-url").textContent();
+    expect(webhookUrl).toBe(`${sys.baseUrl}/api/v1/webhooks/paddle/programs/${p.programId}`);
+    await page.getByText("adjustment.updated").waitFor();
+    await expectText(page.locator("#paddle-secret"), "Not entered");
+
+    // The secret key and the sandbox, by keyboard.
+    const secretKey = "pdl_ntfset_01console_ConsoleSecretKey";
+    await tabTo(page, page.getByLabel("Secret key"));
+    await page.keyboard.type(secretKey);
+    await page.getByLabel("Environment").selectOption("sandbox");
+    await tabTo(page, page.getByRole("button", { name: "Save secret key" }));
+    await page.keyboard.press("Enter");
+    await expectText(page.getByRole("status").filter({ hasText: "saved" }), "Secret key saved.");
+    await expectText(page.locator("#paddle-secret"), "Entered (pdl_…tKey)");
+    await expectText(page.locator("#paddle-environment"), "Sandbox");
+
+    // A notification Paddle signs with it (the published sample of a completed transaction) is the last one shown.
+    const sample = paddleNotifications["transaction.completed"];
+    const delivered = await deliverPaddle(sys, { ...sample, occurred_at: new Date().toISOString() }, { programId: p.programId, secret: secretKey });
+    expect(delivered.status).toBe(200);
+    await page.getByRole("button", { name: "Check again" }).click();
+    await expectText(page.locator("#paddle-last-event"), `transaction.completed (paddle:${sample.event_id})`);
+
+    // The API key: one without Discounts is refused with Paddle's words; the right one is accepted, shown by a hint.
+    sys.paddle.keys.set("pdl_sdbx_apikey_01console_CustomersOnly", ["customers"]);
+    await page.getByLabel("API key").fill("pdl_sdbx_apikey_01console_CustomersOnly");
+    await page.getByRole("button", { name: "Save API key" }).click();
+    await expectText(page.getByRole("alert"), "Discounts");
+    await page.getByLabel("API key").fill(apiKey);
+    await page.getByRole("button", { name: "Save API key" }).click();
+    await expectText(page.getByRole("status").filter({ hasText: "API key" }), "API key saved: Paddle accepted it.");
+    await expectText(page.locator("#paddle-api-key"), "Entered (pdl_…ants)");
+    expect(await page.locator("body").textContent()).not.toContain(secretKey);
+    await checkPage(page, "settings-paddle");
+
+    // Remove: asked once more, the focus on Cancel; Tab reaches the confirmation.
+    await page.setViewportSize(WIDTHS.desktop);
+    await tabTo(page, page.getByRole("button", { name: "Remove API key" }));
+    await page.keyboard.press("Enter");
+    await expectFocusOn(page, "Cancel");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await expectText(page.getByRole("status").filter({ hasText: "removed" }), "API key removed.");
+    await expectText(page.locator("#paddle-api-key"), "Not entered");
+    expect(await sys.admin("GET", `/programs/${p.programId}/processor/paddle`)).toMatchObject({ environment: "sandbox", secretKey: { configured: true }, apiKey: { configured: false } });
+    // The one refused request: the key without Discounts (422).
+    expect(errors).toEqual([`422 ${sys.baseUrl}/api/programs/${p.programId}/processor/paddle`]);
+    await context.close();
+  });
 });
 
 /** A page in a browser context of its own (its own cookies), with the clipboard allowed, and the errors it sees. */
@@ -551,8 +621,8 @@ async function signIn(page: Page, url: string, user: Pick<User, "email" | "passw
 /** The section tabs: links that keep the program, the current one marked with aria-current. */
 async function expectTabs(page: Page, current: string, programId: number): Promise<void> {
   const tabs = page.getByRole("navigation", { name: "Settings sections" }).getByRole("link");
-  expect(await tabs.allTextContents()).toEqual(["Program", "API keys", "Webhooks", "Stripe", "PayPal payouts", "Team", "Activity"]);
-  const slugs = ["program", "api-keys", "webhooks", "stripe", "paypal", "team", "activity"];
+  expect(await tabs.allTextContents()).toEqual(["Program", "API keys", "Webhooks", "Stripe", "Paddle", "PayPal payouts", "Team", "Activity"]);
+  const slugs = ["program", "api-keys", "webhooks", "stripe", "paddle", "paypal", "team", "activity"];
   expect(await tabs.evaluateAll((links) => links.map((a) => a.getAttribute("href")))).toEqual(slugs.map((s) => `/dashboard/settings${s === "program" ? "" : `/${s}`}?program=${programId}`));
   expect(await tabs.evaluateAll((links) => links.filter((a) => a.getAttribute("aria-current") === "page").map((a) => a.textContent))).toEqual([current]);
   expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Settings" }).getAttribute("aria-current")).toBe("page");

@@ -1,5 +1,6 @@
 /**
- * Settings (docs/dashboard-api.md, "Settings", "Team (API)", "Webhook endpoints (API)"; docs/payouts.md, "PayPal"):
+ * Settings (docs/dashboard-api.md, "Settings", "Team (API)", "Webhook endpoints (API)"; docs/payouts.md, "PayPal";
+ * docs/processor-webhooks.md, "Paddle Billing"):
  * one screen with a tab per section. Each tab is a link (/dashboard/settings/<section>?program=ID), so a section can
  * be bookmarked, shared and reached with Back; without a section the program's own settings show.
  */
@@ -7,6 +8,7 @@ import type { ComponentType } from "preact";
 import { useRoute } from "preact-iso";
 import { Activity } from "../settings/activity";
 import { ApiKeys } from "../settings/api-keys";
+import { PaddleSettings } from "../settings/paddle";
 import { PaypalSettings } from "../settings/paypal";
 import { ProgramSettingsSection } from "../settings/program";
 import { StripeSettings } from "../settings/stripe";
@@ -21,6 +23,7 @@ const SECTIONS: Array<[string, string, ComponentType]> = [
   ["api-keys", "API keys", ApiKeys],
   ["webhooks", "Webhooks", Webhooks],
   ["stripe", "Stripe", StripeSettings],
+  ["paddle", "Paddle", PaddleSettings],
   ["paypal", "PayPal payouts", PaypalSettings],
   ["team", "Team", Team],
   ["activity", "Activity", Activity],
