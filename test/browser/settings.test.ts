@@ -559,7 +559,7 @@ describeWithChromium("Settings screen and invitation page", () => {
 
     // The secret key and the sandbox, by keyboard.
     const secretKey = "pdl_ntfset_01console_ConsoleSecretKey";
-    await tabTo(page, page.getByLabel("Secret key"));
+    await tabTo(page, page.getByLabel("Secret key", { exact: true }));
     await page.keyboard.type(secretKey);
     await page.getByLabel("Environment").selectOption("sandbox");
     await tabTo(page, page.getByRole("button", { name: "Save secret key" }));
@@ -573,17 +573,19 @@ describeWithChromium("Settings screen and invitation page", () => {
     const delivered = await deliverPaddle(sys, { ...sample, occurred_at: new Date().toISOString() }, { programId: p.programId, secret: secretKey });
     expect(delivered.status).toBe(200);
     await page.getByRole("button", { name: "Check again" }).click();
+    // Paddle's sample names no click: processed, unattributed.
     await expectText(page.locator("#paddle-last-event"), `transaction.completed (paddle:${sample.event_id})`);
+    await expectText(page.locator("#paddle-last-event"), ": processed");
 
     // The API key: one without Discounts is refused with Paddle's words; the right one is accepted, shown by a hint.
     sys.paddle.keys.set("pdl_sdbx_apikey_01console_CustomersOnly", ["customers"]);
-    await page.getByLabel("API key").fill("pdl_sdbx_apikey_01console_CustomersOnly");
+    await page.getByLabel("API key", { exact: true }).fill("pdl_sdbx_apikey_01console_CustomersOnly");
     await page.getByRole("button", { name: "Save API key" }).click();
     await expectText(page.getByRole("alert"), "Discounts");
-    await page.getByLabel("API key").fill(apiKey);
+    await page.getByLabel("API key", { exact: true }).fill(apiKey);
     await page.getByRole("button", { name: "Save API key" }).click();
     await expectText(page.getByRole("status").filter({ hasText: "API key" }), "API key saved: Paddle accepted it.");
-    await expectText(page.locator("#paddle-api-key"), "Entered (pdl_…ants)");
+    await expectText(page.locator("#paddle-api-key"), "Entered (pdl_…unts)");
     expect(await page.locator("body").textContent()).not.toContain(secretKey);
     await checkPage(page, "settings-paddle");
 

@@ -8,7 +8,7 @@
 import { useRef, useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api";
 import { dateTime } from "../../lib/format";
-import { Alert, Confirm, Field, SelectField, StatusLine, useAsync } from "../../lib/ui";
+import { Alert, Confirm, CopyButton, Field, SelectField, StatusLine, useAsync } from "../../lib/ui";
 import { useConsole } from "../session";
 import { EventList, lastEventText, WebhookUrl, type LastEvent } from "./processor-parts";
 
@@ -23,7 +23,7 @@ interface PaddleConnection {
 
 const ENVIRONMENTS: Array<[string, string]> = [
   ["live", "Live (real sales)"],
-  ["sandbox", "Sandbox (test sales, no commission)"],
+  ["sandbox", "Sandbox (test sales)"],
 ];
 
 const CHECKOUT_SNIPPET = `Paddle.Checkout.open({
@@ -150,9 +150,10 @@ export function PaddleSettings() {
           <li>
             <h3>Pass the referral click to the checkout</h3>
             <p>With the tracking script on your pages, give Paddle.js the click id (and your user's id) as custom data when you open the checkout:</p>
-            <pre>
+            <pre class="code-block">
               <code>{CHECKOUT_SNIPPET}</code>
             </pre>
+            <CopyButton text={CHECKOUT_SNIPPET} label="Copy code" />
           </li>
         </ol>
         {error && <Alert>{error}</Alert>}

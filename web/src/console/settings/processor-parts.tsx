@@ -11,12 +11,17 @@ export interface LastEvent {
   type: string;
   status: string;
   receivedAt: string;
-  outcome: string | null;
+  /** What processing did; `reason` says why an event was ignored or rejected. */
+  outcome: { reason?: unknown; attributionMethod?: unknown } | null;
   lastError: string | null;
 }
 
+/** e.g. "transaction.completed (paddle:evt_…) received 2026-01-02 09:00 UTC: processed, attributed by click". */
 export function lastEventText(e: LastEvent | null): string {
-  return e ? `${e.type} (${e.id}) received ${dateTime(e.receivedAt)}: ${e.outcome ?? e.status}${e.lastError ? ` (${e.lastError})` : ""}` : "None received yet";
+  if (!e) return "None received yet";
+  const reason = typeof e.outcome?.reason === "string" ? `: ${e.outcome.reason}` : "";
+  const method = typeof e.outcome?.attributionMethod === "string" ? `, attributed by ${e.outcome.attributionMethod.replace(/_/g, " ")}` : "";
+  return `${e.type} (${e.id}) received ${dateTime(e.receivedAt)}: ${e.status}${reason}${method}${e.lastError ? ` (${e.lastError})` : ""}`;
 }
 
 /** The URL to paste at the platform, with a copy button. */
