@@ -180,12 +180,14 @@ export const CreateCouponCodeInput = z
 /** Paddle's notifications: the raw body, its `Paddle-Signature` header, and the program of the endpoint's path. */
 export const PaddleWebhookInput = z.object({ payload: z.string().max(1_048_576), signature: z.string().max(4096).optional(), programId: ProgramId });
 
-/** A key as Paddle shows it: one line, no spaces (Paddle's formats change; Paddle itself is the judge of the rest). */
+/** A key as Paddle shows it, or null to remove it: one line, no spaces (Paddle's formats change; Paddle itself is the judge of the rest). */
 const PaddleKey = (what: string, example: string, description: string) =>
   z
     .string()
     .trim()
     .regex(/^[A-Za-z0-9_-]{16,255}$/, `must be the ${what} as Paddle shows it (letters, digits, _ and -, 16 to 255 characters)`)
+    .nullable()
+    .optional()
     .meta({ description, example });
 
 export const SetPaddleConnectionInput = z
@@ -199,15 +201,11 @@ export const SetPaddleConnectionInput = z
       "notification destination's secret key",
       "pdl_ntfset_01hx0aexample_ExampleSecretKey",
       "The secret key of the notification destination (Paddle > Developer tools > Notifications), pdl_ntfset_...; null removes it.",
-    )
-      .nullable()
-      .optional(),
+    ),
     apiKey: PaddleKey(
       "API key",
       "pdl_live_apikey_01hx0aexample_ExampleKey",
       "An API key with read permissions for customers and discounts, checked with Paddle before it is stored; null removes it.",
-    )
-      .nullable()
-      .optional(),
+    ),
   })
   .refine((input) => input.environment !== undefined || input.secretKey !== undefined || input.apiKey !== undefined, "name at least one of environment, secretKey and apiKey");
