@@ -82,6 +82,22 @@ describe("signatures", () => {
   });
 });
 
+test("hostile notifications, signed: an inherited name is no type, malformed amounts are rejected for good (2xx), a bad envelope is a 400; nothing is recorded", async () => {
+  const inherited = await send({ ...transactionCompleted(), event_type: "constructor" });
+  expect(inherited.body).toMatchObject({ received: true, handled: false, reason: expect.stringContaining("not used") });
+  const sample = notifications["transaction.completed"].data.details;
+  for (const total of ["12.5", "1e5", "-65215", "99999999999999999"]) {
+    const bad = transactionCompleted({ details: { ...sample, totals: { ...sample.totals, total } } });
+    const res = await send(bad);
+    expect({ total, status: res.status, rejected: res.body.rejected }).toEqual({ total, status: 200, rejected: total === "-65215" ? undefined : true });
+    await expect(sale(bad.data.id)).rejects.toThrow(/404/);
+  }
+  const noId = transactionCompleted();
+  delete (noId as { event_id?: string }).event_id;
+  expect((await send(noId)).body.error.code).toBe("invalid_request");
+  expect((await send({ ...transactionCompleted(), data: "not an object" })).body.error.code).toBe("invalid_request");
+});
+
 describe("transaction.completed", () => {
   test("a checkout's customData click id: a first payment net of tax, with its lines; the same notification twice counts once", async () => {
     const { notification, sale: s } = await paidTransaction();
