@@ -36,6 +36,7 @@ type Methods = {
   findPartnerBy(programId: number, method: AttributionMethod, value: string): Promise<Omit<Attribution, "method"> | null>;
   attribute(ctx: Context, input: Input<typeof S.ResolveInput>, found: Omit<Attribution, "method">, method: AttributionMethod): Promise<Attribution>;
   resolveCoupon(ctx: Context, input: Input<typeof S.ResolveInput>): Promise<Attribution | Unattributed | null>;
+  isApprovedPartner(ctx: Context, programId: number, partnerId: number): Promise<boolean>;
   couponCandidates(ctx: Context, programId: number, codes: CouponCode[]): Promise<CouponCandidate[]>;
   assertCouponCodeFree(ctx: Context, input: Input<typeof S.CheckCouponCodeInput>): Promise<string>;
   customersPage(ctx: Context, input: Input<typeof S.ListCustomersInput>): Promise<ResultOf<"attribution.listCustomers">>;
@@ -110,6 +111,26 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
      * that already has a lead (both would let a stranger take later sales;
      * docs/security.md). The merchant's server, with the key, can do both.
      */
+    /** The discount the click's partner's group gives referred customers (docs/rewards.md, "The referred customer's discount"). */
+    referredDiscount: {
+      async handler(ctx: Context<Input<typeof S.ReferredDiscountRequest>, CallerMeta>) {
+        const input = ctx.params;
+        const programId = ctx.meta.programId ?? input.program_id;
+        if (programId === undefined) throw new InvalidRequestError("Invalid 'program_id': required when no API key is sent.");
+        if (ctx.meta.programId !== undefined && input.program_id !== undefined && input.program_id !== programId) {
+          throw new InvalidRequestError("Invalid 'program_id': it does not match the program of the API key.");
+        }
+        await this.assertOriginAllowed(ctx, ctx.meta, programId);
+        const click = await this.repo.findClick(programId, input.click_id);
+        if (!click) throw new NotFoundError("Unknown 'click_id' for this program: send the click id from the svc_click_id cookie.");
+        const discount =
+          attributable(click) && (await this.isApprovedPartner(ctx, programId, click.partnerId))
+            ? (await call(ctx, "rewards.forPartner", { programId, partnerId: click.partnerId })).group.customerDiscount
+            : null;
+        return { success: true as const, click_id: click.clickId, discount };
+      },
+    },
+
     trackLead: {
       async handler(ctx: Context<Input<typeof S.TrackLeadRequest>, CallerMeta>) {
         const input = ctx.params;
@@ -443,17 +464,22 @@ const AttributionService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       return { ...attribution, leadId: lead.partnerId === decision.partnerId ? lead.id : null };
     },
 
+    /** Whether the partner is enrolled in the program and approved now. */
+    async isApprovedPartner(ctx: Context, programId: number, partnerId: number) {
+      const enrollment = await call(ctx, "programs.getEnrollment", { programId, partnerId }).catch((err: unknown) => {
+        if ((err as { type?: string } | null)?.type === "not_found") return null;
+        throw err;
+      });
+      return enrollment?.status === "approved";
+    },
+
     /** The codes with whether each one's partner is approved in the program now (asked only for live codes). */
     async couponCandidates(ctx: Context, programId: number, codes: CouponCode[]) {
       const partnerIds = [...new Set(codes.filter((c) => !c.archivedAt).map((c) => c.partnerId))];
       const approved = new Set<number>();
       await Promise.all(
         partnerIds.map(async (partnerId) => {
-          const enrollment = await call(ctx, "programs.getEnrollment", { programId, partnerId }).catch((err: unknown) => {
-            if ((err as { type?: string } | null)?.type === "not_found") return null;
-            throw err;
-          });
-          if (enrollment?.status === "approved") approved.add(partnerId);
+          if (await this.isApprovedPartner(ctx, programId, partnerId)) approved.add(partnerId);
         }),
       );
       return codes.map((c) => ({

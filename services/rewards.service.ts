@@ -112,9 +112,9 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     createGroup: {
       async handler(ctx: Context<Input<typeof S.CreateGroupInput>>) {
-        const { programId, name, holdDays, minPayoutCents } = ctx.params;
+        const { programId, name, holdDays, minPayoutCents, customerDiscount } = ctx.params;
         const fallback = await this.defaultGroup(ctx, programId);
-        const group = await this.repo.createGroup(programId, { name, holdDays: holdDays ?? fallback.holdDays, minPayoutCents }, new Date());
+        const group = await this.repo.createGroup(programId, { name, holdDays: holdDays ?? fallback.holdDays, minPayoutCents, customerDiscount }, new Date());
         if (!group) throw new ConflictError(`Program ${programId} already has a group named '${name}'.`);
         await this.changed(programId);
         return toDto(group);
@@ -283,7 +283,7 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const { currency } = await getProgram(ctx, programId);
       return {
         currency,
-        group: { id: live.id, name: live.name, holdDays: live.holdDays, minPayoutCents: live.minPayoutCents },
+        group: { id: live.id, name: live.name, holdDays: live.holdDays, minPayoutCents: live.minPayoutCents, customerDiscount: live.customerDiscount },
         rewards: rewards.map(({ archivedAt: _a, createdAt: _c, updatedAt: _u, ...reward }) => reward),
       };
     },

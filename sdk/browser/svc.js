@@ -66,6 +66,18 @@
     clickId: function () {
       return readCookie(COOKIE);
     },
+    /**
+     * The discount the referring partner's group gives this visitor (a double-sided reward), for your checkout:
+     * a promise of `{ platform, id, code, description }`, or null (no referral click, or no discount).
+     */
+    discount: function () {
+      return ready.then(function (clickId) {
+        if (!clickId) return null;
+        return post("/api/v1/track/discount", { program_id: programId, click_id: clickId }).then(function (res) {
+          return res.discount;
+        });
+      });
+    },
     /** Records the signup of `userId` (the id your server will send as customerExternalId). */
     signup: function (userId) {
       return ready.then(function (clickId) {

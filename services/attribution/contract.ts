@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { AttributionMethod } from "../../shared/domain/attribution";
+import type { CustomerDiscount } from "../../shared/domain/rewards";
 import type { Jsonified } from "../../shared/dto";
 import type { ForwardedError } from "../../shared/errors";
 import type { RollupDrift, StatsAnswer, TopPartners } from "../../shared/domain/stats";
@@ -77,6 +78,8 @@ export interface AttributionContract {
     params: z.input<typeof S.TrackLeadRequest>;
     result: { success: true; lead_id: number; customer_key: string; created: boolean; attributed: boolean; partner_id: number | null; reason: string | null; test: boolean };
   };
+  /** HTTP: the discount the click's partner's group gives the customers it refers (null: none, or the click counts for no partner). */
+  "attribution.referredDiscount": { params: z.input<typeof S.ReferredDiscountRequest>; result: { success: true; click_id: string; discount: CustomerDiscount | null } };
   /** Null when nothing matched and the sale named no coupon code; Unattributed when it did (or its discounts could not be read). */
   /** What the fraud rules read of a conversion's click (docs/fraud.md); null for an unknown click id. */
   "attribution.clickFacts": { params: z.input<typeof S.ClickFactsInput>; result: ClickFacts | null };

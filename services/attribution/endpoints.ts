@@ -47,6 +47,24 @@ export const ATTRIBUTION = declareActions("attribution", {
       response: { description: "The click.", example: { success: true, click_id: "clk_3f9a6c1e2b7d4a50", id: 1, test: false } },
     },
   },
+  referredDiscount: {
+    input: S.ReferredDiscountRequest,
+    http: {
+      method: "POST",
+      path: "/api/v1/track/discount",
+      route: "track-browser",
+      tag: "Tracking",
+      summary: "The referred customer's discount for a click",
+      description:
+        "A double-sided reward: the discount the click's partner's group gives the customers it refers (a Stripe coupon or a Paddle discount, with a code the customer could type and the words to show), for the merchant's checkout to apply. From the browser (the snippet's svc.discount(): program_id and the click id, no key; allowed origins apply) or from the merchant's server with the API key. discount is null when the group gives none, or the click counts for no partner (a bot, a banned partner).",
+      example: { program_id: 1, click_id: "clk_3f9a6c1e2b7d4a50" },
+      errors: ["forbidden", "not_found"],
+      response: {
+        description: "The discount, or null.",
+        example: { success: true, click_id: "clk_3f9a6c1e2b7d4a50", discount: { platform: "stripe", id: "FRIENDS20", code: "FRIENDS20", description: "20% off your first month" } },
+      },
+    },
+  },
   // Bus only: the gateway's batch of clicks; each click is validated on its own in the handler.
   trackClicks: { input: S.TrackClicksInput },
   trackLead: {

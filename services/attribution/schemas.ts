@@ -42,6 +42,12 @@ export const TrackLeadRequest = z.strictObject({
   timestamp: Timestamp,
 });
 
+/** `POST /api/v1/track/discount`: the referred customer's discount for a click (browser, or a server with the API key). */
+export const ReferredDiscountRequest = z.strictObject({
+  program_id: Id.optional().meta({ description: "The program; required from the browser (without an API key), implied by the key otherwise.", example: 1 }),
+  click_id: ClickId.meta({ description: "The click id (the snippet keeps it in the svc_click_id cookie).", example: "clk_3f9a6c1e2b7d4a50" }),
+});
+
 /** A click of the program, by its click id (the fraud rules' facts). */
 export const ClickFactsInput = z.object({ programId: Id, clickId: ClickId });
 

@@ -30,6 +30,19 @@ export function promotionCodeIdsOf(discounts: readonly DiscountLike[] | null | u
   return [...new Set(ids)];
 }
 
+/** A coupon's or promotion code's id as the sale keeps it (Stripe allows custom coupon ids with `-`). */
+const DISCOUNT_ID = /^[A-Za-z0-9_-]{1,255}$/;
+
+/**
+ * The ids a payment's discounts name, coupons and promotion codes alike, once each (Sale.discountIds: a referred
+ * customer's discount among them shows it was used). Read leniently: an id of another shape is left out, never fatal.
+ */
+export function discountIdsOf(discounts: ReadonlyArray<{ coupon?: unknown; promotion_code?: unknown }> | null | undefined): string[] {
+  const idOf = (ref: unknown) => (typeof ref === "string" ? ref : typeof ref === "object" && ref !== null ? (ref as { id?: unknown }).id : null);
+  const ids = (discounts ?? []).flatMap((d) => [idOf(d.coupon), idOf(d.promotion_code)]).filter((id): id is string => typeof id === "string" && DISCOUNT_ID.test(id));
+  return [...new Set(ids)].slice(0, MAX_PROMOTION_CODES);
+}
+
 /** A sale carries at most this many promotion codes (sales' input schema; Stripe applies at most 20 discounts). */
 const MAX_PROMOTION_CODES = 20;
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
-import type { FrozenReward, Reward } from "../../shared/domain/rewards";
+import type { CustomerDiscount, FrozenReward, Reward } from "../../shared/domain/rewards";
 import type { PartnerGroup, RewardVersion, StoredReward } from "./repository";
 import type * as S from "./schemas";
 
@@ -10,7 +10,8 @@ export type GroupWithRewards = Jsonified<PartnerGroup> & { members: number; memb
 /** What `rewards.forPartner` answers: the partner's group and the rewards they earn by now. */
 export interface PartnerRewards {
   currency: string;
-  group: { id: number; name: string; holdDays: number; minPayoutCents: number };
+  /** `customerDiscount`: what the customers the partner refers get (docs/rewards.md, "The referred customer's discount"). */
+  group: { id: number; name: string; holdDays: number; minPayoutCents: number; customerDiscount: CustomerDiscount | null };
   rewards: Reward[];
 }
 

@@ -38,6 +38,7 @@ const groupSchema = requiredStringsMayBeEmpty(
     // CHECK (hold_days >= 0), CHECK (min_payout_cents >= 0).
     holdDays: { type: Number, required: true, min: 0 },
     minPayoutCents: { type: Number, required: true, default: 0, min: 0 },
+    customerDiscount: { type: Schema.Types.Mixed, default: null },
     archivedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
@@ -100,6 +101,7 @@ const toGroup = (d: GroupDoc): PartnerGroup => ({
   isDefault: d.isDefault,
   holdDays: d.holdDays,
   minPayoutCents: d.minPayoutCents,
+  customerDiscount: d.customerDiscount ?? null,
   archivedAt: d.archivedAt ?? null,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
@@ -233,6 +235,7 @@ export class MongoRewardsRepository implements RewardsRepository {
         isDefault: false,
         holdDays: s.holdDays,
         minPayoutCents: s.minPayoutCents,
+        customerDiscount: s.customerDiscount ?? null,
         archivedAt: null,
         createdAt: now,
         updatedAt: now,
@@ -247,6 +250,8 @@ export class MongoRewardsRepository implements RewardsRepository {
     if (patch.name != null) Object.assign(set, { name: patch.name, nameKey: nameKeyOf(patch.name) });
     if (patch.holdDays != null) set.holdDays = patch.holdDays;
     if (patch.minPayoutCents != null) set.minPayoutCents = patch.minPayoutCents;
+    // Given (null too), it replaces the discount.
+    if (patch.customerDiscount !== undefined) set.customerDiscount = patch.customerDiscount;
     try {
       const doc = await this.groups.findOneAndUpdate({ _id: groupId, programId, archivedAt: null }, { $set: set }, { returnDocument: "after", runValidators: true }).lean();
       return doc ? toGroup(doc) : null;

@@ -1,4 +1,4 @@
-import type { RecurringRule, RewardTerms, TierRule } from "../../shared/domain/rewards";
+import type { CustomerDiscount, RecurringRule, RewardTerms, TierRule } from "../../shared/domain/rewards";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { isUniqueViolation } from "../../shared/storage/errors";
 import type { DefaultGroupSeed, GroupSettings, PartnerGroup, RewardsRepository, RewardVersion, StoredReward } from "./repository";
@@ -45,6 +45,8 @@ const MIGRATIONS = [
      updated_at TIMESTAMPTZ NOT NULL,
      PRIMARY KEY (program_id, partner_id));
    CREATE INDEX partner_group_members_group ON partner_group_members (group_id, partner_id);`,
+  // Double-sided rewards (docs/rewards.md, "The referred customer's discount").
+  `ALTER TABLE partner_groups ADD COLUMN customer_discount JSONB;`,
 ];
 
 interface GroupRow {
@@ -54,6 +56,7 @@ interface GroupRow {
   is_default: boolean;
   hold_days: number;
   min_payout_cents: number;
+  customer_discount: CustomerDiscount | null;
   archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -83,6 +86,7 @@ const toGroup = (r: GroupRow): PartnerGroup => ({
   isDefault: r.is_default,
   holdDays: r.hold_days,
   minPayoutCents: r.min_payout_cents,
+  customerDiscount: r.customer_discount ?? null,
   archivedAt: r.archived_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -175,8 +179,8 @@ export class SqlRewardsRepository implements RewardsRepository {
   async createGroup(programId: number, s: GroupSettings, now: Date): Promise<PartnerGroup | null> {
     try {
       const [row] = await this.db.query<GroupRow>(
-        "INSERT INTO partner_groups (program_id, name, hold_days, min_payout_cents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING *",
-        [programId, s.name, s.holdDays, s.minPayoutCents, now],
+        "INSERT INTO partner_groups (program_id, name, hold_days, min_payout_cents, customer_discount, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *",
+        [programId, s.name, s.holdDays, s.minPayoutCents, s.customerDiscount ? JSON.stringify(s.customerDiscount) : null, now],
       );
       return toGroup(row);
     } catch (err) {
@@ -188,9 +192,19 @@ export class SqlRewardsRepository implements RewardsRepository {
   async updateGroup(programId: number, groupId: number, patch: Partial<GroupSettings>, now: Date): Promise<PartnerGroup | null | "conflict"> {
     try {
       const [row] = await this.db.query<GroupRow>(
-        `UPDATE partner_groups SET name = COALESCE($3, name), hold_days = COALESCE($4, hold_days), min_payout_cents = COALESCE($5, min_payout_cents), updated_at = $6
+        `UPDATE partner_groups SET name = COALESCE($3, name), hold_days = COALESCE($4, hold_days), min_payout_cents = COALESCE($5, min_payout_cents), updated_at = $6,
+           customer_discount = CASE WHEN $7::boolean THEN $8::jsonb ELSE customer_discount END
          WHERE program_id = $1 AND id = $2 AND archived_at IS NULL RETURNING *`,
-        [programId, groupId, patch.name ?? null, patch.holdDays ?? null, patch.minPayoutCents ?? null, now],
+        [
+          programId,
+          groupId,
+          patch.name ?? null,
+          patch.holdDays ?? null,
+          patch.minPayoutCents ?? null,
+          now,
+          patch.customerDiscount !== undefined,
+          patch.customerDiscount ? JSON.stringify(patch.customerDiscount) : null,
+        ],
       );
       return row ? toGroup(row) : null;
     } catch (err) {

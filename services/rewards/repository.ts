@@ -1,4 +1,4 @@
-import type { Reward, RewardTerms } from "../../shared/domain/rewards";
+import type { CustomerDiscount, Reward, RewardTerms } from "../../shared/domain/rewards";
 
 /**
  * A program's partner group: every partner of a program is in exactly one
@@ -14,12 +14,14 @@ export interface PartnerGroup {
   holdDays: number;
   /** The smallest balance paid out to a partner of the group (minor units of the program's currency). */
   minPayoutCents: number;
+  /** The discount the customers the group's partners refer get (a double-sided reward), or null. */
+  customerDiscount: CustomerDiscount | null;
   archivedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type GroupSettings = Pick<PartnerGroup, "name" | "holdDays" | "minPayoutCents">;
+export type GroupSettings = Pick<PartnerGroup, "name" | "holdDays" | "minPayoutCents"> & { customerDiscount?: CustomerDiscount | null };
 
 /** A reward as stored: its current version, and whether it is archived (an archived reward pays nothing new). */
 export interface StoredReward extends Reward {
@@ -55,7 +57,7 @@ export interface RewardsRepository {
   getGroup(programId: number, groupId: number): Promise<PartnerGroup | null>;
   /** Null when the program has a group of that name already. */
   createGroup(programId: number, settings: GroupSettings, now: Date): Promise<PartnerGroup | null>;
-  /** Null when the group does not exist; `conflict` when the new name is another group's. */
+  /** Null when the group does not exist; `conflict` when the new name is another group's. A `customerDiscount` given (null too) replaces it. */
   updateGroup(programId: number, groupId: number, patch: Partial<GroupSettings>, now: Date): Promise<PartnerGroup | null | "conflict">;
   /** Archives a group (not the default): its partners are back in the default group, its rewards archived. */
   archiveGroup(programId: number, groupId: number, now: Date): Promise<PartnerGroup | null>;

@@ -98,12 +98,36 @@ const GROUP_FIELDS = {
     example: 30,
   }),
   minPayoutCents: Cents.nonnegative().meta({ description: "The smallest balance paid out to a partner of the group, in minor units.", example: 5000 }),
+  customerDiscount: z
+    .strictObject({
+      platform: z.enum(["stripe", "paddle"]).meta({ description: "Where the discount lives: stripe (a coupon) or paddle (a discount).", example: "stripe" }),
+      id: z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_-]{1,255}$/, "must be the Stripe coupon's id or the Paddle discount's id (dsc_...)")
+        .meta({ description: "The Stripe coupon's id, or the Paddle discount's id (dsc_...): what the checkout applies.", example: "FRIENDS20" }),
+      code: z
+        .string()
+        .trim()
+        .regex(/^[A-Za-z0-9_-]{1,100}$/, "must be a code of letters, digits, _ and -")
+        .nullable()
+        .default(null)
+        .meta({ description: "A code the customer could type instead (a Stripe promotion code's code, a Paddle discount code), or null.", example: "FRIENDS20" }),
+      description: oneLine(z.string().trim().min(1).max(200)).meta({ description: "In plain words, for the referred visitor.", example: "20% off your first month" }),
+    })
+    .refine((d) => d.platform !== "paddle" || d.id.startsWith("dsc_"), { message: "a Paddle discount's id starts with dsc_", path: ["id"] })
+    .nullable()
+    .meta({
+      description:
+        "A double-sided reward: the discount the customers the group's partners refer get at checkout (the snippet's svc.discount(), or POST /api/v1/track/discount for a click id); null for none.",
+    }),
 };
 export const CreateGroupInput = z.strictObject({
   programId: ProgramId,
   name: GROUP_FIELDS.name,
   holdDays: GROUP_FIELDS.holdDays.optional().describe("Default: the default group's."),
   minPayoutCents: GROUP_FIELDS.minPayoutCents.default(0),
+  customerDiscount: GROUP_FIELDS.customerDiscount.default(null),
 });
 export const UpdateGroupInput = z.strictObject({
   programId: ProgramId,
@@ -111,6 +135,7 @@ export const UpdateGroupInput = z.strictObject({
   name: GROUP_FIELDS.name.optional(),
   holdDays: GROUP_FIELDS.holdDays.optional(),
   minPayoutCents: GROUP_FIELDS.minPayoutCents.optional(),
+  customerDiscount: GROUP_FIELDS.customerDiscount.optional(),
 });
 export const GroupIdInput = z.strictObject({ programId: ProgramId, groupId: GroupId });
 

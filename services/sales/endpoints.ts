@@ -17,6 +17,7 @@ const saleItemExample: Jsonified<Sale> = {
   currency: "usd",
   conversion: { originalAmountCents: 9200, originalCurrency: "eur", rate: "1.0869565", source: "ecb", rateDay: "2026-01-01" },
   lines: null,
+  discountIds: null,
   customerKey: "user_42",
   email: "buyer@example.com",
   processorCustomerId: null,

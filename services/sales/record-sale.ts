@@ -64,6 +64,8 @@ export interface SaleInput {
   occurredAt: Date;
   /** What was sold, line by line (product rewards); omitted: one line of the whole amount. */
   lines?: SaleLine[] | null;
+  /** The billing platform's discounts the payment was made with (Sale.discountIds); omitted: none known. */
+  discountIds?: string[] | null;
   /**
    * The processor's own rate into `currency` (Stripe: the charge's balance transaction), with the day it settled; used
    * when `currency` is the program's, before any reference rate (docs/currencies.md).
@@ -124,6 +126,7 @@ export async function recordSale(deps: SalesDeps, ctx: ProgramCaller, input: Sal
     currency: programCurrency,
     conversion: converted?.conversion ?? null,
     lines: converted ? converted.lines : (input.lines ?? null),
+    discountIds: input.discountIds?.length ? input.discountIds : null,
     customerKey: input.customerKey,
     email: input.email,
     processorCustomerId: input.processorCustomerId,

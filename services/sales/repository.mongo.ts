@@ -40,9 +40,11 @@ import { MongoRateTableStore } from "./rate-tables.mongo";
  * Documents written before currency checks have no `noCommissionReason`, those before product rewards no `lines`,
  * those before conversions no `conversion` (all read as null).
  */
-type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines" | "conversion"> & {
+type SaleDoc = Omit<DocOf<Sale>, "noCommissionReason" | "lines" | "conversion" | "discountIds"> & {
   noCommissionReason?: string | null;
   lines?: SaleLine[] | null;
+  /** Absent before double-sided rewards. */
+  discountIds?: string[] | null;
   conversion?: SaleConversion | null;
   /** The dimensions of the click that attributed the sale (shared/domain/breakdowns.ts); null without one, absent before them. */
   clickTraffic?: TrafficDimensions | null;
@@ -70,6 +72,7 @@ const saleSchema = requiredStringsMayBeEmpty(
     currency: { type: String, required: true },
     // What was sold, line by line (product rewards): JSON, as the SQL adapter's JSONB; null: one line of the whole amount.
     lines: { type: Schema.Types.Mixed, default: null },
+    discountIds: { type: [String], default: null },
     customerKey: { type: String, default: null },
     email: { type: String, default: null },
     processorCustomerId: { type: String, default: null },
@@ -198,6 +201,7 @@ const toSale = (d: SaleDoc): Sale => ({
   amountCents: d.amountCents,
   currency: d.currency,
   lines: d.lines ?? null,
+  discountIds: d.discountIds ?? null,
   customerKey: d.customerKey ?? null,
   email: d.email ?? null,
   processorCustomerId: d.processorCustomerId ?? null,
@@ -277,6 +281,7 @@ export class MongoSalesRepository implements SalesRepository {
             currency: s.currency,
             // Stored as JSON, as the SQL adapter's JSONB: what is read back is what a JSON consumer sees.
             lines: s.lines === null ? null : (JSON.parse(JSON.stringify(s.lines)) as SaleLine[]),
+            discountIds: s.discountIds,
             customerKey: s.customerKey,
             email: s.email,
             processorCustomerId: s.processorCustomerId,

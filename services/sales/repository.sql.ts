@@ -103,6 +103,8 @@ const MIGRATIONS = [
   `ALTER TABLE sales ADD COLUMN click_country TEXT, ADD COLUMN click_device_type TEXT, ADD COLUMN click_browser TEXT, ADD COLUMN click_referrer_domain TEXT;
    CREATE TABLE ${BREAKDOWN_CHANGES} (program_id INTEGER PRIMARY KEY, revision BIGINT NOT NULL);
    ${rollupMigration(salesBreakdownDaily())}`,
+  // Double-sided rewards: the discounts a processor payment was made with.
+  `ALTER TABLE sales ADD COLUMN discount_ids JSONB;`,
 ];
 
 /**
@@ -227,6 +229,7 @@ interface SaleRow {
   amount_cents: number;
   currency: string;
   lines: Sale["lines"];
+  discount_ids?: string[] | null;
   customer_key: string | null;
   email: string | null;
   processor_customer_id: string | null;
@@ -259,6 +262,7 @@ const toSale = (r: SaleRow): Sale => ({
   amountCents: r.amount_cents,
   currency: r.currency,
   lines: r.lines ?? null,
+  discountIds: r.discount_ids ?? null,
   customerKey: r.customer_key,
   email: r.email,
   processorCustomerId: r.processor_customer_id,
@@ -323,8 +327,8 @@ export class SqlSalesRepository implements SalesRepository {
         `INSERT INTO sales (program_id, transaction_id, amount_cents, currency, customer_key, email, processor_customer_id, partner_id,
          click_id, attribution_method, is_test, is_recurring, sale_type, subscription_id, commission_state, occurred_at, no_commission_reason, lines,
          original_amount_cents, original_currency, exchange_rate, exchange_rate_source, exchange_rate_day,
-         click_country, click_device_type, click_browser, click_referrer_domain)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
+         click_country, click_device_type, click_browser, click_referrer_domain, discount_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
        ON CONFLICT (program_id, transaction_id) DO NOTHING RETURNING *`,
         [
           s.programId,
@@ -350,6 +354,7 @@ export class SqlSalesRepository implements SalesRepository {
           s.clickTraffic?.deviceType ?? null,
           s.clickTraffic?.browser ?? null,
           s.clickTraffic?.referrerDomain ?? null,
+          s.discountIds === null ? null : JSON.stringify(s.discountIds),
         ],
       );
       if (!row) return null;

@@ -25,6 +25,12 @@ export interface Sale {
   conversion: SaleConversion | null;
   /** What was sold, line by line, when the caller or the processor said (product rewards read it); null: one line of the whole amount. */
   lines: SaleLine[] | null;
+  /**
+   * The discounts the payment was made with, as its billing platform names them (Stripe coupon and promotion code
+   * ids, a Paddle discount id): a referred customer's discount among them shows it was used (docs/rewards.md,
+   * "The referred customer's discount"). Null when none, or when the sale was tracked by the API.
+   */
+  discountIds: string[] | null;
   customerKey: string | null;
   email: string | null;
   processorCustomerId: string | null;

@@ -137,6 +137,8 @@ export const ProcessorSaleInput = z.object({
   subscriptionId: ProcessorId.nullable(),
   processorCustomerId: ProcessorId.nullable(),
   occurredAt: z.coerce.date(),
+  /** The platform's discounts the payment was made with (Stripe coupon and promotion code ids, a Paddle discount id). */
+  discountIds: z.array(ProcessorId).max(20).nullish(),
   /** What was sold (the checkout session's line items, the invoice's lines), for product rewards; they add up to amountCents. */
   lines: z.array(SaleLineValue).max(100).nullish(),
   /** The processor's own conversion of the payment (Stripe: its balance transaction), when it settled in another currency. */

@@ -13,6 +13,22 @@ import { percentageOfCents } from "./money";
 /** What a reward pays for. No click rewards: clicks are free to farm. */
 export type RewardEvent = "sale" | "lead";
 
+/**
+ * What a partner group gives the customers its partners refer (a double-sided reward: docs/rewards.md, "The referred
+ * customer's discount"): a discount the merchant made at its billing platform, which the merchant's checkout applies
+ * for a visitor who came through a referral link (the snippet's `svc.discount()`, or the API for a click id).
+ */
+export interface CustomerDiscount {
+  /** Where the discount lives: a Stripe coupon, or a Paddle discount. */
+  platform: "stripe" | "paddle";
+  /** The Stripe coupon's id (Checkout's `discounts: [{ coupon }]`) or the Paddle discount's `dsc_...` id (Paddle.js's `discountId`). */
+  id: string;
+  /** A code the customer could type instead (a Stripe promotion code's code, a Paddle discount code), or null. */
+  code: string | null;
+  /** In plain words, for the referred visitor: "20% off your first 3 months". */
+  description: string;
+}
+
 /** A percentage of the amount (basis points) or a flat amount (minor units) per sale line or lead. */
 export type RewardKind = "percentage" | "flat";
 

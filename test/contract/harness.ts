@@ -62,6 +62,7 @@ export const newSale = (programId: number, over: Partial<NewSale> = {}): NewSale
   currency: "usd",
   conversion: null,
   lines: null,
+  discountIds: null,
   customerKey: null,
   email: null,
   processorCustomerId: null,

@@ -26,6 +26,7 @@ const sale = (programId: number, over: Partial<NewSale> = {}): NewSale => ({
   currency: "usd",
   conversion: null,
   lines: null,
+  discountIds: null,
   customerKey: "cust_1",
   email: "buyer@example.com",
   processorCustomerId: null,

@@ -56,6 +56,7 @@ describe.each(backends)("rewards repository contract on %s", (_name, backend) =>
         isDefault: true,
         holdDays: 14,
         minPayoutCents: 0,
+        customerDiscount: null,
         archivedAt: null,
         createdAt: at(0),
         updatedAt: at(0),
@@ -109,6 +110,7 @@ describe.each(backends)("rewards repository contract on %s", (_name, backend) =>
         isDefault: false,
         holdDays: 7,
         minPayoutCents: 5_000,
+        customerDiscount: null,
         archivedAt: null,
         createdAt: at(SECOND),
         updatedAt: at(SECOND),
@@ -150,6 +152,14 @@ describe.each(backends)("rewards repository contract on %s", (_name, backend) =>
       // Its own name in another case is no conflict.
       expect(await repo().updateGroup(programId, group.id, { name: "TOP PARTNERS" }, at(3 * SECOND))).toMatchObject({ name: "TOP PARTNERS" });
       expect(await repo().updateGroup(programId, fallback.id, { holdDays: 21 }, at(3 * SECOND))).toMatchObject({ isDefault: true, holdDays: 21 });
+
+      // The referred customers' discount: set, kept by other changes, removed with null.
+      const discount = { platform: "stripe" as const, id: "coupon_friends20", code: "FRIENDS20", description: "20% off your first month" };
+      expect(await repo().updateGroup(programId, group.id, { customerDiscount: discount }, at(3 * SECOND))).toMatchObject({ customerDiscount: discount });
+      expect(await repo().updateGroup(programId, group.id, { holdDays: 0 }, at(3 * SECOND))).toMatchObject({ customerDiscount: discount });
+      expect(await repo().updateGroup(programId, group.id, { customerDiscount: null }, at(3 * SECOND))).toMatchObject({ customerDiscount: null });
+      const created = await repo().createGroup(programId, { name: "Customers", holdDays: 0, minPayoutCents: 0, customerDiscount: discount }, at(3 * SECOND));
+      expect((await repo().getGroup(programId, created!.id))!.customerDiscount).toEqual(discount);
 
       expect(await repo().updateGroup(programId, group.id, { name: "resellers" }, at(4 * SECOND))).toBe("conflict");
       expect(await repo().updateGroup(programId, group.id, { name: "Default", holdDays: 1 }, at(4 * SECOND))).toBe("conflict");

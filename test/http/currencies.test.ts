@@ -208,6 +208,7 @@ describe("sales recorded before conversions (currency_mismatch)", () => {
         amountCents,
         currency,
         conversion: null,
+        discountIds: null,
         lines: null,
         customerKey: null,
         email: null,

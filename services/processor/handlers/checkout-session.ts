@@ -1,5 +1,5 @@
 import { cleanAttributionHints } from "../attribution-hints";
-import { discountHintsOf, promotionCodeIdsOf } from "../discounts";
+import { discountHintsOf, discountIdsOf, promotionCodeIdsOf } from "../discounts";
 import { eventTime, ignored, processed, type HandlerContext, type HandlerResult } from "../handler";
 import { CheckoutSession, objectOf } from "../objects";
 import { linkSale } from "../payments";
@@ -48,6 +48,7 @@ export async function handleCheckoutSessionPaid(h: HandlerContext): Promise<Hand
     processorCustomerId: session.customer,
     occurredAt: eventTime(h.event).toISOString(),
     lines,
+    discountIds: discountIdsOf(session.discounts),
   });
   // Refunds and disputes refer to the payment intent (one-time) or, through the invoice, to the subscription's
   // first payment; `subscription:` lets a first invoice that names no session find this sale.

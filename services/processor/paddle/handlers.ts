@@ -53,6 +53,7 @@ export async function handleTransactionCompleted(h: PaddleHandlerContext): Promi
     processorCustomerId: p.processorCustomerId,
     occurredAt: occurredAt.toISOString(),
     lines: p.lines.length ? p.lines : null,
+    discountIds: p.discountId ? [p.discountId] : null,
   });
   const settled = await linkSale(h, [p.transactionId], { transactionId: p.transactionId, saleAmountCents: p.saleAmountCents, chargedAmountCents: p.chargedAmountCents });
   // What could not be read, when it mattered: the email without a click id, the discount's code always.
