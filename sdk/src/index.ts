@@ -14,6 +14,7 @@ import {
   toLeadResult,
   toRefundResult,
   toSaleResult,
+  type ReferredDiscount,
   type TrackClickResult,
   type TrackLeadResult,
   type TrackRefundResult,
@@ -29,6 +30,7 @@ export { AffiliateApiError, WebhookVerificationError, type WebhookVerificationEr
 export { subscriptionDetailsOf, type InvoiceLike, type SubscriptionDetails } from "./invoice.js";
 export {
   camelizeKeys,
+  type ReferredDiscount,
   type TrackClickResult,
   type TrackLeadResult,
   type TrackRefundResult,
@@ -191,6 +193,15 @@ export class AffiliateClient {
       test: input.test,
     });
     return toClickResult(body);
+  }
+
+  /**
+   * The discount the click's partner's group gives the customer (a double-sided reward), or null: pass it to your
+   * checkout (docs/rewards.md, "The referred customer's discount"). `clickId`: the `svc_click_id` cookie.
+   */
+  async referredDiscount(clickId: string): Promise<ReferredDiscount | null> {
+    const body = await this.post("/api/v1/track/discount", true, { click_id: clickId });
+    return ((body as { discount?: ReferredDiscount | null }).discount ?? null) as ReferredDiscount | null;
   }
 
   /** A signup. Idempotent: leads are first touch per customer, so a repeat changes nothing. */

@@ -14,6 +14,17 @@ export function camelizeKeys(value: unknown): unknown {
   return out;
 }
 
+/** What a partner's group gives the customers it refers (a double-sided reward), for your checkout to apply. */
+export interface ReferredDiscount {
+  /** `stripe`: a coupon (Checkout's `discounts: [{ coupon: id }]`); `paddle`: a discount (Paddle.js's `discountId`). */
+  platform: "stripe" | "paddle";
+  id: string;
+  /** A code the customer could type instead, or null. */
+  code: string | null;
+  /** In plain words, to show the visitor. */
+  description: string;
+}
+
 export interface TrackClickResult {
   /** Keep it in the `svc_click_id` cookie and send it as `clickId` with the lead. */
   clickId: string;

@@ -128,13 +128,33 @@ describeWithChromium("Rewards screen", () => {
     await page.locator("#c-partner").selectOption({ label: "Partner One" });
     await expectText(page.locator("#check-result"), "Partner One (Influencers): A $49.00 monthly plan pays $14.70 for 12 months");
 
+    // A double-sided reward: Influencers' referred customers get a Stripe coupon; a Paddle discount needs its dsc_ id.
+    await page.locator("#d-group").selectOption({ label: "Influencers" });
+    await page.getByLabel("Coupon or discount id").fill("FRIENDS20");
+    await page.getByLabel("Code the customer types (optional)").fill("FRIENDS20");
+    await page.getByLabel("What the customer gets").fill("20% off your first month");
+    await page.getByLabel("Platform").selectOption("paddle");
+    await page.getByRole("button", { name: "Save discount" }).click();
+    await expectText(page.locator("#discount-title ~ form [role=alert]"), "dsc_");
+    await page.getByLabel("Platform").selectOption("stripe");
+    await page.getByRole("button", { name: "Save discount" }).click();
+    await expectText(said, "Influencers: referred customers get 20% off your first month.");
+    await expectText(influencers.locator("[data-discount]"), "Referred customers get 20% off your first month (Stripe coupon FRIENDS20, code FRIENDS20).");
+    expect((await sys.admin("GET", `/programs/${p.programId}/rewards`)).groups.find((g: ListedGroup) => g.name === "Influencers").customerDiscount).toEqual({
+      platform: "stripe",
+      id: "FRIENDS20",
+      code: "FRIENDS20",
+      description: "20% off your first month",
+    });
+
     expect(await pageProblems(page)).toEqual([]);
     await saveScreenshot(page, "rewards");
     await page.setViewportSize(WIDTHS.phone);
     await page.waitForTimeout(300);
     expect(await pageProblems(page)).toEqual([]);
     await saveScreenshot(page, "rewards");
-    expect(errors).toEqual([]);
+    // The one refused request: the Paddle discount without its dsc_ id (400).
+    expect(errors).toEqual([`400 ${sys.baseUrl}/api/programs/${p.programId}/groups/${listed.groups.find((g) => g.name === "Influencers")!.id}`]);
   });
 
   test("the console's navigation opens the Rewards screen by keyboard; a viewer reads it without editing controls", async () => {

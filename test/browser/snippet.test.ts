@@ -1,6 +1,7 @@
 /**
  * The browser snippet on a merchant page (another origin): a referral link sets
- * the first-party svc_click_id cookie, and svc.signup(userId) records the lead.
+ * the first-party svc_click_id cookie, and svc.signup(userId) records the lead; svc.discount() gives the referred
+ * visitor the partner's group discount (a double-sided reward), null without a referral.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,6 +38,20 @@ describeWithChromium("browser snippet", () => {
     expect(clickId).toMatch(/^clk_/);
     const cookies = await page.context().cookies();
     expect(cookies.find((c) => c.name === "svc_click_id")).toMatchObject({ value: clickId, sameSite: "Lax" });
+
+    // No discount in the partner's group yet; then one, offered to this visitor for the checkout.
+    expect(await page.evaluate(() => (globalThis as any).svc.discount())).toBeNull();
+    const group = await sys.admin("POST", `/programs/${p.programId}/groups`, {
+      name: "Friends",
+      customerDiscount: { platform: "stripe", id: "FRIENDS20", code: "FRIENDS20", description: "20% off your first month" },
+    });
+    await sys.admin("PUT", `/programs/${p.programId}/group-members`, { assignments: [{ partnerId: p.partnerId, groupId: group.id }] });
+    expect(await page.evaluate(() => (globalThis as any).svc.discount())).toEqual({ platform: "stripe", id: "FRIENDS20", code: "FRIENDS20", description: "20% off your first month" });
+    // A visitor without a referral click gets none, without a call.
+    const direct = await browser.newPage();
+    await direct.goto(`http://127.0.0.1:${(shop.address() as AddressInfo).port}/pricing`);
+    expect(await direct.evaluate(() => (globalThis as any).svc.discount())).toBeNull();
+    await direct.close();
 
     const lead = await page.evaluate(() => (globalThis as any).svc.signup("browser-user-1", "Browser@Example.com"));
     expect(lead).toMatchObject({ success: true, attributed: true, partner_id: p.partnerId, customer_key: "browser-user-1" });

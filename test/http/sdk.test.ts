@@ -100,6 +100,18 @@ describe("trackSale", () => {
   });
 });
 
+test("referredDiscount: the click's partner's group discount for the checkout, or null", async () => {
+  const c = await sys.http("POST", "/api/v1/track/click", { body: { program_id: boot.programId, referral_code: boot.referralCode } });
+  expect(await client.referredDiscount(c.body.click_id)).toBeNull();
+  const customerDiscount = { platform: "paddle", id: "dsc_01sdkfriends", code: null, description: "A month free" };
+  const group = await sys.admin("POST", `/programs/${boot.programId}/groups`, { name: "SDK friends", customerDiscount });
+  await sys.admin("PUT", `/programs/${boot.programId}/group-members`, { assignments: [{ partnerId: boot.partnerId, groupId: group.id }] });
+  expect(await client.referredDiscount(c.body.click_id)).toEqual(customerDiscount);
+  // Archived, its partners are back in the default group: no discount.
+  await sys.admin("POST", `/programs/${boot.programId}/groups/${group.id}/archive`);
+  expect(await client.referredDiscount(c.body.click_id)).toBeNull();
+});
+
 test("trackRefund answers camelCase typed results for each refund outcome", async () => {
   const invoiceId = uniqueId("in");
   const sold = await client.trackSale({ customerExternalId: customer, amount: 10_000, invoiceId });

@@ -6,6 +6,11 @@ import { Alert, Field, SelectField } from "../../lib/ui";
 import { useConsole } from "../session";
 import { defaultGroup, groupOf, groupOption, partnerName, previewWords, type Group, type RewardPreview, type RewardsData } from "./model";
 
+const PLATFORMS: Array<[string, string]> = [
+  ["stripe", "Stripe coupon"],
+  ["paddle", "Paddle discount"],
+];
+
 const CHECK_DELAY_MS = 300;
 
 /** `value` when it is one of `options`, else the first option's value (a select shows the first option then). */
@@ -134,6 +139,71 @@ export function MovePartnerForm({ data, onMoved }: { data: RewardsData; onMoved:
           {error && <Alert>{error}</Alert>}
         </form>
       )}
+    </section>
+  );
+}
+
+/**
+ * A double-sided reward (docs/rewards.md, "The referred customer's discount"): the discount a group's referred
+ * customers get at checkout, a coupon or discount made at the billing platform; saved on the group, or removed.
+ */
+export function CustomerDiscountForm({ data, onSaved }: { data: RewardsData; onSaved: (group: Group, removed: boolean) => Promise<void> }) {
+  const { programPath } = useConsole();
+  const groups: Array<[string, string]> = data.groups.map((g) => [String(g.id), groupOption(g)]);
+  const [group, setGroup] = useState("");
+  const groupId = Number(chosenOf(group, groups));
+  const current = data.groups.find((g) => g.id === groupId)?.customerDiscount ?? null;
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const send = async (customerDiscount: Record<string, string | null> | null) => {
+    setBusy(true);
+    try {
+      const saved = await api<Group>("PATCH", programPath(`/groups/${groupId}`), { customerDiscount });
+      setError(null);
+      await onSaved(saved, customerDiscount === null);
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const field = (name: string) => String(form.get(name) ?? "").trim();
+    if (!field("id") || !field("description")) return setError("Enter the coupon's or discount's id and what the customer gets.");
+    void send({ platform: field("platform"), id: field("id"), code: field("code") || null, description: field("description") });
+  };
+
+  return (
+    <section aria-labelledby="discount-title">
+      <h2 id="discount-title">Referred customers' discount</h2>
+      <p class="muted">
+        A double-sided reward: a visitor who came through a partner's link gets this discount at checkout (the snippet's svc.discount(), or the API for a click id). Make the coupon in Stripe
+        or the discount in Paddle first.
+      </p>
+      {/* Each group's saved discount fills the form anew. */}
+      <form key={`${groupId}-${JSON.stringify(current)}`} aria-labelledby="discount-title" noValidate onSubmit={submit}>
+        <div class="fields">
+          <SelectField id="d-group" label="For the customers of" value={String(groupId)} options={groups} onChange={(e) => setGroup(e.currentTarget.value)} />
+          <SelectField id="d-platform" name="platform" label="Platform" value={current?.platform ?? "stripe"} options={PLATFORMS} />
+          <Field id="d-id" name="id" label="Coupon or discount id" autocomplete="off" spellcheck={false} defaultValue={current?.id ?? ""} />
+          <Field id="d-code" name="code" label="Code the customer types (optional)" autocomplete="off" spellcheck={false} defaultValue={current?.code ?? ""} />
+          <Field id="d-description" name="description" label="What the customer gets" maxLength={200} defaultValue={current?.description ?? ""} placeholder="20% off your first month" />
+        </div>
+        <p class="actions">
+          <button type="submit" disabled={busy}>
+            Save discount
+          </button>
+          {current && (
+            <button type="button" class="secondary" disabled={busy} onClick={() => void send(null)}>
+              Remove discount
+            </button>
+          )}
+        </p>
+        {error && <Alert>{error}</Alert>}
+      </form>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 /** The program's partner groups, each with its settings, its rewards (edit, archive, add one) and its partners. */
 import { count } from "../../lib/format";
-import { describeReward, groupSummary, partnerName, showsDefaultBadge, type Group, type Reward, type RewardsData } from "./model";
+import { customerDiscountWords, describeReward, groupSummary, partnerName, showsDefaultBadge, type Group, type Reward, type RewardsData } from "./model";
 
 /** The ids the screen moves the keyboard to. */
 export const groupTitleId = (groupId: number): string => `group-${groupId}-title`;
@@ -37,6 +37,9 @@ function GroupCard({ group: g, data, currency, canWrite, onAdd, onEdit, onArchiv
         )}
       </h3>
       <p class="muted">{groupSummary(g, currency)}</p>
+      <p class="muted" data-discount={g.id}>
+        {customerDiscountWords(g.customerDiscount)}
+      </p>
       <h4>Rewards</h4>
       {g.rewards.length > 0 ? (
         <ul class="rows" aria-label={`Rewards of ${g.name}`}>

@@ -16,6 +16,8 @@ export interface Group {
   isDefault: boolean;
   holdDays: number;
   minPayoutCents: number;
+  /** What the customers its partners refer get (a double-sided reward), or null. */
+  customerDiscount: CustomerDiscount | null;
   /** How many partners were moved into it (the default group: 0, its partners are everyone else). */
   members: number;
   /** Their ids (possibly fewer than `members`). */
@@ -125,6 +127,20 @@ export function describeReward(r: Reward, currency: string): string {
 
 export function groupSummary(g: Group, currency: string): string {
   return `Commissions held ${plural(g.holdDays, "day", "days")} · minimum payout ${money(g.minPayoutCents, currency)}`;
+}
+
+export interface CustomerDiscount {
+  platform: "stripe" | "paddle";
+  id: string;
+  code: string | null;
+  description: string;
+}
+
+/** "Referred customers get 20% off your first month (Stripe coupon FRIENDS20, code FRIENDS20)". */
+export function customerDiscountWords(d: CustomerDiscount | null): string {
+  if (!d) return "Referred customers get no discount.";
+  const where = d.platform === "stripe" ? `Stripe coupon ${d.id}` : `Paddle discount ${d.id}`;
+  return `Referred customers get ${d.description} (${where}${d.code ? `, code ${d.code}` : ""}).`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { api, errorMessage } from "../../lib/api";
 import { Alert, StatusLine } from "../../lib/ui";
 import { draftOf, newDraft, RewardEditor, type Draft } from "../rewards/editor";
-import { EarningsCheck, MovePartnerForm, NewGroupForm } from "../rewards/forms";
+import { CustomerDiscountForm, EarningsCheck, MovePartnerForm, NewGroupForm } from "../rewards/forms";
 import { editButtonId, GroupCards, groupTitleId } from "../rewards/groups";
 import { groupOf, loadRewards, partnerName, type Group, type Reward, type RewardsData } from "../rewards/model";
 import { Screen } from "../screen";
@@ -106,6 +106,10 @@ function RewardsOfProgram() {
     setFocus({ id: groupTitleId(group.id) });
     setSaid(`Group ${group.name} created.`);
   };
+  const discountSaved = async (group: Group, removed: boolean) => {
+    await refresh();
+    setSaid(removed ? `${group.name}: referred customers get no discount now.` : `${group.name}: referred customers get ${group.customerDiscount?.description}.`);
+  };
   const moved = async (partnerId: number) => {
     const loaded = await refresh();
     if (loaded) setSaid(`${partnerName(loaded.partners, partnerId)} moved to ${groupOf(loaded.groups, partnerId)?.name ?? "the group"}.`);
@@ -143,6 +147,7 @@ function RewardsOfProgram() {
               </section>
               <NewGroupForm data={data} currency={currency} onCreated={groupCreated} />
               <MovePartnerForm data={data} onMoved={moved} />
+              <CustomerDiscountForm data={data} onSaved={discountSaved} />
             </>
           )}
           <EarningsCheck data={data} currency={currency} />
