@@ -112,9 +112,9 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
 
     createGroup: {
       async handler(ctx: Context<Input<typeof S.CreateGroupInput>>) {
-        const { programId, name, holdDays, minPayoutCents, customerDiscount } = ctx.params;
+        const { programId, name, holdDays, minPayoutCents, customerDiscount, rewardAs } = ctx.params;
         const fallback = await this.defaultGroup(ctx, programId);
-        const group = await this.repo.createGroup(programId, { name, holdDays: holdDays ?? fallback.holdDays, minPayoutCents, customerDiscount }, new Date());
+        const group = await this.repo.createGroup(programId, { name, holdDays: holdDays ?? fallback.holdDays, minPayoutCents, customerDiscount, rewardAs }, new Date());
         if (!group) throw new ConflictError(`Program ${programId} already has a group named '${name}'.`);
         await this.changed(programId);
         return toDto(group);
@@ -229,7 +229,7 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         for (const g of groups) for (const partnerId of await this.repo.listMembers(programId, g.id, Number.MAX_SAFE_INTEGER)) groupOf.set(partnerId, g);
         return partnerIds.map((partnerId) => {
           const group = groupOf.get(partnerId) ?? defaultGroup;
-          return { partnerId, groupId: group.id, minPayoutCents: group.minPayoutCents };
+          return { partnerId, groupId: group.id, minPayoutCents: group.minPayoutCents, rewardAs: group.rewardAs };
         });
       },
     },

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Jsonified } from "../../shared/dto";
-import type { CustomerDiscount, FrozenReward, Reward } from "../../shared/domain/rewards";
+import type { CustomerDiscount, FrozenReward, Reward, RewardForm } from "../../shared/domain/rewards";
 import type { PartnerGroup, RewardVersion, StoredReward } from "./repository";
 import type * as S from "./schemas";
 
@@ -44,7 +44,8 @@ export interface RewardsContract {
   "rewards.assignGroups": { params: z.input<typeof S.AssignGroupsInput>; result: { programId: number; moved: number } };
   "rewards.preview": { params: z.input<typeof S.PreviewInput>; result: RewardPreview };
   "rewards.forPartner": { params: z.input<typeof S.ForPartnerInput>; result: PartnerRewards };
-  "rewards.payoutMinimums": { params: z.input<typeof S.PayoutMinimumsInput>; result: Array<{ partnerId: number; groupId: number; minPayoutCents: number }> };
+  /** Each partner's group, its minimum payout and how its partners receive what they earn (account credit or cash). */
+  "rewards.payoutMinimums": { params: z.input<typeof S.PayoutMinimumsInput>; result: Array<{ partnerId: number; groupId: number; minPayoutCents: number; rewardAs: RewardForm }> };
   /** Whether a live reward of the program names products or prices (the processor then fetches a checkout's line items). */
   "rewards.usesProducts": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
   /** The program's default group (created from the program's rule on first use): its hold days are the program's (programs' settings). */

@@ -39,6 +39,8 @@ const groupSchema = requiredStringsMayBeEmpty(
     holdDays: { type: Number, required: true, min: 0 },
     minPayoutCents: { type: Number, required: true, default: 0, min: 0 },
     customerDiscount: { type: Schema.Types.Mixed, default: null },
+    // CHECK (reward_as IN ('cash', 'account_credit')).
+    rewardAs: { type: String, required: true, default: "cash", enum: ["cash", "account_credit"] },
     archivedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
@@ -102,6 +104,7 @@ const toGroup = (d: GroupDoc): PartnerGroup => ({
   holdDays: d.holdDays,
   minPayoutCents: d.minPayoutCents,
   customerDiscount: d.customerDiscount ?? null,
+  rewardAs: d.rewardAs ?? "cash",
   archivedAt: d.archivedAt ?? null,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
@@ -236,6 +239,7 @@ export class MongoRewardsRepository implements RewardsRepository {
         holdDays: s.holdDays,
         minPayoutCents: s.minPayoutCents,
         customerDiscount: s.customerDiscount ?? null,
+        rewardAs: s.rewardAs ?? "cash",
         archivedAt: null,
         createdAt: now,
         updatedAt: now,
@@ -252,6 +256,7 @@ export class MongoRewardsRepository implements RewardsRepository {
     if (patch.minPayoutCents != null) set.minPayoutCents = patch.minPayoutCents;
     // Given (null too), it replaces the discount.
     if (patch.customerDiscount !== undefined) set.customerDiscount = patch.customerDiscount;
+    if (patch.rewardAs != null) set.rewardAs = patch.rewardAs;
     try {
       const doc = await this.groups.findOneAndUpdate({ _id: groupId, programId, archivedAt: null }, { $set: set }, { returnDocument: "after", runValidators: true }).lean();
       return doc ? toGroup(doc) : null;

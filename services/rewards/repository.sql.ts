@@ -1,4 +1,4 @@
-import type { CustomerDiscount, RecurringRule, RewardTerms, TierRule } from "../../shared/domain/rewards";
+import type { CustomerDiscount, RecurringRule, RewardForm, RewardTerms, TierRule } from "../../shared/domain/rewards";
 import { migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
 import { isUniqueViolation } from "../../shared/storage/errors";
 import type { DefaultGroupSeed, GroupSettings, PartnerGroup, RewardsRepository, RewardVersion, StoredReward } from "./repository";
@@ -46,7 +46,8 @@ const MIGRATIONS = [
      PRIMARY KEY (program_id, partner_id));
    CREATE INDEX partner_group_members_group ON partner_group_members (group_id, partner_id);`,
   // Double-sided rewards (docs/rewards.md, "The referred customer's discount").
-  `ALTER TABLE partner_groups ADD COLUMN customer_discount JSONB;`,
+  `ALTER TABLE partner_groups ADD COLUMN customer_discount JSONB;
+   ALTER TABLE partner_groups ADD COLUMN reward_as TEXT NOT NULL DEFAULT 'cash' CHECK (reward_as IN ('cash', 'account_credit'));`,
 ];
 
 interface GroupRow {
@@ -57,6 +58,7 @@ interface GroupRow {
   hold_days: number;
   min_payout_cents: number;
   customer_discount: CustomerDiscount | null;
+  reward_as: RewardForm;
   archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -87,6 +89,7 @@ const toGroup = (r: GroupRow): PartnerGroup => ({
   holdDays: r.hold_days,
   minPayoutCents: r.min_payout_cents,
   customerDiscount: r.customer_discount ?? null,
+  rewardAs: r.reward_as,
   archivedAt: r.archived_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -179,8 +182,8 @@ export class SqlRewardsRepository implements RewardsRepository {
   async createGroup(programId: number, s: GroupSettings, now: Date): Promise<PartnerGroup | null> {
     try {
       const [row] = await this.db.query<GroupRow>(
-        "INSERT INTO partner_groups (program_id, name, hold_days, min_payout_cents, customer_discount, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING *",
-        [programId, s.name, s.holdDays, s.minPayoutCents, s.customerDiscount ? JSON.stringify(s.customerDiscount) : null, now],
+        "INSERT INTO partner_groups (program_id, name, hold_days, min_payout_cents, customer_discount, reward_as, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING *",
+        [programId, s.name, s.holdDays, s.minPayoutCents, s.customerDiscount ? JSON.stringify(s.customerDiscount) : null, s.rewardAs ?? "cash", now],
       );
       return toGroup(row);
     } catch (err) {
@@ -193,7 +196,7 @@ export class SqlRewardsRepository implements RewardsRepository {
     try {
       const [row] = await this.db.query<GroupRow>(
         `UPDATE partner_groups SET name = COALESCE($3, name), hold_days = COALESCE($4, hold_days), min_payout_cents = COALESCE($5, min_payout_cents), updated_at = $6,
-           customer_discount = CASE WHEN $7::boolean THEN $8::jsonb ELSE customer_discount END
+           customer_discount = CASE WHEN $7::boolean THEN $8::jsonb ELSE customer_discount END, reward_as = COALESCE($9, reward_as)
          WHERE program_id = $1 AND id = $2 AND archived_at IS NULL RETURNING *`,
         [
           programId,
@@ -204,6 +207,7 @@ export class SqlRewardsRepository implements RewardsRepository {
           now,
           patch.customerDiscount !== undefined,
           patch.customerDiscount ? JSON.stringify(patch.customerDiscount) : null,
+          patch.rewardAs ?? null,
         ],
       );
       return row ? toGroup(row) : null;

@@ -1,4 +1,4 @@
-import type { CustomerDiscount, Reward, RewardTerms } from "../../shared/domain/rewards";
+import type { CustomerDiscount, Reward, RewardForm, RewardTerms } from "../../shared/domain/rewards";
 
 /**
  * A program's partner group: every partner of a program is in exactly one
@@ -16,12 +16,14 @@ export interface PartnerGroup {
   minPayoutCents: number;
   /** The discount the customers the group's partners refer get (a double-sided reward), or null. */
   customerDiscount: CustomerDiscount | null;
+  /** How its partners receive what they earn: cash (payout runs) or account credit in the merchant's app. */
+  rewardAs: RewardForm;
   archivedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type GroupSettings = Pick<PartnerGroup, "name" | "holdDays" | "minPayoutCents"> & { customerDiscount?: CustomerDiscount | null };
+export type GroupSettings = Pick<PartnerGroup, "name" | "holdDays" | "minPayoutCents"> & { customerDiscount?: CustomerDiscount | null; rewardAs?: RewardForm };
 
 /** A reward as stored: its current version, and whether it is archived (an archived reward pays nothing new). */
 export interface StoredReward extends Reward {

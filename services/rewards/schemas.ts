@@ -98,6 +98,11 @@ const GROUP_FIELDS = {
     example: 30,
   }),
   minPayoutCents: Cents.nonnegative().meta({ description: "The smallest balance paid out to a partner of the group, in minor units.", example: 5000 }),
+  rewardAs: z.enum(["cash", "account_credit"]).meta({
+    description:
+      "How the group's partners receive what they earn: cash (payout runs pay it by each partner's payout method) or account_credit (credit in your own app, for customers who refer: a payout run sends your webhook endpoints a reward.earned event with the amount, which you apply).",
+    example: "account_credit",
+  }),
   customerDiscount: z
     .strictObject({
       platform: z.enum(["stripe", "paddle"]).meta({ description: "Where the discount lives: stripe (a coupon) or paddle (a discount).", example: "stripe" }),
@@ -128,6 +133,7 @@ export const CreateGroupInput = z.strictObject({
   holdDays: GROUP_FIELDS.holdDays.optional().describe("Default: the default group's."),
   minPayoutCents: GROUP_FIELDS.minPayoutCents.default(0),
   customerDiscount: GROUP_FIELDS.customerDiscount.default(null),
+  rewardAs: GROUP_FIELDS.rewardAs.default("cash"),
 });
 export const UpdateGroupInput = z.strictObject({
   programId: ProgramId,
@@ -136,6 +142,7 @@ export const UpdateGroupInput = z.strictObject({
   holdDays: GROUP_FIELDS.holdDays.optional(),
   minPayoutCents: GROUP_FIELDS.minPayoutCents.optional(),
   customerDiscount: GROUP_FIELDS.customerDiscount.optional(),
+  rewardAs: GROUP_FIELDS.rewardAs.optional(),
 });
 export const GroupIdInput = z.strictObject({ programId: ProgramId, groupId: GroupId });
 

@@ -14,6 +14,13 @@ import { percentageOfCents } from "./money";
 export type RewardEvent = "sale" | "lead";
 
 /**
+ * How a group's partners receive what they earn (docs/rewards.md, "Rewards other than cash"): `cash`, paid out by
+ * payout runs by the partner's payout method (the default); `account_credit`, credit in the merchant's own app: a
+ * payout run pays it by sending the merchant a `reward.earned` webhook with the amount, which the merchant applies.
+ */
+export type RewardForm = "cash" | "account_credit";
+
+/**
  * What a partner group gives the customers its partners refer (a double-sided reward: docs/rewards.md, "The referred
  * customer's discount"): a discount the merchant made at its billing platform, which the merchant's checkout applies
  * for a visitor who came through a referral link (the snippet's `svc.discount()`, or the API for a click id).

@@ -57,6 +57,7 @@ describe.each(backends)("rewards repository contract on %s", (_name, backend) =>
         holdDays: 14,
         minPayoutCents: 0,
         customerDiscount: null,
+        rewardAs: "cash",
         archivedAt: null,
         createdAt: at(0),
         updatedAt: at(0),
@@ -111,6 +112,7 @@ describe.each(backends)("rewards repository contract on %s", (_name, backend) =>
         holdDays: 7,
         minPayoutCents: 5_000,
         customerDiscount: null,
+        rewardAs: "cash",
         archivedAt: null,
         createdAt: at(SECOND),
         updatedAt: at(SECOND),
@@ -160,6 +162,10 @@ describe.each(backends)("rewards repository contract on %s", (_name, backend) =>
       expect(await repo().updateGroup(programId, group.id, { customerDiscount: null }, at(3 * SECOND))).toMatchObject({ customerDiscount: null });
       const created = await repo().createGroup(programId, { name: "Customers", holdDays: 0, minPayoutCents: 0, customerDiscount: discount }, at(3 * SECOND));
       expect((await repo().getGroup(programId, created!.id))!.customerDiscount).toEqual(discount);
+      // Account credit instead of cash: set at creation or by a change, kept by other changes.
+      expect(await repo().updateGroup(programId, created!.id, { rewardAs: "account_credit" }, at(3 * SECOND))).toMatchObject({ rewardAs: "account_credit" });
+      expect(await repo().updateGroup(programId, created!.id, { holdDays: 1 }, at(3 * SECOND))).toMatchObject({ rewardAs: "account_credit" });
+      expect(await repo().createGroup(programId, { name: "Credit", holdDays: 0, minPayoutCents: 0, rewardAs: "account_credit" }, at(3 * SECOND))).toMatchObject({ rewardAs: "account_credit" });
 
       expect(await repo().updateGroup(programId, group.id, { name: "resellers" }, at(4 * SECOND))).toBe("conflict");
       expect(await repo().updateGroup(programId, group.id, { name: "Default", holdDays: 1 }, at(4 * SECOND))).toBe("conflict");
