@@ -433,6 +433,16 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** Internal (commissions' account-credit payouts): who the merchant credits, by its own id of the user (tenantId). */
+    creditRecipient: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.EnrollmentInput>>) {
+        const { programId, partnerId } = ctx.params;
+        const enrolled = await this.requireEnrolledPartner(programId, partnerId);
+        return { partnerId, tenantId: enrolled.tenantId, email: enrolled.partner.email, name: enrolled.partner.name };
+      },
+    },
+
     /** A partner's own identity (internal: the self-referral guard compares it with a lead's or sale's). */
     getPartner: {
       idempotent: true,

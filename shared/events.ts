@@ -85,10 +85,14 @@ const withdrawalFacts = {
   commissionIds: z.array(z.number().int()).meta({ description: "The commissions the withdrawal pays.", example: [7] }),
   createdAt: time("When the withdrawal was opened.", "2026-01-01T00:00:00.000Z"),
   runId: nullableInt("The payout run that created it, or null for a withdrawal an operator opened.", 2),
-  method: z.enum(PAYOUT_METHODS).nullable().meta({
-    description: "How it is paid: stripe (a Stripe Connect transfer), paypal or bank (the merchant's batch files); null when an operator pays it by other means.",
-    example: "stripe",
-  }),
+  method: z
+    .enum([...PAYOUT_METHODS, "account_credit"])
+    .nullable()
+    .meta({
+      description:
+        "How it is paid: stripe (a Stripe Connect transfer), paypal or bank (the merchant's batch files), account_credit (credit in the merchant's app: see reward.earned); null when an operator pays it by other means.",
+      example: "stripe",
+    }),
 };
 
 const withdrawalExample = {
@@ -137,6 +141,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "withdrawal.created",
   "withdrawal.paid",
   "withdrawal.failed",
+  "reward.earned",
   "lead.created",
   "sale.created",
   "partner.enrolled",
@@ -289,6 +294,31 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
       failureReason: "The transfer was reversed.",
       failedAt: "2026-02-03T00:00:00.000Z",
       wasPaid: true,
+    },
+  },
+  "reward.earned": {
+    when: "A payout run paid a reward as account credit (its partner is in a group rewarding with account credit): apply amountCents as credit to your user tenantId. Sent once per payout, which is paid from then on.",
+    schema: z.object({
+      withdrawalId: int("The payout (withdrawal) this credit pays: your idempotency key for applying it.", 5),
+      programId: int("The program's id.", 1),
+      partnerId: int("The partner (your user) credited.", 3),
+      tenantId: nullableText("Your own id of the user (the tenantId you enrolled them with), or null.", "user_42"),
+      email: nullableText("The user's email, or null.", "jane@example.com"),
+      currency: text("ISO 4217 currency code, lowercase.", "usd"),
+      amountCents: int("The credit to apply, in minor units.", 2000),
+      commissionIds: z.array(z.number().int()).meta({ description: "The commissions it pays.", example: [7] }),
+      earnedAt: time("When it was paid.", "2026-02-02T00:00:00.000Z"),
+    }),
+    example: {
+      withdrawalId: 5,
+      programId: 1,
+      partnerId: 3,
+      tenantId: "user_42",
+      email: "jane@example.com",
+      currency: "usd",
+      amountCents: 2000,
+      commissionIds: [7],
+      earnedAt: "2026-02-02T00:00:00.000Z",
     },
   },
   "lead.created": {

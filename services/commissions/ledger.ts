@@ -557,6 +557,27 @@ export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now
 }
 
 /**
+ * Pays a payout made as account credit (docs/rewards.md, "Rewards other than cash"): paid, and in the same transaction
+ * the merchant's `reward.earned` with the amount to credit its user with, once (a repeat finds it paid and sends none).
+ */
+export async function payAsAccountCredit(tx: CommissionsTx, withdrawalId: number, recipient: { tenantId: string | null; email: string | null }, now: Date): Promise<Withdrawal> {
+  const paid = await payWithdrawal(tx, withdrawalId, now, `credit_${withdrawalId}`);
+  if (paid.paidAt?.getTime() !== now.getTime()) return paid;
+  const earned = {
+    withdrawalId: paid.id,
+    programId: paid.programId,
+    partnerId: paid.partnerId,
+    ...recipient,
+    currency: paid.currency,
+    amountCents: paid.amountCents,
+    commissionIds: await tx.listWithdrawalCommissionIds(paid.id),
+    earnedAt: now.toISOString(),
+  };
+  await tx.enqueue("reward.earned", null, earned, now);
+  return paid;
+}
+
+/**
  * Fails a payout, or records that a paid one came back (a reversed transfer, a bank return): the amount is in the
  * balance again (a paid one's leaves `paidCents`), its commissions are payable again (paid ones back to approved),
  * and it holds none. Failing a failed payout again changes nothing; a cancelled one cannot fail.
@@ -645,7 +666,7 @@ export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, 
     }
     const w = await createWithdrawal(tx, key, undefined, now, `run-${run.id}-partner-${p.partnerId}`, { runId: run.id, method: p.method });
     totalCents += w.amountCents;
-    if (!(p.method === "stripe" || (p.method === "paypal" && req.paypalApi))) await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
+    if (!(p.method === "stripe" || p.method === "account_credit" || (p.method === "paypal" && req.paypalApi))) await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
   }
   if (req.expectedTotalCents !== undefined && req.expectedTotalCents !== totalCents) {
     throw new AppError(
@@ -663,4 +684,5 @@ export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, 
  * (a line of the run's bank or PayPal file). A payout the worker sends is claimed before it is sent (claimTransfer
  * counts the attempt); one in a file is processing from the start and never claimed.
  */
-export const sentByWorker = (w: Pick<Withdrawal, "method" | "status" | "attempts">): boolean => w.method === "stripe" || (w.method === "paypal" && (w.status === "open" || w.attempts > 0));
+export const sentByWorker = (w: Pick<Withdrawal, "method" | "status" | "attempts">): boolean =>
+  w.method === "stripe" || w.method === "account_credit" || (w.method === "paypal" && (w.status === "open" || w.attempts > 0));

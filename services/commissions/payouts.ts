@@ -11,7 +11,7 @@ import type { PayoutRecipient, ProgramsContract } from "../programs/contract";
 import type { RewardsContract } from "../rewards/contract";
 import * as ledger from "./ledger";
 import { nextScheduledRun, periodKeyFor, planPayoutRun, runSettled, runTotals, scheduleDue, type PayoutCandidate } from "./payout-runs";
-import type { CommissionsRepository, PayoutRun, PayoutRunTrigger, PayoutSchedule, SkippedPartner, Withdrawal } from "./repository";
+import type { CommissionsRepository, PayoutMethod, PayoutRun, PayoutRunTrigger, PayoutSchedule, SkippedPartner, Withdrawal } from "./repository";
 
 const call = typedCall<ProgramsContract & RewardsContract>();
 type Caller = Context | ServiceBroker;
@@ -50,7 +50,7 @@ export interface PlannedRun {
   periodKey: string;
   existingRunId: number | null;
   totalCents: number;
-  payouts: Array<{ partnerId: number; partnerName: string; method: "stripe" | "paypal" | "bank"; amountCents: number; minPayoutCents: number; commissions: number }>;
+  payouts: Array<{ partnerId: number; partnerName: string; method: PayoutMethod; amountCents: number; minPayoutCents: number; commissions: number }>;
   skipped: SkippedPartner[];
   /** PayPal payouts go through the PayPal Payouts API (the program has credentials), not into the run's file. */
   paypalApi: boolean;
@@ -69,6 +69,8 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, proce
   const [recipients, minimums] = await Promise.all([call(caller, "programs.payoutRecipients", { programId, partnerIds }), call(caller, "rewards.payoutMinimums", { programId, partnerIds })]);
   const recipientOf = new Map(recipients.map((r) => [r.partnerId, r]));
   const minimumOf = new Map(minimums.map((m) => [m.partnerId, m.minPayoutCents]));
+  // A group rewarding with account credit pays its partners that way, whatever payout method they chose.
+  const creditIds = new Set(minimums.filter((m) => m.rewardAs === "account_credit").map((m) => m.partnerId));
   const stripeIds = recipients.filter((r) => r.payoutMethod === "stripe").map((r) => r.partnerId);
   const accounts = stripeIds.length ? await processor.partnerPayoutAccounts(programId, stripeIds) : [];
   const accountOf = new Map(accounts.map((a) => [a.partnerId, a]));
@@ -85,8 +87,8 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, proce
         availableCents: available.get(partnerId)!,
         minPayoutCents: minimumOf.get(partnerId) ?? 0,
         status: r.status,
-        method: r.payoutMethod,
-        detailsComplete: detailsComplete(r),
+        method: creditIds.has(partnerId) ? "account_credit" : r.payoutMethod,
+        detailsComplete: creditIds.has(partnerId) || detailsComplete(r),
         stripeAccount: accountOf.has(partnerId) ? { ready: accountOf.get(partnerId)!.ready } : null,
       },
     ];
@@ -198,6 +200,7 @@ export function startPayoutWorker(
       for (const payout of unsettled) {
         if (stopped) return;
         if (payout.method === "stripe") await sendTransfer(payout);
+        else if (payout.method === "account_credit") await creditAccount(payout);
       }
       const paypal = unsettled.filter((p) => p.method === "paypal");
       if (paypal.length && !stopped) await sendPaypalBatch(run, paypal).catch((err) => logger.warn(`The PayPal payouts of run ${run.id} wait for the next pass.`, err));
@@ -276,6 +279,23 @@ export function startPayoutWorker(
     }
     if (outcome.outcome === "paid") await repo.transaction((tx) => ledger.payWithdrawal(tx, claimed.id, new Date(), outcome.transferId));
     else await repo.transaction((tx) => ledger.failWithdrawal(tx, claimed.id, { code: outcome.code, reason: outcome.reason }, new Date()));
+    options.onSettled();
+  };
+
+  /** An account-credit payout: paid, and the merchant told what to credit (reward.earned, in the same transaction). */
+  const creditAccount = async (payout: Withdrawal) => {
+    const now = new Date();
+    const claimed = await repo.transaction((tx) => ledger.claimTransfer(tx, payout.id, now, new Date(now.getTime() - options.claimMs)));
+    if (!claimed) return;
+    const recipient = await call(broker, "programs.creditRecipient", { programId: claimed.programId, partnerId: claimed.partnerId }).catch((err: unknown) => {
+      if ((err as { type?: string } | null)?.type === "not_found") return null;
+      throw err;
+    });
+    if (recipient) await repo.transaction((tx) => ledger.payAsAccountCredit(tx, claimed.id, { tenantId: recipient.tenantId, email: recipient.email }, new Date()));
+    else {
+      const failure = { code: "partner_not_enrolled", reason: "The partner is no longer enrolled in the program: there is nobody to credit." };
+      await repo.transaction((tx) => ledger.failWithdrawal(tx, claimed.id, failure, new Date()));
+    }
     options.onSettled();
   };
 

@@ -140,8 +140,12 @@ export interface PayableCommission {
  */
 export type WithdrawalStatus = "open" | "processing" | "paid" | "failed" | "cancelled";
 
-/** How a payout is sent: a Stripe transfer, a line of a PayPal or bank file; null for an operator's withdrawal paid by other means. */
-export type PayoutMethod = "stripe" | "paypal" | "bank";
+/**
+ * How a payout is sent: a Stripe transfer, a line of a PayPal or bank file, or account credit in the merchant's app
+ * (a `reward.earned` webhook: docs/rewards.md, "Rewards other than cash"); null for an operator's withdrawal paid by
+ * other means.
+ */
+export type PayoutMethod = "stripe" | "paypal" | "bank" | "account_credit";
 
 export interface Withdrawal extends BalanceKey {
   id: number;

@@ -54,6 +54,8 @@ export interface ProgramsContract {
   /** Which of these partners are enrolled in the program (any status). */
   "programs.enrolledPartnerIds": { params: z.input<typeof S.EnrolledPartnerIdsInput>; result: number[] };
   "programs.getEnrollment": { params: z.input<typeof S.EnrollmentInput>; result: Jsonified<Enrollment> };
+  /** Internal: the partner as the merchant's app knows them, for an account-credit payout's reward.earned. */
+  "programs.creditRecipient": { params: z.input<typeof S.EnrollmentInput>; result: { partnerId: number; tenantId: string | null; email: string | null; name: string } };
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
   "programs.enrollPartner": { params: z.input<typeof S.EnrollPartnerInput>; result: Jsonified<Enrollment> };

@@ -455,6 +455,9 @@ export const PROGRAMS = declareActions("programs", {
   getEnrollment: {
     input: S.EnrollmentInput,
   },
+  creditRecipient: {
+    input: S.EnrollmentInput,
+  },
   getPartner: {
     input: S.PartnerIdInput,
   },

@@ -13,7 +13,7 @@ const COMMISSION_EVENTS = new Set([
   "fraud.flagged",
 ]);
 /** Events about a withdrawal name no commission. */
-const WITHDRAWAL_EVENTS = new Set(["withdrawal.created", "withdrawal.paid", "withdrawal.failed"]);
+const WITHDRAWAL_EVENTS = new Set(["withdrawal.created", "withdrawal.paid", "withdrawal.failed", "reward.earned"]);
 
 /** outbox.event_per_change for one commission: one event per change of its entries. */
 export function checkCommissionEvents(c: SnapshotCommission, entries: readonly SnapshotRefund[], events: readonly SnapshotOutboxEvent[], violate: Violate): void {

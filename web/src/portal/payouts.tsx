@@ -20,10 +20,10 @@ export const PAYOUT_STATE: Record<string, string> = {
   cancelled: "Cancelled",
 };
 
-const METHOD: Record<PayoutMethod, string> = { stripe: "Stripe", paypal: "PayPal", bank: "Bank transfer" };
-const methodText = (m: PayoutMethod | null | undefined): string => (m ? METHOD[m] : "By the merchant");
+const METHOD: Record<PayoutMethod | "account_credit", string> = { stripe: "Stripe", paypal: "PayPal", bank: "Bank transfer", account_credit: "Account credit" };
+const methodText = (m: PayoutMethod | "account_credit" | null | undefined): string => (m ? METHOD[m] : "By the merchant");
 /** The method inside a sentence: "by bank transfer". */
-const byMethod = (m: PayoutMethod | null | undefined): string => (m === "bank" ? "by bank transfer" : m ? `by ${METHOD[m]}` : "by the merchant's own means");
+const byMethod = (m: PayoutMethod | "account_credit" | null | undefined): string => (m === "bank" ? "by bank transfer" : m ? `by ${METHOD[m]}` : "by the merchant's own means");
 
 /** A payout in one sentence, for its opened view. */
 function sentence(w: Withdrawal): string {

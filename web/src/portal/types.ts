@@ -84,7 +84,8 @@ export interface Withdrawal {
   currency: string;
   status: string;
   /** How it is sent; null for one the merchant paid by other means. */
-  method?: PayoutMethod | null;
+  /** Account credit: paid as credit in the merchant's app. */
+  method?: PayoutMethod | "account_credit" | null;
   runId?: number | null;
   failureReason?: string | null;
   createdAt: string;
