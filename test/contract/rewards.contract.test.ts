@@ -165,7 +165,9 @@ describe.each(backends)("rewards repository contract on %s", (_name, backend) =>
       // Account credit instead of cash: set at creation or by a change, kept by other changes.
       expect(await repo().updateGroup(programId, created!.id, { rewardAs: "account_credit" }, at(3 * SECOND))).toMatchObject({ rewardAs: "account_credit" });
       expect(await repo().updateGroup(programId, created!.id, { holdDays: 1 }, at(3 * SECOND))).toMatchObject({ rewardAs: "account_credit" });
-      expect(await repo().createGroup(programId, { name: "Credit", holdDays: 0, minPayoutCents: 0, rewardAs: "account_credit" }, at(3 * SECOND))).toMatchObject({ rewardAs: "account_credit" });
+      expect(await repo().createGroup(programId, { name: "Credit", holdDays: 0, minPayoutCents: 0, rewardAs: "account_credit" }, at(3 * SECOND))).toMatchObject({
+        rewardAs: "account_credit",
+      });
 
       expect(await repo().updateGroup(programId, group.id, { name: "resellers" }, at(4 * SECOND))).toBe("conflict");
       expect(await repo().updateGroup(programId, group.id, { name: "Default", holdDays: 1 }, at(4 * SECOND))).toBe("conflict");
