@@ -59,6 +59,7 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
 const payoutProcessor = (caller: Context | ServiceBroker): payouts_.PayoutProcessor => ({
   partnerPayoutAccounts: (programId, partnerIds) => call(caller, "processor.partnerPayoutAccounts", { programId, partnerIds }),
   transferPayout: (p) => call(caller, "processor.transferPayout", p),
+  creditCustomerBalance: (p) => call(caller, "processor.creditCustomerBalance", p),
   paypalConfigured: async (programId) => (await call(caller, "processor.paypalPayoutsConfigured", { programId })).configured,
   sendPaypalPayouts: (p) => call(caller, "processor.sendPaypalPayouts", p),
   paypalPayoutItems: (programId, runId) => call(caller, "processor.paypalPayoutItems", { programId, runId }),

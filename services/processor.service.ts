@@ -28,6 +28,7 @@ import { connectionView, paddleConnectionView, webhookSecretState } from "./proc
 import type { PaddleConnectionView, ProcessorConnectionView } from "./processor/contract";
 import { stripeApiUrlFromEnv, stripeLibrary } from "./processor/stripe-api";
 import { refreshAccount, startOnboarding, transferPayout } from "./processor/stripe-connect";
+import { creditCustomerBalance } from "./processor/customer-credit";
 import { partnerPayoutAccountView } from "./processor/partner-payouts";
 import { PaypalTokenCache, paypalPayoutItems, removePaypalCredentials, sendPaypalPayouts, setPaypalCredentials, type PaypalContext } from "./processor/paypal-api";
 import { paypalCredentialsState } from "./processor/paypal";
@@ -438,6 +439,13 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       idempotent: true,
       async handler(ctx: Context<Input<typeof S.PartnerAccountInput>>) {
         return refreshAccount({ repo: this.repo, stripeApiUrl: this.stripeApiUrl }, ctx.params);
+      },
+    },
+
+    /** A payout as Stripe customer balance credit, made once whatever the retries (docs/rewards.md, "Rewards other than cash"). */
+    creditCustomerBalance: {
+      async handler(ctx: Context<Input<typeof S.CreditCustomerBalanceInput>>) {
+        return creditCustomerBalance({ repo: this.repo, stripeApiUrl: this.stripeApiUrl }, ctx.params);
       },
     },
 

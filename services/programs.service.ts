@@ -439,7 +439,9 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.EnrollmentInput>>) {
         const { programId, partnerId } = ctx.params;
         const enrolled = await this.requireEnrolledPartner(programId, partnerId);
-        return { partnerId, tenantId: enrolled.tenantId, email: enrolled.partner.email, name: enrolled.partner.name };
+        // The Stripe customer a stripe_balance reward credits: the merchant's own metadata on the partner.
+        const stripeCustomerId = /^cus_[A-Za-z0-9]+$/.test(enrolled.metadata.stripe_customer_id ?? "") ? enrolled.metadata.stripe_customer_id : null;
+        return { partnerId, tenantId: enrolled.tenantId, email: enrolled.partner.email, name: enrolled.partner.name, stripeCustomerId };
       },
     },
 

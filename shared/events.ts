@@ -86,11 +86,11 @@ const withdrawalFacts = {
   createdAt: time("When the withdrawal was opened.", "2026-01-01T00:00:00.000Z"),
   runId: nullableInt("The payout run that created it, or null for a withdrawal an operator opened.", 2),
   method: z
-    .enum([...PAYOUT_METHODS, "account_credit"])
+    .enum([...PAYOUT_METHODS, "account_credit", "stripe_balance"])
     .nullable()
     .meta({
       description:
-        "How it is paid: stripe (a Stripe Connect transfer), paypal or bank (the merchant's batch files), account_credit (credit in the merchant's app: see reward.earned); null when an operator pays it by other means.",
+        "How it is paid: stripe (a Stripe Connect transfer), paypal or bank (the merchant's batch files), account_credit (credit in the merchant's app: see reward.earned), stripe_balance (credit on the partner's Stripe customer balance); null when an operator pays it by other means.",
       example: "stripe",
     }),
 };
@@ -304,6 +304,10 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
       partnerId: int("The partner (your user) credited.", 3),
       tenantId: nullableText("Your own id of the user (the tenantId you enrolled them with), or null.", "user_42"),
       email: nullableText("The user's email, or null.", "jane@example.com"),
+      stripeBalanceTransactionId: nullableText(
+        "For a group rewarding with stripe_balance: the Stripe customer balance transaction that already credited it (nothing to apply); null: apply the credit yourself.",
+        null,
+      ),
       currency: text("ISO 4217 currency code, lowercase.", "usd"),
       amountCents: int("The credit to apply, in minor units.", 2000),
       commissionIds: z.array(z.number().int()).meta({ description: "The commissions it pays.", example: [7] }),
@@ -315,6 +319,7 @@ export const WEBHOOK_EVENTS: Record<WebhookEventType, WebhookEventSpec> = {
       partnerId: 3,
       tenantId: "user_42",
       email: "jane@example.com",
+      stripeBalanceTransactionId: null,
       currency: "usd",
       amountCents: 2000,
       commissionIds: [7],

@@ -560,8 +560,14 @@ export async function payWithdrawal(tx: CommissionsTx, withdrawalId: number, now
  * Pays a payout made as account credit (docs/rewards.md, "Rewards other than cash"): paid, and in the same transaction
  * the merchant's `reward.earned` with the amount to credit its user with, once (a repeat finds it paid and sends none).
  */
-export async function payAsAccountCredit(tx: CommissionsTx, withdrawalId: number, recipient: { tenantId: string | null; email: string | null }, now: Date): Promise<Withdrawal> {
-  const paid = await payWithdrawal(tx, withdrawalId, now, `credit_${withdrawalId}`);
+export async function payAsAccountCredit(
+  tx: CommissionsTx,
+  withdrawalId: number,
+  recipient: { tenantId: string | null; email: string | null; stripeBalanceTransactionId: string | null },
+  now: Date,
+  creditId: string,
+): Promise<Withdrawal> {
+  const paid = await payWithdrawal(tx, withdrawalId, now, creditId);
   if (paid.paidAt?.getTime() !== now.getTime()) return paid;
   const earned = {
     withdrawalId: paid.id,
@@ -666,7 +672,8 @@ export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, 
     }
     const w = await createWithdrawal(tx, key, undefined, now, `run-${run.id}-partner-${p.partnerId}`, { runId: run.id, method: p.method });
     totalCents += w.amountCents;
-    if (!(p.method === "stripe" || p.method === "account_credit" || (p.method === "paypal" && req.paypalApi))) await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
+    const byWorker = p.method === "paypal" ? req.paypalApi : sentByWorker({ method: p.method, status: "open", attempts: 0 });
+    if (!byWorker) await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
   }
   if (req.expectedTotalCents !== undefined && req.expectedTotalCents !== totalCents) {
     throw new AppError(
@@ -685,4 +692,4 @@ export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, 
  * counts the attempt); one in a file is processing from the start and never claimed.
  */
 export const sentByWorker = (w: Pick<Withdrawal, "method" | "status" | "attempts">): boolean =>
-  w.method === "stripe" || w.method === "account_credit" || (w.method === "paypal" && (w.status === "open" || w.attempts > 0));
+  w.method === "stripe" || w.method === "account_credit" || w.method === "stripe_balance" || (w.method === "paypal" && (w.status === "open" || w.attempts > 0));

@@ -25,13 +25,9 @@ export interface PayoutProcessor {
   /** The partners' Express accounts (those with one), and whether each can receive transfers. */
   partnerPayoutAccounts(programId: number, partnerIds: number[]): Promise<Array<{ partnerId: number; ready: boolean }>>;
   /** The payout's transfer, made once; throws (retryable) when Stripe cannot be reached. */
-  transferPayout(p: {
-    programId: number;
-    partnerId: number;
-    payoutId: number;
-    amountCents: number;
-    currency: string;
-  }): Promise<{ outcome: "paid"; transferId: string } | { outcome: "failed"; code: string; reason: string }>;
+  transferPayout(p: PayoutFacts): Promise<TransferOutcome>;
+  /** The payout as credit on a Stripe customer's balance, made once; throws (retryable) when Stripe cannot be reached. */
+  creditCustomerBalance(p: PayoutFacts & { customerId: string }): Promise<TransferOutcome>;
   paypalConfigured(programId: number): Promise<boolean>;
   /** The run's PayPal batch, made once per run; throws when PayPal refuses it (for good, or retryable). */
   sendPaypalPayouts(p: { programId: number; runId: number; items: Array<{ payoutId: number; email: string; amountCents: number; currency: string }> }): Promise<unknown>;
@@ -40,6 +36,11 @@ export interface PayoutProcessor {
     runId: number,
   ): Promise<Array<{ payoutId: number; outcome: "paid" | "failed" | "pending"; itemId: string | null; code: string | null; reason: string | null }>>;
 }
+
+/** What the processor is told of a payout it sends, and what it answers. */
+type PayoutFacts = { programId: number; partnerId: number; payoutId: number; amountCents: number; currency: string };
+type TransferOutcome = { outcome: "paid"; transferId: string } | { outcome: "failed"; code: string; reason: string };
+const payoutOf = (p: Withdrawal): PayoutFacts => ({ programId: p.programId, partnerId: p.partnerId, payoutId: p.id, amountCents: p.amountCents, currency: p.currency });
 
 /** After this many transfer attempts that Stripe did not answer, a payout fails with processor_unavailable. */
 export const MAX_TRANSFER_ATTEMPTS = 10;
@@ -69,8 +70,8 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, proce
   const [recipients, minimums] = await Promise.all([call(caller, "programs.payoutRecipients", { programId, partnerIds }), call(caller, "rewards.payoutMinimums", { programId, partnerIds })]);
   const recipientOf = new Map(recipients.map((r) => [r.partnerId, r]));
   const minimumOf = new Map(minimums.map((m) => [m.partnerId, m.minPayoutCents]));
-  // A group rewarding with account credit pays its partners that way, whatever payout method they chose.
-  const creditIds = new Set(minimums.filter((m) => m.rewardAs === "account_credit").map((m) => m.partnerId));
+  // A group rewarding with credit (in the merchant's app, or on Stripe customer balances) pays its partners that way, whatever method they chose.
+  const creditOf = new Map(minimums.flatMap((m) => (m.rewardAs === "cash" ? [] : [[m.partnerId, m.rewardAs] as const])));
   const stripeIds = recipients.filter((r) => r.payoutMethod === "stripe").map((r) => r.partnerId);
   const accounts = stripeIds.length ? await processor.partnerPayoutAccounts(programId, stripeIds) : [];
   const accountOf = new Map(accounts.map((a) => [a.partnerId, a]));
@@ -87,8 +88,8 @@ export async function planRun(caller: Caller, repo: CommissionsRepository, proce
         availableCents: available.get(partnerId)!,
         minPayoutCents: minimumOf.get(partnerId) ?? 0,
         status: r.status,
-        method: creditIds.has(partnerId) ? "account_credit" : r.payoutMethod,
-        detailsComplete: creditIds.has(partnerId) || detailsComplete(r),
+        method: creditOf.get(partnerId) ?? r.payoutMethod,
+        detailsComplete: creditOf.has(partnerId) || detailsComplete(r),
         stripeAccount: accountOf.has(partnerId) ? { ready: accountOf.get(partnerId)!.ready } : null,
       },
     ];
@@ -200,7 +201,7 @@ export function startPayoutWorker(
       for (const payout of unsettled) {
         if (stopped) return;
         if (payout.method === "stripe") await sendTransfer(payout);
-        else if (payout.method === "account_credit") await creditAccount(payout);
+        else if (payout.method === "account_credit" || payout.method === "stripe_balance") await creditAccount(payout);
       }
       const paypal = unsettled.filter((p) => p.method === "paypal");
       if (paypal.length && !stopped) await sendPaypalBatch(run, paypal).catch((err) => logger.warn(`The PayPal payouts of run ${run.id} wait for the next pass.`, err));
@@ -268,38 +269,57 @@ export function startPayoutWorker(
     const now = new Date();
     const claimed = await repo.transaction((tx) => ledger.claimTransfer(tx, payout.id, now, new Date(now.getTime() - options.claimMs)));
     if (!claimed) return;
-    let outcome: Awaited<ReturnType<typeof transfer>>;
-    try {
-      outcome = await transfer(claimed);
-    } catch (err) {
-      // Not answered (Stripe unreachable or 5xx, the processor service away): tried again on a later pass, up to the limit.
-      logger.warn(`Transfer of payout ${claimed.id} not made (attempt ${claimed.attempts}); it will be tried again.`, err);
-      if (claimed.attempts < MAX_TRANSFER_ATTEMPTS) return;
-      outcome = { outcome: "failed", code: "processor_unavailable", reason: `Stripe could not be reached after ${claimed.attempts} attempts: ${(err as Error).message}` };
-    }
+    const outcome = await attempt(claimed, () => processor.transferPayout(payoutOf(claimed)), "transfer");
+    if (!outcome) return;
     if (outcome.outcome === "paid") await repo.transaction((tx) => ledger.payWithdrawal(tx, claimed.id, new Date(), outcome.transferId));
     else await repo.transaction((tx) => ledger.failWithdrawal(tx, claimed.id, { code: outcome.code, reason: outcome.reason }, new Date()));
     options.onSettled();
   };
 
-  /** An account-credit payout: paid, and the merchant told what to credit (reward.earned, in the same transaction). */
+  /**
+   * A credit payout: account credit is paid at once and the merchant told what to credit (reward.earned, in the same
+   * transaction); Stripe balance credit is made first (once, whatever the retries), then paid and told as applied.
+   */
   const creditAccount = async (payout: Withdrawal) => {
     const now = new Date();
     const claimed = await repo.transaction((tx) => ledger.claimTransfer(tx, payout.id, now, new Date(now.getTime() - options.claimMs)));
     if (!claimed) return;
+    const fail = async (failure: { code: string; reason: string }) => {
+      await repo.transaction((tx) => ledger.failWithdrawal(tx, claimed.id, failure, new Date()));
+      options.onSettled();
+    };
     const recipient = await call(broker, "programs.creditRecipient", { programId: claimed.programId, partnerId: claimed.partnerId }).catch((err: unknown) => {
       if ((err as { type?: string } | null)?.type === "not_found") return null;
       throw err;
     });
-    if (recipient) await repo.transaction((tx) => ledger.payAsAccountCredit(tx, claimed.id, { tenantId: recipient.tenantId, email: recipient.email }, new Date()));
-    else {
-      const failure = { code: "partner_not_enrolled", reason: "The partner is no longer enrolled in the program: there is nobody to credit." };
-      await repo.transaction((tx) => ledger.failWithdrawal(tx, claimed.id, failure, new Date()));
+    if (!recipient) return fail({ code: "partner_not_enrolled", reason: "The partner is no longer enrolled in the program: there is nobody to credit." });
+    let stripeBalanceTransactionId: string | null = null;
+    if (claimed.method === "stripe_balance") {
+      const customerId = recipient.stripeCustomerId;
+      if (!customerId) return fail({ code: "stripe_customer_missing", reason: "The partner has no stripe_customer_id metadata: set it (the partners API), and the next run credits them." });
+      const outcome = await attempt(claimed, () => processor.creditCustomerBalance({ ...payoutOf(claimed), customerId }), "credit");
+      if (!outcome) return;
+      if (outcome.outcome === "failed") return fail(outcome);
+      stripeBalanceTransactionId = outcome.transferId;
     }
+    const told = { tenantId: recipient.tenantId, email: recipient.email, stripeBalanceTransactionId };
+    await repo.transaction((tx) => ledger.payAsAccountCredit(tx, claimed.id, told, new Date(), stripeBalanceTransactionId ?? `credit_${claimed.id}`));
     options.onSettled();
   };
 
-  const transfer = (p: Withdrawal) => processor.transferPayout({ programId: p.programId, partnerId: p.partnerId, payoutId: p.id, amountCents: p.amountCents, currency: p.currency });
+  /**
+   * A processor call for a claimed payout: its outcome, or null when it was not answered (Stripe unreachable or 5xx,
+   * the processor service away): tried again on a later pass, up to the limit, then failed with processor_unavailable.
+   */
+  const attempt = async (claimed: Withdrawal, request: () => Promise<TransferOutcome>, what: string): Promise<TransferOutcome | null> => {
+    try {
+      return await request();
+    } catch (err) {
+      logger.warn(`The ${what} of payout ${claimed.id} was not made (attempt ${claimed.attempts}); it will be tried again.`, err);
+      if (claimed.attempts < MAX_TRANSFER_ATTEMPTS) return null;
+      return { outcome: "failed", code: "processor_unavailable", reason: `Stripe could not be reached after ${claimed.attempts} attempts: ${(err as Error).message}` };
+    }
+  };
 
   const run = () => {
     if (running) {

@@ -221,7 +221,7 @@ const MIGRATIONS = [
    CREATE INDEX commissions_address_day ON commissions (program_id, kind, address_hash, created_at) WHERE address_hash IS NOT NULL;`,
   // Rewards other than cash (docs/rewards.md): a payout made as account credit in the merchant's app.
   `ALTER TABLE withdrawals DROP CONSTRAINT withdrawals_method_check;
-   ALTER TABLE withdrawals ADD CONSTRAINT withdrawals_method_check CHECK (method IN ('stripe', 'paypal', 'bank', 'account_credit'));`,
+   ALTER TABLE withdrawals ADD CONSTRAINT withdrawals_method_check CHECK (method IN ('stripe', 'paypal', 'bank', 'account_credit', 'stripe_balance'));`,
 ];
 
 /** The exact query of listCommissionsPage (exported so the query-plan test explains what runs). */

@@ -142,10 +142,10 @@ export type WithdrawalStatus = "open" | "processing" | "paid" | "failed" | "canc
 
 /**
  * How a payout is sent: a Stripe transfer, a line of a PayPal or bank file, or account credit in the merchant's app
- * (a `reward.earned` webhook: docs/rewards.md, "Rewards other than cash"); null for an operator's withdrawal paid by
- * other means.
+ * (a `reward.earned` webhook: docs/rewards.md, "Rewards other than cash") or on the partner's Stripe customer balance;
+ * null for an operator's withdrawal paid by other means.
  */
-export type PayoutMethod = "stripe" | "paypal" | "bank" | "account_credit";
+export type PayoutMethod = "stripe" | "paypal" | "bank" | "account_credit" | "stripe_balance";
 
 export interface Withdrawal extends BalanceKey {
   id: number;

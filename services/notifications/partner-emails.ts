@@ -89,7 +89,7 @@ export interface PayoutFacts {
   amountCents: number;
   runId: number | null;
   /** Of the payout: the partner's methods, or account credit in the merchant's app. */
-  method: PayoutMethod | "account_credit" | null;
+  method: PayoutMethod | "account_credit" | "stripe_balance" | null;
   transferId?: string | null;
   failureCode?: string;
   failureReason?: string;
@@ -102,7 +102,7 @@ export interface PayoutFacts {
  */
 export function payoutEmailKindOf(type: string, facts: Pick<PayoutFacts, "runId" | "method">): PartnerEmailKind | null {
   // Account credit is the merchant's app's to announce to its user (it receives reward.earned).
-  if (facts.method === "account_credit") return null;
+  if (facts.method === "account_credit" || facts.method === "stripe_balance") return null;
   if (type === "withdrawal.paid") return facts.runId !== null || facts.method !== null ? "payout_paid" : null;
   if (type === "withdrawal.failed") return "payout_failed";
   return null;
@@ -186,13 +186,15 @@ interface Letter {
   link?: { label: string; url: string };
 }
 
-const METHOD_WORDS: Record<PayoutMethod | "account_credit", string> = {
+const METHOD_WORDS: Record<PayoutMethod | "account_credit" | "stripe_balance", string> = {
   account_credit: "as credit on your account",
+  stripe_balance: "as credit on your account",
   stripe: "by Stripe, to your connected Stripe account",
   paypal: "by PayPal, to your PayPal email",
   bank: "by bank transfer, to your bank account",
 };
-const methodWords = (method: PayoutMethod | "account_credit" | null) => (method ? METHOD_WORDS[method] : "by the merchant directly (not through Stripe, PayPal or a bank file)");
+const methodWords = (method: PayoutMethod | "account_credit" | "stripe_balance" | null) =>
+  method ? METHOD_WORDS[method] : "by the merchant directly (not through Stripe, PayPal or a bank file)";
 
 /** A header never spans lines, whatever a name holds. */
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, " ").trim();

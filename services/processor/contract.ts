@@ -59,6 +59,8 @@ export interface ProcessorContract {
    * retry). Throws `processor_unavailable` (retry later, the payout stays processing) when Stripe cannot be
    * reached or answers 5xx; every other answer is the payout's outcome.
    */
+  /** From commissions' payout worker: a payout as Stripe customer balance credit, made once; throws `processor_unavailable` as transferPayout. */
+  "processor.creditCustomerBalance": { params: z.input<typeof S.CreditCustomerBalanceInput>; result: TransferPayoutResult };
   "processor.transferPayout": { params: z.input<typeof S.TransferPayoutInput>; result: TransferPayoutResult };
 
   // Paying partners through PayPal's Payouts API (docs/payouts.md, "PayPal").

@@ -242,6 +242,7 @@ export const PROCESSOR = declareActions("processor", {
   partnerPayoutAccounts: { input: S.PartnerPayoutAccountsInput },
   startPartnerOnboarding: { input: S.StartPartnerOnboardingInput },
   refreshPartnerAccount: { input: S.PartnerAccountInput },
+  creditCustomerBalance: { input: S.CreditCustomerBalanceInput },
   transferPayout: { input: S.TransferPayoutInput },
   // Paying partners through PayPal's Payouts API (docs/payouts.md, "PayPal"): the merchant's credentials, and the
   // runs' batches (bus only, from commissions' payout worker).

@@ -99,6 +99,13 @@ export const TransferPayoutInput = z.strictObject({
   currency: z.string().regex(/^[a-z]{3}$/, "must be a lower-case ISO 4217 currency code"),
 });
 
+export const CreditCustomerBalanceInput = TransferPayoutInput.extend({
+  customerId: z
+    .string()
+    .regex(/^cus_[A-Za-z0-9]{1,250}$/, "must be a Stripe customer id (cus_...)")
+    .meta({ description: "The Stripe customer credited (the partner's stripe_customer_id metadata).", example: "cus_NcjdgdwZyI9Rj7" }),
+});
+
 /** An id or secret of a PayPal REST app, as the developer dashboard shows it (no spaces, no colon: it goes in a Basic header). */
 const PaypalAppValue = (what: string, example: string) =>
   z

@@ -55,7 +55,10 @@ export interface ProgramsContract {
   "programs.enrolledPartnerIds": { params: z.input<typeof S.EnrolledPartnerIdsInput>; result: number[] };
   "programs.getEnrollment": { params: z.input<typeof S.EnrollmentInput>; result: Jsonified<Enrollment> };
   /** Internal: the partner as the merchant's app knows them, for an account-credit payout's reward.earned. */
-  "programs.creditRecipient": { params: z.input<typeof S.EnrollmentInput>; result: { partnerId: number; tenantId: string | null; email: string | null; name: string } };
+  "programs.creditRecipient": {
+    params: z.input<typeof S.EnrollmentInput>;
+    result: { partnerId: number; tenantId: string | null; email: string | null; name: string; stripeCustomerId: string | null };
+  };
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
   "programs.enrollPartner": { params: z.input<typeof S.EnrollPartnerInput>; result: Jsonified<Enrollment> };

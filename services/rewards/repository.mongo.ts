@@ -39,8 +39,8 @@ const groupSchema = requiredStringsMayBeEmpty(
     holdDays: { type: Number, required: true, min: 0 },
     minPayoutCents: { type: Number, required: true, default: 0, min: 0 },
     customerDiscount: { type: Schema.Types.Mixed, default: null },
-    // CHECK (reward_as IN ('cash', 'account_credit')).
-    rewardAs: { type: String, required: true, default: "cash", enum: ["cash", "account_credit"] },
+    // CHECK (reward_as IN ('cash', 'account_credit', 'stripe_balance')).
+    rewardAs: { type: String, required: true, default: "cash", enum: ["cash", "account_credit", "stripe_balance"] },
     archivedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },

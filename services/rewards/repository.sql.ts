@@ -47,7 +47,7 @@ const MIGRATIONS = [
    CREATE INDEX partner_group_members_group ON partner_group_members (group_id, partner_id);`,
   // Double-sided rewards (docs/rewards.md, "The referred customer's discount").
   `ALTER TABLE partner_groups ADD COLUMN customer_discount JSONB;
-   ALTER TABLE partner_groups ADD COLUMN reward_as TEXT NOT NULL DEFAULT 'cash' CHECK (reward_as IN ('cash', 'account_credit'));`,
+   ALTER TABLE partner_groups ADD COLUMN reward_as TEXT NOT NULL DEFAULT 'cash' CHECK (reward_as IN ('cash', 'account_credit', 'stripe_balance'));`,
 ];
 
 interface GroupRow {

@@ -98,9 +98,9 @@ const GROUP_FIELDS = {
     example: 30,
   }),
   minPayoutCents: Cents.nonnegative().meta({ description: "The smallest balance paid out to a partner of the group, in minor units.", example: 5000 }),
-  rewardAs: z.enum(["cash", "account_credit"]).meta({
+  rewardAs: z.enum(["cash", "account_credit", "stripe_balance"]).meta({
     description:
-      "How the group's partners receive what they earn: cash (payout runs pay it by each partner's payout method) or account_credit (credit in your own app, for customers who refer: a payout run sends your webhook endpoints a reward.earned event with the amount, which you apply).",
+      "How the group's partners receive what they earn: cash (payout runs pay it by each partner's payout method), account_credit (credit in your own app, for customers who refer: a payout run sends your webhook endpoints a reward.earned event with the amount, which you apply) or stripe_balance (credit on the partner's Stripe customer balance, named by their stripe_customer_id metadata, made with the program's restricted key; reward.earned then says it was applied).",
     example: "account_credit",
   }),
   customerDiscount: z

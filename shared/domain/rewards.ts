@@ -16,9 +16,11 @@ export type RewardEvent = "sale" | "lead";
 /**
  * How a group's partners receive what they earn (docs/rewards.md, "Rewards other than cash"): `cash`, paid out by
  * payout runs by the partner's payout method (the default); `account_credit`, credit in the merchant's own app: a
- * payout run pays it by sending the merchant a `reward.earned` webhook with the amount, which the merchant applies.
+ * payout run pays it by sending the merchant a `reward.earned` webhook with the amount, which the merchant applies;
+ * `stripe_balance`, credit on the partner's Stripe customer balance (their `stripe_customer_id` metadata), made with
+ * the program's restricted key, then `reward.earned` says it was applied.
  */
-export type RewardForm = "cash" | "account_credit";
+export type RewardForm = "cash" | "account_credit" | "stripe_balance";
 
 /**
  * What a partner group gives the customers its partners refer (a double-sided reward: docs/rewards.md, "The referred

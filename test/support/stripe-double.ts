@@ -17,6 +17,11 @@
  * same API key) replays the first answer, `Idempotent-Replayed: true`; other parameters with it are a 400
  * `idempotency_error`. A failure injected by `failNext` happens before the request runs (nothing is kept under its
  * key), unless `afterRunning`: then the request runs and is kept, and only its answer is lost.
+ *
+ * Customer balances (rewards as Stripe balance credit): customers by id, their balance transactions made by
+ * `POST /v1/customers/:id/balance_transactions` (`amount`, `currency`, `description`, `metadata`) and listed newest
+ * first, in the shape of Stripe's API reference for `customer_balance_transaction` (the trimmed fixtures have none);
+ * a key with `canCreditCustomers: false` lacks `rak_customer_write`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -38,7 +43,9 @@ export interface StripeDouble {
    * Keys Stripe knows; `canRead: false` lacks the read permissions (403 everywhere); `canPay: false` lacks Connect
    * write (403 on accounts, account links and transfers); `canWritePromotionCodes: false` lacks promotion code write.
    */
-  keys: Map<string, { canRead: boolean; canPay?: boolean; canWritePromotionCodes?: boolean }>;
+  keys: Map<string, { canRead: boolean; canPay?: boolean; canWritePromotionCodes?: boolean; canCreditCustomers?: boolean }>;
+  /** Customers (by id) and their balance transactions, newest first; `balance` is the sum (negative: credit). */
+  customers: Map<string, { balance: number; transactions: Json[] }>;
   /** The account's coupons, by id. */
   coupons: Map<string, Json>;
   /** The account's promotion codes, by id (POST /v1/promotion_codes adds to them). */
@@ -220,6 +227,7 @@ export async function startStripeDouble(): Promise<StripeDouble> {
       return structuredClone(account);
     },
     balance: new Map(),
+    customers: new Map(),
     transfers: [],
     transfersCreatedIn: (group) => double.transfers.filter((t) => t.transfer_group === group).length,
     reverseTransfer(transferId, amount) {
@@ -330,6 +338,31 @@ export async function startStripeDouble(): Promise<StripeDouble> {
     return ok(structuredClone(created));
   }
 
+  function createBalanceTransaction(customerId: string, params: Json): Answer {
+    const customer = double.customers.get(customerId);
+    if (!customer) return missing("customer", customerId);
+    const amount = Number(params.amount);
+    if (!Number.isInteger(amount) || amount === 0) return invalid("parameter_invalid_integer", "Invalid integer: amount", "amount");
+    customer.balance += amount;
+    const transaction = {
+      id: newId("cbtxn"),
+      object: "customer_balance_transaction",
+      amount,
+      created: now(),
+      credit_note: null,
+      currency: String(params.currency),
+      customer: customerId,
+      description: (params.description as string | undefined) ?? null,
+      ending_balance: customer.balance,
+      invoice: null,
+      livemode: false,
+      metadata: (params.metadata as Json | undefined) ?? {},
+      type: "adjustment",
+    };
+    customer.transactions.unshift(transaction);
+    return ok(structuredClone(transaction));
+  }
+
   function route(method: string, path: string, query: URLSearchParams, params: Json): Answer {
     let m: RegExpExecArray | null;
     if (method === "POST") {
@@ -337,6 +370,7 @@ export async function startStripeDouble(): Promise<StripeDouble> {
       if (path === "/v1/account_links") return createAccountLink(params);
       if (path === "/v1/transfers") return createTransfer(params);
       if (path === "/v1/promotion_codes") return createPromotionCode(params);
+      if ((m = /^\/v1\/customers\/([^/]+)\/balance_transactions$/.exec(path))) return createBalanceTransaction(m[1], params);
       return stripeError(404, { type: "invalid_request_error", message: `Unrecognized request URL (POST: ${path}).` });
     }
     if ((m = /^\/v1\/products\/([^/]+)$/.exec(path))) return double.products.has(m[1]) ? ok(stripeObject("current", "product", { id: m[1] })) : missing("product", m[1]);
@@ -398,6 +432,10 @@ export async function startStripeDouble(): Promise<StripeDouble> {
       const expanded = [...query.entries()].some(([k, v]) => k.startsWith("expand") && v === "discounts");
       return ok(stripeObject("current", "invoice", { id: m[1], discounts: expanded ? structuredClone(discounts) : discounts.map((d) => d.id) }));
     }
+    if ((m = /^\/v1\/customers\/([^/]+)\/balance_transactions$/.exec(path))) {
+      const customer = double.customers.get(m[1]);
+      return customer ? list(path, structuredClone(customer.transactions), query) : missing("customer", m[1]);
+    }
     if (path === "/v1/products" || path === "/v1/prices" || path === "/v1/checkout/sessions") return list(path, [], query);
     return stripeError(404, { type: "invalid_request_error", message: `Unrecognized request URL (GET: ${path}).` });
   }
@@ -438,6 +476,14 @@ export async function startStripeDouble(): Promise<StripeDouble> {
         stripeError(403, {
           type: "invalid_request_error",
           message: `The provided key '${key!.slice(0, 8)}***' does not have the required permissions for this endpoint. Having the 'rak_promotion_code_write' permission would allow this request to continue.`,
+        }),
+      );
+    }
+    if (known.canCreditCustomers === false && method === "POST" && path.startsWith("/v1/customers/")) {
+      return send(
+        stripeError(403, {
+          type: "invalid_request_error",
+          message: `The provided key '${key!.slice(0, 8)}***' does not have the required permissions for this endpoint. Having the 'rak_customer_write' permission would allow this request to continue.`,
         }),
       );
     }

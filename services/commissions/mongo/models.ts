@@ -210,7 +210,7 @@ export const withdrawalSchema = requiredStringsMayBeEmpty(
     status: { type: String, required: true, enum: ["open", "processing", "paid", "failed", "cancelled"] },
     idempotencyKey: { type: String, default: null },
     runId: { type: Number, default: null },
-    method: { type: String, enum: ["stripe", "paypal", "bank", "account_credit", null], default: null },
+    method: { type: String, enum: ["stripe", "paypal", "bank", "account_credit", "stripe_balance", null], default: null },
     transferId: { type: String, default: null },
     attempts: { type: Number, default: 0 },
     failureCode: { type: String, default: null },

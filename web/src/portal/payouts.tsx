@@ -20,10 +20,11 @@ export const PAYOUT_STATE: Record<string, string> = {
   cancelled: "Cancelled",
 };
 
-const METHOD: Record<PayoutMethod | "account_credit", string> = { stripe: "Stripe", paypal: "PayPal", bank: "Bank transfer", account_credit: "Account credit" };
-const methodText = (m: PayoutMethod | "account_credit" | null | undefined): string => (m ? METHOD[m] : "By the merchant");
+type Method = PayoutMethod | "account_credit" | "stripe_balance";
+const METHOD: Record<Method, string> = { stripe: "Stripe", paypal: "PayPal", bank: "Bank transfer", account_credit: "Account credit", stripe_balance: "Account credit" };
+const methodText = (m: Method | null | undefined): string => (m ? METHOD[m] : "By the merchant");
 /** The method inside a sentence: "by bank transfer". */
-const byMethod = (m: PayoutMethod | "account_credit" | null | undefined): string => (m === "bank" ? "by bank transfer" : m ? `by ${METHOD[m]}` : "by the merchant's own means");
+const byMethod = (m: Method | null | undefined): string => (m === "bank" ? "by bank transfer" : m ? `by ${METHOD[m]}` : "by the merchant's own means");
 
 /** A payout in one sentence, for its opened view. */
 function sentence(w: Withdrawal): string {

@@ -85,7 +85,7 @@ export interface Withdrawal {
   status: string;
   /** How it is sent; null for one the merchant paid by other means. */
   /** Account credit: paid as credit in the merchant's app. */
-  method?: PayoutMethod | "account_credit" | null;
+  method?: PayoutMethod | "account_credit" | "stripe_balance" | null;
   runId?: number | null;
   failureReason?: string | null;
   createdAt: string;

@@ -4,7 +4,7 @@
  */
 
 export type PayoutState = "open" | "processing" | "paid" | "failed" | "cancelled";
-export type PayoutMethod = "stripe" | "paypal" | "bank" | "account_credit";
+export type PayoutMethod = "stripe" | "paypal" | "bank" | "account_credit" | "stripe_balance";
 
 /** A payable partner a run did not pay, and why (the preview's and the run's `skipped`). */
 export interface SkippedPartner {
@@ -92,7 +92,13 @@ export const PAYOUT_STATE_TEXT: Record<PayoutState, string> = {
   cancelled: "Cancelled",
 };
 
-export const METHOD_TEXT: Record<PayoutMethod, string> = { stripe: "Stripe", paypal: "PayPal", bank: "Bank transfer", account_credit: "Account credit" };
+export const METHOD_TEXT: Record<PayoutMethod, string> = {
+  stripe: "Stripe",
+  paypal: "PayPal",
+  bank: "Bank transfer",
+  account_credit: "Account credit",
+  stripe_balance: "Stripe balance credit",
+};
 
 /** A payout's method in words; an operator's withdrawal has none (paid by whatever means the merchant chose). */
 export const methodText = (method: PayoutMethod | null | undefined): string => (method ? METHOD_TEXT[method] : "By hand");
