@@ -117,7 +117,7 @@ const isPermanent = (err: unknown) => (err instanceof AppError ? err.errorCode =
  * when processing fails for a temporary reason, so the processor's retry is
  * processed), and the handlers, which act only through the owners' actions.
  */
-/** An event as the event log keeps it: Stripe's id, or `paddle:<event_id>` for Paddle's notifications. */
+/** An event as the event log keeps it: Stripe's id, or `paddle:<program id>:<event_id>` for Paddle's notifications. */
 type Notice = { eventId: string; type: string };
 
 type Methods = {
@@ -254,7 +254,9 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /**
      * `POST /api/v1/webhooks/paddle/programs/:programId`: a Paddle Billing notification (docs/processor-webhooks.md,
      * "Paddle Billing"), verified with the program's destination secret key over the raw body, then processed once
-     * (`paddle:<event_id>`) by the same rules as Stripe's events. A sandbox connection's sales are test sales.
+     * per program (`paddle:<program id>:<event_id>`: one Paddle account's event reaches each of its programs'
+     * destinations, and a replay is the same event) by the same rules as Stripe's events. A sandbox connection's
+     * sales are test sales.
      */
     handlePaddleWebhook: {
       visibility: "public",
@@ -281,7 +283,7 @@ const ProcessorService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const handler = Object.hasOwn(PADDLE_HANDLERS, notification.event_type) ? PADDLE_HANDLERS[notification.event_type] : undefined;
         if (!handler) return { received: true, handled: false, reason: `notification type '${notification.event_type}' is not used` };
         const program = await call(ctx, "programs.get", { programId });
-        const notice = { eventId: `${PADDLE_EVENT_PREFIX}${notification.event_id}`, type: notification.event_type };
+        const notice = { eventId: `${PADDLE_EVENT_PREFIX}${programId}:${notification.event_id}`, type: notification.event_type };
         const testMode = connection.environment === "sandbox";
         if (testMode && this.liveMode && !program.testMode) {
           this.logger.warn(`Paddle notification ${notification.event_id} (${notification.event_type}) is from the sandbox for live program ${program.id}: ignored.`);

@@ -37,7 +37,7 @@ const paddleExample = {
   secretKey: { programId: 1, configured: true, hint: "pdl_…Key1", setAt: "2026-01-01T10:00:00.000Z" },
   apiKey: { programId: 1, configured: false, keyHint: null, setAt: null, failedAt: null, failure: null },
   lastEvent: {
-    id: "paddle:evt_01hv8x2acma2gz1he2yh0wenw4",
+    id: "paddle:1:evt_01hv8x2acma2gz1he2yh0wenw4",
     type: "transaction.completed",
     status: "processed",
     receivedAt: "2026-01-02T09:00:00.000Z",

@@ -11,7 +11,7 @@ export type { ProcessorMovement };
 export type ProcessorEventStatus = "processing" | "processed" | "failed" | "ignored" | "rejected";
 export type FinishedEventStatus = "processed" | "ignored" | "rejected";
 
-/** Which billing platform sent an event: Paddle's notifications are stored as `paddle:<event_id>`, Stripe's by their own id. */
+/** Which billing platform sent an event: Paddle's notifications are stored as `paddle:<program id>:<event_id>`, Stripe's by their own id. */
 export type BillingPlatform = "stripe" | "paddle";
 export const PADDLE_EVENT_PREFIX = "paddle:";
 

@@ -574,7 +574,7 @@ describeWithChromium("Settings screen and invitation page", () => {
     expect(delivered.status).toBe(200);
     await page.getByRole("button", { name: "Check again" }).click();
     // Paddle's sample names no click: processed, unattributed.
-    await expectText(page.locator("#paddle-last-event"), `transaction.completed (paddle:${sample.event_id})`);
+    await expectText(page.locator("#paddle-last-event"), `transaction.completed (paddle:${p.programId}:${sample.event_id})`);
     await expectText(page.locator("#paddle-last-event"), ": processed");
 
     // The API key: one without Discounts is refused with Paddle's words; the right one is accepted, shown by a hint.

@@ -105,8 +105,18 @@ describe("transaction.completed", () => {
     expect(await commission(s.commissionId)).toMatchObject({ amountCents: 11_980, saleAmountCents: 59_900 });
     const again = await send(notification);
     expect(again.body).toMatchObject({ received: true, duplicate: true });
-    const event = await sys.admin("GET", `/processor/events/paddle:${notification.event_id}`);
+    const event = await sys.admin("GET", `/processor/events/paddle:${boot.programId}:${notification.event_id}`);
     expect(event).toMatchObject({ type: "transaction.completed", status: "processed", attempts: 1, programId: boot.programId });
+  });
+
+  test("one Paddle account's event at two programs' destinations counts once for each", async () => {
+    const other = await sys.bootstrap();
+    await sys.admin("PUT", `/programs/${other.programId}/processor/paddle`, { secretKey: "pdl_ntfset_01hx0aother_SecondDestinationKey" });
+    const notification = transactionCompleted();
+    expect((await send(notification)).body).toMatchObject({ handled: true });
+    const second = await deliverPaddle(sys, notification, { programId: other.programId, secret: "pdl_ntfset_01hx0aother_SecondDestinationKey" });
+    expect(second.body).toMatchObject({ handled: true, transactionId: notification.data.id });
+    expect(await sys.admin("GET", `/programs/${other.programId}/sales/${notification.data.id}`)).toMatchObject({ amountCents: 59_900 });
   });
 
   test("a renewal (subscription_recurring) of the same Paddle customer is recurring and attributed by that customer", async () => {

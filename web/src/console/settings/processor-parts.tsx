@@ -16,7 +16,7 @@ export interface LastEvent {
   lastError: string | null;
 }
 
-/** e.g. "transaction.completed (paddle:evt_…) received 2026-01-02 09:00 UTC: processed, attributed by click". */
+/** e.g. "transaction.completed (paddle:1:evt_…) received 2026-01-02 09:00 UTC: processed, attributed by click". */
 export function lastEventText(e: LastEvent | null): string {
   if (!e) return "None received yet";
   const reason = typeof e.outcome?.reason === "string" ? `: ${e.outcome.reason}` : "";
