@@ -72,7 +72,7 @@ const saleSchema = requiredStringsMayBeEmpty(
     currency: { type: String, required: true },
     // What was sold, line by line (product rewards): JSON, as the SQL adapter's JSONB; null: one line of the whole amount.
     lines: { type: Schema.Types.Mixed, default: null },
-    discountIds: { type: [String], default: null },
+    discountIds: { type: Schema.Types.Mixed, default: null },
     customerKey: { type: String, default: null },
     email: { type: String, default: null },
     processorCustomerId: { type: String, default: null },

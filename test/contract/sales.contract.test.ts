@@ -154,6 +154,13 @@ describe.each(backends)("sales repository contract on %s", (_name, backend) => {
       expect((await repo().findSale(input.programId, input.transactionId))?.lines).toEqual(lines);
     });
 
+    it("round-trips the discounts a payment was made with", async () => {
+      const input = sale(nextProgram(), { discountIds: ["FRIENDS-20", "promo_1", "dsc_01friends"] });
+      const created = await repo().insertSale(input);
+      expect(created).toEqual({ ...input, id: created!.id, commissionId: null, createdAt: expect.any(Date) });
+      expect((await repo().findSale(input.programId, input.transactionId))?.discountIds).toEqual(["FRIENDS-20", "promo_1", "dsc_01friends"]);
+    });
+
     it("marks a pending sale as earning no commission, with the reason, and leaves any other sale alone", async () => {
       const pending = (await repo().insertSale(sale(nextProgram())))!;
       await repo().markNoCommission(pending.id, "no_reward_applies");
