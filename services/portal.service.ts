@@ -48,37 +48,41 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
         // The partner's own address of the day, as its hash (the fraud rule partner_identity): the portal loads this first.
         if (ctx.meta.clientAddress) await call(ctx, "accounts.notePartnerAddress", { partnerId, address: ctx.meta.clientAddress });
         const { partner, enrollments } = await call(ctx, "programs.getPartnerEnrollments", { partnerId });
+        // An embedded session (docs/embedded-referrals.md) sees its one program only.
+        const bound = ctx.meta.partner?.programId ?? null;
         const programs = await Promise.all(
-          enrollments.map(async (e) => {
-            const program = await getProgram(ctx, e.programId);
-            const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status, referralParam: REFERRAL_PARAM };
-            if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, allowedOrigins: [], defaultLandingUrl: null, clicks: null, balance: null };
-            // Pending: earned but still in the hold period (net of refunds), which the balance does not hold yet.
-            const [{ clicks }, balance, earnings] = await Promise.all([
-              call(ctx, "attribution.countPartnerClicks", { programId: program.id, partnerId }),
-              call(ctx, "commissions.balance", { programId: program.id, partnerId }),
-              call(ctx, "commissions.stats", { programId: program.id, partnerIds: [partnerId], allTime: true }),
-            ]);
-            return {
-              ...base,
-              referralCode: e.referralCode,
-              // The program's default landing URL when set (its settings), else its first allowed origin.
-              referralLink: referralLink(program.defaultLandingUrl ? [program.defaultLandingUrl] : program.allowedOrigins, e.referralCode),
-              // The link builder's choices: a page of these sites, with referralParam=code added.
-              allowedOrigins: program.allowedOrigins,
-              defaultLandingUrl: program.defaultLandingUrl,
-              clicks,
-              balance: {
-                balanceCents: balance.balanceCents,
-                pendingCents: earnings.totals.pendingCents,
-                // Part of pending: what is held for the merchant's review.
-                heldForReviewCents: balance.heldForReviewCents,
-                creditedCents: balance.creditedCents,
-                deductedCents: balance.deductedCents,
-                paidCents: balance.paidCents,
-              },
-            };
-          }),
+          enrollments
+            .filter((e) => bound === null || e.programId === bound)
+            .map(async (e) => {
+              const program = await getProgram(ctx, e.programId);
+              const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status, referralParam: REFERRAL_PARAM };
+              if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, allowedOrigins: [], defaultLandingUrl: null, clicks: null, balance: null };
+              // Pending: earned but still in the hold period (net of refunds), which the balance does not hold yet.
+              const [{ clicks }, balance, earnings] = await Promise.all([
+                call(ctx, "attribution.countPartnerClicks", { programId: program.id, partnerId }),
+                call(ctx, "commissions.balance", { programId: program.id, partnerId }),
+                call(ctx, "commissions.stats", { programId: program.id, partnerIds: [partnerId], allTime: true }),
+              ]);
+              return {
+                ...base,
+                referralCode: e.referralCode,
+                // The program's default landing URL when set (its settings), else its first allowed origin.
+                referralLink: referralLink(program.defaultLandingUrl ? [program.defaultLandingUrl] : program.allowedOrigins, e.referralCode),
+                // The link builder's choices: a page of these sites, with referralParam=code added.
+                allowedOrigins: program.allowedOrigins,
+                defaultLandingUrl: program.defaultLandingUrl,
+                clicks,
+                balance: {
+                  balanceCents: balance.balanceCents,
+                  pendingCents: earnings.totals.pendingCents,
+                  // Part of pending: what is held for the merchant's review.
+                  heldForReviewCents: balance.heldForReviewCents,
+                  creditedCents: balance.creditedCents,
+                  deductedCents: balance.deductedCents,
+                  paidCents: balance.paidCents,
+                },
+              };
+            }),
         );
         return { partner: { id: partner.id, name: partner.name, email: partner.email }, programs };
       },
@@ -309,6 +313,9 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
     async requireEnrollment(ctx, programId) {
       const partnerId = this.partnerOf(ctx);
       const notHere = () => new NotFoundError(`No program ${programId} in your partner portal.`);
+      // An embedded session is bound to its one program: any other is not found, like a program the partner is not in.
+      const bound = ctx.meta.partner?.programId ?? null;
+      if (bound !== null && bound !== programId) throw notHere();
       const enrollment = await call(ctx, "programs.getEnrollment", { programId, partnerId }).catch((err: unknown) => {
         throw isNotFound(err) ? notHere() : err;
       });

@@ -6,8 +6,16 @@ import { activityKindOf, parseActorFilter } from "../../shared/domain/audit";
 test("every write on a program is recorded with a kind; a key route's kind is the area of its scope", () => {
   const programWrites = ENDPOINTS.filter((e) => e.action && e.http.method !== "GET" && /^\/api\/(programs\/:programId|admin\/programs\/:programId|v1)\//.test(e.http.path));
   const unrecorded = programWrites.filter((e) => !RECORDED_WRITES.has(`${e.http.method} ${e.http.path}`)).map((e) => e.action);
-  // Tracking is the program's data; a reward's preview changes nothing.
-  expect([...new Set(unrecorded)].sort()).toEqual(["attribution.trackClick", "attribution.trackLead", "gateway.processorWebhook", "rewards.preview", "sales.refund", "sales.track"]);
+  // Tracking is the program's data; a reward's preview and an embed token change nothing.
+  expect([...new Set(unrecorded)].sort()).toEqual([
+    "accounts.createEmbedToken",
+    "attribution.trackClick",
+    "attribution.trackLead",
+    "gateway.processorWebhook",
+    "rewards.preview",
+    "sales.refund",
+    "sales.track",
+  ]);
   for (const e of ENDPOINTS.filter((e) => e.http.route === "program-api" && RECORDED_WRITES.has(`${e.http.method} ${e.http.path}`))) {
     const area = e.http.scope!.split(":")[0];
     expect({ path: e.http.path, kind: RECORDED_WRITES.get(`${e.http.method} ${e.http.path}`)!.kind }).toEqual({ path: e.http.path, kind: area });
