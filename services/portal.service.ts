@@ -5,7 +5,8 @@ import { NotFoundError, UnauthorizedError } from "../shared/errors";
 import { publicUrlFromEnv } from "../shared/mailer";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { REFERRAL_PARAM, referralLink } from "../shared/domain/referral-link";
-import { commissionRewardWords } from "../shared/domain/reward-words";
+import { commissionRewardWords, rewardLineWords } from "../shared/domain/reward-words";
+import type { RecurringRule } from "../shared/domain/rewards";
 import { partnerStats } from "./portal/stats";
 import { maskEmail, shortenCustomerKey } from "../shared/customer-masking";
 import { PORTAL } from "./portal/endpoints";
@@ -213,6 +214,23 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
           );
         }
         return { payoutMethod: profile.payoutMethod, stripe: stripe && { accountId: stripe.accountId, ready: stripe.ready, detailsSubmitted: stripe.detailsSubmitted } };
+      },
+    },
+
+    /** The partner's rewards in the program in words (their group's live rewards) and the hold period. */
+    rewards: {
+      async handler(ctx: Context<Input<typeof S.ProgramInput>, PartnerMeta>) {
+        const { programId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        const { currency, group, rewards } = await call(ctx, "rewards.forPartner", { programId, partnerId });
+        const recurringWords = (r: RecurringRule | null) =>
+          !r || r.duration === "first" ? "" : r.duration === "lifetime" ? ", for as long as the customer pays" : `, for ${r.months} month${r.months === 1 ? "" : "s"}`;
+        const words = rewards.map((r) => {
+          const some = r.productIds.length || r.priceIds.length ? " (on some products)" : "";
+          const tiers = r.tiers ? ", more as you sell more" : "";
+          return `${rewardLineWords({ event: r.event, kind: r.kind, value: r.value, tier: null }, currency)}${r.event === "sale" ? recurringWords(r.recurring) : ""}${some}${tiers}`;
+        });
+        return { programId, currency, holdDays: group.holdDays, rewards: [...new Set(words)] };
       },
     },
 

@@ -169,7 +169,17 @@ const PARTNER_PUBLIC_ACTIONS = new Set(["accounts.requestPartnerLink", "gateway.
  * its one program (the portal service answers 404 for another). The profile (bank details, every program's) and every
  * change need the portal itself.
  */
-const EMBED_SESSION_ACTIONS = new Set(["portal.me", "portal.stats", "portal.breakdowns", "portal.commissions", "portal.customers", "portal.withdrawals", "portal.payout", "portal.notices"]);
+const EMBED_SESSION_ACTIONS = new Set([
+  "portal.me",
+  "portal.stats",
+  "portal.breakdowns",
+  "portal.commissions",
+  "portal.customers",
+  "portal.withdrawals",
+  "portal.payout",
+  "portal.notices",
+  "portal.rewards",
+]);
 
 /**
  * Whether the request came over HTTPS: a TLS socket, or a proxy's

@@ -65,6 +65,7 @@ export const ROUTE_AUTH: Record<(typeof ROUTE_ORDER)[number], Auth> = {
   admin: "operator",
   partner: "partnerSession",
   portal: "none",
+  embed: "none",
   "email-links": "none",
   applications: "none",
   "program-api": "apiKey",

@@ -13,3 +13,8 @@ export const WorkspaceIdParam = z.object({ workspaceId: Id });
 export const ProgramWebhookParams = z.strictObject({
   programId: Id.meta({ description: "The program whose own Stripe webhook endpoint this is.", example: 1 }),
 });
+
+/** The embedded referrals page's path (docs/embedded-referrals.md): its program names who may frame it. */
+export const EmbedPageParams = z.strictObject({
+  programId: Id.meta({ description: "The program whose referrals page this is (the embedUrl of an embed token names it).", example: 1 }),
+});

@@ -178,3 +178,30 @@ test("an expired token is 401 embed_token_expired (EMBED_TOKEN_TTL_SECONDS short
     await short.stop();
   }
 });
+
+test("the embedded page may be framed by the program's allowed origins only (frame-ancestors); none named: 'none'", async () => {
+  const page = await sys.http("GET", `/embed/programs/${p1.programId}/referrals`);
+  expect(page.status).toBe(200);
+  expect(page.headers.get("content-type")).toContain("text/html");
+  expect(page.headers.get("x-frame-options")).toBeNull();
+  const csp = page.headers.get("content-security-policy")!;
+  expect(csp).toContain("frame-ancestors https://app-one.example https://www.app-one.example");
+  expect(csp).toContain("script-src 'self'");
+  expect(page.body).toContain("/assets/embed.js");
+
+  const none = await sys.http("GET", `/embed/programs/${p2.programId}/referrals`);
+  expect(none.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+
+  const unknown = await sys.http("GET", "/embed/programs/999999/referrals");
+  expect([unknown.status, unknown.body.error.code]).toEqual([404, "not_found"]);
+  const script = await sys.http("GET", "/assets/embed.js");
+  expect(script.status).toBe(200);
+});
+
+test("the session's rewards in words: the group's live rewards and the hold period", async () => {
+  const { body: issued } = await issue(embedKey1, user());
+  const { body: s } = await exchange(issued.token);
+  const res = await read(s.session, `/programs/${p1.programId}/rewards`);
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual({ programId: p1.programId, currency: "usd", holdDays: 0, rewards: ["20% of each sale, for as long as the customer pays"] });
+});
