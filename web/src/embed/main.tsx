@@ -70,7 +70,7 @@ interface Data {
   withdrawals: Withdrawal[];
 }
 
-type View = { kind: "waiting" } | { kind: "loading" } | { kind: "expired"; message: string } | { kind: "failed"; message: string } | { kind: "ready"; data: Data };
+type View = { kind: "waiting" } | { kind: "loading" } | { kind: "expired"; title: string } | { kind: "failed"; message: string } | { kind: "ready"; data: Data };
 
 const programIdOfPath = (): number | null => {
   const match = /^\/embed\/programs\/([1-9][0-9]*)\/referrals\/?$/.exec(location.pathname);
@@ -122,8 +122,8 @@ function App() {
   const show = (e: unknown) => {
     if (needsNewToken(e)) {
       session.current = null;
-      const message = e instanceof EmbedError && e.code === "embed_token_expired" ? "This link has expired." : e instanceof EmbedError ? e.message : "";
-      setView({ kind: "expired", message });
+      const code = e instanceof EmbedError ? e.code : "";
+      setView({ kind: "expired", title: code === "embed_token_invalid" ? "This link is not valid" : "This link has expired" });
     } else setView({ kind: "failed", message: e instanceof Error ? e.message : String(e) });
   };
 
@@ -154,8 +154,7 @@ function App() {
       {view.kind === "waiting" && <Notice title="Your referrals">Waiting for this page's link… If nothing appears, reload the page.</Notice>}
       {view.kind === "loading" && <Notice title="Your referrals">Loading your referral link and figures…</Notice>}
       {view.kind === "expired" && (
-        <Notice title="This link has expired" alert>
-          {view.message && view.message !== "This link has expired." ? `${view.message} ` : ""}
+        <Notice title={view.title} alert>
           Reload this page in the app you opened it from to see your referrals again.
         </Notice>
       )}
