@@ -37,5 +37,5 @@ export async function buildWeb(outDir = path.join(ROOT, "web", "dist")) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const at = process.argv.indexOf("--out-dir");
   const outDir = await buildWeb(at === -1 ? undefined : path.resolve(process.argv[at + 1]));
-  console.log(`Built the console, the portal and the application page into ${path.relative(process.cwd(), outDir) || "."}`);
+  console.log(`Built the console, the portal, the application page and the embedded referrals page into ${path.relative(process.cwd(), outDir) || "."}`);
 }
