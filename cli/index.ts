@@ -159,7 +159,7 @@ function buildProgram(): Command {
     .addOption(requiredId("program", "program"))
     .option("--name <name>", "what the key is for")
     .addOption(new Option("--preset <preset>", "what it may do: tracking (the default), read_only or full_access").choices(SCOPE_PRESET_NAMES).conflicts("scopes"))
-    .option("--scopes <list>", "its scopes instead of a preset, comma-separated: tracking, partners:write, commissions:read, ...")
+    .option("--scopes <list>", "its scopes instead of a preset, comma-separated: tracking, partners:write, commissions:read, embed:write (the embedded referrals page), ...")
     .action(
       run((o) =>
         admin("POST", `/programs/${o.program}/api-keys`, {

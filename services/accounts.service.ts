@@ -18,6 +18,7 @@ import type { InvitationView } from "./accounts/contract";
 import { invitationMail, invitationTtlMsFromEnv, invitationUrl, refusalOf } from "./accounts/invitations";
 import { ACCOUNTS } from "./accounts/endpoints";
 import * as S from "./accounts/schemas";
+import { EMBED_TOKEN_PREFIX, embedReferralCode, embedSessionTtlMsFromEnv, embedTokenTtlMsFromEnv, embedUrl } from "./accounts/embed";
 
 /** The signed-in dashboard user, as the gateway puts it in `ctx.meta.user`. */
 export interface SessionUser {
@@ -56,11 +57,21 @@ const lastOwner = (userId: number, workspaceId: number, change: "demote" | "remo
 const notMember = (userId: number, workspaceId: number) => new NotFoundError(`User ${userId} is not a member of workspace ${workspaceId}.`);
 
 /** Owns workspaces, dashboard users, their roles and sessions. */
-type Vars = StorageVars<AccountsRepository> & { sessionMaxAgeMs: number; sessionIdleMs: number; invitationTtlMs: number; mailer: Mailer; publicUrl: string };
+type Vars = StorageVars<AccountsRepository> & {
+  sessionMaxAgeMs: number;
+  sessionIdleMs: number;
+  invitationTtlMs: number;
+  embedTokenTtlMs: number;
+  embedSessionTtlMs: number;
+  mailer: Mailer;
+  publicUrl: string;
+};
+type EmbedUser = Input<typeof S.CreateEmbedTokenInput>;
 type Methods = {
   issuePartnerLink(partner: { id: number; name: string; email: string | null }, ttlMs: number, send: boolean): Promise<{ url: string; expiresAt: Date; sent: boolean }>;
   requireWorkspace(workspaceId: number): Promise<Workspace>;
   membershipChanged(workspaceId: number, userId: number): Promise<void>;
+  embedPartner(ctx: Context, user: EmbedUser): Promise<{ partnerId: number; enrolled: boolean }>;
 };
 
 const LINK_REQUESTED = "If this email belongs to a partner, a sign-in link is on its way. It works once, within 15 minutes.";
@@ -74,6 +85,8 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     this.sessionMaxAgeMs = seconds("SESSION_MAX_AGE_SECONDS", 7 * 86_400);
     this.sessionIdleMs = seconds("SESSION_IDLE_TIMEOUT_SECONDS", 86_400);
     this.invitationTtlMs = invitationTtlMsFromEnv();
+    this.embedTokenTtlMs = embedTokenTtlMsFromEnv();
+    this.embedSessionTtlMs = embedSessionTtlMsFromEnv();
     this.mailer = mailerFromEnv((message, fields) => this.logger.info(message, logFields(fields)));
     this.publicUrl = publicUrlFromEnv();
   },
@@ -419,6 +432,49 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /**
+     * The merchant's server (an API key with embed:write) asks for an embed token for one of its users: the user is
+     * found among the program's partners (tenantId, else email) or enrolled, approved; the token is stored hashed.
+     */
+    createEmbedToken: {
+      async handler(ctx: Context<EmbedUser>) {
+        const { programId } = ctx.params;
+        const { partnerId, enrolled } = await this.embedPartner(ctx, ctx.params);
+        const token = EMBED_TOKEN_PREFIX + randomToken(32);
+        const now = new Date();
+        const expiresAt = new Date(now.getTime() + this.embedTokenTtlMs);
+        await this.repo.createEmbedToken({ partnerId, programId, tokenHash: hashSecret(token), expiresAt, now });
+        return { token, expiresAt: expiresAt.toISOString(), programId, partnerId, enrolled, embedUrl: embedUrl(this.publicUrl, programId, token) };
+      },
+    },
+
+    /**
+     * The embedded page exchanges its token for a session bound to the token's program and partner (in the answer, not
+     * a cookie). The token stays usable until it expires. A partner no longer approved there is refused like an
+     * unknown token.
+     */
+    exchangeEmbedToken: {
+      async handler(ctx: Context<Input<typeof S.EmbedSessionRequest>>) {
+        const now = new Date();
+        const invalid = () => new AppError("embed_token_invalid", "This embed link is not valid. Reload the page in the app that showed it to get a new one.");
+        const found = await this.repo.findEmbedToken(hashSecret(ctx.params.token));
+        if (!found) throw invalid();
+        if (found.expiresAt <= now) {
+          const minutes = Math.round((found.expiresAt.getTime() - found.createdAt.getTime()) / 60_000);
+          throw new AppError("embed_token_expired", `This embed link has expired (it lasts ${minutes} minutes). Reload the page in the app that showed it to get a new one.`);
+        }
+        const enrollment = await call(ctx, "programs.getEnrollment", { programId: found.programId, partnerId: found.partnerId }).catch((err: unknown) => {
+          if ((err as { type?: string } | null)?.type === "not_found") return null;
+          throw err;
+        });
+        if (enrollment?.status !== "approved") throw invalid();
+        const session = randomToken(32);
+        const expiresAt = new Date(now.getTime() + Math.min(this.embedSessionTtlMs, this.sessionMaxAgeMs));
+        await this.repo.createPartnerSession({ partnerId: found.partnerId, programId: found.programId, tokenHash: hashSecret(session), expiresAt, now });
+        return { session, expiresAt: expiresAt.toISOString(), programId: found.programId, partnerId: found.partnerId };
+      },
+    },
+
     signOutPartner: {
       async handler(ctx: Context<Input<typeof S.SessionTokenInput>>) {
         const tokenHash = hashSecret(ctx.params.token);
@@ -442,12 +498,16 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         if (session.expiresAt <= now || now.getTime() - session.lastSeenAt.getTime() > this.sessionIdleMs) {
           await this.repo.deletePartnerSession(tokenHash);
           await ctx.broadcast("accounts.partnerSessionEnded", { sessionId: session.id, partnerId: session.partnerId });
-          throw new UnauthorizedError("Your partner portal session has expired. Ask for a new sign-in link.");
+          throw new UnauthorizedError(
+            session.programId === null
+              ? "Your partner portal session has expired. Ask for a new sign-in link."
+              : "This embedded page's session has expired. Reload the page to open it again.",
+          );
         }
         const touched = now.getTime() - session.lastSeenAt.getTime() > 60_000;
         if (touched) await this.repo.touchPartnerSession(session.id, now);
         const validUntil = sessionValidUntil(session, touched ? now : session.lastSeenAt, this.sessionIdleMs);
-        return { partnerId: session.partnerId, sessionId: session.id, validUntil: validUntil.toISOString() };
+        return { partnerId: session.partnerId, sessionId: session.id, programId: session.programId, validUntil: validUntil.toISOString() };
       },
     },
 
@@ -487,6 +547,55 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     /** Gateways cache permission answers: every gateway has dropped the user's in the workspace before we answer. */
     async membershipChanged(workspaceId, userId) {
       await broadcastConfirmed(this.broker, "accounts.membershipChanged", { workspaceId, userId });
+    },
+
+    /**
+     * The program's partner for a user of the merchant: the one with the tenantId, else the one with the email (given the
+     * tenantId when they had none), else a new one, approved, in the group asked for. Two requests at once for a new
+     * user: the second one's derived referral code is taken (conflict), so it finds the first one's partner.
+     */
+    async embedPartner(ctx, { programId, tenantId, email, name, groupId }) {
+      const find = async () => {
+        const [byTenant] = (await call(ctx, "programs.listPartners", { programId, tenantId, limit: 1 })).data;
+        if (byTenant) return { ...byTenant, hasTenant: true };
+        const [byEmail] = (await call(ctx, "programs.listPartners", { programId, email, limit: 1 })).data;
+        return byEmail ? { ...byEmail, hasTenant: false } : null;
+      };
+      let found = await find();
+      if (!found) {
+        try {
+          const { partner } = await call(ctx, "programs.createPartner", {
+            programId,
+            name,
+            email,
+            tenantId,
+            groupId,
+            referralCode: embedReferralCode(programId, tenantId),
+            status: "approved",
+          });
+          return { partnerId: partner.id, enrolled: true };
+        } catch (err) {
+          if ((err as { type?: string } | null)?.type !== "conflict") throw err;
+          found = await find();
+          if (!found) throw err;
+        }
+      }
+      if (found.status !== "approved") {
+        throw new AppError(
+          "partner_not_approved",
+          `The user with tenantId '${tenantId}' is partner ${found.partnerId} of program ${programId}, ${found.status} there: approve the partner first (Partners in the console), then ask for a token again.`,
+        );
+      }
+      if (!found.hasTenant) {
+        // The partner found by email gets the tenantId, so the next token finds them by it (unless another took it meanwhile).
+        const detail = await call(ctx, "programs.partnerDetail", { programId, partnerId: found.partnerId });
+        if (detail.tenantId === null) {
+          await call(ctx, "programs.updatePartner", { programId, partnerId: found.partnerId, tenantId }).catch((err: unknown) => {
+            if ((err as { type?: string } | null)?.type !== "conflict") throw err;
+          });
+        }
+      }
+      return { partnerId: found.partnerId, enrolled: false };
     },
 
     /** Stores a new link (its token only hashed) and, with `send`, mails it; the URL is returned for operators. */

@@ -5,7 +5,8 @@ import { NotFoundError, UnauthorizedError } from "../shared/errors";
 import { publicUrlFromEnv } from "../shared/mailer";
 import { getProgram, programCacheMixin } from "./clients/program-cache";
 import { REFERRAL_PARAM, referralLink } from "../shared/domain/referral-link";
-import { commissionRewardWords } from "../shared/domain/reward-words";
+import { commissionRewardWords, rewardLineWords } from "../shared/domain/reward-words";
+import type { RecurringRule } from "../shared/domain/rewards";
 import { partnerStats } from "./portal/stats";
 import { maskEmail, shortenCustomerKey } from "../shared/customer-masking";
 import { PORTAL } from "./portal/endpoints";
@@ -48,37 +49,41 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
         // The partner's own address of the day, as its hash (the fraud rule partner_identity): the portal loads this first.
         if (ctx.meta.clientAddress) await call(ctx, "accounts.notePartnerAddress", { partnerId, address: ctx.meta.clientAddress });
         const { partner, enrollments } = await call(ctx, "programs.getPartnerEnrollments", { partnerId });
+        // An embedded session (docs/embedded-referrals.md) sees its one program only.
+        const bound = ctx.meta.partner?.programId ?? null;
         const programs = await Promise.all(
-          enrollments.map(async (e) => {
-            const program = await getProgram(ctx, e.programId);
-            const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status, referralParam: REFERRAL_PARAM };
-            if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, allowedOrigins: [], defaultLandingUrl: null, clicks: null, balance: null };
-            // Pending: earned but still in the hold period (net of refunds), which the balance does not hold yet.
-            const [{ clicks }, balance, earnings] = await Promise.all([
-              call(ctx, "attribution.countPartnerClicks", { programId: program.id, partnerId }),
-              call(ctx, "commissions.balance", { programId: program.id, partnerId }),
-              call(ctx, "commissions.stats", { programId: program.id, partnerIds: [partnerId], allTime: true }),
-            ]);
-            return {
-              ...base,
-              referralCode: e.referralCode,
-              // The program's default landing URL when set (its settings), else its first allowed origin.
-              referralLink: referralLink(program.defaultLandingUrl ? [program.defaultLandingUrl] : program.allowedOrigins, e.referralCode),
-              // The link builder's choices: a page of these sites, with referralParam=code added.
-              allowedOrigins: program.allowedOrigins,
-              defaultLandingUrl: program.defaultLandingUrl,
-              clicks,
-              balance: {
-                balanceCents: balance.balanceCents,
-                pendingCents: earnings.totals.pendingCents,
-                // Part of pending: what is held for the merchant's review.
-                heldForReviewCents: balance.heldForReviewCents,
-                creditedCents: balance.creditedCents,
-                deductedCents: balance.deductedCents,
-                paidCents: balance.paidCents,
-              },
-            };
-          }),
+          enrollments
+            .filter((e) => bound === null || e.programId === bound)
+            .map(async (e) => {
+              const program = await getProgram(ctx, e.programId);
+              const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status, referralParam: REFERRAL_PARAM };
+              if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, allowedOrigins: [], defaultLandingUrl: null, clicks: null, balance: null };
+              // Pending: earned but still in the hold period (net of refunds), which the balance does not hold yet.
+              const [{ clicks }, balance, earnings] = await Promise.all([
+                call(ctx, "attribution.countPartnerClicks", { programId: program.id, partnerId }),
+                call(ctx, "commissions.balance", { programId: program.id, partnerId }),
+                call(ctx, "commissions.stats", { programId: program.id, partnerIds: [partnerId], allTime: true }),
+              ]);
+              return {
+                ...base,
+                referralCode: e.referralCode,
+                // The program's default landing URL when set (its settings), else its first allowed origin.
+                referralLink: referralLink(program.defaultLandingUrl ? [program.defaultLandingUrl] : program.allowedOrigins, e.referralCode),
+                // The link builder's choices: a page of these sites, with referralParam=code added.
+                allowedOrigins: program.allowedOrigins,
+                defaultLandingUrl: program.defaultLandingUrl,
+                clicks,
+                balance: {
+                  balanceCents: balance.balanceCents,
+                  pendingCents: earnings.totals.pendingCents,
+                  // Part of pending: what is held for the merchant's review.
+                  heldForReviewCents: balance.heldForReviewCents,
+                  creditedCents: balance.creditedCents,
+                  deductedCents: balance.deductedCents,
+                  paidCents: balance.paidCents,
+                },
+              };
+            }),
         );
         return { partner: { id: partner.id, name: partner.name, email: partner.email }, programs };
       },
@@ -212,6 +217,23 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
       },
     },
 
+    /** The partner's rewards in the program in words (their group's live rewards) and the hold period. */
+    rewards: {
+      async handler(ctx: Context<Input<typeof S.ProgramInput>, PartnerMeta>) {
+        const { programId } = ctx.params;
+        const { partnerId } = await this.requireEnrollment(ctx, programId);
+        const { currency, group, rewards } = await call(ctx, "rewards.forPartner", { programId, partnerId });
+        const recurringWords = (r: RecurringRule | null) =>
+          !r || r.duration === "first" ? "" : r.duration === "lifetime" ? ", for as long as the customer pays" : `, for ${r.months} month${r.months === 1 ? "" : "s"}`;
+        const words = rewards.map((r) => {
+          const some = r.productIds.length || r.priceIds.length ? " (on some products)" : "";
+          const tiers = r.tiers ? ", more as you sell more" : "";
+          return `${rewardLineWords({ event: r.event, kind: r.kind, value: r.value, tier: null }, currency)}${r.event === "sale" ? recurringWords(r.recurring) : ""}${some}${tiers}`;
+        });
+        return { programId, currency, holdDays: group.holdDays, rewards: [...new Set(words)] };
+      },
+    },
+
     /** Customers who signed up through the partner (live leads), masked: they are the merchant's customers. */
     customers: {
       async handler(ctx: Context<Input<typeof S.ListInput>, PartnerMeta>) {
@@ -309,6 +331,9 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
     async requireEnrollment(ctx, programId) {
       const partnerId = this.partnerOf(ctx);
       const notHere = () => new NotFoundError(`No program ${programId} in your partner portal.`);
+      // An embedded session is bound to its one program: any other is not found, like a program the partner is not in.
+      const bound = ctx.meta.partner?.programId ?? null;
+      if (bound !== null && bound !== programId) throw notHere();
       const enrollment = await call(ctx, "programs.getEnrollment", { programId, partnerId }).catch((err: unknown) => {
         throw isNotFound(err) ? notHere() : err;
       });

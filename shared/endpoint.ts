@@ -40,6 +40,7 @@ export type RouteGroup =
   | "admin"
   | "partner"
   | "portal"
+  | "embed"
   | "email-links"
   | "applications"
   | "program-api";

@@ -16,6 +16,10 @@ export const ERROR_CODES = {
   // An event at a program's own webhook endpoint from a Stripe account that is not the program's linked one.
   processor_account_mismatch: { status: 400, envelope: "platform" },
   unauthorized: { status: 401, envelope: "platform" },
+  // An embed token (docs/embedded-referrals.md) that was never issued, or whose 10 minutes are over: the merchant's
+  // page asks its server for a new one (a reload does).
+  embed_token_invalid: { status: 401, envelope: "platform" },
+  embed_token_expired: { status: 401, envelope: "platform" },
   forbidden: { status: 403, envelope: "platform" },
   // An API key without the scope a request needs (docs/api.md, "Scopes"); the message and `scope` name it.
   insufficient_scope: { status: 403, envelope: "platform" },

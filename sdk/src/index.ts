@@ -22,7 +22,22 @@ import {
 } from "./results.js";
 import { decideRetry, parseRetryAfter, resolveRetryPolicy, type AttemptFailure, type RetryPolicy } from "./retry.js";
 import { randomUUID } from "node:crypto";
-import { CommissionsApi, FraudApi, ListApi, PartnersApi, PayoutsApi, queryString, type ActivityEntry, type ApiTransport, type Breakdowns, type Customer, type Sale } from "./management.js";
+import {
+  CommissionsApi,
+  FraudApi,
+  ListApi,
+  PartnersApi,
+  PayoutsApi,
+  queryString,
+  type ActivityEntry,
+  type ApiTransport,
+  type Breakdowns,
+  type CreateEmbedTokenInput,
+  type Customer,
+  type EmbedToken,
+  type Sale,
+  type WriteOptions,
+} from "./management.js";
 
 export * from "./management.js";
 
@@ -255,6 +270,15 @@ export class AffiliateClient {
       refund_reason: input.refundReason,
     });
     return toRefundResult(body);
+  }
+
+  /**
+   * An embed token for the signed-in user of your app (`embed:write`, docs/embedded-referrals.md): the user is the
+   * program's partner with this tenantId or email, or is enrolled now (approved). Ask for one each time your page shows
+   * the embedded referrals page, and put `embedUrl` in its iframe.
+   */
+  async createEmbedToken(input: CreateEmbedTokenInput, options: WriteOptions = {}): Promise<EmbedToken> {
+    return (await this.request({ method: "POST", path: "/embed-tokens", body: { ...input }, ...options })) as EmbedToken;
   }
 
   /** Clicks, leads and sales by country, device, browser and referrer (`sales:read`): the last 30 days by default. */

@@ -77,6 +77,30 @@ export interface CreatedPartner {
   enrollment: { id: number; partnerId: number; programId: number; status: EnrollmentStatus; referralCode: string; tenantId: string | null; metadata: Record<string, string> };
 }
 
+/** A user of your app for the embedded referrals page (docs/embedded-referrals.md). */
+export interface CreateEmbedTokenInput {
+  /** Your id of the user (your user id): the same tenantId always gets the same partner. */
+  tenantId: string;
+  /** Their email: a partner of the program with it is the same partner. */
+  email: string;
+  /** Their name, for a partner enrolled now. */
+  name: string;
+  /** A partner group of the program for a partner enrolled now (e.g. Customers); default: the default group. */
+  groupId?: number;
+}
+
+export interface EmbedToken {
+  /** Put it in the iframe's address (`embedUrl` has it); it lasts 10 minutes and may be used again in that time. */
+  token: string;
+  expiresAt: string;
+  programId: number;
+  partnerId: number;
+  /** True when this call enrolled the user as a partner. */
+  enrolled: boolean;
+  /** The page to put in your iframe, with the token in its fragment. */
+  embedUrl: string;
+}
+
 export interface UpdatePartnerInput {
   notes?: string;
   referralCode?: string;

@@ -20,6 +20,8 @@ export interface SessionUser extends PublicUser {
 export interface PartnerSessionUser {
   partnerId: number;
   sessionId: number;
+  /** An embedded session's one program (docs/embedded-referrals.md); null for the portal's cookie session. */
+  programId: number | null;
 }
 
 /** An invitation as its answers show it: never its token. `expired`: still open, past its expiry. */
@@ -57,6 +59,13 @@ export interface AccountsContract {
   "accounts.createPartnerLink": { params: z.input<typeof S.CreatePartnerLinkInput>; result: { partnerId: number; url: string; expiresAt: string; sent: boolean } };
   /** The session token is in this answer only (the gateway moves it into the partner cookie). */
   "accounts.signInPartner": { params: z.input<typeof S.PartnerSignInRequest>; result: { partnerId: number; session: { token: string; expiresAt: string; maxAgeSeconds: number } } };
+  /** The token is in this answer only (the merchant's server puts it in the embedded page's address). */
+  "accounts.createEmbedToken": {
+    params: z.input<typeof S.CreateEmbedTokenInput>;
+    result: { token: string; expiresAt: string; programId: number; partnerId: number; enrolled: boolean; embedUrl: string };
+  };
+  /** The session token is in this answer only (the embedded page keeps it in memory and sends it as a Bearer header). */
+  "accounts.exchangeEmbedToken": { params: z.input<typeof S.EmbedSessionRequest>; result: { session: string; expiresAt: string; programId: number; partnerId: number } };
   "accounts.signOutPartner": { params: z.input<typeof S.SessionTokenInput>; result: { success: true } };
   /** The partner's address of a portal visit, kept as its hash of the day (docs/fraud.md, partner_identity). */
   "accounts.notePartnerAddress": { params: z.input<typeof S.NotePartnerAddressInput>; result: null };

@@ -1,5 +1,5 @@
 /** The accounts service's actions: input schemas and HTTP endpoints (shared/endpoint.ts). */
-import { declareActions } from "../../shared/endpoint";
+import { declareActions, programApiRoute } from "../../shared/endpoint";
 import * as S from "./schemas";
 
 const memberExample = { userId: 5, name: "Dev", email: "dev@acme.test", role: "developer", joinedAt: "2026-01-01T00:00:00.000Z" };
@@ -281,6 +281,49 @@ export const ACCOUNTS = declareActions("accounts", {
       response: {
         description: "The link (shown once).",
         example: { partnerId: 3, url: "https://track.example.com/portal/sign-in#token=...", expiresAt: "2026-01-02T00:00:00.000Z", sent: false },
+      },
+    },
+  },
+  createEmbedToken: {
+    input: S.CreateEmbedTokenInput,
+    http: programApiRoute({
+      method: "POST",
+      path: "/embed-tokens",
+      scope: "embed:write",
+      summary: "Create an embed token for one of your users",
+      description:
+        "For the embedded referrals page (an iframe in your own app): your server asks for a token for the signed-in user of your app, and puts it in the iframe's address. The user is the program's partner with this tenantId, else the one with this email; a user who is neither is enrolled now, approved, in groupId (default: the program's default group), so calling again (or from two requests at once) never makes a second partner. The token lasts 10 minutes and may be used several times in that time (a reload of your page); it opens only this partner's figures in this program. 422 partner_not_approved when the partner is pending or declined in the program (approve them first); 404 for a groupId that is not a live group of the program.",
+      example: { tenantId: "user_8731", email: "jane@example.com", name: "Jane Doe" },
+      errors: ["partner_not_approved", "conflict"],
+      response: {
+        description: "The token (shown once), its expiry, the partner and whether they were enrolled by this call.",
+        example: {
+          token: "svc_et_q3T0...",
+          expiresAt: "2026-01-01T00:10:00.000Z",
+          programId: 1,
+          partnerId: 3,
+          enrolled: true,
+          embedUrl: "https://track.example.com/embed/programs/1/referrals#token=svc_et_q3T0...",
+        },
+      },
+    }),
+  },
+  exchangeEmbedToken: {
+    input: S.EmbedSessionRequest,
+    http: {
+      method: "POST",
+      path: "/api/partner/auth/embed-session",
+      route: "partner",
+      auth: "none",
+      tag: "Partner portal",
+      summary: "Open an embedded session with an embed token",
+      description:
+        "The embedded referrals page sends the embed token it was given; the answer is a session for that one partner in that one program, in the body (not a cookie: browsers block cookies in third-party iframes). Send it as Authorization: Bearer <session> to the partner portal's read endpoints of that program; other programs answer 404, the profile and every change 403. 401 embed_token_expired when the token's 10 minutes are over, 401 embed_token_invalid when it was never issued: either way, reload the merchant's page for a new one.",
+      example: { token: "svc_et_q3T0...43 characters" },
+      errors: ["embed_token_invalid", "embed_token_expired"],
+      response: {
+        description: "The embedded session.",
+        example: { session: "q3T0...43 characters", expiresAt: "2026-01-01T02:00:00.000Z", programId: 1, partnerId: 3 },
       },
     },
   },

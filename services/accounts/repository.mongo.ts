@@ -1,7 +1,20 @@
 import { Types, type ClientSession, type Connection, type Model } from "mongoose";
 import type { Role } from "../../shared/domain/permissions";
 import { insertOrNull, isDuplicateKeyError, modelOn, nextId, prepareCollections, collectionSchema, withTransaction } from "../../shared/storage/mongo";
-import type { AcceptOutcome, AccountsRepository, Invitation, Membership, PartnerSession, PartnerSignInLink, Session, TeamChange, User, Workspace, WorkspaceMember } from "./repository";
+import type {
+  AcceptOutcome,
+  AccountsRepository,
+  EmbedToken,
+  Invitation,
+  Membership,
+  PartnerSession,
+  PartnerSignInLink,
+  Session,
+  TeamChange,
+  User,
+  Workspace,
+  WorkspaceMember,
+} from "./repository";
 
 /** `teamVersion`: written by every team change in its transaction, so concurrent changes of one workspace conflict. */
 type WorkspaceDoc = Omit<Workspace, "id"> & { _id: number; teamVersion?: number };
@@ -12,6 +25,7 @@ type MembershipDoc = Membership;
 type SessionDoc = Omit<Session, "id"> & { _id: number };
 type PartnerSignInLinkDoc = Omit<PartnerSignInLink, "id"> & { _id: number };
 type PartnerSessionDoc = Omit<PartnerSession, "id"> & { _id: number };
+type EmbedTokenDoc = Omit<EmbedToken, "id"> & { _id: number };
 interface LoginFailureDoc {
   key: string;
   at: Date;
@@ -96,9 +110,23 @@ const partnerSessionSchema = collectionSchema<PartnerSessionDoc>("partner_sessio
   createdAt: { type: Date, required: true },
   lastSeenAt: { type: Date, required: true },
   expiresAt: { type: Date, required: true },
+  // An embedded session's program (docs/embedded-referrals.md); null for the portal's cookie sessions.
+  programId: { type: Number, default: null },
 });
 partnerSessionSchema.index({ tokenHash: 1 }, { unique: true });
 partnerSessionSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 0 });
+
+const embedTokenSchema = collectionSchema<EmbedTokenDoc>("partner_embed_tokens", {
+  _id: { type: Number, required: true },
+  partnerId: { type: Number, required: true },
+  programId: { type: Number, required: true },
+  tokenHash: { type: String, required: true },
+  createdAt: { type: Date, required: true },
+  expiresAt: { type: Date, required: true },
+});
+embedTokenSchema.index({ tokenHash: 1 }, { unique: true });
+// Kept a day past expiry (an expired token is told from an unknown one), then MongoDB removes it.
+embedTokenSchema.index({ expiresAt: 1 }, { expireAfterSeconds: 86_400 });
 
 /** SQL's partner_address_days: a partner's address hash of a UTC day (docs/fraud.md), removed by MongoDB a week later. */
 interface PartnerAddressDayDoc {
@@ -158,6 +186,7 @@ export class MongoAccountsRepository implements AccountsRepository {
     private readonly partnerSessions: Model<PartnerSessionDoc>,
     private readonly invitations: Model<InvitationDoc>,
     private readonly partnerAddressDays: Model<PartnerAddressDayDoc>,
+    private readonly embedTokens: Model<EmbedTokenDoc>,
   ) {}
 
   static async create(connection: Connection): Promise<MongoAccountsRepository> {
@@ -171,6 +200,7 @@ export class MongoAccountsRepository implements AccountsRepository {
       modelOn(connection, "PartnerSession", partnerSessionSchema),
       modelOn(connection, "WorkspaceInvitation", invitationSchema),
       modelOn(connection, "PartnerAddressDay", partnerAddressDaySchema),
+      modelOn(connection, "PartnerEmbedToken", embedTokenSchema),
     ] as const;
     await prepareCollections(models);
     return new MongoAccountsRepository(connection, ...models);
@@ -423,15 +453,24 @@ export class MongoAccountsRepository implements AccountsRepository {
     return doc ? withId(doc) : null;
   }
 
-  async createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSession> {
-    const doc = { _id: await nextId(this.connection, "partner_sessions"), partnerId: s.partnerId, tokenHash: s.tokenHash, createdAt: s.now, lastSeenAt: s.now, expiresAt: s.expiresAt };
+  async createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date; programId?: number | null }): Promise<PartnerSession> {
+    const doc = {
+      _id: await nextId(this.connection, "partner_sessions"),
+      partnerId: s.partnerId,
+      tokenHash: s.tokenHash,
+      createdAt: s.now,
+      lastSeenAt: s.now,
+      expiresAt: s.expiresAt,
+      programId: s.programId ?? null,
+    };
     await this.partnerSessions.create(doc);
     return withId(doc);
   }
 
   async findPartnerSession(tokenHash: string): Promise<PartnerSession | null> {
     const doc = await this.partnerSessions.findOne({ tokenHash }).lean<PartnerSessionDoc>();
-    return doc ? withId(doc) : null;
+    // Sessions stored before embedded sessions existed have no programId: portal sessions.
+    return doc ? withId({ ...doc, programId: doc.programId ?? null }) : null;
   }
 
   async touchPartnerSession(id: number, now: Date): Promise<void> {
@@ -440,6 +479,25 @@ export class MongoAccountsRepository implements AccountsRepository {
 
   async deletePartnerSession(tokenHash: string): Promise<void> {
     await this.partnerSessions.deleteOne({ tokenHash });
+  }
+
+  async createEmbedToken(t: { partnerId: number; programId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<EmbedToken> {
+    // The TTL index removes expired tokens a day later; no sweep needed here.
+    const doc = {
+      _id: await nextId(this.connection, "partner_embed_tokens"),
+      partnerId: t.partnerId,
+      programId: t.programId,
+      tokenHash: t.tokenHash,
+      createdAt: t.now,
+      expiresAt: t.expiresAt,
+    };
+    await this.embedTokens.create(doc);
+    return withId(doc);
+  }
+
+  async findEmbedToken(tokenHash: string): Promise<EmbedToken | null> {
+    const doc = await this.embedTokens.findOne({ tokenHash }).lean<EmbedTokenDoc>();
+    return doc ? withId(doc) : null;
   }
 
   async notePartnerAddress(partnerId: number, day: string, addressHash: string, now: Date): Promise<void> {

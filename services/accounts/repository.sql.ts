@@ -1,7 +1,20 @@
 import { isUniqueViolation } from "../../shared/storage/errors";
 import type { Role } from "../../shared/domain/permissions";
 import { camelRow, migrate, type SqlDatabase, type SqlExecutor } from "../../shared/storage/sql";
-import type { AcceptOutcome, AccountsRepository, Invitation, Membership, PartnerSession, PartnerSignInLink, Session, TeamChange, User, Workspace, WorkspaceMember } from "./repository";
+import type {
+  AcceptOutcome,
+  AccountsRepository,
+  EmbedToken,
+  Invitation,
+  Membership,
+  PartnerSession,
+  PartnerSignInLink,
+  Session,
+  TeamChange,
+  User,
+  Workspace,
+  WorkspaceMember,
+} from "./repository";
 
 const MIGRATIONS = [
   `CREATE TABLE workspaces (
@@ -68,6 +81,17 @@ const MIGRATIONS = [
      day DATE NOT NULL,
      address_hash TEXT NOT NULL,
      PRIMARY KEY (partner_id, day, address_hash));`,
+  // Embedded referrals (docs/embedded-referrals.md): embed tokens (only hashed; reusable until they expire, removed a
+  // day later), and partner sessions bound to one program (null: the portal's cookie sessions).
+  `CREATE TABLE partner_embed_tokens (
+     id SERIAL PRIMARY KEY,
+     partner_id INTEGER NOT NULL,
+     program_id INTEGER NOT NULL,
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at TIMESTAMPTZ NOT NULL,
+     expires_at TIMESTAMPTZ NOT NULL);
+   CREATE INDEX partner_embed_tokens_expiry ON partner_embed_tokens (expires_at);
+   ALTER TABLE partner_sessions ADD COLUMN program_id INTEGER;`,
 ];
 
 type Row = Record<string, unknown>;
@@ -313,13 +337,11 @@ export class SqlAccountsRepository implements AccountsRepository {
     return this.one("UPDATE partner_sign_in_links SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *", [tokenHash, now]);
   }
 
-  async createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSession> {
-    return (await this.one<PartnerSession>("INSERT INTO partner_sessions (partner_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $3, $4) RETURNING *", [
-      s.partnerId,
-      s.tokenHash,
-      s.now,
-      s.expiresAt,
-    ]))!;
+  async createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date; programId?: number | null }): Promise<PartnerSession> {
+    return (await this.one<PartnerSession>(
+      "INSERT INTO partner_sessions (partner_id, token_hash, created_at, last_seen_at, expires_at, program_id) VALUES ($1, $2, $3, $3, $4, $5) RETURNING *",
+      [s.partnerId, s.tokenHash, s.now, s.expiresAt, s.programId ?? null],
+    ))!;
   }
 
   findPartnerSession(tokenHash: string): Promise<PartnerSession | null> {
@@ -332,6 +354,21 @@ export class SqlAccountsRepository implements AccountsRepository {
 
   async deletePartnerSession(tokenHash: string): Promise<void> {
     await this.db.query("DELETE FROM partner_sessions WHERE token_hash = $1", [tokenHash]);
+  }
+
+  async createEmbedToken(t: { partnerId: number; programId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<EmbedToken> {
+    await this.db.query("DELETE FROM partner_embed_tokens WHERE expires_at < $1::timestamptz - interval '1 day'", [t.now]);
+    return (await this.one<EmbedToken>("INSERT INTO partner_embed_tokens (partner_id, program_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING *", [
+      t.partnerId,
+      t.programId,
+      t.tokenHash,
+      t.now,
+      t.expiresAt,
+    ]))!;
+  }
+
+  findEmbedToken(tokenHash: string): Promise<EmbedToken | null> {
+    return this.one("SELECT * FROM partner_embed_tokens WHERE token_hash = $1", [tokenHash]);
   }
 
   async notePartnerAddress(partnerId: number, day: string, addressHash: string, now: Date): Promise<void> {

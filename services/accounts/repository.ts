@@ -98,6 +98,25 @@ export interface PartnerSession {
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
+  /**
+   * An embedded session (docs/embedded-referrals.md): bound to this one program, opened with an embed token, sent as a
+   * Bearer header by the embedded page; null for a portal session (the cookie), which sees every program of the partner.
+   */
+  programId: number | null;
+}
+
+/**
+ * An embed token (docs/embedded-referrals.md): asked for by the merchant's server with an API key, for one partner of
+ * one program; exchanged by the embedded page for an embedded session. Reusable until it expires (a reload of the page
+ * within its lifetime works); only the SHA-256 of its 256-bit token is stored.
+ */
+export interface EmbedToken {
+  id: number;
+  partnerId: number;
+  programId: number;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
 }
 
 /** Storage contract of the accounts service: workspaces, dashboard users, memberships, sessions, login failures, partner sign-in links and sessions. */
@@ -175,10 +194,15 @@ export interface AccountsRepository {
    * the same token, one gets the link.
    */
   consumePartnerSignInLink(tokenHash: string, now: Date): Promise<PartnerSignInLink | null>;
-  createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<PartnerSession>;
+  /** `programId`: an embedded session bound to that program (default null: a portal session). */
+  createPartnerSession(s: { partnerId: number; tokenHash: string; expiresAt: Date; now: Date; programId?: number | null }): Promise<PartnerSession>;
   findPartnerSession(tokenHash: string): Promise<PartnerSession | null>;
   touchPartnerSession(id: number, now: Date): Promise<void>;
   deletePartnerSession(tokenHash: string): Promise<void>;
+  /** Stores an embed token (its hash unique); tokens expired more than a day before `now` are removed meanwhile. */
+  createEmbedToken(t: { partnerId: number; programId: number; tokenHash: string; expiresAt: Date; now: Date }): Promise<EmbedToken>;
+  /** The token with this hash, expired or not (the caller tells an expired token from an unknown one); kept a day past its expiry. */
+  findEmbedToken(tokenHash: string): Promise<EmbedToken | null>;
   /**
    * Notes that the partner used the portal from an address, as its hash of the UTC day `day` (YYYY-MM-DD): the fraud
    * rule partner_identity compares a conversion's address with the partner's own of the same day. Kept a week.

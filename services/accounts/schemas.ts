@@ -49,6 +49,32 @@ export const CreatePartnerLinkInput = z.strictObject({
 });
 
 /** `POST /api/partner/auth/sign-in`: the token of a sign-in link. */
+/**
+ * The merchant's server asks for an embed token for one of its users (docs/embedded-referrals.md): the user is found
+ * among the program's partners by tenantId, else by email, else enrolled (approved).
+ */
+export const CreateEmbedTokenInput = z.strictObject({
+  programId: Id.meta({ description: "The program's id (set from the API key).", example: 1 }),
+  tenantId: oneLine(z.string().trim().min(1).max(255)).meta({
+    description: "Your own id of the user (their user id in your product): the same tenantId always gets the same partner.",
+    example: "user_8731",
+  }),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .email()
+    .max(320)
+    .meta({ description: "The user's email: a partner of the program with this email is the same partner.", example: "jane@example.com" }),
+  name: oneLine(z.string().trim().min(1).max(200)).meta({ description: "The user's name, for a partner enrolled now.", example: "Jane Doe" }),
+  groupId: Id.optional().meta({ description: "A live partner group of the program to enroll a new partner in (e.g. Customers); default: the default group.", example: 2 }),
+});
+
+/** The embedded page exchanges its embed token for an embedded session. */
+export const EmbedSessionRequest = z.strictObject({
+  token: z.string().min(1).max(200).meta({ description: "The embed token your server got from POST /api/v1/embed-tokens (the page's ?token=).", example: "svc_et_q3T0...43 characters" }),
+});
+
 export const PartnerSignInRequest = z.strictObject({
   token: z.string().min(1).max(200).meta({ description: "The token from the sign-in link (after #token=).", example: "q3T0...43 characters" }),
 });

@@ -40,6 +40,8 @@ export const RECORDED_WRITES: ReadonlyMap<string, { kind: ActivityKind; operatio
   ENDPOINTS.flatMap((e) => {
     const prefix = PROGRAM_PREFIXES[e.http.route];
     if (!e.action || !prefix || e.http.method === "GET" || READ_ACTIONS.has(e.action) || !e.http.path.startsWith(prefix)) return [];
+    // An embed token per page view of the merchant's app changes nothing of the program (a partner it enrolls is in the partners list).
+    if (e.http.scope === "embed:write") return [];
     const entry = { kind: activityKindOf(e.http.path.slice(prefix.length)), operation: e.action, summary: e.http.summary };
     return [[`${e.http.method} ${e.http.path}`, entry] as const];
   }),

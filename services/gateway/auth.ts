@@ -87,6 +87,7 @@ export type AuthMethods = {
   authenticateOperator(ctx: Context, route: unknown, req: Req): Promise<null>;
   authenticateSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<SessionUser>;
   authenticatePartnerSession(ctx: Context<unknown, SessionMeta>, route: unknown, req: Req): Promise<null>;
+  authenticateEmbeddedSession(ctx: Context<unknown, SessionMeta>, req: Req, action: string): Promise<null>;
   verifyProgramAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
   bindKeyProgram(ctx: Context<unknown, CallerMeta>, route: Route, req: Req, res: Res): Promise<void>;
   verifyWorkspaceAccess(ctx: Context<unknown, SessionMeta>, route: Route, req: Req): Promise<void>;
@@ -163,7 +164,24 @@ export function partnerSessionCookie(value: string, maxAgeSeconds: number, secur
 }
 
 /** Partner portal actions that pass without a partner session. */
-const PARTNER_PUBLIC_ACTIONS = new Set(["accounts.requestPartnerLink", "gateway.partnerSignIn", "gateway.partnerSignOut"]);
+const PARTNER_PUBLIC_ACTIONS = new Set(["accounts.requestPartnerLink", "gateway.partnerSignIn", "gateway.partnerSignOut", "accounts.exchangeEmbedToken"]);
+
+/**
+ * What an embedded session (Authorization: Bearer, docs/embedded-referrals.md) may do: read the partner's figures in
+ * its one program (the portal service answers 404 for another). The profile (bank details, every program's) and every
+ * change need the portal itself.
+ */
+const EMBED_SESSION_ACTIONS = new Set([
+  "portal.me",
+  "portal.stats",
+  "portal.breakdowns",
+  "portal.commissions",
+  "portal.customers",
+  "portal.withdrawals",
+  "portal.payout",
+  "portal.notices",
+  "portal.rewards",
+]);
 
 /**
  * Whether the request came over HTTPS: a TLS socket, or a proxy's
@@ -215,6 +233,17 @@ function scopeFor(req: Req, route: Route): ApiKeyScope {
 function permissionFor(req: Req, route: Route, fallback: Permission): Permission {
   const alias = (req as { $alias?: { method?: string; fullPath?: string } }).$alias;
   return (alias && ROUTE_PERMISSIONS.get(`${alias.method} ${alias.fullPath}`)) ?? route.opts.permission ?? fallback;
+}
+
+/** A partner session's token (cookie or embedded Bearer), through the gateway's cache. */
+async function partnerSession(self: Self, ctx: Context, token: string): Promise<PartnerSessionUser> {
+  const tokenHash = hashSecret(token);
+  const cached = self.partnerSessionCache.get(tokenHash);
+  if (cached) return cached;
+  const ticket = self.partnerSessionCache.ticket();
+  const { validUntil, ...partner } = await call(ctx, "accounts.authenticatePartnerSession", { token });
+  self.partnerSessionCache.set(tokenHash, partner, ticket, notAfter(validUntil));
+  return partner;
 }
 
 /** The gateway's auth methods (`this` is the gateway service). */
@@ -323,17 +352,28 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
       ctx.meta.partnerSessionToken = token;
       return null;
     }
-    if (req.headers.authorization !== undefined) throw new UnauthorizedError("The partner portal takes a signed-in partner session, not an API key. Sign in at /portal.");
+    if (req.headers.authorization !== undefined) return this.authenticateEmbeddedSession(ctx, req, action);
     if (!token) throw new UnauthorizedError(cookie !== undefined ? "Unknown partner session. Sign in to the partner portal again." : "Sign in to the partner portal first.");
-    const tokenHash = hashSecret(token);
-    const cached = this.partnerSessionCache.get(tokenHash);
-    if (cached) {
-      ctx.meta.partner = cached;
-      return null;
+    ctx.meta.partner = await partnerSession(this, ctx, token);
+    return null;
+  },
+
+  /**
+   * The embedded page's session, sent as a Bearer header (third-party iframes get no cookies): only a session opened
+   * with an embed token (bound to its program), only the reads EMBED_SESSION_ACTIONS lists. An API key is refused.
+   */
+  async authenticateEmbeddedSession(ctx, req, action) {
+    const header = req.headers.authorization;
+    const match = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match || match[1].length > MAX_CREDENTIAL_LENGTH || match[1].startsWith("svc_sk_")) {
+      throw new UnauthorizedError("The partner portal takes a signed-in partner session, not an API key. Sign in at /portal.");
     }
-    const ticket = this.partnerSessionCache.ticket();
-    const { validUntil, ...partner } = await call(ctx, "accounts.authenticatePartnerSession", { token });
-    this.partnerSessionCache.set(tokenHash, partner, ticket, notAfter(validUntil));
+    const partner = await partnerSession(this, ctx, match[1]);
+    // A portal session's token sent as a Bearer header: the portal sends it as its cookie only.
+    if (partner.programId === null) throw new UnauthorizedError("This is not an embedded session: open the embedded page again.");
+    if (!EMBED_SESSION_ACTIONS.has(action)) {
+      throw new ForbiddenError("An embedded session reads the referral figures of its program only; sign in to the partner portal (/portal) for everything else.");
+    }
     ctx.meta.partner = partner;
     return null;
   },

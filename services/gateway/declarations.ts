@@ -21,11 +21,15 @@ import { REWARDS } from "../rewards/endpoints";
 import { SALES } from "../sales/endpoints";
 import { STATUS } from "../status/endpoints";
 import { GATEWAY, GATEWAY_PAGES } from "./endpoints";
+import { EmbedPageParams } from "./path-params";
 
 export type PageName = keyof typeof GATEWAY_PAGES;
 
 /** One HTTP route: an action's endpoint (with the action's input schema), or a page of the gateway. */
-export type DeclaredEndpoint = { http: HttpEndpoint } & ({ action: string; input?: InputSchema; page?: undefined } | { action: null; page: PageName; input?: undefined });
+export type DeclaredEndpoint = { http: HttpEndpoint } & ({ action: string; input?: InputSchema; page?: undefined } | { action: null; page: PageName; input?: InputSchema });
+
+/** The path parameters of the pages that have some (the page parses them itself), for the document. */
+const PAGE_INPUTS: Partial<Record<PageName, InputSchema>> = { embedReferrals: EmbedPageParams };
 
 /** The order of the gateway's routes (moleculer-web matches them in this order). */
 export const ROUTE_ORDER: RouteGroup[] = [
@@ -45,6 +49,7 @@ export const ROUTE_ORDER: RouteGroup[] = [
   "admin",
   "partner",
   "portal",
+  "embed",
   "email-links",
   "applications",
   // Last: its prefix (/api/v1) is also the tracking and processor webhook routes'.
@@ -74,7 +79,7 @@ function collect(): DeclaredEndpoint[] {
     }
   }
   for (const [page, routes] of Object.entries(GATEWAY_PAGES) as Array<[PageName, HttpEndpoint | HttpEndpoint[]]>) {
-    for (const http of [routes].flat()) all.push({ action: null, page, http });
+    for (const http of [routes].flat()) all.push({ action: null, page, http, input: PAGE_INPUTS[page] });
   }
   // Stable sort: by route group, then in declaration order.
   return all.sort((a, b) => ROUTE_ORDER.indexOf(a.http.route) - ROUTE_ORDER.indexOf(b.http.route));

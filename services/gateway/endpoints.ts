@@ -336,6 +336,28 @@ export const GATEWAY_PAGES = {
     busErrors: false,
     response: { description: "JavaScript.", contentType: "text/javascript" },
   },
+  embedReferrals: {
+    method: "GET",
+    path: "/embed/programs/:programId/referrals",
+    route: "embed",
+    tag: "Partner portal",
+    summary: "The embedded referrals page",
+    description:
+      "The page a merchant puts in an iframe of its own app (the embedUrl of POST /api/v1/embed-tokens): with the embed token in its address (#token=... or ?token=...) it opens an embedded session and shows the signed-in user's referral link with a copy button and a QR code, their clicks, signups, sales, earnings, payouts and rewards. Only the program's allowed origins may frame it (Content-Security-Policy frame-ancestors; none when the program names none). 400 for a malformed program id, 404 for an unknown program.",
+    example: { programId: 1 },
+    errors: ["invalid_request", "not_found"],
+    response: { description: "The page.", contentType: "text/html" },
+  },
+  embedScript: {
+    method: "GET",
+    path: "/assets/embed.js",
+    route: "assets",
+    tag: "Partner portal",
+    summary: "Script of the embedded referrals page",
+    description: "The embedded referrals page's script, served from this server (the page's Content-Security-Policy allows scripts from this origin only).",
+    busErrors: false,
+    response: { description: "JavaScript.", contentType: "text/javascript" },
+  },
   applyScript: {
     method: "GET",
     path: "/assets/apply.js",

@@ -18,3 +18,8 @@ export const ProgramWebhookParams = z.strictObject({
 export const PaddleWebhookParams = z.strictObject({
   programId: Id.meta({ description: "The program whose Paddle notification destination this is.", example: 1 }),
 });
+
+/** The embedded referrals page's path (docs/embedded-referrals.md): its program names who may frame it. */
+export const EmbedPageParams = z.strictObject({
+  programId: Id.meta({ description: "The program whose referrals page this is (the embedUrl of an embed token names it).", example: 1 }),
+});

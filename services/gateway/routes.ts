@@ -21,6 +21,10 @@ import type { Req, Res, SessionMeta } from "./auth";
 import { ENDPOINTS, ROUTE_ORDER, type PageName } from "./declarations";
 import { openApiJson } from "./openapi";
 import { trackedEventFields } from "./request-log";
+import { parseInput } from "../../shared/validation";
+import { NotFoundError } from "../../shared/errors";
+import { getProgram } from "../clients/program-cache";
+import { EmbedPageParams } from "./path-params";
 
 const JSON_BODY = { json: { limit: process.env.MAX_BODY_SIZE ?? "64kb", strict: true }, urlencoded: false };
 
@@ -72,6 +76,40 @@ export function htmlPage(file: string): (req: Req, res: Res) => void {
   };
 }
 
+/** An origin as a CSP source: scheme, host and port only (program settings store origins; anything else is left out). */
+const CSP_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::[0-9]{1,5})?$/;
+
+/** The embedded page's policy: the pages', except that the program's allowed origins may frame it ('none' without any). */
+export function embedPageCsp(allowedOrigins: readonly string[]): string {
+  const ancestors = allowedOrigins.filter((o) => CSP_ORIGIN.test(o));
+  return PAGE_CSP.replace("frame-ancestors 'none'", `frame-ancestors ${ancestors.length ? ancestors.join(" ") : "'none'"}`);
+}
+
+/**
+ * The embedded referrals page (docs/embedded-referrals.md) at /embed/programs/:programId/referrals: the program in the
+ * path names who may frame it. No X-Frame-Options (it cannot name origins); never cached (the origins may change).
+ */
+function embedPage(): (req: Req, res: Res, next?: (err?: unknown) => void) => void {
+  let body: Buffer | null = null;
+  return (req, res, next) => {
+    (async () => {
+      const { programId } = parseInput(EmbedPageParams, { programId: req.$params?.programId });
+      const ctx = (req as { $ctx?: Context }).$ctx!;
+      const program = await getProgram(ctx, programId).catch((err: unknown) => {
+        throw (err as { type?: string } | null)?.type === "not_found" ? new NotFoundError(`No program ${programId}.`) : err;
+      });
+      body ??= readBundle("embed.html");
+      res.writeHead(200, {
+        "Content-Type": "text/html; charset=utf-8",
+        "Cache-Control": "no-store",
+        "Content-Security-Policy": embedPageCsp(program.allowedOrigins),
+        "Referrer-Policy": "no-referrer",
+      });
+      res.end(body);
+    })().then(() => next?.(), next ?? (() => undefined));
+  };
+}
+
 /** A script or stylesheet of web/dist. */
 const bundleFile = (file: string, contentType: string) => staticFile(path.join(WEB_DIST, file), contentType);
 
@@ -85,7 +123,7 @@ function logTrackedEvent(this: { logger: { info(...args: unknown[]): void } }, c
 }
 
 /** The handlers of the routes the gateway answers itself. */
-const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
+const PAGES: Record<PageName, (req: Req, res: Res, next?: (err?: unknown) => void) => void> = {
   openApiJson(_req, res) {
     res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*" });
     res.end(openApiJson());
@@ -115,6 +153,9 @@ const PAGES: Record<PageName, (req: Req, res: Res) => void> = {
   portalSignIn: htmlPage("portal.html"),
   portalUnsubscribe: htmlPage("portal.html"),
   portalScript: bundleFile("portal.js", "text/javascript; charset=utf-8"),
+  // The embedded referrals page (docs/embedded-referrals.md): framed by the program's allowed origins only.
+  embedReferrals: embedPage(),
+  embedScript: bundleFile("embed.js", "text/javascript; charset=utf-8"),
   // The public application page (docs/merchants.md, "Applications"): no session needed.
   applyPage: htmlPage("apply.html"),
   applyScript: bundleFile("apply.js", "text/javascript; charset=utf-8"),
@@ -207,6 +248,9 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   partner: { path: "/api/partner", bodyParsers: JSON_BODY, authentication: "authenticatePartnerSession" },
   // The partner portal page and the page sign-in links open.
   portal: { path: "/portal", bodyParsers: false },
+  // The embedded referrals page, in the merchant's iframe (docs/embedded-referrals.md): no credentials in the request
+  // (its script exchanges the embed token of its address); its frame-ancestors are the program's allowed origins.
+  embed: { path: "/embed", bodyParsers: false },
   // The unsubscribe links of partner emails (docs/partners.md, "Emails"): the token is the credential; no body is
   // read (a mail client's one-click POST sends a form body, RFC 8058), no cookie, no CORS headers.
   "email-links": { path: "/api/public/unsubscribe", bodyParsers: false },
@@ -232,7 +276,7 @@ export const ROUTE_GROUPS: Record<RouteGroup, RouteSettings> = {
   },
 };
 
-type Alias = string | ((req: Req, res: Res) => void);
+type Alias = string | ((req: Req, res: Res, next?: (err?: unknown) => void) => void);
 
 /** The moleculer-web routes: one per group, in ROUTE_ORDER, each with the aliases of its declared endpoints. */
 export function buildRoutes(): Array<RouteSettings & { name: RouteGroup; mappingPolicy: "restrict"; aliases: Record<string, Alias> }> {

@@ -68,5 +68,7 @@ export interface PortalContract {
   "portal.testPostback": { params: z.input<typeof S.PostbackInput>; result: NotificationsContract["notifications.sendPartnerPostbackTest"]["result"] };
   "portal.postbackDeliveries": { params: z.input<typeof S.PostbackDeliveriesInput>; result: NotificationsContract["notifications.listPartnerPostbackDeliveries"]["result"] };
   "portal.retryPostbackDelivery": { params: z.input<typeof S.RetryPostbackInput>; result: NotificationsContract["notifications.retryPartnerPostbackDelivery"]["result"] };
+  /** What the partner earns in the program, in plain words (their group's live rewards), and how long commissions are held. */
+  "portal.rewards": { params: z.input<typeof S.ProgramInput>; result: { programId: number; currency: string; holdDays: number; rewards: string[] } };
   "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: NotificationsContract["notifications.markPartnerNoticeRead"]["result"] };
 }

@@ -330,6 +330,21 @@ export const PORTAL = declareActions("portal", {
       },
     },
   },
+  rewards: {
+    input: S.ProgramInput,
+    http: {
+      method: "GET",
+      path: "/api/partner/programs/:programId/rewards",
+      route: "partner",
+      tag: "Partner portal",
+      summary: "What you earn in a program",
+      description:
+        "Your rewards in the program in plain words (those of your partner group, e.g. 20% of each sale, for 12 months), and holdDays: how many days a commission waits before it is credited (refunds in that time reduce it). 404 for a program you are not approved in.",
+      example: { programId: 1 },
+      errors: ["not_found"],
+      response: { description: "Your rewards.", example: { programId: 1, currency: "usd", holdDays: 30, rewards: ["20% of each sale, for 12 months", "$5.00 per new customer"] } },
+    },
+  },
   stripeOnboarding: {
     input: S.ProgramInput,
     http: {

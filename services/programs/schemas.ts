@@ -161,7 +161,8 @@ export const CreateApiKeyInput = z
       .max(API_KEY_SCOPES.length)
       .optional()
       .meta({
-        description: "The scopes one by one instead of a preset: tracking, or <area>:read or <area>:write (a write grants the area's read).",
+        description:
+          "The scopes one by one instead of a preset: tracking, audit:read, embed:write (embed tokens for the embedded referrals page; in no preset), or <area>:read or <area>:write (a write grants the area's read).",
         example: ["partners:write", "commissions:read"],
       }),
   })

@@ -1,7 +1,7 @@
 /**
  * What an API key may do (docs/api.md, "Scopes"): `tracking` (click, lead, sale, refund: what every key could do
  * before scopes existed, and what a key gets unless it names others) and a read or write scope per area of the
- * program, and `audit:read` for its activity log. A write scope grants the area's read too. Pure: the gateway checks a request's scope with `scopeGrants`,
+ * program, `audit:read` for its activity log, and `embed:write` to issue embed tokens (docs/embedded-referrals.md). A write scope grants the area's read too. Pure: the gateway checks a request's scope with `scopeGrants`,
  * programs stores the scopes a key was given.
  */
 
@@ -9,8 +9,13 @@
 export const SCOPE_AREAS = ["partners", "commissions", "payouts", "rewards", "sales", "customers", "coupons", "webhooks", "fraud"] as const;
 export type ScopeArea = (typeof SCOPE_AREAS)[number];
 
-/** `audit:read`: the program's activity log (who changed what), which no key writes. */
-export const API_KEY_SCOPES = ["tracking", ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`] as const), "audit:read"] as const;
+/**
+ * `audit:read`: the program's activity log (who changed what), which no key writes. `embed:write`: embed tokens for the
+ * merchant's own users (docs/embedded-referrals.md), each of which may enroll that user as a partner and opens their
+ * figures to the page that holds it; no preset gives it (a key made for the embedded page names it on its own), so the
+ * keys stored before it stay their presets. Last, so a stored list keeps the order of this one.
+ */
+export const API_KEY_SCOPES = ["tracking", ...SCOPE_AREAS.flatMap((area) => [`${area}:read`, `${area}:write`] as const), "audit:read", "embed:write"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** The presets the console offers: what each gives. */

@@ -259,11 +259,32 @@ describe.each(backends)("accounts repository contract on %s", (_name, backend) =
     });
   });
 
+  describe("embed tokens (docs/embedded-referrals.md)", () => {
+    it("stores a token by its hash and finds it again, expired or not, until a day past its expiry", async () => {
+      const hash = tokenHash();
+      const token = await repo().createEmbedToken({ partnerId: 8, programId: 3, tokenHash: hash, expiresAt: at(10 * MINUTE), now: at() });
+      expect(token).toEqual({ id: expect.any(Number), partnerId: 8, programId: 3, tokenHash: hash, createdAt: at(), expiresAt: at(10 * MINUTE) });
+      expect(await repo().findEmbedToken(hash)).toEqual(token);
+      // Reusable: finding it does not use it up.
+      expect(await repo().findEmbedToken(hash)).toEqual(token);
+      expect(await repo().findEmbedToken(tokenHash())).toBeNull();
+      // Another token made two days later sweeps it (SQL); MongoDB's TTL index does it in the background.
+      await repo().createEmbedToken({ partnerId: 8, programId: 3, tokenHash: tokenHash(), expiresAt: at(2 * 24 * 60 * MINUTE + 10 * MINUTE), now: at(2 * 24 * 60 * MINUTE) });
+      if (backend.name !== "mongo") expect(await repo().findEmbedToken(hash)).toBeNull();
+    });
+
+    it("refuses a second token with the same hash", async () => {
+      const hash = tokenHash();
+      await repo().createEmbedToken({ partnerId: 8, programId: 3, tokenHash: hash, expiresAt: at(10 * MINUTE), now: at() });
+      await expect(repo().createEmbedToken({ partnerId: 9, programId: 3, tokenHash: hash, expiresAt: at(10 * MINUTE), now: at() })).rejects.toThrow();
+    });
+  });
+
   describe("partner sessions", () => {
     it("creates, finds, touches and deletes a session", async () => {
       const hash = tokenHash();
       const session = await repo().createPartnerSession({ partnerId: 5, tokenHash: hash, expiresAt: at(7 * 24 * 60 * MINUTE), now: at() });
-      expect(session).toEqual({ id: expect.any(Number), partnerId: 5, tokenHash: hash, createdAt: at(), lastSeenAt: at(), expiresAt: at(7 * 24 * 60 * MINUTE) });
+      expect(session).toEqual({ id: expect.any(Number), partnerId: 5, tokenHash: hash, createdAt: at(), lastSeenAt: at(), expiresAt: at(7 * 24 * 60 * MINUTE), programId: null });
       expect(await repo().findPartnerSession(hash)).toEqual(session);
 
       await repo().touchPartnerSession(session.id, at(5 * MINUTE));
@@ -271,6 +292,13 @@ describe.each(backends)("accounts repository contract on %s", (_name, backend) =
 
       await repo().deletePartnerSession(hash);
       expect(await repo().findPartnerSession(hash)).toBeNull();
+    });
+
+    it("binds an embedded session to its program", async () => {
+      const hash = tokenHash();
+      const session = await repo().createPartnerSession({ partnerId: 7, tokenHash: hash, expiresAt: at(60 * MINUTE), now: at(), programId: 12 });
+      expect(session.programId).toBe(12);
+      expect(await repo().findPartnerSession(hash)).toEqual(session);
     });
 
     it("keeps partner sessions apart from dashboard sessions", async () => {

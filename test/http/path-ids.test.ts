@@ -220,6 +220,7 @@ const ROUTES: Route[] = [
   // The partner portal (issue 15.3): the partner's routes, and the operator's invite link and enrollment.
   { method: "GET", path: "/api/partner/programs/:programId/commissions", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/breakdowns", partner: true },
+  { method: "GET", path: "/api/partner/programs/:programId/rewards", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/withdrawals", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/customers", partner: true },
   { method: "GET", path: "/api/partner/programs/:programId/notices", partner: true },
@@ -369,6 +370,8 @@ const ROUTES: Route[] = [
   // Applications: the public form and application (no credentials), the review list and decisions on the dashboard's
   // route and the operator's.
   { method: "GET", path: "/api/public/programs/:programId/application" },
+  // The embedded referrals page (docs/embedded-referrals.md): the program names its frame-ancestors.
+  { method: "GET", path: "/embed/programs/:programId/referrals" },
   { method: "POST", path: "/api/public/programs/:programId/applications", body: applicationBody },
   { method: "GET", path: "/api/programs/:programId/applications", session: true },
   { method: "GET", path: "/api/admin/programs/:programId/applications" },

@@ -251,6 +251,26 @@ describe("the merchant API (typed methods with a Full access key)", () => {
     expect(await admin.partners.update(created.partner.id, { metadata: { plan: "team" } })).toMatchObject({ metadata: { plan: "team" } });
   });
 
+  test("createEmbedToken: a key with embed:write gets a token for a user of your app, enrolled once; a Full access key lacks the scope", async () => {
+    const embedKey = (await sys.admin("POST", `/programs/${boot.programId}/api-keys`, { scopes: ["embed:write"] })).apiKey as string;
+    const embedder = new AffiliateClient({ apiKey: embedKey, baseUrl: sys.baseUrl, retry: { baseDelayMs: 1 } });
+    const userId = uniqueId("user");
+    const first = await embedder.createEmbedToken({ tenantId: userId, email: `${userId}@example.com`, name: "Embedded User" });
+    expect(first).toEqual({
+      token: expect.stringMatching(/^svc_et_/),
+      expiresAt: expect.any(String),
+      programId: boot.programId,
+      partnerId: expect.any(Number),
+      enrolled: true,
+      embedUrl: expect.stringContaining(`/embed/programs/${boot.programId}/referrals#token=${first.token}`),
+    });
+    const again = await embedder.createEmbedToken({ tenantId: userId, email: `${userId}@example.com`, name: "Embedded User" });
+    expect([again.partnerId, again.enrolled]).toEqual([first.partnerId, false]);
+    const refused = await admin.createEmbedToken({ tenantId: userId, email: `${userId}@example.com`, name: "Embedded User" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AffiliateApiError);
+    expect(refused).toMatchObject({ status: 403, code: "insufficient_scope" });
+  });
+
   test("commissions: a bonus held, released and voided; payouts and sales read; a Read only key cannot write", async () => {
     const bonus = await admin.commissions.createManual({ partnerId: boot.partnerId, type: "bonus", amountCents: 1500, description: "SDK bonus" }, { idempotencyKey: uniqueId("bonus") });
     expect(bonus).toMatchObject({ kind: "manual", amountCents: 1500, status: "pending", description: "SDK bonus" });

@@ -14,13 +14,20 @@ describe("scopeGrants", () => {
 });
 
 describe("the presets", () => {
-  test("tracking only tracks; read only reads every area and tracks nothing; full access does everything", () => {
+  test("tracking only tracks; read only reads every area and tracks nothing; full access does everything but issue embed tokens", () => {
     for (const scope of API_KEY_SCOPES) {
       expect({ scope, tracking: scopeGrants(SCOPE_PRESETS.tracking, scope) }).toEqual({ scope, tracking: scope === "tracking" });
       expect({ scope, readOnly: scopeGrants(SCOPE_PRESETS.read_only, scope) }).toEqual({ scope, readOnly: scope.endsWith(":read") });
-      expect({ scope, full: scopeGrants(SCOPE_PRESETS.full_access, scope) }).toEqual({ scope, full: true });
+      expect({ scope, full: scopeGrants(SCOPE_PRESETS.full_access, scope) }).toEqual({ scope, full: scope !== "embed:write" });
     }
-    expect(API_KEY_SCOPES).toHaveLength(2 + 2 * SCOPE_AREAS.length);
+    expect(API_KEY_SCOPES).toHaveLength(3 + 2 * SCOPE_AREAS.length);
+  });
+
+  test("embed:write is in no preset and last, so the keys stored before it keep their presets", () => {
+    expect(API_KEY_SCOPES.at(-1)).toBe("embed:write");
+    expect(presetOf(["embed:write"])).toBeNull();
+    expect(presetOf(normalizeScopes([...SCOPE_PRESETS.full_access, "embed:write"]))).toBeNull();
+    expect(requestedScopes({ scopes: ["embed:write"] })).toEqual(["embed:write"]);
   });
 
   test("audit:read joined Read only and Full access last, so a stored key of either gains it by an append (the migrations)", () => {

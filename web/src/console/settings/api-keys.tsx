@@ -18,6 +18,12 @@ const PRESET_TEXT: Record<ScopePreset, string> = {
   full_access: "Full access",
 };
 
+/** The form's choices: the presets, and a key that only issues embed tokens (embed:write, in no preset: docs/embedded-referrals.md). */
+const ACCESS_CHOICES: Array<[string, string]> = [...Object.entries(PRESET_TEXT), ["embed", "Embedded referrals only"]];
+
+/** What the list says a key may do: its preset's name, the embed-only key's, else its scopes. */
+const accessText = (k: Pick<ApiKeyRow, "preset" | "scopes">) => (k.preset ? PRESET_TEXT[k.preset] : k.scopes.join(" ") === "embed:write" ? "Embedded referrals only" : k.scopes.join(", "));
+
 interface ApiKeyRow {
   id: number;
   programId: number;
@@ -69,7 +75,8 @@ export function ApiKeys() {
     setError(null);
     setSaid("");
     try {
-      const key = await api<ApiKeyRow & { apiKey: string }>("POST", programPath("/api-keys"), { name, preset });
+      const access = preset === "embed" ? { scopes: ["embed:write"] } : { preset };
+      const key = await api<ApiKeyRow & { apiKey: string }>("POST", programPath("/api-keys"), { name, ...access });
       setCreated(key);
       form.reset();
       setRound((n) => n + 1);
@@ -99,12 +106,13 @@ export function ApiKeys() {
         <h2 id="api-keys-title">API keys</h2>
         <p>
           Your server calls the API with a key of this program (Authorization: Bearer &lt;key&gt;). Keep keys on your server, never in a web page. Tracking only sends clicks, leads, sales
-          and refunds; read only reads partners, commissions, payouts and the rest, and tracks nothing; full access does both and may change them.
+          and refunds; read only reads partners, commissions, payouts and the rest, and tracks nothing; full access does both and may change them. Embedded referrals only issues the tokens
+          of the referrals page you embed in your app (your users as partners), and nothing else.
         </p>
         {writable ? (
           <form class="controls" onSubmit={create} aria-label="Create an API key">
             <Field label="Key name" name="name" required maxLength={100} placeholder="Production server" hint="What the key is for; the list shows it." />
-            <SelectField label="Access" name="preset" options={Object.entries(PRESET_TEXT)} />
+            <SelectField label="Access" name="preset" options={ACCESS_CHOICES} />
             <div>
               <button type="submit" disabled={busy}>
                 Create key
@@ -158,7 +166,7 @@ export function ApiKeys() {
               {keys.data?.data.map((k) => (
                 <tr key={k.id} data-key={k.id}>
                   <td>{k.name ?? <span class="muted">No name</span>}</td>
-                  <td>{k.preset ? PRESET_TEXT[k.preset] : k.scopes.join(", ")}</td>
+                  <td>{accessText(k)}</td>
                   <td>
                     <code>{k.prefix}</code>
                   </td>
