@@ -32,6 +32,7 @@ export const EVENT_TYPES: Array<[type: string, when: string]> = [
   ["withdrawal.created", "A withdrawal of a partner's balance was opened."],
   ["withdrawal.paid", "A withdrawal was paid."],
   ["withdrawal.failed", "A payout failed or was returned: its amount is back in the partner's balance."],
+  ["reward.earned", "A reward was paid as account credit: credit the amount to your user."],
 ];
 
 interface Endpoint {
