@@ -56,7 +56,16 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
             .filter((e) => bound === null || e.programId === bound)
             .map(async (e) => {
               const program = await getProgram(ctx, e.programId);
-              const base = { programId: program.id, name: program.name, currency: program.currency, status: e.status, referralParam: REFERRAL_PARAM };
+              const base = {
+                programId: program.id,
+                name: program.name,
+                currency: program.currency,
+                status: e.status,
+                referralParam: REFERRAL_PARAM,
+                // The merchant's brand (the embedded referrals page wears it).
+                brandColor: program.brandColor ?? null,
+                logoUrl: program.logoUrl ?? null,
+              };
               if (e.status !== "approved") return { ...base, referralCode: null, referralLink: null, allowedOrigins: [], defaultLandingUrl: null, clicks: null, balance: null };
               // Pending: earned but still in the hold period (net of refunds), which the balance does not hold yet.
               const [{ clicks }, balance, earnings] = await Promise.all([

@@ -751,6 +751,8 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         cookieWindowDays: program.cookieWindowDays,
         holdDays: group.holdDays,
         defaultLandingUrl: program.defaultLandingUrl,
+        brandColor: program.brandColor,
+        logoUrl: program.logoUrl,
         allowedOrigins: program.allowedOrigins,
         applications: program.applications,
       };

@@ -79,10 +79,17 @@ export function htmlPage(file: string): (req: Req, res: Res) => void {
 /** An origin as a CSP source: scheme, host and port only (program settings store origins; anything else is left out). */
 const CSP_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(?::[0-9]{1,5})?$/;
 
-/** The embedded page's policy: the pages', except that the program's allowed origins may frame it ('none' without any). */
-export function embedPageCsp(allowedOrigins: readonly string[]): string {
+/**
+ * The embedded page's policy: the pages', except that the program's allowed origins may frame it ('none' without
+ * any), and its logo (an https URL of the program's settings) may be shown.
+ */
+export function embedPageCsp(allowedOrigins: readonly string[], logoUrl: string | null = null): string {
   const ancestors = allowedOrigins.filter((o) => CSP_ORIGIN.test(o));
-  return PAGE_CSP.replace("frame-ancestors 'none'", `frame-ancestors ${ancestors.length ? ancestors.join(" ") : "'none'"}`);
+  const logoOrigin = logoUrl ? new URL(logoUrl).origin : null;
+  return PAGE_CSP.replace("frame-ancestors 'none'", `frame-ancestors ${ancestors.length ? ancestors.join(" ") : "'none'"}`).replace(
+    "img-src 'self' data:",
+    `img-src 'self' data:${logoOrigin && CSP_ORIGIN.test(logoOrigin) ? ` ${logoOrigin}` : ""}`,
+  );
 }
 
 /**
@@ -102,7 +109,7 @@ function embedPage(): (req: Req, res: Res, next?: (err?: unknown) => void) => vo
       res.writeHead(200, {
         "Content-Type": "text/html; charset=utf-8",
         "Cache-Control": "no-store",
-        "Content-Security-Policy": embedPageCsp(program.allowedOrigins),
+        "Content-Security-Policy": embedPageCsp(program.allowedOrigins, program.logoUrl),
         "Referrer-Policy": "no-referrer",
       });
       res.end(body);

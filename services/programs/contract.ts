@@ -115,6 +115,9 @@ export interface ProgramSettings {
   /** The default partner group's hold days (rewards owns them: the one value commissions use). */
   holdDays: number;
   defaultLandingUrl: string | null;
+  /** The merchant's brand on the embedded referrals page: #rrggbb, an https logo, or null. */
+  brandColor: string | null;
+  logoUrl: string | null;
   allowedOrigins: string[];
   /** The public application form (docs/dashboard-api.md, "Applications"). */
   applications: ApplicationSettings;

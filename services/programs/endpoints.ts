@@ -109,6 +109,8 @@ const settingsExample = {
   cookieWindowDays: 90,
   holdDays: 30,
   defaultLandingUrl: "https://shop.example/pricing",
+  brandColor: "#6d28d9",
+  logoUrl: "https://shop.example/logo.svg",
   allowedOrigins: ["https://shop.example"],
   applications: applicationSettingsExample,
 };
@@ -143,7 +145,7 @@ const apiKeyExample = {
 };
 
 const SETTINGS_TEXT =
-  "Name, currency (fixed once the program has a sale or a commission), how many days the browser snippet keeps a referral click (cookieWindowDays), the hold days of the default partner group (the partners not moved to another group), where referral links lead (defaultLandingUrl; null: the first allowed origin), the origins whose pages may use the browser snippet (empty: any) and the public application form (applications: whether it is open, whether applications are approved at once and into which live partner group, the description, up to 5 questions and the terms to accept).";
+  "Name, currency (fixed once the program has a sale or a commission), how many days the browser snippet keeps a referral click (cookieWindowDays), the hold days of the default partner group (the partners not moved to another group), where referral links lead (defaultLandingUrl; null: the first allowed origin), your brand colour and logo on the embedded referrals page (brandColor, logoUrl), the origins whose pages may use the browser snippet (empty: any) and the public application form (applications: whether it is open, whether applications are approved at once and into which live partner group, the description, up to 5 questions and the terms to accept).";
 
 const figuresExample = { clicks: 12, leads: 4, sales: 2, revenueCents: 20000, commissions: 2, pendingCents: 2000, creditedCents: 1400, paidCents: 0, reversedCents: 600 };
 

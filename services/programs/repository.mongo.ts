@@ -100,6 +100,8 @@ const programSchema = requiredStringsMayBeEmpty(
     allowedOrigins: { type: [String], required: true, default: [] },
     cookieWindowDays: { type: Number, required: true, default: DEFAULT_COOKIE_WINDOW_DAYS },
     defaultLandingUrl: { type: String, default: null },
+    brandColor: { type: String, default: null },
+    logoUrl: { type: String, default: null },
     applications: {
       open: { type: Boolean, required: true, default: false },
       autoApprove: { type: Boolean, required: true, default: false },
@@ -314,6 +316,8 @@ const toProgram = (d: ProgramDoc): Program => ({
   // Programs stored before these settings existed: the SQL columns' defaults.
   cookieWindowDays: d.cookieWindowDays ?? DEFAULT_COOKIE_WINDOW_DAYS,
   defaultLandingUrl: d.defaultLandingUrl ?? null,
+  brandColor: d.brandColor ?? null,
+  logoUrl: d.logoUrl ?? null,
   applications: {
     open: d.applications?.open ?? DEFAULT_APPLICATION_SETTINGS.open,
     autoApprove: d.applications?.autoApprove ?? DEFAULT_APPLICATION_SETTINGS.autoApprove,

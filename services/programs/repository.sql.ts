@@ -196,6 +196,8 @@ const MIGRATIONS = [
      WHERE scopes = '{partners:read,commissions:read,payouts:read,rewards:read,sales:read,customers:read,coupons:read,webhooks:read,audit:read}';
    UPDATE api_keys SET scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write,fraud:write,audit:read}'
      WHERE scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write,audit:read}';`,
+  // The merchant's brand on the embedded referrals page (docs/embedded-referrals.md).
+  `ALTER TABLE programs ADD COLUMN brand_color TEXT, ADD COLUMN logo_url TEXT;`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -220,6 +222,8 @@ const SETTINGS_COLUMNS: Record<Exclude<keyof ProgramSettingsPatch, "applications
   holdDays: "hold_days",
   cookieWindowDays: "cookie_window_days",
   defaultLandingUrl: "default_landing_url",
+  brandColor: "brand_color",
+  logoUrl: "logo_url",
   allowedOrigins: "allowed_origins",
 };
 
@@ -250,6 +254,8 @@ interface ProgramRow {
   allowed_origins: string[];
   cookie_window_days: number;
   default_landing_url: string | null;
+  brand_color?: string | null;
+  logo_url?: string | null;
   processor_connection_status: string;
   processor_account_id: string | null;
   processor_charges_enabled: boolean;
@@ -355,6 +361,8 @@ const toProgram = (r: ProgramRow): Program => ({
   allowedOrigins: r.allowed_origins ?? [],
   cookieWindowDays: r.cookie_window_days,
   defaultLandingUrl: r.default_landing_url,
+  brandColor: r.brand_color ?? null,
+  logoUrl: r.logo_url ?? null,
   applications: {
     open: r.applications_open,
     autoApprove: r.applications_auto_approve,

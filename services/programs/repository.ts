@@ -40,6 +40,9 @@ export interface Program {
   cookieWindowDays: number;
   /** Where partners' referral links lead (the partner portal's link); null: the first allowed origin. */
   defaultLandingUrl: string | null;
+  /** The merchant's brand on the pages partners see (the embedded referrals page): a colour `#rrggbb` and an https logo, or null. */
+  brandColor: string | null;
+  logoUrl: string | null;
   /** The public application form (docs/dashboard-api.md, "Applications"). */
   applications: ApplicationSettings;
   /** Which fraud rules hold a conversion's commission for review, and their settings (docs/fraud.md). */
@@ -70,14 +73,14 @@ export const DEFAULT_APPLICATION_SETTINGS: ApplicationSettings = { open: false, 
 export const DEFAULT_COOKIE_WINDOW_DAYS = 90;
 
 /** A new program; the settings added later (cookie window, landing URL, applications) take their defaults when left out. */
-export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl" | "applications" | "fraudSettings"> &
+export type NewProgram = Omit<Program, "id" | "createdAt" | "processor" | "cookieWindowDays" | "defaultLandingUrl" | "brandColor" | "logoUrl" | "applications" | "fraudSettings"> &
   Partial<Pick<Program, "cookieWindowDays" | "defaultLandingUrl">>;
 
 /**
  * The settings a merchant changes (docs/dashboard-api.md, "Settings"); a field left out keeps its value, also each
  * field of `applications` and each rule of `fraudSettings` (so two changes of different fields never undo each other).
  */
-export type ProgramSettingsPatch = Partial<Pick<Program, "name" | "currency" | "holdDays" | "cookieWindowDays" | "defaultLandingUrl" | "allowedOrigins">> & {
+export type ProgramSettingsPatch = Partial<Pick<Program, "name" | "currency" | "holdDays" | "cookieWindowDays" | "defaultLandingUrl" | "brandColor" | "logoUrl" | "allowedOrigins">> & {
   applications?: Partial<ApplicationSettings>;
   fraudSettings?: Partial<FraudSettings>;
 };

@@ -142,6 +142,20 @@ export const UpdateSettingsInput = z.strictObject({
     .transform((origins) => [...new Set(origins)])
     .optional()
     .meta({ description: "Origins whose pages may send clicks and signups from the browser snippet; an empty list allows any.", example: ["https://shop.example"] }),
+  brandColor: z
+    .string()
+    .trim()
+    .regex(/^#[0-9a-fA-F]{6}$/, "must be a colour as #rrggbb")
+    .transform((c) => c.toLowerCase())
+    .nullable()
+    .optional()
+    .meta({ description: "Your brand's colour on the embedded referrals page (#rrggbb; darkened there if needed so its text stays readable); null: the page's own.", example: "#6d28d9" }),
+  logoUrl: LandingUrl.nullable()
+    .optional()
+    .meta({
+      description: "Your logo on the embedded referrals page (an absolute https image URL; http only for a page served over http); null: none.",
+      example: "https://shop.example/logo.svg",
+    }),
   applications: ApplicationSettingsPatch.optional().describe("The public application form: the fields given are set, the others kept."),
 });
 

@@ -3,7 +3,8 @@
  * a second local HTTP server (another origin: another port of 127.0.0.1), frames it with a fresh embed token and it
  * shows the user's referral link, QR code and figures (screenshots at 1366 and 390 px, and the page alone at 320 px:
  * labels, contrast, no sideways scrolling, the copy button by keyboard with its focus ring); a page of an origin the
- * program does not allow is refused by frame-ancestors; an expired token shows what to do.
+ * program does not allow is refused by frame-ancestors; an expired token shows what to do. The page wears the
+ * program's brand: its logo, and its colour darkened until white text on it stays readable.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,6 +17,10 @@ import { uniqueId } from "../support/tracking";
 /** The merchant's app: any path answers a page framing ?src= (the embed URL), as a merchant's template would. */
 async function startMerchantApp(): Promise<{ origin: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
+    if (req.url === "/logo.svg") {
+      res.writeHead(200, { "Content-Type": "image/svg+xml" });
+      return res.end('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="32"><rect width="120" height="32" fill="#ffd400"/></svg>');
+    }
     const src = new URL(req.url ?? "/", "http://127.0.0.1").searchParams.get("src") ?? "about:blank";
     const escaped = src.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
@@ -51,6 +56,8 @@ async function startFixture(): Promise<Fixture> {
 /** A program allowing the merchant app's origin, a key with embed:write, and a token for a new user. */
 async function embedFor(sys: TestSystem, allowedOrigin: string) {
   const program = await sys.bootstrap({ name: "Acme Tea", holdDays: 14, allowedOrigins: [allowedOrigin] });
+  // The merchant's brand: a light yellow (too light for white text: darkened on the page) and its logo.
+  await sys.admin("PATCH", `/programs/${program.programId}/settings`, { brandColor: "#FFD400", logoUrl: `${allowedOrigin}/logo.svg` });
   const key = (await sys.admin("POST", `/programs/${program.programId}/api-keys`, { scopes: ["embed:write"] })).apiKey as string;
   const id = uniqueId("user");
   const issue = async () => {
@@ -79,6 +86,11 @@ describeWithChromium("the embedded referrals page", () => {
     await frame.getByRole("img", { name: "QR code of your referral link" }).waitFor();
     await frame.getByText("You earn 20% of each sale").waitFor();
     await frame.getByText("Clicks on your link").waitFor();
+    // The logo is shown (the page's policy allows its origin) and the buttons wear the brand, darkened to stay readable.
+    expect(await frame.locator("img.embed-logo").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const button = await frame.getByRole("button", { name: "Copy link" }).evaluate((b) => getComputedStyle(b).backgroundColor);
+    expect(button).not.toBe("rgb(11, 87, 208)");
+    expect(button).toMatch(/^rgb\(\d+, \d+, 0\)$/);
     await saveScreenshot(page, "embed-in-app");
     await page.setViewportSize(WIDTHS.phone);
     await saveScreenshot(page, "embed-in-app");

@@ -46,6 +46,8 @@ describe("program settings", () => {
       cookieWindowDays: 90,
       holdDays: 30,
       defaultLandingUrl: null,
+      brandColor: null,
+      logoUrl: null,
       allowedOrigins: [],
       // The public application form (test/http/applications.test.ts): closed until the merchant opens it.
       applications: { open: false, autoApprove: false, autoApproveGroupId: null, description: "", questions: [], terms: "" },
@@ -58,6 +60,7 @@ describe("program settings", () => {
     ["cookie window", { cookieWindowDays: 45 }],
     ["hold days", { holdDays: 14 }],
     ["default landing URL", { defaultLandingUrl: "https://shop.example/pricing" }],
+    ["brand colour and logo", { brandColor: "#6d28d9", logoUrl: "https://shop.example/logo.svg" }],
     ["allowed origins", { allowedOrigins: ["https://shop.example", "http://localhost:8080"] }],
     ["application form", { applications: { open: true, autoApprove: false, autoApproveGroupId: null, description: "Apply!", questions: ["Where?"], terms: "Be nice." } }],
     ["currency (no sale yet)", { currency: "EUR" }],

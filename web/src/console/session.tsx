@@ -26,6 +26,9 @@ export interface ProgramSettings {
   cookieWindowDays: number;
   holdDays: number;
   defaultLandingUrl: string | null;
+  /** The brand on the embedded referrals page: #rrggbb and a logo URL, or null. */
+  brandColor: string | null;
+  logoUrl: string | null;
   allowedOrigins: string[];
   applications: ApplicationSettings;
 }

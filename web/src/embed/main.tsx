@@ -10,6 +10,7 @@
 import { render, type ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import QRCode from "qrcode";
+import { readableBrandColor } from "../../../shared/domain/brand-color";
 import { count, dateTime, money } from "../lib/format";
 import type { Balance, PortalMe, PortalProgram } from "../portal/types";
 
@@ -184,9 +185,14 @@ function Referrals({ data, onRefresh }: { data: Data; onRefresh: () => Promise<v
   const earned = balance ? balance.pendingCents + balance.creditedCents : stats.totals.commissionCents;
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
+  // The merchant's colour for links and buttons, darkened if white text on it would not be readable.
+  useEffect(() => {
+    if (program.brandColor) document.documentElement.style.setProperty("--accent", readableBrandColor(program.brandColor));
+  }, [program.brandColor]);
   return (
     <>
       <section aria-labelledby="embed-title">
+        {program.logoUrl && <img class="embed-logo" src={program.logoUrl} alt="" />}
         <h1 id="embed-title" ref={heading} tabIndex={-1} class="focus-target">
           Refer friends to {program.name}
         </h1>

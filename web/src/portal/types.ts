@@ -26,6 +26,9 @@ export interface PortalProgram {
   defaultLandingUrl?: string | null;
   /** The query parameter that carries the code ("ref"). */
   referralParam?: string;
+  /** The merchant's brand colour (#rrggbb) and logo (https), or null. */
+  brandColor?: string | null;
+  logoUrl?: string | null;
 }
 
 export interface PortalMe {

@@ -20,6 +20,8 @@ interface Draft {
   cookieWindowDays: string;
   holdDays: string;
   defaultLandingUrl: string;
+  brandColor: string;
+  logoUrl: string;
   allowedOrigins: string;
   applicationsOpen: boolean;
   autoApprove: boolean;
@@ -36,6 +38,8 @@ const draftOf = (s: ProgramSettings): Draft => ({
   cookieWindowDays: String(s.cookieWindowDays),
   holdDays: String(s.holdDays),
   defaultLandingUrl: s.defaultLandingUrl ?? "",
+  brandColor: s.brandColor ?? "",
+  logoUrl: s.logoUrl ?? "",
   allowedOrigins: s.allowedOrigins.join("\n"),
   applicationsOpen: s.applications.open,
   autoApprove: s.applications.autoApprove,
@@ -88,6 +92,8 @@ export function ProgramSettingsSection() {
       cookieWindowDays: Number(draft.cookieWindowDays),
       holdDays: Number(draft.holdDays),
       defaultLandingUrl: draft.defaultLandingUrl.trim() || null,
+      brandColor: draft.brandColor.trim() || null,
+      logoUrl: draft.logoUrl.trim() || null,
       allowedOrigins: originsOf(draft.allowedOrigins),
       applications: applicationsOf(draft),
     };
@@ -119,6 +125,8 @@ export function ProgramSettingsSection() {
           <dd>{settings.holdDays} days</dd>
           <dt>Default landing URL</dt>
           <dd class="terms">{settings.defaultLandingUrl ?? "None: referral links lead to the first allowed origin"}</dd>
+          <dt>Brand on the embedded referrals page</dt>
+          <dd class="terms">{settings.brandColor || settings.logoUrl ? [settings.brandColor, settings.logoUrl].filter(Boolean).join(", ") : "None: the page's own colours"}</dd>
           <dt>Allowed origins</dt>
           <dd class="terms">{settings.allowedOrigins.length ? settings.allowedOrigins.join(", ") : "Any (none listed)"}</dd>
           <dt>Applications</dt>
@@ -206,6 +214,26 @@ export function ProgramSettingsSection() {
             onInput={edit("defaultLandingUrl")}
             placeholder="https://shop.example/pricing"
             hint="Where partners' referral links lead. Leave empty for the first allowed origin."
+          />
+        </div>
+        <div class="fields">
+          <Field
+            label="Brand colour"
+            name="brandColor"
+            value={draft.brandColor}
+            onInput={edit("brandColor")}
+            placeholder="#6d28d9"
+            pattern="#[0-9a-fA-F]{6}"
+            hint="For the embedded referrals page in your app (#rrggbb; darkened there if white text on it would be hard to read). Empty: the page's own."
+          />
+          <Field
+            label="Logo URL"
+            name="logoUrl"
+            type="url"
+            value={draft.logoUrl}
+            onInput={edit("logoUrl")}
+            placeholder="https://shop.example/logo.svg"
+            hint="Shown on the embedded referrals page. Empty: none."
           />
         </div>
         <div class="field">
