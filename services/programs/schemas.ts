@@ -150,12 +150,10 @@ export const UpdateSettingsInput = z.strictObject({
     .nullable()
     .optional()
     .meta({ description: "Your brand's colour on the embedded referrals page (#rrggbb; darkened there if needed so its text stays readable); null: the page's own.", example: "#6d28d9" }),
-  logoUrl: LandingUrl.nullable()
-    .optional()
-    .meta({
-      description: "Your logo on the embedded referrals page (an absolute https image URL; http only for a page served over http); null: none.",
-      example: "https://shop.example/logo.svg",
-    }),
+  logoUrl: LandingUrl.nullable().optional().meta({
+    description: "Your logo on the embedded referrals page (an absolute https image URL; http only for a page served over http); null: none.",
+    example: "https://shop.example/logo.svg",
+  }),
   applications: ApplicationSettingsPatch.optional().describe("The public application form: the fields given are set, the others kept."),
 });
 
