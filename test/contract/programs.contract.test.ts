@@ -54,6 +54,8 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
         // Left out (the flat program): the defaults.
         cookieWindowDays: 90,
         defaultLandingUrl: null,
+        brandColor: null,
+        logoUrl: null,
         ...input,
         id: created.id,
         applications: DEFAULT_APPLICATION_SETTINGS,
@@ -152,6 +154,8 @@ describe.each(backends)("programs repository contract on %s", (_name, backend) =
         holdDays: 7,
         cookieWindowDays: 60,
         defaultLandingUrl: "https://shop.example/welcome",
+        brandColor: "#6d28d9",
+        logoUrl: "https://shop.example/logo.svg",
         allowedOrigins: ["https://a.example"],
       };
       const updated = await repo().updateProgramSettings(program.id, patch);
