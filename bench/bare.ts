@@ -247,7 +247,7 @@ async function main(): Promise<void> {
     const group = (memberOf !== null ? await rewards.getGroup(program.id, memberOf) : null) ?? fallback;
     const answer: PartnerRewards = {
       currency: program.currency,
-      group: { id: group.id, name: group.name, holdDays: group.holdDays, minPayoutCents: group.minPayoutCents, customerDiscount: group.customerDiscount },
+      group: { id: group.id, name: group.name, holdDays: group.holdDays, minPayoutCents: group.minPayoutCents, customerDiscount: group.customerDiscount, rewardAs: group.rewardAs },
       rewards: await rewards.listRewards(program.id, { groupId: group.id }),
     };
     partnerRewards.set(key, answer, partnerRewards.ticket());

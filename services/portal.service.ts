@@ -231,7 +231,10 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
       async handler(ctx: Context<Input<typeof S.ProgramInput>, PartnerMeta>) {
         const { programId } = ctx.params;
         const { partnerId } = await this.requireEnrollment(ctx, programId);
-        const { currency, group, rewards } = await call(ctx, "rewards.forPartner", { programId, partnerId });
+        const [{ currency, group, rewards }, profile] = await Promise.all([
+          call(ctx, "rewards.forPartner", { programId, partnerId }),
+          call(ctx, "programs.getPartnerProfile", { partnerId }),
+        ]);
         const recurringWords = (r: RecurringRule | null) =>
           !r || r.duration === "first" ? "" : r.duration === "lifetime" ? ", for as long as the customer pays" : `, for ${r.months} month${r.months === 1 ? "" : "s"}`;
         const words = rewards.map((r) => {
@@ -239,7 +242,16 @@ const PortalService: ServiceSchema<Record<string, never>, Methods, Vars> = {
           const tiers = r.tiers ? ", more as you sell more" : "";
           return `${rewardLineWords({ event: r.event, kind: r.kind, value: r.value, tier: null }, currency)}${r.event === "sale" ? recurringWords(r.recurring) : ""}${some}${tiers}`;
         });
-        return { programId, currency, holdDays: group.holdDays, rewards: [...new Set(words)] };
+        // How they are paid: cash by their payout method (only its name: the details are the profile's), or credit.
+        return {
+          programId,
+          currency,
+          holdDays: group.holdDays,
+          rewards: [...new Set(words)],
+          rewardAs: group.rewardAs,
+          payoutMethod: profile.payoutMethod,
+          minPayoutCents: group.minPayoutCents,
+        };
       },
     },
 

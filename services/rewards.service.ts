@@ -283,7 +283,7 @@ const RewardsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const { currency } = await getProgram(ctx, programId);
       return {
         currency,
-        group: { id: live.id, name: live.name, holdDays: live.holdDays, minPayoutCents: live.minPayoutCents, customerDiscount: live.customerDiscount },
+        group: { id: live.id, name: live.name, holdDays: live.holdDays, minPayoutCents: live.minPayoutCents, customerDiscount: live.customerDiscount, rewardAs: live.rewardAs },
         rewards: rewards.map(({ archivedAt: _a, createdAt: _c, updatedAt: _u, ...reward }) => reward),
       };
     },

@@ -69,6 +69,18 @@ export interface PortalContract {
   "portal.postbackDeliveries": { params: z.input<typeof S.PostbackDeliveriesInput>; result: NotificationsContract["notifications.listPartnerPostbackDeliveries"]["result"] };
   "portal.retryPostbackDelivery": { params: z.input<typeof S.RetryPostbackInput>; result: NotificationsContract["notifications.retryPartnerPostbackDelivery"]["result"] };
   /** What the partner earns in the program, in plain words (their group's live rewards), and how long commissions are held. */
-  "portal.rewards": { params: z.input<typeof S.ProgramInput>; result: { programId: number; currency: string; holdDays: number; rewards: string[] } };
+  "portal.rewards": {
+    params: z.input<typeof S.ProgramInput>;
+    result: {
+      programId: number;
+      currency: string;
+      holdDays: number;
+      rewards: string[];
+      /** Cash (by `payoutMethod`, the partner's choice, null until chosen) or credit in the merchant's app or Stripe balance. */
+      rewardAs: "cash" | "account_credit" | "stripe_balance";
+      payoutMethod: "paypal" | "bank" | "stripe" | null;
+      minPayoutCents: number;
+    };
+  };
   "portal.markNoticeRead": { params: z.input<typeof S.NoticeReadInput>; result: NotificationsContract["notifications.markPartnerNoticeRead"]["result"] };
 }

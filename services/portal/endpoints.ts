@@ -342,7 +342,19 @@ export const PORTAL = declareActions("portal", {
         "Your rewards in the program in plain words (those of your partner group, e.g. 20% of each sale, for 12 months), and holdDays: how many days a commission waits before it is credited (refunds in that time reduce it). 404 for a program you are not approved in.",
       example: { programId: 1 },
       errors: ["not_found"],
-      response: { description: "Your rewards.", example: { programId: 1, currency: "usd", holdDays: 30, rewards: ["20% of each sale, for 12 months", "$5.00 per new customer"] } },
+      response: {
+        description:
+          "Your rewards, and how you are paid: cash by your payout method (rewardAs cash; payoutMethod null until you choose one), or credit in the merchant's app (account_credit, stripe_balance).",
+        example: {
+          programId: 1,
+          currency: "usd",
+          holdDays: 30,
+          rewards: ["20% of each sale, for 12 months", "$5.00 per new customer"],
+          rewardAs: "cash",
+          payoutMethod: "paypal",
+          minPayoutCents: 5000,
+        },
+      },
     },
   },
   stripeOnboarding: {

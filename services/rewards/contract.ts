@@ -11,7 +11,7 @@ export type GroupWithRewards = Jsonified<PartnerGroup> & { members: number; memb
 export interface PartnerRewards {
   currency: string;
   /** `customerDiscount`: what the customers the partner refers get (docs/rewards.md, "The referred customer's discount"). */
-  group: { id: number; name: string; holdDays: number; minPayoutCents: number; customerDiscount: CustomerDiscount | null };
+  group: { id: number; name: string; holdDays: number; minPayoutCents: number; customerDiscount: CustomerDiscount | null; rewardAs: RewardForm };
   rewards: Reward[];
 }
 

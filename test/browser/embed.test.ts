@@ -86,6 +86,9 @@ describeWithChromium("the embedded referrals page", () => {
     await frame.getByRole("img", { name: "QR code of your referral link" }).waitFor();
     await frame.getByText("You earn 20% of each sale").waitFor();
     await frame.getByText("Clicks on your link").waitFor();
+    // Paid in cash, by a method the user has not chosen yet: where to choose it.
+    await frame.getByText("choose how (PayPal, bank transfer or Stripe) in the partner portal").waitFor();
+    await frame.getByRole("link", { name: "Open the partner portal" }).waitFor();
     // The logo is shown (the page's policy allows its origin) and the buttons wear the brand, darkened to stay readable.
     expect(await frame.locator("img.embed-logo").evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
     const button = await frame.getByRole("button", { name: "Copy link" }).evaluate((b) => getComputedStyle(b).backgroundColor);

@@ -198,10 +198,22 @@ test("the embedded page may be framed by the program's allowed origins only (fra
   expect(script.status).toBe(200);
 });
 
-test("the session's rewards in words: the group's live rewards and the hold period", async () => {
+test("the session's rewards in words, and how the user is paid: cash by their method (none chosen yet), or credit", async () => {
   const { body: issued } = await issue(embedKey1, user());
   const { body: s } = await exchange(issued.token);
   const res = await read(s.session, `/programs/${p1.programId}/rewards`);
   expect(res.status).toBe(200);
-  expect(res.body).toEqual({ programId: p1.programId, currency: "usd", holdDays: 0, rewards: ["20% of each sale, for as long as the customer pays"] });
+  expect(res.body).toEqual({
+    programId: p1.programId,
+    currency: "usd",
+    holdDays: 0,
+    rewards: ["20% of each sale, for as long as the customer pays"],
+    rewardAs: "cash",
+    payoutMethod: null,
+    minPayoutCents: 0,
+  });
+  // A group rewarding with account credit: the user is told so.
+  const credit = await sys.admin("POST", `/programs/${p1.programId}/groups`, { name: `Credit ${issued.partnerId}`, rewardAs: "account_credit" });
+  await sys.admin("PUT", `/programs/${p1.programId}/group-members`, { assignments: [{ partnerId: issued.partnerId, groupId: credit.id }] });
+  expect((await read(s.session, `/programs/${p1.programId}/rewards`)).body).toMatchObject({ rewardAs: "account_credit", rewards: [] });
 });

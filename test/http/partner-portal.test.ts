@@ -87,6 +87,8 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
       allowedOrigins: ["https://shop-one.example"],
       defaultLandingUrl: null,
       referralParam: "ref",
+      brandColor: null,
+      logoUrl: null,
       clicks: 3,
       // 20 % of 10 000 = 2000, a 3000 refund takes 600 back; pending (not credited yet), so the balance is 0.
       balance: { balanceCents: 0, pendingCents: 1400, heldForReviewCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 },
@@ -101,6 +103,8 @@ test("me: A sees P1 and P2 with codes, links, clicks and balances; B sees P1 onl
       allowedOrigins: [],
       defaultLandingUrl: null,
       referralParam: "ref",
+      brandColor: null,
+      logoUrl: null,
       clicks: 1,
       // 20 % of 5000 = 1000, minus 600 for a 3000 refund: 400 pending.
       balance: { balanceCents: 0, pendingCents: 400, heldForReviewCents: 0, creditedCents: 0, deductedCents: 0, paidCents: 0 },
@@ -226,6 +230,8 @@ test("a pending enrollment is listed with its status and nothing else, and its d
     allowedOrigins: [],
     defaultLandingUrl: null,
     referralParam: "ref",
+    brandColor: null,
+    logoUrl: null,
     clicks: null,
     balance: null,
   });

@@ -54,6 +54,19 @@ interface Rewards {
   currency: string;
   holdDays: number;
   rewards: string[];
+  rewardAs: "cash" | "account_credit" | "stripe_balance";
+  payoutMethod: "paypal" | "bank" | "stripe" | null;
+  minPayoutCents: number;
+}
+
+const METHOD_WORDS = { paypal: "PayPal", bank: "bank transfer", stripe: "Stripe" } as const;
+
+/** How the user gets what they earn, in words: credit in the app, or cash by the payout method they chose (or still have to). */
+function howPaid(r: Rewards): string {
+  const from = r.minPayoutCents > 0 ? ` once you have ${money(r.minPayoutCents, r.currency)} or more` : "";
+  if (r.rewardAs !== "cash") return `Your earnings are added as credit to your account${from}.`;
+  if (!r.payoutMethod) return `Your earnings are paid in cash${from}: choose how (PayPal, bank transfer or Stripe) in the partner portal, signing in with your email.`;
+  return `Your earnings are paid by ${METHOD_WORDS[r.payoutMethod]}${from}; change your payout details in the partner portal, signing in with your email.`;
 }
 interface Withdrawal {
   id: number;
@@ -218,6 +231,17 @@ function Referrals({ data, onRefresh }: { data: Data; onRefresh: () => Promise<v
       </section>
       <section aria-labelledby="payouts-title">
         <h2 id="payouts-title">Payouts</h2>
+        <p id="how-paid">
+          {howPaid(rewards)}
+          {rewards.rewardAs === "cash" && (
+            <>
+              {" "}
+              <a href="/portal" target="_blank" rel="noopener">
+                Open the partner portal
+              </a>
+            </>
+          )}
+        </p>
         {withdrawals.length ? (
           <ul class="rows">
             {withdrawals.map((w) => (
