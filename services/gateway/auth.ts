@@ -354,7 +354,11 @@ export const authMethods: { [K in keyof AuthMethods]: (this: Self, ...args: Para
     }
     if (req.headers.authorization !== undefined) return this.authenticateEmbeddedSession(ctx, req, action);
     if (!token) throw new UnauthorizedError(cookie !== undefined ? "Unknown partner session. Sign in to the partner portal again." : "Sign in to the partner portal first.");
-    ctx.meta.partner = await partnerSession(this, ctx, token);
+    const partner = await partnerSession(this, ctx, token);
+    // An embedded session is minted by a merchant's backend (its embed token): as a cookie it would reach the partner's
+    // profile and payout details, which are theirs across programs. It is a Bearer session, with its reads only.
+    if (partner.programId !== null) throw new UnauthorizedError("An embedded session is not a partner portal session. Sign in to the partner portal.");
+    ctx.meta.partner = partner;
     return null;
   },
 

@@ -150,9 +150,12 @@ test("the session reads its own program only: another program 404, the profile a
   expect(unknown.status).toBe(401);
   const apiKey = await read(p1.apiKey, "/me");
   expect([apiKey.status, apiKey.body.error.message]).toEqual([401, expect.stringContaining("not an API key")]);
-  // The embedded session is no cookie session: sent as the portal's cookie, it opens nothing else either (bound all the same).
-  const asCookie = await sys.http("GET", `/api/partner/programs/${p2.programId}/stats`, { headers: { Cookie: `svc_partner_session=${s1.session}` } });
-  expect(asCookie.status).toBe(404);
+  // The embedded session is no cookie session: a merchant's backend mints it, so as the portal's cookie it must not
+  // reach the partner's profile (payout details across programs) or anything else.
+  for (const path of ["/profile", `/programs/${p1.programId}/stats`, `/programs/${p2.programId}/stats`]) {
+    const asCookie = await sys.http("GET", `/api/partner${path}`, { headers: { Cookie: `svc_partner_session=${s1.session}` } });
+    expect({ path, status: asCookie.status }).toEqual({ path, status: 401 });
+  }
 });
 
 test("an unknown token is 401 embed_token_invalid with a message a person can act on", async () => {
