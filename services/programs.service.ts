@@ -415,7 +415,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           slice.forEach((e, j) => {
             const p = profiles[j];
             if (!p) return;
-            const { updatedAt: _updatedAt, ...details } = p;
+            const { updatedAt: _updatedAt, locale: _locale, ...details } = p;
             recipients.push({ ...toDto(details), status: e.status });
           });
         }

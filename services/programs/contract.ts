@@ -11,7 +11,7 @@ import type { FraudSettings } from "../../shared/domain/fraud-rules";
 import type { ApiKeyScope, ScopePreset } from "../../shared/domain/api-key-scopes";
 
 /** A partner as a payout run sees them (programs.payoutRecipients). */
-export type PayoutRecipient = Jsonified<Omit<PartnerProfile, "updatedAt">> & { status: Enrollment["status"] };
+export type PayoutRecipient = Jsonified<Omit<PartnerProfile, "updatedAt" | "locale">> & { status: Enrollment["status"] };
 
 /**
  * The programs service's actions as a caller sees them: params as the zod

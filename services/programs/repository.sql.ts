@@ -196,6 +196,8 @@ const MIGRATIONS = [
      WHERE scopes = '{partners:read,commissions:read,payouts:read,rewards:read,sales:read,customers:read,coupons:read,webhooks:read,audit:read}';
    UPDATE api_keys SET scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write,fraud:write,audit:read}'
      WHERE scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write,audit:read}';`,
+  // The partner's language (docs/partners.md, "Languages"): the portal's and their emails'; null follows the browser.
+  `ALTER TABLE partners ADD COLUMN locale TEXT CHECK (locale IN ('en', 'de', 'fr', 'es'));`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -315,6 +317,7 @@ interface PartnerProfileRow extends PartnerRow {
   bank_account_number: string | null;
   bank_routing_number: string | null;
   bank_swift: string | null;
+  locale: PartnerProfile["locale"];
   /** Null until the profile's first change. */
   updated_at: Date | null;
 }
@@ -400,6 +403,7 @@ const toPartnerProfile = (r: PartnerProfileRow): PartnerProfile => ({
     r.bank_account_holder === null
       ? null
       : { accountHolder: r.bank_account_holder, iban: r.bank_iban, accountNumber: r.bank_account_number, routingNumber: r.bank_routing_number, swift: r.bank_swift },
+  locale: r.locale ?? null,
   updatedAt: r.updated_at ?? r.created_at,
 });
 
@@ -700,7 +704,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
       const p = change(toPartnerProfile(before));
       const [row] = await q.query<PartnerProfileRow>(
         `UPDATE partners SET name = $2, country = $3, payout_method = $4, paypal_email = $5, bank_account_holder = $6, bank_iban = $7,
-           bank_account_number = $8, bank_routing_number = $9, bank_swift = $10, updated_at = $11
+           bank_account_number = $8, bank_routing_number = $9, bank_swift = $10, updated_at = $11, locale = $12
          WHERE id = $1 RETURNING *`,
         [
           partnerId,
@@ -714,6 +718,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
           p.bank?.routingNumber ?? null,
           p.bank?.swift ?? null,
           now,
+          p.locale,
         ],
       );
       return toPartnerProfile(row);
