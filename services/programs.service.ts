@@ -493,6 +493,16 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       },
     },
 
+    /** The partner's language, for the emails they get (the rest of the profile, bank details included, stays here). */
+    getPartnerLocale: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerIdInput>>) {
+        const profile = await this.repo.getPartnerProfile(ctx.params.partnerId);
+        if (!profile) throw new NotFoundError(`No partner ${ctx.params.partnerId}.`);
+        return { locale: profile.locale };
+      },
+    },
+
     /**
      * Sets the fields given and checks the resulting profile (partner-profile.ts) under the partner's lock, so two
      * concurrent changes cannot leave, say, PayPal payouts without a PayPal email. Error messages name fields, never

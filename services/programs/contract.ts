@@ -55,6 +55,8 @@ export interface ProgramsContract {
   "programs.enrolledPartnerIds": { params: z.input<typeof S.EnrolledPartnerIdsInput>; result: number[] };
   "programs.getEnrollment": { params: z.input<typeof S.EnrollmentInput>; result: Jsonified<Enrollment> };
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
+  /** The partner's language from their profile (null: none chosen; docs/partners.md, "Languages"); 404 for an unknown partner. */
+  "programs.getPartnerLocale": { params: z.input<typeof S.PartnerIdInput>; result: { locale: PartnerProfile["locale"] } };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
   "programs.enrollPartner": { params: z.input<typeof S.EnrollPartnerInput>; result: Jsonified<Enrollment> };
   /** The partner who signs in to the portal with this email: the oldest with an approved enrollment, or null. */

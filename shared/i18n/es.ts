@@ -119,7 +119,7 @@ export const es: Catalogue = {
   "email.summary.earned.one": "Ganado: {amount} ({count} comisión)",
   "email.summary.earned.other": "Ganado: {amount} ({count} comisiones)",
   "email.summary.reduced": "Descontado por reembolsos y contracargos: {amount}",
-  "email.summary.paidOut": "Pagado a usted: {amount}",
+  "email.summary.paidOut": "Importe que se le ha pagado: {amount}",
   "email.summary.balance": "Su saldo actual: {amount}.",
   "email.footer.why": "Recibe este correo como socio de {program}.",
   "email.footer.always": "Se refiere a su dinero o a su cuenta, por lo que no puede darse de baja.",
