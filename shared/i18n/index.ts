@@ -28,7 +28,11 @@ export const isLocale = (value: unknown): value is Locale => typeof value === "s
  * a placeholder without a param stays as written.
  */
 export function t(locale: Locale, key: MessageKey, params?: Record<string, string | number>): string {
-  const text = CATALOGUES[locale]?.[key] ?? en[key];
+  return fill(CATALOGUES[locale]?.[key] ?? en[key], params);
+}
+
+/** `text` with each `{name}` replaced by `params.name` (in one pass: a value's own braces are left alone). */
+export function fill(text: string, params?: Record<string, string | number>): string {
   if (!params) return text;
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole));
 }

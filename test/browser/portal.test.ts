@@ -339,6 +339,14 @@ describeWithChromium("partner portal page", () => {
     await signIn.getByRole("button", { name: "Recevoir un lien de connexion" }).waitFor();
     await signIn.getByLabel("E-mail", { exact: true }).waitFor();
     expect(await signIn.locator("html").getAttribute("lang")).toBe("fr");
+    // The application page too (its chrome; the merchant's own texts stay as written).
+    await f.sys.admin("PATCH", `/programs/${f.p2.programId}/settings`, { applications: { open: true } });
+    await signIn.goto(`${f.sys.baseUrl}/portal/apply?program=${f.p2.programId}`);
+    await signIn.getByRole("heading", { name: "Poser votre candidature" }).waitFor();
+    await signIn.getByText("Programme de partenariat", { exact: true }).waitFor();
+    await signIn.getByLabel("Comment allez-vous nous promouvoir ?").waitFor();
+    await signIn.getByRole("button", { name: "Envoyer ma candidature" }).waitFor();
+    expect(await signIn.title()).toBe("Candidater à Program Two");
     await french.close();
   });
 });
