@@ -313,6 +313,11 @@ describeWithChromium("partner portal page", () => {
     await page.getByRole("button", { name: "Abmelden" }).waitFor();
     await page.getByRole("button", { name: "Aktualisieren" }).waitFor();
     expect(await page.locator("html").getAttribute("lang")).toBe("de");
+    await page.getByRole("heading", { name: "Ihr Empfehlungslink" }).waitFor();
+    await page.getByRole("button", { name: "Link kopieren" }).waitFor();
+    await page.getByRole("heading", { name: "Provisionen" }).waitFor();
+    await checkAtBothWidths(page, "portal-de", () => page.getByRole("heading", { name: "Ihr Empfehlungslink" }).waitFor());
+    await page.setViewportSize(WIDTHS.desktop);
     await tabTo(page, profileLink);
     await page.keyboard.press("Enter");
     await checkAtBothWidths(page, "portal-profile-de", () => page.getByRole("heading", { name: "Ihr Profil" }).waitFor());
