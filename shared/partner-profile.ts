@@ -92,14 +92,10 @@ export const PartnerProfilePatchFields = {
     .optional()
     .meta({ description: "How you want to be paid: paypal (needs paypalEmail), bank (needs bank with an iban or an accountNumber) or stripe; null clears it.", example: "bank" }),
   paypalEmail: Email.nullable().optional().meta({ description: "The email of your PayPal account; required when payoutMethod is paypal.", example: "jane@example.com" }),
-  locale: z
-    .enum(LOCALES)
-    .nullable()
-    .optional()
-    .meta({
-      description: "The language of the partner portal and your emails: en, de, fr or es; null (the default) follows your browser's language, and English for emails.",
-      example: "de",
-    }),
+  locale: z.enum(LOCALES).nullable().optional().meta({
+    description: "The language of the partner portal and your emails: en, de, fr or es; null (the default) follows your browser's language, and English for emails.",
+    example: "de",
+  }),
   bank: BankDetailsInput.nullable()
     .optional()
     .meta({ description: "Your bank account, replaced as a whole (null removes it); accountHolder is required, and an iban or an accountNumber for bank payouts." }),
