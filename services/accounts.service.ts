@@ -11,7 +11,7 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { call, broadcastConfirmed } from "./bus";
 import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
 import { logFields } from "../shared/observability";
-import { t, type MessageKey } from "../shared/i18n";
+import { te, type EmailKey } from "../shared/i18n/email";
 import { INVITE_LINK_DEFAULT_MINUTES, MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, PARTNER_LINK_WINDOW_MS, partnerLinkThrottleKeys, signInUrl } from "./accounts/partner-sign-in";
 import { createAccountsRepository } from "./accounts/storage";
 import type { AccountsRepository, Invitation, User, Workspace } from "./accounts/repository";
@@ -503,7 +503,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         // (a sign-in link is never held back for its language).
         const chosen = await call(ctx, "programs.getPartnerLocale", { partnerId: partner.id }).catch(() => ({ locale: null }));
         const locale = chosen.locale ?? "en";
-        const say = (key: MessageKey, params?: Record<string, string | number>) => t(locale, key, params);
+        const say = (key: EmailKey, params?: Record<string, string | number>) => te(locale, key, params);
         await this.mailer.send({
           to: partner.email,
           subject: say("email.signIn.subject"),

@@ -5,7 +5,8 @@
  */
 import { currencyExponent, toMajorUnits } from "../../shared/domain/money";
 import type { PayoutMethod } from "../../shared/partner-profile";
-import { plural, t, type Locale, type MessageKey } from "../../shared/i18n";
+import { plural, type Locale } from "../../shared/i18n";
+import { te, type EmailKey } from "../../shared/i18n/email";
 
 export const PARTNER_EMAIL_KINDS = [
   "application_received",
@@ -178,17 +179,17 @@ interface Letter {
   link?: { label: string; url: string };
 }
 
-/** A text of the catalogue (shared/i18n) in one language. */
-type Say = (key: MessageKey, params?: Record<string, string | number>) => string;
+/** A text of the emails' catalogue (shared/i18n/email) in one language. */
+type Say = (key: EmailKey, params?: Record<string, string | number>) => string;
 const sayIn =
   (locale: Locale): Say =>
   (key, params) =>
-    t(locale, key, params);
+    te(locale, key, params);
 
-const METHOD_KEYS: Record<PayoutMethod, MessageKey> = { stripe: "email.method.stripe", paypal: "email.method.paypal", bank: "email.method.bank" };
+const METHOD_KEYS: Record<PayoutMethod, EmailKey> = { stripe: "email.method.stripe", paypal: "email.method.paypal", bank: "email.method.bank" };
 const methodWords = (say: Say, method: PayoutMethod | null) => say(method ? METHOD_KEYS[method] : "email.method.none");
 
-const CATEGORY_KEYS: Record<EmailCategory, MessageKey> = {
+const CATEGORY_KEYS: Record<EmailCategory, EmailKey> = {
   applications: "email.category.applications",
   commissions: "email.category.commissions",
   refunds: "email.category.refunds",
@@ -196,7 +197,7 @@ const CATEGORY_KEYS: Record<EmailCategory, MessageKey> = {
   summaries: "email.category.summaries",
 };
 /** What unsubscribing from a category stops, in words ("emails about payouts sent"). */
-export const categoryWords = (category: EmailCategory, locale: Locale = "en"): string => t(locale, CATEGORY_KEYS[category]);
+export const categoryWords = (category: EmailCategory, locale: Locale = "en"): string => te(locale, CATEGORY_KEYS[category]);
 /** The categories in English words (the unsubscribe page's). */
 export const CATEGORY_WORDS: Record<EmailCategory, string> = Object.fromEntries(EMAIL_CATEGORIES.map((c) => [c, categoryWords(c)])) as Record<EmailCategory, string>;
 
@@ -212,7 +213,7 @@ function totalsByCurrency(say: Say, lines: DigestLine[]): string {
 const CAUSE_KEYS = {
   by: { chargeback: "email.by.chargeback", void: "email.by.void", refund: "email.by.refund" },
   because: { chargeback: "email.because.chargeback", void: "email.because.void", refund: "email.because.refund" },
-} as const satisfies Record<string, Record<string, MessageKey>>;
+} as const satisfies Record<string, Record<string, EmailKey>>;
 
 function letterOf(facts: EmailFacts, a: EmailAddressing, say: Say, locale: Locale): Letter {
   const program = a.programName;

@@ -1,6 +1,6 @@
 /**
- * The partner-facing texts (docs/partners.md, "Languages"): the partner portal, the application page and partner
- * emails, in English (the source of the keys and the fallback), German, French and Spanish. One catalogue per
+ * The partner-facing texts (docs/partners.md, "Languages"): the partner portal and the application page (partner
+ * emails: ./email/, apart, so the web bundles do not carry them), in English (the source of the keys and the fallback), German, French and Spanish. One catalogue per
  * language (./en.ts, ./de.ts, ./fr.ts, ./es.ts); each non-English one is typed `Catalogue`, so tsc refuses a missing or
  * unknown key, and test/unit/i18n.test.ts checks every catalogue has the same `{placeholders}` per key. Imported by the
  * web pages (bundled) and by services: no Node, no DOM, nothing from services/.
@@ -50,4 +50,4 @@ export function supportedLocale(tags: ReadonlyArray<string | null | undefined>):
 export const chooseLocale = (setting: Locale | null | undefined, browser: ReadonlyArray<string> = []): Locale => setting ?? supportedLocale(browser) ?? "en";
 
 /** `one` for exactly 1, else `other` (enough for the counts partners see in en, de, fr and es, all at least 1). */
-export const plural = (n: number, one: MessageKey, other: MessageKey): MessageKey => (n === 1 ? one : other);
+export const plural = <K extends string>(n: number, one: K, other: K): K => (n === 1 ? one : other);

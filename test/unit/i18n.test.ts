@@ -2,18 +2,23 @@
  * The partner-facing catalogues (shared/i18n, docs/partners.md "Languages"): every language has exactly English's keys,
  * each text with the same {placeholders}, none empty; t() interpolates and falls back; the choice of language.
  */
-import { CATALOGUES, chooseLocale, LOCALES, supportedLocale, t, type MessageKey } from "../../shared/i18n";
+import { CATALOGUES, chooseLocale, LOCALES, supportedLocale, t } from "../../shared/i18n";
 import { en } from "../../shared/i18n/en";
+import { EMAIL_CATALOGUES, te } from "../../shared/i18n/email";
+import { en as emailEn } from "../../shared/i18n/email/en";
 import { renderPartnerEmail, SIGN_IN_LINK, type EmailFacts } from "../../services/notifications/partner-emails";
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe("i18n catalogues", () => {
-  test.each(LOCALES.filter((l) => l !== "en"))("%s has exactly English's keys, each with the same placeholders", (locale) => {
-    const catalogue: Record<string, string> = CATALOGUES[locale];
-    expect(Object.keys(catalogue).sort()).toEqual(Object.keys(en).sort());
-    for (const key of Object.keys(en) as MessageKey[]) {
-      expect({ key, placeholders: placeholders(catalogue[key]) }).toEqual({ key, placeholders: placeholders(en[key]) });
+  const sets = LOCALES.filter((l) => l !== "en").flatMap((locale) => [
+    ["pages", locale, CATALOGUES[locale], en],
+    ["emails", locale, EMAIL_CATALOGUES[locale], emailEn],
+  ]) as Array<[string, string, Record<string, string>, Record<string, string>]>;
+  test.each(sets)("%s, %s: exactly English's keys, each with the same placeholders", (_set, _locale, catalogue, english) => {
+    expect(Object.keys(catalogue).sort()).toEqual(Object.keys(english).sort());
+    for (const key of Object.keys(english)) {
+      expect({ key, placeholders: placeholders(catalogue[key]) }).toEqual({ key, placeholders: placeholders(english[key]) });
       expect({ key, empty: catalogue[key].trim() === "" }).toEqual({ key, empty: false });
     }
   });
@@ -24,10 +29,11 @@ describe("i18n catalogues", () => {
   });
 
   test("t interpolates {name}, leaves an unknown placeholder, and falls back to English", () => {
-    expect(t("en", "email.hello", { name: "Ada" })).toBe("Hello Ada,");
-    expect(t("de", "email.hello", { name: "Ada" })).toBe("Hallo Ada,");
-    expect(t("es", "email.received.subject", { program: "Acme" })).toBe("Hemos recibido su solicitud para Acme");
-    expect(t("fr", "email.hello")).toBe("Bonjour {name},");
+    expect(te("en", "email.hello", { name: "Ada" })).toBe("Hello Ada,");
+    expect(te("de", "email.hello", { name: "Ada {program}" })).toBe("Hallo Ada {program},");
+    expect(te("es", "email.received.subject", { program: "Acme" })).toBe("Hemos recibido su solicitud para Acme");
+    expect(te("fr", "email.hello")).toBe("Bonjour {name},");
+    expect(t("de", "portal.updated", { time: "10:00" })).toBe("Aktualisiert um 10:00");
     expect(t("xx" as never, "signIn.title")).toBe("Sign in");
   });
 
@@ -67,7 +73,7 @@ describe("partner emails in every language", () => {
       const mail = renderPartnerEmail(f, { partnerName: "Ada", programName: "Acme", portalUrl: "https://x.example/portal", unsubscribeUrl: "https://x.example/u", locale });
       expect({ kind: f.kind, left: `${mail.subject}${mail.text}${mail.html}`.replaceAll(SIGN_IN_LINK, "").match(/\{\w+\}/g) }).toEqual({ kind: f.kind, left: null });
       expect(mail.html).toContain(`<html lang="${locale}">`);
-      expect(mail.text.startsWith(t(locale, "email.hello", { name: "Ada" }))).toBe(true);
+      expect(mail.text.startsWith(te(locale, "email.hello", { name: "Ada" }))).toBe(true);
     }
   });
   test("the subject in the partner's language", () => {

@@ -13,7 +13,7 @@ type View = { kind: "loading" } | { kind: "unknown" } | { kind: "failed"; messag
 
 /** A token the API does not know (404), or that cannot be one (400). */
 /** The category in the page's language ("emails about new commissions"). */
-const wordsOf = (s: Subscription): string => t(`email.category.${s.category}`);
+const wordsOf = (s: Subscription): string => t(`unsub.category.${s.category}`);
 
 const isUnknown = (e: unknown): boolean => e instanceof ApiError && (e.status === 404 || e.status === 400);
 
