@@ -11,6 +11,7 @@ import { storageMixin, type StorageVars } from "../shared/service-storage";
 import { call, broadcastConfirmed } from "./bus";
 import { mailerFromEnv, publicUrlFromEnv, type Mailer } from "../shared/mailer";
 import { logFields } from "../shared/observability";
+import { te, type EmailKey } from "../shared/i18n/email";
 import { INVITE_LINK_DEFAULT_MINUTES, MAGIC_LINK_TTL_MS, PARTNER_LINK_THROTTLE_RULES, PARTNER_LINK_WINDOW_MS, partnerLinkThrottleKeys, signInUrl } from "./accounts/partner-sign-in";
 import { createAccountsRepository } from "./accounts/storage";
 import type { AccountsRepository, Invitation, User, Workspace } from "./accounts/repository";
@@ -68,7 +69,7 @@ type Vars = StorageVars<AccountsRepository> & {
 };
 type EmbedUser = Input<typeof S.CreateEmbedTokenInput>;
 type Methods = {
-  issuePartnerLink(partner: { id: number; name: string; email: string | null }, ttlMs: number, send: boolean): Promise<{ url: string; expiresAt: Date; sent: boolean }>;
+  issuePartnerLink(ctx: Context, partner: { id: number; name: string; email: string | null }, ttlMs: number, send: boolean): Promise<{ url: string; expiresAt: Date; sent: boolean }>;
   requireWorkspace(workspaceId: number): Promise<Workspace>;
   membershipChanged(workspaceId: number, userId: number): Promise<void>;
   embedPartner(ctx: Context, user: EmbedUser): Promise<{ partnerId: number; enrolled: boolean }>;
@@ -388,7 +389,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         }
         const partner = await call(ctx, "programs.findPartnerForSignIn", { email });
         if (partner) {
-          this.issuePartnerLink(partner, MAGIC_LINK_TTL_MS, true).catch((err: unknown) =>
+          this.issuePartnerLink(ctx, partner, MAGIC_LINK_TTL_MS, true).catch((err: unknown) =>
             this.logger.error("partner sign-in link not sent", logFields({ partnerId: partner.id, error: err instanceof Error ? err.message : String(err) })),
           );
         }
@@ -403,7 +404,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const { partner, enrollments } = await call(ctx, "programs.getPartnerEnrollments", { partnerId });
         if (!enrollments.some((e) => e.status === "approved")) throw new NotFoundError(`Partner ${partnerId} has no approved enrollment: approve one before inviting them.`);
         if (send && !partner.email) throw new NotFoundError(`Partner ${partnerId} has no email to send the link to.`);
-        const link = await this.issuePartnerLink(partner, (expiresInMinutes ?? INVITE_LINK_DEFAULT_MINUTES) * 60_000, send);
+        const link = await this.issuePartnerLink(ctx, partner, (expiresInMinutes ?? INVITE_LINK_DEFAULT_MINUTES) * 60_000, send);
         return { partnerId, url: link.url, expiresAt: link.expiresAt.toISOString(), sent: link.sent };
       },
     },
@@ -599,7 +600,7 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
     },
 
     /** Stores a new link (its token only hashed) and, with `send`, mails it; the URL is returned for operators. */
-    async issuePartnerLink(partner, ttlMs, send) {
+    async issuePartnerLink(ctx, partner, ttlMs, send) {
       const token = randomToken(32);
       const now = new Date();
       const expiresAt = new Date(now.getTime() + ttlMs);
@@ -607,10 +608,15 @@ const AccountsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
       const url = signInUrl(this.publicUrl, token);
       if (send && partner.email) {
         const minutes = Math.round(ttlMs / 60_000);
+        // In the partner's language (docs/partners.md, "Languages"); English when they chose none, or it cannot be read
+        // (a sign-in link is never held back for its language).
+        const chosen = await call(ctx, "programs.getPartnerLocale", { partnerId: partner.id }).catch(() => ({ locale: null }));
+        const locale = chosen.locale ?? "en";
+        const say = (key: EmailKey, params?: Record<string, string | number>) => te(locale, key, params);
         await this.mailer.send({
           to: partner.email,
-          subject: "Your sign-in link to the partner portal",
-          text: `Hello ${partner.name},\n\nOpen this link to sign in to the partner portal:\n\n${url}\n\nIt works once, within ${minutes} minutes. If you did not ask for it, ignore this mail.\n`,
+          subject: say("email.signIn.subject"),
+          text: `${say("email.hello", { name: partner.name })}\n\n${say("email.signIn.open")}\n\n${url}\n\n${say("email.signIn.once", { minutes })}\n`,
         });
       }
       return { url, expiresAt, sent: send && partner.email !== null };

@@ -37,6 +37,7 @@ import { WebhookWorker, type WebhookWorkerOptions } from "./notifications/webhoo
 import { PartnerEmailWorker } from "./notifications/partner-email-worker";
 import { PollingLoop } from "../shared/polling-loop";
 import type { Mail } from "../shared/mailer";
+import type { Locale } from "../shared/i18n";
 import {
   CATEGORY_WORDS,
   categoryOf,
@@ -106,6 +107,8 @@ type EmailKey = Pick<NewPartnerEmail, "dedupeKey" | "producer" | "eventId" | "pr
 interface Addressee {
   partnerName: string;
   recipient: string | null;
+  /** The partner's language (their profile's), null: English. */
+  locale: Locale | null;
   programName: string;
   replyTo: string | null;
   unsubscribed: boolean;
@@ -828,15 +831,16 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
 
     /** The partner's name and address, the program's name and reply-to, and whether the address left the email's category. */
     async addresseeOf(ctx: Pick<Context, "call">, key: PartnerKey, facts: EmailFacts): Promise<Addressee> {
-      const [partner, program, settings] = await Promise.all([
+      const [partner, { locale }, program, settings] = await Promise.all([
         call(ctx, "programs.getPartner", { partnerId: key.partnerId }),
+        call(ctx, "programs.getPartnerLocale", { partnerId: key.partnerId }),
         this.programOf(ctx as Context, key.programId),
         this.repo.getPartnerEmailSettings(key.programId),
       ]);
       const recipient = partner.email ?? null;
       const category = categoryOf(facts.kind);
       const unsubscribed = recipient !== null && category !== null && (await this.repo.isUnsubscribed({ programId: key.programId, recipient, category }));
-      return { partnerName: partner.name, recipient, programName: program.name, replyTo: settings.replyTo, unsubscribed };
+      return { partnerName: partner.name, recipient, locale, programName: program.name, replyTo: settings.replyTo, unsubscribed };
     },
 
     /**
@@ -849,6 +853,7 @@ const NotificationsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> =
       const content = renderPartnerEmail(facts, {
         partnerName: to.partnerName,
         programName: to.programName,
+        locale: to.locale,
         portalUrl: `${this.publicUrl}/portal`,
         unsubscribeUrl: token ? `${this.publicUrl}/portal/unsubscribe?token=${token}` : null,
       });

@@ -415,7 +415,7 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
           slice.forEach((e, j) => {
             const p = profiles[j];
             if (!p) return;
-            const { updatedAt: _updatedAt, ...details } = p;
+            const { updatedAt: _updatedAt, locale: _locale, ...details } = p;
             recipients.push({ ...toDto(details), status: e.status });
           });
         }
@@ -502,6 +502,16 @@ const ProgramsService: ServiceSchema<ServiceSettingSchema, Methods, Vars> = {
         const profile = await this.repo.getPartnerProfile(ctx.params.partnerId);
         if (!profile) throw new NotFoundError(`No partner ${ctx.params.partnerId}.`);
         return toDto(profile);
+      },
+    },
+
+    /** The partner's language, for the emails they get (the rest of the profile, bank details included, stays here). */
+    getPartnerLocale: {
+      idempotent: true,
+      async handler(ctx: Context<Input<typeof S.PartnerIdInput>>) {
+        const profile = await this.repo.getPartnerProfile(ctx.params.partnerId);
+        if (!profile) throw new NotFoundError(`No partner ${ctx.params.partnerId}.`);
+        return { locale: profile.locale };
       },
     },
 

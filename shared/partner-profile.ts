@@ -15,6 +15,7 @@ import { oneLine } from "./validation";
 import { isCountryCode } from "./domain/countries";
 import { isValidIban, normalizeIban } from "./domain/iban";
 import { Email } from "./values";
+import { LOCALES } from "./i18n";
 
 /** How the partner wants to be paid. Stripe's onboarding (a connected account) belongs to the payouts work: it can be chosen, nothing more yet. */
 export const PAYOUT_METHODS = ["paypal", "bank", "stripe"] as const;
@@ -91,6 +92,10 @@ export const PartnerProfilePatchFields = {
     .optional()
     .meta({ description: "How you want to be paid: paypal (needs paypalEmail), bank (needs bank with an iban or an accountNumber) or stripe; null clears it.", example: "bank" }),
   paypalEmail: Email.nullable().optional().meta({ description: "The email of your PayPal account; required when payoutMethod is paypal.", example: "jane@example.com" }),
+  locale: z.enum(LOCALES).nullable().optional().meta({
+    description: "The language of the partner portal and your emails: en, de, fr or es; null (the default) follows your browser's language, and English for emails.",
+    example: "de",
+  }),
   bank: BankDetailsInput.nullable()
     .optional()
     .meta({ description: "Your bank account, replaced as a whole (null removes it); accountHolder is required, and an iban or an accountNumber for bank payouts." }),

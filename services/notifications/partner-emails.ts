@@ -5,6 +5,8 @@
  */
 import { currencyExponent, toMajorUnits } from "../../shared/domain/money";
 import type { PayoutMethod } from "../../shared/partner-profile";
+import { plural, type Locale } from "../../shared/i18n";
+import { te, type EmailKey } from "../../shared/i18n/email";
 
 export const PARTNER_EMAIL_KINDS = [
   "application_received",
@@ -40,14 +42,6 @@ const CATEGORY_OF: Record<PartnerEmailKind, EmailCategory | null> = {
 };
 /** The category of a kind; null: it cannot be unsubscribed. */
 export const categoryOf = (kind: PartnerEmailKind): EmailCategory | null => CATEGORY_OF[kind];
-
-export const CATEGORY_WORDS: Record<EmailCategory, string> = {
-  applications: "emails about your application",
-  commissions: "emails about new commissions",
-  refunds: "emails about commissions reduced by refunds and chargebacks",
-  payouts: "emails about payouts sent",
-  summaries: "monthly summaries",
-};
 
 /** How often a program's partners hear of new commissions: each one, a daily or weekly digest, or never. */
 export const COMMISSION_EMAIL_FREQUENCIES = ["each", "daily", "weekly", "off"] as const;
@@ -162,13 +156,15 @@ export type EmailFacts =
   | { kind: "partner_banned"; reason: string }
   | { kind: "monthly_summary"; month: string; figures: MonthFigures[]; balance: { balanceCents: number; currency: string } | null };
 
-/** Who it is to and from, and where its links point. */
+/** Who it is to and from, where its links point, and the language it is written in. */
 export interface EmailAddressing {
   partnerName: string;
   programName: string;
   portalUrl: string;
   /** The one-click unsubscribe page of this email's category; null for emails that cannot be unsubscribed. */
   unsubscribeUrl: string | null;
+  /** The partner's language (their profile's setting); English when they chose none (docs/partners.md, "Languages"). */
+  locale?: Locale | null;
 }
 
 export interface EmailContent {
@@ -186,89 +182,102 @@ interface Letter {
   link?: { label: string; url: string };
 }
 
-const METHOD_WORDS: Record<PayoutMethod | "account_credit" | "stripe_balance", string> = {
-  account_credit: "as credit on your account",
-  stripe_balance: "as credit on your account",
-  stripe: "by Stripe, to your connected Stripe account",
-  paypal: "by PayPal, to your PayPal email",
-  bank: "by bank transfer, to your bank account",
+/** A text of the emails' catalogue (shared/i18n/email) in one language. */
+type Say = (key: EmailKey, params?: Record<string, string | number>) => string;
+const sayIn =
+  (locale: Locale): Say =>
+  (key, params) =>
+    te(locale, key, params);
+
+const METHOD_KEYS: Record<PayoutMethod, EmailKey> = { stripe: "email.method.stripe", paypal: "email.method.paypal", bank: "email.method.bank" };
+/** A credit payout (account_credit, stripe_balance) sends no email: the merchant's app tells its user. */
+const methodWords = (say: Say, method: PayoutFacts["method"]) => say(method && method in METHOD_KEYS ? METHOD_KEYS[method as PayoutMethod] : "email.method.none");
+
+const CATEGORY_KEYS: Record<EmailCategory, EmailKey> = {
+  applications: "email.category.applications",
+  commissions: "email.category.commissions",
+  refunds: "email.category.refunds",
+  payouts: "email.category.payouts",
+  summaries: "email.category.summaries",
 };
-const methodWords = (method: PayoutMethod | "account_credit" | "stripe_balance" | null) =>
-  method ? METHOD_WORDS[method] : "by the merchant directly (not through Stripe, PayPal or a bank file)";
+/** What unsubscribing from a category stops, in words ("emails about payouts sent"). */
+export const categoryWords = (category: EmailCategory, locale: Locale = "en"): string => te(locale, CATEGORY_KEYS[category]);
+/** The categories in English words (the unsubscribe page's). */
+export const CATEGORY_WORDS: Record<EmailCategory, string> = Object.fromEntries(EMAIL_CATEGORIES.map((c) => [c, categoryWords(c)])) as Record<EmailCategory, string>;
 
 /** A header never spans lines, whatever a name holds. */
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, " ").trim();
 
-const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-function totalsByCurrency(lines: DigestLine[]): string {
+function totalsByCurrency(say: Say, lines: DigestLine[]): string {
   const totals = new Map<string, number>();
   for (const l of lines) totals.set(l.currency, (totals.get(l.currency) ?? 0) + l.amountCents);
-  return [...totals].map(([currency, cents]) => moneyWords(cents, currency)).join(" and ");
+  return [...totals].map(([currency, cents]) => moneyWords(cents, currency)).join(` ${say("email.and")} `);
 }
 
-function letterOf(facts: EmailFacts, a: EmailAddressing): Letter {
+const CAUSE_KEYS = {
+  by: { chargeback: "email.by.chargeback", void: "email.by.void", refund: "email.by.refund" },
+  because: { chargeback: "email.because.chargeback", void: "email.because.void", refund: "email.because.refund" },
+} as const satisfies Record<string, Record<string, EmailKey>>;
+
+function letterOf(facts: EmailFacts, a: EmailAddressing, say: Say, locale: Locale): Letter {
   const program = a.programName;
-  const portal = { label: "Open the partner portal", url: a.portalUrl };
+  const portal = { label: say("email.openPortal"), url: a.portalUrl };
   switch (facts.kind) {
     case "application_received":
       return {
-        subject: `We received your application to ${program}`,
-        paragraphs: [
-          `Thank you for applying to the ${program} partner program. The merchant will review your application; you will get an email when they decide.`,
-          "If you did not apply, ignore this email.",
-        ],
+        subject: say("email.received.subject", { program }),
+        paragraphs: [say("email.received.body", { program }), say("email.received.ignore")],
       };
     case "application_approved":
       return {
-        subject: `Your application to ${program} is approved`,
-        paragraphs: [
-          `Welcome to the ${program} partner program: your application is approved.`,
-          "Open this link to sign in to the partner portal, where your referral link is. It works once, within 24 hours; later, ask the portal for a new sign-in link with this email address.",
-        ],
-        link: { label: "Sign in to the partner portal", url: SIGN_IN_LINK },
+        subject: say("email.approved.subject", { program }),
+        paragraphs: [say("email.approved.body", { program }), say("email.approved.signIn")],
+        link: { label: say("email.approved.link"), url: SIGN_IN_LINK },
       };
     case "partner_banned":
       return {
-        subject: `You are no longer a partner of ${program}`,
-        paragraphs: [
-          `The ${program} team ended your participation in their partner program: your referral links no longer earn commissions, and commissions not yet credited to your balance were voided.`,
-          `Their reason: ${facts.reason}`,
-          "What was already credited to your balance stays yours. Reply to this email to reach the team.",
-        ],
+        subject: say("email.banned.subject", { program }),
+        paragraphs: [say("email.banned.body", { program }), say("email.banned.reason", { reason: facts.reason }), say("email.banned.after")],
       };
     case "application_declined":
       return {
-        subject: `Your application to ${program}`,
-        paragraphs: [
-          `Thank you for your interest in the ${program} partner program. Your application was not accepted.`,
-          ...(facts.declineMessage ? [`A message from the ${program} team: ${facts.declineMessage}`] : []),
-        ],
+        subject: say("email.declined.subject", { program }),
+        paragraphs: [say("email.declined.body", { program }), ...(facts.declineMessage ? [say("email.declined.message", { program, message: facts.declineMessage })] : [])],
       };
     case "commission_digest": {
       const n = facts.lines.length;
-      const when = facts.frequency === "daily" ? " today" : facts.frequency === "weekly" ? " this week" : "";
+      const when = facts.frequency === "daily" ? say("email.digest.when.daily") : facts.frequency === "weekly" ? say("email.digest.when.weekly") : "";
       return {
-        subject: `You earned ${count(n, "new commission", "new commissions")} from ${program}`,
-        paragraphs: [`You earned ${count(n, "new commission", "new commissions")}${when} in the ${program} partner program, ${totalsByCurrency(facts.lines)} in all:`],
-        list: facts.lines.map((l) => `${moneyWords(l.amountCents, l.currency)} for sale ${l.transactionId} (commission ${l.commissionId})`),
-        after: ["New commissions are pending until the merchant's approval period ends; then they count in your balance for the next payout."],
+        subject: say(plural(n, "email.digest.subject.one", "email.digest.subject.other"), { count: n, program }),
+        paragraphs: [say(plural(n, "email.digest.body.one", "email.digest.body.other"), { count: n, when, program, total: totalsByCurrency(say, facts.lines) })],
+        list: facts.lines.map((l) => say("email.digest.line", { amount: moneyWords(l.amountCents, l.currency), transactionId: l.transactionId, commissionId: l.commissionId })),
+        after: [say("email.digest.after")],
         link: portal,
       };
     }
     case "commission_reduced":
     case "commission_reversed": {
       const r = facts.refund;
-      const cause = r.reasonCode === "chargeback" ? "a chargeback" : r.reasonCode === "void" ? "the merchant" : "a refund";
+      const cause = r.reasonCode === "chargeback" ? "chargeback" : r.reasonCode === "void" ? "void" : "refund";
       const reason = r.reason && r.reason !== r.reasonCode ? ` (${r.reason})` : "";
       const deduction = moneyWords(r.deductionCents ?? 0, r.currency);
+      const by = say(CAUSE_KEYS.by[cause]);
+      const reversed = facts.kind === "commission_reversed";
       return {
-        subject: facts.kind === "commission_reversed" ? `A commission from ${program} was reversed by ${cause}` : `A commission from ${program} was reduced by ${cause}`,
+        subject: say(reversed ? "email.reversed.subject" : "email.reduced.subject", { program, cause: by }),
         paragraphs: [
-          facts.kind === "commission_reversed"
-            ? `Your commission for sale ${r.transactionId} in the ${program} partner program was reversed by ${cause}${reason}: ${deduction} taken back, nothing is left of it.`
-            : `Your commission for sale ${r.transactionId} in the ${program} partner program was reduced by ${deduction} because of ${cause}${reason}. It is now ${moneyWords(r.netCents, r.currency)} of the ${moneyWords(r.amountCents, r.currency)} earned.`,
-          "Your balance in the partner portal shows the change.",
+          reversed
+            ? say("email.reversed.body", { transactionId: r.transactionId, program, cause: by, reason, deduction })
+            : say("email.reduced.body", {
+                transactionId: r.transactionId,
+                program,
+                deduction,
+                cause: say(CAUSE_KEYS.because[cause]),
+                reason,
+                net: moneyWords(r.netCents, r.currency),
+                amount: moneyWords(r.amountCents, r.currency),
+              }),
+          say("email.refund.after"),
         ],
         link: portal,
       };
@@ -276,14 +285,11 @@ function letterOf(facts: EmailFacts, a: EmailAddressing): Letter {
     case "payout_paid": {
       const p = facts.payout;
       const amount = moneyWords(p.amountCents, p.currency);
-      const transfer = p.transferId ? ` (Stripe transfer ${p.transferId})` : "";
+      const transfer = p.transferId ? ` (${say("email.paid.transfer", { id: p.transferId })})` : "";
       return {
-        subject: `Your payout of ${amount} from ${program} was sent`,
-        paragraphs: [
-          `Your payout of ${amount} from the ${program} partner program was sent ${methodWords(p.method)}${transfer}.`,
-          "The payouts, the commissions each one paid and a statement are in the partner portal.",
-        ],
-        after: [`Reference: payout-${p.withdrawalId}`],
+        subject: say("email.paid.subject", { amount, program }),
+        paragraphs: [say("email.paid.body", { amount, program, method: methodWords(say, p.method), transfer }), say("email.paid.after")],
+        after: [say("email.payout.reference", { id: p.withdrawalId })],
         link: portal,
       };
     }
@@ -291,28 +297,28 @@ function letterOf(facts: EmailFacts, a: EmailAddressing): Letter {
       const p = facts.payout;
       const amount = moneyWords(p.amountCents, p.currency);
       return {
-        subject: `Your payout of ${amount} from ${program} ${p.wasPaid ? "was returned" : "could not be paid"}`,
+        subject: say(p.wasPaid ? "email.failed.subject.returned" : "email.failed.subject.unpaid", { amount, program }),
         paragraphs: [
-          `Your payout of ${amount} from the ${program} partner program (${methodWords(p.method)}) ${p.wasPaid ? "was returned after it was sent" : "could not be paid"}.`,
-          `Reason: ${p.failureReason ?? "not given"} (${p.failureCode ?? "unknown"})`,
-          "The amount is back in your balance, for the next payout run. If the reason is about your payout details, check them in the partner portal (Profile) before then.",
+          say(p.wasPaid ? "email.failed.body.returned" : "email.failed.body.unpaid", { amount, program, method: methodWords(say, p.method) }),
+          say("email.failed.reason", { reason: p.failureReason ?? say("email.failed.reason.none"), code: p.failureCode ?? say("email.failed.code.none") }),
+          say("email.failed.after"),
         ],
-        after: [`Reference: payout-${p.withdrawalId}`],
+        after: [say("email.payout.reference", { id: p.withdrawalId })],
         link: portal,
       };
     }
     case "monthly_summary": {
-      const month = new Date(`${facts.month}-01T00:00:00Z`).toLocaleString("en", { month: "long", year: "numeric", timeZone: "UTC" });
+      const month = new Date(`${facts.month}-01T00:00:00Z`).toLocaleString(locale, { month: "long", year: "numeric", timeZone: "UTC" });
       const list = facts.figures.flatMap((f) => [
-        `Earned: ${moneyWords(f.earnedCents, f.currency)} (${count(f.earnedCount, "commission", "commissions")})`,
-        ...(f.reducedCents > 0 ? [`Taken back by refunds and chargebacks: ${moneyWords(f.reducedCents, f.currency)}`] : []),
-        ...(f.paidOutCents > 0 ? [`Paid out to you: ${moneyWords(f.paidOutCents, f.currency)}`] : []),
+        say(plural(f.earnedCount, "email.summary.earned.one", "email.summary.earned.other"), { amount: moneyWords(f.earnedCents, f.currency), count: f.earnedCount }),
+        ...(f.reducedCents > 0 ? [say("email.summary.reduced", { amount: moneyWords(f.reducedCents, f.currency) })] : []),
+        ...(f.paidOutCents > 0 ? [say("email.summary.paidOut", { amount: moneyWords(f.paidOutCents, f.currency) })] : []),
       ]);
       return {
-        subject: `Your ${month} with ${program}`,
-        paragraphs: [`Your ${month} in the ${program} partner program:`],
+        subject: say("email.summary.subject", { month, program }),
+        paragraphs: [say("email.summary.body", { month, program })],
         list,
-        after: facts.balance ? [`Your balance now: ${moneyWords(facts.balance.balanceCents, facts.balance.currency)}.`] : [],
+        after: facts.balance ? [say("email.summary.balance", { amount: moneyWords(facts.balance.balanceCents, facts.balance.currency) })] : [],
         link: portal,
       };
     }
@@ -321,19 +327,22 @@ function letterOf(facts: EmailFacts, a: EmailAddressing): Letter {
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
-function footerOf(facts: EmailFacts, a: EmailAddressing): string {
+function footerOf(facts: EmailFacts, a: EmailAddressing, say: Say): string {
   const category = categoryOf(facts.kind);
-  const why = `You get this email as a partner of ${a.programName}.`;
-  if (!category || !a.unsubscribeUrl) return `${why} It is about your money or your account, so it cannot be unsubscribed.`;
-  return `${why} To stop ${CATEGORY_WORDS[category]} from ${a.programName}, unsubscribe: ${a.unsubscribeUrl}`;
+  const why = say("email.footer.why", { program: a.programName });
+  if (!category || !a.unsubscribeUrl) return `${why} ${say("email.footer.always")}`;
+  return `${why} ${say("email.footer.unsubscribe", { what: say(CATEGORY_KEYS[category]), program: a.programName, url: a.unsubscribeUrl })}`;
 }
 
-/** The email's subject, plain-text part and HTML part, from the same words. */
+/** The email's subject, plain-text part and HTML part, from the same words, in the addressee's language (English by default). */
 export function renderPartnerEmail(facts: EmailFacts, a: EmailAddressing): EmailContent {
-  const letter = letterOf(facts, a);
-  const footer = footerOf(facts, a);
+  const locale = a.locale ?? "en";
+  const say = sayIn(locale);
+  const letter = letterOf(facts, a, say, locale);
+  const footer = footerOf(facts, a, say);
+  const hello = say("email.hello", { name: a.partnerName });
   const text = [
-    `Hello ${a.partnerName},`,
+    hello,
     ...letter.paragraphs,
     ...(letter.list ? [letter.list.map((l) => `- ${l}`).join("\n")] : []),
     ...(letter.after ?? []),
@@ -342,12 +351,13 @@ export function renderPartnerEmail(facts: EmailFacts, a: EmailAddressing): Email
     footer,
   ].join("\n\n");
   const p = (s: string) => `<p style="margin:0 0 16px">${escapeHtml(s)}</p>`;
-  const unsubscribe = a.unsubscribeUrl && categoryOf(facts.kind) ? escapeHtml(a.unsubscribeUrl) : null;
+  const category = categoryOf(facts.kind);
+  const unsubscribe = a.unsubscribeUrl && category ? escapeHtml(a.unsubscribeUrl) : null;
   const html =
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(oneLine(letter.subject))}</title></head>` +
+    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(oneLine(letter.subject))}</title></head>` +
     `<body style="margin:0;padding:24px;background:#ffffff;color:#1f2937;font:16px/1.5 Arial,Helvetica,sans-serif">` +
     `<div style="max-width:560px;margin:0 auto">` +
-    p(`Hello ${a.partnerName},`) +
+    p(hello) +
     letter.paragraphs.map(p).join("") +
     (letter.list ? `<ul style="margin:0 0 16px;padding-left:20px">${letter.list.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>` : "") +
     (letter.after ?? []).map(p).join("") +
@@ -356,8 +366,8 @@ export function renderPartnerEmail(facts: EmailFacts, a: EmailAddressing): Email
       : "") +
     `<hr style="border:0;border-top:1px solid #d1d5db;margin:24px 0">` +
     `<p style="margin:0;font-size:14px;color:#4b5563">${
-      unsubscribe
-        ? `${escapeHtml(`You get this email as a partner of ${a.programName}.`)} <a href="${unsubscribe}" style="color:#1d4ed8">Unsubscribe from ${escapeHtml(CATEGORY_WORDS[categoryOf(facts.kind)!])}</a>.`
+      unsubscribe && category
+        ? `${escapeHtml(say("email.footer.why", { program: a.programName }))} <a href="${unsubscribe}" style="color:#1d4ed8">${escapeHtml(say("email.footer.unsubscribeLink", { what: say(CATEGORY_KEYS[category]) }))}</a>.`
         : escapeHtml(footer)
     }</p></div></body></html>`;
   return { subject: oneLine(letter.subject), text: `${text}\n`, html };

@@ -26,6 +26,7 @@ const profileExample = {
   payoutMethod: "bank",
   paypalEmail: null,
   bank: { accountHolder: "Jane Doe", iban: "DE89370400440532013000", accountNumber: null, routingNumber: null, swift: "COBADEFFXXX" },
+  locale: "de",
   updatedAt: "2026-01-02T00:00:00.000Z",
 };
 
@@ -227,7 +228,7 @@ export const PORTAL = declareActions("portal", {
       tag: "Partner portal",
       summary: "Your profile and payout details",
       description:
-        "Your name, your email (how you sign in; it cannot be changed here), your country, how you want to be paid (payoutMethod: paypal, bank or stripe, or null) with the PayPal email or bank account it needs, and when you last changed them. They are yours across every program you are in; merchants see your name, email, country and payout method, not your account details.",
+        "Your name, your email (how you sign in; it cannot be changed here), your country, how you want to be paid (payoutMethod: paypal, bank or stripe, or null) with the PayPal email or bank account it needs, the language of the portal and your emails (locale: en, de, fr or es; null follows your browser, and English for emails), and when you last changed them. They are yours across every program you are in; merchants see your name, email, country and payout method, not your account details.",
       response: { description: "Your profile.", example: profileExample },
     },
   },

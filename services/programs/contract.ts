@@ -11,7 +11,7 @@ import type { FraudSettings } from "../../shared/domain/fraud-rules";
 import type { ApiKeyScope, ScopePreset } from "../../shared/domain/api-key-scopes";
 
 /** A partner as a payout run sees them (programs.payoutRecipients). */
-export type PayoutRecipient = Jsonified<Omit<PartnerProfile, "updatedAt">> & { status: Enrollment["status"] };
+export type PayoutRecipient = Jsonified<Omit<PartnerProfile, "updatedAt" | "locale">> & { status: Enrollment["status"] };
 
 /**
  * The programs service's actions as a caller sees them: params as the zod
@@ -60,6 +60,8 @@ export interface ProgramsContract {
     result: { partnerId: number; tenantId: string | null; email: string | null; name: string; stripeCustomerId: string | null };
   };
   "programs.getPartner": { params: z.input<typeof S.PartnerIdInput>; result: Jsonified<Partner> };
+  /** The partner's language from their profile (null: none chosen; docs/partners.md, "Languages"); 404 for an unknown partner. */
+  "programs.getPartnerLocale": { params: z.input<typeof S.PartnerIdInput>; result: { locale: PartnerProfile["locale"] } };
   "programs.hasApprovedPartners": { params: z.input<typeof S.ProgramIdInput>; result: boolean };
   "programs.enrollPartner": { params: z.input<typeof S.EnrollPartnerInput>; result: Jsonified<Enrollment> };
   /** The partner who signs in to the portal with this email: the oldest with an approved enrollment, or null. */

@@ -494,6 +494,10 @@ export const PROGRAMS = declareActions("programs", {
   updatePartnerProfile: {
     input: S.UpdatePartnerProfileInput,
   },
+  /** The partner's language for their emails (bus only: notifications, the sign-in mail). */
+  getPartnerLocale: {
+    input: S.PartnerIdInput,
+  },
   overview: {
     input: S.OverviewInput,
     http: [

@@ -11,7 +11,7 @@ import type { PartnerProfile, PartnerProfileFields } from "./repository";
 /** The stored profile with the fields given set (a field left out, or undefined, keeps its value). */
 export function applyProfilePatch(current: PartnerProfile, patch: Partial<PartnerProfileFields>): PartnerProfileFields {
   const pick = <K extends keyof PartnerProfileFields>(key: K): PartnerProfileFields[K] => (patch[key] === undefined ? current[key] : (patch[key] as PartnerProfileFields[K]));
-  return { name: pick("name"), country: pick("country"), payoutMethod: pick("payoutMethod"), paypalEmail: pick("paypalEmail"), bank: pick("bank") };
+  return { name: pick("name"), country: pick("country"), payoutMethod: pick("payoutMethod"), paypalEmail: pick("paypalEmail"), bank: pick("bank"), locale: pick("locale") };
 }
 
 /** The first thing that keeps the profile from being saved, with the request field to fix; null when it can be. */

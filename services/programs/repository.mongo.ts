@@ -77,6 +77,7 @@ type PartnerDoc = DocOf<Partner> & {
   payoutMethod?: PartnerProfile["payoutMethod"];
   paypalEmail?: string | null;
   bank?: BankDetails | null;
+  locale?: PartnerProfile["locale"];
   updatedAt?: Date | null;
 };
 
@@ -221,6 +222,7 @@ const partnerSchema = requiredStringsMayBeEmpty(
     paypalEmail: { type: String, default: null },
     // { accountHolder, iban, accountNumber, routingNumber, swift } or null, as SQL's bank_* columns.
     bank: { type: Schema.Types.Mixed, default: null },
+    locale: { type: String, default: null, enum: ["en", "de", "fr", "es", null] },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, default: null },
   }),
@@ -368,6 +370,7 @@ const toPartnerProfile = (d: PartnerDoc): PartnerProfile => ({
         swift: d.bank.swift ?? null,
       }
     : null,
+  locale: d.locale ?? null,
   updatedAt: d.updatedAt ?? d.createdAt,
 });
 
@@ -618,7 +621,7 @@ export class MongoProgramsRepository implements ProgramsRepository {
       if (!before) return null;
       const p = change(toPartnerProfile(before));
       const bank = p.bank && { accountHolder: p.bank.accountHolder, iban: p.bank.iban, accountNumber: p.bank.accountNumber, routingNumber: p.bank.routingNumber, swift: p.bank.swift };
-      const set = { name: p.name, country: p.country, payoutMethod: p.payoutMethod, paypalEmail: p.paypalEmail, bank, updatedAt: now };
+      const set = { name: p.name, country: p.country, payoutMethod: p.payoutMethod, paypalEmail: p.paypalEmail, bank, locale: p.locale, updatedAt: now };
       const doc = await this.partners.findOneAndUpdate({ _id: partnerId }, { $set: set }, { session, returnDocument: "after" }).lean();
       return doc ? toPartnerProfile(doc) : null;
     });

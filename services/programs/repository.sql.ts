@@ -198,6 +198,8 @@ const MIGRATIONS = [
      WHERE scopes = '{tracking,partners:write,commissions:write,payouts:write,rewards:write,sales:write,customers:write,coupons:write,webhooks:write,audit:read}';`,
   // The merchant's brand on the embedded referrals page (docs/embedded-referrals.md).
   `ALTER TABLE programs ADD COLUMN brand_color TEXT, ADD COLUMN logo_url TEXT;`,
+  // The partner's language (docs/partners.md, "Languages"): the portal's and their emails'; null follows the browser.
+  `ALTER TABLE partners ADD COLUMN locale TEXT CHECK (locale IN ('en', 'de', 'fr', 'es'));`,
 ];
 
 /** The exact query of listProgramsPage (exported so the query-plan test explains what runs). */
@@ -321,6 +323,7 @@ interface PartnerProfileRow extends PartnerRow {
   bank_account_number: string | null;
   bank_routing_number: string | null;
   bank_swift: string | null;
+  locale: PartnerProfile["locale"];
   /** Null until the profile's first change. */
   updated_at: Date | null;
 }
@@ -408,6 +411,7 @@ const toPartnerProfile = (r: PartnerProfileRow): PartnerProfile => ({
     r.bank_account_holder === null
       ? null
       : { accountHolder: r.bank_account_holder, iban: r.bank_iban, accountNumber: r.bank_account_number, routingNumber: r.bank_routing_number, swift: r.bank_swift },
+  locale: r.locale ?? null,
   updatedAt: r.updated_at ?? r.created_at,
 });
 
@@ -708,7 +712,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
       const p = change(toPartnerProfile(before));
       const [row] = await q.query<PartnerProfileRow>(
         `UPDATE partners SET name = $2, country = $3, payout_method = $4, paypal_email = $5, bank_account_holder = $6, bank_iban = $7,
-           bank_account_number = $8, bank_routing_number = $9, bank_swift = $10, updated_at = $11
+           bank_account_number = $8, bank_routing_number = $9, bank_swift = $10, updated_at = $11, locale = $12
          WHERE id = $1 RETURNING *`,
         [
           partnerId,
@@ -722,6 +726,7 @@ export class SqlProgramsRepository implements ProgramsRepository {
           p.bank?.routingNumber ?? null,
           p.bank?.swift ?? null,
           now,
+          p.locale,
         ],
       );
       return toPartnerProfile(row);

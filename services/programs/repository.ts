@@ -7,6 +7,7 @@ export type { ActivityEntry };
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { OutboxStore } from "../../shared/outbox/outbox";
 import type { BankDetails, PayoutMethod } from "../../shared/partner-profile";
+import type { Locale } from "../../shared/i18n";
 
 export type PaymentTrackingMode = "processor_connect" | "s2s";
 
@@ -128,12 +129,14 @@ export interface PartnerProfile {
   payoutMethod: PayoutMethod | null;
   paypalEmail: string | null;
   bank: BankDetails | null;
+  /** The language of the portal and the partner's emails (docs/partners.md, "Languages"); null: the browser's, English for emails. */
+  locale: Locale | null;
   /** The last change of the profile; the partner's creation until one. */
   updatedAt: Date;
 }
 
 /** What a profile change writes: every changeable field (the change is computed from the stored profile). */
-export type PartnerProfileFields = Pick<PartnerProfile, "name" | "country" | "payoutMethod" | "paypalEmail" | "bank">;
+export type PartnerProfileFields = Pick<PartnerProfile, "name" | "country" | "payoutMethod" | "paypalEmail" | "bank" | "locale">;
 
 export type EnrollmentStatus = "approved" | "pending" | "declined";
 

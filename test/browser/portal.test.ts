@@ -294,6 +294,66 @@ describeWithChromium("partner portal page", () => {
     await context.close();
     await receiver.stop();
   });
+
+  test("in the partner's language (German) once signed in, else the browser's (French on the sign-in page)", async () => {
+    const { fixture: f, browser } = suite;
+    const cookie = await f.signInByInvite(f.b.partnerId);
+    const setLocale = (locale: string | null) => f.sys.http("PATCH", "/api/partner/profile", { headers: { Cookie: cookie }, body: { locale } });
+    expect((await setLocale("de")).status).toBe(200);
+    const [name, value] = cookie.split("=");
+    const context = await browser.newContext({ viewport: WIDTHS.desktop, locale: "en-US" });
+    await context.addCookies([{ name, value, url: f.sys.baseUrl }]);
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (e) => pageErrors.push(String(e)));
+    await page.goto(`${f.sys.baseUrl}/portal`);
+    // The partner's setting wins over the browser's English.
+    const profileLink = page.getByRole("link", { name: "Ihr Profil" });
+    await profileLink.waitFor();
+    await page.getByRole("button", { name: "Abmelden" }).waitFor();
+    await page.getByRole("button", { name: "Aktualisieren" }).waitFor();
+    expect(await page.locator("html").getAttribute("lang")).toBe("de");
+    await page.getByRole("heading", { name: "Ihr Empfehlungslink" }).waitFor();
+    await page.getByRole("button", { name: "Link kopieren" }).waitFor();
+    await page.getByRole("heading", { name: "Provisionen" }).waitFor();
+    await checkAtBothWidths(page, "portal-de", () => page.getByRole("heading", { name: "Ihr Empfehlungslink" }).waitFor());
+    await page.setViewportSize(WIDTHS.desktop);
+    await tabTo(page, profileLink);
+    await page.keyboard.press("Enter");
+    await checkAtBothWidths(page, "portal-profile-de", () => page.getByRole("heading", { name: "Ihr Profil" }).waitFor());
+    await page.setViewportSize(WIDTHS.desktop);
+    // The language, chosen in the profile (a labelled select reached by keyboard): back to the browser's, English.
+    const select = page.getByLabel("Sprache", { exact: true });
+    expect(await select.inputValue()).toBe("de");
+    await tabTo(page, select);
+    await select.selectOption("");
+    await tabTo(page, page.getByRole("button", { name: "Profil speichern" }));
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Your profile" }).waitFor();
+    await page.getByText("Profile saved.").waitFor();
+    expect(await page.locator("html").getAttribute("lang")).toBe("en");
+    expect((await f.sys.http("GET", "/api/partner/profile", { headers: { Cookie: cookie } })).body.locale).toBeNull();
+    expect(pageErrors).toEqual([]);
+    await context.close();
+
+    // No partner setting known (signed out), a French browser: the sign-in page in French.
+    const french = await browser.newContext({ viewport: WIDTHS.desktop, locale: "fr-FR" });
+    const signIn = await french.newPage();
+    await signIn.goto(`${f.sys.baseUrl}/portal`);
+    await checkAtBothWidths(signIn, "portal-sign-in-fr", () => signIn.getByRole("heading", { name: "Connexion" }).waitFor());
+    await signIn.getByRole("button", { name: "Recevoir un lien de connexion" }).waitFor();
+    await signIn.getByLabel("E-mail", { exact: true }).waitFor();
+    expect(await signIn.locator("html").getAttribute("lang")).toBe("fr");
+    // The application page too (its chrome; the merchant's own texts stay as written).
+    await f.sys.admin("PATCH", `/programs/${f.p2.programId}/settings`, { applications: { open: true } });
+    await signIn.goto(`${f.sys.baseUrl}/portal/apply?program=${f.p2.programId}`);
+    await signIn.getByRole("heading", { name: "Poser votre candidature" }).waitFor();
+    await signIn.getByText("Programme de partenariat", { exact: true }).waitFor();
+    await signIn.getByLabel("Comment allez-vous nous promouvoir ?").waitFor();
+    await signIn.getByRole("button", { name: "Envoyer ma candidature" }).waitFor();
+    expect(await signIn.title()).toBe("Candidater à Program Two");
+    await french.close();
+  });
 });
 
 /** The partner cookie the page holds (HttpOnly: read from the context, not the page). */

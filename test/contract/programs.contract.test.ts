@@ -466,7 +466,14 @@ describe.each(backends)("programs repository contract on %s: partner portal look
 
 describe.each(backends)("programs repository contract on %s: partner profiles", (_name, backend) => {
   const repo = useRepository<ProgramsRepository>(backend, createProgramsRepository);
-  const fieldsOf = (p: PartnerProfile): PartnerProfileFields => ({ name: p.name, country: p.country, payoutMethod: p.payoutMethod, paypalEmail: p.paypalEmail, bank: p.bank });
+  const fieldsOf = (p: PartnerProfile): PartnerProfileFields => ({
+    name: p.name,
+    country: p.country,
+    payoutMethod: p.payoutMethod,
+    paypalEmail: p.paypalEmail,
+    bank: p.bank,
+    locale: p.locale,
+  });
   const bank = { accountHolder: "Ada Lovelace", iban: "DE89370400440532013000", accountNumber: null, routingNumber: null, swift: "COBADEFFXXX" };
 
   it("starts empty, changed since the partner's creation; null for an unknown partner", async () => {
@@ -479,6 +486,7 @@ describe.each(backends)("programs repository contract on %s: partner profiles", 
       payoutMethod: null,
       paypalEmail: null,
       bank: null,
+      locale: null,
       updatedAt: partner.createdAt,
     });
     expect(await repo().getPartnerProfile(987_654)).toBeNull();
@@ -494,7 +502,7 @@ describe.each(backends)("programs repository contract on %s: partner profiles", 
       partner.id,
       (current) => {
         seen.push(current);
-        return { ...fieldsOf(current), name: "Ada Lovelace", country: "GB", payoutMethod: "bank", paypalEmail: "ada@paypal.example", bank };
+        return { ...fieldsOf(current), name: "Ada Lovelace", country: "GB", payoutMethod: "bank", paypalEmail: "ada@paypal.example", bank, locale: "fr" };
       },
       at(1),
     );
@@ -507,6 +515,7 @@ describe.each(backends)("programs repository contract on %s: partner profiles", 
       payoutMethod: "bank",
       paypalEmail: "ada@paypal.example",
       bank,
+      locale: "fr",
       updatedAt: at(1),
     };
     expect(updated).toEqual(expected);
@@ -514,8 +523,8 @@ describe.each(backends)("programs repository contract on %s: partner profiles", 
     expect(await repo().getPartner(partner.id)).toEqual({ id: partner.id, name: "Ada Lovelace", email: "ada@example.com", customerKey: "user-ada", createdAt: partner.createdAt });
 
     // Clearing: the bank details and the rest back to none.
-    const cleared = await repo().updatePartnerProfile(partner.id, (c) => ({ ...fieldsOf(c), country: null, payoutMethod: null, paypalEmail: null, bank: null }), at(2));
-    expect(cleared).toEqual({ ...expected, country: null, payoutMethod: null, paypalEmail: null, bank: null, updatedAt: at(2) });
+    const cleared = await repo().updatePartnerProfile(partner.id, (c) => ({ ...fieldsOf(c), country: null, payoutMethod: null, paypalEmail: null, bank: null, locale: null }), at(2));
+    expect(cleared).toEqual({ ...expected, country: null, payoutMethod: null, paypalEmail: null, bank: null, locale: null, updatedAt: at(2) });
   });
 
   it("finds the other partners of a program sharing a PayPal email (any case), an IBAN or account numbers", async () => {

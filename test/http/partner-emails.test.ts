@@ -112,6 +112,32 @@ test("a commission mailed at once: from the program, the merchant's reply-to, a 
   expect(unsubscribeUrlOf(mail)).toMatch(new RegExp(`^${PUBLIC_URL}/api/public/unsubscribe/[A-Za-z0-9_-]{32}$`));
 });
 
+test("in the partner's language: a partner who chose Spanish gets the commission email in Spanish, text, HTML and footer", async () => {
+  await settings({ commissionEmails: "each" });
+  const juana = await partner("Juana");
+  await sys.broker.call("programs.updatePartnerProfile", { partnerId: juana.id, locale: "es" });
+  const tx = await sale(juana, 10_000);
+  const email = await emailOf(juana.id, "commission_digest");
+  expect(email).toMatchObject({ status: "sent", subject: "Ha ganado 1 comisión nueva con Acme Shop" });
+  const raw = await waitFor(
+    async () => smtp.messages.find((m) => m.to.includes(juana.email)),
+    (m) => m !== undefined,
+  );
+  const mail = await simpleParser(raw!.raw);
+  expect(mail.subject).toBe("Ha ganado 1 comisión nueva con Acme Shop");
+  expect(mail.text).toContain("Hola, Juana:");
+  expect(mail.text).toContain(`10.00 USD por la venta ${tx}`);
+  expect(mail.text).toContain("Recibe este correo como socio de Acme Shop. Para dejar de recibir correos sobre comisiones nuevas de Acme Shop, dese de baja:");
+  expect(mail.html).toContain('<html lang="es">');
+  // Without a choice: English, as before.
+  await sys.broker.call("programs.updatePartnerProfile", { partnerId: juana.id, locale: null });
+  await sale(juana, 10_000);
+  await waitFor(
+    async () => (await emailsOf(juana.id)).map((e) => e.subject),
+    (subjects) => subjects.includes("You earned 1 new commission from Acme Shop"),
+  );
+});
+
 test("daily: the day's commissions wait for one digest, collected once", async () => {
   await settings({ commissionEmails: "daily" });
   const jim = await partner("Jim");

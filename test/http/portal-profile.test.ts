@@ -144,6 +144,7 @@ describe("profile and payout details", () => {
       payoutMethod: null,
       paypalEmail: null,
       bank: null,
+      locale: null,
       updatedAt: expect.any(String),
     });
   });
@@ -188,6 +189,8 @@ describe("profile and payout details", () => {
       [{ name: "Alice\tLiddell" }, "name"],
       [{ bank: { accountHolder: "Alice\u0085Liddell", iban: IBAN } }, "bank.accountHolder"],
       [{ email: "new@example.com" }, "email"],
+      [{ locale: "it" }, "locale"],
+      [{ locale: "de-DE" }, "locale"],
     ];
     for (const [body, field] of cases) {
       const res = await patch(cookieA, body);
@@ -209,6 +212,13 @@ describe("profile and payout details", () => {
     expect((await patch(cookieA, { payoutMethod: "stripe" })).body).toMatchObject({ payoutMethod: "stripe", paypalEmail: "alice@paypal.example" });
     expect((await patch(cookieA, { payoutMethod: "bank", country: null })).body).toMatchObject({ payoutMethod: "bank", country: null });
     expect((await patch(cookieA, {})).status).toBe(200);
+  });
+
+  test("the language: set, kept across changes, answered by GET, and cleared back to the browser's", async () => {
+    expect((await patch(cookieA, { locale: "de" })).body).toMatchObject({ locale: "de" });
+    expect((await patch(cookieA, { name: "Alice Liddell" })).body).toMatchObject({ locale: "de", country: null });
+    expect((await get(cookieA, "/profile")).body.locale).toBe("de");
+    expect((await patch(cookieA, { locale: null })).body.locale).toBeNull();
   });
 
   test("another partner's profile is never visible or changed; without a partner session, 401", async () => {

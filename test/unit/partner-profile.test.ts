@@ -159,6 +159,7 @@ describe("the profile as a whole", () => {
     payoutMethod: null,
     paypalEmail: "jane@paypal.example",
     bank: null,
+    locale: "de",
     updatedAt: new Date("2026-01-01T00:00:00Z"),
   };
   const bank = { accountHolder: "Jane", iban: null, accountNumber: null, routingNumber: null, swift: null };
@@ -170,7 +171,9 @@ describe("the profile as a whole", () => {
       payoutMethod: "paypal",
       paypalEmail: "jane@paypal.example",
       bank: null,
+      locale: "de",
     });
+    expect(applyProfilePatch(stored, { locale: null }).locale).toBeNull();
   });
 
   test.each([
@@ -178,7 +181,7 @@ describe("the profile as a whole", () => {
     ["bank without bank details", { payoutMethod: "bank", paypalEmail: null, bank: null }, "bank"],
     ["bank without an IBAN or an account number", { payoutMethod: "bank", paypalEmail: null, bank }, "bank.iban"],
   ] as const)("%s is refused, naming %s", (_what, fields, field) => {
-    expect(profileProblem({ name: "Jane", country: null, ...fields })?.field).toBe(field);
+    expect(profileProblem({ name: "Jane", country: null, locale: null, ...fields })?.field).toBe(field);
   });
 
   test.each([
@@ -188,6 +191,6 @@ describe("the profile as a whole", () => {
     ["bank with an account number", { payoutMethod: "bank", paypalEmail: null, bank: { ...bank, accountNumber: "000123456789", routingNumber: "110000000" } }],
     ["stripe (its onboarding comes with payouts)", { payoutMethod: "stripe", paypalEmail: null, bank: null }],
   ] as const)("%s is accepted", (_what, fields) => {
-    expect(profileProblem({ name: "Jane", country: null, ...fields })).toBeNull();
+    expect(profileProblem({ name: "Jane", country: null, locale: null, ...fields })).toBeNull();
   });
 });

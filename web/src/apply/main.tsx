@@ -8,7 +8,11 @@
 import { render, type ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, errorMessage } from "../lib/api";
+import { setLanguage, t, tWith } from "../lib/i18n";
 import { Field } from "../lib/ui";
+
+// The applicant has no profile yet: the browser's language, else English (docs/partners.md, "Languages").
+setLanguage(null);
 
 /** What the API accepts (services/programs): each field's maxLength. */
 const LIMITS = { name: 100, email: 254, website: 500, promotion: 2000, answer: 2000 } as const;
@@ -45,28 +49,28 @@ function App() {
     api<ApplicationForm>("GET", `/api/public/programs/${programId}/application`).then(setForm, (e) => setLoadError(errorMessage(e)));
   }, [programId]);
   useEffect(() => {
-    document.title = form ? `Apply to ${form.programName}` : "Apply to a partner program";
+    document.title = form ? t("apply.titleOf", { program: form.programName }) : t("apply.title");
   }, [form]);
 
   if (programId === null) {
     return (
-      <Page title="Apply to a partner program">
+      <Page title={t("apply.title")}>
         <section>
-          <p>This link names no program. Ask the merchant for the link to their application page.</p>
+          <p>{t("apply.noProgram")}</p>
         </section>
       </Page>
     );
   }
   if (loadError) {
     return (
-      <Page title="Apply to a partner program">
+      <Page title={t("apply.title")}>
         <p class="bad" role="alert">
           {loadError}
         </p>
       </Page>
     );
   }
-  if (!form) return <p class="muted apply-loading">Loading…</p>;
+  if (!form) return <p class="muted apply-loading">{t("portal.loading")}</p>;
   return (
     <Page title={form.programName}>
       {form.description && <p class="apply-description pre-line">{form.description}</p>}
@@ -74,8 +78,8 @@ function App() {
         <ApplyForm form={form} />
       ) : (
         <section aria-labelledby="closed-title">
-          <h2 id="closed-title">Applications are closed</h2>
-          <p>{form.programName} is not accepting new partners at the moment. Please check back later.</p>
+          <h2 id="closed-title">{t("apply.closed.title")}</h2>
+          <p>{t("apply.closed.body", { program: form.programName })}</p>
         </section>
       )}
     </Page>
@@ -88,7 +92,7 @@ function Page({ title, children }: { title: string; children: ComponentChildren 
     <>
       <header class="apply-head">
         <div class="apply-inner">
-          <p class="apply-kicker">Partner program</p>
+          <p class="apply-kicker">{t("apply.kicker")}</p>
           <h1>{title}</h1>
         </div>
       </header>
@@ -155,16 +159,12 @@ function ApplyForm({ form }: { form: ApplicationForm }) {
     return (
       <section class="apply-done" aria-labelledby="done-title">
         <h2 id="done-title" ref={doneRef} tabIndex={-1} class="focus-target">
-          {done.status === "approved" ? "You're approved: check your email for a sign-in link" : "Thanks, we received your application"}
+          {done.status === "approved" ? t("apply.approved.title") : t("apply.received.title")}
         </h2>
         {done.status === "approved" ? (
-          <p>
-            We sent it to <strong class="address">{done.email}</strong>. The link opens the <a href="/portal">partner portal</a>, with your referral link.
-          </p>
+          <p>{tWith("apply.approved.body", { email: <strong class="address">{done.email}</strong>, portal: <a href="/portal">{t("apply.portalLink")}</a> })}</p>
         ) : (
-          <p>
-            A confirmation is on its way to <strong class="address">{done.email}</strong>. {form.programName} reviews every application and emails you the decision.
-          </p>
+          <p>{tWith("apply.received.body", { email: <strong class="address">{done.email}</strong> }, { program: form.programName })}</p>
         )}
       </section>
     );
@@ -172,38 +172,31 @@ function ApplyForm({ form }: { form: ApplicationForm }) {
 
   return (
     <form class="card apply-form" aria-labelledby="apply-title" onSubmit={submit} noValidate onInput={(e) => (e.target as HTMLElement).removeAttribute("aria-invalid")}>
-      <h2 id="apply-title">Apply to join</h2>
-      <p class="muted">Every field is required unless it says optional.</p>
-      <Field label="Name" name="name" autocomplete="name" required maxLength={LIMITS.name} />
-      <Field label="Email" name="email" type="email" autocomplete="email" required maxLength={LIMITS.email} hint="The decision is sent here." />
-      <Field
-        label="Website or social profile (optional)"
-        name="website"
-        inputMode="url"
-        autocomplete="url"
-        maxLength={LIMITS.website}
-        hint="Your site or a social profile's address, such as https://example.com."
-      />
-      <TextArea label="How will you promote us?" name="promotion" required maxLength={LIMITS.promotion} />
+      <h2 id="apply-title">{t("apply.form.title")}</h2>
+      <p class="muted">{t("apply.form.intro")}</p>
+      <Field label={t("apply.name")} name="name" autocomplete="name" required maxLength={LIMITS.name} />
+      <Field label={t("apply.email")} name="email" type="email" autocomplete="email" required maxLength={LIMITS.email} hint={t("apply.email.hint")} />
+      <Field label={t("apply.website")} name="website" inputMode="url" autocomplete="url" maxLength={LIMITS.website} hint={t("apply.website.hint")} />
+      <TextArea label={t("apply.promotion")} name="promotion" required maxLength={LIMITS.promotion} />
       {form.questions.map((question, i) => (
         <TextArea key={i} label={question} name={`answer-${i}`} required maxLength={LIMITS.answer} />
       ))}
       {terms && (
         <div class="field">
           <p class="label-like" id="terms-title">
-            Terms
+            {t("apply.terms")}
           </p>
           <div class="apply-terms pre-line" role="region" aria-labelledby="terms-title" tabIndex={0}>
             {form.terms}
           </div>
           <div class="choice">
             <input type="checkbox" id="accept-terms" name="acceptTerms" required />
-            <label for="accept-terms">I accept the terms</label>
+            <label for="accept-terms">{t("apply.acceptTerms")}</label>
           </div>
         </div>
       )}
       <div class="hp" aria-hidden="true">
-        <label for="company">Leave this empty</label>
+        <label for="company">{t("apply.honeypot")}</label>
         <input id="company" name="company" type="text" tabIndex={-1} autocomplete="off" />
       </div>
       {error && (
@@ -213,7 +206,7 @@ function ApplyForm({ form }: { form: ApplicationForm }) {
       )}
       <p>
         <button type="submit" disabled={busy}>
-          Apply
+          {t("apply.submit")}
         </button>
       </p>
     </form>

@@ -6,6 +6,7 @@
 import QRCode from "qrcode";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Field, SelectField } from "../lib/ui";
+import { t, tWith } from "../lib/i18n";
 import type { PortalProgram } from "./types";
 
 /** The origin of an absolute http(s) URL, or null. */
@@ -48,19 +49,17 @@ export function buildLink(site: string, path: string, param: string, code: strin
   try {
     url = new URL(looksAbsolute || typed.startsWith("/") || typed.startsWith("?") || typed.startsWith("#") ? typed || "/" : `/${typed}`, site);
   } catch {
-    return { ok: false, message: "That is not a path of a page. Type one like /pricing." };
+    return { ok: false, message: t("link.err.notPath") };
   }
   if (url.origin !== site) {
     const web = url.protocol === "http:" || url.protocol === "https:";
-    if (web && sites.includes(url.origin)) return { ok: false, message: `That address is on ${url.host}: choose it under Site, then type only the path, like /pricing.` };
+    if (web && sites.includes(url.origin)) return { ok: false, message: t("link.err.chooseSite", { host: url.host }) };
     const here = new URL(site).host;
     // The same host by another scheme (http: for an https: site) is named in full, not as "another site (shop.example)".
     const there = url.host === here ? url.origin : url.host;
     return {
       ok: false,
-      message: web
-        ? `That address is on another site (${there}). Links can only lead to the site chosen above, ${site}: type only the path, like /pricing.`
-        : `That is not a page of ${here}. Type only the path, like /pricing.`,
+      message: web ? t("link.err.otherSite", { there, site }) : t("link.err.notPage", { here }),
     };
   }
   url.searchParams.set(param, code);
@@ -104,15 +103,18 @@ export function LinkBuilder({ program }: { program: PortalProgram }) {
   if (!chosen)
     return (
       <section id="referral" aria-labelledby="referral-title">
-        <h2 id="referral-title">Your referral code</h2>
+        <h2 id="referral-title">{t("link.code.title")}</h2>
         <p>
-          Your code is <strong>{code}</strong>. Add{" "}
-          <code>
-            ?{param}={code}
-          </code>{" "}
-          to any link to the merchant's site.
+          {tWith("link.code.body", {
+            code: <strong>{code}</strong>,
+            param: (
+              <code>
+                ?{param}={code}
+              </code>
+            ),
+          })}
         </p>
-        <p class="muted">The merchant has not named its site in this program yet, so the portal cannot build links for you: ask them for the address to link to.</p>
+        <p class="muted">{t("link.code.noSite")}</p>
       </section>
     );
 
@@ -125,27 +127,31 @@ export function LinkBuilder({ program }: { program: PortalProgram }) {
       selection.removeAllRanges();
       selection.addRange(range);
     }
-    setCopied("Selected: press Ctrl+C (or Cmd+C) to copy.");
+    setCopied(t("link.selected"));
   };
   const copy = () => {
     if (!link) return;
     if (!navigator.clipboard?.writeText) return selectForCopy();
-    navigator.clipboard.writeText(link).then(() => setCopied("Copied."), selectForCopy);
+    navigator.clipboard.writeText(link).then(() => setCopied(t("link.copied")), selectForCopy);
   };
   const qrFile = `qr-${code.replace(/[^A-Za-z0-9_-]/g, "") || "link"}.png`;
 
   return (
     <section id="referral" aria-labelledby="referral-title">
-      <h2 id="referral-title">Your referral link</h2>
-      <p class="muted">
-        Link to any page of the merchant's site: visitors who buy through your link are credited to you. Your code is <strong>{code}</strong>.
-      </p>
+      <h2 id="referral-title">{t("link.title")}</h2>
+      <p class="muted">{tWith("link.intro", { code: <strong>{code}</strong> })}</p>
       <div class="fields link-fields">
-        <SelectField label="Site" id="link-site" value={chosen} onChange={(e) => setSite((e.currentTarget as HTMLSelectElement).value)} options={sites.map((s) => [s, new URL(s).host])} />
+        <SelectField
+          label={t("link.site")}
+          id="link-site"
+          value={chosen}
+          onChange={(e) => setSite((e.currentTarget as HTMLSelectElement).value)}
+          options={sites.map((s) => [s, new URL(s).host])}
+        />
         <Field
-          label="Page"
+          label={t("link.page")}
           id="link-path"
-          hint="The path of the page, like /pricing; / is the home page."
+          hint={t("link.page.hint")}
           type="text"
           spellcheck={false}
           autocomplete="off"
@@ -166,14 +172,14 @@ export function LinkBuilder({ program }: { program: PortalProgram }) {
       {link && (
         <div class="link-result">
           <p class="label-like" id="referral-link-label">
-            Your link
+            {t("link.yours")}
           </p>
           <div class="copy-row">
             <code class="secret" id="referral-link" ref={box}>
               {link}
             </code>
             <button type="button" id="copy-link" onClick={copy}>
-              Copy link
+              {t("link.copy")}
             </button>
             <span class="muted" role="status" aria-live="polite">
               {copied}
@@ -181,10 +187,10 @@ export function LinkBuilder({ program }: { program: PortalProgram }) {
           </div>
           {qr?.link === link && (
             <div class="qr">
-              <img src={qr.url} alt="QR code of the link" width={192} height={192} />
+              <img src={qr.url} alt={t("link.qr")} width={192} height={192} />
               <p>
                 <a class="button secondary" href={qr.url} download={qrFile}>
-                  Download QR code
+                  {t("link.download")}
                 </a>
               </p>
             </div>

@@ -12,15 +12,19 @@
 import { render } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorMessage, whenSignedOut } from "../lib/api";
+import { language, setLanguage, t } from "../lib/i18n";
 import { Alert, StatusLine } from "../lib/ui";
 import { ProfileView } from "./profile";
 import { loadLists, NotApproved, ProgramView, type ProgramLists } from "./program";
 import { CheckEmail, SignInForm, signInFromLink } from "./sign-in";
 import { stripeReturnOf, type StripeReturn } from "./stripe-account";
-import type { PortalMe, PortalProgram } from "./types";
+import type { PortalMe, PortalProgram, Profile } from "./types";
 import { Unsubscribe } from "./unsubscribe";
 
 const REFRESH_MS = 30_000;
+
+// Before the first render: the browser's language until the partner's setting is known (docs/partners.md, "Languages").
+setLanguage(null);
 
 /** What the portal shows: one consistent snapshot of the partner and the chosen program's lists. */
 interface Snapshot {
@@ -57,6 +61,10 @@ function App() {
   const [busy, setBusy] = useState(false);
   const [part, setPart] = useState<Part>(partOfAddress);
   const [stripeReturn, setStripeReturn] = useState<StripeReturn>(() => stripeReturnOf(location.search));
+  // The language shown: re-rendering with a new one redraws every text. The partner's setting is read once signed in.
+  const [, setShownLanguage] = useState<string>(() => setLanguage(null));
+  const languageRead = useRef(false);
+  const applyLanguage = (setting: Profile["locale"]) => setShownLanguage(setLanguage(setting));
   // Only the newest load may change the view (a slow refresh must not undo a program picked after it started).
   const round = useRef(0);
   const shown = useRef<View["kind"]>("loading");
@@ -76,6 +84,13 @@ function App() {
     try {
       const snapshot = await loadSnapshot(wanted);
       if (mine !== round.current) return;
+      if (!languageRead.current) {
+        // The partner's language, once per sign-in (the profile changes it afterwards).
+        const profile = await api<Profile>("GET", "/api/partner/profile");
+        languageRead.current = true;
+        if (mine !== round.current) return;
+        applyLanguage(profile.locale);
+      }
       setPicked(snapshot.program?.programId ?? null);
       setView((v) => (v.kind === "portal" || v.kind === "loading" ? { kind: "portal", snapshot } : v));
       setError(null);
@@ -91,7 +106,8 @@ function App() {
       round.current++;
       setBusy(false);
       // The session ended while the portal was open (it expired, or was signed out elsewhere): say so.
-      if (shown.current === "portal") setStatus("Your session ended. Sign in again.");
+      if (shown.current === "portal") setStatus(t("portal.sessionEnded"));
+      languageRead.current = false;
       setView({ kind: "sign-in" });
     });
     // The header's links change the address's fragment; the new part's heading then gets the focus.
@@ -134,7 +150,8 @@ function App() {
     }
     round.current++;
     setError(null);
-    setStatus("Signed out.");
+    languageRead.current = false;
+    setStatus(t("portal.signedOut"));
     setView({ kind: "sign-in", focus: "heading" });
   };
 
@@ -149,14 +166,14 @@ function App() {
   return (
     <>
       <header class="top">
-        <h1>Partner portal</h1>
+        <h1>{t("portal.title")}</h1>
         {me && (
-          <nav class="pages portal-nav" aria-label="Portal">
+          <nav class="pages portal-nav" aria-label={t("portal.nav")}>
             <a href="#programs" aria-current={part === "programs" ? "page" : undefined}>
-              Your programs
+              {t("portal.nav.programs")}
             </a>
             <a href="#profile" aria-current={part === "profile" ? "page" : undefined}>
-              Your profile
+              {t("portal.nav.profile")}
             </a>
           </nav>
         )}
@@ -164,7 +181,7 @@ function App() {
           <div class="account">
             <span class="muted who">{me.partner.email ? `${me.partner.name} (${me.partner.email})` : me.partner.name}</span>
             <button type="button" class="secondary" onClick={() => void signOut()}>
-              Sign out
+              {t("portal.signOut")}
             </button>
           </div>
         )}
@@ -172,7 +189,7 @@ function App() {
       <main>
         <StatusLine text={status} />
         {error && <Alert>{error}</Alert>}
-        {view.kind === "loading" && <p class="muted">Loading…</p>}
+        {view.kind === "loading" && <p class="muted">{t("portal.loading")}</p>}
         {view.kind === "sign-in" && (
           <SignInForm
             email={email}
@@ -187,21 +204,31 @@ function App() {
         )}
         {view.kind === "check-email" && <CheckEmail email={view.email} onAnother={() => setView({ kind: "sign-in", focus: "email" })} />}
         {view.kind === "portal" && part === "profile" && (
-          <ProfileView programs={view.snapshot.me.programs.filter((p) => p.status === "approved")} stripeReturn={stripeReturn} onSaved={() => void load(picked)} onError={fail} />
+          <ProfileView
+            programs={view.snapshot.me.programs.filter((p) => p.status === "approved")}
+            stripeReturn={stripeReturn}
+            onSaved={(saved) => {
+              applyLanguage(saved.locale);
+              void load(picked);
+            }}
+            onError={fail}
+          />
         )}
         {view.kind === "portal" && part === "programs" && (
           <div class="portal" aria-busy={busy}>
             <h2 id="portal-title" class="visually-hidden focus-target" tabIndex={-1}>
-              Your programs
+              {t("portal.nav.programs")}
             </h2>
             <div class="portal-bar">
               {view.snapshot.me.programs.length > 1 && (
                 <div class="picker">
-                  <label for="program">Program</label>
+                  <label for="program">{t("portal.program")}</label>
                   <select id="program" value={String(picked ?? "")} onChange={pick}>
                     {view.snapshot.me.programs.map((p) => (
                       <option key={p.programId} value={String(p.programId)}>
-                        {p.status === "approved" ? p.name : `${p.name} (${p.status})`}
+                        {p.status === "approved"
+                          ? p.name
+                          : t("portal.programStatus", { name: p.name, status: t(p.status === "pending" ? "portal.status.pending" : "portal.status.declined") })}
                       </option>
                     ))}
                   </select>
@@ -209,9 +236,9 @@ function App() {
               )}
               <p class="refresh">
                 <button type="button" class="secondary" onClick={() => void load(picked)}>
-                  Refresh
+                  {t("portal.refresh")}
                 </button>{" "}
-                <span class="muted">{busy ? "Updating…" : `Updated ${view.snapshot.updated.toLocaleTimeString("en")}`}</span>
+                <span class="muted">{busy ? t("portal.updating") : t("portal.updated", { time: view.snapshot.updated.toLocaleTimeString(language()) })}</span>
               </p>
             </div>
             {view.snapshot.program && view.snapshot.lists ? (

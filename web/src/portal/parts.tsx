@@ -5,6 +5,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, query, type Page } from "../lib/api";
+import { t } from "../lib/i18n";
 
 const PAGE_SIZE = 25;
 
@@ -93,7 +94,7 @@ export function PagedList<T>({
       {shown.cursor && (
         <p>
           <button type="button" class="secondary" disabled={busy} onClick={showMore}>
-            Show more
+            {t("list.showMore")}
           </button>
         </p>
       )}

@@ -9,37 +9,43 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { Page } from "../lib/api";
 import { api } from "../lib/api";
 import { day, money } from "../lib/format";
+import { t } from "../lib/i18n";
+import type { MessageKey } from "../../../shared/i18n";
 import { PagedList, programPath, Section, Table } from "./parts";
 import type { PayoutDetail, PayoutMethod, Withdrawal } from "./types";
 
-export const PAYOUT_STATE: Record<string, string> = {
-  open: "Open: to be paid",
-  processing: "On its way",
-  paid: "Paid",
-  failed: "Failed",
-  cancelled: "Cancelled",
+const PAYOUT_STATE: Record<string, MessageKey> = {
+  open: "payout.state.open",
+  processing: "payout.state.processing",
+  paid: "payout.state.paid",
+  failed: "payout.state.failed",
+  cancelled: "payout.state.cancelled",
 };
+/** A payout's state in words ("On its way"); an unknown one as the API says it. */
+export const payoutState = (status: string): string => (PAYOUT_STATE[status] ? t(PAYOUT_STATE[status]) : status);
 
+/** Credit payouts (account credit, Stripe balance credit) read as one: credit on the user's account. */
 type Method = PayoutMethod | "account_credit" | "stripe_balance";
-const METHOD: Record<Method, string> = { stripe: "Stripe", paypal: "PayPal", bank: "Bank transfer", account_credit: "Account credit", stripe_balance: "Account credit" };
-const methodText = (m: Method | null | undefined): string => (m ? METHOD[m] : "By the merchant");
+const keyOf = (m: Method) => (m === "stripe_balance" ? "account_credit" : m);
+const methodText = (m: Method | null | undefined): string => t(m ? `payout.method.${keyOf(m)}` : "payout.method.none");
 /** The method inside a sentence: "by bank transfer". */
-const byMethod = (m: Method | null | undefined): string => (m === "bank" ? "by bank transfer" : m ? `by ${METHOD[m]}` : "by the merchant's own means");
+const byMethod = (m: Method | null | undefined): string => t(m ? `payout.by.${keyOf(m)}` : "payout.by.none");
 
 /** A payout in one sentence, for its opened view. */
 function sentence(w: Withdrawal): string {
-  if (w.status === "paid") return `Paid${w.paidAt ? ` on ${day(w.paidAt)}` : ""} ${byMethod(w.method)}.`;
-  if (w.status === "failed") return `Not paid ${byMethod(w.method)}${w.failureReason ? `: ${w.failureReason}` : ""}. The amount is back in your balance for the next payout.`;
-  if (w.status === "processing") return `On its way ${byMethod(w.method)}${w.processingAt ? ` since ${day(w.processingAt)}` : ""}.`;
-  if (w.status === "cancelled") return "Cancelled: refunds took back its whole amount before it was sent.";
-  return `Open: to be paid ${byMethod(w.method)}.`;
+  const method = byMethod(w.method);
+  if (w.status === "paid") return w.paidAt ? t("payout.sentence.paidOn", { date: day(w.paidAt), method }) : t("payout.sentence.paid", { method });
+  if (w.status === "failed") return t("payout.sentence.failed", { method, reason: w.failureReason ? `: ${w.failureReason}` : "" });
+  if (w.status === "processing") return w.processingAt ? t("payout.sentence.processingSince", { method, date: day(w.processingAt) }) : t("payout.sentence.processing", { method });
+  if (w.status === "cancelled") return t("payout.sentence.cancelled");
+  return t("payout.sentence.open", { method });
 }
 
 /** What else a payout's row says: when it was paid or sent, or why it failed. */
 function detailText(w: Withdrawal): string {
-  if (w.status === "paid") return w.paidAt ? `Paid ${day(w.paidAt)}` : "Paid";
-  if (w.status === "failed") return w.failureReason ? `Not paid: ${w.failureReason}` : "Not paid";
-  if (w.status === "processing") return w.processingAt ? `Sent ${day(w.processingAt)}` : "";
+  if (w.status === "paid") return w.paidAt ? t("payout.detail.paidOn", { date: day(w.paidAt) }) : t("payout.detail.paid");
+  if (w.status === "failed") return w.failureReason ? t("payout.detail.notPaidReason", { reason: w.failureReason }) : t("payout.detail.notPaid");
+  if (w.status === "processing") return w.processingAt ? t("payout.detail.sent", { date: day(w.processingAt) }) : "";
   return "";
 }
 
@@ -53,22 +59,32 @@ export function Payouts({ programId, first, onError }: { programId: number; firs
     requestAnimationFrame(() => document.getElementById(`payout-open-${id}`)?.focus());
   };
   return (
-    <Section id="payouts" title="Payouts">
+    <Section id="payouts" title={t("payouts.title")}>
       <p class="actions wrap">
         <a class="button secondary" href={programPath(programId, "/statement.csv")} download>
-          Download statement (CSV)
+          {t("payouts.statement")}
         </a>
-        <span class="muted">Every payout with the commissions it paid.</span>
+        <span class="muted">{t("payouts.statementHint")}</span>
       </p>
-      <PagedList programId={programId} list="withdrawals" first={first} empty="No payouts yet: the merchant pays your balance in payout runs." onError={onError}>
+      <PagedList programId={programId} list="withdrawals" first={first} empty={t("payouts.empty")} onError={onError}>
         {(rows: Withdrawal[]) => (
-          <Table caption="Your payouts" headers={[["Date"], ["Amount", true], ["Method"], ["State"], ["Details"], ["Commissions"]]}>
+          <Table
+            caption={t("payouts.caption")}
+            headers={[
+              [t("commissions.col.date")],
+              [t("payouts.col.amount"), true],
+              [t("payouts.col.method")],
+              [t("payouts.col.state")],
+              [t("payouts.col.details")],
+              [t("payouts.col.commissions")],
+            ]}
+          >
             {rows.map((w) => (
               <tr key={w.id} data-payout={String(w.id)}>
                 <td class="date">{day(w.createdAt)}</td>
                 <td class="num">{money(w.amountCents, w.currency)}</td>
                 <td>{methodText(w.method)}</td>
-                <td class="status">{PAYOUT_STATE[w.status] ?? w.status}</td>
+                <td class="status">{payoutState(w.status)}</td>
                 <td class={w.status === "failed" ? "bad" : undefined}>{detailText(w)}</td>
                 <td>
                   <button
@@ -77,10 +93,10 @@ export function Payouts({ programId, first, onError }: { programId: number; firs
                     id={`payout-open-${w.id}`}
                     aria-expanded={open?.id === w.id}
                     aria-controls="payout-detail"
-                    aria-label={`Show commissions of the payout of ${money(w.amountCents, w.currency)} on ${day(w.createdAt)}`}
+                    aria-label={t("payouts.showLabel", { amount: money(w.amountCents, w.currency), date: day(w.createdAt) })}
                     onClick={() => setOpen(w)}
                   >
-                    Show commissions
+                    {t("payouts.show")}
                   </button>
                 </td>
               </tr>
@@ -105,19 +121,19 @@ function OpenPayout({ programId, payout, onClose, onError }: { programId: number
   return (
     <div id="payout-detail" class="preview-box payout-detail" role="region" aria-labelledby="payout-detail-title" aria-busy={!detail}>
       <h3 id="payout-detail-title" ref={heading} tabIndex={-1} class="focus-target">
-        {`Payout of ${money(p.amountCents, p.currency)} on ${day(p.createdAt)}`}
+        {t("payouts.detailTitle", { amount: money(p.amountCents, p.currency), date: day(p.createdAt) })}
       </h3>
       <p>{sentence(p)}</p>
       {!detail ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t("portal.loading")}</p>
       ) : detail.commissions.length === 0 ? (
-        <p class="muted">No commissions are left in this payout.</p>
+        <p class="muted">{t("payouts.noneLeft")}</p>
       ) : (
-        <Table caption="The commissions this payout pays" headers={[["Date"], ["Order"], ["Commission", true]]}>
+        <Table caption={t("payouts.detailCaption")} headers={[[t("commissions.col.date")], [t("commissions.col.order")], [t("commissions.col.commission"), true]]}>
           {detail.commissions.map((c) => (
             <tr key={c.id} data-commission={String(c.id)}>
               <td class="date">{day(c.createdAt)}</td>
-              <td class="order">{c.kind === "lead" || !c.transactionId ? "A signup" : c.transactionId}</td>
+              <td class="order">{c.kind === "lead" || !c.transactionId ? t("payouts.signup") : c.transactionId}</td>
               <td class="num">{money(c.netCents, detail.currency)}</td>
             </tr>
           ))}
@@ -125,7 +141,7 @@ function OpenPayout({ programId, payout, onClose, onError }: { programId: number
       )}
       <p>
         <button type="button" class="secondary" onClick={onClose}>
-          Close
+          {t("payouts.close")}
         </button>
       </p>
     </div>

@@ -5,6 +5,7 @@
 import { useState } from "preact/hooks";
 import { api, errorMessage, query, type Page } from "../lib/api";
 import { day } from "../lib/format";
+import { t } from "../lib/i18n";
 import { Alert, CopyButton, Field, useAsync } from "../lib/ui";
 import { programPath, Section, Table } from "./parts";
 
@@ -48,7 +49,7 @@ export function Postbacks({ programId, onError, onStatus }: { programId: number 
       const made = await api<Postback & { secret: string }>("POST", programPath(programId, "/postbacks"), { url });
       setSecret({ url: made.url, secret: made.secret });
       setUrl("");
-      onStatus("Postback added. Copy its signing secret now: it is not shown again.");
+      onStatus(t("postbacks.added"));
       list.reload();
     } catch (e) {
       setProblem(errorMessage(e));
@@ -58,26 +59,24 @@ export function Postbacks({ programId, onError, onStatus }: { programId: number 
   };
 
   return (
-    <Section id="postbacks" title="Postbacks">
-      <p class="muted">
-        Your own leads, sales and commissions in this program, posted to your URL as they happen, signed with the postback's secret (the Svc-Signature header). At most 5 enabled.
-      </p>
+    <Section id="postbacks" title={t("postbacks.title")}>
+      <p class="muted">{t("postbacks.intro")}</p>
       <form onSubmit={(e) => void add(e)} class="postback-form">
-        <Field label="Postback URL" type="url" required value={url} onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)} error={problem ?? undefined} />
+        <Field label={t("postbacks.url")} type="url" required value={url} onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)} error={problem ?? undefined} />
         <button type="submit" disabled={busy}>
-          Add postback
+          {t("postbacks.add")}
         </button>
       </form>
       {secret && (
-        <div class="secret" role="region" aria-label="Signing secret">
+        <div class="secret" role="region" aria-label={t("postbacks.secretRegion")}>
           <p>
-            Signing secret for {secret.url} (shown once): <code>{secret.secret}</code>
+            {t("postbacks.secretFor", { url: secret.url })} <code>{secret.secret}</code>
           </p>
-          <CopyButton text={secret.secret} label="Copy secret" />
+          <CopyButton text={secret.secret} label={t("postbacks.copySecret")} />
         </div>
       )}
       {list.error && <Alert>{list.error}</Alert>}
-      {list.data && list.data.length === 0 && <p class="muted">No postbacks yet.</p>}
+      {list.data && list.data.length === 0 && <p class="muted">{t("postbacks.none")}</p>}
       {list.data && list.data.length > 0 && (
         <ul class="rows postbacks">
           {list.data.map((p) => (
@@ -106,35 +105,43 @@ function PostbackRow({ programId, postback, onChanged, onError, onStatus }: { pr
       onError(e);
     }
   };
-  const state = postback.enabled ? "Enabled" : `Disabled${postback.disabledReason ? ` (${postback.disabledReason})` : ""}`;
+  const state = postback.enabled ? t("postbacks.enabled") : postback.disabledReason ? t("postbacks.disabledWhy", { reason: postback.disabledReason }) : t("postbacks.disabled");
   return (
     <li data-postback={String(postback.id)}>
       <div>
         <strong class="postback-url">{postback.url}</strong> <span class={postback.enabled ? "ok state" : "warn state"}>{state}</span>
-        <p class="muted">
-          {postback.eventTypes.join(", ")}; added {day(postback.createdAt)}
-        </p>
+        <p class="muted">{t("postbacks.added.on", { events: postback.eventTypes.join(", "), date: day(postback.createdAt) })}</p>
       </div>
       <div class="actions">
         {postback.enabled && (
-          <button type="button" class="secondary" aria-label={`Send a test event to ${postback.url}`} onClick={() => void act("/test", "Test event queued.")}>
-            Send test
+          <button type="button" class="secondary" aria-label={t("postbacks.testLabel", { url: postback.url })} onClick={() => void act("/test", t("postbacks.testQueued"))}>
+            {t("postbacks.test")}
           </button>
         )}
         <button
           type="button"
           class="secondary"
-          aria-label={`${postback.enabled ? "Disable" : "Enable"} ${postback.url}`}
-          onClick={() => void act(postback.enabled ? "/disable" : "/enable", postback.enabled ? "Postback disabled." : "Postback enabled.")}
+          aria-label={t(postback.enabled ? "postbacks.disableLabel" : "postbacks.enableLabel", { url: postback.url })}
+          onClick={() => void act(postback.enabled ? "/disable" : "/enable", t(postback.enabled ? "postbacks.wasDisabled" : "postbacks.wasEnabled"))}
         >
-          {postback.enabled ? "Disable" : "Enable"}
+          {t(postback.enabled ? "postbacks.disable" : "postbacks.enable")}
         </button>
-        <button type="button" class="secondary" aria-expanded={open} aria-label={`Deliveries of ${postback.url}`} onClick={() => setOpen(!open)}>
-          {open ? "Hide deliveries" : "Deliveries"}
+        <button type="button" class="secondary" aria-expanded={open} aria-label={t("postbacks.deliveriesLabel", { url: postback.url })} onClick={() => setOpen(!open)}>
+          {t(open ? "postbacks.hideDeliveries" : "postbacks.deliveries")}
         </button>
       </div>
       {open && deliveries.data && (
-        <Table caption={`Recent deliveries to ${postback.url}`} headers={[["When"], ["Event"], ["Status"], ["Attempts", true], ["Answer"], ["Action"]]}>
+        <Table
+          caption={t("postbacks.recent", { url: postback.url })}
+          headers={[
+            [t("postbacks.col.when")],
+            [t("postbacks.col.event")],
+            [t("postbacks.col.status")],
+            [t("postbacks.col.attempts"), true],
+            [t("postbacks.col.answer")],
+            [t("postbacks.col.action")],
+          ]}
+        >
           {deliveries.data.data.map((d) => (
             <tr key={d.id} data-delivery={String(d.id)}>
               <td class="date">{day(d.createdAt)}</td>
@@ -144,8 +151,8 @@ function PostbackRow({ programId, postback, onChanged, onError, onStatus }: { pr
               <td>{d.lastStatusCode ?? d.lastError ?? ""}</td>
               <td>
                 {d.status === "failed" && (
-                  <button type="button" class="secondary" aria-label={`Retry delivery ${d.id}`} onClick={() => void act(`/deliveries/${d.id}/retry`, "Delivery retried.")}>
-                    Retry
+                  <button type="button" class="secondary" aria-label={t("postbacks.retryLabel", { id: d.id })} onClick={() => void act(`/deliveries/${d.id}/retry`, t("postbacks.retried"))}>
+                    {t("postbacks.retry")}
                   </button>
                 )}
               </td>

@@ -6,6 +6,8 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../lib/api";
+import { LOCALE_NAMES, LOCALES, isLocale, type MessageKey } from "../../../shared/i18n";
+import { language, t } from "../lib/i18n";
 import { Alert, Field } from "../lib/ui";
 import { countries } from "./countries";
 import { StripeAccounts, type StripeReturn } from "./stripe-account";
@@ -13,18 +15,18 @@ import type { BankDetails, PayoutMethod, PortalProgram, Profile } from "./types"
 
 const PROFILE_PATH = "/api/partner/profile";
 
-const METHODS: Array<[PayoutMethod, string, string]> = [
-  ["paypal", "PayPal", "Paid to your PayPal account."],
-  ["bank", "Bank transfer", "Paid to your bank account."],
-  ["stripe", "Stripe", "Paid into your own Stripe account. Save, then connect it with Stripe: Stripe asks for your details, not this page."],
+const METHODS: Array<[PayoutMethod, MessageKey, MessageKey]> = [
+  ["paypal", "profile.method.paypal", "profile.method.paypal.hint"],
+  ["bank", "profile.method.bank", "profile.method.bank.hint"],
+  ["stripe", "profile.method.stripe", "profile.method.stripe.hint"],
 ];
 
-const BANK_FIELDS: Array<[keyof BankDetails, string]> = [
-  ["accountHolder", "Account holder"],
-  ["iban", "IBAN"],
-  ["accountNumber", "Account number"],
-  ["routingNumber", "Routing number"],
-  ["swift", "SWIFT/BIC"],
+const BANK_FIELDS: Array<[keyof BankDetails, MessageKey]> = [
+  ["accountHolder", "profile.bank.accountHolder"],
+  ["iban", "profile.bank.iban"],
+  ["accountNumber", "profile.bank.accountNumber"],
+  ["routingNumber", "profile.bank.routingNumber"],
+  ["swift", "profile.bank.swift"],
 ];
 
 /** The form's values: every field as the text in its box. */
@@ -32,6 +34,8 @@ interface Draft {
   name: string;
   country: string;
   payoutMethod: PayoutMethod | "";
+  /** "" : the browser's language. */
+  locale: string;
   paypalEmail: string;
   bank: Record<keyof BankDetails, string>;
 }
@@ -41,6 +45,7 @@ function draftOf(p: Profile): Draft {
     name: p.name,
     country: p.country ?? "",
     payoutMethod: p.payoutMethod ?? "",
+    locale: p.locale ?? "",
     paypalEmail: p.paypalEmail ?? "",
     bank: {
       accountHolder: p.bank?.accountHolder ?? "",
@@ -56,7 +61,7 @@ const orNull = (text: string): string | null => (text.trim() === "" ? null : tex
 
 /** The change to send: the profile and the chosen method's details (another method's saved details are left alone). */
 function patchOf(d: Draft): Record<string, unknown> {
-  const patch: Record<string, unknown> = { name: d.name.trim(), country: d.country || null, payoutMethod: d.payoutMethod || null };
+  const patch: Record<string, unknown> = { name: d.name.trim(), country: d.country || null, payoutMethod: d.payoutMethod || null, locale: isLocale(d.locale) ? d.locale : null };
   if (d.payoutMethod === "paypal") patch.paypalEmail = orNull(d.paypalEmail);
   if (d.payoutMethod === "bank") patch.bank = Object.fromEntries(BANK_FIELDS.map(([key]) => [key, orNull(d.bank[key])]));
   return patch;
@@ -66,6 +71,7 @@ function patchOf(d: Draft): Record<string, unknown> {
 const FIELD_IDS: Record<string, string> = {
   name: "profile-name",
   country: "profile-country",
+  locale: "profile-language",
   payoutMethod: "method-paypal",
   paypalEmail: "profile-paypal-email",
   bank: "bank-accountHolder",
@@ -125,7 +131,7 @@ export function ProfileView({
     event.preventDefault();
     if (!draft) return;
     if (!draft.name.trim()) {
-      setProblem({ message: "Enter your name.", field: "name" });
+      setProblem({ message: t("profile.enterName"), field: "name" });
       return;
     }
     setBusy(true);
@@ -135,8 +141,9 @@ export function ProfileView({
       const saved = await api<Profile>("PATCH", PROFILE_PATH, patchOf(draft));
       setProfile(saved);
       setDraft(draftOf(saved));
-      setSaid("Profile saved.");
+      // First: a new language applies at once, and the announcement is in it.
       onSaved(saved);
+      setSaid(t("profile.saved"));
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) return onError(e);
       const message = errorMessage(e);
@@ -152,32 +159,43 @@ export function ProfileView({
   return (
     <section id="profile" aria-labelledby="profile-title" aria-busy={!draft}>
       <h2 id="profile-title" tabIndex={-1} class="focus-target">
-        Your profile
+        {t("profile.title")}
       </h2>
       {!profile || !draft ? (
-        <p class="muted">Loading…</p>
+        <p class="muted">{t("portal.loading")}</p>
       ) : (
         <form class="profile" aria-labelledby="profile-title" onSubmit={save} noValidate>
           <p class="muted">
-            Your details are the same in every program. The merchants you work with see your name, email, country and payout method, not your account details.
-            {profile.email ? ` You sign in as ${profile.email}.` : ""}
+            {t("profile.intro")}
+            {profile.email ? ` ${t("profile.signsInAs", { email: profile.email })}` : ""}
           </p>
           <div class="fields">
-            <Field label="Name" id="profile-name" autocomplete="name" required value={draft.name} aria-invalid={invalid("name")} onInput={(e) => set({ name: text(e) })} />
+            <Field label={t("profile.name")} id="profile-name" autocomplete="name" required value={draft.name} aria-invalid={invalid("name")} onInput={(e) => set({ name: text(e) })} />
             <div class="field">
-              <label for="profile-country">Country</label>
+              <label for="profile-country">{t("profile.country")}</label>
               <select id="profile-country" autocomplete="country" value={draft.country} aria-invalid={invalid("country")} onChange={(e) => set({ country: text(e) })}>
-                <option value="">Not given</option>
-                {countries().map(([code, name]) => (
+                <option value="">{t("profile.notGiven")}</option>
+                {countries(language()).map(([code, name]) => (
                   <option key={code} value={code}>
                     {name}
                   </option>
                 ))}
               </select>
             </div>
+            <div class="field">
+              <label for="profile-language">{t("profile.language")}</label>
+              <select id="profile-language" value={draft.locale} aria-invalid={invalid("locale")} onChange={(e) => set({ locale: text(e) })}>
+                <option value="">{t("profile.language.browser")}</option>
+                {LOCALES.map((code) => (
+                  <option key={code} value={code} lang={code}>
+                    {LOCALE_NAMES[code]}
+                  </option>
+                ))}
+              </select>
+            </div>
           </div>
           <fieldset>
-            <legend>Payout method</legend>
+            <legend>{t("profile.payoutMethod")}</legend>
             {METHODS.map(([value, label, hint]) => (
               <div key={value} class="choice">
                 <input
@@ -190,9 +208,9 @@ export function ProfileView({
                   onChange={() => set({ payoutMethod: value })}
                 />
                 <div>
-                  <label for={`method-${value}`}>{label}</label>
+                  <label for={`method-${value}`}>{t(label)}</label>
                   <p class="hint muted" id={`method-${value}-hint`}>
-                    {hint}
+                    {t(hint)}
                   </p>
                 </div>
               </div>
@@ -201,7 +219,7 @@ export function ProfileView({
           {draft.payoutMethod === "paypal" && (
             <div class="fields">
               <Field
-                label="PayPal email"
+                label={t("profile.paypalEmail")}
                 id="profile-paypal-email"
                 type="email"
                 autocomplete="email"
@@ -214,15 +232,15 @@ export function ProfileView({
           )}
           {draft.payoutMethod === "bank" && (
             <fieldset aria-describedby="bank-hint">
-              <legend>Bank account</legend>
+              <legend>{t("profile.bank")}</legend>
               <p class="hint muted" id="bank-hint">
-                Give the IBAN where your bank has one (Europe and many other countries); otherwise the account number and routing number.
+                {t("profile.bank.hint")}
               </p>
               <div class="fields">
                 {BANK_FIELDS.map(([key, label]) => (
                   <Field
                     key={key}
-                    label={label}
+                    label={t(label)}
                     id={`bank-${key}`}
                     autocomplete={key === "accountHolder" ? "name" : "off"}
                     spellcheck={false}
@@ -234,11 +252,11 @@ export function ProfileView({
               </div>
             </fieldset>
           )}
-          {draft.payoutMethod === "stripe" && profile.payoutMethod !== "stripe" && <p class="hint muted">Save the profile: then a button here connects your Stripe account.</p>}
+          {draft.payoutMethod === "stripe" && profile.payoutMethod !== "stripe" && <p class="hint muted">{t("profile.stripeSaveFirst")}</p>}
           {problem && <Alert>{problem.message}</Alert>}
           <p class="save-row">
             <button type="submit" disabled={busy}>
-              Save profile
+              {t("profile.save")}
             </button>{" "}
             <span class="ok" role="status" aria-live="polite">
               {said}

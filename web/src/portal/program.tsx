@@ -8,6 +8,8 @@
 import { useRef, useState } from "preact/hooks";
 import { api, type Page } from "../lib/api";
 import { count, day, money } from "../lib/format";
+import { t } from "../lib/i18n";
+import type { MessageKey } from "../../../shared/i18n";
 import { LinkBuilder } from "./link-builder";
 import { Figure, listPage, PagedList, programPath, Section, Table } from "./parts";
 import { Payouts } from "./payouts";
@@ -26,12 +28,12 @@ export interface ProgramLists {
 }
 
 /** A commission's status in words (docs/partners.md). */
-const COMMISSION_STATUS: Record<string, string> = {
-  pending: "Pending: in the hold period",
-  approved: "Approved: in your balance",
-  paid: "Paid out",
-  refunded: "Reduced by a refund",
-  reversed: "Reversed: the sale was refunded",
+const COMMISSION_STATUS: Record<string, MessageKey> = {
+  pending: "commission.status.pending",
+  approved: "commission.status.approved",
+  paid: "commission.status.paid",
+  refunded: "commission.status.refunded",
+  reversed: "commission.status.reversed",
 };
 
 export async function loadLists(programId: number): Promise<ProgramLists> {
@@ -56,14 +58,14 @@ export function NotApproved({ program }: { program?: PortalProgram }) {
   if (!program)
     return (
       <section aria-labelledby="program-title">
-        <h2 id="program-title">No programs yet</h2>
-        <p>You are not enrolled in any program yet.</p>
+        <h2 id="program-title">{t("program.none.title")}</h2>
+        <p>{t("program.none.body")}</p>
       </section>
     );
   return (
     <section aria-labelledby="program-title">
       <h2 id="program-title">{program.name}</h2>
-      <p>Your enrollment is {program.status}. The merchant has to approve it before you can refer customers.</p>
+      <p>{t("program.notApproved", { status: t(program.status === "pending" ? "portal.status.pending" : "portal.status.declined") })}</p>
     </section>
   );
 }
@@ -74,29 +76,35 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
   return (
     <>
       <LinkBuilder program={program} />
-      <Section id="figures" title={`${program.name} at a glance`}>
+      <Section id="figures" title={t("figures.title", { program: program.name })}>
         <div class="grid">
-          <Figure name="clicks" label="Clicks" value={count(program.clicks ?? 0)} />
-          <Figure name="pending" label="Pending" value={money(b?.pendingCents ?? 0, currency)} />
-          {b && b.heldForReviewCents > 0 && <Figure name="under-review" label="Of which under review" value={money(b.heldForReviewCents, currency)} />}
-          <Figure name="balance" label="Balance" value={money(b?.balanceCents ?? 0, currency)} />
-          <Figure name="credited" label="Credited" value={money(b?.creditedCents ?? 0, currency)} />
-          <Figure name="paid" label="Paid out" value={money(b?.paidCents ?? 0, currency)} />
+          <Figure name="clicks" label={t("figures.clicks")} value={count(program.clicks ?? 0)} />
+          <Figure name="pending" label={t("figures.pending")} value={money(b?.pendingCents ?? 0, currency)} />
+          {b && b.heldForReviewCents > 0 && <Figure name="under-review" label={t("figures.underReview")} value={money(b.heldForReviewCents, currency)} />}
+          <Figure name="balance" label={t("figures.balance")} value={money(b?.balanceCents ?? 0, currency)} />
+          <Figure name="credited" label={t("figures.credited")} value={money(b?.creditedCents ?? 0, currency)} />
+          <Figure name="paid" label={t("figures.paid")} value={money(b?.paidCents ?? 0, currency)} />
         </div>
-        <p class="muted">Commissions count towards your balance once the merchant's hold period ends; refunds during it reduce them.</p>
+        <p class="muted">{t("figures.note")}</p>
       </Section>
       <Stats programId={program.programId} first={lists.stats} onError={onError} />
       <Notices programId={program.programId} first={lists.notices} onError={onError} onStatus={onStatus} />
-      <Section id="commissions" title="Commissions">
-        <PagedList
-          programId={program.programId}
-          list="commissions"
-          first={lists.commissions}
-          empty="No commissions yet: they appear here when a customer you referred buys."
-          onError={onError}
-        >
+      <Section id="commissions" title={t("commissions.title")}>
+        <PagedList programId={program.programId} list="commissions" first={lists.commissions} empty={t("commissions.empty")} onError={onError}>
           {(rows: Commission[]) => (
-            <Table caption="Your commissions" headers={[["Date"], ["Order"], ["Reward"], ["Sale", true], ["Commission", true], ["Refunds took", true], ["Now worth", true], ["Status"]]}>
+            <Table
+              caption={t("commissions.caption")}
+              headers={[
+                [t("commissions.col.date")],
+                [t("commissions.col.order")],
+                [t("commissions.col.reward")],
+                [t("commissions.col.sale"), true],
+                [t("commissions.col.commission"), true],
+                [t("commissions.col.refunds"), true],
+                [t("commissions.col.now"), true],
+                [t("commissions.col.status")],
+              ]}
+            >
               {rows.map((c) => (
                 <tr key={c.id} data-commission={String(c.id)}>
                   <td class="date">{day(c.createdAt)}</td>
@@ -106,8 +114,12 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
                       <ul class="refunds">
                         {c.refunds.map((r) => (
                           <li key={r.id}>
-                            {r.reasonCode === "chargeback" ? "Chargeback" : r.reasonCode === "void" ? "Voided" : "Refund"} of {money(r.amountCents, c.saleOriginal?.currency ?? c.currency)}{" "}
-                            on {day(r.createdAt)}: −{money(r.deductionCents, c.currency)}
+                            {t("commissions.refundLine", {
+                              kind: t(r.reasonCode === "chargeback" ? "commissions.refund.chargeback" : r.reasonCode === "void" ? "commissions.refund.void" : "commissions.refund.refund"),
+                              amount: money(r.amountCents, c.saleOriginal?.currency ?? c.currency),
+                              date: day(r.createdAt),
+                              deduction: money(r.deductionCents, c.currency),
+                            })}
                             {r.reason ? ` (${r.reason})` : ""}
                           </li>
                         ))}
@@ -117,23 +129,23 @@ export function ProgramView({ program, lists, onError, onStatus }: { program: Po
                   <td class="reward">{c.reward ?? ""}</td>
                   <td class="num">
                     {money(c.saleAmountCents, c.currency)}
-                    {c.saleOriginal && <span class="paid"> (paid {money(c.saleOriginal.amountCents, c.saleOriginal.currency)})</span>}
+                    {c.saleOriginal && <span class="paid"> {t("commissions.paidOriginal", { amount: money(c.saleOriginal.amountCents, c.saleOriginal.currency) })}</span>}
                   </td>
                   <td class="num">{money(c.amountCents, c.currency)}</td>
                   <td class="num">{c.deductedCents ? `−${money(c.deductedCents, c.currency)}` : ""}</td>
                   <td class="num net">{money(c.netCents, c.currency)}</td>
-                  <td class="status">{COMMISSION_STATUS[c.status] ?? c.status}</td>
+                  <td class="status">{COMMISSION_STATUS[c.status] ? t(COMMISSION_STATUS[c.status]) : c.status}</td>
                 </tr>
               ))}
             </Table>
           )}
         </PagedList>
       </Section>
-      <Section id="customers" title="Referred customers">
-        <p class="muted">Shown masked: the customers are the merchant's.</p>
-        <PagedList programId={program.programId} list="customers" first={lists.customers} empty="No referred customers yet." onError={onError}>
+      <Section id="customers" title={t("customers.title")}>
+        <p class="muted">{t("customers.masked")}</p>
+        <PagedList programId={program.programId} list="customers" first={lists.customers} empty={t("customers.empty")} onError={onError}>
           {(rows: Customer[]) => (
-            <Table caption="Customers you referred" headers={[["Signed up"], ["Customer"], ["Email"]]}>
+            <Table caption={t("customers.caption")} headers={[[t("customers.col.signedUp")], [t("customers.col.customer")], [t("customers.col.email")]]}>
               {rows.map((c) => (
                 <tr key={c.id}>
                   <td class="date">{day(c.createdAt)}</td>
@@ -161,7 +173,7 @@ function Notices({ programId, first, onError, onStatus }: { programId: number; f
     try {
       await api("POST", programPath(programId, `/notices/${n.id}/read`));
       setRead((r) => ({ ...r, [n.id]: true }));
-      onStatus("Notice marked read.");
+      onStatus(t("notices.marked"));
       // The button goes away with the notice's unread state: the focus moves to the list's heading, not to the page's start.
       heading.current?.focus();
     } catch (e) {
@@ -171,19 +183,25 @@ function Notices({ programId, first, onError, onStatus }: { programId: number; f
     }
   };
   return (
-    <Section id="notices" title="Notices" headingRef={heading}>
-      <PagedList programId={programId} list="notices" first={first} empty="No notices." onError={onError}>
+    <Section id="notices" title={t("notices.title")} headingRef={heading}>
+      <PagedList programId={programId} list="notices" first={first} empty={t("notices.empty")} onError={onError}>
         {(rows: Notice[]) => (
           <ul class="notices">
             {rows.map((n) => {
               const unread = !n.partnerReadAt && !read[n.id];
-              const what = `${n.status === "reversed" ? "Commission reversed" : "Commission reduced"} for order ${n.transactionId}: −${money(n.deductionCents, n.currency)}${n.reason ? ` (${n.reason})` : ""}, ${day(n.createdAt)}`;
+              const what = t("notices.line", {
+                what: t(n.status === "reversed" ? "notices.reversed" : "notices.reduced"),
+                order: n.transactionId,
+                amount: money(n.deductionCents, n.currency),
+                reason: n.reason ? ` (${n.reason})` : "",
+                date: day(n.createdAt),
+              });
               return (
                 <li key={n.id} data-notice={String(n.id)} class={unread ? "unread" : undefined}>
-                  <span>{unread ? `New: ${what}` : what}</span>
+                  <span>{unread ? t("notices.new", { what }) : what}</span>
                   {unread && (
-                    <button type="button" class="secondary" aria-label={`Mark read: order ${n.transactionId}`} disabled={pending === n.id} onClick={() => void markRead(n)}>
-                      Mark read
+                    <button type="button" class="secondary" aria-label={t("notices.markReadLabel", { order: n.transactionId })} disabled={pending === n.id} onClick={() => void markRead(n)}>
+                      {t("notices.markRead")}
                     </button>
                   )}
                 </li>

@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, errorMessage } from "../lib/api";
+import { t } from "../lib/i18n";
 import { Field } from "../lib/ui";
 
 /**
@@ -41,7 +42,7 @@ export function SignInForm({ email, focus, onSent, onError }: { email: string; f
     event.preventDefault();
     const address = value.trim();
     if (!address) {
-      onError("Enter your email.");
+      onError(t("signIn.enterEmail"));
       document.getElementById("email")?.focus();
       return;
     }
@@ -58,11 +59,11 @@ export function SignInForm({ email, focus, onSent, onError }: { email: string; f
   return (
     <form class="card" aria-labelledby="sign-in-title" onSubmit={submit} noValidate>
       <h2 id="sign-in-title" ref={heading} tabIndex={-1} class="focus-target">
-        Sign in
+        {t("signIn.title")}
       </h2>
-      <p class="muted">Enter the email your merchant enrolled you with. We email you a link that signs you in: it works once, within 15 minutes. No password.</p>
+      <p class="muted">{t("signIn.intro")}</p>
       <Field
-        label="Email"
+        label={t("signIn.email")}
         id="email"
         name="email"
         type="email"
@@ -74,7 +75,7 @@ export function SignInForm({ email, focus, onSent, onError }: { email: string; f
       />
       <p>
         <button type="submit" disabled={busy}>
-          Email me a sign-in link
+          {t("signIn.submit")}
         </button>
       </p>
     </form>
@@ -88,14 +89,14 @@ export function CheckEmail({ email, onAnother }: { email: string; onAnother: () 
   return (
     <section aria-labelledby="check-email-title">
       <h2 id="check-email-title" ref={heading} tabIndex={-1} class="focus-target">
-        Check your email
+        {t("checkEmail.title")}
       </h2>
       <p>
-        If <strong class="address">{email}</strong> belongs to a partner, a sign-in link is on its way. Open it on this device; it works once, within 15 minutes.
+        {t("checkEmail.before")} <strong class="address">{email}</strong> {t("checkEmail.after")}
       </p>
       <p>
         <button type="button" class="secondary" onClick={onAnother}>
-          Use another email
+          {t("checkEmail.another")}
         </button>
       </p>
     </section>

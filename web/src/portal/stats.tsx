@@ -9,11 +9,13 @@ import { api, query } from "../lib/api";
 import { BreakdownCharts, type Breakdowns } from "../lib/breakdowns";
 import { DailyChart } from "../lib/chart";
 import { count, money } from "../lib/format";
+import { t } from "../lib/i18n";
+import { plural } from "../../../shared/i18n";
 import { Field } from "../lib/ui";
 import type { ProgramStats } from "./types";
 
 /** "1 click", "3 clicks". */
-const several = (n: number, noun: string): string => `${count(n)} ${n === 1 ? noun : `${noun}s`}`;
+const several = (n: number, noun: "click" | "lead" | "sale"): string => t(plural(n, `stats.${noun}.one`, `stats.${noun}.other`), { count: count(n) });
 
 export const statsPath = (programId: number, range: { from?: string; to?: string } = {}): string => `/api/partner/programs/${programId}/stats${query(range)}`;
 
@@ -62,7 +64,7 @@ export function Stats({ programId, first, onError }: { programId: number; first:
 
   const s = range && other ? other : first;
   const cash = (cents: number) => money(cents, s.currency);
-  const t = s.totals;
+  const totals = s.totals;
   const days = s.days.map((d) => d.date);
   const best = s.days.reduce<(typeof s.days)[number] | undefined>((b, d) => (!b || d.sales > b.sales || (d.sales === b.sales && d.clicks > b.clicks) ? d : b), undefined);
 
@@ -81,14 +83,14 @@ export function Stats({ programId, first, onError }: { programId: number; first:
     <>
       <section id="stats" aria-labelledby="stats-title" aria-busy={busy}>
         <h2 id="stats-title">
-          Over time{" "}
+          {t("stats.title")}{" "}
           <span class="muted" id="stats-period">
-            {s.from} to {s.to}
+            {t("stats.period", { from: s.from, to: s.to })}
           </span>
         </h2>
-        <form class="controls stats-range" aria-label="Period" onSubmit={apply}>
+        <form class="controls stats-range" aria-label={t("stats.periodLabel")} onSubmit={apply}>
           <Field
-            label="From"
+            label={t("stats.from")}
             id="stats-from"
             type="date"
             name="from"
@@ -98,7 +100,7 @@ export function Stats({ programId, first, onError }: { programId: number; first:
             onInput={(e) => setForm({ ...form, from: (e.currentTarget as HTMLInputElement).value })}
           />
           <Field
-            label="To"
+            label={t("stats.to")}
             id="stats-to"
             type="date"
             name="to"
@@ -109,61 +111,71 @@ export function Stats({ programId, first, onError }: { programId: number; first:
           />
           <div class="field">
             <button type="submit" class="secondary" disabled={busy}>
-              Show period
+              {t("stats.show")}
             </button>{" "}
             {range && (
               <button type="button" class="secondary" onClick={reset}>
-                Last 30 days
+                {t("stats.last30")}
               </button>
             )}
           </div>
         </form>
         <DailyChart
           id="chart-activity"
-          title="Clicks and sales per day"
+          title={t("stats.chart.activity")}
           days={days}
           series={[
-            { label: "Clicks", stroke: "#0b57d0", values: s.days.map((d) => d.clicks) },
-            { label: "Sales", stroke: "#116329", values: s.days.map((d) => d.sales) },
+            { label: t("stats.clicks"), stroke: "#0b57d0", values: s.days.map((d) => d.clicks) },
+            { label: t("stats.sales"), stroke: "#116329", values: s.days.map((d) => d.sales) },
           ]}
         />
         <DailyChart
           id="chart-money"
-          title={`Revenue and your commission per day (${s.currency.toUpperCase()})`}
+          title={t("stats.chart.money", { currency: s.currency.toUpperCase() })}
           days={days}
           format={cash}
           series={[
-            { label: "Revenue", stroke: "#0b57d0", values: s.days.map((d) => d.revenueCents) },
-            { label: "Commission", stroke: "#116329", values: s.days.map((d) => d.commissionCents) },
+            { label: t("stats.revenue"), stroke: "#0b57d0", values: s.days.map((d) => d.revenueCents) },
+            { label: t("stats.commission"), stroke: "#116329", values: s.days.map((d) => d.commissionCents) },
           ]}
         />
         {/* The charts are pictures (aria-hidden): the same numbers in words and, day by day, in the table. */}
         <p id="stats-summary">
-          {`From ${s.from} to ${s.to}: ${several(t.clicks, "click")}, ${several(t.leads, "lead")}, ${several(t.sales, "sale")}, revenue ${cash(t.revenueCents)}, your commission ${cash(t.commissionCents)}.`}{" "}
-          {best && (best.sales > 0 || best.clicks > 0) ? `Best day: ${best.date} (${several(best.clicks, "click")}, ${several(best.sales, "sale")}).` : "No clicks in this period yet."}
+          {t("stats.summary", {
+            from: s.from,
+            to: s.to,
+            clicks: several(totals.clicks, "click"),
+            leads: several(totals.leads, "lead"),
+            sales: several(totals.sales, "sale"),
+            revenue: cash(totals.revenueCents),
+            commission: cash(totals.commissionCents),
+          })}{" "}
+          {best && (best.sales > 0 || best.clicks > 0)
+            ? t("stats.best", { date: best.date, clicks: several(best.clicks, "click"), sales: several(best.sales, "sale") })
+            : t("stats.noClicks")}
         </p>
         <details>
-          <summary>The numbers day by day</summary>
+          <summary>{t("stats.byDay")}</summary>
           <div class="table-wrap">
             <table id="stats-table">
-              <caption class="visually-hidden">Your figures per day</caption>
+              <caption class="visually-hidden">{t("stats.caption")}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Day</th>
+                  <th scope="col">{t("stats.day")}</th>
                   <th scope="col" class="num">
-                    Clicks
+                    {t("stats.clicks")}
                   </th>
                   <th scope="col" class="num">
-                    Leads
+                    {t("stats.leads")}
                   </th>
                   <th scope="col" class="num">
-                    Sales
+                    {t("stats.sales")}
                   </th>
                   <th scope="col" class="num">
-                    Revenue
+                    {t("stats.revenue")}
                   </th>
                   <th scope="col" class="num">
-                    Commission
+                    {t("stats.commission")}
                   </th>
                 </tr>
               </thead>
@@ -206,5 +218,5 @@ function PortalBreakdowns({ programId, from, to, shown, onError }: { programId: 
       current = false;
     };
   }, [programId, from, to, shown]);
-  return data ? <BreakdownCharts id="breakdowns" data={data} title="Where your traffic came from" /> : null;
+  return data ? <BreakdownCharts id="breakdowns" data={data} title={t("stats.breakdowns")} /> : null;
 }

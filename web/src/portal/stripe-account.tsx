@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../lib/api";
+import { t } from "../lib/i18n";
 import { Alert, useAsync } from "../lib/ui";
 import { programPath } from "./parts";
 import type { PayoutAccount, PortalProgram } from "./types";
@@ -28,21 +29,21 @@ export function StripeAccounts({ programs, returned, onError }: { programs: Port
   return (
     <div id="stripe-accounts" role="region" aria-labelledby="stripe-title" class="stripe-accounts">
       <h3 id="stripe-title" ref={heading} tabIndex={-1} class="focus-target">
-        Your Stripe account
+        {t("stripe.title")}
       </h3>
       {returned === "return" && (
         <p class="ok" role="status">
-          Back from Stripe: the state below is Stripe's now.
+          {t("stripe.back")}
         </p>
       )}
       {returned === "refresh" && (
         <p class="warn" role="status">
-          Stripe's link expired before you finished: continue with a new one below.
+          {t("stripe.expired")}
         </p>
       )}
-      <p class="muted">Each merchant pays from their own Stripe platform, so you connect once per program. Stripe asks for your details and bank account; we never see them.</p>
+      <p class="muted">{t("stripe.intro")}</p>
       {programs.length === 0 ? (
-        <p>You have no approved program yet: once a merchant approves you, connect your Stripe account here.</p>
+        <p>{t("stripe.noProgram")}</p>
       ) : (
         <ul class="rows stripe-programs">
           {programs.map((p) => (
@@ -56,10 +57,10 @@ export function StripeAccounts({ programs, returned, onError }: { programs: Port
 
 /** The account's state in words. */
 function stateText(account: PayoutAccount["stripe"]): string {
-  if (!account) return "Not connected yet.";
-  if (account.ready) return `Ready: payouts are sent to your Stripe account (${account.accountId}).`;
-  if (account.detailsSubmitted) return "Details sent: Stripe is still checking them, or needs more. Payouts wait until Stripe allows transfers to the account.";
-  return "Onboarding not finished: Stripe still needs your details.";
+  if (!account) return t("stripe.state.none");
+  if (account.ready) return t("stripe.state.ready", { account: account.accountId });
+  if (account.detailsSubmitted) return t("stripe.state.submitted");
+  return t("stripe.state.unfinished");
 }
 
 function StripeProgram({ program, showName, onError }: { program: PortalProgram; showName: boolean; onError: (error: unknown) => void }) {
@@ -81,18 +82,18 @@ function StripeProgram({ program, showName, onError }: { program: PortalProgram;
   };
 
   const stripe = account.data?.stripe ?? null;
-  const label = stripe ? "Continue Stripe onboarding" : "Connect with Stripe";
+  const label = t(stripe ? "stripe.continue" : "stripe.connect");
   return (
     <li data-program={String(program.programId)} class="stripe-program">
       <div>
         {showName && <strong>{program.name}: </strong>}
-        <span class={stripe?.ready ? "ok state" : "state"}>{account.data ? stateText(stripe) : account.error ? "" : "Loading…"}</span>
+        <span class={stripe?.ready ? "ok state" : "state"}>{account.data ? stateText(stripe) : account.error ? "" : t("portal.loading")}</span>
         {account.error && <Alert>{account.error}</Alert>}
         {problem && <Alert>{problem}</Alert>}
       </div>
       {account.data && !stripe?.ready && (
-        <button type="button" disabled={busy} onClick={() => void onboard()} aria-label={showName ? `${label} for ${program.name}` : undefined}>
-          {busy ? "Opening Stripe…" : label}
+        <button type="button" disabled={busy} onClick={() => void onboard()} aria-label={showName ? t("stripe.forProgram", { action: label, program: program.name }) : undefined}>
+          {busy ? t("stripe.opening") : label}
         </button>
       )}
     </li>

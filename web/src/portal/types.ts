@@ -1,4 +1,5 @@
 /** What the portal's API (/api/partner, services/portal/endpoints.ts) answers, as the page reads it. */
+import type { Locale } from "../../../shared/i18n";
 
 export interface Balance {
   balanceCents: number;
@@ -145,6 +146,8 @@ export interface Profile {
   payoutMethod: PayoutMethod | null;
   paypalEmail: string | null;
   bank: BankDetails | null;
+  /** The language of the portal and the partner's emails; null: the browser's. */
+  locale: Locale | null;
   updatedAt: string;
 }
 

@@ -5,12 +5,16 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ApiError, errorMessage } from "../lib/api";
+import { t } from "../lib/i18n";
 import { Alert, StatusLine } from "../lib/ui";
 import type { Subscription } from "./types";
 
 type View = { kind: "loading" } | { kind: "unknown" } | { kind: "failed"; message: string } | { kind: "shown"; subscription: Subscription };
 
 /** A token the API does not know (404), or that cannot be one (400). */
+/** The category in the page's language ("emails about new commissions"). */
+const wordsOf = (s: Subscription): string => t(`unsub.category.${s.category}`);
+
 const isUnknown = (e: unknown): boolean => e instanceof ApiError && (e.status === 404 || e.status === 400);
 
 export function Unsubscribe() {
@@ -23,7 +27,7 @@ export function Unsubscribe() {
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
-    document.title = "Partner emails";
+    document.title = t("unsub.title");
     if (!token) return setView({ kind: "unknown" });
     api<Subscription>("GET", path).then(
       (subscription) => setView({ kind: "shown", subscription }),
@@ -38,10 +42,10 @@ export function Unsubscribe() {
     try {
       const subscription = await api<Subscription>("POST", to === "unsubscribe" ? path : `${path}/resubscribe`);
       setView({ kind: "shown", subscription });
-      setSaid(to === "resubscribe" ? `You are subscribed again: ${subscription.categoryWords} from ${subscription.programName} come to ${subscription.recipient} again.` : "");
+      setSaid(to === "resubscribe" ? t("unsub.resubscribed", { what: wordsOf(subscription), program: subscription.programName, recipient: subscription.recipient }) : "");
       requestAnimationFrame(() => heading.current?.focus());
     } catch (e) {
-      setError(isUnknown(e) ? "This link is no longer known: nothing was changed." : errorMessage(e));
+      setError(isUnknown(e) ? t("unsub.gone") : errorMessage(e));
     } finally {
       setBusy(false);
     }
@@ -50,45 +54,43 @@ export function Unsubscribe() {
   const s = view.kind === "shown" ? view.subscription : null;
   const title =
     view.kind === "loading"
-      ? "Partner emails"
+      ? t("unsub.title")
       : view.kind === "unknown"
-        ? "This unsubscribe link is not known"
+        ? t("unsub.unknown.title")
         : view.kind === "failed"
-          ? "The link could not be read"
+          ? t("unsub.failed.title")
           : s?.unsubscribed
-            ? "You are unsubscribed"
-            : `Stop ${s?.categoryWords} from ${s?.programName} to ${s?.recipient}?`;
+            ? t("unsub.done.title")
+            : t("unsub.ask.title", { what: s ? wordsOf(s) : "", program: s?.programName ?? "", recipient: s?.recipient ?? "" });
   return (
     <>
       <header class="top">
-        <p class="brand">Partner portal</p>
+        <p class="brand">{t("portal.title")}</p>
       </header>
       <main>
         <section class="narrow unsubscribe" aria-labelledby="unsubscribe-title">
           <h1 id="unsubscribe-title" ref={heading} tabIndex={-1} class="focus-target">
             {title}
           </h1>
-          {view.kind === "loading" && <p class="muted">Loading…</p>}
-          {view.kind === "unknown" && <p>The link may be cut off or mistyped: open it again from the email, or copy the whole address into the browser. Nothing was changed.</p>}
-          {view.kind === "failed" && <Alert>{`${view.message} Nothing was changed: try again in a moment.`}</Alert>}
+          {view.kind === "loading" && <p class="muted">{t("portal.loading")}</p>}
+          {view.kind === "unknown" && <p>{t("unsub.unknown.body")}</p>}
+          {view.kind === "failed" && <Alert>{t("unsub.failed.body", { message: view.message })}</Alert>}
           {s && !s.unsubscribed && (
             <>
-              <p>Other emails from {s.programName} still come; a payout that failed is always told.</p>
+              <p>{t("unsub.others", { program: s.programName })}</p>
               <p>
                 <button type="button" disabled={busy} onClick={() => void change("unsubscribe")}>
-                  Unsubscribe
+                  {t("unsub.button")}
                 </button>
               </p>
             </>
           )}
           {s?.unsubscribed && (
             <>
-              <p>
-                {s.recipient} gets no more {s.categoryWords} from {s.programName}. Other emails from {s.programName} still come.
-              </p>
+              <p>{t("unsub.done.body", { recipient: s.recipient, what: wordsOf(s), program: s.programName })}</p>
               <p>
                 <button type="button" class="secondary" disabled={busy} onClick={() => void change("resubscribe")}>
-                  Subscribe again
+                  {t("unsub.again")}
                 </button>
               </p>
             </>
