@@ -4,7 +4,8 @@
  * shows the user's referral link, QR code and figures (screenshots at 1366 and 390 px, and the page alone at 320 px:
  * labels, contrast, no sideways scrolling, the copy button by keyboard with its focus ring); a page of an origin the
  * program does not allow is refused by frame-ancestors; an expired token shows what to do. The page wears the
- * program's brand: its logo, and its colour darkened until white text on it stays readable.
+ * program's brand: its logo, and its colour darkened until white text on it stays readable; and the user's language
+ * (the merchant's ?lang=, else the browser's).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -116,6 +117,25 @@ describeWithChromium("the embedded referrals page", () => {
       .waitFor();
     await saveScreenshot(narrow, "embed");
     await narrow.close();
+  });
+
+  test("in the user's language: the merchant's ?lang=, else the browser's", async () => {
+    const { fixture: f, browser } = suite;
+    const embed = await embedFor(f.sys, f.app.origin);
+    const german = await browser.newPage({ viewport: { width: 320, height: 800 } });
+    await german.goto((await embed.issue()).replace("/referrals#", "/referrals?lang=de#"));
+    await german.getByRole("heading", { name: "Empfehlen Sie Acme Tea Ihren Freunden" }).waitFor();
+    await german.getByRole("button", { name: "Link kopieren" }).waitFor();
+    expect(await german.locator("html").getAttribute("lang")).toBe("de");
+    expect(await pageProblems(german)).toEqual([]);
+    await german.close();
+    const context = await browser.newContext({ locale: "es-ES", viewport: WIDTHS.phone });
+    const spanish = await context.newPage();
+    await spanish.goto(await embed.issue());
+    await spanish.getByRole("heading", { name: "Recomiende Acme Tea a sus amigos" }).waitFor();
+    await spanish.getByText("Clics en su enlace").waitFor();
+    await saveScreenshot(spanish, "embed-es");
+    await context.close();
   });
 
   test("an origin the program does not allow cannot frame it (frame-ancestors)", async () => {

@@ -11,7 +11,9 @@ import { render, type ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import QRCode from "qrcode";
 import { readableBrandColor } from "../../../shared/domain/brand-color";
+import { isLocale, type MessageKey } from "../../../shared/i18n";
 import { count, dateTime, money } from "../lib/format";
+import { setLanguage, t } from "../lib/i18n";
 import type { Balance, PortalMe, PortalProgram } from "../portal/types";
 
 /** An error of the API as this page reads it: its code says whether a reload can help. */
@@ -59,14 +61,12 @@ interface Rewards {
   minPayoutCents: number;
 }
 
-const METHOD_WORDS = { paypal: "PayPal", bank: "bank transfer", stripe: "Stripe" } as const;
-
 /** How the user gets what they earn, in words: credit in the app, or cash by the payout method they chose (or still have to). */
 function howPaid(r: Rewards): string {
-  const from = r.minPayoutCents > 0 ? ` once you have ${money(r.minPayoutCents, r.currency)} or more` : "";
-  if (r.rewardAs !== "cash") return `Your earnings are added as credit to your account${from}.`;
-  if (!r.payoutMethod) return `Your earnings are paid in cash${from}: choose how (PayPal, bank transfer or Stripe) in the partner portal, signing in with your email.`;
-  return `Your earnings are paid by ${METHOD_WORDS[r.payoutMethod]}${from}; change your payout details in the partner portal, signing in with your email.`;
+  const from = r.minPayoutCents > 0 ? t("embed.from", { amount: money(r.minPayoutCents, r.currency) }) : "";
+  if (r.rewardAs !== "cash") return t("embed.paid.credit", { from });
+  if (!r.payoutMethod) return t("embed.paid.choose", { from });
+  return t("embed.paid.by", { method: t(`payout.by.${r.payoutMethod}`), from });
 }
 interface Withdrawal {
   id: number;
@@ -108,7 +108,7 @@ async function load(programId: number, session: string): Promise<Data> {
     call<{ data: Withdrawal[] }>("GET", `${base}/withdrawals?limit=5`, session),
   ]);
   const program = me.programs.find((p) => p.programId === programId);
-  if (!program) throw new EmbedError(404, "not_found", "This referral program is not available to you.");
+  if (!program) throw new EmbedError(404, "not_found", t("embed.unavailable"));
   return { program, stats, rewards, withdrawals: withdrawals.data };
 }
 
@@ -121,11 +121,11 @@ function App() {
   const session = useRef<string | null>(null);
 
   const start = async (token: string) => {
-    if (!programId) return setView({ kind: "failed", message: "This page's address does not name a referral program." });
+    if (!programId) return setView({ kind: "failed", message: t("embed.noProgram") });
     setView({ kind: "loading" });
     try {
       const opened = await call<{ session: string; programId: number }>("POST", "/api/partner/auth/embed-session", null, { token });
-      if (opened.programId !== programId) throw new EmbedError(401, "embed_token_invalid", "This link is for another referral program. Reload the page to get the right one.");
+      if (opened.programId !== programId) throw new EmbedError(401, "embed_token_invalid", t("embed.otherProgram"));
       session.current = opened.session;
       setView({ kind: "ready", data: await load(programId, opened.session) });
     } catch (e) {
@@ -137,7 +137,7 @@ function App() {
     if (needsNewToken(e)) {
       session.current = null;
       const code = e instanceof EmbedError ? e.code : "";
-      setView({ kind: "expired", title: code === "embed_token_invalid" ? "This link is not valid" : "This link has expired" });
+      setView({ kind: "expired", title: t(code === "embed_token_invalid" ? "embed.invalid.title" : "embed.expired.title") });
     } else setView({ kind: "failed", message: e instanceof Error ? e.message : String(e) });
   };
 
@@ -165,16 +165,16 @@ function App() {
 
   return (
     <main class="embed" id="main">
-      {view.kind === "waiting" && <Notice title="Your referrals">Waiting for this page's link… If nothing appears, reload the page.</Notice>}
-      {view.kind === "loading" && <Notice title="Your referrals">Loading your referral link and figures…</Notice>}
+      {view.kind === "waiting" && <Notice title={t("embed.title.referrals")}>{t("embed.waiting")}</Notice>}
+      {view.kind === "loading" && <Notice title={t("embed.title.referrals")}>{t("embed.loading")}</Notice>}
       {view.kind === "expired" && (
         <Notice title={view.title} alert>
-          Reload this page in the app you opened it from to see your referrals again.
+          {t("embed.expired.text")}
         </Notice>
       )}
       {view.kind === "failed" && (
-        <Notice title="Your referrals could not be shown" alert>
-          {view.message} Reload the page to try again.
+        <Notice title={t("embed.failed.title")} alert>
+          {t("embed.failed.text", { message: view.message })}
         </Notice>
       )}
       {view.kind === "ready" && <Referrals data={view.data} onRefresh={refresh} />}
@@ -207,37 +207,38 @@ function Referrals({ data, onRefresh }: { data: Data; onRefresh: () => Promise<v
       <section aria-labelledby="embed-title">
         {program.logoUrl && <img class="embed-logo" src={program.logoUrl} alt="" />}
         <h1 id="embed-title" ref={heading} tabIndex={-1} class="focus-target">
-          Refer friends to {program.name}
+          {t("embed.heading", { program: program.name })}
         </h1>
         {rewards.rewards.length ? (
           <p>
-            You earn {rewards.rewards.join("; ")}.{rewards.holdDays > 0 ? ` Earnings are confirmed ${rewards.holdDays} day${rewards.holdDays === 1 ? "" : "s"} after each sale.` : ""}
+            {t("embed.youEarn", { rewards: rewards.rewards.join("; ") })}
+            {rewards.holdDays > 0 ? ` ${rewards.holdDays === 1 ? t("embed.holdOne") : t("embed.holdMany", { days: rewards.holdDays })}` : ""}
           </p>
         ) : (
-          <p>Share your link: the people you refer are counted here.</p>
+          <p>{t("embed.share")}</p>
         )}
         <ReferralLink link={program.referralLink} />
       </section>
       <section aria-labelledby="figures-title">
-        <h2 id="figures-title">Your results</h2>
+        <h2 id="figures-title">{t("embed.results")}</h2>
         <div class="grid">
-          <Figure label="Clicks on your link" value={count(program.clicks ?? stats.totals.clicks)} />
-          <Figure label="Signups (last 12 months)" value={count(stats.totals.leads)} />
-          <Figure label="Sales (last 12 months)" value={count(stats.totals.sales)} />
-          <Figure label="Earned" value={money(earned, currency)} />
-          <Figure label="Paid out" value={money(balance?.paidCents ?? 0, currency)} />
-          <Figure label="Ready to be paid" value={money(balance?.balanceCents ?? 0, currency)} />
+          <Figure label={t("embed.clicks")} value={count(program.clicks ?? stats.totals.clicks)} />
+          <Figure label={t("embed.signups")} value={count(stats.totals.leads)} />
+          <Figure label={t("embed.sales")} value={count(stats.totals.sales)} />
+          <Figure label={t("embed.earned")} value={money(earned, currency)} />
+          <Figure label={t("embed.paidOut")} value={money(balance?.paidCents ?? 0, currency)} />
+          <Figure label={t("embed.ready")} value={money(balance?.balanceCents ?? 0, currency)} />
         </div>
       </section>
       <section aria-labelledby="payouts-title">
-        <h2 id="payouts-title">Payouts</h2>
+        <h2 id="payouts-title">{t("embed.payouts")}</h2>
         <p id="how-paid">
           {howPaid(rewards)}
           {rewards.rewardAs === "cash" && (
             <>
               {" "}
               <a href="/portal" target="_blank" rel="noopener">
-                Open the partner portal
+                {t("embed.openPortal")}
               </a>
             </>
           )}
@@ -246,15 +247,15 @@ function Referrals({ data, onRefresh }: { data: Data; onRefresh: () => Promise<v
           <ul class="rows">
             {withdrawals.map((w) => (
               <li key={w.id}>
-                {money(w.amountCents, w.currency)}: {w.status}, {dateTime(w.paidAt ?? w.createdAt)}
+                {money(w.amountCents, w.currency)}: {payoutState(w.status)}, {dateTime(w.paidAt ?? w.createdAt)}
               </li>
             ))}
           </ul>
         ) : (
-          <p>No payouts yet.</p>
+          <p>{t("embed.noPayouts")}</p>
         )}
         <button type="button" class="secondary" onClick={() => void onRefresh()}>
-          Refresh figures
+          {t("embed.refresh")}
         </button>
       </section>
     </>
@@ -286,32 +287,41 @@ function ReferralLink({ link }: { link: string | null }) {
       current = false;
     };
   }, [link]);
-  if (!link) return <p>Your referral link is not ready yet: the program has no website set. Ask the merchant.</p>;
+  if (!link) return <p>{t("embed.noLink")}</p>;
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(link);
-      setSaid("Link copied.");
+      setSaid(t("embed.copied"));
     } catch {
       // The clipboard may be refused in a frame: the link is selected for the person to copy.
       field.current?.select();
-      setSaid("Press Ctrl+C (or Cmd+C) to copy the selected link.");
+      setSaid(t("embed.copyByHand"));
     }
   };
   return (
     <div class="referral-link">
-      <label for="referral-link">Your referral link</label>
+      <label for="referral-link">{t("embed.linkLabel")}</label>
       <p class="copy-row">
         <input id="referral-link" ref={field} type="text" readOnly value={link} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
         <button type="button" onClick={() => void copy()}>
-          Copy link
+          {t("embed.copy")}
         </button>
       </p>
       <p class="status-line" role="status" aria-live="polite">
         {said}
       </p>
-      {qr && <img class="qr" src={qr} alt="QR code of your referral link" width={176} height={176} />}
+      {qr && <img class="qr" src={qr} alt={t("embed.qr")} width={176} height={176} />}
     </div>
   );
 }
 
+/** A payout's state in words ("On its way"); an unknown one as the API says it. */
+const payoutState = (status: string): string => {
+  const key = `payout.state.${status}`;
+  return ["open", "processing", "paid", "failed", "cancelled"].includes(status) ? t(key as MessageKey) : status;
+};
+
+// The page's language: the merchant's choice for its user (?lang=de), else the browser's, else English.
+const wanted = new URLSearchParams(location.search).get("lang");
+setLanguage(isLocale(wanted) ? wanted : null);
 render(<App />, document.getElementById("app")!);
