@@ -57,7 +57,12 @@ describeWithChromium("console lists and a partner's screen", () => {
     await page.getByLabel("Search (name, email or code)").press("Enter");
     await expectText(page.locator("section[aria-label=Partners] tbody"), "pat@example.com");
     // Pat was listed before the search too: the filtered list is the one with Pat alone.
-    expect(await waitFor(() => rows.count(), (n) => n === 1)).toBe(1);
+    expect(
+      await waitFor(
+        () => rows.count(),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
     await tabTo(page, page.getByRole("button", { name: "Approve Pat Pending" }));
     await page.keyboard.press("Enter");
     await expectText(page.getByRole("status"), "Pat Pending approved.");
