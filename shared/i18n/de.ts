@@ -1,5 +1,5 @@
 /** German (formal "Sie"). Every key of ./en.ts: tsc refuses a missing one. */
-import type { Catalogue } from "./index";
+import type { Catalogue } from "./en";
 
 export const de: Catalogue = {
   "portal.title": "Partnerportal",

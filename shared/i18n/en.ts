@@ -328,3 +328,6 @@ export const en = {
   "embed.copy": "Copy link",
   "embed.qr": "QR code of your referral link",
 };
+
+/** Every key of English, each a text with its `{placeholders}`: the type of the other languages' catalogues. */
+export type Catalogue = Record<keyof typeof en, string>;

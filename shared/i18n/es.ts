@@ -1,5 +1,5 @@
 /** Spanish (formal "usted"). Every key of ./en.ts: tsc refuses a missing one. */
-import type { Catalogue } from "./index";
+import type { Catalogue } from "./en";
 
 export const es: Catalogue = {
   "portal.title": "Portal de socios",

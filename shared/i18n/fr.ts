@@ -1,5 +1,5 @@
 /** French (formal "vous"). Every key of ./en.ts: tsc refuses a missing one. */
-import type { Catalogue } from "./index";
+import type { Catalogue } from "./en";
 
 export const fr: Catalogue = {
   "portal.title": "Espace partenaire",

@@ -13,8 +13,8 @@ import { fr } from "./fr";
 export const LOCALES = ["en", "de", "fr", "es"] as const;
 export type Locale = (typeof LOCALES)[number];
 export type MessageKey = keyof typeof en;
-/** Every key of English, each a text with its `{placeholders}`. */
-export type Catalogue = Record<MessageKey, string>;
+import type { Catalogue } from "./en";
+export type { Catalogue };
 
 export const CATALOGUES: Record<Locale, Catalogue> = { en, de, fr, es };
 

@@ -1,5 +1,5 @@
 /** German (formal "Sie") partner emails. Every key of ./en.ts: tsc refuses a missing one. */
-import type { EmailCatalogue } from "./index";
+import type { EmailCatalogue } from "./en";
 
 export const de: EmailCatalogue = {
   "email.hello": "Hallo {name},",

@@ -76,3 +76,6 @@ export const en = {
   "email.signIn.open": "Open this link to sign in to the partner portal:",
   "email.signIn.once": "It works once, within {minutes} minutes. If you did not ask for it, ignore this mail.",
 };
+
+/** Every key of English, each a text with its `{placeholders}`: the type of the other languages' catalogues. */
+export type EmailCatalogue = Record<keyof typeof en, string>;

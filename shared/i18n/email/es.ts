@@ -1,5 +1,5 @@
 /** Spanish (formal "usted") partner emails. Every key of ./en.ts: tsc refuses a missing one. */
-import type { EmailCatalogue } from "./index";
+import type { EmailCatalogue } from "./en";
 
 export const es: EmailCatalogue = {
   "email.hello": "Hola, {name}:",

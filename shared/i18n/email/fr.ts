@@ -1,5 +1,5 @@
 /** French (formal "vous") partner emails. Every key of ./en.ts: tsc refuses a missing one. */
-import type { EmailCatalogue } from "./index";
+import type { EmailCatalogue } from "./en";
 
 export const fr: EmailCatalogue = {
   "email.hello": "Bonjour {name},",

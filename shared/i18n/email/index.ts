@@ -10,7 +10,8 @@ import { es } from "./es";
 import { fr } from "./fr";
 
 export type EmailKey = keyof typeof en;
-export type EmailCatalogue = Record<EmailKey, string>;
+import type { EmailCatalogue } from "./en";
+export type { EmailCatalogue };
 
 export const EMAIL_CATALOGUES: Record<Locale, EmailCatalogue> = { en, de, fr, es };
 
