@@ -265,6 +265,11 @@ describe("the optional API key", () => {
     paddle.customers.set(byCoupon.data.customer_id, { email: `${uniqueId("nobody")}@example.com` });
     expect((await send(byCoupon)).body).toMatchObject({ handled: true, attributionMethod: "coupon", partnerId: boot.partnerId });
 
+    // With a click id the email cannot matter (the click wins): Paddle's API is not asked for it.
+    const clicked = transactionCompleted({ customer_id: paddleId("ctm"), custom_data: { svc_click_id: await click() } });
+    expect((await send(clicked)).body).toMatchObject({ handled: true, attributionMethod: "click" });
+    expect(paddle.requests.filter((r) => r.path === `/customers/${clicked.data.customer_id}`)).toEqual([]);
+
     // Paddle unreachable: 503, and Paddle's retry is recorded.
     paddle.failNext(1, 500);
     const retried = transactionCompleted({ customer_id: customer });

@@ -33,7 +33,9 @@ export async function handleTransactionCompleted(h: PaddleHandlerContext): Promi
   if (programHint !== undefined && programHint !== null && String(programHint) !== String(h.program.id)) {
     return ignored(`custom_data program_id ${String(programHint).slice(0, 64)} is not the notification's program ${h.program.id}`);
   }
-  const customer = p.processorCustomerId ? await readPaddleField(h, h.paddle, `/customers/${p.processorCustomerId}`, "email") : null;
+  // The email matters only without a click id (attribution's first rule wins): Paddle's API is asked only then.
+  const hasClick = cleanAttributionHints({ clickId: p.hints.clickId }).hints.clickId !== null;
+  const customer = p.processorCustomerId && !hasClick ? await readPaddleField(h, h.paddle, `/customers/${p.processorCustomerId}`, "email") : null;
   const discount = p.discountId ? await readPaddleField(h, h.paddle, `/discounts/${p.discountId}`, "code") : null;
   const { hints, dropped } = cleanAttributionHints({ clickId: p.hints.clickId, email: customer?.value, customerKey: p.hints.customerKey });
   if (dropped.length) h.logger.warn(`Paddle notification ${h.notification.event_id}: attribution hints dropped (${dropped.join("; ")}).`);
@@ -56,8 +58,8 @@ export async function handleTransactionCompleted(h: PaddleHandlerContext): Promi
     discountIds: p.discountId ? [p.discountId] : null,
   });
   const settled = await linkSale(h, [p.transactionId], { transactionId: p.transactionId, saleAmountCents: p.saleAmountCents, chargedAmountCents: p.chargedAmountCents });
-  // What could not be read, when it mattered: the email without a click id, the discount's code always.
-  const unread = [!hints.clickId && customer?.unavailable ? `email: ${customer.unavailable}` : null, discount?.unavailable ? `discount code: ${discount.unavailable}` : null];
+  // What could not be read (the email is asked for only without a click id).
+  const unread = [customer?.unavailable ? `email: ${customer.unavailable}` : null, discount?.unavailable ? `discount code: ${discount.unavailable}` : null];
   return processed({
     transactionId: p.transactionId,
     ...(p.subscriptionId ? { subscriptionId: p.subscriptionId } : {}),
