@@ -643,6 +643,9 @@ export interface PayoutRunRequest {
   paypalApi?: boolean;
 }
 
+/** The methods whose payouts the worker always sends: Stripe transfers and credit (in the merchant's app, on a Stripe balance). */
+const WORKER_METHODS: ReadonlySet<PayoutMethod> = new Set(["stripe", "account_credit", "stripe_balance"]);
+
 /**
  * Makes a payout run and its payouts in one transaction, idempotent on the period: a run of the same program,
  * currency and period already made is returned as it is (`created: false`) and nothing else happens. Each payout
@@ -672,7 +675,7 @@ export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, 
     }
     const w = await createWithdrawal(tx, key, undefined, now, `run-${run.id}-partner-${p.partnerId}`, { runId: run.id, method: p.method });
     totalCents += w.amountCents;
-    const byWorker = p.method === "paypal" ? req.paypalApi : sentByWorker({ method: p.method, status: "open", attempts: 0 });
+    const byWorker = p.method === "paypal" ? req.paypalApi : WORKER_METHODS.has(p.method);
     if (!byWorker) await tx.updateWithdrawal(w.id, { status: "processing", processingAt: now });
   }
   if (req.expectedTotalCents !== undefined && req.expectedTotalCents !== totalCents) {
@@ -692,4 +695,4 @@ export async function createPayoutRun(tx: CommissionsTx, req: PayoutRunRequest, 
  * counts the attempt); one in a file is processing from the start and never claimed.
  */
 export const sentByWorker = (w: Pick<Withdrawal, "method" | "status" | "attempts">): boolean =>
-  w.method === "stripe" || w.method === "account_credit" || w.method === "stripe_balance" || (w.method === "paypal" && (w.status === "open" || w.attempts > 0));
+  (w.method !== null && WORKER_METHODS.has(w.method)) || (w.method === "paypal" && (w.status === "open" || w.attempts > 0));
